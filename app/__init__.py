@@ -1,0 +1,1 @@
+"""Jetwise application wiring: entry point, command line, engine process launch."""

@@ -1,0 +1,1 @@
+"""Jetwise engine: configuration, unbuffered I/O, metrics, verdicts. Imports no Qt."""

@@ -1,0 +1,254 @@
+"""The one configuration model for a Jetwise test.
+
+The wizard, the CLI, JSON files and (later) the Jetstress XML importer all produce a
+`TestConfig`. Field bounds live here; checks that need the file system live in
+`engine.validation`.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.units import MIB
+
+SCHEMA_VERSION = 1
+PAGE_SIZE_BYTES = 32 * 1024
+LOG_FILE_SIZE_BYTES = 1 * MIB
+LOG_FILES_PER_DATABASE = 16
+MIN_DATABASE_PAGES = 64
+
+
+class TestType(StrEnum):
+    """The Jetstress test types. Performance and Stress run in this version."""
+
+    PERFORMANCE = "performance"
+    STRESS = "stress"
+    DATABASE_BACKUP = "database_backup"
+    SOFT_RECOVERY = "soft_recovery"
+    DATABASE_CHECKSUM = "database_checksum"
+
+
+RUNNABLE_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS})
+
+
+class DatabaseSource(StrEnum):
+    CREATE = "create"
+    ATTACH = "attach"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class MailboxProfile(_Model):
+    """What the mailbox design asks of the storage."""
+
+    mailboxes: int = Field(
+        1000, gt=0, title="Mailboxes", description="Number of mailboxes this server hosts."
+    )
+    iops_per_mailbox: float = Field(
+        0.1,
+        gt=0,
+        le=100,
+        title="IOPS per mailbox",
+        description="Transactional I/O per second each mailbox generates.",
+    )
+    mailbox_size_mb: int = Field(
+        1024,
+        gt=0,
+        title="Mailbox size (MB)",
+        description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
+    )
+    headroom_percent: float = Field(
+        20.0,
+        ge=0,
+        le=500,
+        title="Headroom (%)",
+        description="Extra IOPS on top of the design figure; the ESRP papers test with 20 %.",
+    )
+
+
+class ThresholdSet(_Model):
+    """Latency limits that one instance must stay within."""
+
+    db_read_avg_latency_ms: float = Field(20.0, gt=0, title="Average database read latency (ms)")
+    db_read_max_latency_ms: float = Field(100.0, gt=0, title="Maximum database read latency (ms)")
+    log_write_avg_latency_ms: float = Field(10.0, gt=0, title="Average log write latency (ms)")
+    log_write_max_latency_ms: float = Field(100.0, gt=0, title="Maximum log write latency (ms)")
+
+
+def _strict() -> ThresholdSet:
+    return ThresholdSet()
+
+
+def _lenient() -> ThresholdSet:
+    return ThresholdSet(db_read_max_latency_ms=200.0, log_write_max_latency_ms=200.0)
+
+
+class Thresholds(_Model):
+    """The Jetstress threshold sets: Strict for Performance, Lenient for Stress."""
+
+    strict: ThresholdSet = Field(default_factory=_strict, title="Strict thresholds")
+    lenient: ThresholdSet = Field(default_factory=_lenient, title="Lenient thresholds")
+
+
+class OperationMix(_Model):
+    """Share of each transaction kind; insert + delete + replace + read must make 100 %."""
+
+    insert_percent: float = Field(40.0, ge=0, le=100, title="Inserts (%)")
+    delete_percent: float = Field(20.0, ge=0, le=100, title="Deletes (%)")
+    replace_percent: float = Field(5.0, ge=0, le=100, title="Replaces (%)")
+    read_percent: float = Field(35.0, ge=0, le=100, title="Reads (%)")
+    lazy_commit_percent: float = Field(
+        70.0, ge=0, le=100, title="Lazy commits (%)", description="Updates that do not wait for the log."
+    )
+
+    @model_validator(mode="after")
+    def _sums_to_100(self) -> OperationMix:
+        total = self.insert_percent + self.delete_percent + self.replace_percent + self.read_percent
+        if not math.isclose(total, 100.0, abs_tol=1e-6):
+            raise ValueError(
+                f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %"
+            )
+        return self
+
+    @property
+    def update_fraction(self) -> float:
+        return (self.insert_percent + self.delete_percent + self.replace_percent) / 100.0
+
+
+class DatabaseSpec(_Model):
+    """Where one database instance keeps its database file and its log files."""
+
+    database_path: Path = Field(title="Database path", description="Folder for the database file.")
+    log_path: Path = Field(title="Log path", description="Folder for the instance's log files.")
+
+
+class TestConfig(_Model):
+    """Everything that defines one Jetwise test run."""
+
+    schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
+    description: str = Field("", max_length=500, title="Description")
+    profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
+    databases: list[DatabaseSpec] = Field(min_length=1, max_length=256, title="Databases")
+    copies_per_database: int = Field(1, ge=1, le=16, title="Copies per database")
+    thread_count: int = Field(
+        2,
+        ge=1,
+        le=4096,
+        title="Thread count",
+        description="Concurrent sessions for the whole server, spread over the databases.",
+    )
+    sluggish_sessions: int = Field(
+        1,
+        ge=1,
+        le=1000,
+        title="SluggishSessions",
+        description="Each session issues at most 1/s of its unthrottled I/O; 1 = no pause.",
+    )
+    test_type: TestType = Field(TestType.PERFORMANCE, title="Test type")
+    duration_s: float = Field(7200.0, gt=0, le=30 * 86400, title="Duration (s)")
+    warmup_s: float = Field(
+        60.0, ge=0, le=86400, title="Warm-up (s)", description="Attaining prerequisites; not measured."
+    )
+    sample_interval_s: float = Field(1.0, ge=0.1, le=60, title="Sample interval (s)")
+    background_maintenance: bool = Field(True, title="Run background database maintenance")
+    continue_on_errors: bool = Field(False, title="Continue despite I/O errors")
+    thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
+    operation_mix: OperationMix = Field(default_factory=OperationMix, title="Operation mix")
+    capacity_percent: float = Field(
+        100.0,
+        gt=0,
+        le=100,
+        title="Capacity (%)",
+        description="How much of the computed database size to create; lower for quick tests.",
+    )
+    database_source: DatabaseSource = Field(DatabaseSource.CREATE, title="Database source")
+    target_margin_percent: float = Field(
+        5.0,
+        ge=0,
+        lt=100,
+        title="Target margin (%)",
+        description="Achieved transactional IOPS may fall this far below the target and still pass.",
+    )
+    worker_processes: int | None = Field(
+        None, ge=1, le=256, title="Worker processes", description="Default: one per core."
+    )
+    allow_buffered_io: bool = Field(
+        False,
+        title="Allow buffered I/O",
+        description="Run even where the file system refuses unbuffered I/O; results are marked.",
+    )
+    seed: int | None = Field(None, title="Random seed", description="Fixes the I/O pattern.")
+
+    # Derived figures -------------------------------------------------------------
+
+    @property
+    def database_count(self) -> int:
+        return len(self.databases)
+
+    @property
+    def target_transactional_iops(self) -> float:
+        p = self.profile
+        return p.mailboxes * p.iops_per_mailbox * (1 + p.headroom_percent / 100.0)
+
+    @property
+    def active_thresholds(self) -> ThresholdSet:
+        return self.thresholds.lenient if self.test_type == TestType.STRESS else self.thresholds.strict
+
+    @property
+    def threshold_set_name(self) -> str:
+        return "Lenient" if self.test_type == TestType.STRESS else "Strict"
+
+    @property
+    def database_pages(self) -> int:
+        """Pages per database file (page 0 is the file header)."""
+        p = self.profile
+        size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_count
+        size *= self.capacity_percent / 100.0
+        return max(MIN_DATABASE_PAGES, int(size // PAGE_SIZE_BYTES))
+
+    @property
+    def database_size_bytes(self) -> int:
+        return self.database_pages * PAGE_SIZE_BYTES
+
+    @property
+    def log_space_bytes_per_database(self) -> int:
+        return LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES
+
+    def threads_for_database(self, index: int) -> int:
+        """Sessions given to database `index` (0-based): the global count spread evenly."""
+        base, extra = divmod(self.thread_count, self.database_count)
+        return base + (1 if index < extra else 0)
+
+    def instance_name(self, index: int) -> str:
+        return f"Instance {index + 1}"
+
+
+def default_config(
+    base: Path,
+    databases: int = 2,
+    **overrides: object,
+) -> TestConfig:
+    """A complete configuration with Jetstress defaults and per-database folders below `base`."""
+    specs = [
+        DatabaseSpec(database_path=base / f"DB{n}", log_path=base / f"Log{n}")
+        for n in range(1, databases + 1)
+    ]
+    values: dict[str, object] = {"databases": specs, "thread_count": max(2, databases)}
+    values.update(overrides)
+    return TestConfig.model_validate(values)
+
+
+def load_config(path: Path) -> TestConfig:
+    """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
+    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def save_config(config: TestConfig, path: Path) -> None:
+    path.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,41 @@
+"""Flat figures (rates, latencies, sizes) of an instance or a server over a time span.
+
+Names follow one rule so every document, sample file and report column agrees:
+`<stream>s_per_s`, `<stream>_avg_latency_ms`, `<stream>_max_latency_ms`,
+`<stream>_avg_bytes`, e.g. `db_reads_per_s`, `log_write_avg_latency_ms`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from engine.metrics import DB_READ, DB_WRITE, STREAMS, StreamStats
+
+
+def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    errors = 0
+    for name in STREAMS:
+        stats = streams.get(name) or StreamStats()
+        out[f"{name}s_per_s"] = stats.count / seconds if seconds > 0 else 0.0
+        out[f"{name}_avg_latency_ms"] = stats.avg_latency_ms()
+        out[f"{name}_max_latency_ms"] = stats.max_latency_ms()
+        out[f"{name}_avg_bytes"] = stats.avg_bytes()
+        errors += stats.errors
+    out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
+    out["io_errors"] = errors
+    return out
+
+
+def percentile_figures(streams: Mapping[str, StreamStats]) -> dict[str, dict[str, float | None]]:
+    """Latency percentiles (ms) per stream that saw any I/O."""
+    return {name: stats.percentiles() for name, stats in streams.items() if stats.count}
+
+
+def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, StreamStats]:
+    merged: dict[str, StreamStats] = {}
+    for part in parts:
+        for name, stats in part.items():
+            merged.setdefault(name, StreamStats()).merge(stats)
+    return merged

@@ -1,0 +1,84 @@
+"""Log-linear latency histogram in integer nanoseconds (fio's PLAT_BITS scheme).
+
+Values below 2**BITS ns are kept exactly; above, each power of two is split into
+2**BITS equal buckets, so any value is known to within 1/64 (about 1.6 %). Memory
+is bounded (NBUCKETS counters) and histograms merge by adding counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+BITS = 6
+SUB = 1 << BITS
+MAX_BITS = 42  # about 73 minutes in ns; anything longer lands in the last bucket
+NBUCKETS = (MAX_BITS - BITS + 1) * SUB
+
+
+def bucket_index(value_ns: int) -> int:
+    """Index of the bucket holding `value_ns` (clamped to the histogram's range)."""
+    if value_ns < SUB:
+        return value_ns if value_ns > 0 else 0
+    bits = value_ns.bit_length()
+    if bits > MAX_BITS:
+        return NBUCKETS - 1
+    shift = bits - BITS - 1
+    return ((shift + 1) << BITS) + ((value_ns >> shift) & (SUB - 1))
+
+
+def bucket_bounds(index: int) -> tuple[int, int]:
+    """[low, high) of the values that fall in bucket `index`."""
+    group, low_bits = divmod(index, SUB)
+    if group == 0:
+        return low_bits, low_bits + 1
+    shift = group - 1
+    low = (SUB + low_bits) << shift
+    return low, low + (1 << shift)
+
+
+def bucket_value(index: int) -> float:
+    """The value a bucket stands for: the middle of its range."""
+    low, high = bucket_bounds(index)
+    return (low + high - 1) / 2.0
+
+
+def new_counts() -> list[int]:
+    return [0] * NBUCKETS
+
+
+def percentile_ns(counts: list[int], fraction: float, total: int | None = None) -> float | None:
+    """The value below which `fraction` of the samples fall (None for no samples)."""
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"percentile fraction {fraction} is outside 0..1")
+    n = sum(counts) if total is None else total
+    if n == 0:
+        return None
+    # nearest-rank: the smallest bucket whose cumulative count reaches ceil(fraction * n)
+    rank = max(1, -(-int(round(fraction * n * 1_000_000)) // 1_000_000))
+    seen = 0
+    for index, count in enumerate(counts):
+        if count:
+            seen += count
+            if seen >= rank:
+                return bucket_value(index)
+    return bucket_value(NBUCKETS - 1)
+
+
+def percentiles_ms(counts: list[int], fractions: Iterable[float] = (0.5, 0.9, 0.99, 0.999)) -> dict[str, float | None]:
+    """{'p50': ms, 'p90': ms, ...} from a histogram."""
+    total = sum(counts)
+    out: dict[str, float | None] = {}
+    for fraction in fractions:
+        value = percentile_ns(counts, fraction, total)
+        label = "p" + f"{fraction * 100:g}".replace(".", ".")
+        out[label] = None if value is None else value / 1e6
+    return out
+
+
+def to_sparse(counts: list[int]) -> dict[int, int]:
+    return {index: count for index, count in enumerate(counts) if count}
+
+
+def add_sparse(counts: list[int], sparse: Mapping[int | str, int]) -> None:
+    for index, count in sparse.items():
+        counts[int(index)] += count

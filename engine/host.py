@@ -1,0 +1,38 @@
+"""Facts about the host and its load during a run (psutil)."""
+
+from __future__ import annotations
+
+import platform
+import socket
+import sys
+
+import psutil
+
+from engine.version import TOOL_NAME, __version__
+
+
+def host_info() -> dict[str, object]:
+    memory = psutil.virtual_memory()
+    return {
+        "machine_name": socket.gethostname(),
+        "operating_system": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "logical_processors": psutil.cpu_count(logical=True) or 1,
+        "memory_bytes": int(memory.total),
+        "python": sys.version.split()[0],
+        "tool": TOOL_NAME,
+        "tool_version": __version__,
+    }
+
+
+class HostSampler:
+    """CPU % since the previous sample and available memory, once per interval."""
+
+    def __init__(self) -> None:
+        psutil.cpu_percent(interval=None)  # prime: the first reading is measured from here
+
+    def sample(self) -> dict[str, float]:
+        return {
+            "cpu_percent": float(psutil.cpu_percent(interval=None)),
+            "available_memory_mb": psutil.virtual_memory().available / (1024 * 1024),
+        }

@@ -1,0 +1,449 @@
+"""Runs a test: validate, prepare databases in worker processes, warm up, measure, judge.
+
+The runner lives in the parent process. It emits typed events (`engine.events`) to
+one callback, writes the interval samples and the test log as they happen, and always
+finishes with a result document, marked aborted when the run did not complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing
+import os
+import time
+import traceback
+import uuid
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from queue import Empty
+from typing import Any, TextIO
+
+from pydantic import BaseModel
+
+from engine.config import TestConfig
+from engine.events import (
+    PHASE_WORDS,
+    IntervalEvent,
+    LogEvent,
+    Phase,
+    PhaseEvent,
+    ProgressEvent,
+    ResultEvent,
+)
+from engine.figures import merge_streams, stream_figures
+from engine.host import HostSampler, host_info
+from engine.metrics import InstanceInterval, StreamStats
+from engine.platform import IoBackend, default_backend
+from engine.results import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, build_result, write_result
+from engine.validation import Problem, errors_only, validate_config
+from engine.verdict import Outcome, judge
+from engine.worker import WorkerSpec, assign_instances, worker_main
+
+START_DELAY_S = 0.3
+STOP_WAIT_S = 1.5
+EmitFn = Callable[[BaseModel], None]
+
+
+class InvalidConfig(Exception):
+    """The configuration cannot run; `problems` says why, field by field."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+class Runner:
+    """One run of one configuration. Call `run()` once; `request_stop()` from anywhere."""
+
+    def __init__(
+        self,
+        config: TestConfig,
+        output_dir: Path,
+        emit: EmitFn,
+        *,
+        backend: IoBackend | None = None,
+        run_id: str | None = None,
+    ) -> None:
+        self.config = config
+        self.output_dir = output_dir
+        self._emit_fn = emit
+        self.backend = backend or default_backend()
+        self.run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self._stop_reason: str | None = None
+        self._log_file: TextIO | None = None
+        self._samples_file: TextIO | None = None
+        self.failures: list[str] = []  # reasons that fail the run (I/O errors)
+
+    # public ---------------------------------------------------------------------
+
+    def request_stop(self, reason: str = "stopped by the user") -> None:
+        """Ask the run to end now; it still writes its samples and an aborted result."""
+        if self._stop_reason is None:
+            self._stop_reason = reason
+
+    def run(self) -> dict[str, Any]:
+        self.emit(PhaseEvent(phase=Phase.VALIDATING, message=PHASE_WORDS[Phase.VALIDATING]))
+        problems, probes = validate_config(self.config, self.backend)
+        errors = errors_only(problems)
+        if errors:
+            raise InvalidConfig(errors)
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        (self.output_dir / CONFIG_FILE).write_text(self.config.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        self._log_file = open(self.output_dir / LOG_FILE, "a", encoding="utf-8")
+        self._samples_file = open(self.output_dir / SAMPLES_FILE, "a", encoding="utf-8")
+        try:
+            for problem in problems:
+                self.log(str(problem), "warning")
+            unbuffered = all(p.supported for p in probes.values())
+            representative = all(p.representative for p in probes.values())
+            details = sorted({p.detail for p in probes.values()})
+            return _Session(self, unbuffered, representative, "; ".join(details)).execute()
+        finally:
+            self._log_file.close()
+            self._samples_file.close()
+
+    # plumbing used by the session -------------------------------------------------------
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._stop_reason
+
+    def emit(self, event: BaseModel) -> None:
+        self._emit_fn(event)
+
+    def log(self, message: str, level: str = "info") -> None:
+        stamp = datetime.now().astimezone()
+        if self._log_file is not None:
+            self._log_file.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {message}\n")
+            self._log_file.flush()
+        self.emit(LogEvent(time=stamp.isoformat(timespec="seconds"), level=level, message=message))  # type: ignore[arg-type]
+
+    def write_sample(self, record: dict[str, Any]) -> None:
+        assert self._samples_file is not None
+        self._samples_file.write(json.dumps(record) + "\n")
+        self._samples_file.flush()
+
+
+class _Session:
+    """The mechanics of one run; kept apart so `Runner` stays a small public face."""
+
+    def __init__(self, runner: Runner, unbuffered: bool, representative: bool, io_detail: str) -> None:
+        self.runner = runner
+        self.config = runner.config
+        self.unbuffered = unbuffered
+        self.representative = representative
+        self.io_detail = io_detail
+        config = self.config
+        self.interval_s = config.sample_interval_s
+        self.interval_ns = int(round(config.sample_interval_s * 1e9))
+        self.warmup_intervals = math.ceil(config.warmup_s / config.sample_interval_s - 1e-9)
+        self.measure_intervals = max(1, math.ceil(config.duration_s / config.sample_interval_s - 1e-9))
+        self.total_intervals = self.warmup_intervals + self.measure_intervals
+        workers = config.worker_processes or os.cpu_count() or 1
+        self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
+        self.names = [config.instance_name(i) for i in range(config.database_count)]
+        self.totals: dict[str, dict[str, StreamStats]] = {name: {} for name in self.names}
+        self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
+        self.next_interval = 0
+        self.host_samples: list[dict[str, float]] = []
+        self.sampler = HostSampler()
+        self.t0_ns = 0
+        self.wall0 = datetime.now(timezone.utc)
+        self.perf0 = time.perf_counter_ns()
+        self.stop_at_ns: int | None = None
+        self.phase = Phase.PREPARING
+        self.engine_error: str | None = None
+        self.progress: dict[int, tuple[int, int]] = {}
+        self.progress_started = time.monotonic()
+        self.started_utc = self.wall0
+
+    def _wall(self, perf_ns: int) -> datetime:
+        return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
+
+    def set_phase(self, phase: Phase, message: str = "") -> None:
+        self.phase = phase
+        self.runner.emit(PhaseEvent(phase=phase, message=message or PHASE_WORDS[phase]))
+
+    # the run --------------------------------------------------------------------------
+
+    def execute(self) -> dict[str, Any]:
+        runner = self.runner
+        config = self.config
+        ctx = multiprocessing.get_context("spawn")
+        messages = ctx.Queue()
+        go, stop = ctx.Event(), ctx.Event()
+        t0_value, stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
+        config_json = config.model_dump_json()
+        processes = []
+        runner.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
+                   f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        if not self.representative:
+            runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
+        self.set_phase(Phase.PREPARING)
+        try:
+            for worker_id, indexes in enumerate(self.assignments):
+                spec = WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.warmup_intervals, self.total_intervals)
+                process = ctx.Process(
+                    target=worker_main,
+                    args=(spec, messages, go, t0_value, stop, stop_at_value),
+                    name=f"jetwise-worker-{worker_id}",
+                    daemon=True,
+                )
+                process.start()
+                processes.append(process)
+            self._loop(messages, processes, go, t0_value, stop, stop_at_value)
+        except BaseException as exc:  # KeyboardInterrupt included: always leave a result
+            if isinstance(exc, KeyboardInterrupt):
+                runner.request_stop("stopped by the user (Ctrl-C)")
+            else:
+                self.engine_error = f"{type(exc).__name__}: {exc}"
+                runner.log(f"Engine error: {self.engine_error}\n{traceback.format_exc()}", "error")
+            stop_at_value.value = time.perf_counter_ns()
+            stop.set()
+        finally:
+            self._reap(processes, messages, stop)
+        return self._finish()
+
+    def _loop(self, messages: Any, processes: list[Any], go: Any, t0_value: Any, stop: Any, stop_at_value: Any) -> None:
+        runner = self.runner
+        worker_count = len(processes)
+        ready: set[int] = set()
+        done: set[int] = set()
+        measuring_announced = False
+        while len(done) < worker_count:
+            try:
+                message = messages.get(timeout=0.1)
+            except Empty:
+                message = None
+            if message is not None:
+                kind, worker_id = message[0], message[1]
+                if kind == "log":
+                    runner.log(message[3], message[2])
+                elif kind == "progress":
+                    self._on_progress(message[2], message[3], message[4])
+                elif kind == "ready":
+                    ready.add(worker_id)
+                    if len(ready) == worker_count and not stop.is_set():
+                        self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
+                        t0_value.value = self.t0_ns
+                        go.set()
+                        if self.warmup_intervals:
+                            self.set_phase(Phase.WARMING_UP)
+                            runner.log(f"Attaining prerequisites: warm-up for {self.warmup_intervals * self.interval_s:g} s")
+                        else:
+                            self.set_phase(Phase.MEASURING)
+                            measuring_announced = True
+                elif kind == "interval":
+                    self._on_interval(worker_id, message[2], message[3], worker_count)
+                    if not measuring_announced and self.next_interval >= self.warmup_intervals:
+                        measuring_announced = True
+                        self.set_phase(Phase.MEASURING)
+                        runner.log("Measurement begins")
+                elif kind == "io_error":
+                    if message[2] not in runner.failures:
+                        runner.failures.append(message[2])
+                    self._stop(stop, stop_at_value)
+                elif kind == "error":
+                    self.engine_error = message[2].splitlines()[0]
+                    runner.log(f"Engine error in worker {worker_id}: {message[2]}", "error")
+                    self._stop(stop, stop_at_value)
+                elif kind == "done":
+                    done.add(worker_id)
+            if runner.stop_reason is not None and not stop.is_set():
+                runner.log(f"Stop requested: {runner.stop_reason}", "warning")
+                self._stop(stop, stop_at_value)
+            for worker_id, process in enumerate(processes):
+                if worker_id not in done and process.exitcode is not None:
+                    # Give its last messages a moment to arrive before calling it dead.
+                    if not self._drain_until_done(messages, worker_id, done, worker_count):
+                        self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
+                        runner.log(self.engine_error, "error")
+                        done.add(worker_id)
+                        self._stop(stop, stop_at_value)
+
+    def _drain_until_done(self, messages: Any, worker_id: int, done: set[int], worker_count: int) -> bool:
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline:
+            try:
+                message = messages.get(timeout=0.05)
+            except Empty:
+                continue
+            if message[0] == "interval":
+                self._on_interval(message[1], message[2], message[3], worker_count)
+            elif message[0] == "log":
+                self.runner.log(message[3], message[2])
+            elif message[0] == "done":
+                done.add(message[1])
+            if message[0] == "done" and message[1] == worker_id:
+                return True
+        return False
+
+    def _stop(self, stop: Any, stop_at_value: Any) -> None:
+        if stop.is_set():
+            return
+        now = time.perf_counter_ns()
+        self.stop_at_ns = now
+        stop_at_value.value = now
+        stop.set()
+
+    def _reap(self, processes: list[Any], messages: Any, stop: Any) -> None:
+        deadline = time.monotonic() + STOP_WAIT_S
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                self.runner.log(f"{process.name} did not stop in time; terminating it", "warning")
+                process.terminate()
+                process.join(1.0)
+        try:
+            while True:
+                message = messages.get_nowait()
+                if message[0] == "interval":
+                    self._on_interval(message[1], message[2], message[3], len(processes))
+        except (Empty, OSError, ValueError):
+            pass
+        messages.close()
+        messages.join_thread()
+
+    # events from workers ------------------------------------------------------------
+
+    def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
+        self.progress[instance] = (done_bytes, total_bytes)
+        done = sum(d for d, _ in self.progress.values())
+        total = self.config.database_size_bytes * self.config.database_count
+        elapsed = max(1e-6, time.monotonic() - self.progress_started)
+        rate = done / elapsed
+        eta = (total - done) / rate if rate > 0 else None
+        self.runner.emit(
+            ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
+        )
+
+    def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
+        measured = index >= self.warmup_intervals
+        for name, wire in payload.items():
+            merged = InstanceInterval.from_wire(name, wire)
+            if measured:
+                totals = self.totals[name]
+                for stream, stats in merged.streams.items():
+                    totals.setdefault(stream, StreamStats()).merge(stats)
+        if index < self.next_interval:
+            return  # a straggler for an interval already shown: counted above, not shown again
+        self.pending[index][worker_id] = payload
+        while len(self.pending.get(self.next_interval, {})) == worker_count:
+            self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
+            self.next_interval += 1
+
+    def _interval_span(self, index: int) -> tuple[int, int]:
+        start = self.t0_ns + index * self.interval_ns
+        end = start + self.interval_ns
+        if self.stop_at_ns is not None:
+            end = min(end, self.stop_at_ns)
+        return start, end
+
+    def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
+        start, end = self._interval_span(index)
+        duration = max(1e-9, (end - start) / 1e9)
+        instances: dict[str, dict[str, StreamStats]] = {name: {} for name in self.names}
+        for payload in parts.values():
+            for name, wire in payload.items():
+                instances[name] = InstanceInterval.from_wire(name, wire).streams
+        rows = [{"name": name, **stream_figures(streams, duration)} for name, streams in instances.items()]
+        for row, streams in zip(rows, instances.values()):
+            reads = streams.get("db_read")
+            row["db_read_p99_latency_ms"] = reads.percentiles()["p99"] if reads and reads.count else None
+        summary = stream_figures(merge_streams(instances.values()), duration)
+        host = self.sampler.sample()
+        phase = "measure" if index >= self.warmup_intervals else "warmup"
+        if phase == "measure":
+            self.host_samples.append(host)
+        elapsed = (end - self.t0_ns) / 1e9
+        total_s = self.total_intervals * self.interval_s
+        event = IntervalEvent(
+            index=index,
+            phase=phase,
+            elapsed_s=elapsed,
+            duration_s=duration,
+            remaining_s=max(0.0, total_s - elapsed),
+            summary=summary,
+            instances=rows,
+            host=host,
+        )
+        self.runner.write_sample(
+            {
+                "interval": index,
+                "phase": phase,
+                "time_utc": self._wall(end).isoformat(timespec="milliseconds"),
+                "elapsed_s": elapsed,
+                "duration_s": duration,
+                "host": host,
+                "summary": summary,
+                "instances": rows,
+            }
+        )
+        self.runner.emit(event)
+
+    # the end --------------------------------------------------------------------------
+
+    def _finish(self) -> dict[str, Any]:
+        runner = self.runner
+        config = self.config
+        self.set_phase(Phase.FINISHING)
+        for index in sorted(self.pending):
+            self._emit_interval(index, self.pending[index])
+        self.pending.clear()
+        measure_start = self.t0_ns + self.warmup_intervals * self.interval_ns
+        planned_end = self.t0_ns + self.total_intervals * self.interval_ns
+        end = planned_end if self.stop_at_ns is None else min(planned_end, self.stop_at_ns)
+        measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
+        aborted_reason = None
+        if self.engine_error is not None:
+            aborted_reason = f"Run aborted by an engine error: {self.engine_error}"
+        elif runner.stop_reason is not None and (self.stop_at_ns is not None or not self.t0_ns):
+            where = {
+                Phase.PREPARING: "while preparing the databases",
+                Phase.WARMING_UP: "during warm-up, before measurement began",
+            }.get(self.phase, f"after {measured_s:.1f} s of measurement")
+            aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
+        if measured_s <= 0 and aborted_reason is None and not runner.failures:
+            aborted_reason = "Run aborted: nothing was measured"
+        verdict = judge(
+            config,
+            self.totals,
+            measured_s,
+            aborted_reason=aborted_reason,
+            failure_reasons=list(runner.failures),
+        )
+        for reason in verdict.reasons:
+            runner.log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
+        times = {
+            "test_start_utc": self.started_utc.isoformat(timespec="seconds"),
+            "test_end_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "collection_start_utc": self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
+            "collection_end_utc": self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
+        }
+        notes = []
+        if not self.representative:
+            notes.append(f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache.")
+        document = build_result(
+            run_id=runner.run_id,
+            config=config,
+            verdict=verdict,
+            instances=self.totals,
+            measured_s=measured_s,
+            host=host_info(),
+            host_samples=self.host_samples,
+            times=times,
+            unbuffered_io=self.representative,
+            io_detail=self.io_detail,
+            backend_name=runner.backend.name,
+            simulated=runner.backend.simulated,
+            notes=notes,
+        )
+        write_result(document, runner.output_dir)
+        runner.log(f"Test ends: {verdict.outcome.value.upper()}")
+        runner.emit(ResultEvent(result=document))
+        self.set_phase(Phase.DONE)
+        return document

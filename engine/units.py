@@ -1,0 +1,88 @@
+"""Parsing and formatting of durations and sizes, with the units spelled out.
+
+Sizes follow the Windows convention field engineers read on their servers:
+1 KB = 1,024 bytes, 1 MB = 1,048,576 bytes, 1 GB = 1,073,741,824 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+
+KIB = 1024
+MIB = 1024 * KIB
+GIB = 1024 * MIB
+TIB = 1024 * GIB
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s|ms)", re.IGNORECASE)
+_ISO_DURATION = re.compile(
+    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$",
+    re.IGNORECASE,
+)
+_SECONDS_PER_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def parse_duration_s(text: str) -> float:
+    """Parse '2h', '90m', '1h30m', '45s', '3600' or ISO 8601 'PT2H' into seconds.
+
+    Raises ValueError with a message that names the accepted forms.
+    """
+    raw = text.strip()
+    if not raw:
+        raise ValueError("a duration is empty; use e.g. 2h, 30m, 45s or PT2H")
+    try:
+        value = float(raw)
+    except ValueError:
+        pass
+    else:
+        if value <= 0:
+            raise ValueError(f"duration {text!r} must be positive")
+        return value
+    iso = _ISO_DURATION.match(raw)
+    if iso and raw.upper() != "P" and any(iso.groups()):
+        years, months, days, hours, minutes, seconds = iso.groups()
+        if years and int(years) or months and int(months):
+            raise ValueError(f"duration {text!r}: years and months are not supported; use days")
+        total = (
+            int(days or 0) * 86400
+            + int(hours or 0) * 3600
+            + int(minutes or 0) * 60
+            + float(seconds or 0)
+        )
+        if total <= 0:
+            raise ValueError(f"duration {text!r} must be positive")
+        return total
+    position = 0
+    total = 0.0
+    compact = raw.replace(" ", "")
+    for match in _DURATION_PART.finditer(compact):
+        if match.start() != position:
+            break
+        total += float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2).lower()]
+        position = match.end()
+    if position != len(compact) or position == 0:
+        raise ValueError(f"cannot read duration {text!r}; use e.g. 2h, 30m, 1h30m, 45s or PT2H")
+    if total <= 0:
+        raise ValueError(f"duration {text!r} must be positive")
+    return total
+
+
+def format_duration(seconds: float) -> str:
+    """Format seconds as 'H:MM:SS' (or 'M:SS' under an hour)."""
+    whole = max(0, int(round(seconds)))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def format_bytes(size_bytes: float) -> str:
+    """Format a byte count in binary units with one decimal ('12.5 GB')."""
+    value = float(size_bytes)
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if abs(value) < 1024 or unit == "TB":
+            if unit == "bytes":
+                return f"{int(value)} bytes"
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    raise AssertionError("unreachable")

@@ -1,0 +1,1 @@
+"""Jetwise user interface (PySide6 wizard, live plots, results). May import engine, never app."""
