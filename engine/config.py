@@ -132,6 +132,8 @@ class DatabaseSpec(_Model):
 class TestConfig(_Model):
     """Everything that defines one Jetwise test run."""
 
+    __test__ = False  # a domain name, not a pytest test class
+
     schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
     description: str = Field("", max_length=500, title="Description")
     profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")

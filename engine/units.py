@@ -13,7 +13,7 @@ MIB = 1024 * KIB
 GIB = 1024 * MIB
 TIB = 1024 * GIB
 
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s|ms)", re.IGNORECASE)
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|d|h|m|s)", re.IGNORECASE)
 _ISO_DURATION = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$",
     re.IGNORECASE,

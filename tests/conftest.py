@@ -1,0 +1,52 @@
+"""Shared fixtures: scratch folders for real runs, and a guard against leaked processes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.config import TestConfig, default_config
+from engine.platform import default_backend
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers():
+    """Fail a test that leaves a child process or a non-daemon thread behind."""
+    threads_before = set(threading.enumerate())
+    yield
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    assert not children, f"child processes left behind: {children}"
+    leaked = [t for t in threading.enumerate() if t not in threads_before and t.is_alive() and not t.daemon]
+    assert not leaked, f"threads left behind: {leaked}"
+
+
+@pytest.fixture
+def disk_dir(tmp_path: Path) -> Path:
+    """A scratch folder; runs there are marked buffered if its file system is memory-backed."""
+    return tmp_path
+
+
+def small_config(base: Path, make_base: bool = True, **overrides: object) -> TestConfig:
+    """Two tiny databases (4 MB each) below `base`, short warm-up and measurement."""
+    if make_base:
+        base.mkdir(parents=True, exist_ok=True)
+    values: dict[str, object] = {
+        "profile": {"mailboxes": 8, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1},
+        "duration_s": 2.0,
+        "warmup_s": 0.5,
+        "sample_interval_s": 0.5,
+        "seed": 7,
+    }
+    values.update(overrides)
+    existing = base
+    while not existing.is_dir():
+        existing = existing.parent
+    probe = default_backend().probe_unbuffered(existing)
+    if not probe.representative:
+        values.setdefault("allow_buffered_io", True)
+    return default_config(base, databases=int(values.pop("databases", 2)), **values)  # type: ignore[call-overload]

@@ -1,0 +1,181 @@
+"""A table of bad configurations, each with the message an engineer sees."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.config import TestConfig, default_config, load_config, save_config
+from engine.files import database_file_path
+from engine.platform import UnbufferedProbe
+from engine.platform.posix import PosixBackend
+from engine.units import parse_duration_s
+from engine.validation import check_rules, validate_config, validate_data
+
+
+def _base(tmp: Path) -> dict:
+    return json.loads(default_config(tmp, databases=2).model_dump_json())
+
+
+def _set(data: dict, dotted: str, value) -> dict:
+    node = data
+    parts = dotted.split(".")
+    for part in parts[:-1]:
+        node = node[int(part)] if part.isdigit() else node[part]
+    node[parts[-1]] = value
+    return data
+
+
+MODEL_CASES = [
+    ("profile.mailboxes", 0, "profile.mailboxes", "greater than 0 (got 0)"),
+    ("profile.iops_per_mailbox", -0.5, "profile.iops_per_mailbox", "greater than 0"),
+    ("thread_count", 0, "thread_count", "greater than or equal to 1"),
+    ("sluggish_sessions", 0, "sluggish_sessions", "greater than or equal to 1"),
+    ("copies_per_database", 0, "copies_per_database", "greater than or equal to 1"),
+    ("operation_mix.read_percent", 50, "operation_mix", "make 115 %; they must make 100 %"),
+    ("capacity_percent", 0, "capacity_percent", "greater than 0"),
+    ("test_type", "benchmark", "test_type", "'performance'"),
+    ("duration_s", -1, "duration_s", "greater than 0"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "where", "words"), MODEL_CASES)
+def test_bad_values_are_reported_at_their_field(tmp_path, field, value, where, words):
+    config, problems = validate_data(_set(_base(tmp_path), field, value))
+    assert config is None
+    assert any(p.field == where and words in p.message for p in problems), problems
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    data = _base(tmp_path)
+    data["profile"]["mailboxes"] = -1
+    data["thread_count"] = 0
+    data["operation_mix"]["insert_percent"] = 90
+    _, problems = validate_data(data)
+    assert {p.field for p in problems} >= {"profile.mailboxes", "thread_count", "operation_mix"}
+
+
+def test_unknown_setting_is_named(tmp_path):
+    data = _base(tmp_path)
+    data["thread_cuont"] = 3
+    _, problems = validate_data(data)
+    assert [(p.field, p.message) for p in problems] == [("thread_cuont", "is not a Jetwise setting")]
+
+
+def test_rules_across_fields(tmp_path):
+    config = default_config(tmp_path, databases=3, thread_count=2)
+    config.databases[2].database_path = config.databases[0].database_path
+    config.databases[1].log_path = config.databases[0].log_path
+    messages = {p.field: p.message for p in check_rules(config)}
+    assert "2 thread(s) cannot serve 3 databases" in messages["thread_count"]
+    assert "databases 1 and 3 share" in messages["databases[2].database_path"]
+    assert "databases 1 and 2 share" in messages["databases[1].log_path"]
+    assert "own log folder" in messages["databases[1].log_path"]
+
+
+def test_test_types_not_yet_available_are_refused(tmp_path):
+    config = default_config(tmp_path, test_type="soft_recovery")
+    assert any("soft recovery tests are not available" in p.message for p in check_rules(config))
+
+
+def _env_problems(config: TestConfig, backend=None):
+    problems, _ = validate_config(config, backend or PosixBackend())
+    return {p.field: p.message for p in problems}
+
+
+def test_missing_folder_is_reported(tmp_path):
+    config = default_config(tmp_path / "no" / "such")
+    messages = _env_problems(config)
+    assert "does not exist (nor does" in messages["databases[0].database_path"]
+
+
+def test_missing_leaf_folder_is_fine_it_will_be_created(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    assert not any(f.startswith("databases[0]") for f in _env_problems(config))
+
+
+def test_not_enough_free_space_says_how_much(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 10**9, "mailbox_size_mb": 10**6})
+    message = next(m for f, m in _env_problems(config).items() if "free" in m)
+    assert "free;" in message and "need" in message and "TB" in message
+
+
+class _RefusingBackend(PosixBackend):
+    def probe_unbuffered(self, directory):
+        return UnbufferedProbe(False, False, "the fuse file system refuses O_DIRECT")
+
+
+def test_filesystem_that_refuses_unbuffered_io_is_reported(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    message = _env_problems(config, _RefusingBackend())["databases[0].database_path"]
+    assert "refuses O_DIRECT" in message and "allow buffered I/O" in message
+    allowed = config.model_copy(update={"allow_buffered_io": True})
+    assert _env_problems(allowed, _RefusingBackend()) == {}
+
+
+def test_memory_backed_folder_is_reported():
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or PosixBackend().probe_unbuffered(shm).representative:
+        pytest.skip("no memory-backed file system here")
+    scratch = shm / f"jetwise-test-{id(shm)}"
+    scratch.mkdir(exist_ok=True)
+    try:
+        config = default_config(scratch, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+        message = _env_problems(config)["databases[0].database_path"]
+        assert "memory-backed" in message
+    finally:
+        scratch.rmdir()
+
+
+class _ReadOnlyBackend(PosixBackend):
+    def probe_unbuffered(self, directory):
+        raise PermissionError(errno.EACCES, "Permission denied", str(directory))
+
+
+def test_unwritable_folder_is_reported(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    assert "Permission denied" in _env_problems(config, _ReadOnlyBackend())["databases[0].database_path"]
+
+
+def test_foreign_file_where_the_database_goes_is_reported(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    folder = config.databases[0].database_path
+    folder.mkdir()
+    database_file_path(folder, 0).write_bytes(b"customer data" * 1000)
+    message = _env_problems(config)["databases[0].database_path"]
+    assert "not a Jetwise database" in message and "did not create" in message
+
+
+def test_attach_without_a_database_is_reported(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1}, database_source="attach")
+    assert "no database to attach" in _env_problems(config)["databases[0].database_path"]
+
+
+def test_json_round_trip_keeps_schema_version(tmp_path):
+    config = default_config(tmp_path, thread_count=6, sluggish_sessions=3)
+    path = tmp_path / "test.json"
+    save_config(config, path)
+    assert json.loads(path.read_text())["schema_version"] == 1
+    assert load_config(path) == config
+
+
+def test_derived_figures(tmp_path):
+    config = default_config(tmp_path, databases=3, thread_count=7,
+                            profile={"mailboxes": 5000, "iops_per_mailbox": 0.4, "headroom_percent": 25, "mailbox_size_mb": 1024})
+    assert config.target_transactional_iops == pytest.approx(2500.0)
+    assert [config.threads_for_database(i) for i in range(3)] == [3, 2, 2]
+    assert config.database_size_bytes == 5000 * 1024 * 1048576 // 3 // 32768 * 32768
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("2h", 7200), ("90m", 5400), ("1h30m", 5400), ("45s", 45), ("PT2H", 7200), ("P1DT1S", 86401), ("300", 300), ("500ms", 0.5)])
+def test_durations(text, seconds):
+    assert parse_duration_s(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "2x", "h2", "-5", "P1M"])
+def test_bad_durations_say_what_is_accepted(text):
+    with pytest.raises(ValueError):
+        parse_duration_s(text)

@@ -1,0 +1,123 @@
+"""Database and log files: format, uniqueness, resume, attach, and refusal to touch foreign files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+
+import pytest
+
+from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
+from engine.files import (
+    CreationInterrupted,
+    FileSafetyError,
+    log_file_path,
+    prepare_database,
+    prepare_logs,
+    remove_jetwise_files,
+)
+from engine.pages import SECTOR_BYTES, check_page_identity, read_database_header, read_log_header, verify_checksum
+from engine.platform import default_backend
+
+BACKEND = default_backend()
+PAGES = 300  # more than two creation chunks
+
+
+def _unbuffered(folder) -> bool:
+    return BACKEND.probe_unbuffered(folder).supported
+
+
+def _create(path, pages=PAGES, **kw):
+    return prepare_database(BACKEND, path, pages, DatabaseSource.CREATE, unbuffered=_unbuffered(path.parent), **kw)
+
+
+def test_created_pages_carry_header_and_valid_checksum(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    header = _create(path)
+    assert header.complete and header.pages_planned == PAGES
+    assert path.stat().st_size == PAGES * PAGE_SIZE_BYTES
+    data = path.read_bytes()
+    for page in range(1, PAGES):
+        block = memoryview(data)[page * PAGE_SIZE_BYTES : (page + 1) * PAGE_SIZE_BYTES]
+        assert check_page_identity(block, header.db_id, page) is None
+        assert verify_checksum(block, PAGE_SIZE_BYTES)
+
+
+def test_every_4k_block_is_unique_and_incompressible(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    _create(path)
+    data = path.read_bytes()[PAGE_SIZE_BYTES:]
+    digests = {hashlib.sha256(data[i : i + SECTOR_BYTES]).digest() for i in range(0, len(data), SECTOR_BYTES)}
+    assert len(digests) == len(data) // SECTOR_BYTES  # nothing for a dedup array to fold
+    assert len(zlib.compress(data, 6)) > 0.99 * len(data)  # nothing for a compressing array to shrink
+
+
+def test_creation_reports_progress_and_resumes_after_interruption(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    reports = []
+    calls = iter([False, False, True])
+    with pytest.raises(CreationInterrupted):
+        _create(path, progress=reports.append, should_stop=lambda: next(calls, True))
+    partial = read_database_header(path)
+    assert 1 < partial.pages_created < PAGES
+    header = _create(path, progress=reports.append)
+    assert header.complete and header.db_id == partial.db_id
+    assert reports[-1].bytes_done == reports[-1].bytes_total == PAGES * PAGE_SIZE_BYTES
+    data = path.read_bytes()
+    for page in range(1, PAGES):
+        assert check_page_identity(memoryview(data)[page * PAGE_SIZE_BYTES :], header.db_id, page) is None
+
+
+def test_attach_checks_the_header_and_keeps_the_file(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    created = _create(path)
+    before = path.stat().st_mtime_ns
+    attached = prepare_database(BACKEND, path, 999, DatabaseSource.ATTACH, unbuffered=False)
+    assert attached.db_id == created.db_id and attached.pages_planned == PAGES
+    assert path.stat().st_mtime_ns == before
+
+
+def test_create_refuses_our_own_database_of_another_size(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    _create(path)
+    with pytest.raises(FileSafetyError, match="exists with 300 pages but this test needs 400"):
+        _create(path, pages=400)
+
+
+@pytest.mark.parametrize("source", [DatabaseSource.CREATE, DatabaseSource.ATTACH])
+def test_foreign_database_file_is_never_touched(tmp_path, source):
+    path = tmp_path / "Jetwise001.jwdb"
+    content = os.urandom(3 * PAGE_SIZE_BYTES)
+    path.write_bytes(content)
+    stamp = path.stat().st_mtime_ns
+    with pytest.raises(FileSafetyError, match="not a Jetwise database.*did not create"):
+        prepare_database(BACKEND, path, PAGES, source, unbuffered=False)
+    assert path.read_bytes() == content and path.stat().st_mtime_ns == stamp
+
+
+def test_foreign_log_file_is_never_touched(tmp_path):
+    foreign = log_file_path(tmp_path, 0, 3)
+    foreign.write_bytes(b"not ours")
+    with pytest.raises(FileSafetyError, match="not a Jetwise log file"):
+        prepare_logs(BACKEND, tmp_path, 0, b"\x01" * 16, unbuffered=_unbuffered(tmp_path))
+    assert foreign.read_bytes() == b"not ours"
+
+
+def test_logs_are_preformatted_1mib_files_and_reused(tmp_path):
+    paths = prepare_logs(BACKEND, tmp_path, 0, b"\x02" * 16, unbuffered=_unbuffered(tmp_path))
+    assert len(paths) == 16
+    assert all(p.stat().st_size == LOG_FILE_SIZE_BYTES for p in paths)
+    assert read_log_header(paths[5]).slot == 5
+    again = prepare_logs(BACKEND, tmp_path, 0, b"\x03" * 16, unbuffered=_unbuffered(tmp_path))
+    assert again == paths and read_log_header(paths[0]).db_id == b"\x03" * 16
+
+
+def test_removal_deletes_only_jetwise_files(tmp_path):
+    ours = tmp_path / "Jetwise001.jwdb"
+    _create(ours, pages=70)
+    theirs = tmp_path / "Jetwise002.jwdb"
+    theirs.write_bytes(b"precious")
+    kept = remove_jetwise_files([ours, theirs, tmp_path / "missing.jwdb"])
+    assert kept == [theirs]
+    assert not ours.exists() and theirs.read_bytes() == b"precious"

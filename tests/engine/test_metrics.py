@@ -1,0 +1,38 @@
+from engine.metrics import DB_READ, InstanceInterval, StreamStats, ThreadMeter
+from engine.workload import record
+
+
+def test_operations_land_in_the_interval_of_their_completion():
+    meter = ThreadMeter("Instance 1", t0_ns=1_000, interval_ns=100)
+    record(meter, DB_READ, 32768, 10, 1_050)  # interval 0
+    record(meter, DB_READ, 32768, 20, 1_099)  # interval 0
+    record(meter, DB_READ, 32768, 30, 1_100)  # interval 1
+    first = meter.take(0)
+    assert [b.index for b in first] == [0]
+    assert first[0].streams[DB_READ].count == 2
+    second = meter.take(1)
+    assert [b.index for b in second] == [1]
+    assert second[0].streams[DB_READ].max_ns == 30
+
+
+def test_a_bucket_taken_while_current_is_not_handed_over_twice():
+    meter = ThreadMeter("Instance 1", t0_ns=0, interval_ns=100)
+    record(meter, DB_READ, 4096, 5, 10)
+    assert len(meter.take(0)) == 1  # taken while still the thread's current bucket
+    record(meter, DB_READ, 4096, 5, 250)  # the thread rolls over to interval 2
+    assert meter.take(1) == []
+    assert [b.index for b in meter.take(2)] == [2]
+
+
+def test_wire_round_trip_keeps_every_counter():
+    stats = StreamStats()
+    for latency in (1_000, 2_000, 150_000):
+        stats.count += 1
+        stats.bytes += 32768
+        stats.sum_ns += latency
+        stats.max_ns = max(stats.max_ns, latency)
+    stats.errors = 2
+    back = StreamStats.from_wire(stats.to_wire())
+    assert (back.count, back.bytes, back.sum_ns, back.max_ns, back.errors) == (3, 98304, 153_000, 150_000, 2)
+    merged = InstanceInterval.from_wire("Instance 1", {DB_READ: stats.to_wire()})
+    assert merged.streams[DB_READ].avg_latency_ms() == 0.051

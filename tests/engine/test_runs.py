@@ -1,0 +1,129 @@
+"""Real tiny runs on temporary files: configuration in, verdict and key numbers out."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from engine.events import IntervalEvent, PhaseEvent, ResultEvent
+from engine.results import RESULT_FILE, SAMPLES_FILE
+from engine.runner import InvalidConfig, Runner
+from tests.conftest import small_config
+
+INSTANCE_KEYS = {
+    "name", "verdict", "reasons", "achieved_transactional_iops", "target_transactional_iops", "db_reads_per_s",
+    "db_writes_per_s", "db_read_avg_latency_ms", "db_read_max_latency_ms", "db_write_avg_latency_ms",
+    "db_read_avg_bytes", "db_write_avg_bytes", "log_writes_per_s", "log_write_avg_latency_ms",
+    "log_write_max_latency_ms", "log_write_avg_bytes", "threads", "sluggish_sessions", "unbuffered_io", "io_errors",
+}
+
+
+def _run(config, out, events=None):
+    sink = events if events is not None else []
+    return Runner(config, out, sink.append).run()
+
+
+def test_performance_run_passes_with_full_document(disk_dir):
+    events: list = []
+    result = _run(small_config(disk_dir / "data"), disk_dir / "out", events)
+    summary = result["summary"]
+    assert summary["verdict"] == "pass", summary["reasons"]
+    assert INSTANCE_KEYS - {"name"} <= set(summary)
+    assert all(INSTANCE_KEYS <= set(row) for row in result["instances"])
+    assert [row["name"] for row in result["instances"]] == ["Instance 1", "Instance 2"]
+    assert summary["db_read_avg_bytes"] == summary["db_write_avg_bytes"] == 32768
+    assert summary["log_write_avg_bytes"] >= 4096 and summary["log_writes_per_s"] > 0
+    assert summary["achieved_transactional_iops"] == pytest.approx(summary["db_reads_per_s"] + summary["db_writes_per_s"])
+    # reads:writes follows the mix: every transaction reads, 65 % also write back
+    assert summary["db_reads_per_s"] / summary["db_writes_per_s"] == pytest.approx(1 / 0.65, rel=0.15)
+    assert result["schema_version"] == 1 and result["configuration"]["thread_count"] == 2
+    assert summary["measured_s"] == pytest.approx(2.0)
+    assert 0 < summary["latency_percentiles_ms"]["db_read"]["p50"] <= summary["latency_percentiles_ms"]["db_read"]["p99"]
+    # files on disk
+    out = disk_dir / "out"
+    assert json.loads((out / RESULT_FILE).read_text())["run_id"] == result["run_id"]
+    samples = [json.loads(line) for line in (out / SAMPLES_FILE).read_text().splitlines()]
+    assert [s["phase"] for s in samples] == ["warmup"] + ["measure"] * 4
+    measured_reads = sum(r["db_reads_per_s"] * s["duration_s"] for s in samples if s["phase"] == "measure" for r in s["instances"])
+    assert measured_reads == pytest.approx(summary["db_reads_per_s"] * summary["measured_s"], rel=1e-6)
+    # the event stream
+    phases = [e.phase.value for e in events if isinstance(e, PhaseEvent)]
+    assert phases == ["validating", "preparing", "warming_up", "measuring", "finishing", "done"]
+    assert sum(isinstance(e, IntervalEvent) for e in events) == 5
+    assert isinstance(events[-2], ResultEvent)
+
+
+RUN_TABLE = [
+    # (overrides, expected verdict, check)
+    ({"profile": {"mailboxes": 10**6, "iops_per_mailbox": 10.0, "mailbox_size_mb": 1}, "capacity_percent": 0.0001},
+     "fail", lambda r: "below the target" in r["summary"]["reasons"][0]),
+    ({"operation_mix": {"insert_percent": 0, "delete_percent": 0, "replace_percent": 0, "read_percent": 100}},
+     "pass", lambda r: r["summary"]["db_writes_per_s"] == 0 and r["summary"]["log_writes_per_s"] == 0),
+    ({"test_type": "stress", "databases": 1, "thread_count": 3},
+     "pass", lambda r: r["summary"]["threshold_set"] == "Lenient" and r["instances"][0]["threads"] == 3),
+    ({"thresholds": {"strict": {"db_read_avg_latency_ms": 0.000001}}},
+     "fail", lambda r: all("average database read latency" in x for x in r["summary"]["reasons"])),
+]
+
+
+@pytest.mark.parametrize(("overrides", "verdict", "check"), RUN_TABLE)
+def test_run_table(disk_dir, overrides, verdict, check):
+    result = _run(small_config(disk_dir / "data", **overrides), disk_dir / "out")
+    assert result["summary"]["verdict"] == verdict, result["summary"]["reasons"]
+    assert check(result)
+
+
+def test_sluggish_sessions_throttle_each_thread(disk_dir):
+    fast = _run(small_config(disk_dir / "a", databases=1, thread_count=1), disk_dir / "oa")["summary"]
+    slow = _run(small_config(disk_dir / "b", databases=1, thread_count=1, sluggish_sessions=4), disk_dir / "ob")["summary"]
+    # s = 4: each session is busy at most a quarter of the time
+    assert slow["achieved_transactional_iops"] < 0.5 * fast["achieved_transactional_iops"]
+    assert slow["sluggish_sessions"] == 4
+
+
+def test_second_run_attaches_the_databases_it_created(disk_dir):
+    config = small_config(disk_dir / "data")
+    events: list = []
+    _run(config, disk_dir / "o1")
+    _run(config, disk_dir / "o2", events)
+    assert any("already complete; attaching" in getattr(e, "message", "") for e in events)
+
+
+def test_stop_request_mid_run_leaves_samples_and_an_aborted_result(disk_dir):
+    config = small_config(disk_dir / "data", duration_s=30.0)
+    out = disk_dir / "out"
+    runner = Runner(config, out, lambda e: None)
+
+    def stop_when_measuring(event):
+        if isinstance(event, IntervalEvent) and event.phase == "measure":
+            runner.request_stop()
+
+    runner._emit_fn = stop_when_measuring
+    result = runner.run()
+    summary = result["summary"]
+    assert summary["verdict"] == "aborted"
+    assert summary["reasons"][0].startswith("Run aborted: stopped by the user after")
+    assert 0 < summary["measured_s"] < 5
+    assert summary["db_reads_per_s"] > 0
+    assert (out / SAMPLES_FILE).read_text().count("\n") >= 2
+    assert json.loads((out / RESULT_FILE).read_text())["summary"]["verdict"] == "aborted"
+
+
+def test_invalid_configuration_runs_nothing(disk_dir):
+    config = small_config(disk_dir / "no" / "such", make_base=False)
+    with pytest.raises(InvalidConfig) as info:
+        Runner(config, disk_dir / "out", lambda e: None).run()
+    assert any("does not exist" in p.message for p in info.value.problems)
+    assert not (disk_dir / "out").exists()
+
+
+def test_runner_is_safe_to_stop_from_another_thread(disk_dir):
+    config = small_config(disk_dir / "data", duration_s=60.0, warmup_s=0)
+    runner = Runner(config, disk_dir / "out", lambda e: None)
+    timer = threading.Timer(1.5, runner.request_stop)
+    timer.start()
+    result = runner.run()
+    timer.join()
+    assert result["summary"]["verdict"] == "aborted"

@@ -1,0 +1,83 @@
+"""Verdicts judged exactly and explained in words."""
+
+from __future__ import annotations
+
+from engine.config import default_config
+from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
+from engine.verdict import Outcome, judge
+
+
+def _stats(count: int, avg_ms: float, max_ms: float, errors: int = 0) -> StreamStats:
+    s = StreamStats()
+    s.count = count
+    s.bytes = count * 32768
+    s.sum_ns = int(count * avg_ms * 1e6)
+    s.max_ns = int(max_ms * 1e6)
+    s.errors = errors
+    return s
+
+
+def _instance(read_avg=5.0, read_max=50.0, log_avg=1.0, log_max=20.0, reads=3000, writes=2000, errors=0):
+    return {
+        DB_READ: _stats(reads, read_avg, read_max, errors),
+        DB_WRITE: _stats(writes, 4.0, 30.0),
+        LOG_WRITE: _stats(1000, log_avg, log_max),
+    }
+
+
+def _config(tmp_path, **kw):
+    kw.setdefault("profile", {"mailboxes": 1000, "iops_per_mailbox": 0.1, "headroom_percent": 0})
+    return default_config(tmp_path, databases=3, thread_count=3, **kw)
+
+
+def test_pass_when_everything_is_within_limits(tmp_path):
+    verdict = judge(_config(tmp_path), {f"Instance {i}": _instance() for i in (1, 2, 3)}, measured_s=100)
+    assert verdict.outcome == Outcome.PASS and verdict.reasons == []
+    assert str(verdict) == "Pass"
+
+
+def test_failing_instance_is_named_with_value_and_limit(tmp_path):
+    instances = {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": _instance(read_avg=22.4)}
+    verdict = judge(_config(tmp_path), instances, measured_s=100)
+    assert verdict.outcome == Outcome.FAIL
+    assert verdict.reasons == ["Instance 3: average database read latency 22.4 ms > 20.0 ms (Strict)"]
+    assert verdict.instance_outcomes == {"Instance 1": Outcome.PASS, "Instance 2": Outcome.PASS, "Instance 3": Outcome.FAIL}
+
+
+def test_stress_uses_lenient_maximums(tmp_path):
+    instances = {f"Instance {i}": _instance(read_max=150.0, log_max=150.0) for i in (1, 2, 3)}
+    assert judge(_config(tmp_path), instances, 100).outcome == Outcome.FAIL
+    assert judge(_config(tmp_path, test_type="stress"), instances, 100).outcome == Outcome.PASS
+    instances["Instance 2"] = _instance(log_max=250.0)
+    reasons = judge(_config(tmp_path, test_type="stress"), instances, 100).reasons
+    assert reasons == ["Instance 2: maximum log write latency 250 ms > 200 ms (Lenient)"]
+
+
+def test_achieved_iops_is_judged_against_target_with_margin(tmp_path):
+    # 3 instances x 5000 transfers in 100 s = 150 IOPS against a target of 100 * 1.6 = 160
+    config = _config(tmp_path, profile={"mailboxes": 100, "iops_per_mailbox": 1.6, "headroom_percent": 0})
+    instances = {f"Instance {i}": _instance() for i in (1, 2, 3)}
+    verdict = judge(config, instances, measured_s=100)
+    assert verdict.outcome == Outcome.FAIL
+    assert verdict.reasons == ["achieved transactional IOPS 150 is below the target 160 less the 5 % margin (152)"]
+    relaxed = config.model_copy(update={"target_margin_percent": 10.0})
+    assert judge(relaxed, instances, measured_s=100).outcome == Outcome.PASS
+
+
+def test_io_errors_fail_unless_continuing_on_errors(tmp_path):
+    instances = {f"Instance {i}": _instance(errors=1 if i == 2 else 0) for i in (1, 2, 3)}
+    failed = judge(_config(tmp_path), instances, 100)
+    assert failed.outcome == Outcome.FAIL and "1 I/O error(s) occurred" in failed.reasons[0]
+    assert judge(_config(tmp_path, continue_on_errors=True), instances, 100).outcome == Outcome.PASS
+
+
+def test_aborted_run_says_so_first(tmp_path):
+    verdict = judge(_config(tmp_path), {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": _instance()}, 10,
+                    aborted_reason="Run aborted: stopped by the user after 10.0 s of measurement")
+    assert verdict.outcome == Outcome.ABORTED
+    assert verdict.reasons[0].startswith("Run aborted: stopped by the user")
+
+
+def test_instance_without_reads_fails(tmp_path):
+    instances = {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": {}}
+    assert "Instance 3: no database reads completed in the measured window" in judge(_config(tmp_path), instances, 100).reasons
