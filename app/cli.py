@@ -66,6 +66,13 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _warmup(text: str) -> float:
+    try:
+        return parse_duration_s(text, allow_zero=True)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jetwise",
@@ -91,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--threads", type=int, default=None, help="thread count for the server (default: Microsoft's rule, target / 135)")
     init.add_argument("--sluggish-sessions", type=int, default=1)
     init.add_argument("--duration", type=_duration, default=7200.0, help="e.g. 2h, 30m, 45s (default 2h)")
-    init.add_argument("--warmup", type=_duration, default=None, help="warm-up before measuring (default 60s)")
+    init.add_argument("--warmup", type=_warmup, default=None, help="warm-up before measuring (default 60s)")
     init.add_argument("--type", choices=[t.value for t in TestType], default=TestType.PERFORMANCE.value)
     init.add_argument("--capacity-percent", type=float, default=100.0, help="share of the computed database size to create")
     init.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
@@ -104,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quick", action="store_true", help="about one minute on 2 small databases in the output folder")
     run.add_argument("--output", type=Path, default=None, help="run folder (default ./jetwise-runs/RUN-ID)")
     run.add_argument("--duration", type=_duration, default=None, help="override the measured duration")
-    run.add_argument("--warmup", type=_duration, default=None, help="override the warm-up")
+    run.add_argument("--warmup", type=_warmup, default=None, help="override the warm-up")
     run.add_argument("--json", action="store_true", help="print the result document on stdout")
 
     engine = commands.add_parser("engine", help="run a test, writing events as JSON lines (for front ends)")

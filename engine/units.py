@@ -21,11 +21,13 @@ _ISO_DURATION = re.compile(
 _SECONDS_PER_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
-def parse_duration_s(text: str) -> float:
+def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
     """Parse '2h', '90m', '1h30m', '45s', '3600' or ISO 8601 'PT2H' into seconds.
 
     Raises ValueError with a message that names the accepted forms.
     """
+    positive = (lambda v: v >= 0) if allow_zero else (lambda v: v > 0)
+    must = "must not be negative" if allow_zero else "must be positive"
     raw = text.strip()
     if not raw:
         raise ValueError("a duration is empty; use e.g. 2h, 30m, 45s or PT2H")
@@ -34,11 +36,11 @@ def parse_duration_s(text: str) -> float:
     except ValueError:
         pass
     else:
-        if value <= 0:
-            raise ValueError(f"duration {text!r} must be positive")
+        if not positive(value):
+            raise ValueError(f"duration {text!r} {must}")
         return value
     iso = _ISO_DURATION.match(raw)
-    if iso and raw.upper() != "P" and any(iso.groups()):
+    if iso and any(g is not None for g in iso.groups()):
         years, months, days, hours, minutes, seconds = iso.groups()
         if years and int(years) or months and int(months):
             raise ValueError(f"duration {text!r}: years and months are not supported; use days")
@@ -48,8 +50,8 @@ def parse_duration_s(text: str) -> float:
             + int(minutes or 0) * 60
             + float(seconds or 0)
         )
-        if total <= 0:
-            raise ValueError(f"duration {text!r} must be positive")
+        if not positive(total):
+            raise ValueError(f"duration {text!r} {must}")
         return total
     position = 0
     total = 0.0
@@ -61,8 +63,8 @@ def parse_duration_s(text: str) -> float:
         position = match.end()
     if position != len(compact) or position == 0:
         raise ValueError(f"cannot read duration {text!r}; use e.g. 2h, 30m, 1h30m, 45s or PT2H")
-    if total <= 0:
-        raise ValueError(f"duration {text!r} must be positive")
+    if not positive(total):
+        raise ValueError(f"duration {text!r} {must}")
     return total
 
 

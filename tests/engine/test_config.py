@@ -175,7 +175,13 @@ def test_durations(text, seconds):
     assert parse_duration_s(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["", "2x", "h2", "-5", "P1M"])
+def test_zero_warmup_is_allowed_where_asked():
+    assert parse_duration_s("0s", allow_zero=True) == 0
+    with pytest.raises(ValueError, match="must be positive"):
+        parse_duration_s("0s")
+
+
+@pytest.mark.parametrize("text", ["", "2x", "h2", "-5", "P1M", "P"])
 def test_bad_durations_say_what_is_accepted(text):
     with pytest.raises(ValueError):
         parse_duration_s(text)

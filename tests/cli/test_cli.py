@@ -1,0 +1,153 @@
+"""The headless CLI as an engineer uses it: real processes, real exit codes, real Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.events import IntervalEvent, PhaseEvent, ResultEvent, from_json_line
+
+JETWISE = [sys.executable, "-m", "app"]
+
+
+def jetwise(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*JETWISE, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def _init_small(tmp_path: Path, *extra: str) -> Path:
+    out = tmp_path / "test.json"
+    done = jetwise(
+        "init", str(out), "--databases", "2", "--db-path", str(tmp_path / "DB{n}"), "--log-path", str(tmp_path / "Log{n}"),
+        "--mailboxes", "8", "--mailbox-size-mb", "1", "--duration", "2s", "--warmup", "1s", *extra, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    data["sample_interval_s"] = 0.5
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_init_writes_a_complete_configuration(tmp_path):
+    out = _init_small(tmp_path)
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == 1
+    assert [d["database_path"] for d in data["databases"]] == [str(tmp_path / "DB1"), str(tmp_path / "DB2")]
+    assert data["thresholds"]["strict"]["db_read_avg_latency_ms"] == 20
+    assert data["operation_mix"]["lazy_commit_percent"] == 70
+
+
+def test_init_base_folder_gets_one_subfolder_per_database(tmp_path):
+    out = tmp_path / "t.json"
+    assert jetwise("init", str(out), "--databases", "3", "--db-path", str(tmp_path), cwd=tmp_path).returncode == 0
+    paths = [Path(d["database_path"]).name for d in json.loads(out.read_text())["databases"]]
+    assert paths == ["DB1", "DB2", "DB3"]
+
+
+def test_init_bad_value_is_named_by_its_flag_and_exits_2(tmp_path):
+    done = jetwise("init", str(tmp_path / "t.json"), "--mailboxes", "-5", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--mailboxes: input should be greater than 0 (got -5)" in done.stderr
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_init_never_overwrites_without_force(tmp_path):
+    out = tmp_path / "t.json"
+    out.write_text("keep me")
+    done = jetwise("init", str(out), cwd=tmp_path)
+    assert done.returncode == 2 and "exists; use --force" in done.stderr
+    assert out.read_text() == "keep me"
+
+
+def test_bad_duration_exits_2(tmp_path):
+    done = jetwise("init", str(tmp_path / "t.json"), "--duration", "two hours", cwd=tmp_path)
+    assert done.returncode == 2 and "cannot read duration" in done.stderr
+
+
+def test_validate_reports_every_problem_and_exits_2(tmp_path):
+    out = _init_small(tmp_path)
+    data = json.loads(out.read_text())
+    data["databases"][1]["database_path"] = str(tmp_path / "missing" / "deeper")
+    data["thread_count"] = 1
+    out.write_text(json.dumps(data))
+    done = jetwise("validate", str(out), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "thread_count: 1 thread(s) cannot serve 2 databases" in done.stdout
+    assert "databases[1].database_path:" in done.stdout and "does not exist" in done.stdout
+
+
+def test_validate_accepts_a_good_file(tmp_path):
+    done = jetwise("validate", str(_init_small(tmp_path)), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_validate_names_broken_json(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{ not json")
+    done = jetwise("validate", str(bad), cwd=tmp_path)
+    assert done.returncode == 2 and "is not valid JSON (line 1" in done.stdout
+
+
+def test_run_json_prints_the_result_document(tmp_path):
+    config = _init_small(tmp_path)
+    done = jetwise("run", str(config), "--output", str(tmp_path / "run1"), "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["summary"]["verdict"] == "pass"
+    assert "Overall test result: PASS" in done.stderr and "[measure" in done.stderr
+    assert {p.name for p in (tmp_path / "run1").iterdir()} == {"result.json", "samples.jsonl", "test.log", "config.json"}
+
+
+def test_failing_run_exits_1(tmp_path):
+    config = _init_small(tmp_path, "--mailboxes", "100000", "--iops-per-mailbox", "100", "--capacity-percent", "0.01", "--threads", "2")
+    done = jetwise("run", str(config), "--output", str(tmp_path / "r"), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "below the target" in done.stderr
+
+
+def test_quick_run_cleans_up_its_scratch_databases(tmp_path):
+    done = jetwise("run", "--quick", "--duration", "1s", "--warmup", "0s", "--output", str(tmp_path / "q"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "q" / "result.json").read_text())["summary"]["verdict"] == "pass"
+    assert not (tmp_path / "q" / "data").exists()
+
+
+def test_engine_subcommand_writes_json_lines(tmp_path):
+    config = _init_small(tmp_path)
+    done = jetwise("engine", str(config), "--output", str(tmp_path / "e"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [from_json_line(line) for line in done.stdout.splitlines()]
+    assert isinstance(events[0], PhaseEvent)
+    assert any(isinstance(e, IntervalEvent) for e in events)
+    assert isinstance(events[-2], ResultEvent) and events[-2].result["summary"]["verdict"] == "pass"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path):
+    config = _init_small(tmp_path, "--duration", "60s", "--warmup", "0s")
+    out = tmp_path / "aborted"
+    process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(out)], cwd=tmp_path,
+                               stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stderr is not None
+    lines = []
+    for line in process.stderr:
+        lines.append(line)
+        if "[measure" in line:
+            break
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    rest, _ = process.communicate(timeout=10)
+    stop_s = time.monotonic() - sent
+    assert process.returncode == 3, "".join(lines)
+    result = json.loads((out / "result.json").read_text())
+    assert result["summary"]["verdict"] == "aborted"
+    assert "stopped by the user (Ctrl-C)" in result["summary"]["reasons"][0]
+    assert result["summary"]["db_reads_per_s"] > 0
+    assert (out / "samples.jsonl").read_text().strip()
+    assert stop_s < 5, f"stopping took {stop_s:.1f} s"
