@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import signal
 import sys
 import threading
@@ -21,10 +20,9 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
-from engine.config import PAGE_SIZE_BYTES, DatabaseSpec, TestConfig, TestType, save_config
+from engine.config import LOG_FILES_PER_DATABASE, DatabaseSpec, TestConfig, TestType, save_config
 from engine.events import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, to_json_line
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
-from engine.config import LOG_FILES_PER_DATABASE
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
 from engine.units import format_bytes, format_duration, parse_duration_s
@@ -471,8 +469,3 @@ def run_cli(argv: Sequence[str]) -> int:
         return EXIT_INVALID
 
 
-def disk_free(path: Path) -> int:
-    return shutil.disk_usage(path).free
-
-
-__all__ = ["run_cli", "PAGE_SIZE_BYTES"]

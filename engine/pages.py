@@ -124,7 +124,7 @@ def check_page_identity(buf: memoryview, db_id: bytes, page_no: int) -> str | No
 
 def verify_checksum(buf: memoryview | bytes, length: int) -> bool:
     (stored,) = struct.unpack_from("<I", buf, _CHECKSUM_OFFSET)
-    return stored == zlib.crc32(memoryview(buf)[_CHECKSUMMED_FROM:length])
+    return bool(stored == zlib.crc32(memoryview(buf)[_CHECKSUMMED_FROM:length]))
 
 
 # File headers ---------------------------------------------------------------------

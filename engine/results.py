@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ def build_result(
     instances: Mapping[str, Mapping[str, StreamStats]],
     measured_s: float,
     host: Mapping[str, Any],
-    host_samples: list[Mapping[str, float]],
+    host_samples: Sequence[Mapping[str, float]],
     times: Mapping[str, str | None],
     unbuffered_io: bool,
     io_detail: str,

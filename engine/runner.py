@@ -119,7 +119,7 @@ class Runner:
         if self._log_file is not None:
             self._log_file.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {message}\n")
             self._log_file.flush()
-        self.emit(LogEvent(time=stamp.isoformat(timespec="seconds"), level=level, message=message))  # type: ignore[arg-type]
+        self.emit(LogEvent(time=stamp.isoformat(timespec="seconds"), level=level, message=message))
 
     def write_sample(self, record: dict[str, Any]) -> None:
         assert self._samples_file is not None

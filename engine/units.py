@@ -26,7 +26,10 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
 
     Raises ValueError with a message that names the accepted forms.
     """
-    positive = (lambda v: v >= 0) if allow_zero else (lambda v: v > 0)
+
+    def positive(value: float) -> bool:
+        return value >= 0 if allow_zero else value > 0
+
     must = "must not be negative" if allow_zero else "must be positive"
     raw = text.strip()
     if not raw:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.histogram import bucket_index
-from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, ThreadMeter
+from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, StreamStats, ThreadMeter
 from engine.pages import SECTOR_BYTES, BlockWriter, check_page_identity
 from engine.platform import AlignedBuffer, IoBackend, IoFile
 
@@ -247,35 +247,39 @@ class Instance:
         self.log.close()
 
     def _session(self, meter: ThreadMeter, seed: int) -> None:
+        """One session's transaction loop. Hot path: locals only, counters inline, no lock."""
         clock = self._clock
         stop = clock.stop
+        t0, interval = clock.t0_ns, clock.interval_ns
         mix = self._config.operation_mix
         update_fraction = mix.update_fraction
         lazy_fraction = mix.lazy_commit_percent / 100.0
         sluggish = self._config.sluggish_sessions
         rng = random.Random(seed)
-        pick_page = rng.randrange
         chance = rng.random
-        pages = self.plan.pages
+        span = self.plan.pages - 1  # pages 1 .. pages-1; page 0 is the file header
         db_id = self.plan.db_id
-        db = self.db
-        read = db.read_into
-        write = db.write_from
         read_buffer = self._backend.allocate(PAGE_SIZE_BYTES)
         write_buffer = self._backend.allocate(PAGE_SIZE_BYTES)
+        read_at = self.db.reader(read_buffer)
+        write_at = self.db.writer(write_buffer)
         write_view = write_buffer.view
         read_view = read_buffer.view
         blocks = BlockWriter(db_id, seed)
         sequence = self._sequence
         log = self.log
+        read_index = write_index = -1
+        reads = writes = StreamStats()  # placeholders until the first completion picks its bucket
+        started = 0
         try:
             while not stop.is_set():
-                started = perf_ns()
-                page = pick_page(1, pages)
+                if sluggish > 1:
+                    started = perf_ns()
+                page = 1 + int(chance() * span)
                 offset = page * PAGE_SIZE_BYTES
                 t1 = perf_ns()
                 try:
-                    read(read_buffer, offset)
+                    read_at(offset)
                 except OSError as exc:
                     record_error(meter, DB_READ)
                     self._errors(self.name, DB_READ, exc)
@@ -283,7 +287,16 @@ class Instance:
                 t2 = perf_ns()
                 if t2 >= clock.stop_at_ns:
                     break
-                record(meter, DB_READ, PAGE_SIZE_BYTES, t2 - t1, t2)
+                index = (t2 - t0) // interval
+                if index != read_index:
+                    reads, read_index = meter.bucket_for(t2).stream(DB_READ), index
+                latency = t2 - t1
+                reads.count += 1
+                reads.bytes += PAGE_SIZE_BYTES
+                reads.sum_ns += latency
+                if latency > reads.max_ns:
+                    reads.max_ns = latency
+                reads.hist[bucket_index(latency)] += 1
                 problem = check_page_identity(read_view, db_id, page)
                 if problem is not None:
                     record_error(meter, DB_READ)
@@ -292,7 +305,7 @@ class Instance:
                     blocks.fill_page(write_view, page, next(sequence), PAGE_SIZE_BYTES)
                     t1 = perf_ns()
                     try:
-                        write(write_buffer, offset)
+                        write_at(offset)
                     except OSError as exc:
                         record_error(meter, DB_WRITE)
                         self._errors(self.name, DB_WRITE, exc)
@@ -300,7 +313,16 @@ class Instance:
                     t2 = perf_ns()
                     if t2 >= clock.stop_at_ns:
                         break
-                    record(meter, DB_WRITE, PAGE_SIZE_BYTES, t2 - t1, t2)
+                    index = (t2 - t0) // interval
+                    if index != write_index:
+                        writes, write_index = meter.bucket_for(t2).stream(DB_WRITE), index
+                    latency = t2 - t1
+                    writes.count += 1
+                    writes.bytes += PAGE_SIZE_BYTES
+                    writes.sum_ns += latency
+                    if latency > writes.max_ns:
+                        writes.max_ns = latency
+                    writes.hist[bucket_index(latency)] += 1
                     log.append(LOG_RECORD_BYTES, commit=chance() >= lazy_fraction)
                 if sluggish > 1:
                     # Issue at most 1/s of the unthrottled I/O: pause (s - 1) times the busy time.

@@ -11,6 +11,7 @@ import ctypes
 import mmap
 import sys
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,14 @@ class IoFile(ABC):
     @abstractmethod
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         """Write `length` bytes (default: the whole buffer) of the buffer at `offset`."""
+
+    def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
+        """A function reading the whole buffer at an offset: the hot path's bound form."""
+        return lambda offset: self.read_into(buffer, offset)
+
+    def writer(self, buffer: AlignedBuffer) -> Callable[[int], int]:
+        """A function writing the whole buffer at an offset."""
+        return lambda offset: self.write_from(buffer, offset)
 
     @abstractmethod
     def size_bytes(self) -> int: ...

@@ -6,6 +6,7 @@ import errno
 import os
 import sys
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
@@ -47,6 +48,28 @@ class PosixFile(IoFile):
         if done != len(view):
             raise OSError(errno.EIO, f"short write: {done} of {len(view)} bytes at offset {offset}", str(self.path))
         return done
+
+    def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
+        fd, views, size, preadv, path = self._fd, [buffer.view], buffer.size, os.preadv, str(self.path)
+
+        def read_at(offset: int) -> int:
+            done = preadv(fd, views, offset)
+            if done != size:
+                raise OSError(errno.EIO, f"short read: {done} of {size} bytes at offset {offset}", path)
+            return done
+
+        return read_at
+
+    def writer(self, buffer: AlignedBuffer) -> Callable[[int], int]:
+        fd, views, size, pwritev, path = self._fd, [buffer.view], buffer.size, os.pwritev, str(self.path)
+
+        def write_at(offset: int) -> int:
+            done = pwritev(fd, views, offset)
+            if done != size:
+                raise OSError(errno.EIO, f"short write: {done} of {size} bytes at offset {offset}", path)
+            return done
+
+        return write_at
 
     def size_bytes(self) -> int:
         return os.fstat(self._fd).st_size

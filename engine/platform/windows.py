@@ -160,7 +160,7 @@ def _kernel32() -> Any:
 class WindowsFile(IoFile):
     def __init__(self, path: Path, handle: int, kernel32: Any) -> None:
         self.path = path
-        self._handle = handle
+        self._handle: int | None = handle
         self._k32 = kernel32
 
     def _transfer(self, fn: Any, operation: str, buffer: AlignedBuffer, offset: int, length: int | None) -> int:
