@@ -157,7 +157,8 @@ class _Session:
         self.phase = Phase.PREPARING
         self.engine_error: str | None = None
         self.progress: dict[int, tuple[int, int]] = {}
-        self.progress_started = time.monotonic()
+        self.progress_started: float | None = None  # the first report starts the rate clock
+        self.progress_base = 0
         self.started_utc = self.wall0
 
     def _wall(self, perf_ns: int) -> datetime:
@@ -311,11 +312,15 @@ class _Session:
     # events from workers ------------------------------------------------------------
 
     def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
+        now = time.monotonic()
+        if self.progress_started is None:
+            self.progress_started = now
+            self.progress_base = done_bytes  # bytes a resumed creation had already written
         self.progress[instance] = (done_bytes, total_bytes)
         done = sum(d for d, _ in self.progress.values())
         total = self.config.database_size_bytes * self.config.database_count
-        elapsed = max(1e-6, time.monotonic() - self.progress_started)
-        rate = done / elapsed
+        elapsed = max(1e-3, now - self.progress_started)
+        rate = max(0, done - self.progress_base) / elapsed
         eta = (total - done) / rate if rate > 0 else None
         self.runner.emit(
             ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)

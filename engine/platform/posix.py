@@ -28,6 +28,21 @@ def open_flags(*, create: bool, writable: bool, unbuffered: bool, write_through:
     return flags
 
 
+def _bound(
+    call: Callable[[int, list[memoryview], int], int], fd: int, buffer: AlignedBuffer, what: str, path: str
+) -> Callable[[int], int]:
+    """Positional I/O of a whole buffer with everything pre-bound: the hot path's form."""
+    views, size = [buffer.view], buffer.size
+
+    def at(offset: int) -> int:
+        done = call(fd, views, offset)
+        if done != size:
+            raise OSError(errno.EIO, f"short {what}: {done} of {size} bytes at offset {offset}", path)
+        return done
+
+    return at
+
+
 class PosixFile(IoFile):
     __slots__ = ("path", "_fd")
 
@@ -50,26 +65,10 @@ class PosixFile(IoFile):
         return done
 
     def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
-        fd, views, size, preadv, path = self._fd, [buffer.view], buffer.size, os.preadv, str(self.path)
-
-        def read_at(offset: int) -> int:
-            done = preadv(fd, views, offset)
-            if done != size:
-                raise OSError(errno.EIO, f"short read: {done} of {size} bytes at offset {offset}", path)
-            return done
-
-        return read_at
+        return _bound(os.preadv, self._fd, buffer, "read", str(self.path))
 
     def writer(self, buffer: AlignedBuffer) -> Callable[[int], int]:
-        fd, views, size, pwritev, path = self._fd, [buffer.view], buffer.size, os.pwritev, str(self.path)
-
-        def write_at(offset: int) -> int:
-            done = pwritev(fd, views, offset)
-            if done != size:
-                raise OSError(errno.EIO, f"short write: {done} of {size} bytes at offset {offset}", path)
-            return done
-
-        return write_at
+        return _bound(os.pwritev, self._fd, buffer, "write", str(self.path))
 
     def size_bytes(self) -> int:
         return os.fstat(self._fd).st_size
