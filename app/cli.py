@@ -26,7 +26,7 @@ from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
 from engine.units import format_bytes, format_duration, parse_duration_s
-from engine.validation import Problem, errors_only, problems_from_validation_error, validate_config, validate_data
+from engine.validation import Problem, errors_only, validate_config, validate_data
 from engine.version import __version__
 
 EXIT_PASS, EXIT_FAIL, EXIT_INVALID, EXIT_ABORTED = 0, 1, 2, 3

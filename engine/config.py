@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.units import MIB
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 PAGE_SIZE_BYTES = 32 * 1024
 LOG_FILE_SIZE_BYTES = 1 * MIB
 LOG_FILES_PER_DATABASE = 16
@@ -134,7 +134,7 @@ class TestConfig(_Model):
 
     __test__ = False  # a domain name, not a pytest test class
 
-    schema_version: Literal[1] = Field(1, title="Schema version")
+    schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
     description: str = Field("", max_length=500, title="Description")
     profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
     databases: list[DatabaseSpec] = Field(min_length=1, max_length=256, title="Databases")

@@ -27,7 +27,7 @@ from engine.pages import (
     read_database_header,
     read_log_header,
 )
-from engine.platform import IoBackend, IoFile
+from engine.platform import AlignedBuffer, IoBackend, IoFile
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
@@ -169,11 +169,8 @@ def _fill(
     return final
 
 
-def _persist_progress(handle: IoFile, head_buffer: object, header: DatabaseHeader, pages_created: int) -> DatabaseHeader:
+def _persist_progress(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseHeader, pages_created: int) -> DatabaseHeader:
     """Flush the data written so far, then record how far creation got."""
-    from engine.platform import AlignedBuffer
-
-    assert isinstance(head_buffer, AlignedBuffer)
     handle.flush()
     updated = DatabaseHeader(header.db_id, header.page_bytes, header.pages_planned, pages_created, header.created_ns)
     pack_database_header(head_buffer.view, updated)

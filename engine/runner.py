@@ -186,7 +186,7 @@ class _Session:
         self.set_phase(Phase.PREPARING)
         try:
             for worker_id, indexes in enumerate(self.assignments):
-                spec = WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.warmup_intervals, self.total_intervals)
+                spec = WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.total_intervals)
                 process = ctx.Process(
                     target=worker_main,
                     args=(spec, messages, go, t0_value, stop, stop_at_value),

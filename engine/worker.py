@@ -42,7 +42,6 @@ class WorkerSpec:
     config_json: str
     instance_indexes: tuple[int, ...]
     unbuffered: bool
-    warmup_intervals: int
     total_intervals: int
 
 
