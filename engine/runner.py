@@ -174,11 +174,15 @@ class _Session:
         runner = self.runner
         config = self.config
         ctx = multiprocessing.get_context("spawn")
-        messages = ctx.Queue()
-        go, stop = ctx.Event(), ctx.Event()
-        t0_value, stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
+        self.messages = ctx.Queue()
+        self.go, self.stop = ctx.Event(), ctx.Event()
+        self.t0_value, self.stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
+        self.ready: set[int] = set()
+        self.done: set[int] = set()
+        self.measuring_announced = False
+        self.worker_count = 0
         config_json = config.model_dump_json()
-        processes = []
+        processes: list[Any] = []
         runner.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
                    f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
         if not self.representative:
@@ -189,108 +193,105 @@ class _Session:
                 spec = WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.total_intervals)
                 process = ctx.Process(
                     target=worker_main,
-                    args=(spec, messages, go, t0_value, stop, stop_at_value),
+                    args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value),
                     name=f"jetwise-worker-{worker_id}",
                     daemon=True,
                 )
                 process.start()
                 processes.append(process)
-            self._loop(messages, processes, go, t0_value, stop, stop_at_value)
+            self.worker_count = len(processes)
+            self._loop(processes)
         except BaseException as exc:  # KeyboardInterrupt included: always leave a result
             if isinstance(exc, KeyboardInterrupt):
                 runner.request_stop("stopped by the user (Ctrl-C)")
             else:
                 self.engine_error = f"{type(exc).__name__}: {exc}"
                 runner.log(f"Engine error: {self.engine_error}\n{traceback.format_exc()}", "error")
-            stop_at_value.value = time.perf_counter_ns()
-            stop.set()
+            self._stop()
         finally:
-            self._reap(processes, messages, stop)
+            self._reap(processes)
         return self._finish()
 
-    def _loop(self, messages: Any, processes: list[Any], go: Any, t0_value: Any, stop: Any, stop_at_value: Any) -> None:
+    def _loop(self, processes: list[Any]) -> None:
         runner = self.runner
-        worker_count = len(processes)
-        ready: set[int] = set()
-        done: set[int] = set()
-        measuring_announced = False
-        while len(done) < worker_count:
+        while len(self.done) < self.worker_count:
             try:
-                message = messages.get(timeout=0.1)
+                self._dispatch(self.messages.get(timeout=0.1))
             except Empty:
-                message = None
-            if message is not None:
-                kind, worker_id = message[0], message[1]
-                if kind == "log":
-                    runner.log(message[3], message[2])
-                elif kind == "progress":
-                    self._on_progress(message[2], message[3], message[4])
-                elif kind == "ready":
-                    ready.add(worker_id)
-                    if len(ready) == worker_count and not stop.is_set():
-                        self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
-                        t0_value.value = self.t0_ns
-                        go.set()
-                        if self.warmup_intervals:
-                            self.set_phase(Phase.WARMING_UP)
-                            runner.log(f"Attaining prerequisites: warm-up for {self.warmup_intervals * self.interval_s:g} s")
-                        else:
-                            self.set_phase(Phase.MEASURING)
-                            measuring_announced = True
-                elif kind == "interval":
-                    self._on_interval(worker_id, message[2], message[3], worker_count)
-                    if not measuring_announced and self.next_interval >= self.warmup_intervals:
-                        measuring_announced = True
-                        self.set_phase(Phase.MEASURING)
-                        runner.log("Measurement begins")
-                elif kind == "io_error":
-                    if message[2] not in runner.failures:
-                        runner.failures.append(message[2])
-                    self._stop(stop, stop_at_value)
-                elif kind == "error":
-                    self.engine_error = message[2].splitlines()[0]
-                    runner.log(f"Engine error in worker {worker_id}: {message[2]}", "error")
-                    self._stop(stop, stop_at_value)
-                elif kind == "done":
-                    done.add(worker_id)
-            if runner.stop_reason is not None and not stop.is_set():
+                pass
+            if runner.stop_reason is not None and not self.stop.is_set():
                 runner.log(f"Stop requested: {runner.stop_reason}", "warning")
-                self._stop(stop, stop_at_value)
+                self._stop()
             for worker_id, process in enumerate(processes):
-                if worker_id not in done and process.exitcode is not None:
+                if worker_id not in self.done and process.exitcode is not None:
                     # Give its last messages a moment to arrive before calling it dead.
-                    if not self._drain_until_done(messages, worker_id, done, worker_count):
+                    if not self._drain_until_done(worker_id):
                         self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
                         runner.log(self.engine_error, "error")
-                        done.add(worker_id)
-                        self._stop(stop, stop_at_value)
+                        self.done.add(worker_id)
+                        self._stop()
 
-    def _drain_until_done(self, messages: Any, worker_id: int, done: set[int], worker_count: int) -> bool:
+    def _dispatch(self, message: tuple[Any, ...]) -> None:
+        """Act on one message from a worker; every path that reads the queue comes here."""
+        runner = self.runner
+        kind, worker_id = message[0], message[1]
+        if kind == "log":
+            runner.log(message[3], message[2])
+        elif kind == "progress":
+            self._on_progress(message[2], message[3], message[4])
+        elif kind == "ready":
+            self.ready.add(worker_id)
+            if len(self.ready) == self.worker_count and not self.stop.is_set():
+                self._start_measuring_clock()
+        elif kind == "interval":
+            self._on_interval(worker_id, message[2], message[3], self.worker_count)
+            if not self.measuring_announced and self.next_interval >= self.warmup_intervals:
+                self.measuring_announced = True
+                self.set_phase(Phase.MEASURING)
+                runner.log("Measurement begins")
+        elif kind == "io_error":
+            if message[2] not in runner.failures:
+                runner.failures.append(message[2])
+            self._stop()
+        elif kind == "error":
+            self.engine_error = message[2].splitlines()[0]
+            runner.log(f"Engine error in worker {worker_id}: {message[2]}", "error")
+            self._stop()
+        elif kind == "done":
+            self.done.add(worker_id)
+
+    def _start_measuring_clock(self) -> None:
+        """Every worker is ready: fix t0 a moment ahead and let them go."""
+        self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
+        self.t0_value.value = self.t0_ns
+        self.go.set()
+        if self.warmup_intervals:
+            self.set_phase(Phase.WARMING_UP)
+            self.runner.log(f"Attaining prerequisites: warm-up for {self.warmup_intervals * self.interval_s:g} s")
+        else:
+            self.set_phase(Phase.MEASURING)
+            self.measuring_announced = True
+
+    def _drain_until_done(self, worker_id: int) -> bool:
         deadline = time.monotonic() + 0.5
         while time.monotonic() < deadline:
             try:
-                message = messages.get(timeout=0.05)
+                self._dispatch(self.messages.get(timeout=0.05))
             except Empty:
                 continue
-            if message[0] == "interval":
-                self._on_interval(message[1], message[2], message[3], worker_count)
-            elif message[0] == "log":
-                self.runner.log(message[3], message[2])
-            elif message[0] == "done":
-                done.add(message[1])
-            if message[0] == "done" and message[1] == worker_id:
+            if worker_id in self.done:
                 return True
         return False
 
-    def _stop(self, stop: Any, stop_at_value: Any) -> None:
-        if stop.is_set():
+    def _stop(self) -> None:
+        if self.stop.is_set():
             return
         now = time.perf_counter_ns()
         self.stop_at_ns = now
-        stop_at_value.value = now
-        stop.set()
+        self.stop_at_value.value = now
+        self.stop.set()
 
-    def _reap(self, processes: list[Any], messages: Any, stop: Any) -> None:
+    def _reap(self, processes: list[Any]) -> None:
         deadline = time.monotonic() + STOP_WAIT_S
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
@@ -301,13 +302,11 @@ class _Session:
                 process.join(1.0)
         try:
             while True:
-                message = messages.get_nowait()
-                if message[0] == "interval":
-                    self._on_interval(message[1], message[2], message[3], len(processes))
+                self._dispatch(self.messages.get_nowait())
         except (Empty, OSError, ValueError):
             pass
-        messages.close()
-        messages.join_thread()
+        self.messages.close()
+        self.messages.join_thread()
 
     # events from workers ------------------------------------------------------------
 

@@ -127,3 +127,30 @@ def test_runner_is_safe_to_stop_from_another_thread(disk_dir):
     result = runner.run()
     timer.join()
     assert result["summary"]["verdict"] == "aborted"
+
+
+def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
+    """An I/O error or log line sent just before a worker exits must not be dropped."""
+    import queue
+    import types
+
+    from engine.events import LogEvent
+    from engine.runner import _Session
+
+    events: list = []
+    runner = Runner(small_config(disk_dir / "data"), disk_dir / "out", events.append)
+    session = _Session(runner, True, True, "")
+    session.messages = queue.Queue()
+    session.stop = threading.Event()
+    session.stop_at_value = types.SimpleNamespace(value=0)
+    session.ready, session.done, session.worker_count = set(), set(), 1
+    for message in [
+        ("log", 0, "warning", "Instance 1: an I/O did not complete"),
+        ("io_error", 0, "Instance 1: I/O error (Input/output error); the test stopped"),
+        ("done", 0),
+    ]:
+        session.messages.put(message)
+    assert session._drain_until_done(0)
+    assert runner.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
+    assert session.stop.is_set() and session.stop_at_value.value > 0
+    assert any(isinstance(e, LogEvent) and "did not complete" in e.message for e in events)
