@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
@@ -57,18 +57,20 @@ class UsageError(Exception):
 # Argument parsing ---------------------------------------------------------------------
 
 
-def _duration(text: str) -> float:
-    try:
-        return parse_duration_s(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
+def _duration_type(*, allow_zero: bool) -> Callable[[str], float]:
+    """An argparse type for durations; a warm-up may be zero, a duration may not."""
+
+    def parse(text: str) -> float:
+        try:
+            return parse_duration_s(text, allow_zero=allow_zero)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    return parse
 
 
-def _warmup(text: str) -> float:
-    try:
-        return parse_duration_s(text, allow_zero=True)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
+_duration = _duration_type(allow_zero=False)
+_warmup = _duration_type(allow_zero=True)
 
 
 def build_parser() -> argparse.ArgumentParser:

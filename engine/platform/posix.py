@@ -28,6 +28,10 @@ def open_flags(*, create: bool, writable: bool, unbuffered: bool, write_through:
     return flags
 
 
+def _short(what: str, done: int, size: int, offset: int, path: str) -> OSError:
+    return OSError(errno.EIO, f"short {what}: {done} of {size} bytes at offset {offset}", path)
+
+
 def _bound(
     call: Callable[[int, list[memoryview], int], int], fd: int, buffer: AlignedBuffer, what: str, path: str
 ) -> Callable[[int], int]:
@@ -37,7 +41,7 @@ def _bound(
     def at(offset: int) -> int:
         done = call(fd, views, offset)
         if done != size:
-            raise OSError(errno.EIO, f"short {what}: {done} of {size} bytes at offset {offset}", path)
+            raise _short(what, done, size, offset, path)
         return done
 
     return at
@@ -54,14 +58,14 @@ class PosixFile(IoFile):
         view = buffer.view if length is None else buffer.view[:length]
         done = os.preadv(self._fd, [view], offset)
         if done != len(view):
-            raise OSError(errno.EIO, f"short read: {done} of {len(view)} bytes at offset {offset}", str(self.path))
+            raise _short("read", done, len(view), offset, str(self.path))
         return done
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         view = buffer.view if length is None else buffer.view[:length]
         done = os.pwritev(self._fd, [view], offset)
         if done != len(view):
-            raise OSError(errno.EIO, f"short write: {done} of {len(view)} bytes at offset {offset}", str(self.path))
+            raise _short("write", done, len(view), offset, str(self.path))
         return done
 
     def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
