@@ -20,8 +20,21 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
-from engine.config import LOG_FILES_PER_DATABASE, DatabaseSpec, TestConfig, TestType, save_config
-from engine.events import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, to_json_line
+from engine.config import (
+    LOG_FILES_PER_DATABASE,
+    DatabaseSpec,
+    TestConfig,
+    TestType,
+    save_config,
+)
+from engine.events import (
+    IntervalEvent,
+    LogEvent,
+    PhaseEvent,
+    ProgressEvent,
+    ResultEvent,
+    to_json_line,
+)
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
@@ -46,6 +59,9 @@ FIELD_FLAGS = {
     "test_type": "--type",
     "capacity_percent": "--capacity-percent",
     "copies_per_database": "--copies",
+    "background_maintenance": "--background-maintenance",
+    "database_cache_min_mb": "--cache-min-mb",
+    "database_cache_max_mb": "--cache-max-mb",
     "databases": "--databases",
 }
 
@@ -101,6 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--warmup", type=_warmup, default=None, help="warm-up before measuring (default 60s)")
     init.add_argument("--type", choices=[t.value for t in TestType], default=TestType.PERFORMANCE.value)
     init.add_argument("--capacity-percent", type=float, default=100.0, help="share of the computed database size to create")
+    init.add_argument("--copies", type=int, default=1, help="copies per database; each extra copy replicates the log (default 1)")
+    init.add_argument(
+        "--background-maintenance", choices=["on", "off"], default="on",
+        help="sequential database maintenance reads beside the transactions (default on)",
+    )
+    init.add_argument("--cache-min-mb", type=float, default=None, help="minimum database cache per instance (default 384)")
+    init.add_argument("--cache-max-mb", type=float, default=None, help="maximum database cache per instance (default 3072)")
     init.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
 
     validate = commands.add_parser("validate", help="check a configuration and print every problem")
@@ -167,9 +190,15 @@ def config_from_init(args: argparse.Namespace) -> tuple[TestConfig | None, list[
         "duration_s": args.duration,
         "test_type": args.type,
         "capacity_percent": args.capacity_percent,
+        "copies_per_database": args.copies,
+        "background_maintenance": args.background_maintenance == "on",
     }
     if args.warmup is not None:
         data["warmup_s"] = args.warmup
+    if args.cache_min_mb is not None:
+        data["database_cache_min_mb"] = args.cache_min_mb
+    if args.cache_max_mb is not None:
+        data["database_cache_max_mb"] = args.cache_max_mb
     return validate_data(data)
 
 

@@ -21,6 +21,14 @@ PAGE_SIZE_BYTES = 32 * 1024
 LOG_FILE_SIZE_BYTES = 1 * MIB
 LOG_FILES_PER_DATABASE = 16
 MIN_DATABASE_PAGES = 64
+MIN_CACHE_PAGES = 64  # 2 MiB: smaller caches would stall on every burst of misses
+# ESE's flush thresholds are fixed shares of the maximum cache: Jetstress logs
+# "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache.
+FLUSH_START_SHARE = 0.01
+FLUSH_STOP_SHARE = 0.02
+# A cache scaled down for a small test still keeps 1 MiB of buffers in reserve, or a
+# fast disk would stall on a reserve of a handful of pages that no real cache has.
+MIN_FLUSH_START_PAGES = 32
 
 
 class TestType(StrEnum):
@@ -171,6 +179,20 @@ class TestConfig(_Model):
         description="How much of the computed database size to create; lower for quick tests.",
     )
     database_source: DatabaseSource = Field(DatabaseSource.CREATE, title="Database source")
+    database_cache_min_mb: float = Field(
+        384.0,
+        gt=0,
+        le=1024 * 1024,
+        title="Minimum database cache (MB)",
+        description="Per instance; ESE never shrinks its cache below this.",
+    )
+    database_cache_max_mb: float = Field(
+        3072.0,
+        gt=0,
+        le=1024 * 1024,
+        title="Maximum database cache (MB)",
+        description="Per instance; the cache of page numbers the workload model runs with.",
+    )
     target_margin_percent: float = Field(
         5.0,
         ge=0,
@@ -187,6 +209,15 @@ class TestConfig(_Model):
         description="Run even where the file system refuses unbuffered I/O; results are marked.",
     )
     seed: int | None = Field(None, title="Random seed", description="Fixes the I/O pattern.")
+
+    @model_validator(mode="after")
+    def _cache_bounds(self) -> TestConfig:
+        if self.database_cache_min_mb > self.database_cache_max_mb:
+            raise ValueError(
+                f"the minimum database cache ({self.database_cache_min_mb:g} MB) is larger than "
+                f"the maximum ({self.database_cache_max_mb:g} MB)"
+            )
+        return self
 
     # Derived figures -------------------------------------------------------------
 
@@ -218,6 +249,26 @@ class TestConfig(_Model):
     @property
     def database_size_bytes(self) -> int:
         return self.database_pages * PAGE_SIZE_BYTES
+
+    @property
+    def database_cache_pages(self) -> int:
+        """Pages the model's cache holds per instance.
+
+        Scaled by `capacity_percent` like the database itself, so a test database
+        created at a fraction of its production size keeps the production
+        cache-to-database ratio, and so the same cache hit ratio.
+        """
+        size = self.database_cache_max_mb * MIB * self.capacity_percent / 100.0
+        return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
+
+    @property
+    def flush_thresholds_pages(self) -> tuple[int, int]:
+        """(start, stop): flushing starts when fewer buffers than `start` are available
+        and stops once `stop` are."""
+        pages = self.database_cache_pages
+        start = max(1, round(pages * FLUSH_START_SHARE), min(MIN_FLUSH_START_PAGES, pages // 8))
+        stop = max(start + 1, round(pages * FLUSH_STOP_SHARE), min(2 * MIN_FLUSH_START_PAGES, pages // 4))
+        return start, stop
 
     @property
     def log_space_bytes_per_database(self) -> int:

@@ -7,10 +7,18 @@ Names follow one rule so every document, sample file and report column agrees:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.metrics import DB_READ, DB_WRITE, STREAMS, StreamStats
+from engine.metrics import (
+    CACHE_HITS,
+    CACHE_MISSES,
+    DB_READ,
+    DB_WRITE,
+    PAGE_FAULT_STALLS,
+    STREAMS,
+    StreamStats,
+)
 
 
 def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
@@ -26,6 +34,15 @@ def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[s
     out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
     out["io_errors"] = errors
     return out
+
+
+def cache_figures(counts: Sequence[int], seconds: float) -> dict[str, Any]:
+    """The model's database cache hit ratio (None before any page was referenced) and stalls."""
+    references = counts[CACHE_HITS] + counts[CACHE_MISSES]
+    return {
+        "db_cache_hit_ratio": counts[CACHE_HITS] / references if references else None,
+        "database_page_fault_stalls_per_s": counts[PAGE_FAULT_STALLS] / seconds if seconds > 0 else 0.0,
+    }
 
 
 def percentile_figures(streams: Mapping[str, StreamStats]) -> dict[str, dict[str, float | None]]:

@@ -12,7 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource
+from engine.config import (
+    LOG_FILE_SIZE_BYTES,
+    LOG_FILES_PER_DATABASE,
+    PAGE_SIZE_BYTES,
+    DatabaseSource,
+)
 from engine.pages import (
     SECTOR_BYTES,
     BlockWriter,
@@ -31,6 +36,7 @@ from engine.platform import AlignedBuffer, IoBackend, IoFile
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
+SMALL_LOG_SECTOR_BYTES = 512
 
 
 class FileSafetyError(Exception):
@@ -231,3 +237,23 @@ def remove_jetwise_files(paths: list[Path]) -> list[Path]:
         else:
             kept.append(path)
     return kept
+
+
+def log_sector_bytes(backend: IoBackend, log_path: Path, *, unbuffered: bool) -> int:
+    """The smallest unit the instance's log can be written in: 512 bytes where the
+    device takes 512-byte unbuffered writes, else 4 KiB (as ESE uses the sector size).
+
+    Probed with one 512-byte write into the data area of a Jetwise log file (never
+    into its header), since the answer depends on the device under the folder.
+    """
+    if not unbuffered:
+        return SMALL_LOG_SECTOR_BYTES
+    buffer = backend.allocate(SECTOR_BYTES)
+    try:
+        with backend.open_file(log_path, create=False, writable=True, unbuffered=True, write_through=True) as handle:
+            handle.write_from(buffer, SECTOR_BYTES + SMALL_LOG_SECTOR_BYTES, SMALL_LOG_SECTOR_BYTES)
+    except (OSError, ValueError):
+        return SECTOR_BYTES
+    finally:
+        buffer.release()
+    return SMALL_LOG_SECTOR_BYTES

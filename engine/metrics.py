@@ -24,6 +24,12 @@ LOG_REPLICATION_READ = "log_replication_read"
 LOG_READ = "log_read"
 STREAMS = (DB_READ, DB_WRITE, LOG_WRITE, BDM_READ, LOG_REPLICATION_READ, LOG_READ)
 
+# Database cache counters kept beside the streams, by position in `IntervalBucket.cache`.
+CACHE_HITS = 0
+CACHE_MISSES = 1
+PAGE_FAULT_STALLS = 2
+CACHE_COUNTERS = ("cache_hits", "cache_misses", "page_fault_stalls")
+
 
 class StreamStats:
     """Operations, bytes, latency sum/max and histogram of one I/O stream."""
@@ -84,15 +90,24 @@ class StreamStats:
         return percentiles_ms(self.hist)
 
 
+def new_cache_counts() -> list[int]:
+    return [0] * len(CACHE_COUNTERS)
+
+
 class IntervalBucket:
     """One thread's counters for one interval."""
 
-    __slots__ = ("index", "streams", "collected")
+    __slots__ = ("index", "streams", "cache", "collected")
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.streams: dict[str, StreamStats] = {}
+        self.cache = new_cache_counts()
         self.collected = False
+
+    @property
+    def has_data(self) -> bool:
+        return bool(self.streams) or any(self.cache)
 
     def stream(self, name: str) -> StreamStats:
         stats = self.streams.get(name)
@@ -120,7 +135,7 @@ class ThreadMeter:
         index = (done_ns - self.t0_ns) // self.interval_ns
         current = self.current
         if index != current.index:
-            if current.streams and not current.collected:
+            if current.has_data and not current.collected:
                 self.handed_over.append(current)
             current = self.current = IntervalBucket(index)
         return current
@@ -134,7 +149,7 @@ class ThreadMeter:
         """
         taken: list[IntervalBucket] = []
         current = self.current
-        if current.index <= index and current.streams and not current.collected:
+        if current.index <= index and current.has_data and not current.collected:
             current.collected = True
             taken.append(current)
         handed = self.handed_over
@@ -148,10 +163,11 @@ class ThreadMeter:
 
 @dataclass
 class InstanceInterval:
-    """Merged counters of one instance over one interval."""
+    """Merged counters of one instance over one interval (or over a whole window)."""
 
     instance: str
     streams: dict[str, StreamStats] = field(default_factory=dict)
+    cache: list[int] = field(default_factory=new_cache_counts)
 
     def stream(self, name: str) -> StreamStats:
         stats = self.streams.get(name)
@@ -163,10 +179,25 @@ class InstanceInterval:
         for bucket in buckets:
             for name, stats in bucket.streams.items():
                 self.stream(name).merge(stats)
+            self._add_cache(bucket.cache)
+
+    def merge(self, other: InstanceInterval) -> None:
+        for name, stats in other.streams.items():
+            self.stream(name).merge(stats)
+        self._add_cache(other.cache)
+
+    def _add_cache(self, counts: list[int]) -> None:
+        mine = self.cache
+        for index, value in enumerate(counts):
+            mine[index] += value
 
     def to_wire(self) -> dict[str, Any]:
-        return {name: stats.to_wire() for name, stats in self.streams.items() if stats.count or stats.errors}
+        return {
+            "streams": {name: s.to_wire() for name, s in self.streams.items() if s.count or s.errors},
+            "cache": list(self.cache),
+        }
 
     @classmethod
     def from_wire(cls, instance: str, data: Mapping[str, Any]) -> InstanceInterval:
-        return cls(instance, {name: StreamStats.from_wire(item) for name, item in data.items()})
+        streams = {name: StreamStats.from_wire(item) for name, item in data["streams"].items()}
+        return cls(instance, streams, [int(v) for v in data["cache"]])

@@ -104,6 +104,24 @@ class BlockWriter:
             struct.pack_into("<I", buf, base + _CHECKSUM_OFFSET, crc)
 
 
+    def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int) -> None:
+        """Fill `buf[0:length]` with log data bound for `file_offset` of log `generation`.
+
+        Stamped at its start and at every 4 KiB boundary of the file, so no two 4 KiB
+        blocks of a log are alike; no checksum (log data is never read back and checked).
+        """
+        start = self._rng.randrange(self._pool_span)
+        buf[:length] = self._pool[start : start + length]
+        stamp = _HEADER.pack_into
+        first = -(-file_offset // SECTOR_BYTES) * SECTOR_BYTES
+        offsets = [0] if first != file_offset else []
+        offsets.extend(range(first - file_offset, length, SECTOR_BYTES))
+        for at in offsets:
+            if at + _HEADER.size <= length:
+                stamp(buf, at, LOG_SECTOR_MAGIC, FORMAT_VERSION, Kind.LOG_SECTOR, 0,
+                      self.db_id, generation, file_offset + at)
+
+
 def page_header(buf: memoryview | bytes) -> tuple[bytes, int, int, bytes, int, int]:
     """(magic, version, kind, database id, number, sequence) of the block in `buf`."""
     magic, version, kind, _crc, db_id, number, seq = _HEADER.unpack_from(buf, 0)

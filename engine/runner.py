@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
-from engine.config import TestConfig
+from engine.config import PAGE_SIZE_BYTES, TestConfig
 from engine.events import (
     PHASE_WORDS,
     IntervalEvent,
@@ -33,11 +33,18 @@ from engine.events import (
     ProgressEvent,
     ResultEvent,
 )
-from engine.figures import merge_streams, stream_figures
+from engine.figures import cache_figures, stream_figures
 from engine.host import HostSampler, host_info
-from engine.metrics import InstanceInterval, StreamStats
+from engine.metrics import InstanceInterval, StreamStats, new_cache_counts
 from engine.platform import IoBackend, default_backend
-from engine.results import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, build_result, write_result
+from engine.results import (
+    CONFIG_FILE,
+    LOG_FILE,
+    SAMPLES_FILE,
+    build_result,
+    write_result,
+)
+from engine.units import format_bytes
 from engine.validation import Problem, errors_only, validate_config
 from engine.verdict import Outcome, judge
 from engine.worker import WorkerSpec, assign_instances, worker_main
@@ -146,6 +153,7 @@ class _Session:
         self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
         self.names = [config.instance_name(i) for i in range(config.database_count)]
         self.totals: dict[str, dict[str, StreamStats]] = {name: {} for name in self.names}
+        self.cache_totals: dict[str, list[int]] = {name: new_cache_counts() for name in self.names}
         self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
         self.next_interval = 0
         self.host_samples: list[dict[str, float]] = []
@@ -185,12 +193,26 @@ class _Session:
         processes: list[Any] = []
         runner.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
                    f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        pages = config.database_cache_pages
+        start, stop = config.flush_thresholds_pages
+        scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"
+        runner.log(f"Database cache settings per instance: (minimum: {config.database_cache_min_mb:g} MB, "
+                   f"maximum: {config.database_cache_max_mb:g} MB; model: {format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
+        runner.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
+                   f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")
+        mix = config.operation_mix
+        runner.log(f"Operation mix: Inserts {mix.insert_percent:g} %, Deletes {mix.delete_percent:g} %, "
+                   f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
+                   f"background maintenance {'on' if config.background_maintenance else 'off'}, "
+                   f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
         if not self.representative:
             runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
         self.set_phase(Phase.PREPARING)
         try:
             for worker_id, indexes in enumerate(self.assignments):
-                spec = WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.total_intervals)
+                spec = WorkerSpec(
+                    worker_id, config_json, indexes, self.unbuffered, self.warmup_intervals, self.total_intervals
+                )
                 process = ctx.Process(
                     target=worker_main,
                     args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value),
@@ -333,6 +355,9 @@ class _Session:
                 totals = self.totals[name]
                 for stream, stats in merged.streams.items():
                     totals.setdefault(stream, StreamStats()).merge(stats)
+                counts = self.cache_totals[name]
+                for position, value in enumerate(merged.cache):
+                    counts[position] += value
         if index < self.next_interval:
             return  # a straggler for an interval already shown: counted above, not shown again
         self.pending[index][worker_id] = payload
@@ -350,15 +375,25 @@ class _Session:
     def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
         start, end = self._interval_span(index)
         duration = max(1e-9, (end - start) / 1e9)
-        instances: dict[str, dict[str, StreamStats]] = {name: {} for name in self.names}
+        merged = {name: InstanceInterval(name) for name in self.names}
         for payload in parts.values():
             for name, wire in payload.items():
-                instances[name] = InstanceInterval.from_wire(name, wire).streams
-        rows = [{"name": name, **stream_figures(streams, duration)} for name, streams in instances.items()]
-        for row, streams in zip(rows, instances.values()):
-            reads = streams.get("db_read")
-            row["db_read_p99_latency_ms"] = reads.percentiles()["p99"] if reads and reads.count else None
-        summary = stream_figures(merge_streams(instances.values()), duration)
+                merged[name] = InstanceInterval.from_wire(name, wire)
+        rows = []
+        for name, part in merged.items():
+            reads = part.streams.get("db_read")
+            rows.append(
+                {
+                    "name": name,
+                    **stream_figures(part.streams, duration),
+                    **cache_figures(part.cache, duration),
+                    "db_read_p99_latency_ms": reads.percentiles()["p99"] if reads and reads.count else None,
+                }
+            )
+        server = InstanceInterval("server")
+        for part in merged.values():
+            server.merge(part)
+        summary = {**stream_figures(server.streams, duration), **cache_figures(server.cache, duration)}
         host = self.sampler.sample()
         phase = "measure" if index >= self.warmup_intervals else "warmup"
         if phase == "measure":
@@ -417,6 +452,7 @@ class _Session:
             config,
             self.totals,
             measured_s,
+            cache=self.cache_totals,
             aborted_reason=aborted_reason,
             failure_reasons=list(runner.failures),
         )
@@ -436,6 +472,7 @@ class _Session:
             config=config,
             verdict=verdict,
             instances=self.totals,
+            cache=self.cache_totals,
             measured_s=measured_s,
             host=host_info(),
             host_samples=self.host_samples,

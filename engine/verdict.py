@@ -2,19 +2,21 @@
 
 Per instance: average and maximum database read latency and average and maximum log
 write latency against the active threshold set (Strict for Performance, Lenient for
-Stress). For the server: achieved transactional IOPS against the target less the
+Stress), and database page fault stalls at most one per second on average. For the server: achieved transactional IOPS against the target less the
 margin, and I/O errors unless the test continues despite them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from engine.config import TestConfig
-from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
+from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
+
+MAX_PAGE_FAULT_STALLS_PER_S = 1.0
 
 
 class Outcome(StrEnum):
@@ -78,6 +80,7 @@ def judge(
     instances: Mapping[str, Mapping[str, StreamStats]],
     measured_s: float,
     *,
+    cache: Mapping[str, Sequence[int]] | None = None,
     aborted_reason: str | None = None,
     failure_reasons: list[str] | None = None,
 ) -> Verdict:
@@ -110,6 +113,15 @@ def judge(
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(f"{criterion} ({set_name})")
+        if cache is not None and name in cache and measured_s > 0:
+            stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
+            criterion = Criterion(
+                "average database page fault stalls", name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", True,
+                stalls <= MAX_PAGE_FAULT_STALLS_PER_S,
+            )
+            criteria.append(criterion)
+            if not criterion.passed:
+                mine.append(str(criterion))
         if reads.count == 0:
             mine.append(f"{name}: no database reads completed in the measured window")
         if logs.count == 0 and writes.count:

@@ -25,11 +25,20 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from engine.config import TestConfig
-from engine.files import CreationInterrupted, CreationProgress, database_file_path, prepare_database, prepare_logs
+from engine.config import PAGE_SIZE_BYTES, TestConfig
+from engine.files import (
+    CreationInterrupted,
+    CreationProgress,
+    database_file_path,
+    log_sector_bytes,
+    prepare_database,
+    prepare_logs,
+)
 from engine.metrics import InstanceInterval, IntervalBucket
 from engine.platform import IoBackend, default_backend
-from engine.workload import Instance, InstancePlan, RunClock
+from engine.timing import RunClock
+from engine.units import format_bytes
+from engine.workload import Instance, InstancePlan
 
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
 JOIN_TIMEOUT_S = 1.0
@@ -42,6 +51,7 @@ class WorkerSpec:
     config_json: str
     instance_indexes: tuple[int, ...]
     unbuffered: bool
+    warmup_intervals: int
     total_intervals: int
 
 
@@ -83,6 +93,9 @@ class _Worker:
 
     def log(self, text: str, level: str = "info") -> None:
         self.messages.put(("log", self.spec.worker_id, level, text))
+
+    def say(self, text: str, level: str) -> None:
+        self.log(text, level)
 
     def on_io_error(self, instance: str, stream: str, error: OSError | str) -> None:
         """Report an I/O or page error; stop the run unless errors are to be tolerated."""
@@ -137,6 +150,7 @@ class _Worker:
                 self.log(str(exc), "warning")
                 return None
             log_paths = prepare_logs(self.backend, spec.log_path, index, header.db_id, unbuffered=self.spec.unbuffered)
+            sector = log_sector_bytes(self.backend, log_paths[0], unbuffered=self.spec.unbuffered)
             plans.append(
                 InstancePlan(
                     index=index,
@@ -146,6 +160,7 @@ class _Worker:
                     db_id=header.db_id,
                     pages=header.pages_planned,
                     threads=config.threads_for_database(index),
+                    log_sector_bytes=sector,
                 )
             )
         return plans
@@ -156,7 +171,7 @@ class _Worker:
         planned_end = t0 + self.spec.total_intervals * interval_ns
         clock = self.clock = RunClock(t0_ns=t0, interval_ns=interval_ns, stop_at_ns=planned_end)
         instances = [
-            Instance(self.backend, plan, self.config, clock, self.on_io_error, unbuffered=self.spec.unbuffered)
+            Instance(self.backend, plan, self.config, clock, self.on_io_error, self.say, unbuffered=self.spec.unbuffered)
             for plan in plans
         ]
         while time.perf_counter_ns() < t0:
@@ -184,6 +199,7 @@ class _Worker:
     def _collect_loop(self, instances: list[Instance]) -> None:
         clock = self.clock
         assert clock is not None
+        warming = _CacheWarmth(instances, self.spec.warmup_intervals, clock.interval_ns / 1e9, self.log)
         index = 0
         while True:
             due = clock.t0_ns + (index + 1) * clock.interval_ns + int(COLLECT_GRACE_S * 1e9)
@@ -194,6 +210,7 @@ class _Worker:
                 return
             self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances})
             index += 1
+            warming.report(index)
 
     def _send_remaining(self, instances: list[Instance]) -> None:
         by_index: dict[int, dict[str, list[IntervalBucket]]] = defaultdict(lambda: defaultdict(list))
@@ -211,6 +228,41 @@ class _Worker:
             merged.add_buckets(items)
             payload[name] = merged.to_wire()
         self.messages.put(("interval", self.spec.worker_id, index, payload))
+
+
+class _CacheWarmth:
+    """Tells the test log when each instance's cache is warm, and how warm it was when measuring began."""
+
+    WARM_SHARE = 0.9  # Jetstress's prerequisite: the cache at 90 % of its size
+
+    def __init__(self, instances: list[Instance], warmup_intervals: int, interval_s: float, log: Any) -> None:
+        self.instances = instances
+        self.warmup_intervals = warmup_intervals
+        self.interval_s = interval_s
+        self.log = log
+        self.warm: set[str] = set()
+
+    def report(self, intervals_done: int) -> None:
+        seconds = intervals_done * self.interval_s
+        for instance in self.instances:
+            target = instance.cache_target_pages
+            share = instance.cache.resident_pages / target
+            if instance.name not in self.warm and share >= self.WARM_SHARE:
+                self.warm.add(instance.name)
+                self.log(
+                    f"{instance.name}: database cache {share:.0%} full "
+                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)}) after {seconds:g} s"
+                )
+            if intervals_done == self.warmup_intervals:
+                if share >= self.WARM_SHARE:
+                    continue
+                self.log(
+                    f"{instance.name}: database cache only {share:.0%} full "
+                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)} of "
+                    f"{format_bytes(target * PAGE_SIZE_BYTES)}) when measurement began; "
+                    "a longer warm-up gives a steadier start",
+                    "warning",
+                )
 
 
 def assign_instances(database_count: int, workers: int) -> list[tuple[int, ...]]:

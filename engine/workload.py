@@ -1,176 +1,71 @@
-"""First-version workload: sessions doing random 32 KiB database I/O and a log writer.
+"""The ESE model of one database instance: sessions, cache, flushers, log and background I/O.
 
-Each session thread runs transactions drawn from the operation mix: it reads a
-random database page (32 KiB, unbuffered), and for an update writes the page back
-with a new sequence number and appends a log record to its instance's log buffer.
-A non-lazy commit waits until the log writer has written the record through.
+A session (one of the instance's threads) runs transactions drawn from the
+operation mix. A transaction walks a B-tree: the upper levels are always cached
+(counted as cache hits, never read), and it lands on a leaf page spread uniformly
+over the whole database. A leaf that misses the database cache is read from disk
+(random 32 KiB, unbuffered). Read transactions continue onto the next leaf now and
+then; when both leaves miss, ESE reads them in one 64 KiB I/O. Inserts, deletes and
+replaces dirty their leaf and append a log record; an insert sometimes splits its
+leaf, dirtying a newly allocated neighbour page (no read). The commit is lazy or
+waits for the log, by the lazy-commit share. Flushers write dirty pages back as the
+cache asks (`engine.cache`), log replication and background maintenance run beside
+(`engine.background`), and the log is `engine.logstream`.
 
-Seams for the ESE model: `Instance` owns the per-database pieces (file, log,
-meters) and `run_instance_threads` starts whatever streams an instance has; a
-database cache, background maintenance and log replication plug in there.
+See docs/workload.md for where each constant comes from.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import random
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from engine.background import Maintenance, Replication
+from engine.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
 from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.histogram import bucket_index
-from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, StreamStats, ThreadMeter
-from engine.pages import SECTOR_BYTES, BlockWriter, check_page_identity
+from engine.logstream import LogWriter
+from engine.metrics import (
+    CACHE_HITS,
+    CACHE_MISSES,
+    DB_READ,
+    DB_WRITE,
+    PAGE_FAULT_STALLS,
+    StreamStats,
+    ThreadMeter,
+)
+from engine.pages import BlockWriter, check_page_identity
 from engine.platform import AlignedBuffer, IoBackend, IoFile
+from engine.timing import (
+    ErrorSink,
+    InstanceContext,
+    RunClock,
+    Say,
+    perf_ns,
+    record,
+    record_error,
+)
 
-LOG_RECORD_BYTES = 2560  # log bytes one page update appends (placeholder until the ESE model)
-LOG_BUFFER_BYTES = 64 * 1024  # a full buffer forces a write even without a commit
-LOG_MAX_WRITE_BYTES = 64 * 1024
-LAZY_FLUSH_S = 0.1  # lazily committed records reach the disk within this time
-
-perf_ns = time.perf_counter_ns
-
-
-@dataclass
-class RunClock:
-    """Shared timing of a run inside one worker process.
-
-    `stop_at_ns` is the planned end; a stop request moves it earlier. Completions at
-    or after it are not counted.
-    """
-
-    t0_ns: int
-    interval_ns: int
-    stop_at_ns: int
-    stop: threading.Event = field(default_factory=threading.Event)
+# Log bytes one update appends, by kind (an insert carries the new record, a delete
+# little more than the key). Weighted by the default mix: about 2,350 bytes per update.
+INSERT_LOG_BYTES = 2900
+DELETE_LOG_BYTES = 1200
+REPLACE_LOG_BYTES = 2600
+SPLIT_CHANCE = 0.0725  # inserts that split their leaf: about 4.5 % of flush writes are two pages
+SPAN_CHANCE = 0.03  # read transactions that continue onto the next leaf: about 1 % of reads are 64 KiB
+BTREE_FANOUT = 400  # keys per internal page: sets how many upper levels a lookup passes
+CHECKPOINT_DEPTH_BYTES = 8 * LOG_FILE_SIZE_BYTES  # half the circular log
 
 
-ErrorSink = Callable[[str, str, OSError | str], None]  # instance, stream, error
-
-
-def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
-    """Count one completed I/O in its interval. Hot path: no lock."""
-    stats = meter.bucket_for(done_ns).stream(stream)
-    stats.count += 1
-    stats.bytes += nbytes
-    stats.sum_ns += latency_ns
-    if latency_ns > stats.max_ns:
-        stats.max_ns = latency_ns
-    stats.hist[bucket_index(latency_ns)] += 1
-
-
-def record_error(meter: ThreadMeter, stream: str) -> None:
-    meter.bucket_for(perf_ns()).stream(stream).errors += 1
-
-
-class LogWriter:
-    """Sequential write-through writes to the instance's circular set of 1 MiB log files."""
-
-    def __init__(
-        self,
-        backend: IoBackend,
-        name: str,
-        paths: list[Path],
-        db_id: bytes,
-        clock: RunClock,
-        meter: ThreadMeter,
-        errors: ErrorSink,
-        *,
-        unbuffered: bool,
-    ) -> None:
-        self.name = name
-        self._files: list[IoFile] = [
-            backend.open_file(p, create=False, writable=True, unbuffered=unbuffered, write_through=True)
-            for p in paths
-        ]
-        self._clock = clock
-        self._meter = meter
-        self._errors = errors
-        self._writer = BlockWriter(db_id)
-        self._buffer: AlignedBuffer = backend.allocate(LOG_MAX_WRITE_BYTES)
-        self._cond = threading.Condition()
-        self._pending = 0
-        self._appended = 0
-        self._flushed = 0
-        self._force = False
-        self._generation = 0
-        self._sector = 1  # sector 0 of each log file is its header
-        self._sectors_per_file = LOG_FILE_SIZE_BYTES // SECTOR_BYTES
-        self.thread = threading.Thread(target=self._run, name=f"{name} log writer", daemon=True)
-
-    def append(self, nbytes: int, *, commit: bool) -> None:
-        """Add a log record; with `commit`, wait until it is written through."""
-        with self._cond:
-            self._pending += nbytes
-            self._appended += nbytes
-            target = self._appended
-            if not commit:
-                if self._pending >= LOG_BUFFER_BYTES:
-                    self._cond.notify_all()
-                return
-            self._force = True
-            self._cond.notify_all()
-            stop = self._clock.stop
-            while self._flushed < target and not stop.is_set():
-                self._cond.wait(0.1)
-
-    def _run(self) -> None:
-        stop = self._clock.stop
-        while True:
-            with self._cond:
-                deadline = time.monotonic() + LAZY_FLUSH_S
-                while not self._force and self._pending < LOG_BUFFER_BYTES and not stop.is_set():
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        if self._pending:
-                            break
-                        deadline = time.monotonic() + LAZY_FLUSH_S
-                        remaining = LAZY_FLUSH_S
-                    self._cond.wait(remaining)
-                if stop.is_set():
-                    self._cond.notify_all()
-                    return
-                take, target = self._pending, self._appended
-                self._pending = 0
-                self._force = False
-            self._write(take)
-            with self._cond:
-                self._flushed = target
-                self._cond.notify_all()
-
-    def _write(self, nbytes: int) -> None:
-        sectors = -(-nbytes // SECTOR_BYTES)
-        max_sectors = LOG_MAX_WRITE_BYTES // SECTOR_BYTES
-        while sectors > 0:
-            room = self._sectors_per_file - self._sector
-            count = min(sectors, room, max_sectors)
-            slot = self._generation % len(self._files)
-            self._writer.fill_log_sectors(self._buffer.view, self._sector, count, self._generation)
-            length = count * SECTOR_BYTES
-            start = perf_ns()
-            try:
-                self._files[slot].write_from(self._buffer, self._sector * SECTOR_BYTES, length)
-            except OSError as exc:
-                record_error(self._meter, LOG_WRITE)
-                self._errors(self.name, LOG_WRITE, exc)
-            else:
-                done = perf_ns()
-                if done < self._clock.stop_at_ns:
-                    record(self._meter, LOG_WRITE, length, done - start, done)
-            sectors -= count
-            self._sector += count
-            if self._sector >= self._sectors_per_file:
-                self._generation += 1  # roll over to the next file; the oldest is recycled
-                self._sector = 1
-
-    def close(self) -> None:
-        for handle in self._files:
-            handle.close()
-        self._buffer.release()
+def upper_levels(leaf_pages: int) -> int:
+    """Internal B-tree levels above `leaf_pages` leaves (at least the root)."""
+    return max(1, math.ceil(math.log(max(2, leaf_pages)) / math.log(BTREE_FANOUT)))
 
 
 @dataclass
@@ -184,10 +79,11 @@ class InstancePlan:
     db_id: bytes
     pages: int
     threads: int
+    log_sector_bytes: int
 
 
 class Instance:
-    """One database instance in a worker process: its file, log writer and sessions."""
+    """One database instance in a worker process and every thread that drives its I/O."""
 
     def __init__(
         self,
@@ -196,6 +92,7 @@ class Instance:
         config: TestConfig,
         clock: RunClock,
         errors: ErrorSink,
+        say: Say,
         *,
         unbuffered: bool,
     ) -> None:
@@ -208,19 +105,36 @@ class Instance:
         self.db: IoFile = backend.open_file(
             plan.db_path, create=False, writable=True, unbuffered=unbuffered, write_through=False
         )
+        start, stop = config.flush_thresholds_pages
+        self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
+        self.levels = upper_levels(plan.pages - 1)
         self.meters: list[ThreadMeter] = []
-        log_meter = self._meter()
+        ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered)
+        self.replication: Replication | None = None
+        if config.copies_per_database > 1:
+            self.replication = Replication(
+                ctx, self._meter(), plan.log_paths, config.copies_per_database - 1, lambda: self.log.generation
+            )
         self.log = LogWriter(
-            backend, plan.name, plan.log_paths, plan.db_id, clock, log_meter, errors, unbuffered=unbuffered
+            ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
+            on_close=self.replication.log_closed if self.replication else None,
         )
+        self.maintenance: Maintenance | None = None
+        if config.background_maintenance:
+            self.maintenance = Maintenance(ctx, self._meter(), plan.db_path, plan.db_id, plan.pages)
         self._sequence = itertools.count(time.time_ns())
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
+        seed = base_seed * 1_000_003 + plan.index * 4099
         self.sessions = [
             threading.Thread(
-                target=self._session,
-                args=(self._meter(), base_seed * 1_000_003 + plan.index * 4099 + n),
-                name=f"{plan.name} session {n + 1}",
-                daemon=True,
+                target=self._session, args=(self._meter(), seed + n), name=f"{plan.name} session {n + 1}", daemon=True
+            )
+            for n in range(plan.threads)
+        ]
+        # ESE issues flush writes asynchronously; one flusher per session gives it the same depth.
+        self.flushers = [
+            threading.Thread(
+                target=self._flusher, args=(self._meter(), seed + 7919 + n), name=f"{plan.name} flusher {n + 1}", daemon=True
             )
             for n in range(plan.threads)
         ]
@@ -230,107 +144,206 @@ class Instance:
         self.meters.append(meter)
         return meter
 
+    @property
+    def threads(self) -> list[threading.Thread]:
+        extra = [x.thread for x in (self.replication, self.maintenance) if x is not None]
+        return [*self.sessions, *self.flushers, self.log.thread, *extra]
+
+    @property
+    def cache_target_pages(self) -> int:
+        """Pages the cache holds once warm: all of it but the buffers kept available, or the
+        whole database if smaller."""
+        return min(self.cache.capacity - self.cache.flush_stop, self.plan.pages - 1)
+
     def start(self) -> None:
-        self.log.thread.start()
-        for thread in self.sessions:
+        for thread in self.threads:
             thread.start()
 
     def join(self, timeout_s: float) -> bool:
-        """Wait for every thread; False if one is still stuck in an I/O."""
+        """Wait for every thread (the clock's stop is set); False if one is stuck in an I/O."""
+        self.cache.close()
         deadline = time.monotonic() + timeout_s
-        for thread in [*self.sessions, self.log.thread]:
+        for thread in self.threads:
             thread.join(max(0.0, deadline - time.monotonic()))
-        return not any(t.is_alive() for t in [*self.sessions, self.log.thread])
+        return not any(t.is_alive() for t in self.threads)
 
     def close(self) -> None:
         self.db.close()
         self.log.close()
+        for part in (self.replication, self.maintenance):
+            if part is not None:
+                part.close()
+
+    # sessions ----------------------------------------------------------------------
 
     def _session(self, meter: ThreadMeter, seed: int) -> None:
-        """One session's transaction loop. Hot path: locals only, counters inline, no lock.
-
-        The read and write counters are updated inline rather than through `record()`: the
-        saved calls are what keeps one thread within 3 % of fio (bench/fio_compare.py).
-        """
+        """One session's transaction loop. Hot path: locals only, read counters inline, no lock
+        held across an I/O."""
         clock = self._clock
         stop = clock.stop
         t0, interval = clock.t0_ns, clock.interval_ns
         mix = self._config.operation_mix
-        update_fraction = mix.update_fraction
+        insert_cut = mix.insert_percent / 100.0
+        delete_cut = insert_cut + mix.delete_percent / 100.0
+        update_cut = delete_cut + mix.replace_percent / 100.0
         lazy_fraction = mix.lazy_commit_percent / 100.0
         sluggish = self._config.sluggish_sessions
         rng = random.Random(seed)
         chance = rng.random
-        span = self.plan.pages - 1  # pages 1 .. pages-1; page 0 is the file header
+        last_page = self.plan.pages - 1
+        span = last_page  # leaves are pages 1 .. pages-1; page 0 is the file header
         db_id = self.plan.db_id
-        read_buffer = self._backend.allocate(PAGE_SIZE_BYTES)
-        write_buffer = self._backend.allocate(PAGE_SIZE_BYTES)
-        read_at = self.db.reader(read_buffer)
-        write_at = self.db.writer(write_buffer)
-        write_view = write_buffer.view
-        read_view = read_buffer.view
-        blocks = BlockWriter(db_id, seed)
-        sequence = self._sequence
+        levels = self.levels
+        cache = self.cache
+        fault, loaded, dirty, allocate = cache.fault, cache.loaded, cache.dirty, cache.allocate
         log = self.log
-        read_index = write_index = -1
-        reads = writes = StreamStats()  # placeholders until the first completion picks its bucket
+        append = log.append
+        buffer = self._backend.allocate(PAGE_SIZE_BYTES)
+        span_buffer = self._backend.allocate(2 * PAGE_SIZE_BYTES)
+        read_at = self.db.reader(buffer)
+        view = buffer.view
+        read_index = counts_index = -1
+        reads = StreamStats()  # placeholder until the first completion picks its bucket
+        counts = [0, 0, 0]
         started = 0
         try:
             while not stop.is_set():
                 if sluggish > 1:
                     started = perf_ns()
+                kind = chance()
                 page = 1 + int(chance() * span)
-                offset = page * PAGE_SIZE_BYTES
-                t1 = perf_ns()
-                try:
-                    read_at(offset)
-                except OSError as exc:
-                    record_error(meter, DB_READ)
-                    self._errors(self.name, DB_READ, exc)
-                    continue
-                t2 = perf_ns()
-                if t2 >= clock.stop_at_ns:
-                    break
-                index = (t2 - t0) // interval
-                if index != read_index:
-                    reads, read_index = meter.bucket_for(t2).stream(DB_READ), index
-                latency = t2 - t1
-                reads.count += 1
-                reads.bytes += PAGE_SIZE_BYTES
-                reads.sum_ns += latency
-                if latency > reads.max_ns:
-                    reads.max_ns = latency
-                reads.hist[bucket_index(latency)] += 1
-                problem = check_page_identity(read_view, db_id, page)
-                if problem is not None:
-                    record_error(meter, DB_READ)
-                    self._errors(self.name, DB_READ, problem)
-                if update_fraction and chance() < update_fraction:
-                    blocks.fill_page(write_view, page, next(sequence), PAGE_SIZE_BYTES)
-                    t1 = perf_ns()
-                    try:
-                        write_at(offset)
-                    except OSError as exc:
-                        record_error(meter, DB_WRITE)
-                        self._errors(self.name, DB_WRITE, exc)
-                        continue
-                    t2 = perf_ns()
-                    if t2 >= clock.stop_at_ns:
-                        break
-                    index = (t2 - t0) // interval
-                    if index != write_index:
-                        writes, write_index = meter.bucket_for(t2).stream(DB_WRITE), index
-                    latency = t2 - t1
-                    writes.count += 1
-                    writes.bytes += PAGE_SIZE_BYTES
-                    writes.sum_ns += latency
-                    if latency > writes.max_ns:
-                        writes.max_ns = latency
-                    writes.hist[bucket_index(latency)] += 1
-                    log.append(LOG_RECORD_BYTES, commit=chance() >= lazy_fraction)
+                hits, misses, stalls = levels, 0, 0
+                state = fault(page)
+                if state == HIT:
+                    hits += 1
+                else:
+                    misses += 1
+                    if state == MISS_STALLED:
+                        stalls += 1
+                    if kind >= update_cut and page < last_page and chance() < SPAN_CHANCE:
+                        # A read continuing onto the next leaf: one 64 KiB read when both miss.
+                        hits_more, stalled = self._read_span(meter, span_buffer, page)
+                        hits += hits_more
+                        misses += 1 - hits_more
+                        stalls += stalled
+                        loaded(page, None)
+                    else:
+                        offset = page * PAGE_SIZE_BYTES
+                        t1 = perf_ns()
+                        try:
+                            read_at(offset)
+                        except OSError as exc:
+                            loaded(page, None)
+                            record_error(meter, DB_READ)
+                            self._errors(self.name, DB_READ, exc)
+                            continue
+                        t2 = perf_ns()
+                        if t2 >= clock.stop_at_ns:
+                            loaded(page, None)
+                            break
+                        index = (t2 - t0) // interval
+                        if index != read_index:
+                            reads, read_index = meter.bucket_for(t2).stream(DB_READ), index
+                        latency = t2 - t1
+                        reads.count += 1
+                        reads.bytes += PAGE_SIZE_BYTES
+                        reads.sum_ns += latency
+                        if latency > reads.max_ns:
+                            reads.max_ns = latency
+                        reads.hist[bucket_index(latency)] += 1
+                        problem = check_page_identity(view, db_id, page)
+                        if problem is not None:
+                            record_error(meter, DB_READ)
+                            self._errors(self.name, DB_READ, problem)
+                        loaded(page, log.appended if kind < update_cut else None)
+                if kind < update_cut:
+                    position = log.appended
+                    if state == HIT:
+                        dirty(page, position)
+                    if kind < insert_cut:
+                        size = INSERT_LOG_BYTES
+                        if page < last_page and chance() < SPLIT_CHANCE:
+                            allocate(page + 1, position)
+                    else:
+                        size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES
+                    append(size, commit=chance() >= lazy_fraction)
+                now = perf_ns()
+                if now < clock.stop_at_ns:
+                    index = (now - t0) // interval
+                    if index != counts_index:
+                        counts, counts_index = meter.bucket_for(now).cache, index
+                    counts[CACHE_HITS] += hits
+                    counts[CACHE_MISSES] += misses
+                    counts[PAGE_FAULT_STALLS] += stalls
                 if sluggish > 1:
                     # Issue at most 1/s of the unthrottled I/O: pause (s - 1) times the busy time.
-                    stop.wait((sluggish - 1) * (perf_ns() - started) / 1e9)
+                    stop.wait((sluggish - 1) * (now - started) / 1e9)
         finally:
-            read_buffer.release()
-            write_buffer.release()
+            buffer.release()
+            span_buffer.release()
+
+    def _read_span(self, meter: ThreadMeter, buffer: AlignedBuffer, page: int) -> tuple[int, int]:
+        """Read `page` (already faulted) and, unless cached, `page + 1` with it.
+
+        Returns (hits on the second page, stalls). The second page is marked loaded here.
+        """
+        state = self.cache.fault(page + 1)
+        hit = state == HIT
+        count = 1 if hit else 2
+        self._read_pages(meter, buffer, page, count)
+        if not hit:
+            self.cache.loaded(page + 1, None)
+        return (1 if hit else 0), (1 if state == MISS_STALLED else 0)
+
+    def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
+        length = count * PAGE_SIZE_BYTES
+        t1 = perf_ns()
+        try:
+            self.db.read_into(buffer, first * PAGE_SIZE_BYTES, length)
+        except OSError as exc:
+            record_error(meter, DB_READ)
+            self._errors(self.name, DB_READ, exc)
+            return
+        t2 = perf_ns()
+        if t2 < self._clock.stop_at_ns:
+            record(meter, DB_READ, length, t2 - t1, t2)
+        for i in range(count):
+            problem = check_page_identity(buffer.view[i * PAGE_SIZE_BYTES :], self.plan.db_id, first + i)
+            if problem is not None:
+                record_error(meter, DB_READ)
+                self._errors(self.name, DB_READ, problem)
+
+    # flushers ----------------------------------------------------------------------
+
+    def _flusher(self, meter: ThreadMeter, seed: int) -> None:
+        """Write back the runs of dirty pages the cache hands out."""
+        stop = self._clock.stop
+        cache = self.cache
+        log = self.log
+        buffer = self._backend.allocate(MAX_COALESCED_PAGES * PAGE_SIZE_BYTES)
+        view = buffer.view
+        blocks = BlockWriter(self.plan.db_id, seed)
+        sequence = self._sequence
+        try:
+            while not stop.is_set():
+                run = cache.next_write(log.appended, 0.05)
+                if run is None:
+                    continue
+                first, count, frees = run
+                for i in range(count):
+                    blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES)
+                length = count * PAGE_SIZE_BYTES
+                t1 = perf_ns()
+                try:
+                    self.db.write_from(buffer, first * PAGE_SIZE_BYTES, length)
+                except OSError as exc:
+                    record_error(meter, DB_WRITE)
+                    self._errors(self.name, DB_WRITE, exc)
+                else:
+                    t2 = perf_ns()
+                    if t2 < self._clock.stop_at_ns:
+                        record(meter, DB_WRITE, length, t2 - t1, t2)
+                finally:
+                    cache.written(frees)
+        finally:
+            buffer.release()

@@ -32,7 +32,7 @@ def disk_dir(tmp_path: Path) -> Path:
 
 
 def small_config(base: Path, make_base: bool = True, **overrides: object) -> TestConfig:
-    """Two tiny databases (4 MB each) below `base`, short warm-up and measurement."""
+    """Two tiny databases (4 MB each, 2 MB of cache) below `base`, short warm-up and measurement."""
     if make_base:
         base.mkdir(parents=True, exist_ok=True)
     values: dict[str, object] = {
@@ -41,6 +41,9 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
         "warmup_s": 0.5,
         "sample_interval_s": 0.5,
         "seed": 7,
+        # 64 pages of cache for 128-page databases: half the leaf reads miss and go to disk.
+        "database_cache_min_mb": 1.0,
+        "database_cache_max_mb": 2.0,
     }
     values.update(overrides)
     existing = base

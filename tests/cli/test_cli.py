@@ -24,7 +24,8 @@ def _init_small(tmp_path: Path, *extra: str) -> Path:
     out = tmp_path / "test.json"
     done = jetwise(
         "init", str(out), "--databases", "2", "--db-path", str(tmp_path / "DB{n}"), "--log-path", str(tmp_path / "Log{n}"),
-        "--mailboxes", "8", "--mailbox-size-mb", "1", "--duration", "2s", "--warmup", "1s", *extra, cwd=tmp_path,
+        "--mailboxes", "8", "--mailbox-size-mb", "1", "--duration", "2s", "--warmup", "1s",
+        "--cache-min-mb", "1", "--cache-max-mb", "2", *extra, cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
@@ -40,6 +41,27 @@ def test_init_writes_a_complete_configuration(tmp_path):
     assert [d["database_path"] for d in data["databases"]] == [str(tmp_path / "DB1"), str(tmp_path / "DB2")]
     assert data["thresholds"]["strict"]["db_read_avg_latency_ms"] == 20
     assert data["operation_mix"]["lazy_commit_percent"] == 70
+    assert (data["copies_per_database"], data["background_maintenance"]) == (1, True)
+    assert (data["database_cache_min_mb"], data["database_cache_max_mb"]) == (1, 2)
+
+
+def test_init_sets_copies_and_background_maintenance(tmp_path):
+    out = _init_small(tmp_path, "--copies", "3", "--background-maintenance", "off")
+    data = json.loads(out.read_text())
+    assert (data["copies_per_database"], data["background_maintenance"]) == (3, False)
+
+
+def test_init_cache_bounds_the_wrong_way_round_are_named_and_exit_2(tmp_path):
+    done = jetwise("init", str(tmp_path / "t.json"), "--cache-min-mb", "4096", "--cache-max-mb", "1024", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "the minimum database cache (4096 MB) is larger than the maximum (1024 MB)" in done.stderr
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_init_too_many_copies_is_named_by_its_flag(tmp_path):
+    done = jetwise("init", str(tmp_path / "t.json"), "--copies", "17", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--copies: input should be less than or equal to 16 (got 17)" in done.stderr
 
 
 def test_init_base_folder_gets_one_subfolder_per_database(tmp_path):

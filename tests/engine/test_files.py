@@ -17,7 +17,13 @@ from engine.files import (
     prepare_logs,
     remove_jetwise_files,
 )
-from engine.pages import SECTOR_BYTES, check_page_identity, read_database_header, read_log_header, verify_checksum
+from engine.pages import (
+    SECTOR_BYTES,
+    check_page_identity,
+    read_database_header,
+    read_log_header,
+    verify_checksum,
+)
 from engine.platform import default_backend
 
 BACKEND = default_backend()

@@ -1,5 +1,11 @@
-from engine.metrics import DB_READ, InstanceInterval, StreamStats, ThreadMeter
-from engine.workload import record
+from engine.metrics import (
+    CACHE_HITS,
+    DB_READ,
+    InstanceInterval,
+    StreamStats,
+    ThreadMeter,
+)
+from engine.timing import record
 
 
 def test_operations_land_in_the_interval_of_their_completion():
@@ -34,5 +40,17 @@ def test_wire_round_trip_keeps_every_counter():
     stats.errors = 2
     back = StreamStats.from_wire(stats.to_wire())
     assert (back.count, back.bytes, back.sum_ns, back.max_ns, back.errors) == (3, 98304, 153_000, 150_000, 2)
-    merged = InstanceInterval.from_wire("Instance 1", {DB_READ: stats.to_wire()})
+    merged = InstanceInterval.from_wire("Instance 1", {"streams": {DB_READ: stats.to_wire()}, "cache": [5, 2, 1]})
     assert merged.streams[DB_READ].avg_latency_ms() == 0.051
+    again = InstanceInterval.from_wire("Instance 1", merged.to_wire())
+    assert again.cache == [5, 2, 1]
+    again.merge(merged)
+    assert again.cache == [10, 4, 2] and again.streams[DB_READ].count == 6
+
+
+def test_a_bucket_with_only_cache_counts_is_collected():
+    meter = ThreadMeter("Instance 1", t0_ns=0, interval_ns=100)
+    meter.bucket_for(10).cache[CACHE_HITS] += 3  # a transaction served wholly from the cache
+    meter.bucket_for(150)  # rolls over to interval 1
+    taken = meter.take(0)
+    assert [b.cache[CACHE_HITS] for b in taken] == [3]

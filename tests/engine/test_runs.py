@@ -17,6 +17,8 @@ INSTANCE_KEYS = {
     "db_writes_per_s", "db_read_avg_latency_ms", "db_read_max_latency_ms", "db_write_avg_latency_ms",
     "db_read_avg_bytes", "db_write_avg_bytes", "log_writes_per_s", "log_write_avg_latency_ms",
     "log_write_max_latency_ms", "log_write_avg_bytes", "threads", "sluggish_sessions", "unbuffered_io", "io_errors",
+    "bdm_reads_per_s", "bdm_read_avg_bytes", "log_replication_reads_per_s", "log_replication_read_avg_bytes",
+    "log_reads_per_s", "log_read_avg_latency_ms", "db_cache_hit_ratio", "database_page_fault_stalls_per_s",
 }
 
 
@@ -33,11 +35,14 @@ def test_performance_run_passes_with_full_document(disk_dir):
     assert INSTANCE_KEYS - {"name"} <= set(summary)
     assert all(INSTANCE_KEYS <= set(row) for row in result["instances"])
     assert [row["name"] for row in result["instances"]] == ["Instance 1", "Instance 2"]
-    assert summary["db_read_avg_bytes"] == summary["db_write_avg_bytes"] == 32768
-    assert summary["log_write_avg_bytes"] >= 4096 and summary["log_writes_per_s"] > 0
+    # one or two 32 KiB pages per read; flush writes coalesce up to 8 neighbouring pages
+    assert 32768 <= summary["db_read_avg_bytes"] <= 65536
+    assert 32768 <= summary["db_write_avg_bytes"] <= 8 * 32768
+    assert summary["log_write_avg_bytes"] >= 512 and summary["log_writes_per_s"] > 0
     assert summary["achieved_transactional_iops"] == pytest.approx(summary["db_reads_per_s"] + summary["db_writes_per_s"])
-    # reads:writes follows the mix: every transaction reads, 65 % also write back
-    assert summary["db_reads_per_s"] / summary["db_writes_per_s"] == pytest.approx(1 / 0.65, rel=0.15)
+    assert 0 < summary["db_cache_hit_ratio"] < 1
+    assert summary["bdm_read_avg_bytes"] == pytest.approx(8 * 32768, rel=0.1)  # maintenance is on by default
+    assert summary["log_replication_reads_per_s"] == 0  # one copy: nothing to replicate
     assert result["schema_version"] == 1 and result["configuration"]["thread_count"] == 2
     assert summary["measured_s"] == pytest.approx(2.0)
     assert 0 < summary["latency_percentiles_ms"]["db_read"]["p50"] <= summary["latency_percentiles_ms"]["db_read"]["p99"]
@@ -58,7 +63,7 @@ def test_performance_run_passes_with_full_document(disk_dir):
 RUN_TABLE = [
     # (overrides, expected verdict, check)
     ({"profile": {"mailboxes": 10**6, "iops_per_mailbox": 10.0, "mailbox_size_mb": 1}, "capacity_percent": 0.0001},
-     "fail", lambda r: "below the target" in r["summary"]["reasons"][0]),
+     "fail", lambda r: any("below the target" in x for x in r["summary"]["reasons"])),
     ({"operation_mix": {"insert_percent": 0, "delete_percent": 0, "replace_percent": 0, "read_percent": 100}},
      "pass", lambda r: r["summary"]["db_writes_per_s"] == 0 and r["summary"]["log_writes_per_s"] == 0),
     ({"test_type": "stress", "databases": 1, "thread_count": 3},

@@ -81,3 +81,13 @@ def test_aborted_run_says_so_first(tmp_path):
 def test_instance_without_reads_fails(tmp_path):
     instances = {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": {}}
     assert "Instance 3: no database reads completed in the measured window" in judge(_config(tmp_path), instances, 100).reasons
+
+
+def test_page_fault_stalls_above_one_per_second_fail_the_instance(tmp_path):
+    instances = {f"Instance {i}": _instance() for i in (1, 2, 3)}
+    cache = {"Instance 1": [9000, 3000, 100], "Instance 2": [9000, 3000, 150], "Instance 3": [9000, 3000, 0]}
+    verdict = judge(_config(tmp_path), instances, measured_s=100, cache=cache)
+    assert verdict.outcome == Outcome.FAIL
+    assert verdict.reasons == ["Instance 2: average database page fault stalls 1.5/s > 1.0/s"]
+    stalls = [c for c in verdict.criteria if c.name == "average database page fault stalls"]
+    assert [(c.instance, c.passed) for c in stalls] == [("Instance 1", True), ("Instance 2", False), ("Instance 3", True)]

@@ -1,0 +1,58 @@
+"""What every I/O thread shares: the run's clock, and how a completion is counted."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.histogram import bucket_index
+from engine.metrics import ThreadMeter
+from engine.platform import IoBackend
+
+perf_ns = time.perf_counter_ns
+
+ErrorSink = Callable[[str, str, OSError | str], None]  # instance, stream, error
+Say = Callable[[str, str], None]  # a line for the test log: text, level
+
+
+@dataclass
+class RunClock:
+    """Shared timing of a run inside one worker process.
+
+    `stop_at_ns` is the planned end; a stop request moves it earlier. Completions at
+    or after it are not counted.
+    """
+
+    t0_ns: int
+    interval_ns: int
+    stop_at_ns: int
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True)
+class InstanceContext:
+    """What every I/O thread of one instance shares."""
+
+    backend: IoBackend
+    name: str
+    clock: RunClock
+    errors: ErrorSink
+    say: Say
+    unbuffered: bool
+
+
+def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
+    """Count one completed I/O in its interval. Hot path: no lock."""
+    stats = meter.bucket_for(done_ns).stream(stream)
+    stats.count += 1
+    stats.bytes += nbytes
+    stats.sum_ns += latency_ns
+    if latency_ns > stats.max_ns:
+        stats.max_ns = latency_ns
+    stats.hist[bucket_index(latency_ns)] += 1
+
+
+def record_error(meter: ThreadMeter, stream: str) -> None:
+    meter.bucket_for(perf_ns()).stream(stream).errors += 1
