@@ -18,7 +18,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.config import RUNNABLE_TEST_TYPES, DatabaseSource, TestConfig
+from engine.config import (
+    PAGE_SIZE_BYTES,
+    RUNNABLE_TEST_TYPES,
+    DatabaseSource,
+    TestConfig,
+)
 from engine.files import database_file_path
 from engine.pages import FormatError, read_database_header
 from engine.platform import IoBackend, UnbufferedProbe
@@ -109,6 +114,17 @@ def check_rules(config: TestConfig) -> list[Problem]:
     if config.test_type not in RUNNABLE_TEST_TYPES:
         problems.append(
             Problem("test_type", f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; choose performance or stress")
+        )
+    cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
+    if cache_pages >= config.database_pages - 1:
+        problems.append(
+            Problem(
+                "database_cache_max_mb",
+                f"the database cache ({format_bytes(cache_pages * PAGE_SIZE_BYTES)} per instance) holds the whole "
+                f"database ({format_bytes(config.database_size_bytes)}): once warm, no read reaches the disk; "
+                "make the databases larger or the cache smaller",
+                Severity.WARNING,
+            )
         )
     if config.warmup_s + config.duration_s < config.sample_interval_s:
         problems.append(

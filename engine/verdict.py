@@ -14,7 +14,14 @@ from enum import StrEnum
 from typing import Any
 
 from engine.config import TestConfig
-from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
+from engine.metrics import (
+    CACHE_HITS,
+    DB_READ,
+    DB_WRITE,
+    LOG_WRITE,
+    PAGE_FAULT_STALLS,
+    StreamStats,
+)
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
 
@@ -123,7 +130,11 @@ def judge(
             if not criterion.passed:
                 mine.append(str(criterion))
         if reads.count == 0:
-            mine.append(f"{name}: no database reads completed in the measured window")
+            served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
+            mine.append(
+                f"{name}: no database reads completed in the measured window"
+                + ("; the database cache holds the whole database, so test a database larger than the cache" if served else "")
+            )
         if logs.count == 0 and writes.count:
             mine.append(f"{name}: no log writes completed in the measured window")
         instance_reasons[name] = mine

@@ -151,6 +151,7 @@ class _Worker:
                 return None
             log_paths = prepare_logs(self.backend, spec.log_path, index, header.db_id, unbuffered=self.spec.unbuffered)
             sector = log_sector_bytes(self.backend, log_paths[0], unbuffered=self.spec.unbuffered)
+            self.log(f"{name}: log written in {sector}-byte sectors")
             plans.append(
                 InstancePlan(
                     index=index,

@@ -39,6 +39,8 @@ MODEL_CASES = [
     ("capacity_percent", 0, "capacity_percent", "greater than 0"),
     ("test_type", "benchmark", "test_type", "'performance'"),
     ("duration_s", -1, "duration_s", "greater than 0"),
+    ("database_cache_min_mb", 4096, "", "the minimum database cache (4096 MB) is larger than the maximum (3072 MB)"),
+    ("database_cache_max_mb", 0, "database_cache_max_mb", "greater than 0"),
 ]
 
 
@@ -83,7 +85,7 @@ def test_test_types_not_yet_available_are_refused(tmp_path):
 
 def _env_problems(config: TestConfig, backend=None):
     problems, _ = validate_config(config, backend or PosixBackend())
-    return {p.field: p.message for p in problems}
+    return {p.field: p.message for p in problems if p.field != "database_cache_max_mb"}  # tiny test databases fit in cache
 
 
 def test_missing_folder_is_reported(tmp_path):
@@ -168,6 +170,27 @@ def test_derived_figures(tmp_path):
     assert config.target_transactional_iops == pytest.approx(2500.0)
     assert [config.threads_for_database(i) for i in range(3)] == [3, 2, 2]
     assert config.database_size_bytes == 5000 * 1024 * 1048576 // 3 // 32768 * 32768
+
+
+def test_cache_figures_follow_jetstress_and_scale_with_capacity(tmp_path):
+    full = default_config(tmp_path)
+    assert full.database_cache_pages == 3072 * 32  # 3 GB of 32 KiB pages
+    start, stop = full.flush_thresholds_pages
+    # Jetstress logs "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache
+    assert (start * 32768 / 1e6, stop * 32768 / 1e6) == (pytest.approx(32.2, abs=0.1), pytest.approx(64.4, abs=0.1))
+    assert start == round(3072 * 32 * 0.01)
+    tenth = default_config(tmp_path, capacity_percent=10)
+    assert tenth.database_cache_pages == 3072 * 32 // 10  # same cache-to-database ratio
+    tiny = default_config(tmp_path, database_cache_min_mb=0.1, database_cache_max_mb=0.1)
+    assert tiny.database_cache_pages == 64 and tiny.flush_thresholds_pages == (8, 16)
+
+
+def test_a_cache_that_holds_the_whole_database_is_a_warning(tmp_path):
+    small = default_config(tmp_path, profile={"mailboxes": 8, "mailbox_size_mb": 1})
+    problems = check_rules(small)
+    assert [(p.field, p.severity.value) for p in problems] == [("database_cache_max_mb", "warning")]
+    assert "holds the whole database (4.0 MB)" in problems[0].message
+    assert check_rules(default_config(tmp_path)) == []
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("2h", 7200), ("90m", 5400), ("1h30m", 5400), ("45s", 45), ("PT2H", 7200), ("P1DT1S", 86401), ("300", 300), ("500ms", 0.5)])
