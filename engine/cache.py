@@ -64,24 +64,41 @@ class DatabaseCache:
     # transactions ------------------------------------------------------------------
 
     def fault(self, page: int) -> int:
-        """Reference `page`: HIT, or MISS / MISS_STALLED with a buffer reserved for its read."""
+        """Reference `page`: HIT, or MISS / MISS_STALLED when it had to be brought in.
+
+        A missed page is resident from here on, as ESE puts a page in the cache before
+        its read completes; the caller reads it, and marks it dirty if it updates it.
+        """
         with self.lock:
             pages = self._pages
             if page in pages:
                 pages.move_to_end(page)
                 return HIT
+            state = MISS
             if self.available > 0:
                 self.available -= 1
-                if self.available + self._in_flight < self.flush_start:
+                if self.available + self._in_flight < self.flush_start and not self._release_clean_cold_pages():
+                    self._work.notify()  # a dirty page blocks the cold end: a flusher's job
+            elif not self._take_clean_cold_page():
+                while self.available <= 0 and not self.closed:
                     self._work.notify()
-                return MISS
-            if self._take_clean_cold_page():
-                return MISS
-            while self.available <= 0 and not self.closed:
-                self._work.notify()
-                self._buffer_freed.wait(0.05)
-            self.available -= 1
-            return MISS_STALLED
+                    self._buffer_freed.wait(0.05)
+                self.available -= 1
+                state = MISS_STALLED
+            pages[page] = False
+            return state
+
+    def _release_clean_cold_pages(self) -> bool:
+        """Return clean pages at the cold end to the pool, up to the stop threshold, without
+        waking a flusher (no write is needed). False if a dirty page is in the way."""
+        pages = self._pages
+        while pages and self.available + self._in_flight < self.flush_stop:
+            page = next(iter(pages))
+            if pages[page]:
+                return False
+            del pages[page]
+            self.available += 1
+        return True
 
     def _take_clean_cold_page(self) -> bool:
         """With no buffer free, reuse a clean page near the cold end: it needs no write, so
@@ -92,21 +109,8 @@ class DatabaseCache:
                 return True
         return False
 
-    def loaded(self, page: int, dirty_at: int | None) -> None:
-        """The read of a faulted page completed; `dirty_at`: the log position if updated."""
-        with self.lock:
-            pages = self._pages
-            if page in pages:  # another session read it meanwhile: hand this buffer back
-                self.available += 1
-                self._buffer_freed.notify()
-                if dirty_at is None:
-                    return
-            pages[page] = dirty_at is not None or pages.get(page, False)
-            if dirty_at is not None and page not in self._dirty:
-                self._dirty[page] = dirty_at
-
     def dirty(self, page: int, log_position: int) -> None:
-        """An update changed a resident page."""
+        """An update changed a resident page (a page evicted meanwhile is left alone)."""
         with self.lock:
             if page in self._pages:
                 self._pages[page] = True

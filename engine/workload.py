@@ -195,7 +195,7 @@ class Instance:
         db_id = self.plan.db_id
         levels = self.levels
         cache = self.cache
-        fault, loaded, dirty, allocate = cache.fault, cache.loaded, cache.dirty, cache.allocate
+        fault, dirty, allocate = cache.fault, cache.dirty, cache.allocate
         log = self.log
         append = log.append
         buffer = self._backend.allocate(PAGE_SIZE_BYTES)
@@ -226,20 +226,17 @@ class Instance:
                         hits += hits_more
                         misses += 1 - hits_more
                         stalls += stalled
-                        loaded(page, None)
                     else:
                         offset = page * PAGE_SIZE_BYTES
                         t1 = perf_ns()
                         try:
                             read_at(offset)
                         except OSError as exc:
-                            loaded(page, None)
                             record_error(meter, DB_READ)
                             self._errors(self.name, DB_READ, exc)
                             continue
                         t2 = perf_ns()
                         if t2 >= clock.stop_at_ns:
-                            loaded(page, None)
                             break
                         index = (t2 - t0) // interval
                         if index != read_index:
@@ -255,11 +252,9 @@ class Instance:
                         if problem is not None:
                             record_error(meter, DB_READ)
                             self._errors(self.name, DB_READ, problem)
-                        loaded(page, log.appended if kind < update_cut else None)
                 if kind < update_cut:
                     position = log.appended
-                    if state == HIT:
-                        dirty(page, position)
+                    dirty(page, position)
                     if kind < insert_cut:
                         size = INSERT_LOG_BYTES
                         if page < last_page and chance() < SPLIT_CHANCE:
@@ -285,14 +280,11 @@ class Instance:
     def _read_span(self, meter: ThreadMeter, buffer: AlignedBuffer, page: int) -> tuple[int, int]:
         """Read `page` (already faulted) and, unless cached, `page + 1` with it.
 
-        Returns (hits on the second page, stalls). The second page is marked loaded here.
+        Returns (hits on the second page, stalls).
         """
         state = self.cache.fault(page + 1)
         hit = state == HIT
-        count = 1 if hit else 2
-        self._read_pages(meter, buffer, page, count)
-        if not hit:
-            self.cache.loaded(page + 1, None)
+        self._read_pages(meter, buffer, page, 1 if hit else 2)
         return (1 if hit else 0), (1 if state == MISS_STALLED else 0)
 
     def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:

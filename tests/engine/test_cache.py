@@ -37,11 +37,10 @@ def _drive(cache: DatabaseCache, pages: int, references: int, update_share: floa
         assert state != MISS_STALLED  # the flushers above always keep a buffer free
         if state == HIT:
             hits += 1
-            if update:
-                cache.dirty(page, position)
         else:
             misses += 1
-            cache.loaded(page, position if update else None)
+        if update:
+            cache.dirty(page, position)
     return hits, misses, written
 
 
@@ -73,10 +72,8 @@ def test_every_dirtied_page_is_written_before_its_buffer_is_reused():
     for position in range(5000):
         _flush_all_due(cache, position, written)
         page = 1 + rng.randrange(10_000)
-        if cache.fault(page) == HIT:
-            cache.dirty(page, position)
-        else:
-            cache.loaded(page, position)
+        cache.fault(page)
+        cache.dirty(page, position)
         dirtied.add(page)
     # what is still resident and dirty has not been written yet; everything else has
     still_dirty = {p for p in dirtied if cache._pages.get(p)}
@@ -89,10 +86,9 @@ def test_a_flush_takes_dirty_neighbours_along_in_one_write():
     cache = _cache(16, start=2, stop=4)
     for page in (10, 11, 12, 40):
         assert cache.fault(page) == MISS
-        cache.loaded(page, 0)
+        cache.dirty(page, 0)
     for page in range(100, 112):  # clean pages after them, filling the cache to 16
         cache.fault(page)
-        cache.loaded(page, None)
     # the pool is 0 < start: evict from the cold end, page 10 first, with its dirty neighbours
     assert cache.next_write(0, 0) == (10, 3, True)
     assert cache._pages[11] is False and cache._pages[12] is False  # still resident, now clean
@@ -102,7 +98,7 @@ def test_a_flush_takes_dirty_neighbours_along_in_one_write():
 def test_checkpoint_depth_writes_old_dirty_pages_even_with_room_to_spare():
     cache = _cache(1024, depth=1000)
     cache.fault(7)
-    cache.loaded(7, 0)
+    cache.dirty(7, 0)
     assert cache.next_write(500, 0) is None  # not old enough yet
     assert cache.next_write(1001, 0) == (7, 1, False)  # written, keeps its buffer
     assert cache.dirty_pages == 0 and cache.fault(7) == HIT
@@ -112,7 +108,7 @@ def test_a_miss_with_only_dirty_pages_cached_stalls_until_a_flush_completes():
     cache = _cache(16, start=1, stop=2)
     for page in range(1, 17):
         cache.fault(page)
-        cache.loaded(page, 0)  # all 16 buffers hold dirty pages; none available
+        cache.dirty(page, 0)  # all 16 buffers hold dirty pages; none available
     outcome: list[int] = []
     waiter = threading.Thread(target=lambda: outcome.append(cache.fault(99)))
     waiter.start()
@@ -129,7 +125,8 @@ def test_a_miss_reuses_a_clean_cold_page_without_stalling():
     cache = _cache(16, start=1, stop=2)
     for page in range(1, 17):
         cache.fault(page)
-        cache.loaded(page, None if page == 3 else 0)
+        if page != 3:
+            cache.dirty(page, 0)
     assert cache.fault(99) == MISS
     assert 3 not in cache._pages  # page 3's buffer went to page 99
 
@@ -138,7 +135,7 @@ def test_close_releases_a_waiting_miss():
     cache = _cache(16, start=1, stop=2)
     for page in range(1, 17):
         cache.fault(page)
-        cache.loaded(page, 0)
+        cache.dirty(page, 0)
     waiter = threading.Thread(target=cache.fault, args=(99,))
     waiter.start()
     cache.close()
