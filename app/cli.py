@@ -353,6 +353,14 @@ def print_result(result: dict[str, Any], stream: TextIO) -> None:
             f"{row['transactional_iops']:,.1f} IOPS, {row['io_errors']} errors",
             file=stream,
         )
+        hit = row.get("db_cache_hit_ratio")
+        background = [f"cache hit {hit:.0%}" if hit is not None else "cache not referenced"]
+        if row.get("bdm_reads_per_s"):
+            background.append(f"maintenance {row['bdm_reads_per_s'] * row['bdm_read_avg_bytes'] / 1e6:.1f} MB/s")
+        if row.get("log_replication_reads_per_s"):
+            rate = row["log_replication_reads_per_s"] * row["log_replication_read_avg_bytes"] / 1e6
+            background.append(f"log replication {rate:.1f} MB/s")
+        print(f"    {', '.join(background)}", file=stream)
     if not result["unbuffered_io"]:
         print(f"WARNING: unbuffered I/O was not in effect ({result['unbuffered_io_detail']})", file=stream)
 
