@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from app.history import HistoryError, cmd_history
 from engine.config import (
     LOG_FILES_PER_DATABASE,
     DatabaseSpec,
@@ -38,6 +40,7 @@ from engine.events import (
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
+from engine.store import RunRecorder, Store, StoreError
 from engine.units import format_bytes, format_duration, parse_duration_s
 from engine.validation import Problem, errors_only, validate_config, validate_data
 from engine.version import __version__
@@ -136,10 +139,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--duration", type=_duration, default=None, help="override the measured duration")
     run.add_argument("--warmup", type=_warmup, default=None, help="override the warm-up")
     run.add_argument("--json", action="store_true", help="print the result document on stdout")
+    run.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
 
     engine = commands.add_parser("engine", help="run a test, writing events as JSON lines (for front ends)")
     engine.add_argument("config", type=Path, metavar="CONFIG.json")
     engine.add_argument("--output", type=Path, required=True)
+    engine.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+
+    history = commands.add_parser("history", help="tuning sessions and their runs")
+    history.add_argument("--session", default=None, help="list this session's runs")
+    history.add_argument("--json", action="store_true", help="print the sessions and runs as JSON")
     return parser
 
 
@@ -365,13 +374,38 @@ def print_result(result: dict[str, Any], stream: TextIO) -> None:
         print(f"WARNING: unbuffered I/O was not in effect ({result['unbuffered_io_detail']})", file=stream)
 
 
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+def open_recorder(session_name: str, config: TestConfig, run_id: str, output: Path) -> RunRecorder:
+    """The store's recorder for this run in its tuning session (UsageError if it cannot be)."""
+    try:
+        store = Store()
+        return RunRecorder(store, store.session_for(session_name, config), run_id, config, output)
+    except StoreError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _both(first: Callable[[BaseModel], None], second: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
+    def emit(event: BaseModel) -> None:
+        first(event)
+        second(event)
+
+    return emit
+
+
 def _run_with(
     config: TestConfig,
     output: Path,
     emit: Any,
     install_signals: bool = True,
+    session: str | None = None,
 ) -> tuple[int, dict[str, Any] | None, Runner]:
-    runner = Runner(config, output, emit, run_id=output.name)
+    run_id = new_run_id()
+    if session is not None:
+        emit = _both(open_recorder(session, config, run_id, output), emit)
+    runner = Runner(config, output, emit, run_id=run_id)
     previous = None
     if install_signals and threading.current_thread() is threading.main_thread():
         handler = _StopOnSignal(runner)
@@ -418,8 +452,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.quick:
         for spec in config.databases:
             spec.database_path.parent.mkdir(parents=True, exist_ok=True)
-    print(f"Run folder: {output}", file=sys.stderr)
-    code, result, _ = _run_with(config, output, ConsoleRenderer(sys.stderr))
+    session = args.session or ("quick check" if args.quick else args.config.stem)
+    print(f"Run folder: {output}  (tuning session '{session}')", file=sys.stderr)
+    code, result, _ = _run_with(config, output, ConsoleRenderer(sys.stderr), session=session)
     if args.quick:
         _remove_quick_data(config)
     if result is not None and args.json:
@@ -472,7 +507,9 @@ def cmd_engine(args: argparse.Namespace) -> int:
                 return
 
     output = args.output
-    runner = Runner(config, output, emit, run_id=output.name)
+    run_id = new_run_id()
+    recorder = open_recorder(args.session or args.config.stem, config, run_id, output)
+    runner = Runner(config, output, _both(recorder, emit), run_id=run_id)
     runner_box.append(runner)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
@@ -496,14 +533,19 @@ def run_cli(argv: Sequence[str]) -> int:
         args = parser.parse_args(list(argv))
     except SystemExit as exc:  # argparse prints its own message; its code 2 matches ours
         return int(exc.code or 0)
-    handlers = {"init": cmd_init, "validate": cmd_validate, "run": cmd_run, "engine": cmd_engine}
+    handlers = {
+        "init": cmd_init, "validate": cmd_validate, "run": cmd_run, "engine": cmd_engine, "history": cmd_history,
+    }
     if args.command is None:
         parser.print_help(sys.stderr)
         print("\nOn a headless machine, start with:  jetwise run --quick", file=sys.stderr)
         return EXIT_PASS
     try:
         return handlers[args.command](args)
-    except UsageError as exc:
+    except (UsageError, HistoryError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_INVALID
+    except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
 

@@ -53,3 +53,11 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
     if not probe.representative:
         values.setdefault("allow_buffered_io", True)
     return default_config(base, databases=int(values.pop("databases", 2)), **values)  # type: ignore[call-overload]
+
+
+@pytest.fixture(autouse=True)
+def private_store(tmp_path_factory, monkeypatch):
+    """Every test, and every process it starts, keeps its run store in a scratch folder."""
+    folder = tmp_path_factory.mktemp("store")
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(folder))
+    return folder

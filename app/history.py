@@ -1,0 +1,94 @@
+"""`jetwise history`: the tuning sessions in the run store and the runs of each."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from engine.store import RunRow, SessionRow, Store
+
+
+class HistoryError(Exception):
+    """A session that is not in the store (exit code 2)."""
+
+
+def history_document(store: Store, session: str | None) -> dict[str, Any]:
+    sessions = store.sessions()
+    if session is not None:
+        chosen = [s for s in sessions if s.name == session]
+        if not chosen:
+            known = ", ".join(f"'{s.name}'" for s in sessions) or "none yet"
+            raise HistoryError(f"no tuning session '{session}' in {store.path} (sessions: {known})")
+        sessions = chosen
+    return {
+        "store": str(store.path),
+        "sessions": [
+            {
+                "name": s.name,
+                "created_utc": s.created_utc,
+                "target_transactional_iops": s.target_iops,
+                "runs": [r.to_dict() for r in store.runs(s.name)],
+            }
+            for s in sessions
+        ],
+    }
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def print_sessions(sessions: list[SessionRow], runs: dict[str, list[RunRow]], out: TextIO) -> None:
+    if not sessions:
+        print("No tuning sessions yet: every `jetwise run` and `jetwise tune` starts or continues one.", file=out)
+        return
+    print(f"{'Session':<28} {'Created (UTC)':<20} {'Target IOPS':>12} {'Runs':>5}  {'Last verdict':<12} Last setting", file=out)
+    for s in sessions:
+        mine = runs[s.name]
+        last = mine[-1] if mine else None
+        setting = f"{last.threads} threads, SluggishSessions {last.sluggish_sessions}" if last else "-"
+        print(
+            f"{s.name[:28]:<28} {s.created_utc[:19].replace('T', ' '):<20} {s.target_iops:>12,.1f} {len(mine):>5}  "
+            f"{(last.status if last else '-'):<12} {setting}",
+            file=out,
+        )
+
+
+def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO) -> None:
+    print(f"Tuning session '{session.name}': target {session.target_iops:,.1f} transactional IOPS", file=out)
+    if not runs:
+        print("  no runs yet", file=out)
+        return
+    print(
+        f"  {'Run':<24} {'Started (UTC)':<20} {'Threads':>7} {'Sluggish':>8} {'Achieved IOPS':>14} "
+        f"{'DB read ms':>10} {'Log write ms':>12}  Verdict",
+        file=out,
+    )
+    for r in runs:
+        print(
+            f"  {r.run_id:<24} {r.started_utc[:19].replace('T', ' '):<20} {r.threads:>7} {r.sluggish_sessions:>8} "
+            f"{_num(r.achieved_iops):>14} {_num(r.db_read_avg_latency_ms, 2):>10} {_num(r.log_write_avg_latency_ms, 2):>12}  "
+            f"{r.status}",
+            file=out,
+        )
+        for reason in r.reasons[:3]:
+            print(f"      {reason}", file=out)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    store = Store()
+    try:
+        document = history_document(store, args.session)
+        if args.json:
+            sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        elif args.session is None:
+            print_sessions(store.sessions(), {s.name: store.runs(s.name) for s in store.sessions()}, sys.stdout)
+        else:
+            session = store.session(args.session)
+            assert session is not None
+            print_runs(session, store.runs(session.name), sys.stdout)
+    finally:
+        store.close()
+    return 0

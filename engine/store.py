@@ -1,0 +1,378 @@
+"""The run store: tuning sessions, their runs, interval samples and test logs, in SQLite.
+
+One file in the user's data folder (platformdirs; `JETWISE_DATA_DIR` overrides it).
+Every write is its own transaction, and each interval sample is committed as it
+arrives, so a run that dies half-way keeps every sample up to that point. A run row
+is opened as `running` with the process id that runs it; when the store is next
+opened and that process is gone, the run is marked aborted.
+
+The schema is versioned (`PRAGMA user_version`) and upgraded in place by the
+migrations below, oldest first; a store made by a newer Jetwise is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import psutil
+from pydantic import BaseModel
+
+from engine.config import TestConfig
+from engine.events import IntervalEvent, LogEvent, ResultEvent
+
+STORE_FILE = "jetwise.sqlite3"
+DATA_DIR_ENV = "JETWISE_DATA_DIR"
+
+MIGRATIONS: list[str] = [
+    # 1: sessions, runs, samples
+    """
+    CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_utc TEXT NOT NULL,
+        design_json TEXT NOT NULL,
+        target_iops REAL NOT NULL
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL UNIQUE,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        started_utc TEXT NOT NULL,
+        ended_utc TEXT,
+        status TEXT NOT NULL,
+        threads INTEGER NOT NULL,
+        sluggish_sessions INTEGER NOT NULL,
+        config_json TEXT NOT NULL,
+        output_dir TEXT NOT NULL,
+        pid INTEGER,
+        host TEXT,
+        result_json TEXT
+    );
+    CREATE TABLE samples (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        interval INTEGER NOT NULL,
+        phase TEXT NOT NULL,
+        sample_json TEXT NOT NULL,
+        PRIMARY KEY (run_id, interval)
+    );
+    """,
+    # 2: the test log beside the samples; the figures the history lists, as columns
+    """
+    CREATE TABLE log_lines (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        seq INTEGER NOT NULL,
+        time_utc TEXT NOT NULL,
+        level TEXT NOT NULL,
+        text TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+    );
+    ALTER TABLE runs ADD COLUMN achieved_iops REAL;
+    ALTER TABLE runs ADD COLUMN db_read_avg_latency_ms REAL;
+    ALTER TABLE runs ADD COLUMN log_write_avg_latency_ms REAL;
+    ALTER TABLE runs ADD COLUMN reasons_json TEXT;
+    UPDATE runs SET
+        achieved_iops = json_extract(result_json, '$.summary.achieved_transactional_iops'),
+        db_read_avg_latency_ms = json_extract(result_json, '$.summary.db_read_avg_latency_ms'),
+        log_write_avg_latency_ms = json_extract(result_json, '$.summary.log_write_avg_latency_ms'),
+        reasons_json = json_extract(result_json, '$.summary.reasons')
+    WHERE result_json IS NOT NULL;
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+RUNNING = "running"
+ABORTED = "aborted"
+
+
+class StoreError(Exception):
+    """The store cannot be used; the message says why and what to do."""
+
+
+def default_store_path() -> Path:
+    folder = os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir("Jetwise", appauthor=False)
+    return Path(folder) / STORE_FILE
+
+
+def design_of(config: TestConfig) -> dict[str, Any]:
+    """What makes a storage design: the profile, the folders and the copies (not the tuning)."""
+    return {
+        "profile": config.profile.model_dump(mode="json"),
+        "databases": [spec.model_dump(mode="json") for spec in config.databases],
+        "copies_per_database": config.copies_per_database,
+    }
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: int
+    name: str
+    created_utc: str
+    design: dict[str, Any]
+    target_iops: float
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    run_id: str
+    session: str
+    started_utc: str
+    ended_utc: str | None
+    status: str
+    threads: int
+    sluggish_sessions: int
+    output_dir: str
+    achieved_iops: float | None
+    db_read_avg_latency_ms: float | None
+    log_write_avg_latency_ms: float | None
+    reasons: list[str]
+    config: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session": self.session,
+            "started_utc": self.started_utc,
+            "ended_utc": self.ended_utc,
+            "verdict": self.status,
+            "threads": self.threads,
+            "sluggish_sessions": self.sluggish_sessions,
+            "achieved_transactional_iops": self.achieved_iops,
+            "target_transactional_iops": TestConfig.model_validate(self.config).target_transactional_iops,
+            "db_read_avg_latency_ms": self.db_read_avg_latency_ms,
+            "log_write_avg_latency_ms": self.log_write_avg_latency_ms,
+            "reasons": self.reasons,
+            "output_dir": self.output_dir,
+        }
+
+
+class Store:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the run store {self.path}: {exc}") from exc
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA journal_mode = WAL")  # a crash never corrupts; readers never block the writer
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self.migrate()
+        self.recover_abandoned()
+
+    # schema --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        version = self.version
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
+                f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            with self._transaction() as db:
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number + 1}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # sessions --------------------------------------------------------------------------
+
+    def session_for(self, name: str, config: TestConfig) -> SessionRow:
+        """The session `name`, created for this design if new; StoreError if it tests another design."""
+        existing = self.session(name)
+        design = design_of(config)
+        if existing is None:
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
+                    (name, _now(), json.dumps(design), config.target_transactional_iops),
+                )
+            created = self.session(name)
+            assert created is not None
+            return created
+        if existing.design != design:
+            raise StoreError(
+                f"tuning session '{name}' tests another storage design (its profile, folders or copies "
+                "differ from this configuration); give this one its own session name"
+            )
+        return existing
+
+    def session(self, name: str) -> SessionRow | None:
+        row = self._db.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self._session_row(row)
+
+    def sessions(self) -> list[SessionRow]:
+        return [self._session_row(r) for r in self._db.execute("SELECT * FROM sessions ORDER BY created_utc, id")]
+
+    @staticmethod
+    def _session_row(row: sqlite3.Row) -> SessionRow:
+        return SessionRow(row["id"], row["name"], row["created_utc"], json.loads(row["design_json"]), row["target_iops"])
+
+    # runs ------------------------------------------------------------------------------
+
+    def begin_run(self, session: SessionRow, run_id: str, config: TestConfig, output_dir: Path) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
+                "output_dir, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, session.id, _now(), RUNNING, config.thread_count, config.sluggish_sessions,
+                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()),
+            )
+
+    def _run_key(self, run_id: str) -> int:
+        row = self._db.execute("SELECT id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id} in the run store")
+        return int(row["id"])
+
+    def add_sample(self, run_id: str, sample: Mapping[str, Any]) -> None:
+        key = self._run_key(run_id)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO samples (run_id, interval, phase, sample_json) VALUES (?, ?, ?, ?)",
+                (key, int(sample["interval"]), str(sample["phase"]), json.dumps(sample)),
+            )
+
+    def add_log_line(self, run_id: str, time_utc: str, level: str, text: str) -> None:
+        key = self._run_key(run_id)
+        with self._transaction() as db:
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM log_lines WHERE run_id = ?", (key,)).fetchone()[0]
+            db.execute(
+                "INSERT INTO log_lines (run_id, seq, time_utc, level, text) VALUES (?, ?, ?, ?, ?)",
+                (key, seq, time_utc, level, text),
+            )
+
+    def finish_run(self, run_id: str, result: Mapping[str, Any]) -> None:
+        summary = result["summary"]
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE runs SET ended_utc = ?, status = ?, result_json = ?, achieved_iops = ?, "
+                "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL "
+                "WHERE run_id = ?",
+                (_now(), summary["verdict"], json.dumps(result), summary["achieved_transactional_iops"],
+                 summary["db_read_avg_latency_ms"], summary["log_write_avg_latency_ms"],
+                 json.dumps(summary["reasons"]), run_id),
+            )
+
+    def recover_abandoned(self) -> list[str]:
+        """Mark aborted the runs left `running` by a process of this host that no longer exists."""
+        host = socket.gethostname()
+        rows = self._db.execute("SELECT run_id, pid, host FROM runs WHERE status = ?", (RUNNING,)).fetchall()
+        abandoned = [r["run_id"] for r in rows if r["host"] == host and not _alive(r["pid"])]
+        reason = "the run ended without finishing (its process stopped: a crash, a kill or a power loss)"
+        with self._transaction() as db:
+            for run_id in abandoned:
+                db.execute(
+                    "UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
+                    (ABORTED, _now(), json.dumps([reason]), run_id),
+                )
+        return abandoned
+
+    def runs(self, session: str | None = None) -> list[RunRow]:
+        query = "SELECT runs.*, sessions.name AS session_name FROM runs JOIN sessions ON sessions.id = runs.session_id"
+        args: tuple[Any, ...] = ()
+        if session is not None:
+            query += " WHERE sessions.name = ?"
+            args = (session,)
+        return [self._run_row(r) for r in self._db.execute(query + " ORDER BY runs.id", args)]
+
+    def run(self, run_id: str) -> RunRow | None:
+        rows = [r for r in self.runs() if r.run_id == run_id]
+        return rows[0] if rows else None
+
+    def result(self, run_id: str) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None or row[0] is None else dict(json.loads(row[0]))
+
+    def samples(self, run_id: str) -> list[dict[str, Any]]:
+        key = self._run_key(run_id)
+        rows = self._db.execute("SELECT sample_json FROM samples WHERE run_id = ? ORDER BY interval", (key,))
+        return [json.loads(r[0]) for r in rows]
+
+    def log_lines(self, run_id: str) -> list[tuple[str, str, str]]:
+        key = self._run_key(run_id)
+        rows = self._db.execute("SELECT time_utc, level, text FROM log_lines WHERE run_id = ? ORDER BY seq", (key,))
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    @staticmethod
+    def _run_row(row: sqlite3.Row) -> RunRow:
+        return RunRow(
+            id=row["id"],
+            run_id=row["run_id"],
+            session=row["session_name"],
+            started_utc=row["started_utc"],
+            ended_utc=row["ended_utc"],
+            status=row["status"],
+            threads=row["threads"],
+            sluggish_sessions=row["sluggish_sessions"],
+            output_dir=row["output_dir"],
+            achieved_iops=row["achieved_iops"],
+            db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
+            log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
+            reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
+            config=json.loads(row["config_json"]),
+        )
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        return bool(psutil.pid_exists(pid)) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+class RunRecorder:
+    """Writes one run's events into the store as they happen: use it in the Runner's emit.
+
+    Samples and log lines are committed one by one, so a run that dies keeps all it
+    measured; the result, when it comes, closes the run with its verdict.
+    """
+
+    def __init__(self, store: Store, session: SessionRow, run_id: str, config: TestConfig, output_dir: Path) -> None:
+        self.store = store
+        self.run_id = run_id
+        store.begin_run(session, run_id, config, output_dir)
+
+    def __call__(self, event: BaseModel) -> None:
+        if isinstance(event, IntervalEvent):
+            self.store.add_sample(self.run_id, {"interval": event.index, **event.model_dump(mode="json", exclude={"event"})})
+        elif isinstance(event, LogEvent):
+            self.store.add_log_line(self.run_id, event.time, event.level, event.message)
+        elif isinstance(event, ResultEvent):
+            self.store.finish_run(self.run_id, event.result)

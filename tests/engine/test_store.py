@@ -1,0 +1,110 @@
+"""The run store: sessions, runs, samples and logs round-trip; migrations; abandoned runs."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.config import default_config
+from engine.events import IntervalEvent, LogEvent, ResultEvent
+from engine.store import ABORTED, MIGRATIONS, SCHEMA_VERSION, RunRecorder, Store, StoreError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _result(verdict: str = "pass") -> dict:
+    return {"summary": {"verdict": verdict, "achieved_transactional_iops": 130.5, "db_read_avg_latency_ms": 12.25,
+                        "log_write_avg_latency_ms": 1.5, "reasons": [] if verdict == "pass" else ["too slow"]}}
+
+
+def _interval(index: int) -> IntervalEvent:
+    return IntervalEvent(index=index, phase="measure", elapsed_s=index + 1.0, duration_s=1.0, remaining_s=0.0,
+                         summary={"transactional_iops": 100.0 + index}, instances=[], host={"cpu_percent": 5.0})
+
+
+def test_a_run_round_trips_with_its_samples_log_and_result(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    config = default_config(tmp_path, thread_count=3, sluggish_sessions=2)
+    session = store.session_for("SATA pair", config)
+    record = RunRecorder(store, session, "run-1", config, tmp_path / "out")
+    for index in range(3):
+        record(_interval(index))
+    record(LogEvent(time="2026-11-21T12:00:00+00:00", level="warning", message="a warning"))
+    record(ResultEvent(result=_result("fail")))
+    [run] = store.runs("SATA pair")
+    assert (run.run_id, run.status, run.threads, run.sluggish_sessions) == ("run-1", "fail", 3, 2)
+    assert (run.achieved_iops, run.db_read_avg_latency_ms, run.reasons) == (130.5, 12.25, ["too slow"])
+    assert [s["summary"]["transactional_iops"] for s in store.samples("run-1")] == [100.0, 101.0, 102.0]
+    assert store.log_lines("run-1") == [("2026-11-21T12:00:00+00:00", "warning", "a warning")]
+    assert store.result("run-1")["summary"]["verdict"] == "fail"
+    assert run.to_dict()["target_transactional_iops"] == config.target_transactional_iops
+    store.close()
+    again = Store(tmp_path / "s.sqlite3")  # everything is on disk
+    assert [r.run_id for r in again.runs()] == ["run-1"] and again.version == SCHEMA_VERSION
+
+
+def test_a_session_keeps_its_design(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    store.session_for("design A", default_config(tmp_path))
+    assert store.session_for("design A", default_config(tmp_path, thread_count=9)).name == "design A"  # tuning differs: fine
+    with pytest.raises(StoreError, match="tests another storage design"):
+        store.session_for("design A", default_config(tmp_path, profile={"mailboxes": 5}))
+
+
+def test_a_version_1_store_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(MIGRATIONS[0])
+    db.execute("INSERT INTO sessions VALUES (1, 'old', '2025-01-01T00:00:00+00:00', '{}', 500.0)")
+    db.execute(
+        "INSERT INTO runs (id, run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
+        "output_dir, result_json) VALUES (1, 'r1', 1, '2025-01-01T00:00:00+00:00', 'pass', 4, 1, ?, '/x', ?)",
+        (default_config(tmp_path).model_dump_json(), json.dumps(_result())),
+    )
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert store.version == SCHEMA_VERSION
+    [run] = store.runs("old")
+    assert (run.achieved_iops, run.db_read_avg_latency_ms, run.log_write_avg_latency_ms) == (130.5, 12.25, 1.5)
+    store.add_log_line("r1", "2025-01-01T00:00:01+00:00", "info", "logged after the upgrade")
+    assert len(store.log_lines("r1")) == 1
+
+
+def test_a_store_from_a_newer_jetwise_is_refused_with_a_reason(tmp_path):
+    path = tmp_path / "new.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.close()
+    with pytest.raises(StoreError, match="written by a newer Jetwise"):
+        Store(path)
+
+
+def test_a_run_whose_process_died_is_marked_aborted_and_keeps_its_samples(tmp_path):
+    path = tmp_path / "s.sqlite3"
+    script = f"""
+import os, sys
+sys.path.insert(0, {str(ROOT)!r})
+from pathlib import Path
+from engine.config import default_config
+from engine.store import RunRecorder, Store
+from tests.engine.test_store import _interval
+store = Store(Path({str(path)!r}))
+config = default_config(Path({str(tmp_path)!r}))
+record = RunRecorder(store, store.session_for("s", config), "dies", config, Path("out"))
+for i in range(5):
+    record(_interval(i))
+os._exit(9)  # no result, no clean shutdown
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), timeout=60)
+    assert done.returncode == 9
+    store = Store(path)
+    [run] = store.runs("s")
+    assert run.status == ABORTED and "ended without finishing" in run.reasons[0]
+    assert len(store.samples("dies")) == 5
