@@ -8,7 +8,6 @@ finishes with a result document, marked aborted when the run did not complete.
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing
 import os
 import time
@@ -44,6 +43,7 @@ from engine.results import (
     build_result,
     write_result,
 )
+from engine.settling import MeasureWindow, SettleRule, interval_counts
 from engine.units import format_bytes
 from engine.validation import Problem, errors_only, validate_config
 from engine.verdict import Outcome, judge
@@ -73,8 +73,10 @@ class Runner:
         *,
         backend: IoBackend | None = None,
         run_id: str | None = None,
+        settle: SettleRule | None = None,
     ) -> None:
         self.config = config
+        self.settle = settle
         self.output_dir = output_dir
         self._emit_fn = emit
         self.backend = backend or default_backend()
@@ -146,9 +148,7 @@ class _Session:
         config = self.config
         self.interval_s = config.sample_interval_s
         self.interval_ns = int(round(config.sample_interval_s * 1e9))
-        self.warmup_intervals = math.ceil(config.warmup_s / config.sample_interval_s - 1e-9)
-        self.measure_intervals = max(1, math.ceil(config.duration_s / config.sample_interval_s - 1e-9))
-        self.total_intervals = self.warmup_intervals + self.measure_intervals
+        self.window = MeasureWindow(*interval_counts(config), runner.settle)
         workers = config.worker_processes or os.cpu_count() or 1
         self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
         self.names = [config.instance_name(i) for i in range(config.database_count)]
@@ -185,6 +185,7 @@ class _Session:
         self.messages = ctx.Queue()
         self.go, self.stop = ctx.Event(), ctx.Event()
         self.t0_value, self.stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
+        self.end_at_value = ctx.Value("q", 0)  # an earlier planned end, once a settling run has decided
         self.ready: set[int] = set()
         self.done: set[int] = set()
         self.measuring_announced = False
@@ -211,11 +212,11 @@ class _Session:
         try:
             for worker_id, indexes in enumerate(self.assignments):
                 spec = WorkerSpec(
-                    worker_id, config_json, indexes, self.unbuffered, self.warmup_intervals, self.total_intervals
+                    worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup, self.window.total_intervals
                 )
                 process = ctx.Process(
                     target=worker_main,
-                    args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value),
+                    args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value, self.end_at_value),
                     name=f"jetwise-worker-{worker_id}",
                     daemon=True,
                 )
@@ -287,7 +288,11 @@ class _Session:
         self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
         self.t0_value.value = self.t0_ns
         self.go.set()
-        if self.warmup_intervals:
+        if self.window.settle is not None:
+            self.set_phase(Phase.WARMING_UP)
+            self.runner.log("Attaining prerequisites: warm-up until latency settles "
+                            f"(at least {self.window.min_warmup * self.interval_s:g} s)")
+        elif self.warmup_intervals:
             self.set_phase(Phase.WARMING_UP)
             self.runner.log(f"Attaining prerequisites: warm-up for {self.warmup_intervals * self.interval_s:g} s")
         else:
@@ -347,23 +352,34 @@ class _Session:
             ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
         )
 
+    @property
+    def warmup_intervals(self) -> int:
+        return self.window.warmup_intervals
+
+    @property
+    def total_intervals(self) -> int:
+        return self.window.total_intervals
+
     def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
-        measured = index >= self.warmup_intervals
-        for name, wire in payload.items():
-            merged = InstanceInterval.from_wire(name, wire)
-            if measured:
-                totals = self.totals[name]
-                for stream, stats in merged.streams.items():
-                    totals.setdefault(stream, StreamStats()).merge(stats)
-                counts = self.cache_totals[name]
-                for position, value in enumerate(merged.cache):
-                    counts[position] += value
         if index < self.next_interval:
-            return  # a straggler for an interval already shown: counted above, not shown again
+            self._add_to_totals(index, payload)  # a straggler for an interval already shown: counted, not shown again
+            return
         self.pending[index][worker_id] = payload
         while len(self.pending.get(self.next_interval, {})) == worker_count:
             self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
             self.next_interval += 1
+
+    def _add_to_totals(self, index: int, payload: dict[str, Any]) -> None:
+        if index < self.warmup_intervals:
+            return
+        for name, wire in payload.items():
+            merged = InstanceInterval.from_wire(name, wire)
+            totals = self.totals[name]
+            for stream, stats in merged.streams.items():
+                totals.setdefault(stream, StreamStats()).merge(stats)
+            counts = self.cache_totals[name]
+            for position, value in enumerate(merged.cache):
+                counts[position] += value
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
@@ -394,6 +410,13 @@ class _Session:
         for part in merged.values():
             server.merge(part)
         summary = {**stream_figures(server.streams, duration), **cache_figures(server.cache, duration)}
+        if index < self.warmup_intervals:
+            message = self.window.observe(index, summary["db_read_avg_latency_ms"], summary["transactional_iops"])
+            if message is not None:
+                self.runner.log(message)
+                self.end_at_value.value = self.t0_ns + self.total_intervals * self.interval_ns
+        for payload in parts.values():
+            self._add_to_totals(index, payload)
         host = self.sampler.sample()
         phase = "measure" if index >= self.warmup_intervals else "warmup"
         if phase == "measure":

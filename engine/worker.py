@@ -55,11 +55,13 @@ class WorkerSpec:
     total_intervals: int
 
 
-def worker_main(spec: WorkerSpec, messages: Any, go: Any, t0_value: Any, stop: Any, stop_at_value: Any) -> None:
+def worker_main(
+    spec: WorkerSpec, messages: Any, go: Any, t0_value: Any, stop: Any, stop_at_value: Any, end_at_value: Any
+) -> None:
     """Entry point of a worker process (spawned; must stay importable and picklable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how a Ctrl-C ends the run
     try:
-        _Worker(spec, messages, go, t0_value, stop, stop_at_value, default_backend()).run()
+        _Worker(spec, messages, go, t0_value, stop, stop_at_value, end_at_value, default_backend()).run()
     except Exception as exc:  # report anything unexpected instead of dying silently
         messages.put(("error", spec.worker_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
     finally:
@@ -75,6 +77,7 @@ class _Worker:
         t0_value: Any,
         stop: Any,
         stop_at_value: Any,
+        end_at_value: Any,
         backend: IoBackend,
     ) -> None:
         self.spec = spec
@@ -84,6 +87,7 @@ class _Worker:
         self.t0_value = t0_value
         self.stop = stop
         self.stop_at_value = stop_at_value
+        self.end_at_value = end_at_value
         self.backend = backend
         self._error_lines = 0
         self._error_lock = threading.Lock()
@@ -182,6 +186,9 @@ class _Worker:
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
         while time.perf_counter_ns() < clock.stop_at_ns:
+            end_at = int(self.end_at_value.value)
+            if end_at:
+                clock.stop_at_ns = min(clock.stop_at_ns, end_at)
             if self.stop.wait(0.05):
                 clock.stop_at_ns = min(clock.stop_at_ns, int(self.stop_at_value.value) or time.perf_counter_ns())
                 break

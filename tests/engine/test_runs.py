@@ -159,3 +159,20 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     assert runner.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
     assert session.stop.is_set() and session.stop_at_value.value > 0
     assert any(isinstance(e, LogEvent) and "did not complete" in e.message for e in events)
+
+
+def test_a_settling_run_measures_once_latency_has_settled_and_then_stops(disk_dir):
+    from engine.settling import SettleRule
+
+    config = small_config(disk_dir / "data", databases=1, warmup_s=1.0, duration_s=30.0, sample_interval_s=0.25)
+    rule = SettleRule(window=6, max_drift=0.5, measure_samples=8)
+    events: list = []
+    result = Runner(config, disk_dir / "out", events.append, settle=rule).run()
+    samples = [e for e in events if isinstance(e, IntervalEvent)]
+    phases = [e.phase for e in samples]
+    warm = phases.count("warmup")
+    assert 4 <= warm < len(phases) and phases[warm:] == ["measure"] * 8  # settled early, then 8 judged samples
+    assert result["summary"]["verdict"] == "pass", result["summary"]["reasons"]
+    assert result["summary"]["measured_s"] == pytest.approx(8 * 0.25)
+    log = (disk_dir / "out" / "test.log").read_text()
+    assert "Latency settled after" in log
