@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from app.history import HistoryError, cmd_history
+from app.tune import cmd_tune, simulated_model
 from engine.config import (
     LOG_FILES_PER_DATABASE,
     DatabaseSpec,
@@ -40,6 +41,7 @@ from engine.events import (
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
+from engine.simulation import PROFILES, SimulatedRunner, StorageModel
 from engine.store import RunRecorder, Store, StoreError
 from engine.units import format_bytes, format_duration, parse_duration_s
 from engine.validation import Problem, errors_only, validate_config, validate_data
@@ -140,11 +142,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--warmup", type=_warmup, default=None, help="override the warm-up")
     run.add_argument("--json", action="store_true", help="print the result document on stdout")
     run.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    run.add_argument(
+        "--simulate", default=None, metavar="PROFILE",
+        help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})",
+    )
 
     engine = commands.add_parser("engine", help="run a test, writing events as JSON lines (for front ends)")
     engine.add_argument("config", type=Path, metavar="CONFIG.json")
     engine.add_argument("--output", type=Path, required=True)
     engine.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+
+    tune = commands.add_parser("tune", help="find the passing thread count and SluggishSessions in short runs")
+    tune.add_argument("config", type=Path, metavar="CONFIG.json")
+    tune.add_argument("--session", default=None, help="tuning session (default: the file's name)")
+    tune.add_argument("--calibration", type=_duration, default=180.0, help="longest calibration run (default 3m)")
+    tune.add_argument("--max-runs", type=int, default=8, help="give up after this many calibration runs (default 8)")
+    tune.add_argument("--output", type=Path, default=None, help="folder for the runs (default ./jetwise-runs/tune-TIME)")
+    tune.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
+    tune.add_argument(
+        "--simulate", default=None, metavar="PROFILE",
+        help=f"tune against a simulated storage model ({', '.join(sorted(PROFILES))})",
+    )
 
     history = commands.add_parser("history", help="tuning sessions and their runs")
     history.add_argument("--session", default=None, help="list this session's runs")
@@ -374,6 +392,26 @@ def print_result(result: dict[str, Any], stream: TextIO) -> None:
         print(f"WARNING: unbuffered I/O was not in effect ({result['unbuffered_io_detail']})", file=stream)
 
 
+def _simulated(name: str | None) -> StorageModel | None:
+    try:
+        model: StorageModel | None = simulated_model(name)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    return model
+
+
+def cmd_tune_args(args: argparse.Namespace) -> int:
+    if args.max_runs < 1:
+        raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
+    _simulated(args.simulate)
+    config, problems = load_checked(args.config)
+    if config is None:
+        print_problems(problems, sys.stderr)
+        return EXIT_INVALID
+    output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
+    return cmd_tune(args, config, output, new_run_id)
+
+
 def new_run_id() -> str:
     return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
@@ -401,11 +439,16 @@ def _run_with(
     emit: Any,
     install_signals: bool = True,
     session: str | None = None,
+    simulate: str | None = None,
 ) -> tuple[int, dict[str, Any] | None, Runner]:
     run_id = new_run_id()
+    model = _simulated(simulate)
     if session is not None:
         emit = _both(open_recorder(session, config, run_id, output), emit)
-    runner = Runner(config, output, emit, run_id=run_id)
+    runner: Runner = (
+        SimulatedRunner(config, output, emit, model, run_id=run_id) if model is not None
+        else Runner(config, output, emit, run_id=run_id)
+    )
     previous = None
     if install_signals and threading.current_thread() is threading.main_thread():
         handler = _StopOnSignal(runner)
@@ -454,7 +497,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             spec.database_path.parent.mkdir(parents=True, exist_ok=True)
     session = args.session or ("quick check" if args.quick else args.config.stem)
     print(f"Run folder: {output}  (tuning session '{session}')", file=sys.stderr)
-    code, result, _ = _run_with(config, output, ConsoleRenderer(sys.stderr), session=session)
+    code, result, _ = _run_with(config, output, ConsoleRenderer(sys.stderr), session=session, simulate=args.simulate)
     if args.quick:
         _remove_quick_data(config)
     if result is not None and args.json:
@@ -535,6 +578,7 @@ def run_cli(argv: Sequence[str]) -> int:
         return int(exc.code or 0)
     handlers = {
         "init": cmd_init, "validate": cmd_validate, "run": cmd_run, "engine": cmd_engine, "history": cmd_history,
+        "tune": cmd_tune_args,
     }
     if args.command is None:
         parser.print_help(sys.stderr)

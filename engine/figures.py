@@ -17,6 +17,7 @@ from engine.metrics import (
     DB_WRITE,
     PAGE_FAULT_STALLS,
     STREAMS,
+    InstanceInterval,
     StreamStats,
 )
 
@@ -56,3 +57,23 @@ def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, Strea
         for name, stats in part.items():
             merged.setdefault(name, StreamStats()).merge(stats)
     return merged
+
+
+def interval_figures(
+    parts: Mapping[str, InstanceInterval], seconds: float
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One sample interval's row per instance and the server's summary."""
+    rows = []
+    server = InstanceInterval("server")
+    for name, part in parts.items():
+        reads = part.streams.get(DB_READ)
+        rows.append(
+            {
+                "name": name,
+                **stream_figures(part.streams, seconds),
+                **cache_figures(part.cache, seconds),
+                "db_read_p99_latency_ms": reads.percentiles()["p99"] if reads and reads.count else None,
+            }
+        )
+        server.merge(part)
+    return rows, {**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds)}

@@ -32,10 +32,10 @@ from engine.events import (
     ProgressEvent,
     ResultEvent,
 )
-from engine.figures import cache_figures, stream_figures
+from engine.figures import interval_figures
 from engine.host import HostSampler, host_info
 from engine.metrics import InstanceInterval, StreamStats, new_cache_counts
-from engine.platform import IoBackend, default_backend
+from engine.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.results import (
     CONFIG_FILE,
     LOG_FILE,
@@ -95,7 +95,7 @@ class Runner:
 
     def run(self) -> dict[str, Any]:
         self.emit(PhaseEvent(phase=Phase.VALIDATING, message=PHASE_WORDS[Phase.VALIDATING]))
-        problems, probes = validate_config(self.config, self.backend)
+        problems, probes = self._validate()
         errors = errors_only(problems)
         if errors:
             raise InvalidConfig(errors)
@@ -106,13 +106,21 @@ class Runner:
         try:
             for problem in problems:
                 self.log(str(problem), "warning")
-            unbuffered = all(p.supported for p in probes.values())
-            representative = all(p.representative for p in probes.values())
-            details = sorted({p.detail for p in probes.values()})
-            return _Session(self, unbuffered, representative, "; ".join(details)).execute()
+            return self._execute(probes)
         finally:
             self._log_file.close()
             self._samples_file.close()
+
+    # what a simulated run replaces ---------------------------------------------------------
+
+    def _validate(self) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        return validate_config(self.config, self.backend)
+
+    def _execute(self, probes: dict[Path, UnbufferedProbe]) -> dict[str, Any]:
+        unbuffered = all(p.supported for p in probes.values())
+        representative = all(p.representative for p in probes.values())
+        details = sorted({p.detail for p in probes.values()})
+        return _Session(self, unbuffered, representative, "; ".join(details)).execute()
 
     # plumbing used by the session -------------------------------------------------------
 
@@ -395,21 +403,7 @@ class _Session:
         for payload in parts.values():
             for name, wire in payload.items():
                 merged[name] = InstanceInterval.from_wire(name, wire)
-        rows = []
-        for name, part in merged.items():
-            reads = part.streams.get("db_read")
-            rows.append(
-                {
-                    "name": name,
-                    **stream_figures(part.streams, duration),
-                    **cache_figures(part.cache, duration),
-                    "db_read_p99_latency_ms": reads.percentiles()["p99"] if reads and reads.count else None,
-                }
-            )
-        server = InstanceInterval("server")
-        for part in merged.values():
-            server.merge(part)
-        summary = {**stream_figures(server.streams, duration), **cache_figures(server.cache, duration)}
+        rows, summary = interval_figures(merged, duration)
         if index < self.warmup_intervals:
             message = self.window.observe(index, summary["db_read_avg_latency_ms"], summary["transactional_iops"])
             if message is not None:
