@@ -12,7 +12,14 @@ import pytest
 
 from engine.config import default_config
 from engine.events import IntervalEvent, LogEvent, ResultEvent
-from engine.store import ABORTED, MIGRATIONS, SCHEMA_VERSION, RunRecorder, Store, StoreError
+from engine.store import (
+    ABORTED,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    RunRecorder,
+    Store,
+    StoreError,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 

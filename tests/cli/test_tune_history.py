@@ -1,0 +1,100 @@
+"""`jetwise tune` on the simulated device, `jetwise history`, and a run killed half-way."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from engine.store import Store
+from tests.cli.test_cli import JETWISE, _init_small, jetwise
+
+
+def _sata_config(tmp_path: Path, mailboxes: int = 1100, iops: float = 0.12) -> Path:
+    out = tmp_path / "sata.json"
+    done = jetwise(
+        "init", str(out), "--databases", "1", "--db-path", str(tmp_path / "DB"), "--log-path", str(tmp_path / "Log"),
+        "--mailboxes", str(mailboxes), "--iops-per-mailbox", str(iops), "--mailbox-size-mb", "500", cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    data["profile"]["headroom_percent"] = 0
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_tune_converges_on_the_simulated_device_and_prints_json(tmp_path):
+    config = _sata_config(tmp_path)
+    done = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "runs"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["converged"] is True and 1 <= len(outcome["runs"]) <= 4
+    assert set(outcome["runs"][0]) >= {"threads", "sluggish_sessions", "achieved_transactional_iops",
+                                       "db_read_avg_latency_ms", "log_write_avg_latency_ms", "verdict"}
+    last = outcome["runs"][-1]
+    assert last["verdict"] == "pass"
+    assert outcome["recommendation"] == {"threads": last["threads"], "sluggish_sessions": last["sluggish_sessions"]}
+    assert "Converged in" in done.stderr and "SIMULATED" not in done.stdout
+    # every calibration run is in the session, and its result says it was simulated
+    history = json.loads(jetwise("history", "--session", "sata", "--json", cwd=tmp_path).stdout)
+    runs = history["sessions"][0]["runs"]
+    assert [r["verdict"] for r in runs] == [r["verdict"] for r in outcome["runs"]]
+    result = json.loads((Path(runs[0]["output_dir"]) / "result.json").read_text())
+    assert result["simulated"] is True and result["io_backend"].startswith("simulated (sata-2x7k")
+
+
+def test_tune_says_when_the_target_is_out_of_reach_and_exits_1(tmp_path):
+    config = _sata_config(tmp_path, mailboxes=2000, iops=0.2)
+    done = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["converged"] is False and outcome["max_passing_iops"] < 400
+    assert "out of reach" in done.stderr and "This storage carries about" in done.stderr
+
+
+def test_tune_bad_input_exits_2_with_the_reason(tmp_path):
+    config = _sata_config(tmp_path)
+    done = jetwise("tune", str(config), "--simulate", "floppy", cwd=tmp_path)
+    assert done.returncode == 2 and "no simulated storage profile 'floppy'" in done.stderr
+    done = jetwise("tune", str(config), "--max-runs", "0", cwd=tmp_path)
+    assert done.returncode == 2 and "--max-runs must be at least 1" in done.stderr
+
+
+def test_history_lists_sessions_and_their_runs(tmp_path):
+    config = _init_small(tmp_path)
+    assert jetwise("run", str(config), "--session", "small disks", cwd=tmp_path).returncode == 0
+    listing = jetwise("history", cwd=tmp_path)
+    assert listing.returncode == 0 and "small disks" in listing.stdout and "pass" in listing.stdout
+    runs = jetwise("history", "--session", "small disks", cwd=tmp_path)
+    assert "Threads" in runs.stdout and "Achieved IOPS" in runs.stdout
+    missing = jetwise("history", "--session", "nope", cwd=tmp_path)
+    assert missing.returncode == 2 and "no tuning session 'nope'" in missing.stderr
+
+
+def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path, private_store):
+    config = _init_small(tmp_path)
+    data = json.loads(config.read_text())
+    data["duration_s"] = 60
+    config.write_text(json.dumps(data))
+    process = subprocess.Popen([*JETWISE, "run", str(config), "--session", "killed"], cwd=tmp_path,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    store = Store()
+    deadline = time.monotonic() + 60
+    samples = 0
+    while time.monotonic() < deadline and samples < 4:
+        time.sleep(0.2)
+        runs = store.runs("killed")
+        samples = len(store.samples(runs[0].run_id)) if runs else 0
+    assert samples >= 4
+    os.killpg(process.pid, signal.SIGKILL)  # the whole run, workers included: no chance to finish
+    process.wait(10)
+    store.close()
+    reopened = Store()
+    [run] = reopened.runs("killed")
+    assert run.status == "aborted" and "ended without finishing" in run.reasons[0]
+    assert len(reopened.samples(run.run_id)) >= samples
+    listing = jetwise("history", "--session", "killed", cwd=tmp_path)
+    assert "aborted" in listing.stdout

@@ -1,0 +1,143 @@
+"""The advisor: its rules on made-up runs, and the tuning loop over a table of simulated storage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.advisor import RunPoint, advise, capacity_words, fit, setting_for
+from engine.config import default_config
+from engine.simulation import PROFILES, SimulatedRunner, solve
+from engine.tuning import Tuner
+
+
+def _config(tmp_path: Path, databases: int = 1, **profile):
+    values = {"mailboxes": 1100, "iops_per_mailbox": 0.12, "headroom_percent": 0, "mailbox_size_mb": 500}
+    values.update(profile)
+    return default_config(tmp_path, databases=databases, profile=values, seed=11)
+
+
+def _point(threads, sluggish, iops, read_ms, *, target=132.0, limit=20.0, max_ok=True):
+    latency_ok = read_ms <= limit and max_ok
+    iops_ok = iops >= target * 0.95
+    return RunPoint(threads, sluggish, iops, read_ms, 1.0, latency_ok, iops_ok, latency_ok and iops_ok,
+                    "" if latency_ok else f"Instance 1 average database read latency {read_ms:.1f} ms over the 20 ms limit")
+
+
+def test_the_first_suggestion_is_microsofts_rule_with_one_thread_per_database(tmp_path):
+    advice = advise(_config(tmp_path, databases=4, mailboxes=10_000, iops_per_mailbox=0.5), [], cpu_count=4)
+    assert (advice.status, advice.threads, advice.sluggish_sessions) == ("start", 38, 1)  # 5,000 / 135
+    assert advice.predicted_iops == 38 * 135 and advice.predicted_read_ms is None
+    small = advise(_config(tmp_path, databases=4), [])
+    assert small.threads == 4  # never fewer threads than databases
+    capped = advise(_config(tmp_path, mailboxes=10**6, iops_per_mailbox=1.0), [], cpu_count=2)
+    assert capped.threads == 64  # at most 32 per core, whatever the target
+
+
+def test_latency_failing_runs_are_never_followed_by_more_load(tmp_path):
+    runs = [_point(16, 1, 150.0, 70.0)]  # the walkthrough: 16 threads gave 70 ms reads, and enough IOPS
+    advice = advise(_config(tmp_path), runs)
+    assert advice.status == "next" and advice.threads / advice.sluggish_sessions < 16
+    assert advice.predicted_read_ms is not None and advice.predicted_read_ms <= 20
+
+
+def test_a_setting_that_failed_is_not_suggested_again_for_the_same_reason(tmp_path):
+    runs = [_point(1, 1, 110.0, 12.0), _point(2, 1, 120.0, 13.0)]  # both short of the target, latency fine
+    advice = advise(_config(tmp_path), runs)
+    assert (advice.threads, advice.sluggish_sessions) not in {(1, 1), (2, 1)}
+    assert advice.threads / advice.sluggish_sessions > 2  # more load than the best shortfall
+
+
+def test_out_of_reach_is_declared_only_on_evidence_and_names_the_capacity(tmp_path):
+    config = _config(tmp_path, mailboxes=4000, iops_per_mailbox=1.0)  # 4,000 IOPS on storage that tops out lower
+    only_short = [_point(8, 1, 2000.0, 8.0, target=4000)]
+    assert advise(config, only_short).status == "next"  # no proof yet: try more load
+    runs = [*only_short, _point(30, 1, 2500.0, 31.0, target=4000)]
+    advice = advise(config, runs)
+    assert advice.status == "unreachable"
+    assert (advice.threads, advice.sluggish_sessions, advice.max_passing_iops) == (8, 1, 2000.0)  # never a failing setting
+    assert "out of reach" in advice.rationale and "31.0 ms" in advice.rationale
+    assert advice.capacity == capacity_words(config, 2000.0)
+    assert "2,000 mailboxes at 1 IOPS each" in advice.capacity and "0.500 IOPS per mailbox for 4,000 mailboxes" in advice.capacity
+
+
+def test_a_passing_run_ends_the_search(tmp_path):
+    runs = [_point(1, 1, 110.0, 12.0), _point(3, 2, 140.0, 17.0)]
+    advice = advise(_config(tmp_path), runs)
+    assert (advice.status, advice.threads, advice.sluggish_sessions) == ("converged", 3, 2)
+
+
+def test_sluggish_sessions_fill_in_between_thread_steps():
+    assert setting_for(3.0, 1) == (3, 1)
+    assert setting_for(1.5, 1) == (3, 2)
+    threads, sluggish = setting_for(0.25, 4)  # below one thread per database: only SluggishSessions can go lower
+    assert threads == 4 and 0.25 <= threads / sluggish <= 0.275
+    threads, sluggish = setting_for(1.06, 1)
+    assert 1.06 <= threads / sluggish <= 1.06 * 1.1
+
+
+def test_the_fitted_curve_follows_a_saturating_device():
+    # three runs on a device that saturates near 2,500 transfers/s
+    runs = [_point(4, 1, 1000.0, 6.0, target=4000), _point(16, 1, 2300.0, 11.4, target=4000),
+            _point(64, 1, 2410.0, 43.7, target=4000)]
+    model = fit(runs)
+    assert model.xmax == pytest.approx(2450, rel=0.15)
+    assert model.read_ms(32) > model.read_ms(16) > model.read_ms(4)
+
+
+# The tuning loop against simulated storage --------------------------------------------------
+
+TABLE = [
+    # (profile, databases, profile values, expected status, what the answer looks like)
+    ("sata-2x7k", 1, {"mailboxes": 1100, "iops_per_mailbox": 0.12}, "converged",
+     "the walkthrough: 16 threads would read at well over 70 ms; a few threads with SluggishSessions pass"),
+    ("array-24x10k-saturating", 4, {"mailboxes": 10_000, "iops_per_mailbox": 0.2}, "converged",
+     "a large array: passes below its saturation point"),
+    ("array-24x10k-saturating", 4, {"mailboxes": 10_000, "iops_per_mailbox": 0.4}, "unreachable",
+     "the same array asked for more than it ever delivers"),
+    ("sata-2x7k", 1, {"mailboxes": 2000, "iops_per_mailbox": 0.2}, "unreachable",
+     "two SATA disks asked for 400 IOPS"),
+    ("flash-qos-1000", 24, {"mailboxes": 6000, "iops_per_mailbox": 0.1}, "converged",
+     "flash behind a QoS limit: one thread per database overshoots it; SluggishSessions is needed"),
+    ("flash", 2, {"mailboxes": 5000, "iops_per_mailbox": 0.2}, "converged", "flash: the first run passes"),
+    ("sas-8x10k", 2, {"mailboxes": 5000, "iops_per_mailbox": 0.15, "headroom_percent": 20}, "converged",
+     "SAS behind a write cache"),
+]
+
+
+@pytest.mark.parametrize(("profile", "databases", "values", "status", "story"), TABLE, ids=[f"{t[0]}-{t[3]}" for t in TABLE])
+def test_the_tuning_loop_settles_within_four_runs(tmp_path, profile, databases, values, status, story):
+    config = _config(tmp_path, databases=databases, **values)
+    model = PROFILES[profile]
+    tuner = Tuner(
+        config, lambda c, out, emit, rule: SimulatedRunner(c, out, emit, model, settle=rule), tmp_path / "tune",
+        calibration_s=180, max_runs=8,
+    )
+    outcome = tuner.run()
+    assert outcome.status == status, (story, outcome.runs)
+    assert len(outcome.runs) <= 4, (story, outcome.runs)
+    threads, sluggish = outcome.recommendation
+    chosen = [r for r in outcome.runs if (r["threads"], r["sluggish_sessions"]) == (threads, sluggish)]
+    assert chosen, "the recommendation is a setting that was run"
+    if status == "converged":
+        assert chosen[-1]["verdict"] == "pass"
+        assert all(r["verdict"] == "fail" for r in outcome.runs[:-1]) and outcome.runs[-1]["verdict"] == "pass"
+    else:
+        # out of reach: the answer is the most the storage carries within the latency limits
+        assert not any(r["verdict"] == "pass" for r in outcome.runs)
+        assert outcome.max_passing_iops == pytest.approx(chosen[-1]["achieved_transactional_iops"])
+        assert outcome.max_passing_iops < config.target_transactional_iops * 0.95
+        assert "out of reach" in outcome.advice.rationale and outcome.advice.capacity
+
+
+def test_sata_from_the_walkthrough_needs_far_fewer_than_16_threads(tmp_path):
+    config = _config(tmp_path)
+    sixteen = solve(PROFILES["sata-2x7k"], config.model_copy(update={"thread_count": 16}))
+    assert sixteen.read_ms > 70  # what the walkthrough saw: 16 threads overload two SATA disks
+    outcome = Tuner(
+        config, lambda c, out, emit, rule: SimulatedRunner(c, out, emit, PROFILES["sata-2x7k"], settle=rule),
+        tmp_path / "tune",
+    ).run()
+    threads, sluggish = outcome.recommendation
+    assert threads / sluggish < 3
