@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import signal
 import sys
 import threading
@@ -43,6 +44,7 @@ from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
 from engine.simulation import PROFILES, SimulatedRunner, StorageModel
 from engine.store import RunRecorder, Store, StoreError
+from engine.tuning import calibration_rule
 from engine.units import format_bytes, format_duration, parse_duration_s
 from engine.validation import Problem, errors_only, validate_config, validate_data
 from engine.version import __version__
@@ -151,6 +153,11 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("config", type=Path, metavar="CONFIG.json")
     engine.add_argument("--output", type=Path, required=True)
     engine.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    engine.add_argument(
+        "--calibrate", type=_duration, default=None, metavar="DURATION",
+        help="a calibration run: warm up until latency settles, judge the settled samples, at most this long",
+    )
+    engine.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
 
     tune = commands.add_parser("tune", help="find the passing thread count and SluggishSessions in short runs")
     tune.add_argument("config", type=Path, metavar="CONFIG.json")
@@ -551,8 +558,15 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
     output = args.output
     run_id = new_run_id()
+    rule = None
+    if args.calibrate is not None:
+        config, rule = calibration_rule(config, args.calibrate)
     recorder = open_recorder(args.session or args.config.stem, config, run_id, output)
-    runner = Runner(config, output, _both(recorder, emit), run_id=run_id)
+    model = _simulated(args.simulate)
+    runner: Runner = (
+        SimulatedRunner(config, output, _both(recorder, emit), model, run_id=run_id, settle=rule) if model is not None
+        else Runner(config, output, _both(recorder, emit), run_id=run_id, settle=rule)
+    )
     runner_box.append(runner)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
@@ -570,6 +584,23 @@ def cmd_engine(args: argparse.Namespace) -> int:
     return OUTCOME_EXIT[result["summary"]["verdict"]]
 
 
+def open_window() -> int:
+    """`jetwise` alone opens the wizard; without a display it says how to run headless."""
+    headless = sys.platform.startswith("linux") and not any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    )
+    if headless:
+        print("error: no display to open the window on; on a headless machine use: jetwise run --quick "
+              "(or jetwise --help)", file=sys.stderr)
+        return EXIT_ABORTED
+    try:
+        from ui.app import main as window_main
+    except ImportError as exc:  # Qt's system libraries are missing
+        print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
+        return EXIT_ABORTED
+    return window_main([])
+
+
 def run_cli(argv: Sequence[str]) -> int:
     parser = build_parser()
     try:
@@ -581,9 +612,7 @@ def run_cli(argv: Sequence[str]) -> int:
         "tune": cmd_tune_args,
     }
     if args.command is None:
-        parser.print_help(sys.stderr)
-        print("\nOn a headless machine, start with:  jetwise run --quick", file=sys.stderr)
-        return EXIT_PASS
+        return open_window()
     try:
         return handlers[args.command](args)
     except (UsageError, HistoryError) as exc:

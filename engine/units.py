@@ -21,8 +21,21 @@ _ISO_DURATION = re.compile(
 _SECONDS_PER_UNIT = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
+_CLOCK_DURATION = re.compile(r"^(\d+):([0-5]\d)(?::([0-5]\d(?:\.\d+)?))?$")
+
+
+def compact_duration(seconds: float) -> str:
+    """'2h', '1h30m', '45s', '1m30s': the short form parse_duration_s reads back."""
+    total = round(seconds)
+    if total <= 0:
+        return "0s"
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return "".join(f"{v}{u}" for v, u in ((hours, "h"), (minutes, "m"), (secs, "s")) if v)
+
+
 def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
-    """Parse '2h', '90m', '1h30m', '45s', '3600' or ISO 8601 'PT2H' into seconds.
+    """Parse '2h', '90m', '1h30m', '45s', '3600', '2:00:00' or ISO 8601 'PT2H' into seconds.
 
     Raises ValueError with a message that names the accepted forms.
     """
@@ -42,6 +55,15 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
         if not positive(value):
             raise ValueError(f"duration {text!r} {must}")
         return value
+    clock = _CLOCK_DURATION.match(raw)
+    if clock:
+        hours, minutes, seconds = clock.group(1), clock.group(2), clock.group(3)
+        if seconds is None:  # M:SS
+            hours, minutes, seconds = None, hours, minutes
+        total = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+        if not positive(total):
+            raise ValueError(f"duration {text!r} {must}")
+        return total
     iso = _ISO_DURATION.match(raw)
     if iso and any(g is not None for g in iso.groups()):
         years, months, days, hours, minutes, seconds = iso.groups()

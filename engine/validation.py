@@ -136,7 +136,7 @@ def check_rules(config: TestConfig) -> list[Problem]:
     return problems
 
 
-def _existing_folder(path: Path) -> tuple[Path | None, str | None]:
+def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     """The folder to check for `path`: itself, or its parent when only the leaf is missing."""
     if path.is_dir():
         return path, None
@@ -160,7 +160,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
         for attr in ("database_path", "log_path"):
             field = f"databases[{index}].{attr}"
             path: Path = getattr(spec, attr)
-            folder, missing = _existing_folder(path)
+            folder, missing = existing_folder(path)
             if folder is None:
                 problems.append(Problem(field, missing or f"{path} is not usable"))
                 continue
@@ -226,7 +226,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
 def _first_field_on(config: TestConfig, device: int) -> str:
     for index, spec in enumerate(config.databases):
         for attr in ("database_path", "log_path"):
-            folder, _ = _existing_folder(getattr(spec, attr))
+            folder, _ = existing_folder(getattr(spec, attr))
             if folder is not None and os.stat(folder).st_dev == device:
                 return f"databases[{index}].{attr}"
     return "databases"

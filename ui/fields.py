@@ -1,0 +1,67 @@
+"""Form fields that show the engine's own message for a bad value, right under the field."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+ERROR_STYLE = "color: #b00020;"
+
+
+class FieldEdit(QWidget):
+    """A typed value with its unit and, when it is wrong, the reason in red beneath."""
+
+    changed = Signal()
+
+    def __init__(self, kind: type, unit: str = "", tooltip: str = "", placeholder: str = "") -> None:
+        super().__init__()
+        self.kind = kind
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText(placeholder)
+        self.edit.setToolTip(tooltip)
+        self.edit.textChanged.connect(self.changed)
+        self.unit = QLabel(unit)
+        self.unit.setMinimumWidth(60)
+        self.error = QLabel()
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setWordWrap(True)
+        self.error.hide()
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        self.edit.setMaximumWidth(240)
+        row.addWidget(self.edit)
+        row.addWidget(self.unit)
+        row.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addLayout(row)
+        column.addWidget(self.error)
+        self.setFocusProxy(self.edit)
+
+    def text(self) -> str:
+        return self.edit.text().strip()
+
+    def set_value(self, value: object) -> None:
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if text != self.edit.text():
+            self.edit.setText(text)
+
+    def parsed(self) -> tuple[bool, object]:
+        """(True, value) or (False, what is wrong with the text)."""
+        text = self.text().replace(",", "")
+        if not text:
+            return False, "enter a value"
+        try:
+            if self.kind is int:
+                return True, int(text)
+            if self.kind is float:
+                return True, float(text)
+        except ValueError:
+            return False, "enter a whole number" if self.kind is int else "enter a number"
+        return True, self.text()
+
+    def set_error(self, message: str | None) -> None:
+        self.error.setText(message or "")
+        self.error.setVisible(bool(message))
+        self.edit.setStyleSheet("border: 1px solid #b00020;" if message else "")

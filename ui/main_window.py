@@ -1,0 +1,292 @@
+"""The Jetwise window: the wizard, the running test, the verdict and the tuning session."""
+
+from __future__ import annotations
+
+import os
+import platform
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy
+import pydantic
+import pyqtgraph
+import PySide6
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDesktopServices,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+
+from engine.advisor import Advice, RunPoint, advise
+from engine.config import TestConfig, load_config, save_config
+from engine.store import Store
+from engine.version import __version__
+from ui.engine_process import EngineProcess, describe_exit
+from ui.results_view import ResultsView
+from ui.run_view import RunView
+from ui.session_view import SessionView
+from ui.wizard import PAGE_PROFILE, TestWizard, WizardState
+
+MAX_AUTO_RUNS = 8
+
+
+def default_runs_root() -> Path:
+    return Path(os.environ.get("JETWISE_RUNS_DIR") or Path.home() / "Jetwise runs")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, runs_root: Path | None = None, data_base: Path | None = None) -> None:
+        super().__init__()
+        self.settings = QSettings()
+        self.runs_root = runs_root or default_runs_root()
+        self.state = WizardState(data_base or Path(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data"))))
+        self.wizard = TestWizard(self.state)
+        self.wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.wizard.accepted.connect(self.start_from_wizard)
+        self.wizard.rejected.connect(lambda: None)
+        self.wizard.welcome.open_requested.connect(self.open_config)
+        self.wizard.review.save_requested.connect(self.save_config)
+        self.run_view = RunView()
+        self.run_view.stop_requested.connect(self.stop_run)
+        self.results_view = ResultsView()
+        self.results_view.apply_requested.connect(self.apply_advice)
+        self.results_view.new_test_requested.connect(self.new_test)
+        self.results_view.session_requested.connect(self.show_session)
+        self.results_view.open_folder_requested.connect(self.open_run_folder)
+        self.session_view = SessionView()
+        self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
+        self.stack = QStackedWidget()
+        for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
+            self.stack.addWidget(widget)
+        self.setCentralWidget(self.stack)
+        self.setAcceptDrops(True)
+        self.engine: EngineProcess | None = None
+        self.config: TestConfig | None = None
+        self.auto_tune = False
+        self.auto_runs = 0
+        self.last_result: dict[str, Any] | None = None
+        self.last_output: Path | None = None
+        self._menus()
+        self.setWindowTitle(f"Jetwise {__version__}")
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1100, 780)
+        self.statusBar().showMessage("Plan a test: mailbox profile, threads, databases, test type.")
+
+    # menus ---------------------------------------------------------------------------
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for text, shortcut, slot in (
+            ("&New test", QKeySequence.StandardKey.New, self.new_test),
+            ("&Open configuration…", QKeySequence.StandardKey.Open, self.open_config),
+            ("&Save configuration…", QKeySequence.StandardKey.Save, self.save_config),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(shortcut)
+            action.triggered.connect(slot)
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        view_menu = self.menuBar().addMenu("&View")
+        session = QAction("Tuning &session", self)
+        session.setShortcut("Ctrl+H")
+        session.triggered.connect(self.show_session)
+        view_menu.addAction(session)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About Jetwise", self)
+        about.triggered.connect(self.about)
+        help_menu.addAction(about)
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Jetwise",
+            f"<h3>Jetwise {__version__}</h3>"
+            "<p>Proves that storage carries an Exchange-style mailbox workload before production: "
+            "ESE-like unbuffered I/O, exact Pass/Fail verdicts, a tuning advisor.</p>"
+            f"<p>Python {platform.python_version()} · Qt {PySide6.QtCore.qVersion()} · PySide6 {PySide6.__version__} · "
+            f"pyqtgraph {pyqtgraph.__version__} · numpy {numpy.__version__} · pydantic {pydantic.VERSION}<br>"
+            f"{platform.system()} {platform.release()} ({platform.machine()})</p>",
+        )
+
+    # configuration files ---------------------------------------------------------------
+
+    def open_config(self) -> None:
+        folder = str(self.settings.value("last_config_folder", str(Path.home())))
+        name, _ = QFileDialog.getOpenFileName(self, "Open a Jetwise configuration", folder, "Jetwise configuration (*.json)")
+        if name:
+            self.load_config_file(Path(name))
+
+    def load_config_file(self, path: Path) -> bool:
+        try:
+            config = load_config(path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Cannot open the configuration", f"{path}:\n{exc}")
+            return False
+        self.settings.setValue("last_config_folder", str(path.parent))
+        self.wizard.load_config(config, session=path.stem)
+        self.wizard.welcome.show_loaded(path)
+        self.stack.setCurrentWidget(self.wizard)
+        self.statusBar().showMessage(f"Loaded {path}")
+        return True
+
+    def save_config(self) -> None:
+        config = self.state.config()
+        if config is None:
+            QMessageBox.information(self, "Not saved", "The configuration has problems; the wizard shows them at each field.")
+            return
+        folder = str(self.settings.value("last_config_folder", str(Path.home())))
+        name, _ = QFileDialog.getSaveFileName(self, "Save the configuration", str(Path(folder) / "jetwise-test.json"),
+                                              "Jetwise configuration (*.json)")
+        if name:
+            save_config(config, Path(name))
+            self.settings.setValue("last_config_folder", str(Path(name).parent))
+            self.statusBar().showMessage(f"Saved {name}")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if any(url.toLocalFile().lower().endswith(".json") for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        for url in event.mimeData().urls():
+            if url.toLocalFile().lower().endswith(".json"):
+                self.load_config_file(Path(url.toLocalFile()))
+                break
+
+    # runs ------------------------------------------------------------------------------
+
+    def new_test(self) -> None:
+        if self.engine is not None and self.engine.running:
+            return
+        self.stack.setCurrentWidget(self.wizard)
+        self.wizard.setCurrentId(PAGE_PROFILE if self.wizard.currentId() > PAGE_PROFILE else self.wizard.currentId())
+
+    def start_from_wizard(self) -> None:
+        config = self.state.config()
+        if config is None:
+            return
+        self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
+        self.auto_tune = self.state.auto_tune
+        self.auto_runs = 0
+        if self.auto_tune:
+            advice = self.advise(config)
+            if advice.status in ("start", "next"):
+                config = config.model_copy(update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions})
+            elif advice.status == "converged":
+                self.auto_tune = False
+        self.start_run(config)
+
+    def start_run(self, config: TestConfig) -> None:
+        config = TestConfig.model_validate(config.model_dump())
+        self.config = config
+        session = self.state.session or "Jetwise"
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        output = self.runs_root / _safe(session) / f"{stamp}-t{config.thread_count}-s{config.sluggish_sessions}"
+        engine = EngineProcess(self)
+        engine.event.connect(self.run_view.on_event)
+        engine.stderr_line.connect(lambda line: self.run_view.append_log(f"engine: {line}"))
+        engine.finished.connect(self.run_finished)
+        self.engine = engine
+        self.last_output = output
+        if self.auto_tune:
+            self.auto_runs += 1
+            title = f"Auto-tune run {self.auto_runs}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+        else:
+            title = f"{config.test_type.value.capitalize()} test: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+        self.run_view.begin(config, title)
+        self.stack.setCurrentWidget(self.run_view)
+        self.setWindowTitle(f"Jetwise {__version__} — {session}")
+        calibrate = self.wizard.tuning.calibration_s if self.auto_tune else None
+        engine.start(config, output, session, calibrate_s=calibrate)
+        self.statusBar().showMessage(f"Running; results go to {output}")
+
+    def stop_run(self) -> None:
+        self.auto_tune = False
+        if self.engine is not None:
+            self.run_view.append_log("Stop requested: the engine keeps what it measured")
+            self.engine.stop()
+
+    def run_finished(self, code: int) -> None:
+        engine = self.engine
+        result = engine.result if engine is not None else None
+        if result is None:
+            self.statusBar().showMessage(f"The engine {describe_exit(code)} without a result")
+            QMessageBox.warning(self, "No result", f"The engine {describe_exit(code)} (exit code {code}) without a "
+                                "result. Its messages are in the test log pane.")
+            self.auto_tune = False
+            return
+        self.last_result = result
+        assert self.config is not None
+        advice = self.advise(self.config)
+        note = f"Auto-tune run {self.auto_runs}." if self.auto_tune else ""
+        self.results_view.show_result(result, advice, note)
+        if self.auto_tune and advice.status in ("start", "next") and self.auto_runs < MAX_AUTO_RUNS \
+                and result["summary"]["verdict"] != "aborted":
+            self.run_view.append_log(f"Advisor: {advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
+            self.start_run(self.config.model_copy(
+                update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+            return
+        self.auto_tune = False
+        self.stack.setCurrentWidget(self.results_view)
+        self.statusBar().showMessage(f"{result['summary']['verdict'].upper()}: results in {self.last_output}")
+
+    def advise(self, config: TestConfig) -> Advice:
+        store = Store()
+        try:
+            results = [store.result(r.run_id) for r in store.runs(self.state.session)] if store.session(self.state.session) else []
+        finally:
+            store.close()
+        points = [RunPoint.from_result(r) for r in results if r and r["summary"]["verdict"] in ("pass", "fail")]
+        return advise(config, points, os.cpu_count() or 1)
+
+    def apply_advice(self) -> None:
+        advice = self.results_view.suggestion
+        if advice is None or self.config is None or advice.status not in ("start", "next"):
+            return
+        self.start_run(self.config.model_copy(
+            update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+
+    def show_session(self) -> None:
+        store = Store()
+        try:
+            runs = store.runs(self.state.session) if store.session(self.state.session) else []
+        finally:
+            store.close()
+        self.session_view.show_session(self.state.session or "(none yet)", runs)
+        self.stack.setCurrentWidget(self.session_view)
+
+    def open_run_folder(self) -> None:
+        if self.last_output is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.last_output)))
+
+    # closing ---------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if self.engine is not None and self.engine.running:
+            answer = QMessageBox.question(self, "A test is running",
+                                          "Stop the running test and quit? What it measured so far is kept.")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self.auto_tune = False
+            self.engine.stop()
+            self.engine.process.waitForFinished(7000)
+        self.settings.setValue("geometry", self.saveGeometry())
+        event.accept()
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_ ." else "_" for c in name).strip() or "session"
+
