@@ -369,11 +369,13 @@ class _Session:
         return self.window.total_intervals
 
     def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
+        if index >= self.total_intervals:
+            return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
             self._add_to_totals(index, payload)  # a straggler for an interval already shown: counted, not shown again
             return
         self.pending[index][worker_id] = payload
-        while len(self.pending.get(self.next_interval, {})) == worker_count:
+        while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.total_intervals:
             self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
             self.next_interval += 1
 
@@ -448,7 +450,8 @@ class _Session:
         config = self.config
         self.set_phase(Phase.FINISHING)
         for index in sorted(self.pending):
-            self._emit_interval(index, self.pending[index])
+            if index < self.total_intervals:
+                self._emit_interval(index, self.pending[index])
         self.pending.clear()
         measure_start = self.t0_ns + self.warmup_intervals * self.interval_ns
         planned_end = self.t0_ns + self.total_intervals * self.interval_ns

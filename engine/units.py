@@ -57,10 +57,11 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
         return value
     clock = _CLOCK_DURATION.match(raw)
     if clock:
-        hours, minutes, seconds = clock.group(1), clock.group(2), clock.group(3)
-        if seconds is None:  # M:SS
-            hours, minutes, seconds = None, hours, minutes
-        total = int(hours or 0) * 3600 + int(minutes) * 60 + float(seconds)
+        first, second, third = clock.group(1), clock.group(2), clock.group(3)
+        if third is None:  # M:SS
+            total = int(first) * 60 + float(second)
+        else:  # H:MM:SS
+            total = int(first) * 3600 + int(second) * 60 + float(third)
         if not positive(total):
             raise ValueError(f"duration {text!r} {must}")
         return total

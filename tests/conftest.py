@@ -6,6 +6,7 @@ import multiprocessing
 import threading
 from pathlib import Path
 
+import psutil
 import pytest
 
 from engine.config import TestConfig, default_config
@@ -21,8 +22,22 @@ def no_leftovers():
     for child in children:
         child.terminate()
     assert not children, f"child processes left behind: {children}"
+    # any other child (an engine under QProcess, a CLI under subprocess) must have ended too
+    others = [p for p in psutil.Process().children(recursive=True) if not _is_resource_tracker(p)]
+    _gone, alive = psutil.wait_procs(others, timeout=5)
+    for process in alive:
+        process.kill()
+    assert not alive, f"processes left behind: {[p.pid for p in alive]}"
     leaked = [t for t in threading.enumerate() if t not in threads_before and t.is_alive() and not t.daemon]
     assert not leaked, f"threads left behind: {leaked}"
+
+
+def _is_resource_tracker(process: psutil.Process) -> bool:
+    """multiprocessing's own helper: one per test process, by design it lives until the end."""
+    try:
+        return any("resource_tracker" in part for part in process.cmdline())
+    except psutil.Error:
+        return True  # already gone
 
 
 @pytest.fixture

@@ -407,7 +407,7 @@ class DatabasesPage(_Page):
         self.log_pattern = QLineEdit()
         self.log_pattern.setPlaceholderText("L:\\Log{n}")
         self.log_pattern.setToolTip("A folder pattern; {n} becomes the database number")
-        fill = QPushButton("Fill down")
+        fill = self.fill_button = QPushButton("Fill down")
         fill.setToolTip("Fill every row from the patterns")
         fill.clicked.connect(self._fill)
         self.table = QTableWidget(0, len(self.COLUMNS))

@@ -208,3 +208,15 @@ def test_zero_warmup_is_allowed_where_asked():
 def test_bad_durations_say_what_is_accepted(text):
     with pytest.raises(ValueError):
         parse_duration_s(text)
+
+
+@pytest.mark.parametrize(("text", "seconds"), [("2:00:00", 7200), ("1:30", 90), ("0:00:45.5", 45.5)])
+def test_clock_durations(text, seconds):
+    assert parse_duration_s(text) == seconds
+
+
+def test_compact_durations_read_back():
+    from engine.units import compact_duration
+
+    for seconds in (45, 60, 90, 3600, 5400, 7200, 86400 + 61):
+        assert parse_duration_s(compact_duration(seconds)) == seconds

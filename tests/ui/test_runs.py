@@ -1,0 +1,87 @@
+"""Real runs through the window: the engine in its own process, a verdict, the advisor's next run, Stop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from engine.store import Store
+from tests.conftest import small_config
+from ui.wizard import PAGE_REVIEW
+
+ENGINE_TIMEOUT_MS = 120_000
+
+
+def _start(qtbot, window, config, session: str) -> None:
+    window.wizard.load_config(config, session=session)
+    window.wizard.tuning.manual.setChecked(True)
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+    window.wizard.review.session.setText(session)
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=5000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+
+
+def _wait_for_results(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.results_view, timeout=ENGINE_TIMEOUT_MS)
+
+
+def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_session(qtbot, window, tmp_path):
+    # 2 threads at SluggishSessions 20 cannot reach 3,000 IOPS on tiny databases: the advisor asks for more
+    config = small_config(
+        tmp_path / "data" / "dbs", thread_count=2, sluggish_sessions=20, capacity_percent=0.3,
+        profile={"mailboxes": 3000, "iops_per_mailbox": 1.0, "headroom_percent": 0, "mailbox_size_mb": 1},
+    )
+    _start(qtbot, window, config, "gui session")
+    assert window.stack.currentWidget() is window.run_view
+    _wait_for_results(qtbot, window)
+    first = window.last_result
+    assert first is not None and first["summary"]["verdict"] == "fail"
+    assert "FAIL" in window.results_view.verdict.text()
+    assert any("below the target" in r for r in first["summary"]["reasons"])
+    assert window.run_view.plots.iops.n >= 4  # the live plot received every interval
+    advice = window.results_view.suggestion
+    assert advice is not None and advice.status == "next" and window.results_view.apply.isEnabled()
+    assert advice.threads / advice.sluggish_sessions > 2 / 20
+    assert "Next:" in window.results_view.advice.text()
+
+    qtbot.mouseClick(window.results_view.apply, Qt.MouseButton.LeftButton)
+    _wait_for_results(qtbot, window)
+    second = window.last_result
+    assert (second["summary"]["threads"], second["summary"]["sluggish_sessions"]) == (advice.threads, advice.sluggish_sessions)
+    store = Store()
+    try:
+        runs = store.runs("gui session")
+    finally:
+        store.close()
+    assert [r.run_id for r in runs] == [first["run_id"], second["run_id"]]
+
+    window.show_session()
+    assert window.session_view.table.rowCount() == 2
+    assert window.session_view.table.item(1, 1).text() == str(advice.threads)
+
+
+def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", duration_s=120.0, sample_interval_s=0.5)
+    _start(qtbot, window, config, "stopped")
+    qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 3, timeout=ENGINE_TIMEOUT_MS)
+    qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
+    _wait_for_results(qtbot, window)
+    result = window.last_result
+    assert result["summary"]["verdict"] == "aborted"
+    assert "stopped by the user" in result["summary"]["reasons"][0]
+    assert "ABORTED" in window.results_view.verdict.text()
+    folder = Path(window.last_output)
+    assert json.loads((folder / "result.json").read_text())["summary"]["verdict"] == "aborted"
+    assert len((folder / "samples.jsonl").read_text().splitlines()) >= 3
+    store = Store()
+    try:
+        [run] = store.runs("stopped")
+        assert run.status == "aborted" and len(store.samples(run.run_id)) >= 3
+    finally:
+        store.close()
+    assert not window.engine.running
