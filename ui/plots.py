@@ -1,8 +1,9 @@
 """Live plots of a run: transactional IOPS against the target, latencies against the thresholds.
 
-Samples go into growing numpy arrays; the curves downsample (peak mode, so spikes stay
-visible) and clip to the view, so a 24-hour run of one-second samples redraws quickly
-(bench/plot_redraw.py).
+Samples go into growing numpy arrays. What a curve is given is the part of its series
+in view, reduced to at most `MAX_POINTS` points as a min/max envelope (so a spike
+never disappears): a 24-hour run of one-second samples redraws quickly
+(bench/plot_redraw.py), and zooming in shows every sample again.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
+
+MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of a wide plot
 
 INSTANCE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
@@ -39,6 +42,28 @@ class Series:
     def view(self) -> tuple[np.ndarray, np.ndarray]:
         return self.x[: self.n], self.y[: self.n]
 
+    def envelope(self, low: float | None = None, high: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The samples between x = low and high (all by default), reduced to a min/max envelope."""
+        x, y = self.view()
+        if low is not None and high is not None and len(x):
+            start = max(0, int(np.searchsorted(x, low)) - 1)
+            stop = min(len(x), int(np.searchsorted(x, high)) + 1)
+            x, y = x[start:stop], y[start:stop]
+        return envelope(x, y, MAX_POINTS)
+
+
+def envelope(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most `max_points` points that keep every bucket's minimum and maximum."""
+    n = len(x)
+    if n <= max_points:
+        return x, y
+    bucket = -(-n // (max_points // 2))
+    whole = n // bucket * bucket
+    chunks = y[:whole].reshape(-1, bucket)
+    ys = np.column_stack((chunks.min(axis=1), chunks.max(axis=1))).ravel()
+    xs = np.repeat(x[:whole:bucket], 2)
+    return np.concatenate((xs, x[whole:])), np.concatenate((ys, y[whole:]))
+
 
 def _plot(title: str, unit: str) -> pg.PlotWidget:
     widget = pg.PlotWidget()
@@ -46,10 +71,8 @@ def _plot(title: str, unit: str) -> pg.PlotWidget:
     item.setTitle(title)
     item.setLabel("left", unit)
     item.setLabel("bottom", "elapsed", units="min")
-    item.showGrid(x=True, y=True, alpha=0.25)
+    item.showGrid(x=False, y=True, alpha=0.2)
     item.addLegend(offset=(10, 10))
-    item.setDownsampling(auto=True, mode="peak")
-    item.setClipToView(True)
     widget.setMinimumHeight(180)
     return widget
 
@@ -64,6 +87,8 @@ class LivePlots(QWidget):
         self.per_instance = QCheckBox("Show each instance")
         self.per_instance.setToolTip("Add one database read latency and one IOPS curve per database instance")
         self.per_instance.toggled.connect(self._toggle_instances)
+        for plot in (self.iops_plot, self.latency_plot):
+            plot.getPlotItem().getViewBox().sigXRangeChanged.connect(self._zoomed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.per_instance)
@@ -103,16 +128,32 @@ class LivePlots(QWidget):
             self.instance_read.setdefault(row["name"], Series()).append(minutes, row.get("db_read_avg_latency_ms", 0.0))
         self.refresh()
 
+    def _span(self, plot: pg.PlotWidget) -> tuple[float | None, float | None]:
+        """The x range in view when the user has zoomed; (None, None) while the plot follows the run."""
+        box = plot.getPlotItem().getViewBox()
+        if box.autoRangeEnabled()[0]:
+            return None, None
+        low, high = box.viewRange()[0]
+        return float(low), float(high)
+
     def refresh(self) -> None:
-        self.iops_curve.setData(*self.iops.view())
-        self.read_curve.setData(*self.read.view())
-        self.log_curve.setData(*self.log.view())
+        iops_span, latency_span = self._span(self.iops_plot), self._span(self.latency_plot)
+        self.iops_curve.setData(*self.iops.envelope(*iops_span), skipFiniteCheck=True)
+        self.read_curve.setData(*self.read.envelope(*latency_span), skipFiniteCheck=True)
+        self.log_curve.setData(*self.log.envelope(*latency_span), skipFiniteCheck=True)
         if self.per_instance.isChecked():
             if len(self.instance_curves) != 2 * len(self.instance_iops):
                 self._toggle_instances()
             for index, name in enumerate(self.instance_iops):
-                self.instance_curves[2 * index].setData(*self.instance_iops[name].view())
-                self.instance_curves[2 * index + 1].setData(*self.instance_read[name].view())
+                self.instance_curves[2 * index].setData(*self.instance_iops[name].envelope(*iops_span), skipFiniteCheck=True)
+                self.instance_curves[2 * index + 1].setData(
+                    *self.instance_read[name].envelope(*latency_span), skipFiniteCheck=True
+                )
+
+    def _zoomed(self, box: pg.ViewBox, *_range: object) -> None:
+        """The user zoomed or panned: give the curves the samples now in view."""
+        if self.iops.n and not box.autoRangeEnabled()[0]:
+            self.refresh()
 
     def _toggle_instances(self) -> None:
         for index, curve in enumerate(self.instance_curves):

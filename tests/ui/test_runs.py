@@ -85,3 +85,48 @@ def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
     finally:
         store.close()
     assert not window.engine.running
+
+
+def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", sample_interval_s=0.5)  # a tiny target: the first run passes
+    window.wizard.load_config(config, session="auto")
+    window.wizard.tuning.auto.setChecked(True)
+    window.wizard.tuning.calibration.set_value("15s")
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+    assert "calibration runs of at most 15s each" in window.wizard.review.text.toPlainText()
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=5000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+    assert window.run_view.title.text().startswith("Auto-tune run 1:")
+    _wait_for_results(qtbot, window)
+    result = window.last_result
+    assert result["summary"]["verdict"] == "pass"
+    assert result["summary"]["measured_s"] < 15  # judged on the settled samples, not the whole allowance
+    log = (Path(window.last_output) / "test.log").read_text()
+    assert "warm-up until latency settles" in log
+    assert window.results_view.suggestion.status == "converged"
+    assert "This setting passes" in window.results_view.advice.text()
+
+
+def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeypatch, private_store):
+    import sys
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from ui.app import crash_log_path, install_exception_hook
+
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or 0)
+    previous = sys.excepthook
+    install_exception_hook()
+    try:
+        try:
+            raise RuntimeError("a slot went wrong")
+        except RuntimeError:
+            sys.excepthook(*sys.exc_info())
+    finally:
+        sys.excepthook = previous
+    assert shown and "a slot went wrong" in shown[0]
+    assert "RuntimeError: a slot went wrong" in crash_log_path().read_text()
+    assert window.isVisible()  # the window carries on
