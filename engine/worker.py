@@ -254,7 +254,7 @@ class _CacheWarmth:
         seconds = intervals_done * self.interval_s
         for instance in self.instances:
             target = instance.cache_target_pages
-            share = instance.cache.resident_pages / target
+            share = min(1.0, instance.cache.resident_pages / target)
             if instance.name not in self.warm and share >= self.WARM_SHARE:
                 self.warm.add(instance.name)
                 self.log(

@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.config: TestConfig | None = None
         self.auto_tune = False
         self.auto_runs = 0
+        self.tuning_log: list[str] = []
         self.last_result: dict[str, Any] | None = None
         self.last_output: Path | None = None
         self._menus()
@@ -180,6 +181,8 @@ class MainWindow(QMainWindow):
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
         self.auto_tune = self.state.auto_tune
         self.auto_runs = 0
+        self.tuning_log = []
+        self.run_view.show_iterations(self.tuning_log)
         if self.auto_tune:
             advice = self.advise(config)
             if advice.status in ("start", "next"):
@@ -232,6 +235,14 @@ class MainWindow(QMainWindow):
         advice = self.advise(self.config)
         note = f"Auto-tune run {self.auto_runs}." if self.auto_tune else ""
         self.results_view.show_result(result, advice, note)
+        if self.auto_tune:
+            s = result["summary"]
+            self.tuning_log.append(
+                f"Run {self.auto_runs}: {s['threads']} threads / SluggishSessions {s['sluggish_sessions']} → "
+                f"{s['achieved_transactional_iops']:,.0f} IOPS, reads {s['db_read_avg_latency_ms']:.1f} ms: "
+                f"{s['verdict'].upper()}"
+            )
+            self.run_view.show_iterations(self.tuning_log)
         if self.auto_tune and advice.status in ("start", "next") and self.auto_runs < MAX_AUTO_RUNS \
                 and result["summary"]["verdict"] != "aborted":
             self.run_view.append_log(f"Advisor: {advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")

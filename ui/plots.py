@@ -65,14 +65,28 @@ def envelope(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray,
     return np.concatenate((xs, x[whole:])), np.concatenate((ys, y[whole:]))
 
 
+class ElapsedAxis(pg.AxisItem):
+    """Seconds since the start, written as m:ss or h:mm:ss."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+        words = []
+        for value in values:
+            total = int(round(value))
+            hours, rest = divmod(abs(total), 3600)
+            minutes, seconds = divmod(rest, 60)
+            words.append(f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}")
+        return words
+
+
 def _plot(title: str, unit: str) -> pg.PlotWidget:
-    widget = pg.PlotWidget()
+    widget = pg.PlotWidget(axisItems={"bottom": ElapsedAxis(orientation="bottom")})
     item = widget.getPlotItem()
     item.setTitle(title)
     item.setLabel("left", unit)
-    item.setLabel("bottom", "elapsed", units="min")
+    item.setLabel("bottom", "elapsed (h:mm:ss)")
+    item.getAxis("left").enableAutoSIPrefix(False)
     item.showGrid(x=False, y=True, alpha=0.2)
-    item.addLegend(offset=(10, 10))
+    item.addLegend(offset=(-10, 10))
     widget.setMinimumHeight(180)
     return widget
 
@@ -111,21 +125,20 @@ class LivePlots(QWidget):
         dash = pg.QtCore.Qt.PenStyle.DashLine
         if target is not None:
             line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen("#2e7d32", width=2, style=dash),
-                                   label=f"target {target:,.0f}", labelOpts={"position": 0.05, "color": "#2e7d32"})
+                                   label=f"target {target:,.0f}", labelOpts={"position": 0.5, "color": "#2e7d32"})
             self.iops_plot.addItem(line)
         for value, colour, words in ((read_limit, "#1f4e79", "read limit"), (log_limit, "#c55a11", "log limit")):
             self.latency_plot.addItem(pg.InfiniteLine(value, angle=0, pen=pg.mkPen(colour, width=1, style=dash),
-                                                      label=f"{words} {value:g} ms", labelOpts={"position": 0.9, "color": colour}))
+                                                      label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
         self._toggle_instances()
 
     def add_sample(self, elapsed_s: float, summary: dict, instances: list[dict]) -> None:
-        minutes = elapsed_s / 60.0
-        self.iops.append(minutes, summary.get("transactional_iops", 0.0))
-        self.read.append(minutes, summary.get("db_read_avg_latency_ms", 0.0))
-        self.log.append(minutes, summary.get("log_write_avg_latency_ms", 0.0))
+        self.iops.append(elapsed_s, summary.get("transactional_iops", 0.0))
+        self.read.append(elapsed_s, summary.get("db_read_avg_latency_ms", 0.0))
+        self.log.append(elapsed_s, summary.get("log_write_avg_latency_ms", 0.0))
         for row in instances:
-            self.instance_iops.setdefault(row["name"], Series()).append(minutes, row.get("transactional_iops", 0.0))
-            self.instance_read.setdefault(row["name"], Series()).append(minutes, row.get("db_read_avg_latency_ms", 0.0))
+            self.instance_iops.setdefault(row["name"], Series()).append(elapsed_s, row.get("transactional_iops", 0.0))
+            self.instance_read.setdefault(row["name"], Series()).append(elapsed_s, row.get("db_read_avg_latency_ms", 0.0))
         self.refresh()
 
     def _span(self, plot: pg.PlotWidget) -> tuple[float | None, float | None]:

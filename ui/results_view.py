@@ -98,9 +98,11 @@ class ResultsView(QWidget):
         self.table.setRowCount(len(result["criteria"]))
         for row, criterion in enumerate(result["criteria"]):
             unit = f" {criterion['unit']}" if criterion["unit"] else ""
+            sign = {"<=": "≤", ">=": "≥"}.get(criterion["comparison"], criterion["comparison"])
             cells = [
-                criterion["name"], criterion["instance"] or "server", f"{criterion['value']:,.2f}{unit}",
-                f"{criterion['comparison']} {criterion['limit']:,.2f}{unit}", "Pass" if criterion["passed"] else "Fail",
+                criterion["name"][:1].upper() + criterion["name"][1:], criterion["instance"] or "Server",
+                f"{criterion['value']:,.2f}{unit}", f"{sign} {criterion['limit']:,.2f}{unit}",
+                "Pass" if criterion["passed"] else "Fail",
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)

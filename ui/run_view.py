@@ -78,6 +78,10 @@ class RunView(QWidget):
         self.stop = QPushButton("Stop")
         self.stop.setToolTip("Stop the run: it ends within a couple of seconds and keeps what it measured")
         self.stop.clicked.connect(self.stop_requested)
+        self.iterations = QLabel()
+        self.iterations.setWordWrap(True)
+        self.iterations.setToolTip("Each auto-tune calibration run as it completes")
+        self.iterations.hide()
         self.plots = LivePlots()
         self.criteria_box = QGroupBox("Running verdict (measured samples so far)")
         self.criteria_grid = QGridLayout(self.criteria_box)
@@ -102,6 +106,7 @@ class RunView(QWidget):
         top_layout.addLayout(header)
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
+        top_layout.addWidget(self.iterations)
         top_layout.addWidget(self.plots, 1)
         top_layout.addWidget(self.criteria_box)
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -157,6 +162,13 @@ class RunView(QWidget):
                 self._show_running()
         elif isinstance(event, LogEvent):
             self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
+
+    def show_iterations(self, lines: list[str]) -> None:
+        """Auto-tune: the calibration runs so far, one line each."""
+        self.iterations.setText("Auto-tune so far:\n" + "\n".join(lines))
+        self.iterations.setVisible(bool(lines))
+        for line in lines[-1:]:
+            self.append_log(f"Auto-tune {line}")
 
     def append_log(self, line: str) -> None:
         self.log.appendPlainText(line)

@@ -106,6 +106,7 @@ def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, t
     log = (Path(window.last_output) / "test.log").read_text()
     assert "warm-up until latency settles" in log
     assert window.results_view.suggestion.status == "converged"
+    assert "Run 1: " in window.run_view.iterations.text() and "PASS" in window.run_view.iterations.text()
     assert "This setting passes" in window.results_view.advice.text()
 
 

@@ -102,3 +102,19 @@ def test_a_configuration_file_opens_into_the_wizard(qtbot, window, tmp_path, mon
     assert not window.load_config_file(bad)
     assert warnings and "broken.json" in warnings[0]
     assert window.state.data["profile"]["mailboxes"] == 777  # nothing lost
+
+
+def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    from engine.config import default_config, save_config
+
+    path = tmp_path / "dropped.json"
+    save_config(default_config(tmp_path / "data", profile={"mailboxes": 4321}), path)
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.state.data["profile"]["mailboxes"] == 4321 and window.state.session == "dropped"
