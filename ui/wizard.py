@@ -282,6 +282,9 @@ class ProfilePage(_Page):
         form.addRow("", self.messages)
         self.add_field(form, "Mailbox size:", "profile.mailbox_size_mb", int, "MB", "Mailbox quota (1 MB = 1,048,576 bytes)")
         self.add_field(form, "Headroom:", "profile.headroom_percent", float, "%", "Extra IOPS above the design (ESRP papers use 20 %)")
+        self.add_field(form, "Create:", "capacity_percent", float, "% of the size",
+                       "How much of the computed database size to create; 100 % tests the real footprint, "
+                       "less makes quicker tuning runs (the database cache is scaled with it)")
         self.readout = QLabel()
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         box = QGroupBox("What this means")
