@@ -23,6 +23,7 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from app.history import HistoryError, cmd_history
+from app.report_cli import cmd_report
 from app.tune import cmd_tune, simulated_model
 from engine.config import (
     LOG_FILES_PER_DATABASE,
@@ -170,6 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--simulate", default=None, metavar="PROFILE",
         help=f"tune against a simulated storage model ({', '.join(sorted(PROFILES))})",
     )
+
+    report = commands.add_parser("report", help="the printable report of a run: HTML, PDF, CSV")
+    report.add_argument("run", metavar="RUN", help="a run id from the store, or a run output folder")
+    report.add_argument("--html", type=Path, default=None, metavar="FILE", help="self-contained HTML report")
+    report.add_argument("--pdf", type=Path, default=None, metavar="FILE", help="PDF report")
+    report.add_argument("--csv", type=Path, default=None, metavar="FILE", help="interval samples, a row per interval per instance")
+    report.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
     history = commands.add_parser("history", help="tuning sessions and their runs")
     history.add_argument("--session", default=None, help="list this session's runs")
@@ -609,7 +617,7 @@ def run_cli(argv: Sequence[str]) -> int:
         return int(exc.code or 0)
     handlers = {
         "init": cmd_init, "validate": cmd_validate, "run": cmd_run, "engine": cmd_engine, "history": cmd_history,
-        "tune": cmd_tune_args,
+        "tune": cmd_tune_args, "report": cmd_report,
     }
     if args.command is None:
         return open_window()

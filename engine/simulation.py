@@ -275,7 +275,7 @@ class SimulatedRunner(Runner):
         warm_s = window.warmup_intervals * interval_s
         document = build_result(
             run_id=self.run_id, config=config, verdict=verdict, instances=totals, cache=cache_totals,
-            measured_s=measured_s, host={"machine": "simulated", "os": "simulated", "cpu_count": 0},
+            measured_s=measured_s, host={"machine_name": "simulated device", "operating_system": "simulated", "logical_processors": 0},
             host_samples=[],
             times={
                 "test_start_utc": start.isoformat(timespec="seconds"),

@@ -25,9 +25,11 @@ from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWid
 
 from engine.advisor import Advice, RunPoint, advise
 from engine.config import TestConfig, load_config, save_config
+from engine.report import ReportError, RunBundle, load_run, render_html
 from engine.store import Store
 from engine.version import __version__
 from ui.engine_process import EngineProcess, describe_exit
+from ui.printing import paint_pages, report_document, write_pdf
 from ui.results_view import ResultsView
 from ui.run_view import RunView
 from ui.session_view import SessionView
@@ -59,6 +61,9 @@ class MainWindow(QMainWindow):
         self.results_view.new_test_requested.connect(self.new_test)
         self.results_view.session_requested.connect(self.show_session)
         self.results_view.open_folder_requested.connect(self.open_run_folder)
+        self.results_view.open_report_requested.connect(self.open_report)
+        self.results_view.export_pdf_requested.connect(self.export_pdf)
+        self.results_view.print_requested.connect(self.print_report)
         self.session_view = SessionView()
         self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
         self.stack = QStackedWidget()
@@ -277,6 +282,57 @@ class MainWindow(QMainWindow):
             store.close()
         self.session_view.show_session(self.state.session or "(none yet)", runs)
         self.stack.setCurrentWidget(self.session_view)
+
+    def _bundle(self) -> RunBundle | None:
+        if self.last_result is None:
+            return None
+        try:
+            return load_run(str(self.last_output)) if self.last_output else None
+        except ReportError as exc:
+            QMessageBox.warning(self, "No report", str(exc))
+            return None
+
+    def open_report(self) -> Path | None:
+        bundle = self._bundle()
+        if bundle is None or self.last_output is None:
+            return None
+        path = self.last_output / "report.html"
+        path.write_text(render_html(bundle), encoding="utf-8")
+        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        self.statusBar().showMessage(f"Report: {path}")
+        return path
+
+    def export_pdf(self, path: Path | None = None) -> Path | None:
+        bundle = self._bundle()
+        if bundle is None or self.last_output is None:
+            return None
+        if path is None:
+            name, chosen = QFileDialog.getSaveFileName(
+                self, "Export the report as PDF", str(self.last_output / "report.pdf"),
+                "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)")
+            if not name:
+                return None
+            path, size = Path(name), ("letter" if "Letter" in chosen else "a4")
+        else:
+            size = "a4"
+        pages = write_pdf(bundle, path, size)
+        self.statusBar().showMessage(f"PDF report: {path} ({pages} pages)")
+        return path
+
+    def print_report(self) -> None:
+        from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        bundle = self._bundle()
+        if bundle is None:
+            return
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        dialog = QPrintDialog(printer, self)
+        if dialog.exec() != QPrintDialog.DialogCode.Accepted:
+            return
+        paint = printer.pageLayout().paintRectPixels(printer.resolution())
+        title = f"Jetwise report · run {bundle.result['run_id']} · {bundle.result['summary']['verdict'].upper()}"
+        pages = paint_pages(report_document(bundle, paint.width(), printer.resolution()), printer, title)
+        self.statusBar().showMessage(f"Printed {pages} pages")
 
     def open_run_folder(self) -> None:
         if self.last_output is not None:

@@ -12,6 +12,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
+from engine.series import envelope
+
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 
 MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of a wide plot
@@ -50,19 +52,6 @@ class Series:
             stop = min(len(x), int(np.searchsorted(x, high)) + 1)
             x, y = x[start:stop], y[start:stop]
         return envelope(x, y, MAX_POINTS)
-
-
-def envelope(x: np.ndarray, y: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
-    """At most `max_points` points that keep every bucket's minimum and maximum."""
-    n = len(x)
-    if n <= max_points:
-        return x, y
-    bucket = -(-n // (max_points // 2))
-    whole = n // bucket * bucket
-    chunks = y[:whole].reshape(-1, bucket)
-    ys = np.column_stack((chunks.min(axis=1), chunks.max(axis=1))).ravel()
-    xs = np.repeat(x[:whole:bucket], 2)
-    return np.concatenate((xs, x[whole:])), np.concatenate((ys, y[whole:]))
 
 
 class ElapsedAxis(pg.AxisItem):

@@ -28,6 +28,9 @@ class ResultsView(QWidget):
     new_test_requested = Signal()
     session_requested = Signal()
     open_folder_requested = Signal()
+    open_report_requested = Signal()
+    export_pdf_requested = Signal()
+    print_requested = Signal()
 
     def __init__(self) -> None:
         super().__init__()
@@ -58,6 +61,9 @@ class ResultsView(QWidget):
         advice_layout.addWidget(self.apply, 0, Qt.AlignmentFlag.AlignLeft)
         buttons = QHBoxLayout()
         for text, signal, tip in (
+            ("Open report", self.open_report_requested, "The full report of this run in the browser (HTML)"),
+            ("Export PDF…", self.export_pdf_requested, "Save the report as a PDF (A4 or Letter)"),
+            ("Print…", self.print_requested, "Print the report on a printer of this system"),
             ("Session view", self.session_requested, "Every run of this tuning session, as a table and as curves"),
             ("Open run folder", self.open_folder_requested, "The result document, samples and test log of this run"),
             ("New test", self.new_test_requested, "Back to the wizard; nothing is lost"),

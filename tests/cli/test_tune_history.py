@@ -98,3 +98,23 @@ def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path,
     assert len(reopened.samples(run.run_id)) >= samples
     listing = jetwise("history", "--session", "killed", cwd=tmp_path)
     assert "aborted" in listing.stdout
+
+
+def test_report_writes_html_csv_and_pdf_from_a_run_id_or_its_folder(tmp_path):
+    import shutil
+
+    config = _init_small(tmp_path)
+    out = tmp_path / "run1"
+    assert jetwise("run", str(config), "--output", str(out), "--session", "reported", cwd=tmp_path).returncode == 0
+    run_id = json.loads((out / "result.json").read_text())["run_id"]
+    done = jetwise("report", run_id, "--html", "r.html", "--csv", "r.csv", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    html = (tmp_path / "r.html").read_text()
+    assert "Tuning Session" in html and "reported" in html and ">PASS<" in html
+    assert (tmp_path / "r.csv").read_text().count("\n") > 2
+    if shutil.which("pdftotext"):
+        pdf = jetwise("report", str(out), "--pdf", "r.pdf", "--page-size", "letter", cwd=tmp_path)
+        assert pdf.returncode == 0, pdf.stderr
+        assert "PASS" in subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True).stdout
+    missing = jetwise("report", "no-such-run", cwd=tmp_path)
+    assert missing.returncode == 2 and "neither a run folder nor a run id" in missing.stderr

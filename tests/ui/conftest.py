@@ -11,7 +11,11 @@ from ui.main_window import MainWindow
 
 
 @pytest.fixture
-def window(qtbot, qapp, tmp_path: Path):
+def window(qtbot, qapp, tmp_path: Path, monkeypatch):
+    from PySide6.QtGui import QDesktopServices
+
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     qapp.setOrganizationName("JetwiseTests")
     qapp.setApplicationName("Jetwise")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)

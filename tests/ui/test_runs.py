@@ -85,6 +85,11 @@ def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
     finally:
         store.close()
     assert not window.engine.running
+    # the partial run still gets its report, marked aborted
+    report = window.open_report()
+    assert report is not None and "ABORTED</span>: this run did not complete" in report.read_text()
+    pdf = window.export_pdf(tmp_path / "stopped.pdf")
+    assert pdf is not None and pdf.stat().st_size > 10_000
 
 
 def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, tmp_path):

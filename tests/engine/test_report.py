@@ -1,0 +1,157 @@
+"""The report: every section with the right numbers for a known result, CSV, PDF text, aborted runs."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from engine.config import default_config, save_config
+from engine.metrics import (
+    BDM_READ,
+    DB_READ,
+    DB_WRITE,
+    LOG_REPLICATION_READ,
+    LOG_WRITE,
+    StreamStats,
+)
+from engine.report import CSV_COLUMNS, RunBundle, load_run, render_html, write_csv
+from engine.results import build_result
+from engine.verdict import judge
+
+SECTIONS = [
+    "Test Summary", "Database Sizing and Throughput", "System Parameters", "Database Configuration",
+    "Transactional I/O Performance", "Background Database Maintenance I/O Performance",
+    "Log Replication I/O Performance", "Total I/O Performance", "Host System Performance", "Pass/Fail Criteria",
+    "Throughput and Latency over Time", "Latency Percentiles", "Tuning Session", "Test Log",
+]
+
+
+def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamStats:
+    stats = StreamStats()
+    stats.count, stats.bytes = count, count * avg_bytes
+    stats.sum_ns, stats.max_ns = int(count * avg_ms * 1e6), int(max_ms * 1e6)
+    stats.hist[1000] = count
+    return stats
+
+
+def known_result(tmp_path: Path, *, slow: bool = False) -> dict:
+    """Two instances over 100 s with the reference report's shape; Instance 2 reads slowly when `slow`."""
+    config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
+                            profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
+    instances = {}
+    for index, name in enumerate(("Instance 1", "Instance 2")):
+        instances[name] = {
+            DB_READ: _stats(29_168, 22.4 if slow and index else 16.832, 90.0, 33_116),
+            DB_WRITE: _stats(19_238, 20.454, 95.0, 34_238),
+            LOG_WRITE: _stats(10_109, 0.870, 9.0, 4_832),
+            BDM_READ: _stats(1_685, 30.0, 80.0, 261_735),
+            LOG_REPLICATION_READ: _stats(200, 1.551, 5.0, 232_557),
+        }
+    cache = {name: [70_000, 29_168, 0] for name in instances}
+    verdict = judge(config, instances, 100.0, cache=cache)
+    return build_result(
+        run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=100.0,
+        host={"machine_name": "AIE-4240A", "operating_system": "Windows Server 2022"},
+        host_samples=[{"cpu_percent": 20.0, "available_memory_mb": 27_000.0}, {"cpu_percent": 36.0, "available_memory_mb": 27_500.0}],
+        times={"test_start_utc": "2026-11-21T10:00:00+00:00", "test_end_utc": "2026-11-21T12:02:00+00:00",
+               "collection_start_utc": "2026-11-21T10:02:00+00:00", "collection_end_utc": "2026-11-21T12:02:00+00:00"},
+        unbuffered_io=True, io_detail="O_DIRECT", backend_name="posix", simulated=False, notes=[],
+    )
+
+
+def _samples(count: int = 6) -> list[dict]:
+    return [
+        {"interval": i, "phase": "warmup" if i == 0 else "measure", "time_utc": f"2026-11-21T10:00:{i:02d}+00:00",
+         "elapsed_s": i + 1.0, "duration_s": 1.0, "host": {"cpu_percent": 30.0, "available_memory_mb": 27_000.0},
+         "summary": {"transactional_iops": 970.0 + i, "db_read_avg_latency_ms": 17.0, "log_write_avg_latency_ms": 0.9},
+         "instances": [{"name": n, "transactional_iops": 485.0, "db_reads_per_s": 291.7, "db_read_avg_latency_ms": 16.8,
+                        "db_writes_per_s": 192.4, "log_writes_per_s": 101.1, "log_write_avg_latency_ms": 0.87}
+                       for n in ("Instance 1", "Instance 2")]}
+        for i in range(count)
+    ]
+
+
+def test_every_section_carries_the_known_numbers(tmp_path):
+    html = render_html(RunBundle(known_result(tmp_path), _samples(), ["10:00:00 -- Test begins"], tmp_path))
+    for heading in SECTIONS:
+        assert f">{heading}</h2>" in html, heading
+    for words in [
+        ">PASS<", "AIE-4240A", "Windows Server 2022", "Known result", "2026-11-21T10:02:00+00:00",
+        "968.120",  # achieved: (29,168 + 19,238) × 2 / 100 s
+        "800.000",  # target: 1,000 mailboxes × 0.8 IOPS
+        "26 (for the server)", "3,072.0 MB", "384.0 MB", "40%", "70%",
+        "16.83", "291.7", "192.4", "33,116", "34,238", "4,832", "101.1",  # transactional I/O
+        "16.850", "261,735",  # maintenance reads/s and bytes
+        "2.000", "232,557",  # replication reads/s and bytes
+        "308.5",  # total DB reads/s: 291.68 + 16.85
+        "28.000", "20.000", "36.000",  # host CPU average / minimum / maximum
+        "10:00:00 -- Test begins",
+    ]:
+        assert words in html, words
+    assert "<svg" in html and "target 800" in html  # the IOPS chart, self-contained
+
+
+def test_failing_instances_are_named_with_value_and_limit(tmp_path):
+    html = render_html(RunBundle(known_result(tmp_path, slow=True), _samples(), [], tmp_path))
+    assert ">FAIL<" in html and "Failing instances:</b> Instance 2" in html
+    assert "Instance 2: average database read latency 22.4 ms &gt; 20.0 ms (Strict)" in html
+
+
+def test_csv_has_a_row_per_interval_per_instance(tmp_path):
+    bundle = RunBundle(known_result(tmp_path), _samples(6), [], tmp_path)
+    assert write_csv(bundle, tmp_path / "s.csv") == 12
+    rows = list(csv.reader((tmp_path / "s.csv").open()))
+    assert rows[0] == CSV_COLUMNS and len(rows) == 13
+    assert rows[1][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "Instance 1"]
+    assert rows[1][CSV_COLUMNS.index("db_reads_per_s")] == "291.7"
+
+
+def _run_folder(tmp_path: Path, result: dict | None) -> Path:
+    folder = tmp_path / "run"
+    folder.mkdir()
+    save_config(default_config(tmp_path, databases=2), folder / "config.json")
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in _samples()))
+    (folder / "test.log").write_text("2026-11-21 10:00:00 -- Performance test begins\n")
+    if result is not None:
+        (folder / "result.json").write_text(json.dumps(result))
+    return folder
+
+
+def test_an_aborted_run_says_so(tmp_path):
+    result = known_result(tmp_path)
+    result["summary"]["verdict"] = "aborted"
+    result["summary"]["reasons"] = ["Run aborted: stopped by the user after 41.0 s of measurement"]
+    html = render_html(load_run(str(_run_folder(tmp_path, result))))
+    assert "ABORTED</span>: this run did not complete" in html and "stopped by the user after 41.0 s" in html
+
+
+def test_a_crashed_run_without_a_result_is_rebuilt_from_its_samples_and_marked_aborted(tmp_path):
+    bundle = load_run(str(_run_folder(tmp_path, None)))
+    assert bundle.result["summary"]["verdict"] == "aborted"
+    assert bundle.result["summary"]["measured_s"] == 5.0
+    assert bundle.result["instances"][0]["db_reads_per_s"] == pytest.approx(291.7)
+    html = render_html(bundle)
+    assert "ABORTED" in html and "ended without writing its result" in html and "Performance test begins" in html
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+def test_the_pdf_has_every_heading_the_verdict_and_page_numbers(tmp_path, qapp):
+    from ui.printing import write_pdf
+
+    bundle = RunBundle(known_result(tmp_path, slow=True), _samples(), ["10:00:00 -- Test begins"], tmp_path)
+    for size in ("a4", "letter"):
+        pdf = tmp_path / f"report-{size}.pdf"
+        pages = write_pdf(bundle, pdf, size)
+        raw = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+        text = unicodedata.normalize("NFKC", raw)
+        for heading in SECTIONS:
+            assert heading in text, (size, heading)
+        assert "FAIL" in text and f"Page {pages} of {pages}" in text and "run known-run" in text
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+        assert ("595 x 842" if size == "a4" else "612 x 792") in info

@@ -1,0 +1,119 @@
+"""The report on paper: PDF (A4 or Letter) and the system print dialog, with Qt's own printing.
+
+The HTML report is laid out by QTextDocument, with each chart's SVG rendered to an
+image at print resolution. Every page gets a header (the report and its run) and a
+footer ("page x of y"); tables break between rows and repeat their header row.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtGui import (
+    QFont,
+    QGuiApplication,
+    QImage,
+    QPagedPaintDevice,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextDocument,
+)
+from PySide6.QtSvg import QSvgRenderer
+
+from engine.report import RunBundle, charts, render_html
+
+PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
+RESOLUTION = 300  # dots per inch of the PDF
+CHART_WIDTH_PX = 2400  # about 200 mm at 300 dpi: crisp in print
+
+
+def ensure_gui_application() -> QGuiApplication:
+    """Qt's text layout needs an application; headless machines get the offscreen platform."""
+    app = QGuiApplication.instance()
+    if app is None:
+        if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QGuiApplication([sys.argv[0] if sys.argv else "jetwise"])
+    assert isinstance(app, QGuiApplication)
+    return app
+
+
+def chart_image(svg: str, width_px: int = CHART_WIDTH_PX) -> QImage:
+    renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
+    size = renderer.defaultSize()
+    height = int(width_px * size.height() / max(1, size.width()))
+    image = QImage(width_px, height, QImage.Format.Format_ARGB32)
+    image.fill(Qt.GlobalColor.white)
+    painter = QPainter(image)
+    renderer.render(painter)
+    painter.end()
+    return image
+
+
+def report_document(bundle: RunBundle, page_width_px: float, resolution: int = RESOLUTION) -> QTextDocument:
+    """The report laid out for a page `page_width_px` device pixels wide at `resolution` dpi."""
+    document = QTextDocument()
+    font = QFont("Helvetica")
+    font.setPointSizeF(8.5)
+    if hasattr(font, "setFeature"):  # Qt 6.7+: no "fi" ligatures, so the PDF's text searches as typed
+        font.setFeature(QFont.Tag("liga"), 0)
+    document.setDefaultFont(font)
+    for name, svg in charts(bundle).items():
+        document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart:{name}"), chart_image(svg))
+    html = render_html(bundle, for_print=True)
+    # charts fill the text width; QTextDocument sizes images in 96-dpi pixels and scales them to the device
+    html = html.replace('width="640"', f'width="{int(page_width_px * 96 / resolution * 0.98)}"')
+    document.setHtml(html)
+    return document
+
+
+def paint_pages(document: QTextDocument, device: QPagedPaintDevice, title: str) -> int:
+    """Lay `document` out on `device` page by page, with header and footer. Returns the page count."""
+    layout = device.pageLayout()
+    paint = layout.paintRectPixels(device.resolution())
+    band = device.resolution() * 0.35  # header and footer bands: about 9 mm
+    body = QSizeF(paint.width(), paint.height() - 2 * band)
+    document.documentLayout().setPaintDevice(device)
+    document.setPageSize(body)
+    pages = document.pageCount()
+    painter = QPainter(device)
+    small = QFont("Helvetica")
+    small.setPointSizeF(7.5)
+    try:
+        for page in range(pages):
+            if page:
+                device.newPage()
+            painter.save()
+            painter.translate(0, band - page * body.height())
+            document.drawContents(painter, QRectF(0, page * body.height(), body.width(), body.height()))
+            painter.restore()
+            painter.setFont(small)
+            painter.setPen(Qt.GlobalColor.darkGray)
+            painter.drawText(QRectF(0, 0, paint.width(), band * 0.8), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom), title)
+            painter.drawLine(0, int(band * 0.85), int(paint.width()), int(band * 0.85))
+            footer = QRectF(0, paint.height() - band * 0.8, paint.width(), band * 0.8)
+            painter.drawText(footer, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop), f"Page {page + 1} of {pages}")
+    finally:
+        painter.end()
+    return pages
+
+
+def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
+    """Write the report as a PDF; returns its page count."""
+    ensure_gui_application()
+    writer = QPdfWriter(str(path))
+    writer.setResolution(RESOLUTION)
+    writer.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(15, 12, 15, 12), QPageLayout.Unit.Millimeter))
+    writer.setTitle(f"Jetwise report {bundle.result['run_id']}")
+    writer.setCreator("Jetwise")
+    paint = writer.pageLayout().paintRectPixels(writer.resolution())
+    document = report_document(bundle, paint.width(), writer.resolution())
+    summary = bundle.result["summary"]
+    title = f"Jetwise report · run {bundle.result['run_id']} · {summary['verdict'].upper()}"
+    return paint_pages(document, writer, title)
