@@ -602,7 +602,7 @@ def open_window() -> int:
               "(or jetwise --help)", file=sys.stderr)
         return EXIT_ABORTED
     try:
-        from ui.app import main as window_main
+        from app.window import main as window_main
     except ImportError as exc:  # Qt's system libraries are missing
         print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
         return EXIT_ABORTED

@@ -26,10 +26,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         rows = write_csv(bundle, args.csv)
         print(f"CSV samples: {args.csv} ({rows} rows)", file=sys.stderr)
     if args.pdf:
-        from ui.printing import (
-            write_pdf,  # Qt's printing; offscreen when there is no display
-        )
+        from app.window import ensure_gui_application  # Qt's printing: offscreen when there is no display
+        from ui.printing import write_pdf
 
+        ensure_gui_application()
         pages = write_pdf(bundle, args.pdf, args.page_size)
         print(f"PDF report: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     return EXIT_OK

@@ -52,7 +52,8 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=86_400)
     parser.add_argument("--instances", type=int, default=12)
     args = parser.parse_args()
-    from ui.printing import ensure_gui_application, write_pdf
+    from app.window import ensure_gui_application
+    from ui.printing import write_pdf
 
     ensure_gui_application()
     folder = Path(tempfile.mkdtemp(prefix="jetwise-report-bench-"))

@@ -7,14 +7,11 @@ footer ("page x of y"); tables break between rows and repeat their header row.
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QFont,
-    QGuiApplication,
     QImage,
     QPagedPaintDevice,
     QPageLayout,
@@ -30,17 +27,6 @@ from engine.report import RunBundle, charts, render_html
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF
 CHART_WIDTH_PX = 2400  # about 200 mm at 300 dpi: crisp in print
-
-
-def ensure_gui_application() -> QGuiApplication:
-    """Qt's text layout needs an application; headless machines get the offscreen platform."""
-    app = QGuiApplication.instance()
-    if app is None:
-        if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
-            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-        app = QGuiApplication([sys.argv[0] if sys.argv else "jetwise"])
-    assert isinstance(app, QGuiApplication)
-    return app
 
 
 def chart_image(svg: str, width_px: int = CHART_WIDTH_PX) -> QImage:
@@ -104,8 +90,7 @@ def paint_pages(document: QTextDocument, device: QPagedPaintDevice, title: str) 
 
 
 def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
-    """Write the report as a PDF; returns its page count."""
-    ensure_gui_application()
+    """Write the report as a PDF; returns its page count. Needs a Qt application (app.window)."""
     writer = QPdfWriter(str(path))
     writer.setResolution(RESOLUTION)
     writer.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,

@@ -120,19 +120,29 @@ def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeyp
 
     from PySide6.QtWidgets import QMessageBox
 
-    from ui.app import crash_log_path, install_exception_hook
+    from app.window import crash_log_path, install_exception_hook
 
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or 0)
-    previous = sys.excepthook
+    import threading
+
+    previous, previous_thread = sys.excepthook, threading.excepthook
     install_exception_hook()
     try:
         try:
             raise RuntimeError("a slot went wrong")
         except RuntimeError:
             sys.excepthook(*sys.exc_info())
+
+        def fail() -> None:
+            raise ValueError("a helper thread went wrong")
+
+        helper = threading.Thread(target=fail)
+        helper.start()
+        helper.join()
     finally:
-        sys.excepthook = previous
+        sys.excepthook, threading.excepthook = previous, previous_thread
     assert shown and "a slot went wrong" in shown[0]
     assert "RuntimeError: a slot went wrong" in crash_log_path().read_text()
+    assert "ValueError: a helper thread went wrong" in crash_log_path().read_text()
     assert window.isVisible()  # the window carries on

@@ -1,0 +1,83 @@
+"""The window's wiring: the application, the exception hooks, the main window.
+
+`jetwise` with no arguments comes here; so does the PDF report, which needs a Qt
+application (offscreen where there is no display) but no window.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import traceback
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from engine.store import default_store_path
+from engine.version import __version__
+
+
+def crash_log_path() -> Path:
+    return default_store_path().parent / "jetwise-ui-errors.log"
+
+
+def install_exception_hook() -> None:
+    """An unexpected error shows a dialog and is logged; the window stays up."""
+
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        text = "".join(traceback.format_exception(kind, value, tb))
+        path = _log(text)
+        sys.stderr.write(text)
+        if QApplication.instance() is not None:
+            box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
+                              f"Jetwise hit an unexpected error and carried on.\n\n{value}\n\nDetails were written to {path}.")
+            box.setDetailedText(text)
+            box.exec()
+
+    def thread_hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is not SystemExit and args.exc_value is not None:
+            text = "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback))
+            _log(text)
+            sys.stderr.write(f"in thread {args.thread.name if args.thread else '?'}:\n{text}")
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def _log(text: str) -> Path:
+    path = crash_log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(f"--- {datetime.now().isoformat(timespec='seconds')} Jetwise {__version__}\n{text}\n")
+    except OSError:
+        pass
+    return path
+
+
+def ensure_gui_application() -> QGuiApplication:
+    """Qt's text layout needs an application; headless machines get the offscreen platform."""
+    app = QGuiApplication.instance()
+    if app is None:
+        if sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QGuiApplication([sys.argv[0] if sys.argv else "jetwise"])
+    assert isinstance(app, QGuiApplication)
+    return app
+
+
+def main(argv: list[str]) -> int:
+    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    app.setOrganizationName("Jetwise")
+    app.setApplicationName("Jetwise")
+    app.setApplicationVersion(__version__)
+    install_exception_hook()
+    from ui.main_window import MainWindow
+
+    window = MainWindow()
+    window.show()
+    return int(app.exec())
