@@ -118,3 +118,30 @@ def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
                        Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
     assert window.state.data["profile"]["mailboxes"] == 4321 and window.state.session == "dropped"
+
+
+def test_a_tuning_session_is_continued_from_the_welcome_page(qtbot, qapp, tmp_path, monkeypatch):
+    from PySide6.QtCore import QSettings
+
+    from engine.config import default_config
+    from engine.events import ResultEvent
+    from engine.store import RunRecorder, Store
+    from ui.main_window import MainWindow
+
+    config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3, profile={"mailboxes": 2500})
+    store = Store()
+    record = RunRecorder(store, store.session_for("SAN tier 2", config), "r-1", config, tmp_path / "out")
+    record(ResultEvent(result={"summary": {"verdict": "fail", "achieved_transactional_iops": 250.0,
+                                           "db_read_avg_latency_ms": 24.0, "log_write_avg_latency_ms": 2.0,
+                                           "reasons": ["too slow"]}}))
+    store.close()
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    window = MainWindow(runs_root=tmp_path / "runs", data_base=tmp_path / "data")
+    qtbot.addWidget(window)
+    sessions = window.wizard.welcome.sessions
+    assert sessions.count() == 1
+    assert "SAN tier 2" in sessions.item(0).text() and "last: FAIL at 6 threads / SluggishSessions 3" in sessions.item(0).text()
+    sessions.setCurrentRow(0)
+    assert window.wizard.welcome.resume.isChecked()
+    assert window.state.session == "SAN tier 2" and window.state.data["profile"]["mailboxes"] == 2500
+    assert window.state.data["thread_count"] == 6
