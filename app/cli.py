@@ -38,12 +38,13 @@ from engine.events import (
     PhaseEvent,
     ProgressEvent,
     ResultEvent,
+    fan_out,
     to_json_line,
 )
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
 from engine.runner import InvalidConfig, Runner
-from engine.simulation import PROFILES, SimulatedRunner, StorageModel
+from engine.simulation import PROFILES, StorageModel, runner_for
 from engine.store import RunRecorder, Store, StoreError
 from engine.tuning import calibration_rule
 from engine.units import format_bytes, format_duration, parse_duration_s
@@ -440,14 +441,6 @@ def open_recorder(session_name: str, config: TestConfig, run_id: str, output: Pa
         raise UsageError(str(exc)) from exc
 
 
-def _both(first: Callable[[BaseModel], None], second: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
-    def emit(event: BaseModel) -> None:
-        first(event)
-        second(event)
-
-    return emit
-
-
 def _run_with(
     config: TestConfig,
     output: Path,
@@ -459,11 +452,8 @@ def _run_with(
     run_id = new_run_id()
     model = _simulated(simulate)
     if session is not None:
-        emit = _both(open_recorder(session, config, run_id, output), emit)
-    runner: Runner = (
-        SimulatedRunner(config, output, emit, model, run_id=run_id) if model is not None
-        else Runner(config, output, emit, run_id=run_id)
-    )
+        emit = fan_out(open_recorder(session, config, run_id, output), emit)
+    runner = runner_for(model, config, output, emit, run_id=run_id)
     previous = None
     if install_signals and threading.current_thread() is threading.main_thread():
         handler = _StopOnSignal(runner)
@@ -571,10 +561,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         config, rule = calibration_rule(config, args.calibrate)
     recorder = open_recorder(args.session or args.config.stem, config, run_id, output)
     model = _simulated(args.simulate)
-    runner: Runner = (
-        SimulatedRunner(config, output, _both(recorder, emit), model, run_id=run_id, settle=rule) if model is not None
-        else Runner(config, output, _both(recorder, emit), run_id=run_id, settle=rule)
-    )
+    runner = runner_for(model, config, output, fan_out(recorder, emit), run_id=run_id, settle=rule)
     runner_box.append(runner)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()

@@ -26,7 +26,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         rows = write_csv(bundle, args.csv)
         print(f"CSV samples: {args.csv} ({rows} rows)", file=sys.stderr)
     if args.pdf:
-        from app.window import ensure_gui_application  # Qt's printing: offscreen when there is no display
+        from app.window import (
+            ensure_gui_application,  # Qt's printing: offscreen when there is no display
+        )
         from ui.printing import write_pdf
 
         ensure_gui_application()

@@ -10,12 +10,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from engine.config import TestConfig
+from engine.events import fan_out
 from engine.runner import EmitFn, Runner
 from engine.settling import SettleRule
-from engine.simulation import PROFILES, SimulatedRunner
+from engine.simulation import PROFILES, runner_for
 from engine.store import RunRecorder, Store, StoreError
 from engine.tuning import Tuner
 
@@ -37,14 +36,7 @@ def make_runner_factory(store: Store, session: str, model: Any, new_run_id: Any)
     def make(config: TestConfig, output: Path, emit: EmitFn, rule: SettleRule) -> Runner:
         run_id = new_run_id()
         recorder = RunRecorder(store, store.session_for(session, config), run_id, config, output)
-
-        def both(event: BaseModel) -> None:
-            recorder(event)
-            emit(event)
-
-        if model is not None:
-            return SimulatedRunner(config, output, both, model, run_id=run_id, settle=rule)
-        return Runner(config, output, both, run_id=run_id, settle=rule)
+        return runner_for(model, config, output, fan_out(recorder, emit), run_id=run_id, settle=rule)
 
     return make
 

@@ -24,7 +24,7 @@ throughput was still below the target (throughput only falls with less load).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -78,6 +78,11 @@ class RunPoint:
             passed=summary["verdict"] == "pass",
             latency_failure=words,
         )
+
+
+def judged_points(results: Iterable[dict[str, Any] | None]) -> list[RunPoint]:
+    """The runs the advisor can learn from: those judged pass or fail (not aborted, not missing)."""
+    return [RunPoint.from_result(r) for r in results if r is not None and r["summary"]["verdict"] in ("pass", "fail")]
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,7 @@ from pathlib import Path
 
 from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.metrics import BDM_READ, LOG_REPLICATION_READ, ThreadMeter
-from engine.pages import check_page_identity
-from engine.timing import InstanceContext, perf_ns, record, record_error
+from engine.timing import InstanceContext, check_pages, perf_ns, timed_io
 
 MAINTENANCE_READ_BYTES = 256 * 1024
 # 17.3 reads/s of 261,650 bytes per instance in the reference Performance report.
@@ -71,22 +70,13 @@ class Maintenance:
                     break
                 count = min(chunk, self._pages - page)
                 length = count * PAGE_SIZE_BYTES
-                t1 = perf_ns()
-                try:
-                    self._file.read_into(buffer, page * PAGE_SIZE_BYTES, length)
-                except OSError as exc:
-                    record_error(self._meter, BDM_READ)
-                    self._ctx.errors(self.name, BDM_READ, exc)
-                else:
-                    t2 = perf_ns()
-                    if t2 >= clock.stop_at_ns:
+                done = timed_io(
+                    self._ctx, self._meter, BDM_READ, length, self._file.read_into, buffer, page * PAGE_SIZE_BYTES, length
+                )
+                if done is not None:
+                    if done >= clock.stop_at_ns:
                         break
-                    record(self._meter, BDM_READ, length, t2 - t1, t2)
-                    for i in range(count):
-                        problem = check_page_identity(view[i * PAGE_SIZE_BYTES :], self._db_id, page + i)
-                        if problem is not None:
-                            record_error(self._meter, BDM_READ)
-                            self._ctx.errors(self.name, BDM_READ, problem)
+                    check_pages(self._ctx, self._meter, BDM_READ, view, self._db_id, page, count)
                 slot = int(length * ns_per_byte)
                 due += slot
                 now = perf_ns()
@@ -159,17 +149,14 @@ class Replication:
                                     "warning",
                                 )
                             break
-                        t1 = perf_ns()
-                        try:
-                            handle.read_into(buffer, offset)
-                        except OSError as exc:
-                            record_error(self._meter, LOG_REPLICATION_READ)
-                            self._ctx.errors(self.name, LOG_REPLICATION_READ, exc)
+                        done = timed_io(
+                            self._ctx, self._meter, LOG_REPLICATION_READ, REPLICATION_READ_BYTES,
+                            handle.read_into, buffer, offset,
+                        )
+                        if done is None:
                             break
-                        t2 = perf_ns()
-                        if t2 >= clock.stop_at_ns:
+                        if done >= clock.stop_at_ns:
                             return
-                        record(self._meter, LOG_REPLICATION_READ, REPLICATION_READ_BYTES, t2 - t1, t2)
         finally:
             buffer.release()
 

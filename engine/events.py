@@ -6,6 +6,7 @@ front end in another process can follow a run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -85,3 +86,13 @@ def to_json_line(event: BaseModel) -> str:
 
 def from_json_line(line: str) -> PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
     return _EVENT_ADAPTER.validate_json(line)
+
+
+def fan_out(*sinks: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
+    """One emit callback that hands every event to each sink in turn (e.g. the store, then the console)."""
+
+    def emit(event: BaseModel) -> None:
+        for sink in sinks:
+            sink(event)
+
+    return emit

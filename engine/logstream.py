@@ -25,7 +25,7 @@ from engine.config import LOG_FILE_SIZE_BYTES
 from engine.metrics import LOG_WRITE, ThreadMeter
 from engine.pages import SECTOR_BYTES, BlockWriter
 from engine.platform import AlignedBuffer, IoFile
-from engine.timing import InstanceContext, perf_ns, record, record_error
+from engine.timing import InstanceContext, timed_io
 
 LOG_DATA_START = SECTOR_BYTES  # sector 0 of each log file is its header
 LOG_DATA_BYTES = LOG_FILE_SIZE_BYTES - LOG_DATA_START
@@ -49,6 +49,7 @@ class LogWriter:
         if LOG_DATA_BYTES % sector_bytes or LOG_MAX_WRITE_BYTES % sector_bytes:
             raise ValueError(f"log sector size {sector_bytes} does not divide the log file")
         self.name = ctx.name
+        self._ctx = ctx
         self.file_count = len(paths)
         self.sector_bytes = sector_bytes
         self._files: list[IoFile] = [
@@ -129,16 +130,8 @@ class LogWriter:
             length = min(high - low, LOG_DATA_BYTES - within, LOG_MAX_WRITE_BYTES)
             offset = LOG_DATA_START + within
             self._writer.fill_log_write(self._buffer.view, length, generation, offset)
-            t1 = perf_ns()
-            try:
-                self._files[generation % self.file_count].write_from(self._buffer, offset, length)
-            except OSError as exc:
-                record_error(self._meter, LOG_WRITE)
-                self._errors(self.name, LOG_WRITE, exc)
-            else:
-                t2 = perf_ns()
-                if t2 < self._clock.stop_at_ns:
-                    record(self._meter, LOG_WRITE, length, t2 - t1, t2)
+            handle = self._files[generation % self.file_count]
+            timed_io(self._ctx, self._meter, LOG_WRITE, length, handle.write_from, self._buffer, offset, length)
             low += length
 
     def close(self) -> None:

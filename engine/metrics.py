@@ -201,3 +201,10 @@ class InstanceInterval:
     def from_wire(cls, instance: str, data: Mapping[str, Any]) -> InstanceInterval:
         streams = {name: StreamStats.from_wire(item) for name, item in data["streams"].items()}
         return cls(instance, streams, [int(v) for v in data["cache"]])
+
+
+def split_totals(
+    totals: Mapping[str, InstanceInterval],
+) -> tuple[dict[str, dict[str, StreamStats]], dict[str, list[int]]]:
+    """Each instance's streams and cache counters, as the verdict and the result document take them."""
+    return {name: t.streams for name, t in totals.items()}, {name: t.cache for name, t in totals.items()}

@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from engine.advisor import Advice, RunPoint, advise
+from engine.advisor import Advice, advise, judged_points
 from engine.charts import PALETTE, Level, Line, line_chart
 from engine.config import TestConfig
 from engine.results import CONFIG_FILE, LOG_FILE, RESULT_FILE, SAMPLES_FILE
@@ -238,7 +238,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     summary = result["summary"]
     advice: Advice | None = None
     if bundle.session_results:
-        points = [RunPoint.from_result(r) for r in bundle.session_results if r["summary"]["verdict"] in ("pass", "fail")]
+        points = judged_points(bundle.session_results)
         if points:
             advice = advise(config, points)
     failing = sorted({c["instance"] for c in result["criteria"] if c["instance"] and not c["passed"]})

@@ -34,7 +34,7 @@ from engine.events import (
 )
 from engine.figures import interval_figures
 from engine.host import HostSampler, host_info
-from engine.metrics import InstanceInterval, StreamStats, new_cache_counts
+from engine.metrics import InstanceInterval, split_totals
 from engine.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.results import (
     CONFIG_FILE,
@@ -160,8 +160,7 @@ class _Session:
         workers = config.worker_processes or os.cpu_count() or 1
         self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
         self.names = [config.instance_name(i) for i in range(config.database_count)]
-        self.totals: dict[str, dict[str, StreamStats]] = {name: {} for name in self.names}
-        self.cache_totals: dict[str, list[int]] = {name: new_cache_counts() for name in self.names}
+        self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
         self.next_interval = 0
         self.host_samples: list[dict[str, float]] = []
@@ -372,24 +371,19 @@ class _Session:
         if index >= self.total_intervals:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
-            self._add_to_totals(index, payload)  # a straggler for an interval already shown: counted, not shown again
+            # a straggler for an interval already shown: counted, not shown again
+            self._add_to_totals(index, {name: InstanceInterval.from_wire(name, wire) for name, wire in payload.items()})
             return
         self.pending[index][worker_id] = payload
         while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.total_intervals:
             self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
             self.next_interval += 1
 
-    def _add_to_totals(self, index: int, payload: dict[str, Any]) -> None:
+    def _add_to_totals(self, index: int, parts: dict[str, InstanceInterval]) -> None:
         if index < self.warmup_intervals:
             return
-        for name, wire in payload.items():
-            merged = InstanceInterval.from_wire(name, wire)
-            totals = self.totals[name]
-            for stream, stats in merged.streams.items():
-                totals.setdefault(stream, StreamStats()).merge(stats)
-            counts = self.cache_totals[name]
-            for position, value in enumerate(merged.cache):
-                counts[position] += value
+        for name, part in parts.items():
+            self.totals[name].merge(part)
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
@@ -411,8 +405,7 @@ class _Session:
             if message is not None:
                 self.runner.log(message)
                 self.end_at_value.value = self.t0_ns + self.total_intervals * self.interval_ns
-        for payload in parts.values():
-            self._add_to_totals(index, payload)
+        self._add_to_totals(index, merged)
         host = self.sampler.sample()
         phase = "measure" if index >= self.warmup_intervals else "warmup"
         if phase == "measure":
@@ -468,11 +461,12 @@ class _Session:
             aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
         if measured_s <= 0 and aborted_reason is None and not runner.failures:
             aborted_reason = "Run aborted: nothing was measured"
+        streams, cache = split_totals(self.totals)
         verdict = judge(
             config,
-            self.totals,
+            streams,
             measured_s,
-            cache=self.cache_totals,
+            cache=cache,
             aborted_reason=aborted_reason,
             failure_reasons=list(runner.failures),
         )
@@ -491,8 +485,8 @@ class _Session:
             run_id=runner.run_id,
             config=config,
             verdict=verdict,
-            instances=self.totals,
-            cache=self.cache_totals,
+            instances=streams,
+            cache=cache,
             measured_s=measured_s,
             host=host_info(),
             host_samples=self.host_samples,

@@ -37,7 +37,7 @@ from engine.metrics import (
     LOG_WRITE,
     InstanceInterval,
     StreamStats,
-    new_cache_counts,
+    split_totals,
 )
 from engine.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
 from engine.results import build_result, write_result
@@ -222,8 +222,7 @@ class SimulatedRunner(Runner):
         work = _mix(config)
         window = MeasureWindow(*interval_counts(config), self.settle)
         names = [config.instance_name(i) for i in range(config.database_count)]
-        totals: dict[str, dict[str, StreamStats]] = {name: {} for name in names}
-        cache_totals = {name: new_cache_counts() for name in names}
+        totals = {name: InstanceInterval(name) for name in names}  # the measured window, per instance
         interval_s = config.sample_interval_s
         start = datetime.now(timezone.utc)
         index = 0
@@ -247,10 +246,7 @@ class SimulatedRunner(Runner):
                     measuring = True
                     self.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
                 for name, part in parts.items():
-                    for stream, stats in part.streams.items():
-                        totals[name].setdefault(stream, StreamStats()).merge(stats)
-                    for position, value in enumerate(part.cache):
-                        cache_totals[name][position] += value
+                    totals[name].merge(part)
             host = {"cpu_percent": 0.0, "available_memory_mb": 0.0}
             sample = {
                 "interval": index, "phase": phase,
@@ -269,12 +265,13 @@ class SimulatedRunner(Runner):
         elif measured_s <= 0:
             aborted = "Run aborted: nothing was measured"
         self.emit(PhaseEvent(phase=Phase.FINISHING, message="Finishing"))
-        verdict = judge(config, totals, measured_s, cache=cache_totals, aborted_reason=aborted)
+        streams, cache = split_totals(totals)
+        verdict = judge(config, streams, measured_s, cache=cache, aborted_reason=aborted)
         for reason in verdict.reasons:
             self.log(reason, "info" if verdict.outcome.value == "pass" else "warning")
         warm_s = window.warmup_intervals * interval_s
         document = build_result(
-            run_id=self.run_id, config=config, verdict=verdict, instances=totals, cache=cache_totals,
+            run_id=self.run_id, config=config, verdict=verdict, instances=streams, cache=cache,
             measured_s=measured_s, host={"machine_name": "simulated device", "operating_system": "simulated", "logical_processors": 0},
             host_samples=[],
             times={
@@ -330,3 +327,18 @@ def _fill(rng: random.Random, stats: StreamStats, count: float, avg_bytes: float
     share, extra = divmod(n, len(_QUANTILES))
     for position, z in enumerate(_QUANTILES):
         stats.hist[bucket_index(int(math.exp(mu + sigma * z)))] += share + (1 if position < extra else 0)
+
+
+def runner_for(
+    model: StorageModel | None,
+    config: TestConfig,
+    output_dir: Path,
+    emit: EmitFn,
+    *,
+    run_id: str | None = None,
+    settle: SettleRule | None = None,
+) -> Runner:
+    """A runner on the simulated device when `model` is given, else on the configured disks."""
+    if model is not None:
+        return SimulatedRunner(config, output_dir, emit, model, run_id=run_id, settle=settle)
+    return Runner(config, output_dir, emit, run_id=run_id, settle=settle)

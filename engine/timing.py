@@ -7,8 +7,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from engine.config import PAGE_SIZE_BYTES
 from engine.histogram import bucket_index
 from engine.metrics import ThreadMeter
+from engine.pages import check_page_identity
 from engine.platform import IoBackend
 
 perf_ns = time.perf_counter_ns
@@ -56,3 +58,35 @@ def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_n
 
 def record_error(meter: ThreadMeter, stream: str) -> None:
     meter.bucket_for(perf_ns()).stream(stream).errors += 1
+
+
+def timed_io(
+    ctx: InstanceContext, meter: ThreadMeter, stream: str, length: int, io: Callable[..., object], *args: object
+) -> int | None:
+    """Do one I/O, `io(*args)`, and count it in its interval.
+
+    Returns its completion time, or None when it failed (the error is counted and
+    reported). A completion at or after the run's end is returned but not counted.
+    """
+    t1 = perf_ns()
+    try:
+        io(*args)
+    except OSError as exc:
+        record_error(meter, stream)
+        ctx.errors(ctx.name, stream, exc)
+        return None
+    t2 = perf_ns()
+    if t2 < ctx.clock.stop_at_ns:
+        record(meter, stream, length, t2 - t1, t2)
+    return t2
+
+
+def check_pages(
+    ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, db_id: bytes, first: int, count: int
+) -> None:
+    """Check that each page read into `view` is the page asked for; count and report any that is not."""
+    for i in range(count):
+        problem = check_page_identity(view[i * PAGE_SIZE_BYTES :], db_id, first + i)
+        if problem is not None:
+            record_error(meter, stream)
+            ctx.errors(ctx.name, stream, problem)

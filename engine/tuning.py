@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.advisor import Advice, RunPoint, advise
+from engine.advisor import Advice, advise, judged_points
 from engine.config import TestConfig
 from engine.runner import EmitFn, Runner
 from engine.settling import SettleRule
@@ -107,7 +107,7 @@ class Tuner:
         cpu = os.cpu_count() or 1
         results = list(self.history)
         mine: list[dict[str, Any]] = []
-        advice = advise(self.config, [RunPoint.from_result(r) for r in results if _judged(r)], cpu)
+        advice = advise(self.config, judged_points(results), cpu)
         while advice.status in ("start", "next") and len(mine) < self.max_runs and not self._stopped:
             self.progress(
                 f"Run {len(mine) + 1}: {advice.threads} thread{'s' if advice.threads != 1 else ''}, "
@@ -125,7 +125,7 @@ class Tuner:
             if s["verdict"] == "aborted":
                 return self._outcome("aborted", mine, advice)
             results.append(result)
-            advice = advise(self.config, [RunPoint.from_result(r) for r in results if _judged(r)], cpu)
+            advice = advise(self.config, judged_points(results), cpu)
         status = {"converged": "converged", "unreachable": "unreachable"}.get(advice.status, "not converged")
         if self._stopped:
             status = "aborted"
@@ -144,19 +144,12 @@ class Tuner:
     def _outcome(self, status: str, mine: list[dict[str, Any]], advice: Advice) -> TuneOutcome:
         recommendation = (advice.threads, advice.sluggish_sessions) if advice.status in ("converged", "unreachable") else None
         if recommendation is None:
-            passing = [r for r in mine if _latency_passed(r)]
+            passing = [point for point in judged_points(mine) if point.latency_passed]
             if passing:
-                best = max(passing, key=lambda r: r["summary"]["achieved_transactional_iops"])
-                recommendation = (best["summary"]["threads"], best["summary"]["sluggish_sessions"])
+                best = max(passing, key=lambda point: point.achieved_iops)
+                recommendation = (best.threads, best.sluggish_sessions)
         return TuneOutcome(
             status, [run_summary(r) for r in mine], advice, recommendation,
             advice.max_passing_iops if advice.max_passing_iops is not None and math.isfinite(advice.max_passing_iops) else None,
         )
 
-
-def _judged(result: dict[str, Any]) -> bool:
-    return result.get("summary", {}).get("verdict") in ("pass", "fail")
-
-
-def _latency_passed(result: dict[str, Any]) -> bool:
-    return _judged(result) and all(c["passed"] for c in result["criteria"] if c["instance"] is not None)

@@ -47,9 +47,10 @@ from engine.timing import (
     InstanceContext,
     RunClock,
     Say,
+    check_pages,
     perf_ns,
-    record,
     record_error,
+    timed_io,
 )
 
 # Log bytes one update appends, by kind (an insert carries the new record, a delete
@@ -109,7 +110,7 @@ class Instance:
         self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
         self.levels = upper_levels(plan.pages - 1)
         self.meters: list[ThreadMeter] = []
-        ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered)
+        ctx = self._ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered)
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
             self.replication = Replication(
@@ -289,21 +290,8 @@ class Instance:
 
     def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
         length = count * PAGE_SIZE_BYTES
-        t1 = perf_ns()
-        try:
-            self.db.read_into(buffer, first * PAGE_SIZE_BYTES, length)
-        except OSError as exc:
-            record_error(meter, DB_READ)
-            self._errors(self.name, DB_READ, exc)
-            return
-        t2 = perf_ns()
-        if t2 < self._clock.stop_at_ns:
-            record(meter, DB_READ, length, t2 - t1, t2)
-        for i in range(count):
-            problem = check_page_identity(buffer.view[i * PAGE_SIZE_BYTES :], self.plan.db_id, first + i)
-            if problem is not None:
-                record_error(meter, DB_READ)
-                self._errors(self.name, DB_READ, problem)
+        if timed_io(self._ctx, meter, DB_READ, length, self.db.read_into, buffer, first * PAGE_SIZE_BYTES, length) is not None:
+            check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count)
 
     # flushers ----------------------------------------------------------------------
 
@@ -325,16 +313,8 @@ class Instance:
                 for i in range(count):
                     blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES)
                 length = count * PAGE_SIZE_BYTES
-                t1 = perf_ns()
                 try:
-                    self.db.write_from(buffer, first * PAGE_SIZE_BYTES, length)
-                except OSError as exc:
-                    record_error(meter, DB_WRITE)
-                    self._errors(self.name, DB_WRITE, exc)
-                else:
-                    t2 = perf_ns()
-                    if t2 < self._clock.stop_at_ns:
-                        record(meter, DB_WRITE, length, t2 - t1, t2)
+                    timed_io(self._ctx, meter, DB_WRITE, length, self.db.write_from, buffer, first * PAGE_SIZE_BYTES, length)
                 finally:
                     cache.written(frees)
         finally:

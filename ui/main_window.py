@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
-from engine.advisor import Advice, RunPoint, advise
+from engine.advisor import Advice, advise, judged_points
 from engine.config import TestConfig, load_config, save_config
 from engine.report import ReportError, RunBundle, load_run, render_html
 from engine.store import Store
@@ -264,8 +264,7 @@ class MainWindow(QMainWindow):
             results = [store.result(r.run_id) for r in store.runs(self.state.session)] if store.session(self.state.session) else []
         finally:
             store.close()
-        points = [RunPoint.from_result(r) for r in results if r and r["summary"]["verdict"] in ("pass", "fail")]
-        return advise(config, points, os.cpu_count() or 1)
+        return advise(config, judged_points(results), os.cpu_count() or 1)
 
     def apply_advice(self) -> None:
         advice = self.results_view.suggestion

@@ -88,6 +88,11 @@ class WizardState(QObject):
         self.calibration_s = 180.0
         self.session = ""
         self.parse_errors: dict[str, str] = {}
+        self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
+        self.changed.connect(self._forget)  # connected first: runs before every page's refresh
+
+    def _forget(self) -> None:
+        self._verdict = None
 
     def load(self, config: TestConfig, session: str = "") -> None:
         self.data = json.loads(config.model_dump_json())
@@ -101,15 +106,18 @@ class WizardState(QObject):
             node = node[int(part)] if part.isdigit() else node[part]
         return node
 
-    def set(self, path: str, value: Any) -> None:
+    def set(self, path: str, value: Any) -> bool:
+        """Set one field; True (and `changed` emitted) if its value changed."""
         parts = path.split(".")
         node: Any = self.data
         for part in parts[:-1]:
             node = node[int(part)] if part.isdigit() else node[part]
         key: Any = int(parts[-1]) if parts[-1].isdigit() else parts[-1]
-        if node[key] != value:
-            node[key] = value
-            self.changed.emit()
+        if node[key] == value:
+            return False
+        node[key] = value
+        self.changed.emit()
+        return True
 
     def set_parse_error(self, path: str, message: str | None) -> None:
         if message:
@@ -122,15 +130,18 @@ class WizardState(QObject):
         self.data["databases"] = specs
         self.changed.emit()
 
+    def _validated(self) -> tuple[TestConfig | None, list[Problem]]:
+        """The engine's verdict on the data, computed once per change however many pages ask."""
+        if self._verdict is None:
+            config, problems = validate_data(copy.deepcopy(self.data))
+            self._verdict = (config, check_rules(config) if config is not None else problems)
+        return self._verdict
+
     def config(self) -> TestConfig | None:
-        config, _ = validate_data(copy.deepcopy(self.data))
-        return config
+        return self._validated()[0]
 
     def problems(self) -> list[Problem]:
-        config, problems = validate_data(copy.deepcopy(self.data))
-        if config is not None:
-            problems = check_rules(config)
-        return problems
+        return self._validated()[1]
 
 
 class _Page(QWizardPage):
@@ -155,9 +166,9 @@ class _Page(QWizardPage):
     def _edited(self, path: str, field: FieldEdit) -> None:
         ok, value = field.parsed()
         if ok:
-            self.state.parse_errors.pop(path, None)
-            self.state.set(path, value)
-            self.state.changed.emit()  # also when only the parse error went away
+            cleared = self.state.parse_errors.pop(path, None) is not None
+            if not self.state.set(path, value) and cleared:
+                self.state.changed.emit()  # only the parse error went away
         else:
             self.state.set_parse_error(path, str(value))
 
@@ -770,6 +781,3 @@ class TestWizard(QWizard):
     def load_config(self, config: TestConfig, session: str = "") -> None:
         self.state.load(config, session)
         self.databases._load_rows()
-
-    def config_for_run(self) -> TestConfig | None:
-        return self.state.config()
