@@ -31,7 +31,9 @@ HIT = 0
 MISS = 1
 MISS_STALLED = 2  # a miss that had to wait for a buffer
 MAX_COALESCED_PAGES = 8  # one flush write covers at most 256 KiB
-COLD_SCAN_PAGES = 16  # how far from the cold end a miss looks for a clean page to reuse
+# How far from the cold end a miss with no buffer free looks for a clean page to reuse
+# (32 MiB of cache; the scan holds the lock).
+COLD_SCAN_PAGES = 1024
 
 
 class DatabaseCache:

@@ -131,6 +131,16 @@ def test_a_miss_reuses_a_clean_cold_page_without_stalling():
     assert 3 not in cache._pages  # page 3's buffer went to page 99
 
 
+def test_with_no_buffer_free_a_miss_takes_the_coldest_clean_page_however_deep():
+    cache = _cache(256, start=1, stop=2)
+    for page in range(1, 257):
+        cache.fault(page)
+        if page not in (200, 230):
+            cache.dirty(page, 0)
+    assert cache.fault(999) == MISS  # no wait for a flusher: page 200 needs no write
+    assert 200 not in cache._pages and 230 in cache._pages
+
+
 def test_close_releases_a_waiting_miss():
     cache = _cache(16, start=1, stop=2)
     for page in range(1, 17):

@@ -164,10 +164,7 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
 def test_a_settling_run_measures_once_latency_has_settled_and_then_stops(disk_dir):
     from engine.settling import SettleRule
 
-    # the 8 MB database behind a 4 MB cache: a 16-page buffer reserve, so a busy machine does not turn
-    # the 2 s window into a page-fault-stall failure that has nothing to do with settling
-    config = small_config(disk_dir / "data", databases=1, warmup_s=1.0, duration_s=30.0, sample_interval_s=0.25,
-                          database_cache_max_mb=4.0)
+    config = small_config(disk_dir / "data", databases=1, warmup_s=1.0, duration_s=30.0, sample_interval_s=0.25)
     rule = SettleRule(window=6, max_drift=0.5, measure_samples=8)
     events: list = []
     result = Runner(config, disk_dir / "out", events.append, settle=rule).run()
