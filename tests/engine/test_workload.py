@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.config import LOG_FILE_SIZE_BYTES
 from engine.results import LOG_FILE
 from engine.runner import Runner
 from engine.workload import upper_levels
@@ -69,7 +70,10 @@ def test_the_reference_report_shape_is_reproduced_within_15_percent(disk_dir):
         assert not off, f"{row['name']} is off the reference shape by {off}"
         log_bytes = row["log_writes_per_s"] * row["log_write_avg_bytes"]
         replicated = row["log_replication_reads_per_s"] * row["log_replication_read_avg_bytes"]
-        assert replicated == pytest.approx(log_bytes * (2 - 1), rel=TOLERANCE)
+        # Replication reads whole 1 MiB files once they close, so at each edge of the 6 s window
+        # it can be up to a file behind the log: about 1 MiB against the 6-7 MiB written.
+        edge = LOG_FILE_SIZE_BYTES / result["summary"]["measured_s"]
+        assert abs(replicated - log_bytes * (2 - 1)) <= TOLERANCE * log_bytes + edge, (replicated, log_bytes)
         # a 256 MB database behind an 8 MB cache: nearly every leaf misses; the upper levels always hit
         levels = upper_levels(256 * 32)
         assert row["db_cache_hit_ratio"] == pytest.approx(levels / (levels + 1), abs=0.03)
