@@ -131,7 +131,7 @@ def test_a_miss_reuses_a_clean_cold_page_without_stalling():
     assert 3 not in cache._pages  # page 3's buffer went to page 99
 
 
-def test_with_no_buffer_free_a_miss_takes_the_coldest_clean_page_however_deep():
+def test_with_no_buffer_free_a_miss_takes_the_coldest_clean_page_deep_in_the_cache():
     cache = _cache(256, start=1, stop=2)
     for page in range(1, 257):
         cache.fault(page)
