@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 ERROR_STYLE = "color: #b00020;"
+WARNING_STYLE = "color: #8a5a00;"  # dark amber: readable on white, distinct from an error's red
 
 
 class FieldEdit(QWidget):
@@ -42,9 +43,15 @@ class FieldEdit(QWidget):
     def text(self) -> str:
         return self.edit.text().strip()
 
-    def set_value(self, value: object) -> None:
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        """Show `value`; `quiet` shows it without announcing an edit (a value the field only displays)."""
         text = f"{value:g}" if isinstance(value, float) else str(value)
-        if text != self.edit.text():
+        if text == self.edit.text():
+            return
+        if quiet:
+            with QSignalBlocker(self.edit):
+                self.edit.setText(text)
+        else:
             self.edit.setText(text)
 
     def parsed(self) -> tuple[bool, object]:

@@ -3,19 +3,24 @@
 Every page edits one shared `WizardState` (the configuration as JSON data). Each edit
 is validated by the engine's own rules; a page shows the message of each bad field
 under that field and keeps Next disabled until its fields are valid. Going Back
-loses nothing: the state is the single source of every field.
+loses nothing: the state is the single source of every field. The Review page lists
+every problem of what Start would run, errors and warnings, each with its field, and
+keeps Start disabled while any error remains.
 """
 
 from __future__ import annotations
 
 import copy
+import html
 import json
 import os
 import shutil
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from pydantic import BaseModel, ValidationError
+
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -43,9 +48,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.advisor import starting_setting
-from engine.config import TestConfig, TestType, default_config
+from engine.config import DatabaseSource, TestConfig, TestType, default_config
+from engine.files import database_file_path
 from engine.platform import default_backend
 from engine.store import Store
+from engine.tuning import calibration_rule
 from engine.units import (
     compact_duration,
     format_bytes,
@@ -53,12 +60,15 @@ from engine.units import (
 )
 from engine.validation import (
     Problem,
+    Severity,
     check_environment,
     check_rules,
+    errors_only,
     existing_folder,
+    problems_from_validation_error,
     validate_data,
 )
-from ui.fields import ERROR_STYLE, FieldEdit
+from ui.fields import ERROR_STYLE, WARNING_STYLE, FieldEdit
 
 # Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS
 # per mailbox (stand-alone) or 0.05 (with database copies).
@@ -67,6 +77,16 @@ CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review page; 
 DURATIONS = ["15m", "30m", "2h", "24h"]
 
 PAGE_WELCOME, PAGE_PROFILE, PAGE_TUNING, PAGE_DATABASES, PAGE_TYPE, PAGE_REVIEW = range(6)
+THREAD_FIELDS = ("thread_count", "sluggish_sessions")
+
+# where each field is edited, for the Review page's list of problems
+_PAGE_OF_FIELD = {
+    "profile": "Mailbox profile", "capacity_percent": "Mailbox profile",
+    "thread_count": "Thread tuning", "sluggish_sessions": "Thread tuning",
+    "databases": "Databases and logs", "copies_per_database": "Databases and logs", "database_source": "Databases and logs",
+    "test_type": "Test type", "duration_s": "Test type", "warmup_s": "Test type",
+    "background_maintenance": "Test type", "continue_on_errors": "Test type", "session": "Review",
+}
 
 
 def _tip(field: str) -> str:
@@ -74,10 +94,47 @@ def _tip(field: str) -> str:
     return (info.description or info.title or "") if info else ""
 
 
+def field_label(path: str) -> str:
+    """A problem's field in the words of the form: "Database 2 log path (Databases and logs page)"."""
+    if not path:
+        return "Configuration"
+    if path == "session":
+        return "Tuning session (Review page)"
+    head = path.split(".")[0].split("[")[0]
+    page = _PAGE_OF_FIELD.get(head)
+    if head == "databases" and "[" in path:
+        index = int(path.split("[")[1].split("]")[0])
+        leaf = path.rsplit(".", 1)[-1]
+        name = f"Database {index + 1}" + {"database_path": " path", "log_path": " log path"}.get(leaf, "")
+    else:
+        model: type[BaseModel] | None = TestConfig
+        name = path
+        titles: list[str] = []
+        for part in path.split("."):
+            info = model.model_fields.get(part.split("[")[0]) if model is not None else None
+            if info is None:
+                titles = []
+                break
+            titles.append(info.title or part)
+            annotation = info.annotation
+            model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        if titles:  # a field of a page goes by its own name; one only a file sets, with its group
+            name = titles[-1] if len(titles) == 1 or page else f"{titles[0]}: {titles[-1]}"
+    return f"{name} ({page} page)" if page else f"{name} (in the configuration file)"
+
+
 class WizardState(QObject):
-    """The configuration being edited, as JSON data, with the engine's verdict on it."""
+    """The configuration being edited, as JSON data, with the engine's verdict on it.
+
+    In auto-tune mode the thread count and SluggishSessions in `data` are not what runs:
+    the advisor picks the first setting. `config()` is then the configuration with the
+    advisor's starting setting in place, so every page and the Review judge what will run,
+    while `data` keeps the engineer's own values for a return to Manual.
+    """
 
     changed = Signal()
+    loaded = Signal()  # a whole configuration replaced the data (a file, a session)
+    session_changed = Signal(str)
 
     def __init__(self, base: Path) -> None:
         super().__init__()
@@ -86,10 +143,20 @@ class WizardState(QObject):
         self.data["warmup_s"] = 60.0
         self.auto_tune = True
         self.calibration_s = 180.0
-        self.session = ""
+        self._session = ""
         self.parse_errors: dict[str, str] = {}
         self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
         self.changed.connect(self._forget)  # connected first: runs before every page's refresh
+
+    @property
+    def session(self) -> str:
+        return self._session
+
+    @session.setter
+    def session(self, name: str) -> None:
+        if name != self._session:
+            self._session = name
+            self.session_changed.emit(name)
 
     def _forget(self) -> None:
         self._verdict = None
@@ -99,6 +166,13 @@ class WizardState(QObject):
         self.session = session
         self.parse_errors.clear()
         self.changed.emit()
+        self.loaded.emit()
+
+    def set_auto_tune(self, on: bool) -> None:
+        """Auto-tune (the advisor picks the threads) or Manual (the fields' setting runs)."""
+        if on != self.auto_tune:
+            self.auto_tune = on
+            self.changed.emit()
 
     def get(self, path: str) -> Any:
         node: Any = self.data
@@ -133,7 +207,19 @@ class WizardState(QObject):
     def _validated(self) -> tuple[TestConfig | None, list[Problem]]:
         """The engine's verdict on the data, computed once per change however many pages ask."""
         if self._verdict is None:
-            config, problems = validate_data(copy.deepcopy(self.data))
+            data = copy.deepcopy(self.data)
+            if self.auto_tune:
+                # a placeholder the advisor replaces: the fields the engineer cannot edit now
+                # must not make the rest of the configuration invalid
+                databases = data.get("databases")
+                data["thread_count"] = min(4096, max(1, len(databases) if isinstance(databases, list) else 1))
+                data["sluggish_sessions"] = 1
+            config, problems = validate_data(data)
+            if config is not None and self.auto_tune:
+                threads, sluggish = starting_setting(config, os.cpu_count() or 1)
+                data = json.loads(config.model_dump_json())
+                data.update(thread_count=threads, sluggish_sessions=sluggish)
+                config, problems = validate_data(data)
             self._verdict = (config, check_rules(config) if config is not None else problems)
         return self._verdict
 
@@ -205,6 +291,14 @@ class _Page(QWizardPage):
 
 
 class WelcomePage(_Page):
+    """The way in: a new test, a configuration file, or a tuning session to continue.
+
+    A session's configuration is loaded only on an explicit choice: clicking or
+    activating (double-click, Enter) its row, or choosing "Continue a tuning session"
+    with a row selected. Moving through the list (focus, arrow keys) loads nothing,
+    so the fields already entered are never replaced by accident.
+    """
+
     open_requested = Signal()
 
     def __init__(self, state: WizardState) -> None:
@@ -221,8 +315,10 @@ class WelcomePage(_Page):
         self.loaded = QLabel()
         self.loaded.setWordWrap(True)
         self.sessions = QListWidget()
-        self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; choose one to continue it")
-        self.sessions.currentItemChanged.connect(self._session_chosen)
+        self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; click one (or press Enter) to continue it")
+        self.sessions.itemClicked.connect(self._session_chosen)
+        self.sessions.itemActivated.connect(self._session_chosen)
+        self.resume.toggled.connect(self._on_resume_toggled)
         layout = QVBoxLayout(self)
         layout.addWidget(self.new_test)
         layout.addWidget(self.open_file)
@@ -254,19 +350,32 @@ class WelcomePage(_Page):
         finally:
             store.close()
 
+    def _on_resume_toggled(self, on: bool) -> None:
+        selected = self.sessions.selectedItems()
+        if on and selected:
+            self._session_chosen(selected[0])
+
     def _session_chosen(self, item: QListWidgetItem | None) -> None:
+        """Continue the session of `item`: its last run's configuration fills the wizard."""
         if item is None:
             return
         name = item.data(Qt.ItemDataRole.UserRole)
-        store = Store()
+        try:
+            store = Store()
+        except Exception as exc:  # a broken store must not stop the wizard
+            self.loaded.setText(f"Cannot read the tuning sessions: {exc}")
+            return
         try:
             runs = store.runs(name)
         finally:
             store.close()
-        if runs:
+        if not runs:
+            self.loaded.setText(f"'{name}' has no runs yet: there is no configuration to continue from")
+            return
+        with QSignalBlocker(self.resume):  # checking it must not load the selection a second time
             self.resume.setChecked(True)
-            self.state.load(TestConfig.model_validate(runs[-1].config), session=name)
-            self.loaded.setText(f"Continuing '{name}' from its last run's configuration")
+        self.state.load(TestConfig.model_validate(runs[-1].config), session=name)
+        self.loaded.setText(f"Continuing '{name}' from its last run's configuration")
 
     def show_loaded(self, path: Path) -> None:
         self.open_file.setChecked(True)
@@ -341,7 +450,7 @@ class TuningPage(_Page):
         group.addButton(self.auto)
         group.addButton(self.manual)
         (self.auto if state.auto_tune else self.manual).setChecked(True)
-        self.auto.toggled.connect(self._mode)
+        self.auto.toggled.connect(self._on_auto_toggled)
         form = QFormLayout()
         self.add_field(form, "Thread count:", "thread_count", int, "threads",
                        "Concurrent sessions for the whole server, spread over the databases")
@@ -361,23 +470,37 @@ class TuningPage(_Page):
         layout.addLayout(form)
         layout.addWidget(self.suggestion)
         layout.addStretch(1)
-        self._mode()
+        self.refresh()
 
     @property
     def calibration_s(self) -> float:
         return self.state.calibration_s
 
-    def _mode(self) -> None:
-        self.state.auto_tune = self.auto.isChecked()
-        for path in ("thread_count", "sluggish_sessions"):
-            self.fields[path].setEnabled(not self.state.auto_tune)
-        self.calibration.setEnabled(self.state.auto_tune)
+    def _on_auto_toggled(self) -> None:
+        self.state.set_auto_tune(self.auto.isChecked())
+
+    def page_problems(self) -> dict[str, str]:
+        if self.state.auto_tune:
+            return {}  # the advisor's setting replaces the fields, and it is valid by construction
+        return super().page_problems()
 
     def refresh(self) -> None:
+        auto = self.state.auto_tune
+        wanted = self.auto if auto else self.manual
+        if not wanted.isChecked():
+            wanted.setChecked(True)
+        for path in ("thread_count", "sluggish_sessions"):
+            self.fields[path].setEnabled(not auto)
+        self.calibration.setEnabled(auto)
         super().refresh()
         config = self.state.config()
         if config is None:
             return
+        if auto:
+            # the disabled fields show the setting the first calibration run uses; the
+            # engineer's own values stay in the state for a return to Manual
+            self.fields["thread_count"].set_value(config.thread_count, quiet=True)
+            self.fields["sluggish_sessions"].set_value(config.sluggish_sessions, quiet=True)
         threads, sluggish = starting_setting(config, os.cpu_count() or 1)
         self.suggestion.setText(
             f"Advisor's starting point: <b>{threads} threads, SluggishSessions {sluggish}</b> "
@@ -466,7 +589,8 @@ class DatabasesPage(_Page):
         self._filling = False
         self.count.valueChanged.connect(self._count_changed)
         self.copies.valueChanged.connect(lambda v: self.state.set("copies_per_database", v))
-        self.source.currentIndexChanged.connect(lambda _i: self.state.set("database_source", self.source.currentData()))
+        self.source.currentIndexChanged.connect(self._on_source_changed)
+        state.loaded.connect(self._load_rows)
         self._load_rows()
 
     def initializePage(self) -> None:  # noqa: N802
@@ -489,7 +613,18 @@ class DatabasesPage(_Page):
             checks.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.table.setItem(row, 2, checks)
         self._filling = False
+        self._recheck()
+
+    def _on_source_changed(self) -> None:
+        """Attaching asks other things of each row (the database files must exist): check again."""
+        if self._filling:
+            return
+        self.state.set("database_source", self.source.currentData())
+        self._recheck()
+
+    def _recheck(self) -> None:
         self._checks.start()
+        self.completeChanged.emit()  # Next waits for the checks
 
     def _count_changed(self, count: int) -> None:
         if self._filling:
@@ -516,10 +651,12 @@ class DatabasesPage(_Page):
 
     def _browse(self, column: int) -> None:
         row = max(0, self.table.currentRow())
-        current = self.table.item(row, column).text() if self.table.item(row, column) else ""
-        folder = QFileDialog.getExistingDirectory(self, "Choose a folder", current)
+        item = self.table.item(row, column)
+        if item is None:
+            return
+        folder = QFileDialog.getExistingDirectory(self, "Choose a folder", item.text())
         if folder:
-            self.table.item(row, column).setText(str(Path(folder)))
+            item.setText(str(Path(folder)))
 
     def _table_edited(self, item: QTableWidgetItem) -> None:
         if self._filling or item.column() > 1:
@@ -528,7 +665,7 @@ class DatabasesPage(_Page):
         key = "database_path" if item.column() == 0 else "log_path"
         specs[item.row()][key] = item.text().strip()
         self.state.set_databases(specs)
-        self._checks.start()
+        self._recheck()
 
     def run_checks(self) -> None:
         """The per-row checks: folder, writable, free space against need, shared volume, unbuffered I/O."""
@@ -536,7 +673,9 @@ class DatabasesPage(_Page):
         self.row_messages = {}
         if config is None:
             self._show_rows()
+            self.completeChanged.emit()
             return
+        attach = config.database_source == DatabaseSource.ATTACH
         problems, probes = check_environment(config, default_backend())
         devices: dict[int, list[int]] = {}
         for row, spec in enumerate(config.databases):
@@ -551,7 +690,10 @@ class DatabasesPage(_Page):
                 free = shutil.disk_usage(folder).free
                 probe = probes.get(folder)
                 if not messages:
-                    where = "exists" if spec.database_path.is_dir() else "will be created"
+                    if attach:
+                        where = f"attaches {database_file_path(spec.database_path, row).name}"
+                    else:
+                        where = "exists" if spec.database_path.is_dir() else "will be created"
                     unbuffered = "unbuffered I/O" if probe is not None and probe.representative else "buffered only"
                     messages.append((f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
                                      f"{format_bytes(config.database_size_bytes)}", True))
@@ -578,8 +720,14 @@ class DatabasesPage(_Page):
         self.table.resizeRowsToContents()
         self._filling = False
         bad_rows = [row + 1 for row, m in self.row_messages.items() if any(not ok for _t, ok in m)]
-        self.summary.setText(f"<span style='{ERROR_STYLE}'>Fix rows {', '.join(map(str, bad_rows))} to continue.</span>"
-                             if bad_rows else "")
+        if self.state.config() is None:
+            # a field on another page is wrong: say which, or Next is disabled for no visible reason
+            words = "; ".join(f"{field_label(p.field)}: {p.message}" for p in errors_only(self.state.problems()))
+            self.summary.setText(f"<span style='{ERROR_STYLE}'>{html.escape(words or 'The configuration is not valid')} "
+                                 "— correct it to check the rows.</span>")
+        else:
+            self.summary.setText(f"<span style='{ERROR_STYLE}'>Fix rows {', '.join(map(str, bad_rows))} to continue.</span>"
+                                 if bad_rows else "")
 
     def isComplete(self) -> bool:  # noqa: N802
         if self.state.config() is None or self._checks.isActive():
@@ -623,6 +771,7 @@ class TestTypePage(_Page):
         self.duration.setToolTip("Measured time: 2 h (Performance) or 24 h (Stress) as standard; shorter for tuning runs")
         self.duration_error = QLabel()
         self.duration_error.setStyleSheet(ERROR_STYLE)
+        self.duration_error.setWordWrap(True)
         self.duration.currentTextChanged.connect(self._duration)
         form.addRow("Duration:", self.duration)
         form.addRow("", self.duration_error)
@@ -630,8 +779,12 @@ class TestTypePage(_Page):
         self.warmup.setEditable(True)
         self.warmup.addItems(["1m", "5m", "10m"])
         self.warmup.setToolTip("Attaining prerequisites: the database cache fills before measuring")
+        self.warmup_error = QLabel()
+        self.warmup_error.setStyleSheet(ERROR_STYLE)
+        self.warmup_error.setWordWrap(True)
         self.warmup.currentTextChanged.connect(self._warmup)
         form.addRow("Warm-up:", self.warmup)
+        form.addRow("", self.warmup_error)
         self.maintenance = QCheckBox("Run background database maintenance (sequential reads beside the transactions)")
         self.maintenance.setToolTip("Paced 256 KB reads through each database, as Exchange does")
         self.maintenance.toggled.connect(lambda on: self.state.set("background_maintenance", on))
@@ -664,7 +817,6 @@ class TestTypePage(_Page):
             self.state.set_parse_error("duration_s", None)
         except ValueError as exc:
             self.state.set_parse_error("duration_s", str(exc))
-        self.duration_error.setText(self.state.parse_errors.get("duration_s", ""))
 
     def _warmup(self, text: str) -> None:
         try:
@@ -673,23 +825,71 @@ class TestTypePage(_Page):
         except ValueError as exc:
             self.state.set_parse_error("warmup_s", str(exc))
 
+    def timing_problems(self) -> dict[str, str]:
+        """What is wrong with the duration and the warm-up: text that does not read, or a value the engine refuses."""
+        messages: dict[str, str] = {}
+        for path in ("duration_s", "warmup_s"):
+            if path in self.state.parse_errors:
+                messages[path] = self.state.parse_errors[path]
+                continue
+            for problem in errors_only(self.state.problems()):
+                if problem.field == path:
+                    messages[path] = _longest_words(path, self.state.data[path]) or problem.message
+                    break
+        return messages
+
+    def refresh(self) -> None:
+        messages = self.timing_problems()
+        for path, label in (("duration_s", self.duration_error), ("warmup_s", self.warmup_error)):
+            label.setText(messages.get(path, ""))
+            label.setVisible(path in messages)
+        super().refresh()
+
     def isComplete(self) -> bool:  # noqa: N802
-        return "duration_s" not in self.state.parse_errors and "warmup_s" not in self.state.parse_errors
+        return not self.timing_problems()
+
+
+def _longest_words(path: str, value: object) -> str | None:
+    """A duration over the engine's bound in words ("at most 30 days"), not in seconds."""
+    info = TestConfig.model_fields.get(path)
+    if info is None or not isinstance(value, (int, float)):
+        return None
+    for bound in info.metadata:
+        limit = getattr(bound, "le", None)
+        if isinstance(limit, (int, float)) and value > limit:
+            return f"must be at most {_duration_words(limit)} (got {_duration_words(value)})"
+    return None
+
+
+def _duration_words(seconds: float) -> str:
+    days = seconds / 86400
+    return f"{days:g} days" if days >= 2 else compact_duration(seconds)
 
 
 # 6. Review ----------------------------------------------------------------------------------
 
 
 class ReviewPage(_Page):
+    """Everything on one page, with every problem of the configuration that will run.
+
+    The problems are the engine's own: its rules (errors and warnings) and the checks of
+    the machine the Databases page runs. In auto-tune mode the configuration judged is
+    the one the first calibration run uses: the advisor's starting setting, shaped as a
+    calibration run. Start stays disabled while any error remains.
+    """
+
     save_requested = Signal()
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, "Review", "Everything on one page. Start runs the test; the configuration can be saved first.")
         self.text = QTextBrowser()
         self.text.setOpenLinks(False)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
         self.session = QLineEdit()
         self.session.setToolTip("The tuning session this run belongs to: one storage design, many runs")
-        self.session.textChanged.connect(lambda t: setattr(self.state, "session", t.strip()))
+        self.session.textChanged.connect(self._on_session_text_changed)
+        state.session_changed.connect(self._on_state_session_changed)
         save = QPushButton("Save configuration…")
         save.setToolTip("Save this configuration as a Jetwise JSON file")
         save.clicked.connect(self.save_requested)
@@ -699,27 +899,113 @@ class ReviewPage(_Page):
         row.addWidget(save)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.status)
         layout.addLayout(row)
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
+        self.environment_problems: list[Problem] = []
+        self._environment_of: str | None = None  # the configuration the machine's checks were made for
+        self._checks = QTimer(self)
+        self._checks.setSingleShot(True)
+        self._checks.setInterval(300)
+        self._checks.timeout.connect(self.run_environment_checks)
 
     def initializePage(self) -> None:  # noqa: N802
         if not self.state.session:
             self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {Path(self.state.data['databases'][0]['database_path']).anchor or 'disk'}"
         self.session.setText(self.state.session)
+        self.run_environment_checks()
+
+    def _on_session_text_changed(self, text: str) -> None:
+        self.state.session = text.strip()
         self.refresh()
 
-    def refresh(self) -> None:
+    def _on_state_session_changed(self, name: str) -> None:
+        if self.session.text().strip() != name:
+            self.session.setText(name)
+
+    def _is_current(self) -> bool:
+        wizard = self.wizard()
+        return wizard is not None and wizard.currentPage() is self
+
+    def _environment_key(self) -> str | None:
+        config = self.state.config()
+        return None if config is None else config.model_dump_json()
+
+    def run_environment_checks(self) -> None:
+        """The checks of the machine (folders, free space, unbuffered I/O, existing files) for the configuration."""
+        self._checks.stop()
+        config = self.state.config()
+        self.environment_problems = check_environment(config, default_backend())[0] if config is not None else []
+        self._environment_of = self._environment_key()
+        self.refresh()
+
+    def review_problems(self) -> list[Problem]:
+        """Every problem with what Start would run, errors first."""
+        problems: list[Problem] = []
+        for path, message in self.state.parse_errors.items():
+            if not (self.state.auto_tune and path in THREAD_FIELDS):
+                problems.append(Problem(path, message))
         config = self.state.config()
         if config is None:
-            problems = "".join(f"<li>{p.field}: {p.message}</li>" for p in self.state.problems())
-            self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p><ul>{problems}</ul>")
-            self.completeChanged.emit()
-            return
-        self.text.setHtml(review_html(config, self.state.auto_tune, self.state.calibration_s))
+            problems += [p for p in self.state.problems() if p.field not in self.state.parse_errors]
+        else:
+            problems += self.state.problems()
+            if self.state.auto_tune:
+                try:
+                    shaped, _rule = calibration_rule(config, self.state.calibration_s)
+                except ValidationError as exc:
+                    problems += problems_from_validation_error(exc)
+                else:
+                    problems += [p for p in check_rules(shaped) if p not in problems]
+            problems += self.environment_problems
+        if not self.state.session:
+            problems.append(Problem("session", "name the tuning session this run belongs to"))
+        return sorted(problems, key=lambda p: p.severity != Severity.ERROR)
+
+    def _checks_pending(self) -> bool:
+        return self.state.config() is not None and self._environment_of != self._environment_key()
+
+    def refresh(self) -> None:
+        if self._checks_pending() and self._is_current():
+            self._checks.start()
+        problems = self.review_problems()
+        errors = errors_only(problems)
+        config = self.state.config()
+        listed = problems_html(problems)
+        if config is None:
+            self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}")
+        else:
+            self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s))
+        if self._checks_pending():
+            self.status.setText("Checking the database and log folders…")
+        elif errors:
+            self.status.setText(f"<span style='{ERROR_STYLE}'>{len(errors)} error(s) listed above must be corrected "
+                                "before Start: Back leads to the page of each field.</span>")
+        elif problems:
+            self.status.setText(f"<span style='{WARNING_STYLE}'>{len(problems)} warning(s) listed above: "
+                                "Start runs the test as it is.</span>")
+        else:
+            self.status.setText("")
         self.completeChanged.emit()
 
     def isComplete(self) -> bool:  # noqa: N802
-        return self.state.config() is not None and bool(self.state.session)
+        if self.state.config() is None or self._checks_pending():
+            return False
+        return not errors_only(self.review_problems())
+
+
+def problems_html(problems: list[Problem]) -> str:
+    """The problems as a list: errors in red, warnings in amber, each with its field and page."""
+    if not problems:
+        return ""
+    items = []
+    for problem in problems:
+        error = problem.severity == Severity.ERROR
+        style = ERROR_STYLE if error else WARNING_STYLE
+        where = field_label(problem.field)
+        items.append(f"<li><span style='{style}'><b>{'Error' if error else 'Warning'}</b> — {html.escape(where)}: "
+                     f"{html.escape(problem.message)}</span></li>")
+    return f"<p><b>Before Start</b></p><ul>{''.join(items)}</ul>"
 
 
 def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> str:
@@ -732,7 +1018,8 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
     )
     running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
                if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
-    tuning = ("Auto-tune (calibration runs until a setting passes)" if auto_tune
+    tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
+              f"SluggishSessions {config.sluggish_sessions}" if auto_tune
               else f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
     return f"""
 <h3>{config.test_type.value.capitalize()} test, {config.threshold_set_name} thresholds</h3>
@@ -779,5 +1066,28 @@ class TestWizard(QWizard):
             self.setPage(page_id, page)
 
     def load_config(self, config: TestConfig, session: str = "") -> None:
+        """Fill the wizard from a configuration (a file, a dropped file) in Manual mode.
+
+        A configuration file states a thread count and SluggishSessions, and loading it
+        means the engineer chose that setting: the Thread tuning page opens in Manual with
+        those values in its fields. Auto-tune stays one click away.
+        """
+        self.state.set_auto_tune(False)
         self.state.load(config, session)
-        self.databases._load_rows()
+
+    def restart_at(self, page_id: int) -> None:
+        """Show page `page_id` as if the engineer had walked to it with Next from the Welcome page.
+
+        The history is rebuilt, so Next and Back work as usual from there (jumping with
+        setCurrentId would leave later pages in the history and Next would refuse to go
+        on). Nothing entered is lost: every page shows the shared state, and the walk only
+        initialises each page on the way, which also starts the Databases page's checks.
+        """
+        if page_id not in self.pageIds():
+            raise ValueError(f"the wizard has no page {page_id}")
+        self.restart()
+        while self.currentId() != page_id:
+            before = self.currentId()
+            self.next()
+            if self.currentId() == before:
+                raise RuntimeError(f"the wizard cannot go on from page {before} to reach page {page_id}")

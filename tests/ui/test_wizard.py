@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWizard
 
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
@@ -120,28 +120,208 @@ def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
     assert window.state.data["profile"]["mailboxes"] == 4321 and window.state.session == "dropped"
 
 
-def test_a_tuning_session_is_continued_from_the_welcome_page(qtbot, qapp, tmp_path, monkeypatch):
+def _window_with_a_session(qtbot, tmp_path):
+    """A window whose run store holds one tuning session with one run at 6 threads / SluggishSessions 3."""
     from PySide6.QtCore import QSettings
 
     from engine.config import default_config
-    from engine.events import ResultEvent
-    from engine.store import RunRecorder, Store
+    from engine.store import Store
     from ui.main_window import MainWindow
 
     config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3, profile={"mailboxes": 2500})
     store = Store()
-    record = RunRecorder(store, store.session_for("SAN tier 2", config), "r-1", config, tmp_path / "out")
-    record(ResultEvent(result={"summary": {"verdict": "fail", "achieved_transactional_iops": 250.0,
-                                           "db_read_avg_latency_ms": 24.0, "log_write_avg_latency_ms": 2.0,
-                                           "reasons": ["too slow"]}}))
-    store.close()
+    try:
+        store.begin_run(store.session_for("SAN tier 2", config), "r-1", config, tmp_path / "out")
+    finally:
+        store.close()
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    (tmp_path / "data").mkdir(exist_ok=True)
     window = MainWindow(runs_root=tmp_path / "runs", data_base=tmp_path / "data")
     qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window, timeout=5000)
+    return window
+
+
+def _not_loaded(window) -> bool:
+    return window.state.session == "" and window.state.data["profile"]["mailboxes"] != 2500
+
+
+def test_a_tuning_session_is_continued_by_clicking_it_on_the_welcome_page(qtbot, tmp_path):
+    window = _window_with_a_session(qtbot, tmp_path)
     sessions = window.wizard.welcome.sessions
     assert sessions.count() == 1
-    assert "SAN tier 2" in sessions.item(0).text() and "last: FAIL at 6 threads / SluggishSessions 3" in sessions.item(0).text()
-    sessions.setCurrentRow(0)
+    assert "SAN tier 2" in sessions.item(0).text() and "at 6 threads / SluggishSessions 3" in sessions.item(0).text()
+    rect = sessions.visualItemRect(sessions.item(0))
+    qtbot.mouseClick(sessions.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.wizard.welcome.resume.isChecked()
     assert window.state.session == "SAN tier 2" and window.state.data["profile"]["mailboxes"] == 2500
     assert window.state.data["thread_count"] == 6
+    assert "Continuing 'SAN tier 2'" in window.wizard.welcome.loaded.text()
+
+
+def test_focus_or_a_current_row_alone_loads_no_session(qtbot, tmp_path):
+    window = _window_with_a_session(qtbot, tmp_path)
+    welcome = window.wizard.welcome
+    sessions = welcome.sessions
+    window.activateWindow()
+    sessions.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(sessions.hasFocus, timeout=5000)
+    qtbot.keyClick(sessions, Qt.Key.Key_Down)  # moving through the list is not a choice either
+    sessions.setCurrentRow(0)
+    assert sessions.currentItem() is sessions.item(0)
+    assert _not_loaded(window) and not welcome.resume.isChecked()
+
+    # Enter on the row is a choice
+    qtbot.keyClick(sessions, Qt.Key.Key_Return)
+    assert window.state.session == "SAN tier 2" and window.state.data["profile"]["mailboxes"] == 2500
+
+
+def test_choosing_continue_with_a_selected_session_loads_it(qtbot, tmp_path):
+    window = _window_with_a_session(qtbot, tmp_path)
+    welcome = window.wizard.welcome
+    welcome.sessions.setCurrentRow(0)
+    assert welcome.sessions.item(0).isSelected() and _not_loaded(window)
+    qtbot.mouseClick(welcome.resume, Qt.MouseButton.LeftButton, pos=welcome.resume.rect().topLeft() + QPoint(6, 8))
+    assert welcome.resume.isChecked()
+    assert window.state.session == "SAN tier 2" and window.state.data["thread_count"] == 6
+
+
+def _small(base, **overrides):
+    """A design that fits any scratch disk: 40 mailboxes of 10 MB, a cache smaller than each database."""
+    from engine.config import default_config
+
+    values = {"profile": {"mailboxes": 40, "mailbox_size_mb": 10}, "database_cache_min_mb": 8.0,
+              "database_cache_max_mb": 16.0}
+    values.update(overrides)
+    return default_config(base, **values)
+
+
+def _to_review(window) -> None:
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+
+
+def _to_page(window, page_id: int) -> None:
+    """From the Welcome page to `page_id` with Next, whatever page shows now."""
+    window.wizard.restart()
+    while window.wizard.currentId() != page_id:
+        window.wizard.next()
+
+
+def _finish_enabled(window) -> bool:
+    return window.wizard.button(QWizard.WizardButton.FinishButton).isEnabled()
+
+
+def test_review_names_every_error_at_its_field_and_start_waits_for_none(qtbot, window, tmp_path):
+    # 2 threads cannot serve 4 databases: a file may say so, and Next() past each page reaches Review
+    config = _small(tmp_path / "data", databases=4, thread_count=2)
+    window.wizard.load_config(config, session="four")
+    _to_review(window)
+    review = window.wizard.review
+    text = review.text.toPlainText()
+    assert "Error — Thread count (Thread tuning page): 2 thread(s) cannot serve 4 databases" in text
+    assert not _finish_enabled(window)
+    assert "1 error(s) listed above must be corrected" in review.status.text()
+
+    # the same file in auto-tune mode: the advisor's starting setting is what runs, and it is valid
+    window.wizard.tuning.auto.setChecked(True)
+    qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
+    text = review.text.toPlainText()
+    assert "cannot serve" not in text and "starting at 4 threads" in text
+
+
+def test_review_lists_warnings_in_amber_and_still_starts(qtbot, window, tmp_path):
+    from engine.config import default_config
+
+    # 20 mailboxes of 2 MB: the 3 GB database cache holds the whole database
+    config = default_config(tmp_path / "data", profile={"mailboxes": 20, "mailbox_size_mb": 2})
+    window.wizard.load_config(config, session="small")
+    _to_review(window)
+    review = window.wizard.review
+    qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
+    text = review.text.toPlainText()
+    assert "Warning — Maximum database cache (MB) (in the configuration file): the database cache" in text
+    assert "holds the whole database" in text
+    assert "#8a5a00" in review.text.toHtml()  # amber, not an error's red
+    assert "warning(s) listed above" in review.status.text()
+
+
+def test_review_runs_the_machine_checks_and_blocks_start_on_them(qtbot, window, tmp_path):
+    config = _small(tmp_path / "nowhere" / "deeper", thread_count=2)
+    window.wizard.load_config(config, session="lost")
+    _to_review(window)
+    review = window.wizard.review
+    assert "Database 1 path (Databases and logs page)" in review.text.toPlainText()
+    assert "does not exist" in review.text.toPlainText()
+    assert not _finish_enabled(window)
+    (tmp_path / "nowhere" / "deeper").mkdir(parents=True)
+    window.wizard.back()
+    window.wizard.next()
+    qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
+    assert "does not exist" not in review.text.toPlainText()
+
+
+def test_attaching_existing_databases_checks_every_row_again(qtbot, window, tmp_path):
+    wizard = window.wizard
+    wizard.load_config(_small(tmp_path / "data"))
+    _to_page(window, PAGE_DATABASES)
+    page = wizard.databases
+    page.db_pattern.setText(str(tmp_path / "data" / "DB{n}"))
+    page.log_pattern.setText(str(tmp_path / "data" / "Log{n}"))
+    qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
+    assert "✓ will be created" in page.table.item(0, 2).text()
+
+    page.source.setCurrentIndex(page.source.findData("attach"))
+    assert not _next_enabled(window)  # until the rows are checked again
+    qtbot.waitUntil(lambda: "there is no database to attach" in page.table.item(0, 2).text(), timeout=5000)
+    assert "there is no database to attach" in page.table.item(1, 2).text()
+    assert "Fix rows 1, 2" in page.summary.text() and not _next_enabled(window)
+
+    page.source.setCurrentIndex(page.source.findData("create"))
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
+    assert "✓ will be created" in page.table.item(0, 2).text()
+
+
+def test_a_loaded_configuration_opens_in_manual_mode_with_its_setting_and_its_session(qtbot, window, tmp_path):
+    wizard = window.wizard
+    assert wizard.tuning.auto.isChecked()
+    _to_review(window)
+    assert wizard.review.session.text() == window.state.session != "x"
+    wizard.load_config(_small(tmp_path / "data", thread_count=6, sluggish_sessions=3), session="x")  # a file opened (or dropped) while Review shows
+    assert wizard.review.session.text() == "x" and window.state.session == "x"
+    _to_page(window, PAGE_TUNING)
+    tuning = wizard.tuning
+    assert tuning.manual.isChecked() and not window.state.auto_tune
+    threads, sluggish = tuning.fields["thread_count"], tuning.fields["sluggish_sessions"]
+    assert threads.isEnabled() and threads.edit.text() == "6" and sluggish.edit.text() == "3"
+    _to_review(window)
+    assert wizard.review.session.text() == "x" and window.state.session == "x"
+    assert "6 threads, SluggishSessions 3" in wizard.review.text.toPlainText()
+
+
+def test_a_bad_warm_up_is_named_under_its_field(qtbot, window):
+    wizard = window.wizard
+    _to_page(window, PAGE_TYPE)
+    page = wizard.test_type
+    page.warmup.setCurrentText("abc")
+    assert page.warmup_error.isVisibleTo(page) and "cannot read duration 'abc'" in page.warmup_error.text()
+    assert not _next_enabled(window)
+    page.warmup.setCurrentText("-5m")
+    assert page.warmup_error.text() and not _next_enabled(window)
+    page.warmup.setCurrentText("2m")
+    assert not page.warmup_error.isVisibleTo(page) and _next_enabled(window)
+    assert window.state.data["warmup_s"] == 120.0
+
+
+def test_a_duration_the_engine_refuses_is_named_under_its_field_and_on_the_databases_page(qtbot, window):
+    wizard = window.wizard
+    _to_page(window, PAGE_TYPE)
+    page = wizard.test_type
+    page.duration.setCurrentText("40d")  # reads as a duration, but longer than the engine allows
+    assert page.duration_error.text() == "must be at most 30 days (got 40 days)" and not _next_enabled(window)
+    wizard.back()
+    assert wizard.currentId() == PAGE_DATABASES
+    qtbot.waitUntil(lambda: "Duration (s) (Test type page)" in wizard.databases.summary.text(), timeout=5000)
+    assert not _next_enabled(window)
