@@ -13,7 +13,6 @@ import signal
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -38,12 +37,14 @@ from engine.events import (
     PhaseEvent,
     ProgressEvent,
     ResultEvent,
-    fan_out,
+    StartEvent,
     to_json_line,
 )
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
-from engine.runner import InvalidConfig, Runner
+from engine.runner import InvalidConfig, Runner, new_run_id
+from engine.schema import RunResult
+from engine.sinks import fan_out
 from engine.simulation import PROFILES, StorageModel, runner_for
 from engine.store import RunRecorder, Store, StoreError
 from engine.tuning import calibration_rule
@@ -246,8 +247,12 @@ def config_from_init(args: argparse.Namespace) -> tuple[TestConfig | None, list[
 
 
 def quick_config(output: Path) -> TestConfig:
-    """Two small databases inside the run folder: about a minute on a healthy disk."""
-    data = output / "data"
+    """Two small databases beside the run folders: about a minute on a healthy disk.
+
+    The data folder is the same for every quick check under one runs folder, so quick
+    checks repeat one storage design and land in one tuning session.
+    """
+    data = output.parent / "quick-check-data"
     return TestConfig(
         description="Quick check: 2 small databases, about one minute",
         databases=[DatabaseSpec(database_path=data / f"DB{n}", log_path=data / f"Log{n}") for n in (1, 2)],
@@ -345,7 +350,10 @@ class ConsoleRenderer:
 
     def __call__(self, event: BaseModel) -> None:
         s = self.stream
-        if isinstance(event, PhaseEvent):
+        if isinstance(event, StartEvent):
+            if event.session:
+                print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
+        elif isinstance(event, PhaseEvent):
             print(f"== {event.message}", file=s)
         elif isinstance(event, ProgressEvent):
             now = time.monotonic()
@@ -361,13 +369,14 @@ class ConsoleRenderer:
             if self.tty and event.done_bytes >= event.total_bytes:
                 print(file=s)
         elif isinstance(event, IntervalEvent):
-            sm = event.summary
-            phase = "warm-up" if event.phase == "warmup" else "measure"
+            sample = event.sample
+            sm = sample.summary
+            phase = "warm-up" if sample.phase == "warmup" else "measure"
             print(
-                f"   [{phase} {format_duration(event.elapsed_s)}, {format_duration(event.remaining_s)} left] "
-                f"IOPS {sm['transactional_iops']:,.1f} | DB read {sm['db_read_avg_latency_ms']:.2f} ms "
-                f"(max {sm['db_read_max_latency_ms']:.1f}) | log write {sm['log_write_avg_latency_ms']:.2f} ms "
-                f"| CPU {event.host['cpu_percent']:.0f} %",
+                f"   [{phase} {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
+                f"IOPS {sm.transactional_iops:,.1f} | DB read {sm.db_read_avg_latency_ms:.2f} ms "
+                f"(max {sm.db_read_max_latency_ms:.1f}) | log write {sm.log_write_avg_latency_ms:.2f} ms "
+                f"| CPU {sample.host.cpu_percent:.0f} %",
                 file=s,
             )
         elif isinstance(event, LogEvent):
@@ -377,35 +386,39 @@ class ConsoleRenderer:
             print_result(event.result, s)
 
 
-def print_result(result: dict[str, Any], stream: TextIO) -> None:
-    summary = result["summary"]
-    print(f"\nOverall test result: {summary['verdict'].upper()}", file=stream)
-    for reason in summary["reasons"]:
+def print_result(result: RunResult, stream: TextIO) -> None:
+    summary = result.summary
+    kind = " (tuning run)" if summary.run_kind == "tuning" else ""
+    print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
+    for reason in summary.reasons:
         print(f"  - {reason}", file=stream)
     print(
-        f"Achieved {summary['achieved_transactional_iops']:,.1f} of {summary['target_transactional_iops']:,.1f} "
-        f"target transactional IOPS over {summary['measured_s']:.1f} s "
-        f"({summary['threads']} threads, SluggishSessions {summary['sluggish_sessions']}, "
-        f"{summary['threshold_set']} thresholds)",
+        f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
+        f"target transactional IOPS over {summary.measured_s:.1f} s "
+        f"({summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
+        f"{summary.threshold_set} thresholds)",
         file=stream,
     )
-    for row in result["instances"]:
+    for row in result.instances:
         print(
-            f"  {row['name']}: DB read {row['db_read_avg_latency_ms']:.2f} ms avg / {row['db_read_max_latency_ms']:.1f} ms max, "
-            f"log write {row['log_write_avg_latency_ms']:.2f} ms avg / {row['log_write_max_latency_ms']:.1f} ms max, "
-            f"{row['transactional_iops']:,.1f} IOPS, {row['io_errors']} errors",
+            f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / {row.db_read_max_latency_ms:.1f} ms max, "
+            f"log write {row.log_write_avg_latency_ms:.2f} ms avg / {row.log_write_max_latency_ms:.1f} ms max, "
+            f"{row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
             file=stream,
         )
-        hit = row.get("db_cache_hit_ratio")
+        hit = row.db_cache_hit_ratio
         background = [f"cache hit {hit:.0%}" if hit is not None else "cache not referenced"]
-        if row.get("bdm_reads_per_s"):
-            background.append(f"maintenance {row['bdm_reads_per_s'] * row['bdm_read_avg_bytes'] / 1e6:.1f} MB/s")
-        if row.get("log_replication_reads_per_s"):
-            rate = row["log_replication_reads_per_s"] * row["log_replication_read_avg_bytes"] / 1e6
+        if row.bdm_reads_per_s:
+            background.append(f"maintenance {row.bdm_reads_per_s * row.bdm_read_avg_bytes / 1e6:.1f} MB/s")
+        if row.log_replication_reads_per_s:
+            rate = row.log_replication_reads_per_s * row.log_replication_read_avg_bytes / 1e6
             background.append(f"log replication {rate:.1f} MB/s")
         print(f"    {', '.join(background)}", file=stream)
-    if not result["unbuffered_io"]:
-        print(f"WARNING: unbuffered I/O was not in effect ({result['unbuffered_io_detail']})", file=stream)
+    if summary.host_bound:
+        print("WARNING: the host's CPU was saturated while measuring; the engine, not the storage, may have set the pace",
+              file=stream)
+    if not result.unbuffered_io:
+        print(f"WARNING: unbuffered I/O was not in effect ({result.unbuffered_io_detail})", file=stream)
 
 
 def _simulated(name: str | None) -> StorageModel | None:
@@ -425,20 +438,19 @@ def cmd_tune_args(args: argparse.Namespace) -> int:
         print_problems(problems, sys.stderr)
         return EXIT_INVALID
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
-    return cmd_tune(args, config, output, new_run_id)
+    return cmd_tune(args, config, output)
 
 
-def new_run_id() -> str:
-    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
-
-
-def open_recorder(session_name: str, config: TestConfig, run_id: str, output: Path) -> RunRecorder:
-    """The store's recorder for this run in its tuning session (UsageError if it cannot be)."""
+def open_recorder(session_name: str, config: TestConfig, output: Path) -> RunRecorder:
+    """The store's recorder for this run; a run of another storage design moves to its own session."""
     try:
         store = Store()
-        return RunRecorder(store, store.session_for(session_name, config), run_id, config, output)
+        name, note = store.resolve_session(session_name, config)
     except StoreError as exc:
         raise UsageError(str(exc)) from exc
+    if note is not None:
+        print(f"note: {note}", file=sys.stderr)
+    return RunRecorder(store, name, output)
 
 
 def _run_with(
@@ -448,12 +460,15 @@ def _run_with(
     install_signals: bool = True,
     session: str | None = None,
     simulate: str | None = None,
-) -> tuple[int, dict[str, Any] | None, Runner]:
+) -> tuple[int, RunResult | None, Runner]:
     run_id = new_run_id()
     model = _simulated(simulate)
+    session_name = None
     if session is not None:
-        emit = fan_out(open_recorder(session, config, run_id, output), emit)
-    runner = runner_for(model, config, output, emit, run_id=run_id)
+        recorder = open_recorder(session, config, output)
+        session_name = recorder.session
+        emit = fan_out(recorder, emit)
+    runner = runner_for(model, config, output, emit, run_id=run_id, session=session_name)
     previous = None
     if install_signals and threading.current_thread() is threading.main_thread():
         handler = _StopOnSignal(runner)
@@ -468,7 +483,7 @@ def _run_with(
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-    return OUTCOME_EXIT[result["summary"]["verdict"]], result, runner
+    return OUTCOME_EXIT[result.verdict.value], result, runner
 
 
 def default_output() -> Path:
@@ -501,12 +516,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         for spec in config.databases:
             spec.database_path.parent.mkdir(parents=True, exist_ok=True)
     session = args.session or ("quick check" if args.quick else args.config.stem)
-    print(f"Run folder: {output}  (tuning session '{session}')", file=sys.stderr)
+    print(f"Run folder: {output}", file=sys.stderr)
     code, result, _ = _run_with(config, output, ConsoleRenderer(sys.stderr), session=session, simulate=args.simulate)
     if args.quick:
         _remove_quick_data(config)
     if result is not None and args.json:
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     if result is not None:
         print(f"Results: {output}", file=sys.stderr)
     return code
@@ -555,13 +570,20 @@ def cmd_engine(args: argparse.Namespace) -> int:
                 return
 
     output = args.output
-    run_id = new_run_id()
     rule = None
     if args.calibrate is not None:
         config, rule = calibration_rule(config, args.calibrate)
-    recorder = open_recorder(args.session or args.config.stem, config, run_id, output)
     model = _simulated(args.simulate)
-    runner = runner_for(model, config, output, fan_out(recorder, emit), run_id=run_id, settle=rule)
+    try:
+        store = Store()
+        session, note = store.resolve_session(args.session or args.config.stem, config)
+    except StoreError as exc:
+        emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(exc)))
+        return EXIT_INVALID
+    if note is not None:
+        emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="warning", message=note))
+    recorder = RunRecorder(store, session, output)
+    runner = runner_for(model, config, output, fan_out(recorder, emit), settle=rule, session=session)
     runner_box.append(runner)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=watch_stdin, name="stdin-watch", daemon=True).start()
@@ -576,7 +598,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(problem)))
         return EXIT_INVALID
-    return OUTCOME_EXIT[result["summary"]["verdict"]]
+    return OUTCOME_EXIT[result.verdict.value]
 
 
 def open_window() -> int:

@@ -8,20 +8,19 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 from engine.config import TestConfig
-from engine.events import fan_out
-from engine.runner import EmitFn, Runner
-from engine.settling import SettleRule
-from engine.simulation import PROFILES, runner_for
+from engine.runner import Runner
+from engine.schema import RunResult
+from engine.simulation import PROFILES, StorageModel, runner_for
+from engine.sinks import fan_out
 from engine.store import RunRecorder, Store, StoreError
-from engine.tuning import Tuner
+from engine.tuning import Tuner, calibration_rule
 
 EXIT_CONVERGED, EXIT_OUT_OF_REACH, EXIT_INVALID, EXIT_ERROR = 0, 1, 2, 3
 
 
-def simulated_model(name: str | None) -> Any:
+def simulated_model(name: str | None) -> StorageModel | None:
     if name is None:
         return None
     if name not in PROFILES:
@@ -30,66 +29,67 @@ def simulated_model(name: str | None) -> Any:
     return PROFILES[name]
 
 
-def make_runner_factory(store: Store, session: str, model: Any, new_run_id: Any) -> Any:
-    """Runners that record into the session, on the real disk or on the simulated device."""
-
-    def make(config: TestConfig, output: Path, emit: EmitFn, rule: SettleRule) -> Runner:
-        run_id = new_run_id()
-        recorder = RunRecorder(store, store.session_for(session, config), run_id, config, output)
-        return runner_for(model, config, output, fan_out(recorder, emit), run_id=run_id, settle=rule)
-
-    return make
-
-
-def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path, new_run_id: Any) -> int:
+def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path) -> int:
     model = simulated_model(args.simulate)
-    session = args.session or args.config.stem
-    store = Store()
     try:
-        store.session_for(session, config)  # refuse another design before any run
+        store = Store()
+        session, note = store.resolve_session(args.session or args.config.stem, config)
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_INVALID
-    history = [r for r in (store.result(run.run_id) for run in store.runs(session)) if r is not None]
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    tuner = Tuner(
-        config,
-        make_runner_factory(store, session, model, new_run_id),
-        output,
-        calibration_s=args.calibration,
-        max_runs=args.max_runs,
-        history=history,
-        progress=say,
-    )
+    if note is not None:
+        say(f"note: {note}")
+    tuner = Tuner(config, store.results(session), max_runs=args.max_runs)
+    current: list[Runner] = []
+
+    def run_one(run_config: TestConfig, number: int) -> RunResult:
+        shaped, rule = calibration_rule(run_config, args.calibration)
+        folder = output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
+        runner = runner_for(model, shaped, folder, fan_out(RunRecorder(store, session, folder)), settle=rule,
+                            session=session)
+        current[:] = [runner]
+        return runner.run()
+
+    def stop(_signum: int, _frame: object) -> None:
+        tuner.stop()
+        for runner in current:
+            runner.request_stop("stopped by the user (Ctrl-C)")
+
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
         f"calibration runs of at most {args.calibration:g} s; runs in {output}")
     previous = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, lambda _s, _f: tuner.stop())
+        previous = signal.signal(signal.SIGINT, stop)
     try:
-        outcome = tuner.run()
+        outcome = tuner.run(run_one, say)
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
         store.close()
-    document = outcome.to_dict()
     if args.json:
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice
     say("")
+    for line in advice.notes if advice is not None else []:
+        say(f"  note: {line}")
     if outcome.status == "converged" and outcome.recommendation:
         threads, sluggish = outcome.recommendation
         say(f"Converged in {len(outcome.runs)} calibration run(s): {threads} threads, SluggishSessions {sluggish}.")
         if advice is not None:
             say(f"  {advice.rationale}")
-        say("Run the full-length test with this setting to confirm it.")
+        say("These were tuning runs: run the full-length test with this setting to qualify the storage.")
         return EXIT_CONVERGED
     if outcome.status == "aborted":
         say("Tuning stopped before it converged; the runs so far are kept in the session.")
+        return EXIT_ERROR
+    if outcome.status == "host-bound":
+        say("Tuning stopped: the host's CPU was saturated during the last run, so its result says nothing of the "
+            "storage. Run Jetwise on a less loaded host or with fewer threads.")
         return EXIT_ERROR
     if outcome.status == "unreachable":
         say(f"The target is out of reach after {len(outcome.runs)} calibration run(s).")

@@ -77,12 +77,11 @@ def run_jetwise(folders: list[Path], threads: int, seconds: float, out: Path, wo
             "profile": {"mailboxes": 1, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1},
         }
     )
-    result = Runner(config, out, lambda _event: None).run()
-    summary = result["summary"]
-    iops = float(summary["db_reads_per_s"])
+    summary = Runner(config, out, lambda _event: None).run().summary
+    iops = summary.db_reads_per_s
     if workload == "model":
-        iops += float(summary["db_writes_per_s"]) + float(summary["log_writes_per_s"])
-    return iops, float(summary["db_read_avg_latency_ms"])
+        iops += summary.db_writes_per_s + summary.log_writes_per_s
+    return iops, summary.db_read_avg_latency_ms
 
 
 TARGETS = {"reads": (0.97, 1.05), "model": (0.90, None)}

@@ -23,24 +23,25 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.report import RunBundle, render_html  # noqa: E402
+from engine.schema import Figures, HostFigures, InstanceFigures, IntervalSample  # noqa: E402
 from tests.engine.test_report import known_result  # noqa: E402
 
 
 def synthetic_bundle(samples: int, instances: int, folder: Path) -> RunBundle:
     result = known_result(folder)
-    rows = result["instances"]
-    result["instances"] = [dict(rows[i % len(rows)], name=f"Instance {i + 1}") for i in range(instances)]
+    rows = result.instances
+    result.instances = [rows[i % len(rows)].model_copy(update={"name": f"Instance {i + 1}"}) for i in range(instances)]
     rng = np.random.default_rng(3)
     iops = 5000 + 300 * rng.standard_normal(samples)
     reads = 12 + 2 * rng.standard_normal(samples)
     logs = 1 + 0.2 * rng.standard_normal(samples)
-    shared_rows = [{"name": f"Instance {i + 1}"} for i in range(instances)]  # the report reads the server summary
+    shared_rows = [InstanceFigures(name=f"Instance {i + 1}") for i in range(instances)]  # the report reads the server summary
+    host = HostFigures(cpu_percent=30.0, available_memory_mb=27_000.0)
     data = [
-        {"interval": i, "phase": "measure", "time_utc": "", "elapsed_s": float(i + 1), "duration_s": 1.0,
-         "host": {"cpu_percent": 30.0, "available_memory_mb": 27_000.0},
-         "summary": {"transactional_iops": float(iops[i]), "db_read_avg_latency_ms": float(reads[i]),
-                     "log_write_avg_latency_ms": float(logs[i])},
-         "instances": shared_rows}
+        IntervalSample(interval=i, phase="measure", time_utc="", elapsed_s=float(i + 1), duration_s=1.0, host=host,
+                       summary=Figures(transactional_iops=float(iops[i]), db_read_avg_latency_ms=float(reads[i]),
+                                       log_write_avg_latency_ms=float(logs[i])),
+                       instances=shared_rows)
         for i in range(samples)
     ]
     log = [f"2026-11-21 10:{i // 60 % 60:02d}:{i % 60:02d} -- line {i}" for i in range(2000)]

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from engine.config import TestConfig
+from engine.schema import Figures, Outcome, RunResult
 
 MICROSOFT_IOPS_PER_THREAD = 135
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
@@ -55,34 +56,68 @@ class RunPoint:
         return self.threads / self.sluggish_sessions
 
     @classmethod
-    def from_result(cls, result: dict[str, Any]) -> RunPoint:
-        summary = result["summary"]
-        criteria = result["criteria"]
-        latency_ok = all(c["passed"] for c in criteria if c["instance"] is not None)
-        iops_ok = all(c["passed"] for c in criteria if c["instance"] is None)
-        rows = result["instances"] or [summary]
-        failures = [c for c in criteria if c["instance"] is not None and not c["passed"]]
+    def from_result(cls, result: RunResult, config: TestConfig) -> RunPoint:
+        """The run as evidence for `config`: its throughput is judged against `config`'s target,
+        so a run made before the profile changed still counts, at today's target."""
+        summary = result.summary
+        criteria = result.criteria
+        latency_ok = all(c.passed for c in criteria if c.instance is not None)
+        errors_ok = all(c.passed for c in criteria if c.instance is None and c.name == "I/O errors")
+        floor = config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
+        iops_ok = summary.achieved_transactional_iops >= floor
+        failures = [c for c in criteria if c.instance is not None and not c.passed]
         words = ""
         if failures:
             c = failures[0]
-            unit = c["unit"] if c["unit"] != "ms" else " ms"
-            words = f"{c['instance']} {c['name']} {c['value']:.1f}{unit} over the {c['limit']:g}{unit} limit"
+            unit = c.unit if c.unit != "ms" else " ms"
+            words = f"{c.instance} {c.name} {c.value:.1f}{unit} over the {c.limit:g}{unit} limit"
+        rows: Sequence[Figures] = result.instances or [summary]
         return cls(
-            threads=int(summary["threads"]),
-            sluggish_sessions=int(summary["sluggish_sessions"]),
-            achieved_iops=float(summary["achieved_transactional_iops"]),
-            read_ms=max(float(r["db_read_avg_latency_ms"]) for r in rows),
-            log_ms=max(float(r["log_write_avg_latency_ms"]) for r in rows),
+            threads=summary.threads,
+            sluggish_sessions=summary.sluggish_sessions,
+            achieved_iops=summary.achieved_transactional_iops,
+            read_ms=max(r.db_read_avg_latency_ms for r in rows),
+            log_ms=max(r.log_write_avg_latency_ms for r in rows),
             latency_passed=latency_ok,
             iops_passed=iops_ok,
-            passed=summary["verdict"] == "pass",
+            passed=latency_ok and iops_ok and errors_ok,
             latency_failure=words,
         )
 
 
-def judged_points(results: Iterable[dict[str, Any] | None]) -> list[RunPoint]:
-    """The runs the advisor can learn from: those judged pass or fail (not aborted, not missing)."""
-    return [RunPoint.from_result(r) for r in results if r is not None and r["summary"]["verdict"] in ("pass", "fail")]
+def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[str]]:
+    """The runs the advisor can learn from, and a line for each it cannot and why.
+
+    Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
+    runs (their window is partial), runs whose reads never reached the disk (the cache
+    held the database), and failing runs during which the host's CPU was saturated (the
+    engine, not the storage, set the pace).
+    """
+    points: list[RunPoint] = []
+    notes: list[str] = []
+    for result in results:
+        if result is None:
+            continue
+        s = result.summary
+        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
+        if s.verdict == Outcome.ABORTED:
+            notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
+        elif s.db_reads_per_s <= 0 or s.db_read_avg_latency_ms <= 0:
+            notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
+                         "says nothing of the storage; test databases larger than the cache")
+        elif s.host_bound and s.verdict == Outcome.FAIL:
+            notes.append(f"{setting} was host-bound (CPU saturated while measuring): its shortfall is the host's, "
+                         "not the storage's, and is not read as a storage limit")
+        else:
+            points.append(RunPoint.from_result(result, config))
+    return points, notes
+
+
+def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
+    """The advice for `config` from a session's results: what every front end and the report show."""
+    points, notes = evidence(config, results)
+    advice = advise(config, points, cpu_count)
+    return replace(advice, notes=[*notes, *advice.notes])
 
 
 @dataclass(frozen=True)
@@ -109,6 +144,7 @@ class Advice:
             "rationale": self.rationale,
             "max_passing_iops": self.max_passing_iops,
             "capacity": self.capacity,
+            "notes": list(self.notes),
         }
 
 
@@ -208,7 +244,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
             max_passing_iops=max(r.achieved_iops for r in runs if r.latency_passed),
             capacity=capacity_words(config, max(r.achieved_iops for r in runs if r.latency_passed)),
         )
-    measured = [r for r in runs if r.achieved_iops > 0]
+    measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
         threads, sluggish = starting_setting(config, cpu_count)
         return Advice(

@@ -235,6 +235,11 @@ class TestConfig(_Model):
         return self.thresholds.lenient if self.test_type == TestType.STRESS else self.thresholds.strict
 
     @property
+    def standard_duration_s(self) -> float:
+        """The qualification length of this test type: 2 h Performance, 24 h Stress."""
+        return 86400.0 if self.test_type == TestType.STRESS else 7200.0
+
+    @property
     def threshold_set_name(self) -> str:
         return "Lenient" if self.test_type == TestType.STRESS else "Strict"
 

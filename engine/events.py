@@ -6,11 +6,13 @@ front end in another process can follow a run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
+
+from engine.config import TestConfig
+from engine.schema import IntervalSample, RunResult
 
 
 class Phase(StrEnum):
@@ -47,18 +49,21 @@ class ProgressEvent(BaseModel):
     eta_s: float | None
 
 
+class StartEvent(BaseModel):
+    """The run passed validation and begins: what it runs, and the tuning session it belongs to."""
+
+    event: Literal["start"] = "start"
+    run_id: str
+    session: str | None = None
+    started_utc: str
+    config: TestConfig
+
+
 class IntervalEvent(BaseModel):
-    """One sample interval: the server's figures, each instance's, and the host's."""
+    """One sample interval, in the shape every part reads (`engine.schema.IntervalSample`)."""
 
     event: Literal["interval"] = "interval"
-    index: int
-    phase: Literal["warmup", "measure"]
-    elapsed_s: float
-    duration_s: float
-    remaining_s: float
-    summary: dict[str, Any]
-    instances: list[dict[str, Any]]
-    host: dict[str, float]
+    sample: IntervalSample
 
 
 class LogEvent(BaseModel):
@@ -70,11 +75,11 @@ class LogEvent(BaseModel):
 
 class ResultEvent(BaseModel):
     event: Literal["result"] = "result"
-    result: dict[str, Any]
+    result: RunResult
 
 
 Event = Annotated[
-    PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
+    StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
     Field(discriminator="event"),
 ]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -84,15 +89,5 @@ def to_json_line(event: BaseModel) -> str:
     return event.model_dump_json() + "\n"
 
 
-def from_json_line(line: str) -> PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
+def from_json_line(line: str) -> StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
     return _EVENT_ADAPTER.validate_json(line)
-
-
-def fan_out(*sinks: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
-    """One emit callback that hands every event to each sink in turn (e.g. the store, then the console)."""
-
-    def emit(event: BaseModel) -> None:
-        for sink in sinks:
-            sink(event)
-
-    return emit

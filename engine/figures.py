@@ -20,6 +20,7 @@ from engine.metrics import (
     InstanceInterval,
     StreamStats,
 )
+from engine.schema import Figures, InstanceFigures
 
 
 def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
@@ -59,21 +60,19 @@ def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, Strea
     return merged
 
 
-def interval_figures(
-    parts: Mapping[str, InstanceInterval], seconds: float
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """One sample interval's row per instance and the server's summary."""
+def interval_figures(parts: Mapping[str, InstanceInterval], seconds: float) -> tuple[list[InstanceFigures], Figures]:
+    """One sample interval's figures per instance and the server's."""
     rows = []
     server = InstanceInterval("server")
     for name, part in parts.items():
         reads = part.streams.get(DB_READ)
         rows.append(
-            {
-                "name": name,
+            InstanceFigures(
+                name=name,
                 **stream_figures(part.streams, seconds),
                 **cache_figures(part.cache, seconds),
-                "db_read_p99_latency_ms": reads.percentiles()["p99"] if reads and reads.count else None,
-            }
+                db_read_p99_latency_ms=reads.percentiles()["p99"] if reads and reads.count else None,
+            )
         )
         server.merge(part)
-    return rows, {**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds)}
+    return rows, Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))

@@ -7,7 +7,6 @@ finishes with a result document, marked aborted when the run did not complete.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import time
@@ -18,40 +17,33 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from queue import Empty
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from engine.config import PAGE_SIZE_BYTES, TestConfig
 from engine.events import (
     PHASE_WORDS,
-    IntervalEvent,
     LogEvent,
     Phase,
     PhaseEvent,
     ProgressEvent,
     ResultEvent,
+    StartEvent,
 )
-from engine.figures import interval_figures
 from engine.host import HostSampler, host_info
-from engine.metrics import InstanceInterval, split_totals
+from engine.measurement import EmitFn, Measurement, RunEnd
+from engine.metrics import InstanceInterval
 from engine.platform import IoBackend, UnbufferedProbe, default_backend
-from engine.results import (
-    CONFIG_FILE,
-    LOG_FILE,
-    SAMPLES_FILE,
-    build_result,
-    write_result,
-)
-from engine.settling import MeasureWindow, SettleRule, interval_counts
+from engine.schema import HostFigures, HostInfo, RunResult, RunTimes
+from engine.settling import SettleRule
+from engine.sinks import RunFolderWriter, fan_out
 from engine.units import format_bytes
 from engine.validation import Problem, errors_only, validate_config
-from engine.verdict import Outcome, judge
 from engine.worker import WorkerSpec, assign_instances, worker_main
 
 START_DELAY_S = 0.3
 STOP_WAIT_S = 1.5
-EmitFn = Callable[[BaseModel], None]
 
 
 class InvalidConfig(Exception):
@@ -62,8 +54,28 @@ class InvalidConfig(Exception):
         self.problems = problems
 
 
+class IntervalSource(Protocol):
+    """What feeds a run's measurement: the worker pool on real files, or a storage model."""
+
+    name: str
+    simulated: bool
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]: ...
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd: ...
+
+
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
 class Runner:
-    """One run of one configuration. Call `run()` once; `request_stop()` from anywhere."""
+    """One run of one configuration. Call `run()` once; `request_stop()` from anywhere.
+
+    validate → StartEvent → the source feeds the measurement → verdict → ResultEvent.
+    The run folder is written by a `RunFolderWriter` on the same event stream as the
+    store's recorder and the front end, so every front end gets the same artefacts.
+    """
 
     def __init__(
         self,
@@ -71,20 +83,21 @@ class Runner:
         output_dir: Path,
         emit: EmitFn,
         *,
+        source: IntervalSource | None = None,
         backend: IoBackend | None = None,
         run_id: str | None = None,
         settle: SettleRule | None = None,
+        session: str | None = None,
     ) -> None:
         self.config = config
         self.settle = settle
         self.output_dir = output_dir
-        self._emit_fn = emit
-        self.backend = backend or default_backend()
-        self.run_id = run_id or datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.session = session
+        self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
+        self._folder = RunFolderWriter(output_dir)
+        self._emit_fn = fan_out(self._folder, emit)
+        self.run_id = run_id or new_run_id()
         self._stop_reason: str | None = None
-        self._log_file: TextIO | None = None
-        self._samples_file: TextIO | None = None
-        self.failures: list[str] = []  # reasons that fail the run (I/O errors)
 
     # public ---------------------------------------------------------------------
 
@@ -93,36 +106,27 @@ class Runner:
         if self._stop_reason is None:
             self._stop_reason = reason
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> RunResult:
         self.emit(PhaseEvent(phase=Phase.VALIDATING, message=PHASE_WORDS[Phase.VALIDATING]))
-        problems, probes = self._validate()
+        problems, probes = self.source.validate(self.config)
         errors = errors_only(problems)
         if errors:
             raise InvalidConfig(errors)
-        self.output_dir.mkdir(parents=True, exist_ok=True)
-        (self.output_dir / CONFIG_FILE).write_text(self.config.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        self._log_file = open(self.output_dir / LOG_FILE, "a", encoding="utf-8")
-        self._samples_file = open(self.output_dir / SAMPLES_FILE, "a", encoding="utf-8")
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
         try:
             for problem in problems:
                 self.log(str(problem), "warning")
-            return self._execute(probes)
+            measurement = Measurement(self.config, self.settle, self.emit, self.log)
+            end = self.source.run(self, measurement, probes)
+            self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
+            result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)
+            self.log(f"Test ends: {result.verdict.value.upper()}" + (" (simulated)" if self.source.simulated else ""))
+            self.emit(ResultEvent(result=result))
+            self.emit(PhaseEvent(phase=Phase.DONE, message=PHASE_WORDS[Phase.DONE]))
+            return result
         finally:
-            self._log_file.close()
-            self._samples_file.close()
-
-    # what a simulated run replaces ---------------------------------------------------------
-
-    def _validate(self) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
-        return validate_config(self.config, self.backend)
-
-    def _execute(self, probes: dict[Path, UnbufferedProbe]) -> dict[str, Any]:
-        unbuffered = all(p.supported for p in probes.values())
-        representative = all(p.representative for p in probes.values())
-        details = sorted({p.detail for p in probes.values()})
-        return _Session(self, unbuffered, representative, "; ".join(details)).execute()
-
-    # plumbing used by the session -------------------------------------------------------
+            self._folder.close()
 
     @property
     def stop_reason(self) -> str | None:
@@ -133,22 +137,36 @@ class Runner:
 
     def log(self, message: str, level: str = "info") -> None:
         stamp = datetime.now().astimezone()
-        if self._log_file is not None:
-            self._log_file.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {message}\n")
-            self._log_file.flush()
-        self.emit(LogEvent(time=stamp.isoformat(timespec="seconds"), level=level, message=message))
+        self.emit(LogEvent.model_validate({"time": stamp.isoformat(timespec="seconds"), "level": level, "message": message}))
 
-    def write_sample(self, record: dict[str, Any]) -> None:
-        assert self._samples_file is not None
-        self._samples_file.write(json.dumps(record) + "\n")
-        self._samples_file.flush()
+
+class WorkerPoolSource:
+    """Intervals from worker processes driving real I/O at the configured files."""
+
+    simulated = False
+
+    def __init__(self, backend: IoBackend) -> None:
+        self.backend = backend
+        self.name = backend.name
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        return validate_config(config, self.backend)
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
+        unbuffered = all(p.supported for p in probes.values())
+        representative = all(p.representative for p in probes.values())
+        details = sorted({p.detail for p in probes.values()})
+        return _Session(runner, measurement, unbuffered, representative, "; ".join(details)).execute()
 
 
 class _Session:
-    """The mechanics of one run; kept apart so `Runner` stays a small public face."""
+    """The mechanics of one worker-pool run: processes, messages, the clock."""
 
-    def __init__(self, runner: Runner, unbuffered: bool, representative: bool, io_detail: str) -> None:
+    def __init__(
+        self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str
+    ) -> None:
         self.runner = runner
+        self.measurement = measurement
         self.config = runner.config
         self.unbuffered = unbuffered
         self.representative = representative
@@ -156,14 +174,11 @@ class _Session:
         config = self.config
         self.interval_s = config.sample_interval_s
         self.interval_ns = int(round(config.sample_interval_s * 1e9))
-        self.window = MeasureWindow(*interval_counts(config), runner.settle)
+        self.window = measurement.window
         workers = config.worker_processes or os.cpu_count() or 1
         self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
-        self.names = [config.instance_name(i) for i in range(config.database_count)]
-        self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
         self.next_interval = 0
-        self.host_samples: list[dict[str, float]] = []
         self.sampler = HostSampler()
         self.t0_ns = 0
         self.wall0 = datetime.now(timezone.utc)
@@ -171,6 +186,7 @@ class _Session:
         self.stop_at_ns: int | None = None
         self.phase = Phase.PREPARING
         self.engine_error: str | None = None
+        self.failures: list[str] = []  # reasons that fail the run (I/O errors)
         self.progress: dict[int, tuple[int, int]] = {}
         self.progress_started: float | None = None  # the first report starts the rate clock
         self.progress_base = 0
@@ -185,7 +201,7 @@ class _Session:
 
     # the run --------------------------------------------------------------------------
 
-    def execute(self) -> dict[str, Any]:
+    def execute(self) -> RunEnd:
         runner = self.runner
         config = self.config
         ctx = multiprocessing.get_context("spawn")
@@ -275,13 +291,13 @@ class _Session:
                 self._start_measuring_clock()
         elif kind == "interval":
             self._on_interval(worker_id, message[2], message[3], self.worker_count)
-            if not self.measuring_announced and self.next_interval >= self.warmup_intervals:
+            if not self.measuring_announced and self.next_interval >= self.measurement.warmup_intervals:
                 self.measuring_announced = True
                 self.set_phase(Phase.MEASURING)
                 runner.log("Measurement begins")
         elif kind == "io_error":
-            if message[2] not in runner.failures:
-                runner.failures.append(message[2])
+            if message[2] not in self.failures:
+                self.failures.append(message[2])
             self._stop()
         elif kind == "error":
             self.engine_error = message[2].splitlines()[0]
@@ -299,9 +315,9 @@ class _Session:
             self.set_phase(Phase.WARMING_UP)
             self.runner.log("Attaining prerequisites: warm-up until latency settles "
                             f"(at least {self.window.min_warmup * self.interval_s:g} s)")
-        elif self.warmup_intervals:
+        elif self.measurement.warmup_intervals:
             self.set_phase(Phase.WARMING_UP)
-            self.runner.log(f"Attaining prerequisites: warm-up for {self.warmup_intervals * self.interval_s:g} s")
+            self.runner.log(f"Attaining prerequisites: warm-up for {self.measurement.warmup_intervals * self.interval_s:g} s")
         else:
             self.set_phase(Phase.MEASURING)
             self.measuring_announced = True
@@ -359,31 +375,24 @@ class _Session:
             ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
         )
 
-    @property
-    def warmup_intervals(self) -> int:
-        return self.window.warmup_intervals
-
-    @property
-    def total_intervals(self) -> int:
-        return self.window.total_intervals
+    def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
+        merged = {name: InstanceInterval(name) for name in self.measurement.names}
+        for payload in payloads.values():
+            for name, wire in payload.items():
+                merged[name] = InstanceInterval.from_wire(name, wire)
+        return merged
 
     def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
-        if index >= self.total_intervals:
+        if index >= self.measurement.total_intervals:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
             # a straggler for an interval already shown: counted, not shown again
-            self._add_to_totals(index, {name: InstanceInterval.from_wire(name, wire) for name, wire in payload.items()})
+            self.measurement.add_late(index, self._parts({worker_id: payload}))
             return
         self.pending[index][worker_id] = payload
-        while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.total_intervals:
+        while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:
             self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
             self.next_interval += 1
-
-    def _add_to_totals(self, index: int, parts: dict[str, InstanceInterval]) -> None:
-        if index < self.warmup_intervals:
-            return
-        for name, part in parts.items():
-            self.totals[name].merge(part)
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
@@ -394,60 +403,27 @@ class _Session:
 
     def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
         start, end = self._interval_span(index)
-        duration = max(1e-9, (end - start) / 1e9)
-        merged = {name: InstanceInterval(name) for name in self.names}
-        for payload in parts.values():
-            for name, wire in payload.items():
-                merged[name] = InstanceInterval.from_wire(name, wire)
-        rows, summary = interval_figures(merged, duration)
-        if index < self.warmup_intervals:
-            message = self.window.observe(index, summary["db_read_avg_latency_ms"], summary["transactional_iops"])
-            if message is not None:
-                self.runner.log(message)
-                self.end_at_value.value = self.t0_ns + self.total_intervals * self.interval_ns
-        self._add_to_totals(index, merged)
-        host = self.sampler.sample()
-        phase = "measure" if index >= self.warmup_intervals else "warmup"
-        if phase == "measure":
-            self.host_samples.append(host)
-        elapsed = (end - self.t0_ns) / 1e9
-        total_s = self.total_intervals * self.interval_s
-        event = IntervalEvent(
-            index=index,
-            phase=phase,
-            elapsed_s=elapsed,
-            duration_s=duration,
-            remaining_s=max(0.0, total_s - elapsed),
-            summary=summary,
-            instances=rows,
-            host=host,
+        settled = self.measurement.add(
+            index,
+            self._parts(parts),
+            duration_s=max(1e-9, (end - start) / 1e9),
+            elapsed_s=(end - self.t0_ns) / 1e9,
+            time_utc=self._wall(end).isoformat(timespec="milliseconds"),
+            host=HostFigures(**self.sampler.sample()),
         )
-        self.runner.write_sample(
-            {
-                "interval": index,
-                "phase": phase,
-                "time_utc": self._wall(end).isoformat(timespec="milliseconds"),
-                "elapsed_s": elapsed,
-                "duration_s": duration,
-                "host": host,
-                "summary": summary,
-                "instances": rows,
-            }
-        )
-        self.runner.emit(event)
+        if settled:
+            self.end_at_value.value = self.t0_ns + self.measurement.total_intervals * self.interval_ns
 
     # the end --------------------------------------------------------------------------
 
-    def _finish(self) -> dict[str, Any]:
+    def _finish(self) -> RunEnd:
         runner = self.runner
-        config = self.config
-        self.set_phase(Phase.FINISHING)
         for index in sorted(self.pending):
-            if index < self.total_intervals:
+            if index < self.measurement.total_intervals:
                 self._emit_interval(index, self.pending[index])
         self.pending.clear()
-        measure_start = self.t0_ns + self.warmup_intervals * self.interval_ns
-        planned_end = self.t0_ns + self.total_intervals * self.interval_ns
+        measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
+        planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
         end = planned_end if self.stop_at_ns is None else min(planned_end, self.stop_at_ns)
         measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
         aborted_reason = None
@@ -459,46 +435,22 @@ class _Session:
                 Phase.WARMING_UP: "during warm-up, before measurement began",
             }.get(self.phase, f"after {measured_s:.1f} s of measurement")
             aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
-        if measured_s <= 0 and aborted_reason is None and not runner.failures:
-            aborted_reason = "Run aborted: nothing was measured"
-        streams, cache = split_totals(self.totals)
-        verdict = judge(
-            config,
-            streams,
-            measured_s,
-            cache=cache,
-            aborted_reason=aborted_reason,
-            failure_reasons=list(runner.failures),
+        times = RunTimes(
+            test_start_utc=self.started_utc.isoformat(timespec="seconds"),
+            test_end_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
+            collection_end_utc=self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
         )
-        for reason in verdict.reasons:
-            runner.log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
-        times = {
-            "test_start_utc": self.started_utc.isoformat(timespec="seconds"),
-            "test_end_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "collection_start_utc": self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
-            "collection_end_utc": self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
-        }
         notes = []
         if not self.representative:
             notes.append(f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache.")
-        document = build_result(
-            run_id=runner.run_id,
-            config=config,
-            verdict=verdict,
-            instances=streams,
-            cache=cache,
+        return RunEnd(
             measured_s=measured_s,
-            host=host_info(),
-            host_samples=self.host_samples,
+            aborted_reason=aborted_reason,
+            failures=list(self.failures),
+            host=HostInfo(**host_info()),
             times=times,
             unbuffered_io=self.representative,
             io_detail=self.io_detail,
-            backend_name=runner.backend.name,
-            simulated=runner.backend.simulated,
             notes=notes,
         )
-        write_result(document, runner.output_dir)
-        runner.log(f"Test ends: {verdict.outcome.value.upper()}")
-        runner.emit(ResultEvent(result=document))
-        self.set_phase(Phase.DONE)
-        return document

@@ -21,11 +21,9 @@ import statistics
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
 
 from engine.config import PAGE_SIZE_BYTES, TestConfig
-from engine.events import IntervalEvent, Phase, PhaseEvent, ResultEvent
-from engine.figures import interval_figures
+from engine.events import Phase, PhaseEvent
 from engine.histogram import bucket_index
 from engine.metrics import (
     BDM_READ,
@@ -37,14 +35,13 @@ from engine.metrics import (
     LOG_WRITE,
     InstanceInterval,
     StreamStats,
-    split_totals,
 )
+from engine.measurement import EmitFn, Measurement, RunEnd
 from engine.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
-from engine.results import build_result, write_result
-from engine.runner import EmitFn, Runner
-from engine.settling import MeasureWindow, SettleRule, interval_counts
+from engine.runner import Runner
+from engine.schema import HostFigures, HostInfo, RunTimes
+from engine.settling import SettleRule
 from engine.validation import Problem, check_rules
-from engine.verdict import judge
 from engine.workload import upper_levels
 
 _QUANTILES = [statistics.NormalDist().inv_cdf((i + 0.5) / 16) for i in range(16)]
@@ -194,105 +191,71 @@ class SimulatedBackend(IoBackend):
         return AlignedBuffer(size)
 
 
-class SimulatedRunner(Runner):
-    """A `Runner` whose storage is a model: same events, files and result, in virtual time."""
+class ModelSource:
+    """Intervals from a storage model in virtual time: the same measurement, verdict and result as real I/O."""
 
-    def __init__(
-        self,
-        config: TestConfig,
-        output_dir: Path,
-        emit: EmitFn,
-        model: StorageModel,
-        *,
-        run_id: str | None = None,
-        settle: SettleRule | None = None,
-    ) -> None:
-        super().__init__(config, output_dir, emit, backend=SimulatedBackend(model), run_id=run_id, settle=settle)
+    simulated = True
+
+    def __init__(self, model: StorageModel) -> None:
         self.model = model
+        self.name = SimulatedBackend(model).name
 
-    def _validate(self) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
-        return check_rules(self.config), {}
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        return check_rules(config), {}
 
-    def _execute(self, probes: dict[Path, UnbufferedProbe]) -> dict[str, Any]:
-        config, model = self.config, self.model
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
+        config, model = runner.config, self.model
         rng = random.Random(config.seed if config.seed is not None else 1)
-        self.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
-        self.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
+        runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
+        runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config)
         work = _mix(config)
-        window = MeasureWindow(*interval_counts(config), self.settle)
-        names = [config.instance_name(i) for i in range(config.database_count)]
-        totals = {name: InstanceInterval(name) for name in names}  # the measured window, per instance
+        names = measurement.names
         interval_s = config.sample_interval_s
         start = datetime.now(timezone.utc)
+        host = HostFigures()  # no host load: the model runs in virtual time
         index = 0
         measuring = False
-        while index < window.total_intervals:
-            if self.stop_reason is not None:
+        while index < measurement.total_intervals:
+            if runner.stop_reason is not None:
                 break
             elapsed = (index + 1) * interval_s
             ramp = 1.0 - 0.35 * math.exp(-elapsed / 20.0)  # caches warming: latency climbs to its steady value
-            parts = {
-                name: self._instance_interval(name, point, work, i, ramp, rng) for i, name in enumerate(names)
-            }
-            rows, summary = interval_figures(parts, interval_s)
-            if index < window.warmup_intervals:
-                message = window.observe(index, summary["db_read_avg_latency_ms"], summary["transactional_iops"])
-                if message is not None:
-                    self.log(message)
-            phase = "measure" if index >= window.warmup_intervals else "warmup"
-            if phase == "measure":
-                if not measuring:
-                    measuring = True
-                    self.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
-                for name, part in parts.items():
-                    totals[name].merge(part)
-            host = {"cpu_percent": 0.0, "available_memory_mb": 0.0}
-            sample = {
-                "interval": index, "phase": phase,
-                "time_utc": (start + timedelta(seconds=elapsed)).isoformat(timespec="milliseconds"),
-                "elapsed_s": elapsed, "duration_s": interval_s, "host": host, "summary": summary, "instances": rows,
-            }
-            self.write_sample(sample)
-            self.emit(IntervalEvent(index=index, phase=phase, elapsed_s=elapsed, duration_s=interval_s,
-                                    remaining_s=max(0.0, (window.total_intervals - index - 1) * interval_s),
-                                    summary=summary, instances=rows, host=host))
+            parts = {name: self._instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}
+            if index >= measurement.warmup_intervals and not measuring:
+                measuring = True
+                runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
+            measurement.add(
+                index, parts, duration_s=interval_s, elapsed_s=elapsed,
+                time_utc=(start + timedelta(seconds=elapsed)).isoformat(timespec="milliseconds"), host=host,
+            )
             index += 1
-        measured_s = max(0, index - window.warmup_intervals) * interval_s
+        measured_s = max(0, index - measurement.warmup_intervals) * interval_s
         aborted = None
-        if self.stop_reason is not None:
-            aborted = f"Run aborted: {self.stop_reason} after {measured_s:.1f} s of measurement"
-        elif measured_s <= 0:
-            aborted = "Run aborted: nothing was measured"
-        self.emit(PhaseEvent(phase=Phase.FINISHING, message="Finishing"))
-        streams, cache = split_totals(totals)
-        verdict = judge(config, streams, measured_s, cache=cache, aborted_reason=aborted)
-        for reason in verdict.reasons:
-            self.log(reason, "info" if verdict.outcome.value == "pass" else "warning")
-        warm_s = window.warmup_intervals * interval_s
-        document = build_result(
-            run_id=self.run_id, config=config, verdict=verdict, instances=streams, cache=cache,
-            measured_s=measured_s, host={"machine_name": "simulated device", "operating_system": "simulated", "logical_processors": 0},
-            host_samples=[],
-            times={
-                "test_start_utc": start.isoformat(timespec="seconds"),
-                "test_end_utc": (start + timedelta(seconds=index * interval_s)).isoformat(timespec="seconds"),
-                "collection_start_utc": (start + timedelta(seconds=warm_s)).isoformat(timespec="seconds"),
-                "collection_end_utc": (start + timedelta(seconds=index * interval_s)).isoformat(timespec="seconds"),
-            },
-            unbuffered_io=True, io_detail="simulated device", backend_name=self.backend.name, simulated=True,
+        if runner.stop_reason is not None:
+            aborted = f"Run aborted: {runner.stop_reason} after {measured_s:.1f} s of measurement"
+        warm_s = measurement.warmup_intervals * interval_s
+        end = start + timedelta(seconds=index * interval_s)
+        return RunEnd(
+            measured_s=measured_s,
+            aborted_reason=aborted,
+            host=HostInfo(machine_name="simulated device", operating_system="simulated"),
+            times=RunTimes(
+                test_start_utc=start.isoformat(timespec="seconds"),
+                test_end_utc=end.isoformat(timespec="seconds"),
+                collection_start_utc=(start + timedelta(seconds=warm_s)).isoformat(timespec="seconds"),
+                collection_end_utc=end.isoformat(timespec="seconds"),
+            ),
+            unbuffered_io=True,
+            io_detail="simulated device",
             notes=[f"Simulated device ({model.name}): {model.description}. No disk I/O was done; the times are virtual."],
         )
-        write_result(document, self.output_dir)
-        self.log(f"Test ends: {verdict.outcome.value.upper()} (simulated)")
-        self.emit(ResultEvent(result=document))
-        self.emit(PhaseEvent(phase=Phase.DONE, message="Done"))
-        return document
 
     def _instance_interval(
-        self, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float, rng: random.Random
+        self, config: TestConfig, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float,
+        rng: random.Random,
     ) -> InstanceInterval:
-        config, model = self.config, self.model
+        model = self.model
         seconds = config.sample_interval_s
         noise = math.exp(rng.gauss(0.0, 0.04))
         read_ms = point.read_ms * ramp * noise
@@ -337,8 +300,8 @@ def runner_for(
     *,
     run_id: str | None = None,
     settle: SettleRule | None = None,
+    session: str | None = None,
 ) -> Runner:
     """A runner on the simulated device when `model` is given, else on the configured disks."""
-    if model is not None:
-        return SimulatedRunner(config, output_dir, emit, model, run_id=run_id, settle=settle)
-    return Runner(config, output_dir, emit, run_id=run_id, settle=settle)
+    source = ModelSource(model) if model is not None else None
+    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session)

@@ -28,7 +28,8 @@ import psutil
 from pydantic import BaseModel
 
 from engine.config import TestConfig
-from engine.events import IntervalEvent, LogEvent, ResultEvent
+from engine.events import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.schema import IntervalSample, RunResult
 
 STORE_FILE = "jetwise.sqlite3"
 DATA_DIR_ENV = "JETWISE_DATA_DIR"
@@ -104,12 +105,21 @@ def default_store_path() -> Path:
 
 
 def design_of(config: TestConfig) -> dict[str, Any]:
-    """What makes a storage design: the profile, the folders and the copies (not the tuning)."""
+    """What makes a storage design: the database and log folders and the copies.
+
+    The mailbox profile is not part of it: changing the profile between runs is part of
+    tuning one storage design (the reference walkthrough lowers the IOPS per mailbox and
+    runs again), so those runs stay in the session and each is judged against its own
+    target. Other folders or another copy count are another storage design.
+    """
     return {
-        "profile": config.profile.model_dump(mode="json"),
         "databases": [spec.model_dump(mode="json") for spec in config.databases],
         "copies_per_database": config.copies_per_database,
     }
+
+
+def _storage(design: Mapping[str, Any]) -> dict[str, Any]:
+    return {"databases": design.get("databases"), "copies_per_database": design.get("copies_per_database")}
 
 
 def _now() -> str:
@@ -140,7 +150,7 @@ class RunRow:
     db_read_avg_latency_ms: float | None
     log_write_avg_latency_ms: float | None
     reasons: list[str]
-    config: dict[str, Any]
+    config: TestConfig
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,7 +162,7 @@ class RunRow:
             "threads": self.threads,
             "sluggish_sessions": self.sluggish_sessions,
             "achieved_transactional_iops": self.achieved_iops,
-            "target_transactional_iops": TestConfig.model_validate(self.config).target_transactional_iops,
+            "target_transactional_iops": self.config.target_transactional_iops,
             "db_read_avg_latency_ms": self.db_read_avg_latency_ms,
             "log_write_avg_latency_ms": self.log_write_avg_latency_ms,
             "reasons": self.reasons,
@@ -211,25 +221,43 @@ class Store:
 
     # sessions --------------------------------------------------------------------------
 
+    def resolve_session(self, name: str, config: TestConfig) -> tuple[str, str | None]:
+        """The session a run of `config` asked for as `name` goes into, and a line saying why if it moved.
+
+        A session tests one storage design; a run of other folders or copies goes into the
+        first of "name (2)", "name (3)", ... that is new or tests the same design, never refused.
+        """
+        wanted = design_of(config)
+        candidate, number = name, 1
+        while True:
+            existing = self.session(candidate)
+            if existing is None or _storage(existing.design) == wanted:
+                break
+            number += 1
+            candidate = f"{name} ({number})"
+        if candidate == name:
+            return name, None
+        return candidate, (
+            f"tuning session '{name}' tests other database or log folders or another copy count; "
+            f"this run goes into tuning session '{candidate}'"
+        )
+
     def session_for(self, name: str, config: TestConfig) -> SessionRow:
-        """The session `name`, created for this design if new; StoreError if it tests another design."""
+        """The session `name` (as `resolve_session` chose it), created if new; its target follows the latest run."""
         existing = self.session(name)
         design = design_of(config)
-        if existing is None:
-            with self._transaction() as db:
+        with self._transaction() as db:
+            if existing is None:
                 db.execute(
                     "INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
                     (name, _now(), json.dumps(design), config.target_transactional_iops),
                 )
-            created = self.session(name)
-            assert created is not None
-            return created
-        if existing.design != design:
-            raise StoreError(
-                f"tuning session '{name}' tests another storage design (its profile, folders or copies "
-                "differ from this configuration); give this one its own session name"
-            )
-        return existing
+            else:
+                db.execute("UPDATE sessions SET design_json = ?, target_iops = ? WHERE id = ?",
+                           (json.dumps(design), config.target_transactional_iops, existing.id))
+        session = self.session(name)
+        assert session is not None
+        return session
 
     def session(self, name: str) -> SessionRow | None:
         row = self._db.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
@@ -259,12 +287,12 @@ class Store:
             raise StoreError(f"no run {run_id} in the run store")
         return int(row["id"])
 
-    def add_sample(self, run_id: str, sample: Mapping[str, Any]) -> None:
+    def add_sample(self, run_id: str, sample: IntervalSample) -> None:
         key = self._run_key(run_id)
         with self._transaction() as db:
             db.execute(
                 "INSERT OR REPLACE INTO samples (run_id, interval, phase, sample_json) VALUES (?, ?, ?, ?)",
-                (key, int(sample["interval"]), str(sample["phase"]), json.dumps(sample)),
+                (key, sample.interval, sample.phase, sample.model_dump_json()),
             )
 
     def add_log_line(self, run_id: str, time_utc: str, level: str, text: str) -> None:
@@ -276,16 +304,16 @@ class Store:
                 (key, seq, time_utc, level, text),
             )
 
-    def finish_run(self, run_id: str, result: Mapping[str, Any]) -> None:
-        summary = result["summary"]
+    def finish_run(self, run_id: str, result: RunResult) -> None:
+        summary = result.summary
         with self._transaction() as db:
             db.execute(
                 "UPDATE runs SET ended_utc = ?, status = ?, result_json = ?, achieved_iops = ?, "
                 "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL "
                 "WHERE run_id = ?",
-                (_now(), summary["verdict"], json.dumps(result), summary["achieved_transactional_iops"],
-                 summary["db_read_avg_latency_ms"], summary["log_write_avg_latency_ms"],
-                 json.dumps(summary["reasons"]), run_id),
+                (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
+                 summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
+                 json.dumps(summary.reasons), run_id),
             )
 
     def recover_abandoned(self) -> list[str]:
@@ -314,14 +342,18 @@ class Store:
         rows = [r for r in self.runs() if r.run_id == run_id]
         return rows[0] if rows else None
 
-    def result(self, run_id: str) -> dict[str, Any] | None:
+    def result(self, run_id: str) -> RunResult | None:
         row = self._db.execute("SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return None if row is None or row[0] is None else dict(json.loads(row[0]))
+        return None if row is None or row[0] is None else RunResult.model_validate_json(row[0])
 
-    def samples(self, run_id: str) -> list[dict[str, Any]]:
+    def results(self, session: str) -> list[RunResult]:
+        """The results of a session's runs that have one, oldest first."""
+        return [r for r in (self.result(run.run_id) for run in self.runs(session)) if r is not None]
+
+    def samples(self, run_id: str) -> list[IntervalSample]:
         key = self._run_key(run_id)
         rows = self._db.execute("SELECT sample_json FROM samples WHERE run_id = ? ORDER BY interval", (key,))
-        return [json.loads(r[0]) for r in rows]
+        return [IntervalSample.model_validate_json(r[0]) for r in rows]
 
     def log_lines(self, run_id: str) -> list[tuple[str, str, str]]:
         key = self._run_key(run_id)
@@ -344,7 +376,7 @@ class Store:
             db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
             log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
             reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
-            config=json.loads(row["config_json"]),
+            config=TestConfig.model_validate_json(row["config_json"]),
         )
 
 
@@ -360,18 +392,26 @@ def _alive(pid: int | None) -> bool:
 class RunRecorder:
     """Writes one run's events into the store as they happen: use it in the Runner's emit.
 
-    Samples and log lines are committed one by one, so a run that dies keeps all it
-    measured; the result, when it comes, closes the run with its verdict.
+    The run is opened when it starts (a configuration refused by validation leaves no
+    run behind). Samples and log lines are committed one by one, so a run that dies
+    keeps all it measured; the result, when it comes, closes the run with its verdict.
     """
 
-    def __init__(self, store: Store, session: SessionRow, run_id: str, config: TestConfig, output_dir: Path) -> None:
+    def __init__(self, store: Store, session: str, output_dir: Path) -> None:
         self.store = store
-        self.run_id = run_id
-        store.begin_run(session, run_id, config, output_dir)
+        self.session = session
+        self.output_dir = output_dir
+        self.run_id: str | None = None
 
     def __call__(self, event: BaseModel) -> None:
-        if isinstance(event, IntervalEvent):
-            self.store.add_sample(self.run_id, {"interval": event.index, **event.model_dump(mode="json", exclude={"event"})})
+        if isinstance(event, StartEvent):
+            self.run_id = event.run_id
+            self.store.begin_run(self.store.session_for(self.session, event.config), event.run_id, event.config,
+                                 self.output_dir)
+        elif self.run_id is None:
+            return
+        elif isinstance(event, IntervalEvent):
+            self.store.add_sample(self.run_id, event.sample)
         elif isinstance(event, LogEvent):
             self.store.add_log_line(self.run_id, event.time, event.level, event.message)
         elif isinstance(event, ResultEvent):

@@ -1,8 +1,9 @@
 """Auto-tune: short calibration runs, each judged once settled, steered by the advisor.
 
-Every run is a normal run of the session (stored, with its own output folder); the
-loop stops at the first passing setting, when the advisor shows the target is out of
-reach, or after `max_runs`.
+Every run is a normal run of the session (stored, with its own output folder); tuning
+stops at the first passing setting, when the advisor shows the target is out of
+reach, when a failing run was host-bound, when the engineer stops it, or after
+`max_runs`.
 """
 
 from __future__ import annotations
@@ -11,21 +12,18 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from engine.advisor import Advice, advise, judged_points
+from engine.advisor import Advice, advise_session, evidence
 from engine.config import TestConfig
-from engine.runner import EmitFn, Runner
+from engine.schema import Outcome, RunResult
 from engine.settling import SettleRule
-
-MakeRunner = Callable[[TestConfig, Path, EmitFn, SettleRule], Runner]
 MIN_WARMUP_SAMPLES = 5
 
 
 @dataclass
 class TuneOutcome:
-    status: str  # converged, unreachable, not converged, aborted
+    status: str  # converged, unreachable, not converged, host-bound, aborted
     runs: list[dict[str, Any]] = field(default_factory=list)
     advice: Advice | None = None
     recommendation: tuple[int, int] | None = None
@@ -60,96 +58,115 @@ def calibration_rule(config: TestConfig, calibration_s: float) -> tuple[TestConf
     return TestConfig.model_validate(shaped.model_dump()), SettleRule(window=window, measure_samples=measure)
 
 
-def run_summary(result: dict[str, Any]) -> dict[str, Any]:
-    s = result["summary"]
+def run_summary(result: RunResult) -> dict[str, Any]:
+    s = result.summary
     return {
-        "run_id": result["run_id"],
-        "threads": s["threads"],
-        "sluggish_sessions": s["sluggish_sessions"],
-        "achieved_transactional_iops": s["achieved_transactional_iops"],
-        "db_read_avg_latency_ms": s["db_read_avg_latency_ms"],
-        "log_write_avg_latency_ms": s["log_write_avg_latency_ms"],
-        "verdict": s["verdict"],
-        "reasons": s["reasons"],
+        "run_id": result.run_id,
+        "threads": s.threads,
+        "sluggish_sessions": s.sluggish_sessions,
+        "achieved_transactional_iops": s.achieved_transactional_iops,
+        "db_read_avg_latency_ms": s.db_read_avg_latency_ms,
+        "log_write_avg_latency_ms": s.log_write_avg_latency_ms,
+        "verdict": s.verdict.value,
+        "reasons": list(s.reasons),
+        "host_bound": s.host_bound,
     }
 
 
+RunFn = Callable[[TestConfig, int], RunResult]
+
+
 class Tuner:
+    """Auto-tune as a step machine that `jetwise tune` and the window both drive.
+
+    `next_run()` gives the configuration of the next calibration run (threads and
+    SluggishSessions set by the advisor) or None when tuning is over; `record(result)`
+    takes that run's result; `outcome()` says how it ended. The caller runs each
+    calibration run its own way (in-process for the CLI, an engine process for the
+    window), so both produce the same runs and the same recommendation.
+    """
+
     def __init__(
         self,
         config: TestConfig,
-        make_runner: MakeRunner,
-        output_root: Path,
+        history: list[RunResult] | None = None,
         *,
-        calibration_s: float = 180.0,
         max_runs: int = 8,
-        history: list[dict[str, Any]] | None = None,
-        progress: Callable[[str], None] | None = None,
-        emit: EmitFn | None = None,
+        cpu_count: int | None = None,
     ) -> None:
         self.config = config
-        self.make_runner = make_runner
-        self.output_root = output_root
-        self.calibration_s = calibration_s
         self.max_runs = max_runs
+        self.cpu_count = cpu_count or os.cpu_count() or 1
         self.history = list(history or [])  # earlier results of the session
-        self.progress = progress or (lambda _text: None)
-        self.emit = emit or (lambda _event: None)
-        self.runner: Runner | None = None
-        self._stopped = False
+        self.runs: list[RunResult] = []  # this tuning's calibration runs
+        self.status: str | None = None  # set once tuning is over
+        self.advice = advise_session(config, self.history, self.cpu_count)
+        self._conclude()
+
+    @property
+    def done(self) -> bool:
+        return self.status is not None
+
+    def next_run(self) -> TestConfig | None:
+        """The next calibration run's configuration, or None when tuning is over."""
+        if self.done:
+            return None
+        update = {"thread_count": self.advice.threads, "sluggish_sessions": self.advice.sluggish_sessions}
+        return TestConfig.model_validate(self.config.model_copy(update=update).model_dump())
+
+    def describe_next(self) -> str:
+        a = self.advice
+        return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
+                f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
+
+    def record(self, result: RunResult) -> None:
+        """Take the result of the run `next_run()` asked for."""
+        self.runs.append(result)
+        if result.verdict == Outcome.ABORTED:
+            self.status = "aborted"
+            return
+        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
+        if not self._conclude() and result.summary.host_bound and result.verdict == Outcome.FAIL:
+            self.status = "host-bound"
 
     def stop(self) -> None:
-        self._stopped = True
-        if self.runner is not None:
-            self.runner.request_stop("stopped by the user")
+        """The engineer stopped tuning; the runs so far stay in the session."""
+        if not self.done:
+            self.status = "aborted"
 
-    def run(self) -> TuneOutcome:
-        cpu = os.cpu_count() or 1
-        results = list(self.history)
-        mine: list[dict[str, Any]] = []
-        advice = advise(self.config, judged_points(results), cpu)
-        while advice.status in ("start", "next") and len(mine) < self.max_runs and not self._stopped:
-            self.progress(
-                f"Run {len(mine) + 1}: {advice.threads} thread{'s' if advice.threads != 1 else ''}, "
-                f"SluggishSessions {advice.sluggish_sessions} "
-                f"({advice.rationale})"
+    def _conclude(self) -> bool:
+        if self.advice.status in ("converged", "unreachable"):
+            self.status = self.advice.status
+        elif len(self.runs) >= self.max_runs:
+            self.status = "not converged"
+        return self.done
+
+    def run(self, run_one: RunFn, progress: Callable[[str], None] = lambda _text: None) -> TuneOutcome:
+        """Drive the machine to its end with `run_one(config, number)` running each calibration run."""
+        while (config := self.next_run()) is not None:
+            progress(self.describe_next())
+            result = run_one(config, len(self.runs) + 1)
+            s = result.summary
+            progress(
+                f"  achieved {s.achieved_transactional_iops:,.1f} IOPS (target {s.target_transactional_iops:,.1f}), "
+                f"reads {s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: "
+                f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
             )
-            result = self._calibrate(advice.threads, advice.sluggish_sessions, len(mine) + 1)
-            mine.append(result)
-            s = result["summary"]
-            self.progress(
-                f"  achieved {s['achieved_transactional_iops']:,.1f} IOPS (target {s['target_transactional_iops']:,.1f}), "
-                f"reads {s['db_read_avg_latency_ms']:.1f} ms, log writes {s['log_write_avg_latency_ms']:.2f} ms: "
-                f"{s['verdict'].upper()}"
-            )
-            if s["verdict"] == "aborted":
-                return self._outcome("aborted", mine, advice)
-            results.append(result)
-            advice = advise(self.config, judged_points(results), cpu)
-        status = {"converged": "converged", "unreachable": "unreachable"}.get(advice.status, "not converged")
-        if self._stopped:
-            status = "aborted"
-        return self._outcome(status, mine, advice)
+            self.record(result)
+        return self.outcome()
 
-    def _calibrate(self, threads: int, sluggish: int, number: int) -> dict[str, Any]:
-        config = self.config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish})
-        config, rule = calibration_rule(TestConfig.model_validate(config.model_dump()), self.calibration_s)
-        folder = self.output_root / f"calibration-{number:02d}-t{threads}-s{sluggish}"
-        self.runner = self.make_runner(config, folder, self.emit, rule)
-        try:
-            return self.runner.run()
-        finally:
-            self.runner = None
-
-    def _outcome(self, status: str, mine: list[dict[str, Any]], advice: Advice) -> TuneOutcome:
+    def outcome(self) -> TuneOutcome:
+        advice = self.advice
+        status = self.status or "not converged"
         recommendation = (advice.threads, advice.sluggish_sessions) if advice.status in ("converged", "unreachable") else None
         if recommendation is None:
-            passing = [point for point in judged_points(mine) if point.latency_passed]
+            points, _notes = evidence(self.config, self.runs)
+            passing = [point for point in points if point.latency_passed]
             if passing:
                 best = max(passing, key=lambda point: point.achieved_iops)
                 recommendation = (best.threads, best.sluggish_sessions)
+        best_iops = advice.max_passing_iops
         return TuneOutcome(
-            status, [run_summary(r) for r in mine], advice, recommendation,
-            advice.max_passing_iops if advice.max_passing_iops is not None and math.isfinite(advice.max_passing_iops) else None,
+            status, [run_summary(r) for r in self.runs], advice, recommendation,
+            best_iops if best_iops is not None and math.isfinite(best_iops) else None,
         )
-

@@ -25,13 +25,23 @@ _CLOCK_DURATION = re.compile(r"^(\d+):([0-5]\d)(?::([0-5]\d(?:\.\d+)?))?$")
 
 
 def compact_duration(seconds: float) -> str:
-    """'2h', '1h30m', '45s', '1m30s': the short form parse_duration_s reads back."""
-    total = round(seconds)
-    if total <= 0:
+    """'2h', '1h30m', '45s', '1m30s', '0.5s': the short form parse_duration_s reads back exactly.
+
+    Sub-second parts are kept (to the millisecond), so a value shown in a field and read
+    back from it is the value that was loaded: walking past a page never changes a setting.
+    """
+    if seconds <= 0:
         return "0s"
-    hours, rest = divmod(total, 3600)
+    whole = int(seconds)
+    fraction = round(seconds - whole, 3)
+    if fraction >= 1:
+        whole, fraction = whole + 1, 0.0
+    hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
-    return "".join(f"{v}{u}" for v, u in ((hours, "h"), (minutes, "m"), (secs, "s")) if v)
+    words = "".join(f"{v}{u}" for v, u in ((hours, "h"), (minutes, "m")) if v)
+    if fraction:
+        return words + f"{secs + fraction:g}s"
+    return words + (f"{secs}s" if secs or not words else "")
 
 
 def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:

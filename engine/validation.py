@@ -195,9 +195,25 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                             Problem(field, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder")
                         )
                         continue
-                    needed = max(0, needed - db_file.stat().st_size)
-                    if config.database_source == DatabaseSource.ATTACH and not header.complete:
-                        problems.append(Problem(field, f"{db_file} is incomplete; choose 'create' to resume it"))
+                    if config.database_source == DatabaseSource.ATTACH:
+                        if not header.complete:
+                            problems.append(Problem(field, f"{db_file} is incomplete; choose 'create' to resume it"))
+                        elif header.pages_planned != config.database_pages:
+                            problems.append(Problem(
+                                field,
+                                f"{db_file} is attached as it is ({format_bytes(header.pages_planned * PAGE_SIZE_BYTES)}); "
+                                f"this profile sizes it at {format_bytes(config.database_size_bytes)}",
+                                Severity.WARNING,
+                            ))
+                    elif header.pages_planned != config.database_pages:
+                        problems.append(Problem(
+                            field,
+                            f"{db_file} is a Jetwise database of {format_bytes(header.pages_planned * PAGE_SIZE_BYTES)}; "
+                            f"this profile needs {format_bytes(config.database_size_bytes)}, so it will be recreated "
+                            "(choose 'attach' to keep it as it is)",
+                            Severity.WARNING,
+                        ))
+                    needed = max(0, needed - db_file.stat().st_size)  # its space is reused
                 elif config.database_source == DatabaseSource.ATTACH:
                     problems.append(Problem(field, f"{db_file} does not exist: there is no database to attach"))
                     needed = 0

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
 
 from engine.config import TestConfig
+from engine.schema import Criterion, Outcome, number
 from engine.metrics import (
     CACHE_HITS,
     DB_READ,
@@ -24,41 +23,6 @@ from engine.metrics import (
 )
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
-
-
-class Outcome(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    ABORTED = "aborted"
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """One judged figure: value against limit."""
-
-    name: str
-    instance: str | None  # None: the whole server
-    value: float
-    limit: float
-    unit: str
-    at_most: bool  # True: value must be <= limit; False: value must be >= limit
-    passed: bool
-
-    def __str__(self) -> str:
-        where = f"{self.instance}: " if self.instance else ""
-        sign = ("<=" if self.passed else ">") if self.at_most else (">=" if self.passed else "<")
-        return f"{where}{self.name} {_num(self.value)}{self.unit} {sign} {_num(self.limit)}{self.unit}"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "instance": self.instance,
-            "value": self.value,
-            "limit": self.limit,
-            "unit": self.unit.strip(),
-            "comparison": "<=" if self.at_most else ">=",
-            "passed": self.passed,
-        }
 
 
 @dataclass
@@ -74,12 +38,6 @@ class Verdict:
         if not self.reasons:
             return head
         return head + ": " + "; ".join(self.reasons)
-
-
-def _num(value: float) -> str:
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2f}"
 
 
 def judge(
@@ -116,26 +74,26 @@ def judge(
         for label, stats, value, limit in checks:
             if stats.count == 0:
                 continue
-            criterion = Criterion(label, name, value, limit, " ms", True, value <= limit)
+            criterion = _criterion(label, name, value, limit, "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(f"{criterion} ({set_name})")
         if cache is not None and name in cache and measured_s > 0:
             stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
-            criterion = Criterion(
-                "average database page fault stalls", name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", True,
-                stalls <= MAX_PAGE_FAULT_STALLS_PER_S,
-            )
+            criterion = _criterion("average database page fault stalls", name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(str(criterion))
-        if reads.count == 0:
+        if reads.count == 0 and measured_s > 0:
+            # Every reason that fails a run has its criterion, so the table never shows only passes under a FAIL.
+            criteria.append(_criterion("database reads in the measured window", name, 0, 1, "", ">="))
             served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
             mine.append(
                 f"{name}: no database reads completed in the measured window"
                 + ("; the database cache holds the whole database, so test a database larger than the cache" if served else "")
             )
         if logs.count == 0 and writes.count:
+            criteria.append(_criterion("log writes in the measured window", name, 0, 1, "", ">="))
             mine.append(f"{name}: no log writes completed in the measured window")
         instance_reasons[name] = mine
         reasons.extend(mine)
@@ -143,16 +101,22 @@ def judge(
     achieved = total_transfers / measured_s if measured_s > 0 else 0.0
     target = config.target_transactional_iops
     floor = target * (1 - config.target_margin_percent / 100.0)
-    iops = Criterion("achieved transactional IOPS", None, achieved, floor, "", False, achieved >= floor)
+    iops = _criterion("achieved transactional IOPS", None, achieved, floor, "", ">=")
     criteria.append(iops)
     if not iops.passed:
         reasons.append(
-            f"achieved transactional IOPS {_num(achieved)} is below the target {_num(target)} "
-            f"less the {config.target_margin_percent:g} % margin ({_num(floor)})"
+            f"achieved transactional IOPS {number(achieved)} is below the target {number(target)} "
+            f"less the {config.target_margin_percent:g} % margin ({number(floor)})"
         )
+    failures = list(failure_reasons or [])
+    errors_fail = bool(failures) or (total_errors > 0 and not config.continue_on_errors)
+    criteria.append(
+        Criterion(name="I/O errors", instance=None, value=max(total_errors, len(failures)), limit=0, unit="",
+                  comparison="<=", passed=not errors_fail)
+    )
     if total_errors and not config.continue_on_errors:
         reasons.append(f"{total_errors} I/O error(s) occurred; any error fails the test unless it continues on errors")
-    reasons.extend(failure_reasons or [])
+    reasons.extend(failures)
 
     instance_outcomes = {
         name: Outcome.FAIL if items else Outcome.PASS for name, items in instance_reasons.items()
@@ -164,3 +128,9 @@ def judge(
     else:
         outcome = Outcome.FAIL if reasons else Outcome.PASS
     return Verdict(outcome, criteria, reasons, instance_outcomes, instance_reasons)
+
+
+def _criterion(name: str, instance: str | None, value: float, limit: float, unit: str, comparison: str) -> Criterion:
+    passed = value <= limit if comparison == "<=" else value >= limit
+    return Criterion(name=name, instance=instance, value=value, limit=limit, unit=unit,
+                     comparison="<=" if comparison == "<=" else ">=", passed=passed)

@@ -14,7 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from engine.config import TestConfig, save_config
-from engine.events import from_json_line
+from engine.events import ResultEvent, StartEvent, from_json_line
+from engine.schema import RunResult
 
 KILL_AFTER_MS = 5000
 
@@ -46,7 +47,8 @@ class EngineProcess(QObject):
         self._kill_timer = QTimer(self)
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill)
-        self.result: dict[str, object] | None = None
+        self.result: RunResult | None = None
+        self.session: str | None = None  # the tuning session the engine recorded the run in
         self.output_dir: Path | None = None
 
     @property
@@ -73,6 +75,7 @@ class EngineProcess(QObject):
             args += ["--simulate", simulate]
         self.output_dir = output_dir
         self.result = None
+        self.session = None
         self.process.setProcessEnvironment(QProcessEnvironment.systemEnvironment())
         self.process.start(program, args)
 
@@ -98,8 +101,10 @@ class EngineProcess(QObject):
             except ValueError:
                 self.stderr_line.emit(line.decode("utf-8", "replace"))
                 continue
-            if getattr(event, "event", "") == "result":
-                self.result = event.result  # type: ignore[union-attr]
+            if isinstance(event, ResultEvent):
+                self.result = event.result
+            elif isinstance(event, StartEvent):
+                self.session = event.session
             self.event.emit(event)
 
     def _read_stderr(self) -> None:

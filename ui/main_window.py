@@ -6,7 +6,6 @@ import os
 import platform
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import numpy
 import pydantic
@@ -23,13 +22,16 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
-from engine.advisor import Advice, advise, judged_points
+from engine.advisor import Advice, advise_session
 from engine.config import TestConfig, load_config, save_config
 from engine.report import ReportError, RunBundle, load_run, render_html
+from engine.results import CONFIG_FILE
+from engine.schema import RunResult
 from engine.store import Store
+from engine.tuning import Tuner
 from engine.version import __version__
 from ui.engine_process import EngineProcess, describe_exit
-from ui.printing import paint_pages, report_document, write_pdf
+from ui.printing import paint_pages, report_document, report_title, write_pdf
 from ui.results_view import ResultsView
 from ui.run_view import RunView
 from ui.session_view import SessionView
@@ -43,7 +45,7 @@ def default_runs_root() -> Path:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, runs_root: Path | None = None, data_base: Path | None = None) -> None:
+    def __init__(self, runs_root: Path | None = None, data_base: Path | None = None, simulate: str | None = None) -> None:
         super().__init__()
         self.settings = QSettings()
         self.runs_root = runs_root or default_runs_root()
@@ -58,6 +60,7 @@ class MainWindow(QMainWindow):
         self.run_view.stop_requested.connect(self.stop_run)
         self.results_view = ResultsView()
         self.results_view.apply_requested.connect(self.apply_advice)
+        self.results_view.full_length_requested.connect(self.run_full_length)
         self.results_view.new_test_requested.connect(self.new_test)
         self.results_view.session_requested.connect(self.show_session)
         self.results_view.open_folder_requested.connect(self.open_run_folder)
@@ -73,10 +76,10 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.engine: EngineProcess | None = None
         self.config: TestConfig | None = None
-        self.auto_tune = False
-        self.auto_runs = 0
+        self.tuner: Tuner | None = None  # auto-tune in progress: the same step machine as `jetwise tune`
+        self.simulate: str | None = simulate  # a simulated storage profile instead of the disk
         self.tuning_log: list[str] = []
-        self.last_result: dict[str, Any] | None = None
+        self.last_result: RunResult | None = None
         self.last_output: Path | None = None
         self._menus()
         self.setWindowTitle(f"Jetwise {__version__}")
@@ -177,23 +180,26 @@ class MainWindow(QMainWindow):
         if self.engine is not None and self.engine.running:
             return
         self.stack.setCurrentWidget(self.wizard)
-        self.wizard.setCurrentId(PAGE_PROFILE if self.wizard.currentId() > PAGE_PROFILE else self.wizard.currentId())
+        if self.wizard.currentId() > PAGE_PROFILE:
+            self.wizard.restart_at(PAGE_PROFILE)
 
     def start_from_wizard(self) -> None:
         config = self.state.config()
         if config is None:
             return
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
-        self.auto_tune = self.state.auto_tune
-        self.auto_runs = 0
+        self.tuner = None
         self.tuning_log = []
         self.run_view.show_iterations(self.tuning_log)
-        if self.auto_tune:
-            advice = self.advise(config)
-            if advice.status in ("start", "next"):
-                config = config.model_copy(update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions})
-            elif advice.status == "converged":
-                self.auto_tune = False
+        if self.state.auto_tune:
+            tuner = Tuner(config, self._session_results(config), max_runs=MAX_AUTO_RUNS)
+            first = tuner.next_run()
+            if first is not None:
+                self.tuner = tuner
+                self.start_run(first)
+                return
+            self.statusBar().showMessage(f"The session's runs already answer it ({tuner.advice.status}); "
+                                         "running the configuration as it is")
         self.start_run(config)
 
     def start_run(self, config: TestConfig) -> None:
@@ -202,69 +208,100 @@ class MainWindow(QMainWindow):
         session = self.state.session or "Jetwise"
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         output = self.runs_root / _safe(session) / f"{stamp}-t{config.thread_count}-s{config.sluggish_sessions}"
+        if output.exists():  # two runs started within a second: never share a folder
+            output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
         engine = EngineProcess(self)
         engine.event.connect(self.run_view.on_event)
-        engine.stderr_line.connect(lambda line: self.run_view.append_log(f"engine: {line}"))
+        engine.stderr_line.connect(self.run_view.engine_line)
         engine.finished.connect(self.run_finished)
         self.engine = engine
         self.last_output = output
-        if self.auto_tune:
-            self.auto_runs += 1
-            title = f"Auto-tune run {self.auto_runs}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+        tuner = self.tuner
+        if tuner is not None:
+            title = (f"Auto-tune run {len(tuner.runs) + 1}: {config.thread_count} threads, "
+                     f"SluggishSessions {config.sluggish_sessions}")
         else:
-            title = f"{config.test_type.value.capitalize()} test: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+            title = (f"{config.test_type.value.capitalize()} test: {config.thread_count} threads, "
+                     f"SluggishSessions {config.sluggish_sessions}")
         self.run_view.begin(config, title)
         self.stack.setCurrentWidget(self.run_view)
         self.setWindowTitle(f"Jetwise {__version__} — {session}")
-        calibrate = self.wizard.tuning.calibration_s if self.auto_tune else None
-        engine.start(config, output, session, calibrate_s=calibrate)
+        calibrate = self.state.calibration_s if tuner is not None else None
+        engine.start(config, output, session, calibrate_s=calibrate, simulate=self.simulate)
         self.statusBar().showMessage(f"Running; results go to {output}")
 
     def stop_run(self) -> None:
-        self.auto_tune = False
+        if self.tuner is not None:
+            self.tuner.stop()
         if self.engine is not None:
             self.run_view.append_log("Stop requested: the engine keeps what it measured")
             self.engine.stop()
 
     def run_finished(self, code: int) -> None:
         engine = self.engine
+        if engine is not None and engine.session:
+            self.state.session = engine.session  # the engine may have moved the run to a session of its own
         result = engine.result if engine is not None else None
         if result is None:
-            self.statusBar().showMessage(f"The engine {describe_exit(code)} without a result")
-            QMessageBox.warning(self, "No result", f"The engine {describe_exit(code)} (exit code {code}) without a "
-                                "result. Its messages are in the test log pane.")
-            self.auto_tune = False
+            result = self._recovered_result(code)
+        if result is None:
+            # Refused before it started (nothing was written): back to the wizard with the engine's reasons.
+            self.tuner = None
+            self.stack.setCurrentWidget(self.wizard)
+            self.statusBar().showMessage(f"The engine {describe_exit(code)}; see the messages")
+            QMessageBox.warning(self, "The run did not start",
+                                f"The engine {describe_exit(code)} (exit code {code}) before the run started:\n\n"
+                                + "\n".join(self.run_view.error_lines()[-10:]))
             return
         self.last_result = result
         assert self.config is not None
-        advice = self.advise(self.config)
-        note = f"Auto-tune run {self.auto_runs}." if self.auto_tune else ""
-        self.results_view.show_result(result, advice, note)
-        if self.auto_tune:
-            s = result["summary"]
+        tuner = self.tuner
+        note = ""
+        if tuner is not None:
+            tuner.record(result)
+            s = result.summary
             self.tuning_log.append(
-                f"Run {self.auto_runs}: {s['threads']} threads / SluggishSessions {s['sluggish_sessions']} → "
-                f"{s['achieved_transactional_iops']:,.0f} IOPS, reads {s['db_read_avg_latency_ms']:.1f} ms: "
-                f"{s['verdict'].upper()}"
+                f"Run {len(tuner.runs)}: {s.threads} threads / SluggishSessions {s.sluggish_sessions} → "
+                f"{s.achieved_transactional_iops:,.0f} IOPS, reads {s.db_read_avg_latency_ms:.1f} ms: "
+                f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
             )
             self.run_view.show_iterations(self.tuning_log)
-        if self.auto_tune and advice.status in ("start", "next") and self.auto_runs < MAX_AUTO_RUNS \
-                and result["summary"]["verdict"] != "aborted":
-            self.run_view.append_log(f"Advisor: {advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
-            self.start_run(self.config.model_copy(
-                update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
-            return
-        self.auto_tune = False
+            following = tuner.next_run()
+            if following is not None:
+                self.run_view.append_log(f"Advisor: {tuner.describe_next()}")
+                self.start_run(following)
+                return
+            note = f"Auto-tune: {tuner.outcome().status} after {len(tuner.runs)} run(s)."
+            self.tuner = None
+            advice = tuner.advice
+        else:
+            advice = self.advise(self.config)
+        self.results_view.show_result(result, advice, note)
         self.stack.setCurrentWidget(self.results_view)
-        self.statusBar().showMessage(f"{result['summary']['verdict'].upper()}: results in {self.last_output}")
+        self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.last_output}")
 
-    def advise(self, config: TestConfig) -> Advice:
+    def _recovered_result(self, code: int) -> RunResult | None:
+        """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
+        if self.last_output is None or not (self.last_output / CONFIG_FILE).exists():
+            return None
+        try:
+            bundle = load_run(str(self.last_output))
+        except ReportError:
+            return None
+        self.run_view.append_log(f"The engine {describe_exit(code)} without a result; the result was rebuilt "
+                                 "from its samples")
+        return bundle.result
+
+    def _session_results(self, config: TestConfig) -> list[RunResult]:
         store = Store()
         try:
-            results = [store.result(r.run_id) for r in store.runs(self.state.session)] if store.session(self.state.session) else []
+            session, _note = store.resolve_session(self.state.session or "Jetwise", config)
+            return store.results(session)
         finally:
             store.close()
-        return advise(config, judged_points(results), os.cpu_count() or 1)
+
+    def advise(self, config: TestConfig) -> Advice:
+        return advise_session(config, self._session_results(config), os.cpu_count() or 1)
 
     def apply_advice(self) -> None:
         advice = self.results_view.suggestion
@@ -272,6 +309,17 @@ class MainWindow(QMainWindow):
             return
         self.start_run(self.config.model_copy(
             update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+
+    def run_full_length(self) -> None:
+        """A qualification run at the setting of the run shown: the standard 2 h (Performance) or 24 h (Stress)."""
+        result = self.results_view.result
+        if result is None or self.config is None:
+            return
+        config = self.config.model_copy(update={
+            "thread_count": result.summary.threads, "sluggish_sessions": result.summary.sluggish_sessions,
+            "duration_s": self.config.standard_duration_s,
+        })
+        self.start_run(config)
 
     def show_session(self) -> None:
         store = Store()
@@ -329,8 +377,7 @@ class MainWindow(QMainWindow):
         if dialog.exec() != QPrintDialog.DialogCode.Accepted:
             return
         paint = printer.pageLayout().paintRectPixels(printer.resolution())
-        title = f"Jetwise report · run {bundle.result['run_id']} · {bundle.result['summary']['verdict'].upper()}"
-        pages = paint_pages(report_document(bundle, paint.width(), printer.resolution()), printer, title)
+        pages = paint_pages(report_document(bundle, paint.width(), printer.resolution()), printer, report_title(bundle))
         self.statusBar().showMessage(f"Printed {pages} pages")
 
     def open_run_folder(self) -> None:
@@ -346,7 +393,7 @@ class MainWindow(QMainWindow):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
-            self.auto_tune = False
+            self.tuner = None
             self.engine.stop()
             self.engine.process.waitForFinished(7000)
         self.settings.setValue("geometry", self.saveGeometry())

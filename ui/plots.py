@@ -8,10 +8,13 @@ never disappears): a 24-hour run of one-second samples redraws quickly
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
+from engine.schema import Figures, InstanceFigures
 from engine.series import envelope
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
@@ -121,13 +124,13 @@ class LivePlots(QWidget):
                                                       label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
         self._toggle_instances()
 
-    def add_sample(self, elapsed_s: float, summary: dict, instances: list[dict]) -> None:
-        self.iops.append(elapsed_s, summary.get("transactional_iops", 0.0))
-        self.read.append(elapsed_s, summary.get("db_read_avg_latency_ms", 0.0))
-        self.log.append(elapsed_s, summary.get("log_write_avg_latency_ms", 0.0))
+    def add_sample(self, elapsed_s: float, summary: Figures, instances: Sequence[InstanceFigures]) -> None:
+        self.iops.append(elapsed_s, summary.transactional_iops)
+        self.read.append(elapsed_s, summary.db_read_avg_latency_ms)
+        self.log.append(elapsed_s, summary.log_write_avg_latency_ms)
         for row in instances:
-            self.instance_iops.setdefault(row["name"], Series()).append(elapsed_s, row.get("transactional_iops", 0.0))
-            self.instance_read.setdefault(row["name"], Series()).append(elapsed_s, row.get("db_read_avg_latency_ms", 0.0))
+            self.instance_iops.setdefault(row.name, Series()).append(elapsed_s, row.transactional_iops)
+            self.instance_read.setdefault(row.name, Series()).append(elapsed_s, row.db_read_avg_latency_ms)
         self.refresh()
 
     def _span(self, plot: pg.PlotWidget) -> tuple[float | None, float | None]:

@@ -95,10 +95,15 @@ def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
     writer.setResolution(RESOLUTION)
     writer.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 12, 15, 12), QPageLayout.Unit.Millimeter))
-    writer.setTitle(f"Jetwise report {bundle.result['run_id']}")
+    writer.setTitle(f"Jetwise report {bundle.result.run_id}")
     writer.setCreator("Jetwise")
     paint = writer.pageLayout().paintRectPixels(writer.resolution())
     document = report_document(bundle, paint.width(), writer.resolution())
-    summary = bundle.result["summary"]
-    title = f"Jetwise report · run {bundle.result['run_id']} · {summary['verdict'].upper()}"
+    title = report_title(bundle)
     return paint_pages(document, writer, title)
+
+
+def report_title(bundle: RunBundle) -> str:
+    """The running title on every printed page."""
+    kind = " · tuning run" if bundle.result.summary.run_kind == "tuning" else ""
+    return f"Jetwise report · run {bundle.result.run_id} · {bundle.result.verdict.value.upper()}{kind}"

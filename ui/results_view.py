@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QFont
@@ -19,12 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from engine.advisor import Advice
+from engine.schema import Outcome, RunKind, RunResult
 
 VERDICT_COLOURS = {"pass": "#2e7d32", "fail": "#b00020", "aborted": "#8a6d00"}
 
 
 class ResultsView(QWidget):
     apply_requested = Signal()
+    full_length_requested = Signal()
     new_test_requested = Signal()
     session_requested = Signal()
     open_folder_requested = Signal()
@@ -56,9 +58,18 @@ class ResultsView(QWidget):
         self.apply = QPushButton("Apply and run again")
         self.apply.setToolTip("Start the next run of this tuning session with the suggested setting")
         self.apply.clicked.connect(self.apply_requested)
+        self.full_length = QPushButton("Run the full-length test with this setting")
+        self.full_length.setToolTip("A qualification run of the standard length (2 h Performance, 24 h Stress) "
+                                    "at this run's thread count and SluggishSessions")
+        self.full_length.clicked.connect(self.full_length_requested)
+        self.full_length.hide()
         advice_layout = QVBoxLayout(self.advice_box)
         advice_layout.addWidget(self.advice)
-        advice_layout.addWidget(self.apply, 0, Qt.AlignmentFlag.AlignLeft)
+        advice_buttons = QHBoxLayout()
+        advice_buttons.addWidget(self.apply)
+        advice_buttons.addWidget(self.full_length)
+        advice_buttons.addStretch(1)
+        advice_layout.addLayout(advice_buttons)
         buttons = QHBoxLayout()
         for text, signal, tip in (
             ("Open report", self.open_report_requested, "The full report of this run in the browser (HTML)"),
@@ -81,46 +92,58 @@ class ResultsView(QWidget):
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
         self.suggestion: Advice | None = None
+        self.result: RunResult | None = None
 
-    def show_result(self, result: dict[str, Any], advice: Advice | None, tuning_note: str = "") -> None:
-        summary = result["summary"]
-        verdict = summary["verdict"]
+    def show_result(self, result: RunResult, advice: Advice | None, tuning_note: str = "") -> None:
+        summary = result.summary
+        verdict = summary.verdict.value
         colour = VERDICT_COLOURS.get(verdict, "#333")
-        simulated = " (simulated device)" if result.get("simulated") else ""
-        self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}")
+        simulated = " (simulated device)" if result.simulated else ""
+        kind = " — tuning run" if summary.run_kind == RunKind.TUNING else ""
+        self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
         self.headline.setText(
-            f"Achieved {summary['achieved_transactional_iops']:,.1f} of {summary['target_transactional_iops']:,.1f} target "
-            f"transactional IOPS over {summary['measured_s']:,.0f} s — {summary['threads']} threads, SluggishSessions "
-            f"{summary['sluggish_sessions']}, {summary['threshold_set']} thresholds. {tuning_note}"
+            f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} target "
+            f"transactional IOPS over {summary.measured_s:,.0f} s — {summary.threads} threads, SluggishSessions "
+            f"{summary.sluggish_sessions}, {summary.threshold_set} thresholds. {tuning_note}"
         )
-        reasons = summary["reasons"]
-        failing = sorted({c["instance"] for c in result["criteria"] if c["instance"] and not c["passed"]})
         parts = []
-        if reasons:
-            parts.append("<ul>" + "".join(f"<li>{r}</li>" for r in reasons) + "</ul>")
+        if summary.reasons:
+            parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in summary.reasons) + "</ul>")
+        failing = result.failing_instances()
         if failing:
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
+        if summary.host_bound:
+            parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
+                         "storage, may have set the pace.</p>")
+        if summary.run_kind == RunKind.TUNING:
+            parts.append(f"<p>This was a tuning run ({summary.measured_s:,.0f} s measured). The storage is qualified by "
+                         f"the full-length {summary.test_type} test "
+                         f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
-        self.table.setRowCount(len(result["criteria"]))
-        for row, criterion in enumerate(result["criteria"]):
-            unit = f" {criterion['unit']}" if criterion["unit"] else ""
-            sign = {"<=": "≤", ">=": "≥"}.get(criterion["comparison"], criterion["comparison"])
+        self.table.setRowCount(len(result.criteria))
+        for row, criterion in enumerate(result.criteria):
+            unit = f" {criterion.unit}" if criterion.unit else ""
+            sign = "≤" if criterion.comparison == "<=" else "≥"
             cells = [
-                criterion["name"][:1].upper() + criterion["name"][1:], criterion["instance"] or "Server",
-                f"{criterion['value']:,.2f}{unit}", f"{sign} {criterion['limit']:,.2f}{unit}",
-                "Pass" if criterion["passed"] else "Fail",
+                criterion.name[:1].upper() + criterion.name[1:], criterion.instance or "Server",
+                f"{criterion.value:,.2f}{unit}", f"{sign} {criterion.limit:,.2f}{unit}",
+                "Pass" if criterion.passed else "Fail",
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column == 4:
-                    item.setForeground(QColor(VERDICT_COLOURS["pass" if criterion["passed"] else "fail"]))
+                    item.setForeground(QColor(VERDICT_COLOURS["pass" if criterion.passed else "fail"]))
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict != Outcome.ABORTED)
+        self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "
+                                 f"SluggishSessions {summary.sluggish_sessions})")
+        self.result = result
         self.suggestion = advice
-        self.show_advice(advice)
+        self.show_advice(advice, result)
 
-    def show_advice(self, advice: Advice | None) -> None:
+    def show_advice(self, advice: Advice | None, result: RunResult | None = None) -> None:
         if advice is None:
             self.advice_box.hide()
             return
@@ -129,16 +152,25 @@ class ResultsView(QWidget):
         if advice.predicted_iops is not None and advice.predicted_read_ms is not None:
             predicted = (f"<br>Predicted: about {advice.predicted_iops:,.0f} transactional IOPS, database reads at "
                          f"{advice.predicted_read_ms:.1f} ms, log writes at {advice.predicted_log_ms or 0:.2f} ms.")
+        notes = "".join(f"<br><i>{escape(note)}.</i>" for note in advice.notes)
+        setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
+        this_setting = result is not None and (result.summary.threads, result.summary.sluggish_sessions) == (
+            advice.threads, advice.sluggish_sessions)
         if advice.status == "next":
-            self.advice.setText(f"<b>Next: {advice.threads} threads, SluggishSessions {advice.sluggish_sessions}.</b>"
-                                f"{predicted}<br>Why: {advice.rationale}.")
+            text = f"<b>Next: {setting}.</b>{predicted}<br>Why: {escape(advice.rationale)}."
+            self.apply.setEnabled(True)
+        elif advice.status == "start":
+            text = (f"<b>Nothing in this session steers the advisor yet; it would start at {setting}.</b><br>"
+                    f"{escape(advice.rationale)}.")
             self.apply.setEnabled(True)
         elif advice.status == "converged":
-            self.advice.setText(f"<b>This setting passes: {advice.threads} threads, SluggishSessions "
-                                f"{advice.sluggish_sessions}.</b><br>{advice.rationale}. Run the full-length test with it "
-                                "to confirm.")
+            head = "This setting passes" if this_setting and result is not None and result.verdict == Outcome.PASS \
+                else "A setting of this session passes"
+            text = (f"<b>{head}: {setting}.</b><br>{escape(advice.rationale)}. Run the full-length test with it "
+                    "to qualify the storage.")
             self.apply.setEnabled(False)
         else:
-            self.advice.setText(f"<b>The target is out of reach on this storage.</b><br>{advice.rationale}.<br>"
-                                f"It carries {advice.capacity}.")
+            carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
+            text = f"<b>The target is out of reach on this storage.</b><br>{escape(advice.rationale)}.{carries}"
             self.apply.setEnabled(False)
+        self.advice.setText(text + notes)

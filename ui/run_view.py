@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
@@ -21,44 +19,13 @@ from PySide6.QtWidgets import (
 
 from engine.config import TestConfig
 from engine.events import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
+from engine.measurement import RunningVerdict
+from engine.schema import Criterion
 from engine.units import format_bytes, format_duration
 from ui.plots import LivePlots
 
 PASS_STYLE = "color: #2e7d32; font-weight: bold;"
 FAIL_STYLE = "color: #b00020; font-weight: bold;"
-
-
-@dataclass
-class _Running:
-    """Measured-window sums for the running verdict (the worst instance for latencies)."""
-
-    transfers: float = 0.0
-    seconds: float = 0.0
-    read_sum: dict[str, float] = field(default_factory=dict)
-    read_count: dict[str, float] = field(default_factory=dict)
-    read_max: float = 0.0
-    log_sum: dict[str, float] = field(default_factory=dict)
-    log_count: dict[str, float] = field(default_factory=dict)
-    log_max: float = 0.0
-
-    def add(self, event: IntervalEvent) -> None:
-        seconds = event.duration_s
-        self.seconds += seconds
-        self.transfers += event.summary.get("transactional_iops", 0.0) * seconds
-        for row in event.instances:
-            name = row["name"]
-            reads = row.get("db_reads_per_s", 0.0) * seconds
-            logs = row.get("log_writes_per_s", 0.0) * seconds
-            self.read_sum[name] = self.read_sum.get(name, 0.0) + reads * row.get("db_read_avg_latency_ms", 0.0)
-            self.read_count[name] = self.read_count.get(name, 0.0) + reads
-            self.log_sum[name] = self.log_sum.get(name, 0.0) + logs * row.get("log_write_avg_latency_ms", 0.0)
-            self.log_count[name] = self.log_count.get(name, 0.0) + logs
-            self.read_max = max(self.read_max, row.get("db_read_max_latency_ms", 0.0))
-            self.log_max = max(self.log_max, row.get("log_write_max_latency_ms", 0.0))
-
-    @staticmethod
-    def worst(sums: dict[str, float], counts: dict[str, float]) -> float:
-        return max((sums[name] / counts[name] for name in sums if counts.get(name)), default=0.0)
 
 
 class RunView(QWidget):
@@ -117,11 +84,13 @@ class RunView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.config: TestConfig | None = None
-        self.running = _Running()
+        self.running: RunningVerdict | None = None
+        self._errors: list[str] = []
 
     def begin(self, config: TestConfig, title: str) -> None:
         self.config = config
-        self.running = _Running()
+        self.running = RunningVerdict(config)
+        self._errors = []
         self.title.setText(title)
         self.phase.setText("Starting the engine…")
         self.clock.setText("")
@@ -150,17 +119,20 @@ class RunView(QWidget):
                 f"at {format_bytes(event.rate_bytes_per_s)}/s{eta}"
             )
         elif isinstance(event, IntervalEvent):
-            self.plots.add_sample(event.elapsed_s, event.summary, event.instances)
-            total = event.elapsed_s + event.remaining_s
-            self.progress.setValue(int(1000 * event.elapsed_s / max(total, 1e-9)))
-            where = "attaining prerequisites (warm-up)" if event.phase == "warmup" else "measuring"
+            sample = event.sample
+            self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
+            total = sample.elapsed_s + sample.remaining_s
+            self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
+            where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
             self.clock.setText(
-                f"{where}: {format_duration(event.elapsed_s)} elapsed, {format_duration(event.remaining_s)} remaining"
+                f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
             )
-            if event.phase == "measure":
-                self.running.add(event)
+            if sample.phase == "measure" and self.running is not None:
+                self.running.add(sample)
                 self._show_running()
         elif isinstance(event, LogEvent):
+            if event.level == "error":
+                self._errors.append(event.message)
             self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
 
     def show_iterations(self, lines: list[str]) -> None:
@@ -170,27 +142,57 @@ class RunView(QWidget):
         for line in lines[-1:]:
             self.append_log(f"Auto-tune {line}")
 
+    def error_lines(self) -> list[str]:
+        """The engine's error messages of this run (its log errors and what it wrote to stderr)."""
+        return list(self._errors)
+
+    def engine_line(self, line: str) -> None:
+        """A line the engine wrote outside its event stream (stderr)."""
+        self._errors.append(line)
+        self.append_log(f"engine: {line}")
+
     def append_log(self, line: str) -> None:
         self.log.appendPlainText(line)
 
     def _show_running(self) -> None:
-        config = self.config
-        if config is None or self.running.seconds <= 0:
+        """The engine's verdict on the measured samples so far: per criterion, the worst instance."""
+        if self.running is None or self.running.measured_s <= 0:
             return
-        limits = config.active_thresholds
-        floor = config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
-        iops = self.running.transfers / self.running.seconds
-        checks = {
-            "iops": ("Transactional IOPS", iops, floor, False, ""),
-            "read_avg": ("DB read average", self.running.worst(self.running.read_sum, self.running.read_count),
-                         limits.db_read_avg_latency_ms, True, " ms"),
-            "read_max": ("DB read maximum", self.running.read_max, limits.db_read_max_latency_ms, True, " ms"),
-            "log_avg": ("Log write average", self.running.worst(self.running.log_sum, self.running.log_count),
-                        limits.log_write_avg_latency_ms, True, " ms"),
-            "log_max": ("Log write maximum", self.running.log_max, limits.log_write_max_latency_ms, True, " ms"),
-        }
-        for key, (name, value, limit, at_most, unit) in checks.items():
-            ok = value <= limit if at_most else value >= limit
-            sign = "≤" if at_most else "≥"
-            self.criteria[key].setText(f"{'✓' if ok else '✗'} {name}: {value:,.2f}{unit} ({sign} {limit:,.1f}{unit})")
-            self.criteria[key].setStyleSheet(PASS_STYLE if ok else FAIL_STYLE)
+        verdict = self.running.verdict()
+        worst: dict[str, Criterion] = {}
+        for criterion in verdict.criteria:
+            key = RUNNING_CRITERIA.get(criterion.name)
+            if key is None:
+                continue
+            held = worst.get(key)
+            if held is None or (held.passed and not criterion.passed) or (
+                    held.passed == criterion.passed and _margin(criterion) < _margin(held)):
+                worst[key] = criterion
+        for key, label in self.criteria.items():
+            shown = worst.get(key)
+            if shown is None:
+                label.setText("—")
+                label.setStyleSheet("")
+                continue
+            sign = "≤" if shown.comparison == "<=" else "≥"
+            unit = f" {shown.unit}" if shown.unit == "ms" else shown.unit
+            where = f"{shown.instance}: " if shown.instance else ""
+            label.setText(f"{'✓' if shown.passed else '✗'} {where}{shown.name[:1].upper()}{shown.name[1:]}: "
+                          f"{shown.value:,.2f}{unit} ({sign} {shown.limit:,.1f}{unit})")
+            label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
+
+
+RUNNING_CRITERIA = {
+    "achieved transactional IOPS": "iops",
+    "average database read latency": "read_avg",
+    "maximum database read latency": "read_max",
+    "average log write latency": "log_avg",
+    "maximum log write latency": "log_max",
+}
+
+
+def _margin(criterion: Criterion) -> float:
+    """How far inside its limit a criterion is, relative to the limit (negative: outside)."""
+    limit = criterion.limit or 1.0
+    gap = criterion.limit - criterion.value if criterion.comparison == "<=" else criterion.value - criterion.limit
+    return gap / abs(limit)

@@ -61,9 +61,9 @@ class SessionView(QWidget):
     def show_session(self, name: str, runs: list[RunRow]) -> None:
         self.title.setText(f"Tuning session '{name}': {len(runs)} run(s)")
         self.table.setRowCount(len(runs))
-        target = TestConfig.model_validate(runs[-1].config) if runs else None
+        target = runs[-1].config if runs else None
         for row, run in enumerate(runs):
-            config = TestConfig.model_validate(run.config)
+            config = run.config
             cells = [
                 run.run_id, str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
                 _num(run.achieved_iops, 1), f"{config.target_transactional_iops:,.1f}",

@@ -81,7 +81,7 @@ def main() -> int:
         window.results_view.apply.click()
         wait_until(lambda: window.stack.currentWidget() is window.run_view)
         wait_until(lambda: window.stack.currentWidget() is window.results_view)
-        if window.last_result["summary"]["verdict"] == "pass":
+        if window.last_result.verdict == "pass":
             break
     shot("results-after-advice")
     window.show_session()

@@ -136,7 +136,7 @@ def test_quick_run_cleans_up_its_scratch_databases(tmp_path):
     done = jetwise("run", "--quick", "--duration", "1s", "--warmup", "0s", "--output", str(tmp_path / "q"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "q" / "result.json").read_text())["summary"]["verdict"] == "pass"
-    assert not (tmp_path / "q" / "data").exists()
+    assert not (tmp_path / "quick-check-data").exists()
 
 
 def test_engine_subcommand_writes_json_lines(tmp_path):
@@ -146,7 +146,7 @@ def test_engine_subcommand_writes_json_lines(tmp_path):
     events = [from_json_line(line) for line in done.stdout.splitlines()]
     assert isinstance(events[0], PhaseEvent)
     assert any(isinstance(e, IntervalEvent) for e in events)
-    assert isinstance(events[-2], ResultEvent) and events[-2].result["summary"]["verdict"] == "pass"
+    assert isinstance(events[-2], ResultEvent) and events[-2].result.verdict == "pass"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")

@@ -8,8 +8,18 @@ import pytest
 
 from engine.advisor import RunPoint, advise, capacity_words, fit, setting_for
 from engine.config import default_config
-from engine.simulation import PROFILES, SimulatedRunner, solve
-from engine.tuning import Tuner
+from engine.simulation import PROFILES, runner_for, solve
+from engine.tuning import Tuner, calibration_rule
+
+
+def simulated_tuning(model, folder: Path, calibration_s: float = 180):
+    """The run function `Tuner.run` takes: each calibration run on the simulated device."""
+
+    def run_one(config, number):
+        shaped, rule = calibration_rule(config, calibration_s)
+        return runner_for(model, shaped, folder / f"run-{number}", lambda _event: None, settle=rule).run()
+
+    return run_one
 
 
 def _config(tmp_path: Path, databases: int = 1, **profile):
@@ -110,11 +120,7 @@ TABLE = [
 def test_the_tuning_loop_settles_within_four_runs(tmp_path, profile, databases, values, status, story):
     config = _config(tmp_path, databases=databases, **values)
     model = PROFILES[profile]
-    tuner = Tuner(
-        config, lambda c, out, emit, rule: SimulatedRunner(c, out, emit, model, settle=rule), tmp_path / "tune",
-        calibration_s=180, max_runs=8,
-    )
-    outcome = tuner.run()
+    outcome = Tuner(config, max_runs=8).run(simulated_tuning(model, tmp_path / "tune"))
     assert outcome.status == status, (story, outcome.runs)
     assert len(outcome.runs) <= 4, (story, outcome.runs)
     threads, sluggish = outcome.recommendation
@@ -135,9 +141,6 @@ def test_sata_from_the_walkthrough_needs_far_fewer_than_16_threads(tmp_path):
     config = _config(tmp_path)
     sixteen = solve(PROFILES["sata-2x7k"], config.model_copy(update={"thread_count": 16}))
     assert sixteen.read_ms > 70  # what the walkthrough saw: 16 threads overload two SATA disks
-    outcome = Tuner(
-        config, lambda c, out, emit, rule: SimulatedRunner(c, out, emit, PROFILES["sata-2x7k"], settle=rule),
-        tmp_path / "tune",
-    ).run()
+    outcome = Tuner(config).run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"))
     threads, sluggish = outcome.recommendation
     assert threads / sluggish < 3

@@ -218,5 +218,5 @@ def test_clock_durations(text, seconds):
 def test_compact_durations_read_back():
     from engine.units import compact_duration
 
-    for seconds in (45, 60, 90, 3600, 5400, 7200, 86400 + 61):
+    for seconds in (45, 60, 90, 3600, 5400, 7200, 86400 + 61, 0.5, 0.25, 90.5, 7200.125):  # sub-second parts kept
         assert parse_duration_s(compact_duration(seconds)) == seconds

@@ -84,11 +84,15 @@ def test_attach_checks_the_header_and_keeps_the_file(tmp_path):
     assert path.stat().st_mtime_ns == before
 
 
-def test_create_refuses_our_own_database_of_another_size(tmp_path):
+def test_create_recreates_our_own_database_of_another_size(tmp_path):
+    """A profile edit changes the database size: Jetwise's own file (its header says so) is recreated."""
     path = tmp_path / "Jetwise001.jwdb"
-    _create(path)
-    with pytest.raises(FileSafetyError, match="exists with 300 pages but this test needs 400"):
-        _create(path, pages=400)
+    first = _create(path)
+    lines: list[str] = []
+    second = prepare_database(BACKEND, path, 400, DatabaseSource.CREATE, unbuffered=_unbuffered(tmp_path), log=lines.append)
+    assert second.pages_planned == 400 and second.complete and second.db_id != first.db_id
+    assert path.stat().st_size == 400 * PAGE_SIZE_BYTES
+    assert any("holds 300 pages and this test needs 400; recreating it" in line for line in lines)
 
 
 @pytest.mark.parametrize("source", [DatabaseSource.CREATE, DatabaseSource.ATTACH])

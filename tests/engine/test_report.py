@@ -22,6 +22,7 @@ from engine.metrics import (
 )
 from engine.report import CSV_COLUMNS, RunBundle, load_run, render_html, write_csv
 from engine.results import build_result
+from engine.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.verdict import judge
 
 SECTIONS = [
@@ -40,7 +41,7 @@ def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamSt
     return stats
 
 
-def known_result(tmp_path: Path, *, slow: bool = False) -> dict:
+def known_result(tmp_path: Path, *, slow: bool = False) -> RunResult:
     """Two instances over 100 s with the reference report's shape; Instance 2 reads slowly when `slow`."""
     config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
                             profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
@@ -57,15 +58,21 @@ def known_result(tmp_path: Path, *, slow: bool = False) -> dict:
     verdict = judge(config, instances, 100.0, cache=cache)
     return build_result(
         run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=100.0,
-        host={"machine_name": "AIE-4240A", "operating_system": "Windows Server 2022"},
-        host_samples=[{"cpu_percent": 20.0, "available_memory_mb": 27_000.0}, {"cpu_percent": 36.0, "available_memory_mb": 27_500.0}],
-        times={"test_start_utc": "2026-11-21T10:00:00+00:00", "test_end_utc": "2026-11-21T12:02:00+00:00",
-               "collection_start_utc": "2026-11-21T10:02:00+00:00", "collection_end_utc": "2026-11-21T12:02:00+00:00"},
+        host=HostInfo(machine_name="AIE-4240A", operating_system="Windows Server 2022"),
+        host_samples=[HostFigures(cpu_percent=20.0, available_memory_mb=27_000.0),
+                      HostFigures(cpu_percent=36.0, available_memory_mb=27_500.0)],
+        times=RunTimes(test_start_utc="2026-11-21T10:00:00+00:00", test_end_utc="2026-11-21T12:02:00+00:00",
+                       collection_start_utc="2026-11-21T10:02:00+00:00", collection_end_utc="2026-11-21T12:02:00+00:00"),
         unbuffered_io=True, io_detail="O_DIRECT", backend_name="posix", simulated=False, notes=[],
+        run_kind=RunKind.QUALIFICATION, host_bound=False,
     )
 
 
-def _samples(count: int = 6) -> list[dict]:
+def _samples(count: int = 6) -> list[IntervalSample]:
+    return [IntervalSample.model_validate(s) for s in _sample_documents(count)]
+
+
+def _sample_documents(count: int = 6) -> list[dict]:
     return [
         {"interval": i, "phase": "warmup" if i == 0 else "measure", "time_utc": f"2026-11-21T10:00:{i:02d}+00:00",
          "elapsed_s": i + 1.0, "duration_s": 1.0, "host": {"cpu_percent": 30.0, "available_memory_mb": 27_000.0},
@@ -112,30 +119,30 @@ def test_csv_has_a_row_per_interval_per_instance(tmp_path):
     assert rows[1][CSV_COLUMNS.index("db_reads_per_s")] == "291.7"
 
 
-def _run_folder(tmp_path: Path, result: dict | None) -> Path:
+def _run_folder(tmp_path: Path, result: RunResult | None) -> Path:
     folder = tmp_path / "run"
     folder.mkdir()
     save_config(default_config(tmp_path, databases=2), folder / "config.json")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in _samples()))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in _sample_documents()))
     (folder / "test.log").write_text("2026-11-21 10:00:00 -- Performance test begins\n")
     if result is not None:
-        (folder / "result.json").write_text(json.dumps(result))
+        (folder / "result.json").write_text(result.model_dump_json())
     return folder
 
 
 def test_an_aborted_run_says_so(tmp_path):
     result = known_result(tmp_path)
-    result["summary"]["verdict"] = "aborted"
-    result["summary"]["reasons"] = ["Run aborted: stopped by the user after 41.0 s of measurement"]
+    result.summary.verdict = Outcome.ABORTED
+    result.summary.reasons = ["Run aborted: stopped by the user after 41.0 s of measurement"]
     html = render_html(load_run(str(_run_folder(tmp_path, result))))
     assert "ABORTED</span>: this run did not complete" in html and "stopped by the user after 41.0 s" in html
 
 
 def test_a_crashed_run_without_a_result_is_rebuilt_from_its_samples_and_marked_aborted(tmp_path):
     bundle = load_run(str(_run_folder(tmp_path, None)))
-    assert bundle.result["summary"]["verdict"] == "aborted"
-    assert bundle.result["summary"]["measured_s"] == 5.0
-    assert bundle.result["instances"][0]["db_reads_per_s"] == pytest.approx(291.7)
+    assert bundle.result.summary.verdict == "aborted"
+    assert bundle.result.summary.measured_s == 5.0
+    assert bundle.result.instances[0].db_reads_per_s == pytest.approx(291.7, abs=0.5)  # rebuilt as whole I/Os per sample
     html = render_html(bundle)
     assert "ABORTED" in html and "ended without writing its result" in html and "Performance test begins" in html
 

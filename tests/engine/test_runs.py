@@ -24,7 +24,7 @@ INSTANCE_KEYS = {
 
 def _run(config, out, events=None):
     sink = events if events is not None else []
-    return Runner(config, out, sink.append).run()
+    return Runner(config, out, sink.append).run().model_dump(mode="json")  # the document as result.json holds it
 
 
 def test_performance_run_passes_with_full_document(disk_dir):
@@ -43,7 +43,7 @@ def test_performance_run_passes_with_full_document(disk_dir):
     assert 0 < summary["db_cache_hit_ratio"] < 1
     assert summary["bdm_read_avg_bytes"] == pytest.approx(8 * 32768, rel=0.1)  # maintenance is on by default
     assert summary["log_replication_reads_per_s"] == 0  # one copy: nothing to replicate
-    assert result["schema_version"] == 1 and result["configuration"]["thread_count"] == 2
+    assert result["schema_version"] == 2 and result["configuration"]["thread_count"] == 2
     assert summary["measured_s"] == pytest.approx(2.0)
     assert 0 < summary["latency_percentiles_ms"]["db_read"]["p50"] <= summary["latency_percentiles_ms"]["db_read"]["p99"]
     # files on disk
@@ -99,14 +99,12 @@ def test_second_run_attaches_the_databases_it_created(disk_dir):
 def test_stop_request_mid_run_leaves_samples_and_an_aborted_result(disk_dir):
     config = small_config(disk_dir / "data", duration_s=30.0)
     out = disk_dir / "out"
-    runner = Runner(config, out, lambda e: None)
-
     def stop_when_measuring(event):
-        if isinstance(event, IntervalEvent) and event.phase == "measure":
+        if isinstance(event, IntervalEvent) and event.sample.phase == "measure":
             runner.request_stop()
 
-    runner._emit_fn = stop_when_measuring
-    result = runner.run()
+    runner = Runner(config, out, stop_when_measuring)
+    result = runner.run().model_dump(mode="json")
     summary = result["summary"]
     assert summary["verdict"] == "aborted"
     assert summary["reasons"][0].startswith("Run aborted: stopped by the user after")
@@ -129,7 +127,7 @@ def test_runner_is_safe_to_stop_from_another_thread(disk_dir):
     runner = Runner(config, disk_dir / "out", lambda e: None)
     timer = threading.Timer(1.5, runner.request_stop)
     timer.start()
-    result = runner.run()
+    result = runner.run().model_dump(mode="json")
     timer.join()
     assert result["summary"]["verdict"] == "aborted"
 
@@ -140,11 +138,12 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     import types
 
     from engine.events import LogEvent
+    from engine.measurement import Measurement
     from engine.runner import _Session
 
     events: list = []
     runner = Runner(small_config(disk_dir / "data"), disk_dir / "out", events.append)
-    session = _Session(runner, True, True, "")
+    session = _Session(runner, Measurement(runner.config, None, events.append, runner.log), True, True, "")
     session.messages = queue.Queue()
     session.stop = threading.Event()
     session.stop_at_value = types.SimpleNamespace(value=0)
@@ -156,7 +155,7 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     ]:
         session.messages.put(message)
     assert session._drain_until_done(0)
-    assert runner.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
+    assert session.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
     assert session.stop.is_set() and session.stop_at_value.value > 0
     assert any(isinstance(e, LogEvent) and "did not complete" in e.message for e in events)
 
@@ -167,9 +166,9 @@ def test_a_settling_run_measures_once_latency_has_settled_and_then_stops(disk_di
     config = small_config(disk_dir / "data", databases=1, warmup_s=1.0, duration_s=30.0, sample_interval_s=0.25)
     rule = SettleRule(window=6, max_drift=0.5, measure_samples=8)
     events: list = []
-    result = Runner(config, disk_dir / "out", events.append, settle=rule).run()
+    result = Runner(config, disk_dir / "out", events.append, settle=rule).run().model_dump(mode="json")
     samples = [e for e in events if isinstance(e, IntervalEvent)]
-    phases = [e.phase for e in samples]
+    phases = [e.sample.phase for e in samples]
     warm = phases.count("warmup")
     assert 4 <= warm < len(phases) and phases[warm:] == ["measure"] * 8  # settled early, then 8 judged samples
     assert result["summary"]["verdict"] == "pass", result["summary"]["reasons"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import subprocess
 import sys
@@ -10,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import default_config
-from engine.events import IntervalEvent, LogEvent, ResultEvent
+from engine.config import TestConfig, default_config
+from engine.events import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.schema import Figures, HostFigures, IntervalSample, Outcome, RunResult, Summary
 from engine.store import (
     ABORTED,
     MIGRATIONS,
@@ -24,43 +24,67 @@ from engine.store import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _result(verdict: str = "pass") -> dict:
-    return {"summary": {"verdict": verdict, "achieved_transactional_iops": 130.5, "db_read_avg_latency_ms": 12.25,
-                        "log_write_avg_latency_ms": 1.5, "reasons": [] if verdict == "pass" else ["too slow"]}}
+def _result(config: TestConfig, verdict: str = "pass", run_id: str = "run-1") -> RunResult:
+    summary = Summary(
+        verdict=Outcome(verdict), achieved_transactional_iops=130.5, db_read_avg_latency_ms=12.25,
+        log_write_avg_latency_ms=1.5, reasons=[] if verdict == "pass" else ["too slow"], test_type="performance",
+        threshold_set="Strict", target_transactional_iops=config.target_transactional_iops, target_margin_percent=5.0,
+        measured_s=10.0, database_count=config.database_count, threads=config.thread_count,
+        sluggish_sessions=config.sluggish_sessions,
+    )
+    return RunResult(run_id=run_id, configuration=config, summary=summary, instances=[])
 
 
 def _interval(index: int) -> IntervalEvent:
-    return IntervalEvent(index=index, phase="measure", elapsed_s=index + 1.0, duration_s=1.0, remaining_s=0.0,
-                         summary={"transactional_iops": 100.0 + index}, instances=[], host={"cpu_percent": 5.0})
+    sample = IntervalSample(interval=index, phase="measure", elapsed_s=index + 1.0, duration_s=1.0,
+                            summary=Figures(transactional_iops=100.0 + index), instances=[],
+                            host=HostFigures(cpu_percent=5.0))
+    return IntervalEvent(sample=sample)
+
+
+def _start(config: TestConfig, run_id: str = "run-1") -> StartEvent:
+    return StartEvent(run_id=run_id, started_utc="2026-11-21T12:00:00+00:00", config=config)
 
 
 def test_a_run_round_trips_with_its_samples_log_and_result(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
     config = default_config(tmp_path, thread_count=3, sluggish_sessions=2)
-    session = store.session_for("SATA pair", config)
-    record = RunRecorder(store, session, "run-1", config, tmp_path / "out")
+    record = RunRecorder(store, "SATA pair", tmp_path / "out")
+    record(_interval(0))  # before the run starts nothing is recorded
+    assert store.runs() == []
+    record(_start(config))
     for index in range(3):
         record(_interval(index))
     record(LogEvent(time="2026-11-21T12:00:00+00:00", level="warning", message="a warning"))
-    record(ResultEvent(result=_result("fail")))
+    record(ResultEvent(result=_result(config, "fail")))
     [run] = store.runs("SATA pair")
     assert (run.run_id, run.status, run.threads, run.sluggish_sessions) == ("run-1", "fail", 3, 2)
     assert (run.achieved_iops, run.db_read_avg_latency_ms, run.reasons) == (130.5, 12.25, ["too slow"])
-    assert [s["summary"]["transactional_iops"] for s in store.samples("run-1")] == [100.0, 101.0, 102.0]
+    assert [s.summary.transactional_iops for s in store.samples("run-1")] == [100.0, 101.0, 102.0]
     assert store.log_lines("run-1") == [("2026-11-21T12:00:00+00:00", "warning", "a warning")]
-    assert store.result("run-1")["summary"]["verdict"] == "fail"
+    result = store.result("run-1")
+    assert result is not None and result.verdict == "fail" and result.configuration == config
     assert run.to_dict()["target_transactional_iops"] == config.target_transactional_iops
     store.close()
     again = Store(tmp_path / "s.sqlite3")  # everything is on disk
     assert [r.run_id for r in again.runs()] == ["run-1"] and again.version == SCHEMA_VERSION
 
 
-def test_a_session_keeps_its_design(tmp_path):
+def test_a_session_is_one_storage_design_and_another_design_gets_a_session_of_its_own(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
     store.session_for("design A", default_config(tmp_path))
-    assert store.session_for("design A", default_config(tmp_path, thread_count=9)).name == "design A"  # tuning differs: fine
-    with pytest.raises(StoreError, match="tests another storage design"):
-        store.session_for("design A", default_config(tmp_path, profile={"mailboxes": 5}))
+    # tuning or profile edits stay in the session; its target follows the latest run
+    for edited in (default_config(tmp_path, thread_count=9), default_config(tmp_path, profile={"mailboxes": 5})):
+        assert store.resolve_session("design A", edited) == ("design A", None)
+    store.session_for("design A", default_config(tmp_path, profile={"mailboxes": 5}))
+    assert store.session("design A").target_iops == pytest.approx(5 * 0.1 * 1.2)
+    # other folders: never refused, the run goes to "design A (2)", and again there next time
+    elsewhere = default_config(tmp_path / "other")
+    name, note = store.resolve_session("design A", elsewhere)
+    assert name == "design A (2)" and "goes into tuning session 'design A (2)'" in note
+    store.session_for(name, elsewhere)
+    assert store.resolve_session("design A", elsewhere)[0] == "design A (2)"
+    assert store.resolve_session("design A", default_config(tmp_path, copies_per_database=2))[0] == "design A (3)"
 
 
 def test_a_version_1_store_is_migrated_and_keeps_its_runs(tmp_path):
@@ -71,7 +95,7 @@ def test_a_version_1_store_is_migrated_and_keeps_its_runs(tmp_path):
     db.execute(
         "INSERT INTO runs (id, run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
         "output_dir, result_json) VALUES (1, 'r1', 1, '2025-01-01T00:00:00+00:00', 'pass', 4, 1, ?, '/x', ?)",
-        (default_config(tmp_path).model_dump_json(), json.dumps(_result())),
+        (default_config(tmp_path).model_dump_json(), _result(default_config(tmp_path)).model_dump_json()),
     )
     db.execute("PRAGMA user_version = 1")
     db.commit()
@@ -101,10 +125,11 @@ sys.path.insert(0, {str(ROOT)!r})
 from pathlib import Path
 from engine.config import default_config
 from engine.store import RunRecorder, Store
-from tests.engine.test_store import _interval
+from tests.engine.test_store import _interval, _start
 store = Store(Path({str(path)!r}))
 config = default_config(Path({str(tmp_path)!r}))
-record = RunRecorder(store, store.session_for("s", config), "dies", config, Path("out"))
+record = RunRecorder(store, "s", Path("out"))
+record(_start(config, "dies"))
 for i in range(5):
     record(_interval(i))
 os._exit(9)  # no result, no clean shutdown

@@ -25,7 +25,7 @@ TOLERANCE = 0.15
 
 
 def _run(config, out):
-    return Runner(config, out, lambda _event: None).run()
+    return Runner(config, out, lambda _event: None).run().model_dump(mode="json")  # as result.json holds it
 
 
 def _shape(row: dict) -> dict:

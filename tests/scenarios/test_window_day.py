@@ -1,0 +1,164 @@
+"""A field engineer's day in the window, as sequences: after any run the results page appears,
+New test and Next work, the advice and the report follow, whatever way the run ended."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from engine.config import default_config
+from engine.simulation import PROFILES, runner_for
+from engine.store import Store
+from engine.tuning import Tuner, calibration_rule
+from tests.conftest import small_config
+from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
+
+pytestmark = pytest.mark.slow
+
+ENGINE_TIMEOUT_MS = 120_000
+
+
+def _start(qtbot, window, config, session: str, *, auto: bool = False, calibration: str = "15s") -> None:
+    window.wizard.load_config(config, session=session)
+    (window.wizard.tuning.auto if auto else window.wizard.tuning.manual).setChecked(True)
+    if auto:
+        window.wizard.tuning.calibration.set_value(calibration)
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+    window.wizard.review.session.setText(session)
+    _click_start(qtbot, window)
+
+
+def _click_start(qtbot, window) -> None:
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=10_000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+
+
+def _wait_for_results(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.results_view, timeout=ENGINE_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.engine is None or not window.engine.running, timeout=10_000)
+
+
+def _reports_for_every_run(window, tmp_path: Path) -> int:
+    """Export PDF from the results page works for the run shown; the report of every run renders."""
+    pdf = window.export_pdf(tmp_path / f"report-{window.last_result.run_id}.pdf")
+    assert pdf is not None and pdf.read_bytes().startswith(b"%PDF")
+    from engine.report import load_run, render_html
+
+    store = Store()
+    try:
+        runs = [run for session in store.sessions() for run in store.runs(session.name)]
+    finally:
+        store.close()
+    for run in runs:
+        html = render_html(load_run(run.run_id))
+        assert f"{run.status.upper()}</span>" in html
+    return len(runs)
+
+
+def test_new_test_after_a_run_walks_the_wizard_again_and_starts_a_second_run(qtbot, window, tmp_path):
+    window.simulate = "flash"
+    config = small_config(tmp_path / "data" / "dbs")
+    _start(qtbot, window, config, "day")
+    _wait_for_results(qtbot, window)
+    first = window.last_result
+    assert first is not None and first.verdict == "pass"
+    assert "This setting passes" in window.results_view.advice.text()
+    window.new_test()
+    assert window.stack.currentWidget() is window.wizard and window.wizard.currentId() == PAGE_PROFILE
+    for page in (PAGE_TUNING, PAGE_DATABASES, PAGE_TYPE, PAGE_REVIEW):
+        next_button = window.wizard.button(QWizard.WizardButton.NextButton)
+        qtbot.waitUntil(next_button.isEnabled, timeout=10_000)
+        qtbot.mouseClick(next_button, Qt.MouseButton.LeftButton)
+        assert window.wizard.currentId() == page
+    window.wizard.back()
+    assert window.wizard.currentId() == PAGE_TYPE
+    window.wizard.next()
+    _click_start(qtbot, window)
+    _wait_for_results(qtbot, window)
+    assert window.last_result.run_id != first.run_id
+    assert _reports_for_every_run(window, tmp_path) == 2
+
+
+def test_a_run_stopped_at_once_is_aborted_not_out_of_reach(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", duration_s=120.0)
+    _start(qtbot, window, config, "stopped")
+    qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 1, timeout=ENGINE_TIMEOUT_MS)
+    qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
+    _wait_for_results(qtbot, window)
+    assert window.last_result.verdict == "aborted"
+    text = window.results_view.advice.text()
+    assert "out of reach" not in text and "None" not in text
+    assert "ended early" in text  # the advisor says why it cannot learn from this run
+    assert window.results_view.apply.isEnabled()  # and still offers a setting to run
+    # the next run after a Stop works, and the report of both renders
+    qtbot.mouseClick(window.results_view.apply, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 1, timeout=ENGINE_TIMEOUT_MS)
+    window.stop_run()
+    _wait_for_results(qtbot, window)
+    assert _reports_for_every_run(window, tmp_path) == 2
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_killed_engine_still_ends_on_the_results_page_with_its_samples(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", duration_s=120.0)
+    _start(qtbot, window, config, "killed")
+    qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 3, timeout=ENGINE_TIMEOUT_MS)
+    os.kill(window.engine.process.processId(), signal.SIGKILL)
+    _wait_for_results(qtbot, window)
+    result = window.last_result
+    assert result.verdict == "aborted" and result.summary.measured_s > 0
+    assert "ABORTED" in window.results_view.verdict.text()
+    assert _reports_for_every_run(window, tmp_path) == 1
+
+
+def test_a_database_in_the_cache_fails_with_a_failing_row_and_auto_tune_ends_on_the_results(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", database_cache_min_mb=64.0, database_cache_max_mb=64.0)
+    _start(qtbot, window, config, "cached")
+    _wait_for_results(qtbot, window)
+    assert window.last_result.verdict == "fail", (window.last_result.configuration.database_cache_max_mb, window.last_result.summary)
+    results = window.results_view
+    fails = [results.table.item(row, 4).text() for row in range(results.table.rowCount())].count("Fail")
+    assert fails >= 1  # the FAIL has its failing row: no database reads in the measured window
+    assert "made no database reads" in results.advice.text()
+    window.new_test()
+    _start(qtbot, window, config, "cached", auto=True, calibration="8s")
+    _wait_for_results(qtbot, window)
+    assert window.tuner is None and "Auto-tune:" in results.headline.text()
+    assert "Running" not in window.statusBar().currentMessage()
+    assert _reports_for_every_run(window, tmp_path) >= 2
+
+
+def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, window, tmp_path):
+    """Out of reach on simulated SATA: the window's auto-tune and `Tuner.run` agree, run for run."""
+    (tmp_path / "cli").mkdir()
+    values = {"mailboxes": 2000, "iops_per_mailbox": 0.2, "mailbox_size_mb": 500}
+    # 1 % of the size: the wizard checks the folders even for the simulated device, and the cache scales with it
+    config = default_config(tmp_path / "data", databases=1, profile=values, seed=11, capacity_percent=1.0)
+
+    def run_one(run_config, number):
+        shaped, rule = calibration_rule(run_config, 15.0)
+        return runner_for(PROFILES["sata-2x7k"], shaped, tmp_path / "cli" / str(number), lambda _e: None,
+                          settle=rule).run()
+
+    expected = Tuner(config, max_runs=8).run(run_one)
+    assert expected.status == "unreachable"
+    window.simulate = "sata-2x7k"
+    _start(qtbot, window, config, "sata", auto=True, calibration="15s")
+    _wait_for_results(qtbot, window)
+    qtbot.waitUntil(lambda: window.tuner is None, timeout=ENGINE_TIMEOUT_MS)
+    advice = window.results_view.suggestion
+    assert advice is not None and advice.status == "unreachable"
+    assert advice.max_passing_iops == pytest.approx(expected.max_passing_iops)
+    assert (advice.threads, advice.sluggish_sessions) == expected.recommendation
+    text = window.results_view.advice.text()
+    assert "out of reach" in text and "It carries about" in text and "None" not in text
+    assert len(window.tuning_log) == len(expected.runs)
+    assert _reports_for_every_run(window, tmp_path) == len(expected.runs)
