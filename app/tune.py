@@ -91,6 +91,10 @@ def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path) -> int:
         say("Tuning stopped: the host's CPU was saturated during the last run, so its result says nothing of the "
             "storage. Run Jetwise on a less loaded host or with fewer threads.")
         return EXIT_ERROR
+    if outcome.status == "inconclusive":
+        say("Tuning stopped: the last run cannot steer the advisor (see the note above); change what it says and "
+            "tune again.")
+        return EXIT_OUT_OF_REACH
     if outcome.status == "unreachable":
         say(f"The target is out of reach after {len(outcome.runs)} calibration run(s).")
     else:

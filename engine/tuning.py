@@ -2,8 +2,8 @@
 
 Every run is a normal run of the session (stored, with its own output folder); tuning
 stops at the first passing setting, when the advisor shows the target is out of
-reach, when a failing run was host-bound, when the engineer stops it, or after
-`max_runs`.
+reach, when a run taught the advisor nothing (host-bound, or no database reads), when the
+engineer stops it, or after `max_runs`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ MIN_WARMUP_SAMPLES = 5
 
 @dataclass
 class TuneOutcome:
-    status: str  # converged, unreachable, not converged, host-bound, aborted
+    status: str  # converged, unreachable, not converged, host-bound, inconclusive, aborted
     runs: list[dict[str, Any]] = field(default_factory=list)
     advice: Advice | None = None
     recommendation: tuple[int, int] | None = None
@@ -126,8 +126,12 @@ class Tuner:
             self.status = "aborted"
             return
         self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
-        if not self._conclude() and result.summary.host_bound and result.verdict == Outcome.FAIL:
-            self.status = "host-bound"
+        if self._conclude():
+            return
+        learned, _notes = evidence(self.config, [result])
+        if not learned:
+            # The same setting would come back and teach nothing again: stop, and say why (the advice's notes).
+            self.status = "host-bound" if result.summary.host_bound else "inconclusive"
 
     def stop(self) -> None:
         """The engineer stopped tuning; the runs so far stay in the session."""

@@ -198,8 +198,11 @@ class MainWindow(QMainWindow):
                 self.tuner = tuner
                 self.start_run(first)
                 return
-            self.statusBar().showMessage(f"The session's runs already answer it ({tuner.advice.status}); "
-                                         "running the configuration as it is")
+            # The session's runs already answer it: run the setting they found, at the planned length.
+            advice = tuner.advice
+            config = config.model_copy(update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions})
+            self.statusBar().showMessage(f"This session already has its answer ({advice.status}): running "
+                                         f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
         self.start_run(config)
 
     def start_run(self, config: TestConfig) -> None:

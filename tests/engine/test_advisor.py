@@ -144,3 +144,73 @@ def test_sata_from_the_walkthrough_needs_far_fewer_than_16_threads(tmp_path):
     outcome = Tuner(config).run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"))
     threads, sluggish = outcome.recommendation
     assert threads / sluggish < 3
+
+
+def _simulated_result(tmp_path: Path, config, profile: str, threads: int, sluggish: int = 1, **update):
+    """A real result document from a short run on the simulated device, then edited as a case needs."""
+    run_config = config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish,
+                                           "duration_s": 10.0, "warmup_s": 2.0})
+    result = runner_for(PROFILES[profile], run_config, tmp_path / f"r{threads}-{sluggish}", lambda _e: None).run()
+    for key, value in update.items():
+        setattr(result.summary, key, value)
+    return result
+
+
+def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
+    from engine.advisor import advise_session, evidence
+    from engine.schema import Outcome
+
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    aborted = _simulated_result(tmp_path, config, "sata-2x7k", 2, verdict=Outcome.ABORTED)
+    no_reads = _simulated_result(tmp_path, config, "sata-2x7k", 3, db_reads_per_s=0.0, db_read_avg_latency_ms=0.0)
+    host_bound = _simulated_result(tmp_path, config, "sata-2x7k", 4, host_bound=True)
+    assert host_bound.verdict == "fail"
+    points, notes = evidence(config, [aborted, no_reads, host_bound, None])
+    assert points == []
+    assert any("ended early" in n for n in notes) and any("made no database reads" in n for n in notes)
+    assert any("host-bound" in n for n in notes)
+    advice = advise_session(config, [aborted, no_reads, host_bound])
+    assert advice.status == "start" and len(advice.notes) == 3  # no crash, no conclusion from them
+
+
+def test_earlier_runs_are_judged_against_todays_target(tmp_path):
+    from engine.advisor import advise_session
+
+    design = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.01)  # 20 IOPS: easy
+    passed = _simulated_result(tmp_path, design, "sata-2x7k", 1)
+    assert passed.verdict == "pass"
+    assert advise_session(design, [passed]).status == "converged"
+    harder = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)  # the profile edited: 400 IOPS
+    assert advise_session(harder, [passed]).status == "next"  # that pass does not answer the new target
+
+
+def test_the_tuner_is_a_step_machine_that_stops_on_a_host_bound_failure(tmp_path):
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    tuner = Tuner(config, max_runs=5)
+    first = tuner.next_run()
+    assert first is not None and first.thread_count == tuner.advice.threads and not tuner.done
+    result = _simulated_result(tmp_path, config, "sata-2x7k", first.thread_count, host_bound=True)
+    tuner.record(result)
+    assert tuner.done and tuner.status == "host-bound" and tuner.next_run() is None
+    assert tuner.outcome().runs[0]["host_bound"] is True
+
+
+def test_the_tuner_stops_at_max_runs_and_when_the_engineer_stops_it(tmp_path):
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    tuner = Tuner(config, max_runs=1)
+    run = tuner.next_run()
+    tuner.record(_simulated_result(tmp_path, config, "sas-8x10k", run.thread_count))
+    assert tuner.done and tuner.status in ("not converged", "converged")
+    stopped = Tuner(config)
+    stopped.stop()
+    assert stopped.done and stopped.status == "aborted" and stopped.next_run() is None
+
+
+def test_the_tuner_stops_after_a_run_that_teaches_nothing(tmp_path):
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    tuner = Tuner(config, max_runs=8)
+    run = tuner.next_run()
+    tuner.record(_simulated_result(tmp_path, config, "sata-2x7k", run.thread_count, db_reads_per_s=0.0,
+                                   db_read_avg_latency_ms=0.0))
+    assert tuner.done and tuner.status == "inconclusive" and len(tuner.runs) == 1
+    assert any("made no database reads" in note for note in tuner.advice.notes)

@@ -131,7 +131,7 @@ def test_a_database_in_the_cache_fails_with_a_failing_row_and_auto_tune_ends_on_
     window.new_test()
     _start(qtbot, window, config, "cached", auto=True, calibration="8s")
     _wait_for_results(qtbot, window)
-    assert window.tuner is None and "Auto-tune:" in results.headline.text()
+    assert window.tuner is None and "Auto-tune: inconclusive after 1 run(s)" in results.headline.text()
     assert "Running" not in window.statusBar().currentMessage()
     assert _reports_for_every_run(window, tmp_path) >= 2
 
@@ -162,3 +162,48 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
     assert "out of reach" in text and "It carries about" in text and "None" not in text
     assert len(window.tuning_log) == len(expected.runs)
     assert _reports_for_every_run(window, tmp_path) == len(expected.runs)
+
+
+def test_a_configuration_edited_and_rerun_and_a_setting_repeated_in_the_window(qtbot, window, tmp_path):
+    window.simulate = "sas-8x10k"
+    config = small_config(tmp_path / "data" / "dbs")
+    _start(qtbot, window, config, "edits")
+    _wait_for_results(qtbot, window)
+    for mailboxes in (24, 32):  # the profile edited between runs: the same tuning session
+        window.new_test()
+        window.state.set("profile.mailboxes", mailboxes)
+        while window.wizard.currentId() != PAGE_REVIEW:
+            window.wizard.next()
+        _click_start(qtbot, window)
+        _wait_for_results(qtbot, window)
+        assert window.last_result.configuration.profile.mailboxes == mailboxes
+    window.new_test()  # the same setting again: a confirmation run
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+    _click_start(qtbot, window)
+    _wait_for_results(qtbot, window)
+    store = Store()
+    try:
+        runs = store.runs("edits")
+    finally:
+        store.close()
+    assert len(runs) == 4 and [r.config.profile.mailboxes for r in runs] == [16, 24, 32, 32]
+    window.show_session()
+    assert window.session_view.table.rowCount() == 4
+    assert _reports_for_every_run(window, tmp_path) == 4
+
+
+def test_a_configuration_the_engine_refuses_returns_to_the_wizard_with_its_reasons(qtbot, window, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    shown: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text: shown.append(f"{title}: {text}"))
+    config = small_config(tmp_path / "data" / "dbs", thread_count=1)  # one thread cannot serve two databases
+    window.start_run(config)
+    qtbot.waitUntil(lambda: window.stack.currentWidget() is window.wizard, timeout=ENGINE_TIMEOUT_MS)
+    assert shown and "did not start" in shown[0] and "each database needs at least one thread" in shown[0]
+    store = Store()
+    try:
+        assert store.runs() == []  # nothing was recorded for a run that never started
+    finally:
+        store.close()
