@@ -235,7 +235,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
 
     passed = [r for r in runs if r.passed]
     if passed:
-        best = min(passed, key=lambda r: r.load)
+        best = min(reversed(passed), key=lambda r: r.load)  # the least load that passed; its latest run
         return Advice(
             "converged", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
             f"{best.threads} threads with SluggishSessions {best.sluggish_sessions} passed: "

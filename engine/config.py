@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.units import MIB
 
@@ -135,6 +135,13 @@ class DatabaseSpec(_Model):
 
     database_path: Path = Field(title="Database path", description="Folder for the database file.")
     log_path: Path = Field(title="Log path", description="Folder for the instance's log files.")
+
+    @field_validator("database_path", "log_path", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("enter a folder: an empty path would put the files wherever Jetwise was started from")
+        return value
 
 
 class TestConfig(_Model):

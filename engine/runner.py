@@ -13,7 +13,6 @@ import time
 import traceback
 import uuid
 from collections import defaultdict
-from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from queue import Empty
@@ -117,6 +116,7 @@ class Runner:
         try:
             for problem in problems:
                 self.log(str(problem), "warning")
+            self._log_settings()
             measurement = Measurement(self.config, self.settle, self.emit, self.log)
             end = self.source.run(self, measurement, probes)
             self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
@@ -127,6 +127,24 @@ class Runner:
             return result
         finally:
             self._folder.close()
+
+    def _log_settings(self) -> None:
+        """What the test runs with, at the head of its test log, as the Jetstress test log has it."""
+        config = self.config
+        self.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
+                   f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        pages = config.database_cache_pages
+        start, stop = config.flush_thresholds_pages
+        scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"
+        self.log(f"Database cache settings per instance: (minimum: {config.database_cache_min_mb:g} MB, "
+                   f"maximum: {config.database_cache_max_mb:g} MB; model: {format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
+        self.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
+                   f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")
+        mix = config.operation_mix
+        self.log(f"Operation mix: Inserts {mix.insert_percent:g} %, Deletes {mix.delete_percent:g} %, "
+                   f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
+                   f"background maintenance {'on' if config.background_maintenance else 'off'}, "
+                   f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
 
     @property
     def stop_reason(self) -> str | None:
@@ -215,20 +233,6 @@ class _Session:
         self.worker_count = 0
         config_json = config.model_dump_json()
         processes: list[Any] = []
-        runner.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
-                   f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
-        pages = config.database_cache_pages
-        start, stop = config.flush_thresholds_pages
-        scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"
-        runner.log(f"Database cache settings per instance: (minimum: {config.database_cache_min_mb:g} MB, "
-                   f"maximum: {config.database_cache_max_mb:g} MB; model: {format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
-        runner.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
-                   f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")
-        mix = config.operation_mix
-        runner.log(f"Operation mix: Inserts {mix.insert_percent:g} %, Deletes {mix.delete_percent:g} %, "
-                   f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
-                   f"background maintenance {'on' if config.background_maintenance else 'off'}, "
-                   f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
         if not self.representative:
             runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
         self.set_phase(Phase.PREPARING)

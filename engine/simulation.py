@@ -233,7 +233,9 @@ class ModelSource:
         measured_s = max(0, index - measurement.warmup_intervals) * interval_s
         aborted = None
         if runner.stop_reason is not None:
-            aborted = f"Run aborted: {runner.stop_reason} after {measured_s:.1f} s of measurement"
+            where = f"after {measured_s:.1f} s of measurement" if measured_s > 0 else \
+                "during warm-up, before measurement began"
+            aborted = f"Run aborted: {runner.stop_reason} {where}"
         warm_s = measurement.warmup_intervals * interval_s
         end = start + timedelta(seconds=index * interval_s)
         return RunEnd(

@@ -242,6 +242,12 @@ class Store:
             f"this run goes into tuning session '{candidate}'"
         )
 
+    def session_of_design(self, config: TestConfig) -> str | None:
+        """The most recently created session that tests `config`'s storage design, if any."""
+        wanted = design_of(config)
+        matching = [s for s in self.sessions() if _storage(s.design) == wanted]
+        return matching[-1].name if matching else None
+
     def session_for(self, name: str, config: TestConfig) -> SessionRow:
         """The session `name` (as `resolve_session` chose it), created if new; its target follows the latest run."""
         existing = self.session(name)

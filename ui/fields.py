@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 ERROR_STYLE = "color: #b00020;"
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?")
 WARNING_STYLE = "color: #8a5a00;"  # dark amber: readable on white, distinct from an error's red
 
 
@@ -56,7 +59,11 @@ class FieldEdit(QWidget):
 
     def parsed(self) -> tuple[bool, object]:
         """(True, value) or (False, what is wrong with the text)."""
-        text = self.text().replace(",", "")
+        raw = self.text().strip()
+        if "," in raw and not _THOUSANDS.fullmatch(raw):
+            # "0,5" is a decimal comma, not a thousands separator: reading it as 5 would change the target tenfold
+            return False, f"'{raw}': use a point for decimals (0.5); commas only group thousands (12,000)"
+        text = raw.replace(",", "")
         if not text:
             return False, "enter a value"
         try:

@@ -23,12 +23,13 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
 from engine.advisor import Advice, advise_session
-from engine.config import TestConfig, load_config, save_config
+from engine.config import TestConfig, save_config
 from engine.report import ReportError, RunBundle, load_run, render_html
 from engine.results import CONFIG_FILE
 from engine.schema import RunResult
 from engine.store import Store
 from engine.tuning import Tuner
+from engine.validation import validate_data
 from engine.version import __version__
 from ui.engine_process import EngineProcess, describe_exit
 from ui.printing import paint_pages, report_document, report_title, write_pdf
@@ -50,6 +51,8 @@ class MainWindow(QMainWindow):
         self.settings = QSettings()
         self.runs_root = runs_root or default_runs_root()
         self.state = WizardState(data_base or Path(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data"))))
+        self._results_cache: dict[str, list[RunResult]] = {}  # a session's results, read once per finished run
+        self.state.first_setting = lambda config: Tuner(config, self._session_results(config)).advice
         self.wizard = TestWizard(self.state)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.wizard.accepted.connect(self.start_from_wizard)
@@ -140,12 +143,17 @@ class MainWindow(QMainWindow):
 
     def load_config_file(self, path: Path) -> bool:
         try:
-            config = load_config(path)
-        except (OSError, ValueError) as exc:
-            QMessageBox.warning(self, "Cannot open the configuration", f"{path}:\n{exc}")
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            QMessageBox.warning(self, "Cannot open the configuration", f"{path}: cannot be read ({exc})")
+            return False
+        config, problems = validate_data(text)
+        if config is None:
+            words = "\n".join(f"• {p}" for p in problems[:12])
+            QMessageBox.warning(self, "Cannot open the configuration", f"{path} is not a valid Jetwise configuration:\n\n{words}")
             return False
         self.settings.setValue("last_config_folder", str(path.parent))
-        self.wizard.load_config(config, session=path.stem)
+        self.wizard.load_config(config, session=self._session_of(config) or path.stem)
         self.wizard.welcome.show_loaded(path)
         self.stack.setCurrentWidget(self.wizard)
         self.statusBar().showMessage(f"Loaded {path}")
@@ -178,6 +186,7 @@ class MainWindow(QMainWindow):
 
     def new_test(self) -> None:
         if self.engine is not None and self.engine.running:
+            self.statusBar().showMessage("A test is running: stop it first to plan a new one")
             return
         self.stack.setCurrentWidget(self.wizard)
         if self.wizard.currentId() > PAGE_PROFILE:
@@ -241,6 +250,7 @@ class MainWindow(QMainWindow):
             self.engine.stop()
 
     def run_finished(self, code: int) -> None:
+        self._results_cache.clear()
         engine = self.engine
         if engine is not None and engine.session:
             self.state.session = engine.session  # the engine may have moved the run to a session of its own
@@ -296,10 +306,21 @@ class MainWindow(QMainWindow):
         return bundle.result
 
     def _session_results(self, config: TestConfig) -> list[RunResult]:
+        """The results of the session a run of `config` goes into (cached until a run finishes)."""
         store = Store()
         try:
             session, _note = store.resolve_session(self.state.session or "Jetwise", config)
-            return store.results(session)
+            if session not in self._results_cache:
+                self._results_cache[session] = store.results(session)
+            return self._results_cache[session]
+        finally:
+            store.close()
+
+    def _session_of(self, config: TestConfig) -> str | None:
+        """The latest session that tests this configuration's storage design, to continue it."""
+        store = Store()
+        try:
+            return store.session_of_design(config)
         finally:
             store.close()
 

@@ -136,7 +136,8 @@ class ResultsView(QWidget):
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict != Outcome.ABORTED)
+        # only a setting that passed is worth two hours (or a day) of the storage
+        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS)
         self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "
                                  f"SluggishSessions {summary.sluggish_sessions})")
         self.result = result
@@ -156,7 +157,14 @@ class ResultsView(QWidget):
         setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
         this_setting = result is not None and (result.summary.threads, result.summary.sluggish_sessions) == (
             advice.threads, advice.sluggish_sessions)
-        if advice.status == "next":
+        host_bound_again = this_setting and result is not None and result.summary.host_bound \
+            and result.verdict == Outcome.FAIL and advice.status in ("next", "start")
+        if host_bound_again:
+            text = (f"<b>This setting was host-bound: the host's processors, not the storage, set the pace.</b><br>"
+                    f"Running it again would measure the host again. Free the host's CPU (other load, a larger server) "
+                    f"or plan fewer threads; the advisor's setting was {setting}.")
+            self.apply.setEnabled(False)
+        elif advice.status == "next":
             text = f"<b>Next: {setting}.</b>{predicted}<br>Why: {escape(advice.rationale)}."
             self.apply.setEnabled(True)
         elif advice.status == "start":
@@ -164,13 +172,22 @@ class ResultsView(QWidget):
                     f"{escape(advice.rationale)}.")
             self.apply.setEnabled(True)
         elif advice.status == "converged":
-            head = "This setting passes" if this_setting and result is not None and result.verdict == Outcome.PASS \
-                else "A setting of this session passes"
-            text = (f"<b>{head}: {setting}.</b><br>{escape(advice.rationale)}. Run the full-length test with it "
-                    "to qualify the storage.")
+            passed_here = this_setting and result is not None and result.verdict == Outcome.PASS
+            if passed_here and result is not None and result.summary.run_kind == RunKind.QUALIFICATION:
+                text = (f"<b>This qualification run passed at {setting}.</b><br>The storage carries the design's "
+                        f"{result.summary.target_transactional_iops:,.0f} transactional IOPS within the "
+                        f"{result.summary.threshold_set} thresholds.")
+            else:
+                head = "This setting passes" if passed_here else "A setting of this session passes"
+                text = (f"<b>{head}: {setting}.</b><br>{escape(_sentence(advice.rationale))}. Run the full-length "
+                        "test with it to qualify the storage.")
             self.apply.setEnabled(False)
         else:
             carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
-            text = f"<b>The target is out of reach on this storage.</b><br>{escape(advice.rationale)}.{carries}"
+            text = f"<b>Out of reach on this storage.</b><br>{escape(_sentence(advice.rationale))}.{carries}"
             self.apply.setEnabled(False)
         self.advice.setText(text + notes)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

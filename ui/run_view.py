@@ -54,7 +54,8 @@ class RunView(QWidget):
         self.criteria_grid = QGridLayout(self.criteria_box)
         self.criteria: dict[str, QLabel] = {}
         for row, key in enumerate(("iops", "read_avg", "read_max", "log_avg", "log_max")):
-            label = QLabel("—")
+            label = QLabel(f"{RUNNING_NAMES[key]}: —")
+            label.setWordWrap(True)  # a long instance name must not set the window's minimum width
             self.criteria[key] = label
             self.criteria_grid.addWidget(label, row // 3, row % 3)
         self.log = QPlainTextEdit()
@@ -99,8 +100,8 @@ class RunView(QWidget):
         self.log.clear()
         limits = config.active_thresholds
         self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms)
-        for label in self.criteria.values():
-            label.setText("—")
+        for key, label in self.criteria.items():
+            label.setText(f"{RUNNING_NAMES[key]}: —")
             label.setStyleSheet("")
 
     def on_event(self, event: object) -> None:
@@ -171,7 +172,7 @@ class RunView(QWidget):
         for key, label in self.criteria.items():
             shown = worst.get(key)
             if shown is None:
-                label.setText("—")
+                label.setText(f"{RUNNING_NAMES[key]}: —")
                 label.setStyleSheet("")
                 continue
             sign = "≤" if shown.comparison == "<=" else "≥"
@@ -182,6 +183,11 @@ class RunView(QWidget):
             label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
 
 
+RUNNING_NAMES = {
+    "iops": "Transactional IOPS", "read_avg": "Average database read latency",
+    "read_max": "Maximum database read latency", "log_avg": "Average log write latency",
+    "log_max": "Maximum log write latency",
+}
 RUNNING_CRITERIA = {
     "achieved transactional IOPS": "iops",
     "average database read latency": "read_avg",

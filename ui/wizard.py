@@ -15,12 +15,14 @@ import html
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -47,7 +49,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from engine.advisor import starting_setting
+from engine.advisor import Advice, advise
 from engine.config import DatabaseSource, TestConfig, TestType, default_config
 from engine.files import database_file_path
 from engine.platform import default_backend
@@ -146,6 +148,9 @@ class WizardState(QObject):
         self._session = ""
         self.parse_errors: dict[str, str] = {}
         self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
+        # The first auto-tune setting for a configuration: the window's tuner, which knows the
+        # session's runs; without one (a wizard on its own) Microsoft's rule.
+        self.first_setting: Callable[[TestConfig], Advice] = lambda config: advise(config, [], os.cpu_count() or 1)
         self.changed.connect(self._forget)  # connected first: runs before every page's refresh
 
     @property
@@ -216,9 +221,9 @@ class WizardState(QObject):
                 data["sluggish_sessions"] = 1
             config, problems = validate_data(data)
             if config is not None and self.auto_tune:
-                threads, sluggish = starting_setting(config, os.cpu_count() or 1)
+                advice = self.first_setting(config)
                 data = json.loads(config.model_dump_json())
-                data.update(thread_count=threads, sluggish_sessions=sluggish)
+                data.update(thread_count=advice.threads, sluggish_sessions=advice.sluggish_sessions)
                 config, problems = validate_data(data)
             self._verdict = (config, check_rules(config) if config is not None else problems)
         return self._verdict
@@ -501,11 +506,11 @@ class TuningPage(_Page):
             # engineer's own values stay in the state for a return to Manual
             self.fields["thread_count"].set_value(config.thread_count, quiet=True)
             self.fields["sluggish_sessions"].set_value(config.sluggish_sessions, quiet=True)
-        threads, sluggish = starting_setting(config, os.cpu_count() or 1)
+        advice = self.state.first_setting(config)
+        first = "Advisor's starting point" if advice.status in ("start", "next") else "This session's answer"
         self.suggestion.setText(
-            f"Advisor's starting point: <b>{threads} threads, SluggishSessions {sluggish}</b> "
-            f"(Microsoft's rule: one thread per 135 of the {config.target_transactional_iops:,.0f} target IOPS, "
-            f"at least one per database)."
+            f"{first}: <b>{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}</b> "
+            f"({html.escape(advice.rationale)})."
         )
 
     def isComplete(self) -> bool:  # noqa: N802
@@ -581,7 +586,7 @@ class DatabasesPage(_Page):
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
-        self.row_messages: dict[int, list[tuple[str, bool]]] = {}
+        self.row_messages: dict[int, list[tuple[str, str]]] = {}  # (text, "ok" | "warning" | "error")
         self._checks = QTimer(self)
         self._checks.setSingleShot(True)
         self._checks.setInterval(300)
@@ -679,30 +684,30 @@ class DatabasesPage(_Page):
         problems, probes = check_environment(config, default_backend())
         devices: dict[int, list[int]] = {}
         for row, spec in enumerate(config.databases):
-            messages: list[tuple[str, bool]] = []
+            messages: list[tuple[str, str]] = []
             for problem in problems:
                 if problem.field.startswith(f"databases[{row}]."):
-                    messages.append((problem.message, False))
+                    messages.append((problem.message, "error" if problem.severity == Severity.ERROR else "warning"))
             folder, _ = existing_folder(spec.database_path)
             if folder is not None:
                 device = os.stat(folder).st_dev
                 devices.setdefault(device, []).append(row)
                 free = shutil.disk_usage(folder).free
                 probe = probes.get(folder)
-                if not messages:
+                if not any(kind == "error" for _m, kind in messages):
                     if attach:
                         where = f"attaches {database_file_path(spec.database_path, row).name}"
                     else:
                         where = "exists" if spec.database_path.is_dir() else "will be created"
                     unbuffered = "unbuffered I/O" if probe is not None and probe.representative else "buffered only"
-                    messages.append((f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
-                                     f"{format_bytes(config.database_size_bytes)}", True))
+                    messages.insert(0, (f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
+                                        f"{format_bytes(config.database_size_bytes)}", "ok"))
             self.row_messages[row] = messages
         for rows in devices.values():
             if len(rows) > 1:
                 for row in rows:
                     others = ", ".join(str(r + 1) for r in rows if r != row)
-                    self.row_messages[row].append((f"same volume as row {others}", True))
+                    self.row_messages[row].append((f"same volume as row {others}", "ok"))
         self._show_rows()
         self.completeChanged.emit()
 
@@ -713,13 +718,14 @@ class DatabasesPage(_Page):
             item = self.table.item(row, 2)
             if item is None:
                 continue
-            item.setText("; ".join(m for m, _ok in messages))
-            bad = any(not ok for _m, ok in messages)
-            item.setForeground(Qt.GlobalColor.darkRed if bad else Qt.GlobalColor.darkGreen)
-            item.setToolTip("\n".join(m for m, _ok in messages))
+            item.setText("; ".join(m for m, _kind in messages))
+            kinds = {kind for _m, kind in messages}
+            colour = "#b00020" if "error" in kinds else "#8a5a00" if "warning" in kinds else "#2e7d32"
+            item.setForeground(QColor(colour))
+            item.setToolTip("\n".join(m for m, _kind in messages))
         self.table.resizeRowsToContents()
         self._filling = False
-        bad_rows = [row + 1 for row, m in self.row_messages.items() if any(not ok for _t, ok in m)]
+        bad_rows = [row + 1 for row, m in self.row_messages.items() if any(kind == "error" for _t, kind in m)]
         if self.state.config() is None:
             # a field on another page is wrong: say which, or Next is disabled for no visible reason
             words = "; ".join(f"{field_label(p.field)}: {p.message}" for p in errors_only(self.state.problems()))
@@ -732,7 +738,7 @@ class DatabasesPage(_Page):
     def isComplete(self) -> bool:  # noqa: N802
         if self.state.config() is None or self._checks.isActive():
             return False
-        return not any(not ok for messages in self.row_messages.values() for _m, ok in messages)
+        return not any(kind == "error" for messages in self.row_messages.values() for _m, kind in messages)
 
 
 def _expand(pattern: str, n: int, leaf: str) -> str:
@@ -1034,7 +1040,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
 <tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
-<tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(create_s)}
+<tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
  {running}</td></tr>
 </table>

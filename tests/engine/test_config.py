@@ -41,6 +41,8 @@ MODEL_CASES = [
     ("duration_s", -1, "duration_s", "greater than 0"),
     ("database_cache_min_mb", 4096, "", "the minimum database cache (4096 MB) is larger than the maximum (3072 MB)"),
     ("database_cache_max_mb", 0, "database_cache_max_mb", "greater than 0"),
+    ("databases.0.database_path", "", "databases[0].database_path", "enter a folder"),
+    ("databases.1.log_path", "   ", "databases[1].log_path", "enter a folder"),
 ]
 
 

@@ -107,3 +107,37 @@ def test_restart_at_refuses_a_page_the_wizard_does_not_have(qtbot, window):
 
     with pytest.raises(ValueError, match="no page 42"):
         window.wizard.restart_at(42)
+
+
+def test_a_database_to_recreate_is_a_warning_on_its_row_and_next_stays_enabled(qtbot, window, tmp_path):
+    """After a run, more mailboxes make the databases larger: the rows say they will be recreated, amber, and
+    the engineer goes on (the run recreates Jetwise's own files)."""
+    from engine.config import DatabaseSource
+    from engine.files import database_file_path, prepare_database
+    from engine.platform import default_backend
+    from tests.conftest import small_config
+
+    config = small_config(tmp_path / "data" / "dbs")
+    for index, spec in enumerate(config.databases):
+        spec.database_path.mkdir(parents=True)
+        prepare_database(default_backend(), database_file_path(spec.database_path, index), config.database_pages,
+                         DatabaseSource.CREATE, unbuffered=False)
+    window.wizard.load_config(config.model_copy(update={"profile": config.profile.model_copy(update={"mailboxes": 48})}),
+                              session="grown")
+    window.wizard.restart_at(PAGE_DATABASES)
+    page = window.wizard.databases
+    qtbot.waitUntil(lambda: "will be recreated" in (page.table.item(0, 2).text() if page.table.item(0, 2) else ""),
+                    timeout=5000)
+    assert page.table.item(0, 2).foreground().color().name() == "#8a5a00"  # amber, not an error's red
+    qtbot.waitUntil(_button(window.wizard, QWizard.WizardButton.NextButton).isEnabled, timeout=5000)
+    assert "Fix rows" not in page.summary.text()
+
+
+def test_a_decimal_comma_is_refused_at_its_field_not_read_as_a_larger_number(qtbot, window):
+    window.wizard.restart_at(PAGE_PROFILE)
+    field = window.wizard.profile.fields["profile.iops_per_mailbox"]
+    _type(qtbot, field, "0,5")
+    assert "use a point for decimals" in field.error.text()
+    assert window.state.data["profile"]["iops_per_mailbox"] != 5
+    _type(qtbot, field, "0.5")
+    assert not field.error.text() and window.state.data["profile"]["iops_per_mailbox"] == 0.5
