@@ -27,6 +27,7 @@ from app.tune import cmd_tune, simulated_model
 from engine.config import (
     LOG_FILES_PER_DATABASE,
     DatabaseSpec,
+    MailboxProfile,
     TestConfig,
     TestType,
     save_config,
@@ -42,10 +43,10 @@ from engine.events import (
 )
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
-from engine.runner import InvalidConfig, Runner, new_run_id
+from engine.runner import InvalidConfigError, Runner, new_run_id
 from engine.schema import RunResult
-from engine.sinks import fan_out
 from engine.simulation import PROFILES, StorageModel, runner_for
+from engine.sinks import fan_out
 from engine.store import RunRecorder, Store, StoreError
 from engine.tuning import calibration_rule
 from engine.units import format_bytes, format_duration, parse_duration_s
@@ -228,7 +229,7 @@ def config_from_init(args: argparse.Namespace) -> tuple[TestConfig | None, list[
         threads = default_thread_count(target, args.databases)
     data: dict[str, Any] = {
         "profile": profile,
-        "databases": [{"database_path": str(d), "log_path": str(lg)} for d, lg in zip(db_paths, log_paths)],
+        "databases": [{"database_path": str(d), "log_path": str(lg)} for d, lg in zip(db_paths, log_paths, strict=False)],
         "thread_count": threads,
         "sluggish_sessions": args.sluggish_sessions,
         "duration_s": args.duration,
@@ -256,7 +257,7 @@ def quick_config(output: Path) -> TestConfig:
     return TestConfig(
         description="Quick check: 2 small databases, about one minute",
         databases=[DatabaseSpec(database_path=data / f"DB{n}", log_path=data / f"Log{n}") for n in (1, 2)],
-        profile={"mailboxes": 100, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1024},  # type: ignore[arg-type]
+        profile=MailboxProfile(mailboxes=100, iops_per_mailbox=0.1, mailbox_size_mb=1024),
         capacity_percent=0.5,  # 256 MB per database
         thread_count=2,
         duration_s=45.0,
@@ -332,7 +333,7 @@ class _StopOnSignal:
         self.runner = runner
         self.count = 0
 
-    def __call__(self, signum: int, frame: FrameType | None) -> None:
+    def __call__(self, signum: int, _frame: FrameType | None) -> None:
         self.count += 1
         if self.count > 1:
             raise KeyboardInterrupt
@@ -477,7 +478,7 @@ def _run_with(
             signal.signal(signal.SIGTERM, handler)
     try:
         result = runner.run()
-    except InvalidConfig as exc:
+    except InvalidConfigError as exc:
         print_problems(exc.problems, sys.stderr)
         return EXIT_INVALID, None, runner
     finally:
@@ -508,10 +509,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.warmup is not None:
         overrides["warmup_s"] = args.warmup
     if overrides:
-        config, problems = validate_data({**config.model_dump(mode="json"), **overrides})
-        if config is None:
+        overridden, problems = validate_data({**config.model_dump(mode="json"), **overrides})
+        if overridden is None:
             print_problems(problems, sys.stderr)
             return EXIT_INVALID
+        config = overridden
     if args.quick:
         for spec in config.databases:
             spec.database_path.parent.mkdir(parents=True, exist_ok=True)
@@ -551,7 +553,8 @@ def cmd_engine(args: argparse.Namespace) -> int:
     config, problems = load_checked(args.config)
     if config is None:
         for problem in problems:
-            sys.stdout.write(to_json_line(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(problem))))
+            stamp = datetime.now().astimezone().isoformat(timespec="seconds")
+            sys.stdout.write(to_json_line(LogEvent(time=stamp, level="error", message=str(problem))))
         sys.stdout.flush()
         return EXIT_INVALID
     lock = threading.Lock()
@@ -594,7 +597,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, handler)
     try:
         result = runner.run()
-    except InvalidConfig as exc:
+    except InvalidConfigError as exc:
         for problem in exc.problems:
             emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(problem)))
         return EXIT_INVALID

@@ -33,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig  # noqa: E402
-from engine.files import database_file_path, prepare_database  # noqa: E402
-from engine.platform import default_backend  # noqa: E402
-from engine.runner import Runner  # noqa: E402
+from engine.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.files import database_file_path, prepare_database
+from engine.platform import default_backend
+from engine.runner import Runner
 
 
 def run_fio(paths: list[Path], threads: int, seconds: float, file_bytes: int, workload: str) -> tuple[float, float]:

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication
 
 
 def synthetic(samples: int, instances: int) -> tuple[np.ndarray, dict[str, np.ndarray], list[dict[str, np.ndarray]]]:
@@ -111,7 +111,7 @@ def main() -> int:
         data += [(minutes, row["transactional_iops"]), (minutes, row["db_read_avg_latency_ms"])]
 
     def naive_redraw() -> None:
-        for curve, (x, y) in zip(curves, data):
+        for curve, (x, y) in zip(curves, data, strict=False):
             curve.setData(x, y)
         naive.grab()
 

@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.report import RunBundle, render_html  # noqa: E402
-from engine.schema import Figures, HostFigures, InstanceFigures, IntervalSample  # noqa: E402
-from tests.engine.test_report import known_result  # noqa: E402
+from engine.report import RunBundle, render_html
+from engine.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from tests.engine.test_report import known_result
 
 
 def synthetic_bundle(samples: int, instances: int, folder: Path) -> RunBundle:

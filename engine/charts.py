@@ -51,7 +51,7 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 
 def elapsed_words(seconds: float) -> str:
-    total = int(round(seconds))
+    total = round(seconds)
     hours, rest = divmod(total, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
@@ -122,10 +122,10 @@ def line_chart(
     for line, xs, ys in reduced:
         if not len(xs):
             continue
-        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
+        points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys, strict=False))
         out.append(f'<polyline fill="none" stroke="{line.colour}" stroke-width="1.4" points="{points}"/>')
         if line.markers:
-            for x, y in zip(xs, ys):
+            for x, y in zip(xs, ys, strict=False):
                 out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="4" fill="{line.colour}"/>')
     legend_x = width - RIGHT - 8
     for index, (line, _xs, _ys) in enumerate(reduced[:12]):

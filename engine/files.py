@@ -43,7 +43,7 @@ class FileSafetyError(Exception):
     """Jetwise refuses to touch a file that it did not create, or cannot use it."""
 
 
-class CreationInterrupted(Exception):
+class CreationInterruptedError(Exception):
     """Database creation stopped on request; the file resumes next time."""
 
 
@@ -150,7 +150,7 @@ def _fill(
             while page < header.pages_planned:
                 if should_stop():
                     _persist_progress(handle, head, header, page)
-                    raise CreationInterrupted(
+                    raise CreationInterruptedError(
                         f"creation of {path} stopped at page {page} of {header.pages_planned}; it resumes next time"
                     )
                 count = min(CREATE_CHUNK_PAGES, header.pages_planned - page)

@@ -54,7 +54,7 @@ def percentile_ns(counts: list[int], fraction: float, total: int | None = None) 
     if n == 0:
         return None
     # nearest-rank: the smallest bucket whose cumulative count reaches ceil(fraction * n)
-    rank = max(1, -(-int(round(fraction * n * 1_000_000)) // 1_000_000))
+    rank = max(1, -(-round(fraction * n * 1_000_000) // 1_000_000))
     seen = 0
     for index, count in enumerate(counts):
         if count:

@@ -33,9 +33,9 @@ from engine.schema import (
     HostFigures,
     HostInfo,
     IntervalSample,
+    Outcome,
     RunKind,
     RunResult,
-    Outcome,
     RunTimes,
 )
 from engine.settling import MeasureWindow, SettleRule, interval_counts

@@ -34,7 +34,7 @@ CACHE_COUNTERS = ("cache_hits", "cache_misses", "page_fault_stalls")
 class StreamStats:
     """Operations, bytes, latency sum/max and histogram of one I/O stream."""
 
-    __slots__ = ("count", "bytes", "sum_ns", "max_ns", "errors", "hist")
+    __slots__ = ("bytes", "count", "errors", "hist", "max_ns", "sum_ns")
 
     def __init__(self) -> None:
         self.count = 0
@@ -97,7 +97,7 @@ def new_cache_counts() -> list[int]:
 class IntervalBucket:
     """One thread's counters for one interval."""
 
-    __slots__ = ("index", "streams", "cache", "collected")
+    __slots__ = ("cache", "collected", "index", "streams")
 
     def __init__(self, index: int) -> None:
         self.index = index
@@ -122,7 +122,7 @@ class ThreadMeter:
     `record` places an operation in the interval of its completion time.
     """
 
-    __slots__ = ("instance", "t0_ns", "interval_ns", "current", "handed_over")
+    __slots__ = ("current", "handed_over", "instance", "interval_ns", "t0_ns")
 
     def __init__(self, instance: str, t0_ns: int, interval_ns: int) -> None:
         self.instance = instance

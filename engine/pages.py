@@ -68,7 +68,7 @@ class BlockWriter:
     One per thread: it owns a random generator and shares the process's random pool.
     """
 
-    __slots__ = ("db_id", "_pool", "_pool_span", "_rng")
+    __slots__ = ("_pool", "_pool_span", "_rng", "db_id")
 
     _shared_pool: bytes | None = None
 
@@ -122,12 +122,6 @@ class BlockWriter:
                       self.db_id, generation, file_offset + at)
 
 
-def page_header(buf: memoryview | bytes) -> tuple[bytes, int, int, bytes, int, int]:
-    """(magic, version, kind, database id, number, sequence) of the block in `buf`."""
-    magic, version, kind, _crc, db_id, number, seq = _HEADER.unpack_from(buf, 0)
-    return magic, version, kind, db_id, number, seq
-
-
 def check_page_identity(buf: memoryview, db_id: bytes, page_no: int) -> str | None:
     """Cheap check on every read: the page is ours and is the page asked for."""
     magic, _version, _kind, _crc, page_db, number, _seq = _HEADER.unpack_from(buf, 0)
@@ -160,9 +154,6 @@ class DatabaseHeader:
     def complete(self) -> bool:
         return self.pages_created >= self.pages_planned
 
-    @property
-    def db_uuid(self) -> str:
-        return str(uuid.UUID(bytes=self.db_id))
 
 
 @dataclass(frozen=True)

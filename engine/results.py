@@ -62,7 +62,7 @@ def build_result(
     """Assemble the result document from the measured window's totals and the verdict."""
     target = config.target_transactional_iops
     server = merge_streams(instances.values())
-    server_cache = [sum(column) for column in zip(*cache.values())] if cache else [0, 0, 0]
+    server_cache = [sum(column) for column in zip(*cache.values(), strict=False)] if cache else [0, 0, 0]
     server_figures = {**stream_figures(server, measured_s), **cache_figures(server_cache, measured_s)}
     summary = Summary(
         **server_figures,

@@ -13,7 +13,7 @@ import time
 import traceback
 import uuid
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from queue import Empty
 from typing import Any, Protocol
@@ -45,7 +45,7 @@ START_DELAY_S = 0.3
 STOP_WAIT_S = 1.5
 
 
-class InvalidConfig(Exception):
+class InvalidConfigError(Exception):
     """The configuration cannot run; `problems` says why, field by field."""
 
     def __init__(self, problems: list[Problem]) -> None:
@@ -110,8 +110,8 @@ class Runner:
         problems, probes = self.source.validate(self.config)
         errors = errors_only(problems)
         if errors:
-            raise InvalidConfig(errors)
-        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            raise InvalidConfigError(errors)
+        started = datetime.now(UTC).isoformat(timespec="seconds")
         self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
         try:
             for problem in problems:
@@ -191,7 +191,7 @@ class _Session:
         self.io_detail = io_detail
         config = self.config
         self.interval_s = config.sample_interval_s
-        self.interval_ns = int(round(config.sample_interval_s * 1e9))
+        self.interval_ns = round(config.sample_interval_s * 1e9)
         self.window = measurement.window
         workers = config.worker_processes or os.cpu_count() or 1
         self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
@@ -199,7 +199,7 @@ class _Session:
         self.next_interval = 0
         self.sampler = HostSampler()
         self.t0_ns = 0
-        self.wall0 = datetime.now(timezone.utc)
+        self.wall0 = datetime.now(UTC)
         self.perf0 = time.perf_counter_ns()
         self.stop_at_ns: int | None = None
         self.phase = Phase.PREPARING
@@ -273,13 +273,13 @@ class _Session:
                 runner.log(f"Stop requested: {runner.stop_reason}", "warning")
                 self._stop()
             for worker_id, process in enumerate(processes):
-                if worker_id not in self.done and process.exitcode is not None:
-                    # Give its last messages a moment to arrive before calling it dead.
-                    if not self._drain_until_done(worker_id):
-                        self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
-                        runner.log(self.engine_error, "error")
-                        self.done.add(worker_id)
-                        self._stop()
+                # An exited worker gets a moment for its last messages to arrive before it is called dead.
+                exited = worker_id not in self.done and process.exitcode is not None
+                if exited and not self._drain_until_done(worker_id):
+                    self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
+                    runner.log(self.engine_error, "error")
+                    self.done.add(worker_id)
+                    self._stop()
 
     def _dispatch(self, message: tuple[Any, ...]) -> None:
         """Act on one message from a worker; every path that reads the queue comes here."""
@@ -441,7 +441,7 @@ class _Session:
             aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
         times = RunTimes(
             test_start_utc=self.started_utc.isoformat(timespec="seconds"),
-            test_end_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            test_end_utc=datetime.now(UTC).isoformat(timespec="seconds"),
             collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
             collection_end_utc=self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
         )

@@ -19,12 +19,13 @@ import math
 import random
 import statistics
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from engine.config import PAGE_SIZE_BYTES, TestConfig
 from engine.events import Phase, PhaseEvent
 from engine.histogram import bucket_index
+from engine.measurement import EmitFn, Measurement, RunEnd
 from engine.metrics import (
     BDM_READ,
     CACHE_HITS,
@@ -36,7 +37,6 @@ from engine.metrics import (
     InstanceInterval,
     StreamStats,
 )
-from engine.measurement import EmitFn, Measurement, RunEnd
 from engine.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
 from engine.runner import Runner
 from engine.schema import HostFigures, HostInfo, RunTimes
@@ -212,7 +212,7 @@ class ModelSource:
         work = _mix(config)
         names = measurement.names
         interval_s = config.sample_interval_s
-        start = datetime.now(timezone.utc)
+        start = datetime.now(UTC)
         host = HostFigures()  # no host load: the model runs in virtual time
         index = 0
         measuring = False

@@ -18,6 +18,7 @@ from engine.advisor import Advice, advise_session, evidence
 from engine.config import TestConfig
 from engine.schema import Outcome, RunResult
 from engine.settling import SettleRule
+
 MIN_WARMUP_SAMPLES = 5
 
 

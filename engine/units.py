@@ -10,8 +10,6 @@ import re
 
 KIB = 1024
 MIB = 1024 * KIB
-GIB = 1024 * MIB
-TIB = 1024 * GIB
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|d|h|m|s)", re.IGNORECASE)
 _ISO_DURATION = re.compile(
@@ -78,7 +76,7 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
     iso = _ISO_DURATION.match(raw)
     if iso and any(g is not None for g in iso.groups()):
         years, months, days, hours, minutes, seconds = iso.groups()
-        if years and int(years) or months and int(months):
+        if (years and int(years)) or (months and int(months)):
             raise ValueError(f"duration {text!r}: years and months are not supported; use days")
         total = (
             int(days or 0) * 86400
@@ -106,7 +104,7 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
 
 def format_duration(seconds: float) -> str:
     """Format seconds as 'H:MM:SS' (or 'M:SS' under an hour)."""
-    whole = max(0, int(round(seconds)))
+    whole = max(0, round(seconds))
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     if hours:

@@ -113,7 +113,10 @@ def check_rules(config: TestConfig) -> list[Problem]:
                 seen[key] = index
     if config.test_type not in RUNNABLE_TEST_TYPES:
         problems.append(
-            Problem("test_type", f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; choose performance or stress")
+            Problem(
+                "test_type",
+                f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; choose performance or stress",
+            )
         )
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
     if cache_pages >= config.database_pages - 1:

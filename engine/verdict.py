@@ -2,8 +2,8 @@
 
 Per instance: average and maximum database read latency and average and maximum log
 write latency against the active threshold set (Strict for Performance, Lenient for
-Stress), and database page fault stalls at most one per second on average. For the server: achieved transactional IOPS against the target less the
-margin, and I/O errors unless the test continues despite them.
+Stress), and database page fault stalls at most one per second on average. For the server:
+achieved transactional IOPS against the target less the margin, and I/O errors unless the test continues despite them.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.config import TestConfig
-from engine.schema import Criterion, Outcome, number
 from engine.metrics import (
     CACHE_HITS,
     DB_READ,
@@ -21,6 +20,7 @@ from engine.metrics import (
     PAGE_FAULT_STALLS,
     StreamStats,
 )
+from engine.schema import Criterion, Outcome, number
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
 

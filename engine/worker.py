@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.config import PAGE_SIZE_BYTES, TestConfig
 from engine.files import (
-    CreationInterrupted,
+    CreationInterruptedError,
     CreationProgress,
     database_file_path,
     log_sector_bytes,
@@ -150,7 +150,7 @@ class _Worker:
                     should_stop=self.stop.is_set,
                     log=self.log,
                 )
-            except CreationInterrupted as exc:
+            except CreationInterruptedError as exc:
                 self.log(str(exc), "warning")
                 return None
             log_paths = prepare_logs(self.backend, spec.log_path, index, header.db_id, unbuffered=self.spec.unbuffered)

@@ -33,8 +33,3 @@ def test_engine_loads_no_qt_at_run_time():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(ENGINE_MODULES) > 10
-
-
-def test_engine_type_checks_strictly():
-    done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr

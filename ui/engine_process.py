@@ -30,7 +30,7 @@ def engine_command() -> tuple[str, list[str]]:
 class EngineProcess(QObject):
     """One engine run. Signals carry the engine's events as parsed objects."""
 
-    event = Signal(object)  # PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent
+    event_received = Signal(object)  # one of engine.events' events (not `event`: that is QObject's own method)
     stderr_line = Signal(str)
     finished = Signal(int)  # the engine's exit code (-1 if it crashed)
 
@@ -105,7 +105,7 @@ class EngineProcess(QObject):
                 self.result = event.result
             elif isinstance(event, StartEvent):
                 self.session = event.session
-            self.event.emit(event)
+            self.event_received.emit(event)
 
     def _read_stderr(self) -> None:
         self._errors += bytes(self.process.readAllStandardError().data())

@@ -50,7 +50,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = QSettings()
         self.runs_root = runs_root or default_runs_root()
-        self.state = WizardState(data_base or Path(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data"))))
+        last_data = str(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data")))
+        self.state = WizardState(data_base or Path(last_data))
         self._results_cache: dict[str, list[RunResult]] = {}  # a session's results, read once per finished run
         self.state.first_setting = lambda config: Tuner(config, self._session_results(config)).advice
         self.wizard = TestWizard(self.state)
@@ -71,8 +72,8 @@ class MainWindow(QMainWindow):
         self.results_view.export_pdf_requested.connect(self.export_pdf)
         self.results_view.print_requested.connect(self.print_report)
         self.session_view = SessionView()
-        self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
         self.stack = QStackedWidget()
+        self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
         for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
             self.stack.addWidget(widget)
         self.setCentralWidget(self.stack)
@@ -172,11 +173,11 @@ class MainWindow(QMainWindow):
             self.settings.setValue("last_config_folder", str(Path(name).parent))
             self.statusBar().showMessage(f"Saved {name}")
 
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if any(url.toLocalFile().lower().endswith(".json") for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+    def dropEvent(self, event: QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.toLocalFile().lower().endswith(".json"):
                 self.load_config_file(Path(url.toLocalFile()))
@@ -223,7 +224,7 @@ class MainWindow(QMainWindow):
         if output.exists():  # two runs started within a second: never share a folder
             output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
         engine = EngineProcess(self)
-        engine.event.connect(self.run_view.on_event)
+        engine.event_received.connect(self.run_view.on_event)
         engine.stderr_line.connect(self.run_view.engine_line)
         engine.finished.connect(self.run_finished)
         self.engine = engine
@@ -410,7 +411,7 @@ class MainWindow(QMainWindow):
 
     # closing ---------------------------------------------------------------------------
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+    def closeEvent(self, event: QCloseEvent) -> None:
         if self.engine is not None and self.engine.running:
             answer = QMessageBox.question(self, "A test is running",
                                           "Stop the running test and quit? What it measured so far is kept.")

@@ -41,7 +41,7 @@ class Series:
         self.n += 1
 
     def extend(self, xs: np.ndarray, ys: np.ndarray) -> None:
-        for x, y in zip(xs, ys):
+        for x, y in zip(xs, ys, strict=False):
             self.append(float(x), float(y))
 
     def view(self) -> tuple[np.ndarray, np.ndarray]:
@@ -60,10 +60,10 @@ class Series:
 class ElapsedAxis(pg.AxisItem):
     """Seconds since the start, written as m:ss or h:mm:ss."""
 
-    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802
+    def tickStrings(self, values: list[float], _scale: float, _spacing: float) -> list[str]:
         words = []
         for value in values:
-            total = int(round(value))
+            total = round(value)
             hours, rest = divmod(abs(total), 3600)
             minutes, seconds = divmod(rest, 60)
             words.append(f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}")

@@ -13,13 +13,13 @@ from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QFont,
     QImage,
-    QPagedPaintDevice,
     QPageLayout,
     QPageSize,
     QPainter,
     QPdfWriter,
     QTextDocument,
 )
+from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtSvg import QSvgRenderer
 
 from engine.report import RunBundle, charts, render_html
@@ -58,7 +58,7 @@ def report_document(bundle: RunBundle, page_width_px: float, resolution: int = R
     return document
 
 
-def paint_pages(document: QTextDocument, device: QPagedPaintDevice, title: str) -> int:
+def paint_pages(document: QTextDocument, device: QPdfWriter | QPrinter, title: str) -> int:
     """Lay `document` out on `device` page by page, with header and footer. Returns the page count."""
     layout = device.pageLayout()
     paint = layout.paintRectPixels(device.resolution())

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-
 from PySide6.QtCore import QObject, QSignalBlocker, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -89,11 +88,6 @@ _PAGE_OF_FIELD = {
     "test_type": "Test type", "duration_s": "Test type", "warmup_s": "Test type",
     "background_maintenance": "Test type", "continue_on_errors": "Test type", "session": "Review",
 }
-
-
-def _tip(field: str) -> str:
-    info = TestConfig.model_fields.get(field)
-    return (info.description or info.title or "") if info else ""
 
 
 def field_label(path: str) -> str:
@@ -285,10 +279,10 @@ class _Page(QWizardPage):
             field.set_error(messages.get(path))
         self.completeChanged.emit()
 
-    def isComplete(self) -> bool:  # noqa: N802 (Qt's name)
+    def isComplete(self) -> bool:
         return not self.page_problems()
 
-    def initializePage(self) -> None:  # noqa: N802
+    def initializePage(self) -> None:
         self.refresh()
 
 
@@ -513,7 +507,7 @@ class TuningPage(_Page):
             f"({html.escape(advice.rationale)})."
         )
 
-    def isComplete(self) -> bool:  # noqa: N802
+    def isComplete(self) -> bool:
         if self.state.auto_tune:
             try:
                 self.state.calibration_s = parse_duration_s(self.calibration.text() or "3m")
@@ -529,7 +523,7 @@ class TuningPage(_Page):
 
 
 class DatabasesPage(_Page):
-    COLUMNS = ["Database path", "Log path", "Checks"]
+    COLUMNS = ("Database path", "Log path", "Checks")
 
     def __init__(self, state: WizardState) -> None:
         super().__init__(state, "Databases and logs", "Where each database and its logs go. Every row is checked as you type.")
@@ -553,7 +547,7 @@ class DatabasesPage(_Page):
         fill.setToolTip("Fill every row from the patterns")
         fill.clicked.connect(self._fill)
         self.table = QTableWidget(0, len(self.COLUMNS))
-        self.table.setHorizontalHeaderLabels(self.COLUMNS)
+        self.table.setHorizontalHeaderLabels(list(self.COLUMNS))
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.table.setColumnWidth(0, 220)
         self.table.setColumnWidth(1, 220)
@@ -598,7 +592,7 @@ class DatabasesPage(_Page):
         state.loaded.connect(self._load_rows)
         self._load_rows()
 
-    def initializePage(self) -> None:  # noqa: N802
+    def initializePage(self) -> None:
         self._load_rows()
         super().initializePage()
 
@@ -735,7 +729,7 @@ class DatabasesPage(_Page):
             self.summary.setText(f"<span style='{ERROR_STYLE}'>Fix rows {', '.join(map(str, bad_rows))} to continue.</span>"
                                  if bad_rows else "")
 
-    def isComplete(self) -> bool:  # noqa: N802
+    def isComplete(self) -> bool:
         if self.state.config() is None or self._checks.isActive():
             return False
         return not any(kind == "error" for messages in self.row_messages.values() for _m, kind in messages)
@@ -805,7 +799,7 @@ class TestTypePage(_Page):
         layout.addWidget(self.continue_on_errors)
         layout.addStretch(1)
 
-    def initializePage(self) -> None:  # noqa: N802
+    def initializePage(self) -> None:
         data = self.state.data
         (self.stress if data["test_type"] == TestType.STRESS.value else self.performance).setChecked(True)
         self.duration.setCurrentText(compact_duration(data["duration_s"]))
@@ -851,7 +845,7 @@ class TestTypePage(_Page):
             label.setVisible(path in messages)
         super().refresh()
 
-    def isComplete(self) -> bool:  # noqa: N802
+    def isComplete(self) -> bool:
         return not self.timing_problems()
 
 
@@ -915,9 +909,10 @@ class ReviewPage(_Page):
         self._checks.setInterval(300)
         self._checks.timeout.connect(self.run_environment_checks)
 
-    def initializePage(self) -> None:  # noqa: N802
+    def initializePage(self) -> None:
         if not self.state.session:
-            self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {Path(self.state.data['databases'][0]['database_path']).anchor or 'disk'}"
+            volume = Path(self.state.data["databases"][0]["database_path"]).anchor or "disk"
+            self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {volume}"
         self.session.setText(self.state.session)
         self.run_environment_checks()
 
@@ -994,7 +989,7 @@ class ReviewPage(_Page):
             self.status.setText("")
         self.completeChanged.emit()
 
-    def isComplete(self) -> bool:  # noqa: N802
+    def isComplete(self) -> bool:
         if self.state.config() is None or self._checks_pending():
             return False
         return not errors_only(self.review_problems())

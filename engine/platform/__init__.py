@@ -25,7 +25,7 @@ class AlignedBuffer:
     O_DIRECT and FILE_FLAG_NO_BUFFERING for 512-byte and 4 KiB sector devices.
     """
 
-    __slots__ = ("mm", "view", "size", "_address")
+    __slots__ = ("_address", "mm", "size", "view")
 
     def __init__(self, size: int, alignment: int = DEFAULT_ALIGNMENT) -> None:
         if size <= 0 or size % alignment:

@@ -48,7 +48,7 @@ def _bound(
 
 
 class PosixFile(IoFile):
-    __slots__ = ("path", "_fd")
+    __slots__ = ("_fd", "path")
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path

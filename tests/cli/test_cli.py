@@ -163,7 +163,7 @@ def test_ctrl_c_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path):
             break
     sent = time.monotonic()
     process.send_signal(signal.SIGINT)
-    rest, _ = process.communicate(timeout=10)
+    _rest, _ = process.communicate(timeout=10)
     stop_s = time.monotonic() - sent
     assert process.returncode == 3, "".join(lines)
     result = json.loads((out / "result.json").read_text())

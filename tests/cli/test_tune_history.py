@@ -74,7 +74,7 @@ def test_history_lists_sessions_and_their_runs(tmp_path):
     assert missing.returncode == 2 and "no tuning session 'nope'" in missing.stderr
 
 
-def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path, private_store):
+def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path):
     config = _init_small(tmp_path)
     data = json.loads(config.read_text())
     data["duration_s"] = 60

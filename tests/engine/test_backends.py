@@ -84,7 +84,9 @@ def test_windows_never_truncates():
     assert win.creation_disposition(create=False) == win.OPEN_EXISTING
 
 
-@pytest.mark.parametrize(("offset", "low", "high"), [(0, 0, 0), (32768, 32768, 0), (5 * 2**32 + 4096, 4096, 5), (2**64 - 1, 2**32 - 1, 2**32 - 1)])
+@pytest.mark.parametrize(
+    ("offset", "low", "high"), [(0, 0, 0), (32768, 32768, 0), (5 * 2**32 + 4096, 4096, 5), (2**64 - 1, 2**32 - 1, 2**32 - 1)]
+)
 def test_windows_offsets_split_into_overlapped_dwords(offset, low, high):
     assert win.split_offset(offset) == (low, high)
     ov = win.overlapped_at(offset)

@@ -195,7 +195,10 @@ def test_a_cache_that_holds_the_whole_database_is_a_warning(tmp_path):
     assert check_rules(default_config(tmp_path)) == []
 
 
-@pytest.mark.parametrize(("text", "seconds"), [("2h", 7200), ("90m", 5400), ("1h30m", 5400), ("45s", 45), ("PT2H", 7200), ("P1DT1S", 86401), ("300", 300), ("500ms", 0.5)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("2h", 7200), ("90m", 5400), ("1h30m", 5400), ("45s", 45), ("PT2H", 7200), ("P1DT1S", 86401), ("300", 300), ("500ms", 0.5)],
+)
 def test_durations(text, seconds):
     assert parse_duration_s(text) == seconds
 

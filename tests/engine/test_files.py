@@ -10,7 +10,7 @@ import pytest
 
 from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
 from engine.files import (
-    CreationInterrupted,
+    CreationInterruptedError,
     FileSafetyError,
     log_file_path,
     prepare_database,
@@ -63,7 +63,7 @@ def test_creation_reports_progress_and_resumes_after_interruption(tmp_path):
     path = tmp_path / "Jetwise001.jwdb"
     reports = []
     calls = iter([False, False, True])
-    with pytest.raises(CreationInterrupted):
+    with pytest.raises(CreationInterruptedError):
         _create(path, progress=reports.append, should_stop=lambda: next(calls, True))
     partial = read_database_header(path)
     assert 1 < partial.pages_created < PAGES
@@ -101,7 +101,7 @@ def test_foreign_database_file_is_never_touched(tmp_path, source):
     content = os.urandom(3 * PAGE_SIZE_BYTES)
     path.write_bytes(content)
     stamp = path.stat().st_mtime_ns
-    with pytest.raises(FileSafetyError, match="not a Jetwise database.*did not create"):
+    with pytest.raises(FileSafetyError, match=r"not a Jetwise database.*did not create"):
         prepare_database(BACKEND, path, PAGES, source, unbuffered=False)
     assert path.read_bytes() == content and path.stat().st_mtime_ns == stamp
 

@@ -56,7 +56,7 @@ def test_merging_histograms_equals_histogram_of_union():
         cb[bucket_index(v)] += 1
     for v in np.concatenate([a, b]).tolist():
         cu[bucket_index(v)] += 1
-    assert [x + y for x, y in zip(ca, cb)] == cu
+    assert [x + y for x, y in zip(ca, cb, strict=False)] == cu
 
 
 def test_empty_histogram_has_no_percentiles():

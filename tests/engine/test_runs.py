@@ -9,7 +9,7 @@ import pytest
 
 from engine.events import IntervalEvent, PhaseEvent, ResultEvent
 from engine.results import RESULT_FILE, SAMPLES_FILE
-from engine.runner import InvalidConfig, Runner
+from engine.runner import InvalidConfigError, Runner
 from tests.conftest import small_config
 
 INSTANCE_KEYS = {
@@ -33,7 +33,7 @@ def test_performance_run_passes_with_full_document(disk_dir):
     summary = result["summary"]
     assert summary["verdict"] == "pass", summary["reasons"]
     assert INSTANCE_KEYS - {"name"} <= set(summary)
-    assert all(INSTANCE_KEYS <= set(row) for row in result["instances"])
+    assert all(set(row) >= INSTANCE_KEYS for row in result["instances"])
     assert [row["name"] for row in result["instances"]] == ["Instance 1", "Instance 2"]
     # one or two 32 KiB pages per read; flush writes coalesce up to 8 neighbouring pages
     assert 32768 <= summary["db_read_avg_bytes"] <= 65536
@@ -116,7 +116,7 @@ def test_stop_request_mid_run_leaves_samples_and_an_aborted_result(disk_dir):
 
 def test_invalid_configuration_runs_nothing(disk_dir):
     config = small_config(disk_dir / "no" / "such", make_base=False)
-    with pytest.raises(InvalidConfig) as info:
+    with pytest.raises(InvalidConfigError) as info:
         Runner(config, disk_dir / "out", lambda e: None).run()
     assert any("does not exist" in p.message for p in info.value.problems)
     assert not (disk_dir / "out").exists()

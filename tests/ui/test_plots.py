@@ -15,7 +15,7 @@ def test_the_envelope_keeps_each_buckets_minimum_and_maximum():
     xs, ys = envelope(x, y, 1000)
     assert len(xs) <= 1000 + 100 and ys.max() == 500.0 and ys.min() == -3.0
     assert np.all(np.diff(xs) >= 0)
-    small_x, small_y = envelope(x[:10], y[:10], 1000)
+    small_x, _small_y = envelope(x[:10], y[:10], 1000)
     assert len(small_x) == 10  # short series are passed through as they are
 
 

@@ -117,7 +117,7 @@ def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, t
     assert "This setting passes" in window.results_view.advice.text()
 
 
-def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeypatch, private_store):
+def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeypatch):
     import sys
 
     from PySide6.QtWidgets import QMessageBox

@@ -289,7 +289,8 @@ def test_a_loaded_configuration_opens_in_manual_mode_with_its_setting_and_its_se
     assert wizard.tuning.auto.isChecked()
     _to_review(window)
     assert wizard.review.session.text() == window.state.session != "x"
-    wizard.load_config(_small(tmp_path / "data", thread_count=6, sluggish_sessions=3), session="x")  # a file opened (or dropped) while Review shows
+    # a file opened (or dropped) while Review shows
+    wizard.load_config(_small(tmp_path / "data", thread_count=6, sluggish_sessions=3), session="x")
     assert wizard.review.session.text() == "x" and window.state.session == "x"
     _to_page(window, PAGE_TUNING)
     tuning = wizard.tuning
