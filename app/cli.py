@@ -1,6 +1,6 @@
 """The headless command line: init, validate, run, engine (the JetstressCmd of Jetwise).
 
-Exit codes: 0 pass (or valid), 1 fail, 2 invalid input, 3 aborted or engine error.
+Exit codes (`engine.protocol.ExitCode`): 0 pass (or valid), 1 fail, 2 invalid input, 3 aborted or engine error.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from engine.config import (
     save_config,
 )
 from engine.events import (
+    HelloEvent,
     IntervalEvent,
     LogEvent,
     PhaseEvent,
@@ -43,6 +44,7 @@ from engine.events import (
 )
 from engine.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.platform import default_backend
+from engine.protocol import STOP_COMMAND, ExitCode
 from engine.runner import InvalidConfigError, Runner, new_run_id
 from engine.schema import RunResult
 from engine.simulation import PROFILES, StorageModel, runner_for
@@ -53,8 +55,6 @@ from engine.units import format_bytes, format_duration, parse_duration_s
 from engine.validation import Problem, errors_only, validate_config, validate_data
 from engine.version import __version__
 
-EXIT_PASS, EXIT_FAIL, EXIT_INVALID, EXIT_ABORTED = 0, 1, 2, 3
-OUTCOME_EXIT = {"pass": EXIT_PASS, "fail": EXIT_FAIL, "aborted": EXIT_ABORTED}
 MICROSOFT_IOPS_PER_THREAD = 135
 
 # Which command-line flag each configuration field comes from, so a problem is shown
@@ -292,14 +292,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     config, problems = config_from_init(args)
     if config is None:
         print_problems(problems, sys.stderr, flags=True)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     save_config(config, args.output)
     print(
         f"Wrote {args.output}: {config.database_count} database(s) of {format_bytes(config.database_size_bytes)}, "
         f"target {config.target_transactional_iops:,.1f} transactional IOPS, {config.thread_count} thread(s)",
         file=sys.stderr,
     )
-    return EXIT_PASS
+    return ExitCode.PASS
 
 
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
@@ -321,9 +321,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     print_problems(problems, sys.stdout)
     if errors_only(problems):
         print(f"{args.config}: {len(errors_only(problems))} problem(s)", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     print(f"{args.config}: valid", file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS
 
 
 class _StopOnSignal:
@@ -437,7 +437,7 @@ def cmd_tune_args(args: argparse.Namespace) -> int:
     config, problems = load_checked(args.config)
     if config is None:
         print_problems(problems, sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
     return cmd_tune(args, config, output)
 
@@ -480,11 +480,11 @@ def _run_with(
         result = runner.run()
     except InvalidConfigError as exc:
         print_problems(exc.problems, sys.stderr)
-        return EXIT_INVALID, None, runner
+        return ExitCode.INVALID, None, runner
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-    return OUTCOME_EXIT[result.verdict.value], result, runner
+    return ExitCode.of(result.verdict), result, runner
 
 
 def default_output() -> Path:
@@ -501,7 +501,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         loaded, problems = load_checked(args.config)
         if loaded is None:
             print_problems(problems, sys.stderr)
-            return EXIT_INVALID
+            return ExitCode.INVALID
         config = loaded
     overrides: dict[str, Any] = {}
     if args.duration is not None:
@@ -512,7 +512,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         overridden, problems = validate_data({**config.model_dump(mode="json"), **overrides})
         if overridden is None:
             print_problems(problems, sys.stderr)
-            return EXIT_INVALID
+            return ExitCode.INVALID
         config = overridden
     if args.quick:
         for spec in config.databases:
@@ -549,14 +549,16 @@ def _remove_quick_data(config: TestConfig) -> None:
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
-    """Events as JSON lines on stdout; a line 'stop' on stdin stops the run (works on Windows too)."""
+    """Events as JSON lines on stdout, a hello first; a line 'stop' on stdin stops the run (works on Windows too)."""
+    sys.stdout.write(to_json_line(HelloEvent()))
+    sys.stdout.flush()
     config, problems = load_checked(args.config)
     if config is None:
         for problem in problems:
             stamp = datetime.now().astimezone().isoformat(timespec="seconds")
             sys.stdout.write(to_json_line(LogEvent(time=stamp, level="error", message=str(problem))))
         sys.stdout.flush()
-        return EXIT_INVALID
+        return ExitCode.INVALID
     lock = threading.Lock()
 
     def emit(event: BaseModel) -> None:
@@ -568,7 +570,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
     def watch_stdin() -> None:
         for line in sys.stdin:
-            if line.strip().lower() == "stop" and runner_box:
+            if line.strip().lower() == STOP_COMMAND and runner_box:
                 runner_box[0].request_stop("stopped by the user")
                 return
 
@@ -582,7 +584,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         session, note = store.resolve_session(args.session or args.config.stem, config)
     except StoreError as exc:
         emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(exc)))
-        return EXIT_INVALID
+        return ExitCode.INVALID
     if note is not None:
         emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="warning", message=note))
     recorder = RunRecorder(store, session, output)
@@ -600,8 +602,8 @@ def cmd_engine(args: argparse.Namespace) -> int:
     except InvalidConfigError as exc:
         for problem in exc.problems:
             emit(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level="error", message=str(problem)))
-        return EXIT_INVALID
-    return OUTCOME_EXIT[result.verdict.value]
+        return ExitCode.INVALID
+    return ExitCode.of(result.verdict)
 
 
 def open_window() -> int:
@@ -612,12 +614,12 @@ def open_window() -> int:
     if headless:
         print("error: no display to open the window on; on a headless machine use: jetwise run --quick "
               "(or jetwise --help)", file=sys.stderr)
-        return EXIT_ABORTED
+        return ExitCode.ABORTED
     try:
         from app.window import main as window_main
     except ImportError as exc:  # Qt's system libraries are missing
         print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
-        return EXIT_ABORTED
+        return ExitCode.ABORTED
     return window_main([])
 
 
@@ -637,9 +639,9 @@ def run_cli(argv: Sequence[str]) -> int:
         return handlers[args.command](args)
     except (UsageError, HistoryError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
 
 

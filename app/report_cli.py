@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from engine.protocol import ExitCode
 from engine.report import ReportError, load_run, render_html, write_csv
-
-EXIT_OK, EXIT_INVALID = 0, 2
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -18,7 +17,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         bundle = load_run(args.run)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
+        return ExitCode.INVALID
     if args.html:
         args.html.write_text(render_html(bundle), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)
@@ -34,4 +33,4 @@ def cmd_report(args: argparse.Namespace) -> int:
         ensure_gui_application()
         pages = write_pdf(bundle, args.pdf, args.page_size)
         print(f"PDF report: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.PASS

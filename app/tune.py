@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from engine.config import TestConfig
+from engine.protocol import ExitCode
 from engine.runner import Runner
 from engine.schema import RunResult
 from engine.simulation import PROFILES, StorageModel, runner_for
@@ -17,7 +18,7 @@ from engine.sinks import fan_out
 from engine.store import RunRecorder, Store, StoreError
 from engine.tuning import Tuner, calibration_rule
 
-EXIT_CONVERGED, EXIT_OUT_OF_REACH, EXIT_INVALID, EXIT_ERROR = 0, 1, 2, 3
+EXIT_CONVERGED, EXIT_OUT_OF_REACH, EXIT_INVALID, EXIT_ERROR = ExitCode.PASS, ExitCode.FAIL, ExitCode.INVALID, ExitCode.ABORTED
 
 
 def simulated_model(name: str | None) -> StorageModel | None:

@@ -12,7 +12,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from engine.config import TestConfig
+from engine.protocol import PROTOCOL_VERSION
 from engine.schema import IntervalSample, RunResult
+from engine.version import __version__
 
 
 class Phase(StrEnum):
@@ -49,6 +51,14 @@ class ProgressEvent(BaseModel):
     eta_s: float | None
 
 
+class HelloEvent(BaseModel):
+    """The first line of the engine process's stream: which protocol and which Jetwise speak."""
+
+    event: Literal["hello"] = "hello"
+    protocol: int = PROTOCOL_VERSION
+    tool_version: str = __version__
+
+
 class StartEvent(BaseModel):
     """The run passed validation and begins: what it runs, and the tuning session it belongs to."""
 
@@ -79,7 +89,7 @@ class ResultEvent(BaseModel):
 
 
 Event = Annotated[
-    StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
+    HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
     Field(discriminator="event"),
 ]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -89,5 +99,5 @@ def to_json_line(event: BaseModel) -> str:
     return event.model_dump_json() + "\n"
 
 
-def from_json_line(line: str) -> StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
+def from_json_line(line: str) -> HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
     return _EVENT_ADAPTER.validate_json(line)

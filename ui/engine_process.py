@@ -9,12 +9,14 @@ to the engine's stdin; an engine that has not ended 5 s later is killed.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from engine.config import TestConfig, save_config
-from engine.events import ResultEvent, StartEvent, from_json_line
+from engine.events import HelloEvent, ResultEvent, StartEvent, from_json_line
+from engine.protocol import PROTOCOL_VERSION, STOP_COMMAND, ExitCode
 from engine.schema import RunResult
 
 KILL_AFTER_MS = 5000
@@ -32,7 +34,7 @@ class EngineProcess(QObject):
 
     event_received = Signal(object)  # one of engine.events' events (not `event`: that is QObject's own method)
     stderr_line = Signal(str)
-    finished = Signal(int)  # the engine's exit code (-1 if it crashed)
+    finished = Signal(object)  # an EngineOutcome
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +50,7 @@ class EngineProcess(QObject):
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill)
         self.result: RunResult | None = None
+        self._stop_requested = False
         self.session: str | None = None  # the tuning session the engine recorded the run in
         self.output_dir: Path | None = None
 
@@ -76,6 +79,7 @@ class EngineProcess(QObject):
         self.output_dir = output_dir
         self.result = None
         self.session = None
+        self._stop_requested = False
         self.process.setProcessEnvironment(QProcessEnvironment.systemEnvironment())
         self.process.start(program, args)
 
@@ -83,7 +87,8 @@ class EngineProcess(QObject):
         """Ask the engine to stop; it keeps what it measured. Killed if it does not end in 5 s."""
         if not self.running:
             return
-        self.process.write(b"stop\n")
+        self._stop_requested = True
+        self.process.write(f"{STOP_COMMAND}\n".encode())
         self._kill_timer.start(KILL_AFTER_MS)
 
     def _kill(self) -> None:
@@ -100,6 +105,11 @@ class EngineProcess(QObject):
                 event = from_json_line(line.decode("utf-8"))
             except ValueError:
                 self.stderr_line.emit(line.decode("utf-8", "replace"))
+                continue
+            if isinstance(event, HelloEvent) and event.protocol != PROTOCOL_VERSION:
+                self.stderr_line.emit(f"the engine (Jetwise {event.tool_version}) speaks event protocol {event.protocol}; "
+                                      f"this window speaks {PROTOCOL_VERSION}: install matching versions")
+                self.process.kill()
                 continue
             if isinstance(event, ResultEvent):
                 self.result = event.result
@@ -118,13 +128,34 @@ class EngineProcess(QObject):
         self._kill_timer.stop()
         self._read_stdout()
         self._read_stderr()
-        self.finished.emit(code if status == QProcess.ExitStatus.NormalExit else -1)
+        normal = status == QProcess.ExitStatus.NormalExit
+        self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
             self.stderr_line.emit(f"the engine could not start: {self.process.errorString()}")
-            self.finished.emit(-1)
+            self.finished.emit(EngineOutcome(None, self._stop_requested, None, started=False))
 
 
-def describe_exit(code: int) -> str:
-    return {0: "passed", 1: "failed", 2: "refused the configuration", 3: "was aborted"}.get(code, "ended unexpectedly")
+@dataclass(frozen=True)
+class EngineOutcome:
+    """How an engine process ended, in words a field engineer reads (`str(outcome)`)."""
+
+    code: int | None  # its exit code; None when it crashed or was killed
+    stop_requested: bool
+    result: RunResult | None
+    started: bool = True
+
+    @property
+    def refused(self) -> bool:
+        return self.code == ExitCode.INVALID
+
+    def __str__(self) -> str:
+        if not self.started:
+            return "the engine could not start"
+        if self.code is None:
+            after = " after Stop (it did not end in time)" if self.stop_requested else ""
+            return f"the engine was killed or crashed{after}"
+        if self.code in {int(code) for code in ExitCode}:
+            return f"the engine {ExitCode(self.code).words()} (exit code {self.code})"
+        return f"the engine ended unexpectedly (exit code {self.code})"

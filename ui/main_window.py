@@ -31,7 +31,7 @@ from engine.store import Store
 from engine.tuning import Tuner
 from engine.validation import validate_data
 from engine.version import __version__
-from ui.engine_process import EngineProcess, describe_exit
+from ui.engine_process import EngineOutcome, EngineProcess
 from ui.printing import paint_pages, report_document, report_title, write_pdf
 from ui.results_view import ResultsView
 from ui.run_view import RunView
@@ -250,21 +250,19 @@ class MainWindow(QMainWindow):
             self.run_view.append_log("Stop requested: the engine keeps what it measured")
             self.engine.stop()
 
-    def run_finished(self, code: int) -> None:
+    def run_finished(self, outcome: EngineOutcome) -> None:
         self._results_cache.clear()
         engine = self.engine
         if engine is not None and engine.session:
             self.state.session = engine.session  # the engine may have moved the run to a session of its own
-        result = engine.result if engine is not None else None
-        if result is None:
-            result = self._recovered_result(code)
+        result = outcome.result or self._recovered_result(outcome)
         if result is None:
             # Refused before it started (nothing was written): back to the wizard with the engine's reasons.
             self.tuner = None
             self.stack.setCurrentWidget(self.wizard)
-            self.statusBar().showMessage(f"The engine {describe_exit(code)}; see the messages")
+            self.statusBar().showMessage(f"{_sentence(str(outcome))}; see the messages")
             QMessageBox.warning(self, "The run did not start",
-                                f"The engine {describe_exit(code)} (exit code {code}) before the run started:\n\n"
+                                f"{_sentence(str(outcome))} before the run started:\n\n"
                                 + "\n".join(self.run_view.error_lines()[-10:]))
             return
         self.last_result = result
@@ -294,7 +292,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.results_view)
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.last_output}")
 
-    def _recovered_result(self, code: int) -> RunResult | None:
+    def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
         """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
         if self.last_output is None or not (self.last_output / CONFIG_FILE).exists():
             return None
@@ -302,8 +300,7 @@ class MainWindow(QMainWindow):
             bundle = load_run(str(self.last_output))
         except ReportError:
             return None
-        self.run_view.append_log(f"The engine {describe_exit(code)} without a result; the result was rebuilt "
-                                 "from its samples")
+        self.run_view.append_log(f"{_sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
 
     def _session_results(self, config: TestConfig) -> list[RunResult]:
@@ -428,3 +425,6 @@ class MainWindow(QMainWindow):
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_ ." else "_" for c in name).strip() or "session"
 
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import IntervalEvent, PhaseEvent, ResultEvent, from_json_line
+from engine.events import HelloEvent, IntervalEvent, PhaseEvent, ResultEvent, from_json_line
+from engine.protocol import PROTOCOL_VERSION
 
 JETWISE = [sys.executable, "-m", "app"]
 
@@ -144,7 +145,8 @@ def test_engine_subcommand_writes_json_lines(tmp_path):
     done = jetwise("engine", str(config), "--output", str(tmp_path / "e"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     events = [from_json_line(line) for line in done.stdout.splitlines()]
-    assert isinstance(events[0], PhaseEvent)
+    assert isinstance(events[0], HelloEvent) and events[0].protocol == PROTOCOL_VERSION
+    assert isinstance(events[1], PhaseEvent)
     assert any(isinstance(e, IntervalEvent) for e in events)
     assert isinstance(events[-2], ResultEvent) and events[-2].result.verdict == "pass"
 
