@@ -152,7 +152,8 @@ class Measurement:
                     "storage limit")
             notes.append(note)
             self._log(note, "warning")
-        if self.run_kind() == RunKind.TUNING:
+        run_kind = self.run_kind()
+        if run_kind == RunKind.TUNING:
             notes.append(
                 f"A tuning run ({end.measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
                 f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
@@ -172,7 +173,7 @@ class Measurement:
             backend_name=backend_name,
             simulated=simulated,
             notes=notes,
-            run_kind=self.run_kind(),
+            run_kind=run_kind,
             host_bound=host_bound,
         )
 
@@ -204,6 +205,13 @@ def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
     return parts
 
 
+def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
+    """Add what a sample tells of each instance to `totals` (instances it does not name are left alone)."""
+    for name, part in parts_from_sample(sample).items():
+        if name in totals:
+            totals[name].merge(part)
+
+
 class RunningVerdict:
     """The engine's own verdict applied to the measured samples so far (the window's running verdict)."""
 
@@ -216,9 +224,7 @@ class RunningVerdict:
     def add(self, sample: IntervalSample) -> None:
         if sample.phase != "measure":
             return
-        for name, part in parts_from_sample(sample).items():
-            if name in self.totals:
-                self.totals[name].merge(part)
+        merge_sample(self.totals, sample)
         self.measured_s += sample.duration_s
 
     def verdict(self) -> Verdict:
@@ -237,9 +243,7 @@ def rebuild_result(
     measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
     measured = [s for s in samples if s.phase == "measure"]
     for sample in measured:
-        for name, part in parts_from_sample(sample).items():
-            if name in measurement.totals:
-                measurement.totals[name].merge(part)
+        merge_sample(measurement.totals, sample)
         measurement.host_samples.append(sample.host)
     reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
     measured_s = sum(s.duration_s for s in measured)

@@ -142,6 +142,7 @@ class WizardState(QObject):
         self._session = ""
         self.parse_errors: dict[str, str] = {}
         self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
+        self._advice: Advice | None = None  # the first setting, asked once per change with the verdict
         # The first auto-tune setting for a configuration: the window's tuner, which knows the
         # session's runs; without one (a wizard on its own) Microsoft's rule.
         self.first_setting: Callable[[TestConfig], Advice] = lambda config: advise(config, [], os.cpu_count() or 1)
@@ -214,8 +215,8 @@ class WizardState(QObject):
                 data["thread_count"] = min(4096, max(1, len(databases) if isinstance(databases, list) else 1))
                 data["sluggish_sessions"] = 1
             config, problems = validate_data(data)
-            if config is not None and self.auto_tune:
-                advice = self.first_setting(config)
+            advice = self._advice = self.first_setting(config) if config is not None else None
+            if config is not None and advice is not None and self.auto_tune:
                 data = json.loads(config.model_dump_json())
                 data.update(thread_count=advice.threads, sluggish_sessions=advice.sluggish_sessions)
                 config, problems = validate_data(data)
@@ -224,6 +225,11 @@ class WizardState(QObject):
 
     def config(self) -> TestConfig | None:
         return self._validated()[0]
+
+    def first_advice(self) -> Advice | None:
+        """The advisor's first setting for the configuration as it stands (None while it is invalid)."""
+        self._validated()
+        return self._advice
 
     def problems(self) -> list[Problem]:
         return self._validated()[1]
@@ -500,7 +506,9 @@ class TuningPage(_Page):
             # engineer's own values stay in the state for a return to Manual
             self.fields["thread_count"].set_value(config.thread_count, quiet=True)
             self.fields["sluggish_sessions"].set_value(config.sluggish_sessions, quiet=True)
-        advice = self.state.first_setting(config)
+        advice = self.state.first_advice()
+        if advice is None:
+            return
         first = "Advisor's starting point" if advice.status in ("start", "next") else "This session's answer"
         self.suggestion.setText(
             f"{first}: <b>{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}</b> "
