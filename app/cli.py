@@ -24,15 +24,15 @@ from pydantic import BaseModel
 from app.history import HistoryError, cmd_history
 from app.report_cli import cmd_report
 from app.tune import cmd_tune, simulated_model
-from engine.config import (
-    LOG_FILES_PER_DATABASE,
-    DatabaseSpec,
-    MailboxProfile,
-    TestConfig,
-    TestType,
-    save_config,
-)
-from engine.events import (
+from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
+from engine.io.platform import default_backend
+from engine.io.preflight import validate_config
+from engine.model.config import LOG_FILES_PER_DATABASE, DatabaseSpec, MailboxProfile, TestConfig, TestType, save_config
+from engine.model.units import format_bytes, format_duration, parse_duration_s
+from engine.model.validation import Problem, errors_only, validate_data
+from engine.protocol import (
+    STOP_COMMAND,
+    ExitCode,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -42,17 +42,13 @@ from engine.events import (
     StartEvent,
     to_json_line,
 )
-from engine.files import database_file_path, log_file_path, remove_jetwise_files
-from engine.platform import default_backend
-from engine.protocol import STOP_COMMAND, ExitCode
-from engine.runner import InvalidConfigError, Runner, new_run_id
-from engine.schema import RunResult
-from engine.simulation import PROFILES, StorageModel, runner_for
-from engine.sinks import fan_out
-from engine.store import RunRecorder, Store, StoreError
-from engine.tuning import calibration_rule
-from engine.units import format_bytes, format_duration, parse_duration_s
-from engine.validation import Problem, errors_only, validate_config, validate_data
+from engine.results.schema import RunResult
+from engine.run.runner import InvalidConfigError, Runner, new_run_id
+from engine.run.simulation import PROFILES, StorageModel, runner_for
+from engine.run.sinks import fan_out
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import Store, StoreError
+from engine.tuning.tuner import calibration_rule
 from engine.version import __version__
 
 MICROSOFT_IOPS_PER_THREAD = 135

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from engine.store import RunRow, SessionRow, Store
+from engine.store.rows import RunRow, SessionRow
+from engine.store.sqlite import Store
 
 
 class HistoryError(Exception):

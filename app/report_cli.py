@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from engine.protocol import ExitCode
-from engine.report import ReportError, load_run, render_html, write_csv
+from reporting.bundle import ReportError, load_run
+from reporting.csv_export import write_csv
+from reporting.document import render_html
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -9,14 +9,15 @@ import sys
 import threading
 from pathlib import Path
 
-from engine.config import TestConfig
+from engine.model.config import TestConfig
 from engine.protocol import ExitCode
-from engine.runner import Runner
-from engine.schema import RunResult
-from engine.simulation import PROFILES, StorageModel, runner_for
-from engine.sinks import fan_out
-from engine.store import RunRecorder, Store, StoreError
-from engine.tuning import Tuner, calibration_rule
+from engine.results.schema import RunResult
+from engine.run.runner import Runner
+from engine.run.simulation import PROFILES, StorageModel, runner_for
+from engine.run.sinks import fan_out
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import Store, StoreError
+from engine.tuning.tuner import Tuner, calibration_rule
 
 EXIT_CONVERGED, EXIT_OUT_OF_REACH, EXIT_INVALID, EXIT_ERROR = ExitCode.PASS, ExitCode.FAIL, ExitCode.INVALID, ExitCode.ABORTED
 

@@ -17,7 +17,7 @@ from types import TracebackType
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from engine.store import default_store_path
+from engine.store.sqlite import default_store_path
 from engine.version import __version__
 
 

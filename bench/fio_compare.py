@@ -33,10 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
-from engine.files import database_file_path, prepare_database
-from engine.platform import default_backend
-from engine.runner import Runner
+from engine.io.files import database_file_path, prepare_database
+from engine.io.platform import default_backend
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.run.runner import Runner
 
 
 def run_fio(paths: list[Path], threads: int, seconds: float, file_bytes: int, workload: str) -> tuple[float, float]:

@@ -22,8 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.report import RunBundle, render_html
-from engine.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from reporting.bundle import RunBundle
+from reporting.document import render_html
 from tests.engine.test_report import known_result
 
 

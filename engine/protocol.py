@@ -1,16 +1,22 @@
 """The contract between the engine and its front ends, defined once and imported by both ends.
 
 Exit codes keep their meaning everywhere (every sub-command, the engine process): 0 pass,
-1 fail, 2 invalid input, 3 aborted or an error. The engine process speaks the event
-protocol on stdout (one JSON event per line, a `HelloEvent` first) and reads the stop
-command on stdin.
+1 fail, 2 invalid input, 3 aborted or an error. A run emits typed events (phase changes,
+progress, interval samples, log lines, the result); the CLI renders them, and the engine
+process writes them on stdout as one JSON object per line, a `HelloEvent` first, and reads
+the stop command on stdin.
 """
 
 from __future__ import annotations
 
-from enum import IntEnum
+from enum import IntEnum, StrEnum
+from typing import Annotated, Literal
 
-from engine.schema import Outcome
+from pydantic import BaseModel, Field, TypeAdapter
+
+from engine.model.config import TestConfig
+from engine.results.schema import IntervalSample, Outcome, RunResult
+from engine.version import __version__
 
 PROTOCOL_VERSION = 1  # the event stream's version; a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
@@ -29,3 +35,89 @@ class ExitCode(IntEnum):
     def words(self) -> str:
         """What the code says of a run, for people."""
         return {0: "passed", 1: "failed", 2: "refused the configuration", 3: "was stopped or aborted"}[self.value]
+
+
+class Phase(StrEnum):
+    VALIDATING = "validating"
+    PREPARING = "preparing"  # creating or attaching databases
+    WARMING_UP = "warming_up"  # attaining prerequisites
+    MEASURING = "measuring"
+    FINISHING = "finishing"
+    DONE = "done"
+
+
+PHASE_WORDS = {
+    Phase.VALIDATING: "Validating configuration",
+    Phase.PREPARING: "Creating or attaching databases",
+    Phase.WARMING_UP: "Attaining prerequisites",
+    Phase.MEASURING: "Measuring",
+    Phase.FINISHING: "Finishing",
+    Phase.DONE: "Done",
+}
+
+
+class PhaseEvent(BaseModel):
+    event: Literal["phase"] = "phase"
+    phase: Phase
+    message: str = ""
+
+
+class ProgressEvent(BaseModel):
+    event: Literal["progress"] = "progress"
+    phase: Phase
+    done_bytes: int
+    total_bytes: int
+    rate_bytes_per_s: float
+    eta_s: float | None
+
+
+class HelloEvent(BaseModel):
+    """The first line of the engine process's stream: which protocol and which Jetwise speak."""
+
+    event: Literal["hello"] = "hello"
+    protocol: int = PROTOCOL_VERSION
+    tool_version: str = __version__
+
+
+class StartEvent(BaseModel):
+    """The run passed validation and begins: what it runs, and the tuning session it belongs to."""
+
+    event: Literal["start"] = "start"
+    run_id: str
+    session: str | None = None
+    started_utc: str
+    config: TestConfig
+
+
+class IntervalEvent(BaseModel):
+    """One sample interval, in the shape every part reads (`engine.results.schema.IntervalSample`)."""
+
+    event: Literal["interval"] = "interval"
+    sample: IntervalSample
+
+
+class LogEvent(BaseModel):
+    event: Literal["log"] = "log"
+    time: str
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+
+
+class ResultEvent(BaseModel):
+    event: Literal["result"] = "result"
+    result: RunResult
+
+
+Event = Annotated[
+    HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
+    Field(discriminator="event"),
+]
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+
+
+def to_json_line(event: BaseModel) -> str:
+    return event.model_dump_json() + "\n"
+
+
+def from_json_line(line: str) -> HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
+    return _EVENT_ADAPTER.validate_json(line)

@@ -9,8 +9,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from engine.config import TestConfig, default_config
-from engine.platform import default_backend
+from engine.io.platform import default_backend
+from engine.model.config import TestConfig, default_config
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ by pydantic, or by pytest.
 """
 
 # ruff: noqa: B018 (each line is an expression naming a definition, as vulture's allowlists are)
-from engine.config import TestType
+from engine.model.config import TestType
 from ui.main_window import MainWindow
 from ui.plots import ElapsedAxis
 

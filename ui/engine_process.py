@@ -14,10 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from engine.config import TestConfig, save_config
-from engine.events import HelloEvent, ResultEvent, StartEvent, from_json_line
-from engine.protocol import PROTOCOL_VERSION, STOP_COMMAND, ExitCode
-from engine.schema import RunResult
+from engine.model.config import TestConfig, save_config
+from engine.protocol import PROTOCOL_VERSION, STOP_COMMAND, ExitCode, HelloEvent, ResultEvent, StartEvent, from_json_line
+from engine.results.schema import RunResult
 
 KILL_AFTER_MS = 5000
 
@@ -32,7 +31,7 @@ def engine_command() -> tuple[str, list[str]]:
 class EngineProcess(QObject):
     """One engine run. Signals carry the engine's events as parsed objects."""
 
-    event_received = Signal(object)  # one of engine.events' events (not `event`: that is QObject's own method)
+    event_received = Signal(object)  # one of engine.protocol's events (not `event`: that is QObject's own method)
     stderr_line = Signal(str)
     finished = Signal(object)  # an EngineOutcome
 

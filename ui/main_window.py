@@ -22,15 +22,16 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
 
-from engine.advisor import Advice, advise_session
-from engine.config import TestConfig, save_config
-from engine.report import ReportError, RunBundle, load_run, render_html
-from engine.results import CONFIG_FILE
-from engine.schema import RunResult
-from engine.store import Store
-from engine.tuning import Tuner
-from engine.validation import validate_data
+from engine.model.config import TestConfig, save_config
+from engine.model.validation import validate_data
+from engine.results.document import CONFIG_FILE
+from engine.results.schema import RunResult
+from engine.store.sqlite import Store
+from engine.tuning.advisor import Advice, advise_session
+from engine.tuning.tuner import Tuner
 from engine.version import __version__
+from reporting.bundle import ReportError, RunBundle, load_run
+from reporting.document import render_html
 from ui.engine_process import EngineOutcome, EngineProcess
 from ui.printing import paint_pages, report_document, report_title, write_pdf
 from ui.results_view import ResultsView

@@ -14,8 +14,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
-from engine.schema import Figures, InstanceFigures
-from engine.series import envelope
+from engine.results.schema import Figures, InstanceFigures
+from reporting.series import envelope
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 

@@ -22,7 +22,8 @@ from PySide6.QtGui import (
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtSvg import QSvgRenderer
 
-from engine.report import RunBundle, charts, render_html
+from reporting.bundle import RunBundle
+from reporting.document import charts, render_html
 
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF

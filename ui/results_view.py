@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.advisor import Advice
-from engine.schema import Outcome, RunKind, RunResult
+from engine.results.schema import Outcome, RunKind, RunResult
+from engine.tuning.advisor import Advice
 
 VERDICT_COLOURS = {"pass": "#2e7d32", "fail": "#b00020", "aborted": "#8a6d00"}
 

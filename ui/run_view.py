@@ -17,11 +17,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.config import TestConfig
-from engine.events import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
-from engine.measurement import RunningVerdict
-from engine.schema import Criterion
-from engine.units import format_bytes, format_duration
+from engine.model.config import TestConfig
+from engine.model.units import format_bytes, format_duration
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
+from engine.results.schema import Criterion
+from engine.run.measurement import RunningVerdict
 from ui.plots import LivePlots
 
 PASS_STYLE = "color: #2e7d32; font-weight: bold;"

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.config import TestConfig
-from engine.store import RunRow
+from engine.model.config import TestConfig
+from engine.store.rows import RunRow
 from ui.results_view import VERDICT_COLOURS
 
 COLUMNS = ["Run", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS", "Target IOPS",

@@ -48,27 +48,15 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from engine.advisor import Advice, advise
-from engine.config import DatabaseSource, TestConfig, TestType, default_config
-from engine.files import database_file_path
-from engine.platform import default_backend
-from engine.store import Store
-from engine.tuning import calibration_rule
-from engine.units import (
-    compact_duration,
-    format_bytes,
-    parse_duration_s,
-)
-from engine.validation import (
-    Problem,
-    Severity,
-    check_environment,
-    check_rules,
-    errors_only,
-    existing_folder,
-    problems_from_validation_error,
-    validate_data,
-)
+from engine.io.files import database_file_path
+from engine.io.platform import default_backend
+from engine.io.preflight import check_environment, existing_folder
+from engine.model.config import DatabaseSource, TestConfig, TestType, default_config
+from engine.model.units import compact_duration, format_bytes, parse_duration_s
+from engine.model.validation import Problem, Severity, check_rules, errors_only, problems_from_validation_error, validate_data
+from engine.store.sqlite import Store
+from engine.tuning.advisor import Advice, advise
+from engine.tuning.tuner import calibration_rule
 from ui.fields import ERROR_STYLE, WARNING_STYLE, FieldEdit
 
 # Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS

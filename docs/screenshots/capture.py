@@ -23,7 +23,7 @@ os.environ["JETWISE_DATA_DIR"] = str(SCRATCH / "store")
 from PySide6.QtCore import QEventLoop, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from engine.config import default_config  # noqa: E402
+from engine.model.config import default_config  # noqa: E402
 
 
 def wait(ms: int) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.events import HelloEvent, IntervalEvent, PhaseEvent, ResultEvent, from_json_line
-from engine.protocol import PROTOCOL_VERSION
+from engine.protocol import PROTOCOL_VERSION, HelloEvent, IntervalEvent, PhaseEvent, ResultEvent, from_json_line
 
 JETWISE = [sys.executable, "-m", "app"]
 

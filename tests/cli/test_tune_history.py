@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from engine.store import Store
+from engine.store.sqlite import Store
 from tests.cli.test_cli import JETWISE, _init_small, jetwise
 
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.advisor import RunPoint, advise, capacity_words, fit, setting_for
-from engine.config import default_config
-from engine.simulation import PROFILES, runner_for, solve
-from engine.tuning import Tuner, calibration_rule
+from engine.model.config import default_config
+from engine.run.simulation import PROFILES, runner_for, solve
+from engine.tuning.advisor import RunPoint, advise, capacity_words, fit, setting_for
+from engine.tuning.tuner import Tuner, calibration_rule
 
 
 def simulated_tuning(model, folder: Path, calibration_s: float = 180):
@@ -157,8 +157,8 @@ def _simulated_result(tmp_path: Path, config, profile: str, threads: int, sluggi
 
 
 def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
-    from engine.advisor import advise_session, evidence
-    from engine.schema import Outcome
+    from engine.results.schema import Outcome
+    from engine.tuning.advisor import advise_session, evidence
 
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     aborted = _simulated_result(tmp_path, config, "sata-2x7k", 2, verdict=Outcome.ABORTED)
@@ -174,7 +174,7 @@ def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
 
 
 def test_earlier_runs_are_judged_against_todays_target(tmp_path):
-    from engine.advisor import advise_session
+    from engine.tuning.advisor import advise_session
 
     design = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.01)  # 20 IOPS: easy
     passed = _simulated_result(tmp_path, design, "sata-2x7k", 1)

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from engine.platform import AlignedBuffer
-from engine.platform import windows as win
-from engine.platform.posix import PosixBackend, filesystem_type, open_flags
+from engine.io.platform import AlignedBuffer
+from engine.io.platform import windows as win
+from engine.io.platform.posix import PosixBackend, filesystem_type, open_flags
 
 
 def test_posix_flags_are_direct_and_never_truncate():

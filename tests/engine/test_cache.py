@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from engine.cache import HIT, MISS, MISS_STALLED, DatabaseCache
+from engine.workload.cache import HIT, MISS, MISS_STALLED, DatabaseCache
 
 
 def _cache(capacity: int, start: int | None = None, stop: int | None = None, depth: int = 1 << 40) -> DatabaseCache:

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import TestConfig, default_config, load_config, save_config
-from engine.files import database_file_path
-from engine.platform import UnbufferedProbe
-from engine.platform.posix import PosixBackend
-from engine.units import parse_duration_s
-from engine.validation import check_rules, validate_config, validate_data
+from engine.io.files import database_file_path
+from engine.io.platform import UnbufferedProbe
+from engine.io.platform.posix import PosixBackend
+from engine.io.preflight import validate_config
+from engine.model.config import TestConfig, default_config, load_config, save_config
+from engine.model.units import parse_duration_s
+from engine.model.validation import check_rules, validate_data
 
 
 def _base(tmp: Path) -> dict:
@@ -221,7 +222,7 @@ def test_clock_durations(text, seconds):
 
 
 def test_compact_durations_read_back():
-    from engine.units import compact_duration
+    from engine.model.units import compact_duration
 
     for seconds in (45, 60, 90, 3600, 5400, 7200, 86400 + 61, 0.5, 0.25, 90.5, 7200.125):  # sub-second parts kept
         assert parse_duration_s(compact_duration(seconds)) == seconds

@@ -8,23 +8,10 @@ import zlib
 
 import pytest
 
-from engine.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
-from engine.files import (
-    CreationInterruptedError,
-    FileSafetyError,
-    log_file_path,
-    prepare_database,
-    prepare_logs,
-    remove_jetwise_files,
-)
-from engine.pages import (
-    SECTOR_BYTES,
-    check_page_identity,
-    read_database_header,
-    read_log_header,
-    verify_checksum,
-)
-from engine.platform import default_backend
+from engine.io.files import CreationInterruptedError, FileSafetyError, log_file_path, prepare_database, prepare_logs, remove_jetwise_files
+from engine.io.pages import SECTOR_BYTES, check_page_identity, read_database_header, read_log_header, verify_checksum
+from engine.io.platform import default_backend
+from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
 
 BACKEND = default_backend()
 PAGES = 300  # more than two creation chunks

@@ -1,14 +1,7 @@
 import numpy as np
 import pytest
 
-from engine.histogram import (
-    NBUCKETS,
-    bucket_bounds,
-    bucket_index,
-    new_counts,
-    percentile_ns,
-    percentiles_ms,
-)
+from engine.workload.histogram import NBUCKETS, bucket_bounds, bucket_index, new_counts, percentile_ns, percentiles_ms
 
 
 def test_every_value_falls_inside_its_bucket():

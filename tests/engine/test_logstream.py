@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.files import log_sector_bytes, prepare_logs
-from engine.logstream import LAZY_FLUSH_BYTES, LOG_DATA_BYTES, LOG_DATA_START, LogWriter
-from engine.metrics import LOG_WRITE, StreamStats, ThreadMeter
-from engine.pages import LOG_SECTOR_MAGIC
-from engine.platform import default_backend
-from engine.timing import InstanceContext, RunClock
+from engine.io.files import log_sector_bytes, prepare_logs
+from engine.io.pages import LOG_SECTOR_MAGIC
+from engine.io.platform import default_backend
+from engine.workload.context import InstanceContext, RunClock
+from engine.workload.logstream import LAZY_FLUSH_BYTES, LOG_DATA_BYTES, LOG_DATA_START, LogWriter
+from engine.workload.stats import LOG_WRITE, StreamStats, ThreadMeter
 
 DB_ID = b"L" * 16
 

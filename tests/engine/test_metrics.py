@@ -1,11 +1,5 @@
-from engine.metrics import (
-    CACHE_HITS,
-    DB_READ,
-    InstanceInterval,
-    StreamStats,
-    ThreadMeter,
-)
-from engine.timing import record
+from engine.workload.context import record
+from engine.workload.stats import CACHE_HITS, DB_READ, InstanceInterval, StreamStats, ThreadMeter
 
 
 def test_operations_land_in_the_interval_of_their_completion():

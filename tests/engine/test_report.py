@@ -11,19 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import default_config, save_config
-from engine.metrics import (
-    BDM_READ,
-    DB_READ,
-    DB_WRITE,
-    LOG_REPLICATION_READ,
-    LOG_WRITE,
-    StreamStats,
-)
-from engine.report import CSV_COLUMNS, RunBundle, load_run, render_html, write_csv
-from engine.results import build_result
-from engine.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
-from engine.verdict import judge
+from engine.model.config import default_config, save_config
+from engine.results.document import build_result
+from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.verdict import judge
+from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
+from reporting.bundle import RunBundle, load_run
+from reporting.csv_export import CSV_COLUMNS, write_csv
+from reporting.document import render_html
 
 SECTIONS = [
     "Test Summary", "Database Sizing and Throughput", "System Parameters", "Database Configuration",

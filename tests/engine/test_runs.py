@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from engine.events import IntervalEvent, PhaseEvent, ResultEvent
-from engine.results import RESULT_FILE, SAMPLES_FILE
-from engine.runner import InvalidConfigError, Runner
+from engine.protocol import IntervalEvent, PhaseEvent, ResultEvent
+from engine.results.document import RESULT_FILE, SAMPLES_FILE
+from engine.run.runner import InvalidConfigError, Runner
 from tests.conftest import small_config
 
 INSTANCE_KEYS = {
@@ -137,31 +137,31 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     import queue
     import types
 
-    from engine.events import LogEvent
-    from engine.measurement import Measurement
-    from engine.runner import _Session
+    from engine.protocol import LogEvent
+    from engine.run.measurement import Measurement
+    from engine.run.pool import _PoolRun
 
     events: list = []
     runner = Runner(small_config(disk_dir / "data"), disk_dir / "out", events.append)
-    session = _Session(runner, Measurement(runner.config, None, events.append, runner.log), True, True, "")
-    session.messages = queue.Queue()
-    session.stop = threading.Event()
-    session.stop_at_value = types.SimpleNamespace(value=0)
-    session.ready, session.done, session.worker_count = set(), set(), 1
+    pool_run = _PoolRun(runner, Measurement(runner.config, None, events.append, runner.log), True, True, "")
+    pool_run.messages = queue.Queue()
+    pool_run.stop = threading.Event()
+    pool_run.stop_at_value = types.SimpleNamespace(value=0)
+    pool_run.ready, pool_run.done, pool_run.worker_count = set(), set(), 1
     for message in [
         ("log", 0, "warning", "Instance 1: an I/O did not complete"),
         ("io_error", 0, "Instance 1: I/O error (Input/output error); the test stopped"),
         ("done", 0),
     ]:
-        session.messages.put(message)
-    assert session._drain_until_done(0)
-    assert session.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
-    assert session.stop.is_set() and session.stop_at_value.value > 0
+        pool_run.messages.put(message)
+    assert pool_run._drain_until_done(0)
+    assert pool_run.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
+    assert pool_run.stop.is_set() and pool_run.stop_at_value.value > 0
     assert any(isinstance(e, LogEvent) and "did not complete" in e.message for e in events)
 
 
 def test_a_settling_run_measures_once_latency_has_settled_and_then_stops(disk_dir):
-    from engine.settling import SettleRule
+    from engine.run.settling import SettleRule
 
     config = small_config(disk_dir / "data", databases=1, warmup_s=1.0, duration_s=30.0, sample_interval_s=0.25)
     rule = SettleRule(window=6, max_drift=0.5, measure_samples=8)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.settling import MeasureWindow, SettleRule, drift
+from engine.run.settling import MeasureWindow, SettleRule, drift
 
 
 def test_drift_is_the_trend_across_the_window_relative_to_the_mean():

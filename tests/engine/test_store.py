@@ -9,17 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.config import TestConfig, default_config
-from engine.events import IntervalEvent, LogEvent, ResultEvent, StartEvent
-from engine.schema import Figures, HostFigures, IntervalSample, Outcome, RunResult, Summary
-from engine.store import (
-    ABORTED,
-    MIGRATIONS,
-    SCHEMA_VERSION,
-    RunRecorder,
-    Store,
-    StoreError,
-)
+from engine.model.config import TestConfig, default_config
+from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.results.schema import Figures, HostFigures, IntervalSample, Outcome, RunResult, Summary
+from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import ABORTED, Store, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,8 +118,9 @@ def test_a_run_whose_process_died_is_marked_aborted_and_keeps_its_samples(tmp_pa
 import os, sys
 sys.path.insert(0, {str(ROOT)!r})
 from pathlib import Path
-from engine.config import default_config
-from engine.store import RunRecorder, Store
+from engine.model.config import default_config
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import Store
 from tests.engine.test_store import _interval, _start
 store = Store(Path({str(path)!r}))
 config = default_config(Path({str(tmp_path)!r}))

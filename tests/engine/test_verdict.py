@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from engine.config import default_config
-from engine.metrics import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
-from engine.verdict import Outcome, judge
+from engine.model.config import default_config
+from engine.results.verdict import Outcome, judge
+from engine.workload.stats import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
 
 
 def _stats(count: int, avg_ms: float, max_ms: float, errors: int = 0) -> StreamStats:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.config import LOG_FILE_SIZE_BYTES
-from engine.results import LOG_FILE
-from engine.runner import Runner
-from engine.workload import upper_levels
+from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.results.document import LOG_FILE
+from engine.run.runner import Runner
+from engine.workload.instance import upper_levels
 from tests.conftest import small_config
 
 # The Performance report in the ESRP paper (../shared/reference), per instance.

@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from engine.config import default_config
-from engine.simulation import PROFILES, runner_for
-from engine.store import Store
-from engine.tuning import Tuner, calibration_rule
+from engine.model.config import default_config
+from engine.run.simulation import PROFILES, runner_for
+from engine.store.sqlite import Store
+from engine.tuning.tuner import Tuner, calibration_rule
 from tests.conftest import small_config
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
 
@@ -50,7 +50,8 @@ def _reports_for_every_run(window, tmp_path: Path) -> int:
     """Export PDF from the results page works for the run shown; the report of every run renders."""
     pdf = window.export_pdf(tmp_path / f"report-{window.last_result.run_id}.pdf")
     assert pdf is not None and pdf.read_bytes().startswith(b"%PDF")
-    from engine.report import load_run, render_html
+    from reporting.bundle import load_run
+    from reporting.document import render_html
 
     store = Store()
     try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
-from engine.store import Store
+from engine.store.sqlite import Store
 from tests.conftest import small_config
 from ui.wizard import PAGE_REVIEW
 

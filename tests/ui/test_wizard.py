@@ -87,7 +87,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
 def test_a_configuration_file_opens_into_the_wizard(qtbot, window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    from engine.config import default_config, save_config
+    from engine.model.config import default_config, save_config
 
     path = tmp_path / "design.json"
     save_config(default_config(tmp_path / "data", databases=3, profile={"mailboxes": 777}), path)
@@ -108,7 +108,7 @@ def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
     from PySide6.QtCore import QMimeData, QPointF, QUrl
     from PySide6.QtGui import QDropEvent
 
-    from engine.config import default_config, save_config
+    from engine.model.config import default_config, save_config
 
     path = tmp_path / "dropped.json"
     save_config(default_config(tmp_path / "data", profile={"mailboxes": 4321}), path)
@@ -124,8 +124,8 @@ def _window_with_a_session(qtbot, tmp_path):
     """A window whose run store holds one tuning session with one run at 6 threads / SluggishSessions 3."""
     from PySide6.QtCore import QSettings
 
-    from engine.config import default_config
-    from engine.store import Store
+    from engine.model.config import default_config
+    from engine.store.sqlite import Store
     from ui.main_window import MainWindow
 
     config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3, profile={"mailboxes": 2500})
@@ -189,7 +189,7 @@ def test_choosing_continue_with_a_selected_session_loads_it(qtbot, tmp_path):
 
 def _small(base, **overrides):
     """A design that fits any scratch disk: 40 mailboxes of 10 MB, a cache smaller than each database."""
-    from engine.config import default_config
+    from engine.model.config import default_config
 
     values = {"profile": {"mailboxes": 40, "mailbox_size_mb": 10}, "database_cache_min_mb": 8.0,
               "database_cache_max_mb": 16.0}
@@ -232,7 +232,7 @@ def test_review_names_every_error_at_its_field_and_start_waits_for_none(qtbot, w
 
 
 def test_review_lists_warnings_in_amber_and_still_starts(qtbot, window, tmp_path):
-    from engine.config import default_config
+    from engine.model.config import default_config
 
     # 20 mailboxes of 2 MB: the 3 GB database cache holds the whole database
     config = default_config(tmp_path / "data", profile={"mailboxes": 20, "mailbox_size_mb": 2})

@@ -1,0 +1,255 @@
+"""Database and log files: create, resume, attach, and refuse anything that is not ours.
+
+Jetwise never opens an existing file for writing before it has read a valid
+Jetwise header from it, never truncates (no O_TRUNC / CREATE_ALWAYS anywhere) and
+only deletes files it recognises as its own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.io.pages import (
+    SECTOR_BYTES,
+    BlockWriter,
+    DatabaseHeader,
+    FormatError,
+    LogFileHeader,
+    is_jetwise_file,
+    new_database_id,
+    now_ns,
+    pack_database_header,
+    pack_log_header,
+    read_database_header,
+    read_log_header,
+)
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource
+
+CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
+HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
+SMALL_LOG_SECTOR_BYTES = 512
+
+
+class FileSafetyError(Exception):
+    """Jetwise refuses to touch a file that it did not create, or cannot use it."""
+
+
+class CreationInterruptedError(Exception):
+    """Database creation stopped on request; the file resumes next time."""
+
+
+def database_file_path(folder: Path, index: int) -> Path:
+    return folder / f"Jetwise{index + 1:03d}.jwdb"
+
+
+def log_file_path(folder: Path, index: int, slot: int) -> Path:
+    return folder / f"Jetwise{index + 1:03d}.{slot:02d}.jwlog"
+
+
+@dataclass(frozen=True)
+class CreationProgress:
+    bytes_done: int
+    bytes_total: int
+
+
+ProgressCallback = Callable[[CreationProgress], None]
+
+
+def prepare_database(
+    backend: IoBackend,
+    path: Path,
+    pages_planned: int,
+    source: DatabaseSource,
+    *,
+    unbuffered: bool,
+    progress: ProgressCallback | None = None,
+    should_stop: Callable[[], bool] = lambda: False,
+    log: Callable[[str], None] = lambda _text: None,
+) -> DatabaseHeader:
+    """Create, resume or attach the database file at `path` and return its header."""
+    if not path.exists():
+        if source == DatabaseSource.ATTACH:
+            raise FileSafetyError(f"{path} does not exist: there is no database to attach")
+        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log)
+    try:
+        header = read_database_header(path)
+    except FormatError as exc:
+        raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
+    if header.page_bytes != PAGE_SIZE_BYTES:
+        raise FileSafetyError(f"{path} has {header.page_bytes}-byte pages; Jetwise uses {PAGE_SIZE_BYTES}")
+    if source == DatabaseSource.ATTACH:
+        if not header.complete:
+            raise FileSafetyError(
+                f"{path} is incomplete ({header.pages_created} of {header.pages_planned} pages); "
+                f"choose 'create' to resume its creation"
+            )
+        log(f"Attaching {path} ({header.pages_planned} pages)")
+        return header
+    if header.pages_planned != pages_planned:
+        # Jetwise's own database (its header says so) of another size, as after a profile edit:
+        # it is recreated at the size this test needs; validation has said so before the run.
+        log(f"{path} holds {header.pages_planned} pages and this test needs {pages_planned}; recreating it")
+        path.unlink()
+        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log)
+    if header.complete:
+        log(f"{path} is already complete; attaching it")
+        return header
+    log(f"Resuming creation of {path} at page {header.pages_created} of {header.pages_planned}")
+    return _fill(backend, path, header, unbuffered, progress, should_stop)
+
+
+def _create(
+    backend: IoBackend,
+    path: Path,
+    pages_planned: int,
+    unbuffered: bool,
+    progress: ProgressCallback | None,
+    should_stop: Callable[[], bool],
+    log: Callable[[str], None],
+) -> DatabaseHeader:
+    header = DatabaseHeader(new_database_id(), PAGE_SIZE_BYTES, pages_planned, 1, now_ns())
+    buffer = backend.allocate(PAGE_SIZE_BYTES)
+    try:
+        with backend.open_file(path, create=True, writable=True, unbuffered=unbuffered, write_through=False) as handle:
+            pack_database_header(buffer.view, header)
+            handle.write_from(buffer, 0)
+            handle.flush()
+    finally:
+        buffer.release()
+    log(f"Creating {path} ({pages_planned * PAGE_SIZE_BYTES} bytes)")
+    return _fill(backend, path, header, unbuffered, progress, should_stop)
+
+
+def _fill(
+    backend: IoBackend,
+    path: Path,
+    header: DatabaseHeader,
+    unbuffered: bool,
+    progress: ProgressCallback | None,
+    should_stop: Callable[[], bool],
+) -> DatabaseHeader:
+    """Write pages from `header.pages_created` on in large sequential writes."""
+    writer = BlockWriter(header.db_id)
+    chunk = backend.allocate(CREATE_CHUNK_PAGES * PAGE_SIZE_BYTES)
+    head = backend.allocate(SECTOR_BYTES)
+    page = header.pages_created
+    total_bytes = header.pages_planned * PAGE_SIZE_BYTES
+    last_report = 0.0
+    try:
+        with backend.open_file(path, create=False, writable=True, unbuffered=unbuffered, write_through=False) as handle:
+            since_header = 0
+            while page < header.pages_planned:
+                if should_stop():
+                    _persist_progress(handle, head, header, page)
+                    raise CreationInterruptedError(
+                        f"creation of {path} stopped at page {page} of {header.pages_planned}; it resumes next time"
+                    )
+                count = min(CREATE_CHUNK_PAGES, header.pages_planned - page)
+                view = chunk.view
+                for i in range(count):
+                    writer.fill_page(view[i * PAGE_SIZE_BYTES :], page + i, 0, PAGE_SIZE_BYTES)
+                handle.write_from(chunk, page * PAGE_SIZE_BYTES, count * PAGE_SIZE_BYTES)
+                page += count
+                since_header += count
+                if since_header >= HEADER_UPDATE_EVERY_PAGES:
+                    _persist_progress(handle, head, header, page)
+                    since_header = 0
+                now = time.monotonic()
+                if progress is not None and now - last_report >= 0.25:
+                    last_report = now
+                    progress(CreationProgress(page * PAGE_SIZE_BYTES, total_bytes))
+            final = _persist_progress(handle, head, header, page)
+    finally:
+        chunk.release()
+        head.release()
+    if progress is not None:
+        progress(CreationProgress(total_bytes, total_bytes))
+    return final
+
+
+def _persist_progress(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseHeader, pages_created: int) -> DatabaseHeader:
+    """Flush the data written so far, then record how far creation got."""
+    handle.flush()
+    updated = DatabaseHeader(header.db_id, header.page_bytes, header.pages_planned, pages_created, header.created_ns)
+    pack_database_header(head_buffer.view, updated)
+    handle.write_from(head_buffer, 0)
+    handle.flush()
+    return updated
+
+
+def prepare_logs(
+    backend: IoBackend,
+    folder: Path,
+    index: int,
+    db_id: bytes,
+    *,
+    unbuffered: bool,
+) -> list[Path]:
+    """Make the instance's circular set of preformatted 1 MiB log files.
+
+    Existing files are reused only when they carry a Jetwise log header.
+    """
+    paths: list[Path] = []
+    writer = BlockWriter(db_id)
+    buffer = backend.allocate(LOG_FILE_SIZE_BYTES)
+    try:
+        for slot in range(LOG_FILES_PER_DATABASE):
+            path = log_file_path(folder, index, slot)
+            header = LogFileHeader(db_id, LOG_FILE_SIZE_BYTES, slot, SECTOR_BYTES, now_ns())
+            pack_log_header(buffer.view, header)
+            sectors = LOG_FILE_SIZE_BYTES // SECTOR_BYTES
+            writer.fill_log_sectors(buffer.view[SECTOR_BYTES:], 1, sectors - 1, 0)
+            if path.exists():
+                try:
+                    read_log_header(path)
+                except FormatError as exc:
+                    raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
+                create = False
+            else:
+                create = True
+            with backend.open_file(path, create=create, writable=True, unbuffered=unbuffered, write_through=True) as handle:
+                handle.write_from(buffer, 0)
+            paths.append(path)
+    finally:
+        buffer.release()
+    return paths
+
+
+def remove_jetwise_files(paths: list[Path]) -> list[Path]:
+    """Delete the given files that carry a Jetwise header; leave any other file alone.
+
+    Returns the files it left in place because they are not Jetwise files.
+    """
+    kept: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            continue
+        if is_jetwise_file(path):
+            path.unlink()
+        else:
+            kept.append(path)
+    return kept
+
+
+def log_sector_bytes(backend: IoBackend, log_path: Path, *, unbuffered: bool) -> int:
+    """The smallest unit the instance's log can be written in: 512 bytes where the
+    device takes 512-byte unbuffered writes, else 4 KiB (as ESE uses the sector size).
+
+    Probed with one 512-byte write into the data area of a Jetwise log file (never
+    into its header), since the answer depends on the device under the folder.
+    """
+    if not unbuffered:
+        return SMALL_LOG_SECTOR_BYTES
+    buffer = backend.allocate(SECTOR_BYTES)
+    try:
+        with backend.open_file(log_path, create=False, writable=True, unbuffered=True, write_through=True) as handle:
+            handle.write_from(buffer, SECTOR_BYTES + SMALL_LOG_SECTOR_BYTES, SMALL_LOG_SECTOR_BYTES)
+    except (OSError, ValueError):
+        return SECTOR_BYTES
+    finally:
+        buffer.release()
+    return SMALL_LOG_SECTOR_BYTES

@@ -1,0 +1,138 @@
+"""Preflight: a valid configuration checked against the machine before a run touches it.
+
+Folders, writability, free space per volume, unbuffered I/O, and files Jetwise must not
+touch, each problem tied to its field like the model's own validation.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+from engine.io.files import database_file_path
+from engine.io.pages import FormatError, read_database_header
+from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.model.units import format_bytes
+from engine.model.validation import Problem, Severity, check_rules
+
+
+def existing_folder(path: Path) -> tuple[Path | None, str | None]:
+    """The folder to check for `path`: itself, or its parent when only the leaf is missing."""
+    if path.is_dir():
+        return path, None
+    if path.exists():
+        return None, f"{path} is a file, not a folder"
+    parent = path.parent
+    if parent.is_dir():
+        return parent, None
+    return None, f"{path} does not exist (nor does {parent})"
+
+
+def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+    """Check folders, writability, free space, unbuffered I/O and existing files."""
+    problems: list[Problem] = []
+    probes: dict[Path, UnbufferedProbe] = {}
+    needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
+    device_paths: dict[int, list[str]] = defaultdict(list)
+    device_folder: dict[int, Path] = {}
+
+    for index, spec in enumerate(config.databases):
+        for attr in ("database_path", "log_path"):
+            field = f"databases[{index}].{attr}"
+            path: Path = getattr(spec, attr)
+            folder, missing = existing_folder(path)
+            if folder is None:
+                problems.append(Problem(field, missing or f"{path} is not usable"))
+                continue
+            if not os.access(folder, os.W_OK | os.X_OK):
+                problems.append(Problem(field, f"{folder} is not writable for this user"))
+                continue
+            probe = probes.get(folder)
+            if probe is None:
+                try:
+                    probe = probes[folder] = backend.probe_unbuffered(folder)
+                except OSError as exc:
+                    problems.append(Problem(field, f"cannot test unbuffered I/O in {folder}: {exc.strerror or exc}"))
+                    continue
+            if not probe.representative and not config.allow_buffered_io:
+                if probe.supported:
+                    words = f"{folder} is on a memory-backed file system ({probe.detail}); results would measure memory, not storage"
+                else:
+                    words = f"{folder}: {probe.detail}, so results would measure the file cache, not the disk"
+                problems.append(
+                    Problem(field, words + "; choose a folder on a disk volume, or allow buffered I/O to run with results marked")
+                )
+            device = os.stat(folder).st_dev
+            device_folder.setdefault(device, folder)
+            if attr == "database_path":
+                db_file = database_file_path(path, index)
+                needed = config.database_size_bytes
+                if db_file.exists():
+                    try:
+                        header = read_database_header(db_file)
+                    except FormatError as exc:
+                        problems.append(
+                            Problem(field, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder")
+                        )
+                        continue
+                    if config.database_source == DatabaseSource.ATTACH:
+                        if not header.complete:
+                            problems.append(Problem(field, f"{db_file} is incomplete; choose 'create' to resume it"))
+                        elif header.pages_planned != config.database_pages:
+                            problems.append(Problem(
+                                field,
+                                f"{db_file} is attached as it is ({format_bytes(header.pages_planned * PAGE_SIZE_BYTES)}); "
+                                f"this profile sizes it at {format_bytes(config.database_size_bytes)}",
+                                Severity.WARNING,
+                            ))
+                    elif header.pages_planned != config.database_pages:
+                        problems.append(Problem(
+                            field,
+                            f"{db_file} is a Jetwise database of {format_bytes(header.pages_planned * PAGE_SIZE_BYTES)}; "
+                            f"this profile needs {format_bytes(config.database_size_bytes)}, so it will be recreated "
+                            "(choose 'attach' to keep it as it is)",
+                            Severity.WARNING,
+                        ))
+                    needed = max(0, needed - db_file.stat().st_size)  # its space is reused
+                elif config.database_source == DatabaseSource.ATTACH:
+                    problems.append(Problem(field, f"{db_file} does not exist: there is no database to attach"))
+                    needed = 0
+                if config.database_source == DatabaseSource.ATTACH:
+                    needed = 0
+                needs[device] += needed
+                device_paths[device].append(f"database {index + 1}")
+            else:
+                needs[device] += config.log_space_bytes_per_database
+                device_paths[device].append(f"log {index + 1}")
+
+    for device, needed in needs.items():
+        folder = device_folder[device]
+        free = shutil.disk_usage(folder).free
+        if needed > free:
+            what = ", ".join(device_paths[device])
+            problems.append(
+                Problem(
+                    _first_field_on(config, device),
+                    f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there",
+                )
+            )
+    return problems, probes
+
+
+def _first_field_on(config: TestConfig, device: int) -> str:
+    for index, spec in enumerate(config.databases):
+        for attr in ("database_path", "log_path"):
+            folder, _ = existing_folder(getattr(spec, attr))
+            if folder is not None and os.stat(folder).st_dev == device:
+                return f"databases[{index}].{attr}"
+    return "databases"
+
+
+def validate_config(config: TestConfig, backend: IoBackend) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+    """All checks for a model: rules first, then the machine."""
+    problems = check_rules(config)
+    env_problems, probes = check_environment(config, backend)
+    return problems + env_problems, probes

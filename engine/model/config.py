@@ -1,0 +1,378 @@
+"""The one configuration model for a Jetwise test.
+
+The wizard, the CLI, JSON files and (later) the Jetstress XML importer all produce a
+`TestConfig`. Field bounds live here; checks that need the file system live in
+`engine.model.validation`.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine.model.units import MIB
+
+
+def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False) -> dict[str, Any]:
+    """What an option declares beside pydantic's title, description and bounds: its flag and unit.
+
+    `default_words` says how a default that is computed, not fixed, is found; `duration`
+    marks seconds the command line reads as 2h, 30m or 45s. `engine.model.options`
+    reads these back for the CLI and the wizard.
+    """
+    extra: dict[str, Any] = {"flag": flag} if flag else {}
+    if unit:
+        extra["unit"] = unit
+    if default_words:
+        extra["default_words"] = default_words
+    if duration:
+        extra["duration"] = True
+    return extra
+
+SCHEMA_VERSION: Literal[1] = 1
+PAGE_SIZE_BYTES = 32 * 1024
+LOG_FILE_SIZE_BYTES = 1 * MIB
+LOG_FILES_PER_DATABASE = 16
+MIN_DATABASE_PAGES = 64
+MIN_CACHE_PAGES = 64  # 2 MiB: smaller caches would stall on every burst of misses
+# ESE's flush thresholds are fixed shares of the maximum cache: Jetstress logs
+# "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache.
+FLUSH_START_SHARE = 0.01
+FLUSH_STOP_SHARE = 0.02
+# A cache scaled down for a small test still keeps 1 MiB of buffers in reserve, or a
+# fast disk would stall on a reserve of a handful of pages that no real cache has.
+MIN_FLUSH_START_PAGES = 32
+
+
+class TestType(StrEnum):
+    """The Jetstress test types. Performance and Stress run in this version."""
+
+    PERFORMANCE = "performance"
+    STRESS = "stress"
+    DATABASE_BACKUP = "database_backup"
+    SOFT_RECOVERY = "soft_recovery"
+    DATABASE_CHECKSUM = "database_checksum"
+
+
+RUNNABLE_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS})
+
+
+class DatabaseSource(StrEnum):
+    CREATE = "create"
+    ATTACH = "attach"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class MailboxProfile(_Model):
+    """What the mailbox design asks of the storage."""
+
+    mailboxes: int = Field(
+        1000, gt=0, title="Mailboxes", description="Number of mailboxes this server hosts.",
+        json_schema_extra=cli("--mailboxes", unit="mailboxes"),
+    )
+    iops_per_mailbox: float = Field(
+        0.1,
+        gt=0,
+        le=100,
+        title="IOPS per mailbox",
+        description="Transactional I/O per second each mailbox generates.",
+        json_schema_extra=cli("--iops-per-mailbox", unit="IOPS"),
+    )
+    mailbox_size_mb: int = Field(
+        1024,
+        gt=0,
+        title="Mailbox size (MB)",
+        description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
+        json_schema_extra=cli("--mailbox-size-mb", unit="MB"),
+    )
+    headroom_percent: float = Field(
+        20.0,
+        ge=0,
+        le=500,
+        title="Headroom (%)",
+        description="Extra IOPS on top of the design figure; the ESRP papers test with 20 %.",
+        json_schema_extra=cli("--headroom-percent", unit="%"),
+    )
+
+
+class ThresholdSet(_Model):
+    """Latency limits that one instance must stay within."""
+
+    db_read_avg_latency_ms: float = Field(20.0, gt=0, title="Average database read latency (ms)")
+    db_read_max_latency_ms: float = Field(100.0, gt=0, title="Maximum database read latency (ms)")
+    log_write_avg_latency_ms: float = Field(10.0, gt=0, title="Average log write latency (ms)")
+    log_write_max_latency_ms: float = Field(100.0, gt=0, title="Maximum log write latency (ms)")
+
+
+def _strict() -> ThresholdSet:
+    return ThresholdSet()
+
+
+def _lenient() -> ThresholdSet:
+    return ThresholdSet(db_read_max_latency_ms=200.0, log_write_max_latency_ms=200.0)
+
+
+class Thresholds(_Model):
+    """The Jetstress threshold sets: Strict for Performance, Lenient for Stress."""
+
+    strict: ThresholdSet = Field(default_factory=_strict, title="Strict thresholds")
+    lenient: ThresholdSet = Field(default_factory=_lenient, title="Lenient thresholds")
+
+
+class OperationMix(_Model):
+    """Share of each transaction kind; insert + delete + replace + read must make 100 %."""
+
+    insert_percent: float = Field(40.0, ge=0, le=100, title="Inserts (%)")
+    delete_percent: float = Field(20.0, ge=0, le=100, title="Deletes (%)")
+    replace_percent: float = Field(5.0, ge=0, le=100, title="Replaces (%)")
+    read_percent: float = Field(35.0, ge=0, le=100, title="Reads (%)")
+    lazy_commit_percent: float = Field(
+        70.0, ge=0, le=100, title="Lazy commits (%)", description="Updates that do not wait for the log."
+    )
+
+    @model_validator(mode="after")
+    def _sums_to_100(self) -> OperationMix:
+        total = self.insert_percent + self.delete_percent + self.replace_percent + self.read_percent
+        if not math.isclose(total, 100.0, abs_tol=1e-6):
+            raise ValueError(
+                f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %"
+            )
+        return self
+
+    @property
+    def update_fraction(self) -> float:
+        return (self.insert_percent + self.delete_percent + self.replace_percent) / 100.0
+
+
+class DatabaseSpec(_Model):
+    """Where one database instance keeps its database file and its log files."""
+
+    database_path: Path = Field(
+        title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
+    )
+    log_path: Path = Field(
+        title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
+    )
+
+    @field_validator("database_path", "log_path", mode="before")
+    @classmethod
+    def _not_empty(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("enter a folder: an empty path would put the files wherever Jetwise was started from")
+        return value
+
+
+class TestConfig(_Model):
+    """Everything that defines one Jetwise test run."""
+
+    __test__ = False  # a domain name, not a pytest test class
+
+    schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
+    description: str = Field(
+        "", max_length=500, title="Description", description="Words for the report: the server, the storage design.",
+        json_schema_extra=cli("--description"),
+    )
+    profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
+    databases: list[DatabaseSpec] = Field(
+        min_length=1, max_length=256, title="Databases", description="Database instances, each with its database and log folder.",
+        json_schema_extra=cli("--databases", unit="databases"),
+    )
+    copies_per_database: int = Field(
+        1, ge=1, le=16, title="Copies per database",
+        description="Database copies; each copy beyond the first replicates the log.",
+        json_schema_extra=cli("--copies", unit="copies"),
+    )
+    thread_count: int = Field(
+        2,
+        ge=1,
+        le=4096,
+        title="Thread count",
+        description="Concurrent transaction threads for the whole server, spread over the databases.",
+        json_schema_extra=cli("--threads", unit="threads", default_words="Microsoft's rule: target IOPS / 135, at least one per database"),
+    )
+    sluggish_sessions: int = Field(
+        1,
+        ge=1,
+        le=1000,
+        title="SluggishSessions",
+        description="Each thread issues at most 1/s of its unthrottled I/O; 1 = no pause.",
+        json_schema_extra=cli("--sluggish-sessions"),
+    )
+    test_type: TestType = Field(
+        TestType.PERFORMANCE, title="Test type", description="The Jetstress test type.", json_schema_extra=cli("--type")
+    )
+    duration_s: float = Field(
+        7200.0, gt=0, le=30 * 86400, title="Duration (s)", description="Measured time, e.g. 2h, 30m, 45s.",
+        json_schema_extra=cli("--duration", unit="s", duration=True),
+    )
+    warmup_s: float = Field(
+        60.0, ge=0, le=86400, title="Warm-up (s)", description="Attaining prerequisites before measuring; not measured.",
+        json_schema_extra=cli("--warmup", unit="s", duration=True),
+    )
+    sample_interval_s: float = Field(1.0, ge=0.1, le=60, title="Sample interval (s)")
+    background_maintenance: bool = Field(
+        True, title="Run background database maintenance",
+        description="Sequential database maintenance reads beside the transactions.",
+        json_schema_extra=cli("--background-maintenance"),
+    )
+    continue_on_errors: bool = Field(
+        False, title="Continue despite I/O errors", description="Keep running after an I/O error instead of stopping.",
+        json_schema_extra=cli("--continue-on-errors"),
+    )
+    thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
+    operation_mix: OperationMix = Field(default_factory=OperationMix, title="Operation mix")
+    capacity_percent: float = Field(
+        100.0,
+        gt=0,
+        le=100,
+        title="Capacity (%)",
+        description="How much of the computed database size to create; lower for quick tests.",
+        json_schema_extra=cli("--capacity-percent", unit="%"),
+    )
+    database_source: DatabaseSource = Field(DatabaseSource.CREATE, title="Database source")
+    database_cache_min_mb: float = Field(
+        384.0,
+        gt=0,
+        le=1024 * 1024,
+        title="Minimum database cache (MB)",
+        description="Per instance; ESE never shrinks its cache below this.",
+        json_schema_extra=cli("--cache-min-mb", unit="MB"),
+    )
+    database_cache_max_mb: float = Field(
+        3072.0,
+        gt=0,
+        le=1024 * 1024,
+        title="Maximum database cache (MB)",
+        description="Per instance; the cache of page numbers the workload model runs with.",
+        json_schema_extra=cli("--cache-max-mb", unit="MB"),
+    )
+    target_margin_percent: float = Field(
+        5.0,
+        ge=0,
+        lt=100,
+        title="Target margin (%)",
+        description="Achieved transactional IOPS may fall this far below the target and still pass.",
+        json_schema_extra=cli("--target-margin-percent", unit="%"),
+    )
+    worker_processes: int | None = Field(
+        None, ge=1, le=256, title="Worker processes", description="Processes that drive the I/O.",
+        json_schema_extra=cli("--workers", unit="processes", default_words="one per core"),
+    )
+    allow_buffered_io: bool = Field(
+        False,
+        title="Allow buffered I/O",
+        description="Run even where the file system refuses unbuffered I/O; results are marked.",
+        json_schema_extra=cli("--allow-buffered-io"),
+    )
+    seed: int | None = Field(
+        None, title="Random seed", description="Fixes the I/O pattern, to repeat a run exactly.",
+        json_schema_extra=cli("--seed", default_words="a new pattern each run"),
+    )
+
+    @model_validator(mode="after")
+    def _cache_bounds(self) -> TestConfig:
+        if self.database_cache_min_mb > self.database_cache_max_mb:
+            raise ValueError(
+                f"the minimum database cache ({self.database_cache_min_mb:g} MB) is larger than "
+                f"the maximum ({self.database_cache_max_mb:g} MB)"
+            )
+        return self
+
+    # Derived figures -------------------------------------------------------------
+
+    @property
+    def database_count(self) -> int:
+        return len(self.databases)
+
+    @property
+    def target_transactional_iops(self) -> float:
+        p = self.profile
+        return p.mailboxes * p.iops_per_mailbox * (1 + p.headroom_percent / 100.0)
+
+    @property
+    def active_thresholds(self) -> ThresholdSet:
+        return self.thresholds.lenient if self.test_type == TestType.STRESS else self.thresholds.strict
+
+    @property
+    def standard_duration_s(self) -> float:
+        """The qualification length of this test type: 2 h Performance, 24 h Stress."""
+        return 86400.0 if self.test_type == TestType.STRESS else 7200.0
+
+    @property
+    def threshold_set_name(self) -> str:
+        return "Lenient" if self.test_type == TestType.STRESS else "Strict"
+
+    @property
+    def database_pages(self) -> int:
+        """Pages per database file (page 0 is the file header)."""
+        p = self.profile
+        size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_count
+        size *= self.capacity_percent / 100.0
+        return max(MIN_DATABASE_PAGES, int(size // PAGE_SIZE_BYTES))
+
+    @property
+    def database_size_bytes(self) -> int:
+        return self.database_pages * PAGE_SIZE_BYTES
+
+    @property
+    def database_cache_pages(self) -> int:
+        """Pages the model's cache holds per instance.
+
+        Scaled by `capacity_percent` like the database itself, so a test database
+        created at a fraction of its production size keeps the production
+        cache-to-database ratio, and so the same cache hit ratio.
+        """
+        size = self.database_cache_max_mb * MIB * self.capacity_percent / 100.0
+        return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
+
+    @property
+    def flush_thresholds_pages(self) -> tuple[int, int]:
+        """(start, stop): flushing starts when fewer buffers than `start` are available
+        and stops once `stop` are."""
+        pages = self.database_cache_pages
+        start = max(1, round(pages * FLUSH_START_SHARE), min(MIN_FLUSH_START_PAGES, pages // 8))
+        stop = max(start + 1, round(pages * FLUSH_STOP_SHARE), min(2 * MIN_FLUSH_START_PAGES, pages // 4))
+        return start, stop
+
+    @property
+    def log_space_bytes_per_database(self) -> int:
+        return LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES
+
+    def threads_for_database(self, index: int) -> int:
+        """Sessions given to database `index` (0-based): the global count spread evenly."""
+        base, extra = divmod(self.thread_count, self.database_count)
+        return base + (1 if index < extra else 0)
+
+    def instance_name(self, index: int) -> str:
+        return f"Instance {index + 1}"
+
+
+def default_config(
+    base: Path,
+    databases: int = 2,
+    **overrides: object,
+) -> TestConfig:
+    """A complete configuration with Jetstress defaults and per-database folders below `base`."""
+    specs = [
+        DatabaseSpec(database_path=base / f"DB{n}", log_path=base / f"Log{n}")
+        for n in range(1, databases + 1)
+    ]
+    values: dict[str, object] = {"databases": specs, "thread_count": max(2, databases)}
+    values.update(overrides)
+    return TestConfig.model_validate(values)
+
+
+def load_config(path: Path) -> TestConfig:
+    """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
+    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def save_config(config: TestConfig, path: Path) -> None:
+    path.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")

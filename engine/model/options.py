@@ -1,0 +1,209 @@
+"""The options an engineer sets, read once from the configuration model.
+
+Each field of `TestConfig` (and of the models inside it) declares its title, description
+and bounds for pydantic, and, in `json_schema_extra` through `engine.model.config.cli()`,
+its unit and its command-line flag. `options()` reads them into `Option` rows; the CLI builds its flags
+and help from them, the wizard its fields, labels, units and tooltips, and a problem
+found on a field is shown under the flag or field the engineer typed it in.
+
+Adding an option is one field in the model with `json_schema_extra=cli(...)`.
+"""
+
+from __future__ import annotations
+
+import re
+import types
+import typing
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from typing import Any
+
+from annotated_types import Ge, Gt, Le, Lt
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from engine.model.config import TestConfig
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: where it lives in the model, how people and the command line name it, its bounds."""
+
+    path: str  # "profile.mailboxes"
+    title: str
+    description: str
+    kind: str  # int, float, bool, choice, duration, path, text
+    default: Any
+    flag: str | None = None
+    unit: str = ""
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    minimum_open: bool = False  # > rather than ≥
+    maximum_open: bool = False
+    default_words: str = ""  # how the default is found when it is computed, not fixed
+
+    @property
+    def label(self) -> str:
+        """The title without its unit in brackets, for a form whose field shows the unit beside it."""
+        return re.sub(r"\s*\([^)]*\)$", "", self.title)
+
+    def bounds_words(self) -> str:
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.minimum_open else '≥'} {self._number(self.minimum)}")
+        if self.maximum is not None:
+            parts.append(f"{'<' if self.maximum_open else '≤'} {self._number(self.maximum)}")
+        return ", ".join(parts)
+
+    def _number(self, value: float) -> str:
+        if self.kind == "duration":
+            from engine.model.units import compact_duration
+
+            return compact_duration(value) if value else "0"
+        return f"{int(value):,}" if value == int(value) else f"{value:g}"
+
+    def default_text(self) -> str:
+        if self.default_words:
+            return self.default_words
+        if self.default is None:
+            return ""
+        if self.kind == "bool":
+            return "on" if self.default else "off"
+        if isinstance(self.default, Enum):
+            return str(self.default.value)
+        if self.kind == "duration":
+            from engine.model.units import compact_duration
+
+            return compact_duration(float(self.default))
+        return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
+
+    def help(self) -> str:
+        """The command line's help for the flag: description, unit and bounds, and the default."""
+        words = self.description or self.title
+        details = [d for d in (self.unit if self.kind not in ("duration", "bool", "choice") else "", self.bounds_words()) if d]
+        if details:
+            words += f" [{'; '.join(details)}]"
+        default = self.default_text()
+        return f"{words} (default {default})" if default else words
+
+
+def _unwrap(annotation: Any) -> Any:
+    """`int | None` -> int; `list[X]` stays a list."""
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return inner[0] if len(inner) == 1 else annotation
+    return annotation
+
+
+def _kind(annotation: Any, extra: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+    from pathlib import Path
+
+    if extra.get("duration"):
+        return "duration", ()
+    if isinstance(annotation, type):
+        if issubclass(annotation, Enum):
+            return "choice", tuple(str(m.value) for m in annotation)
+        if annotation is bool:
+            return "bool", ()
+        if annotation is int:
+            return "int", ()
+        if annotation is float:
+            return "float", ()
+        if issubclass(annotation, Path):
+            return "path", ()
+    return "text", ()
+
+
+def _bounds(info: FieldInfo) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for item in info.metadata:
+        if isinstance(item, Ge):
+            found["minimum"] = float(item.ge)  # type: ignore[arg-type]
+        elif isinstance(item, Gt):
+            found["minimum"], found["minimum_open"] = float(item.gt), True  # type: ignore[arg-type]
+        elif isinstance(item, Le):
+            found["maximum"] = float(item.le)  # type: ignore[arg-type]
+        elif isinstance(item, Lt):
+            found["maximum"], found["maximum_open"] = float(item.lt), True  # type: ignore[arg-type]
+    return found
+
+
+def _walk(model: type[BaseModel], prefix: str) -> list[Option]:
+    found: list[Option] = []
+    for name, info in model.model_fields.items():
+        path = f"{prefix}{name}"
+        annotation = _unwrap(info.annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            found += _walk(annotation, path + ".")
+            continue
+        if typing.get_origin(annotation) is list:
+            (item,) = typing.get_args(annotation)
+            if isinstance(item, type) and issubclass(item, BaseModel):
+                found += _walk(item, path + "[].")
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        kind, choices = _kind(annotation, extra)
+        if typing.get_origin(annotation) is list:
+            kind = "list"
+        default = None if info.default is PydanticUndefined else info.default
+        if info.default_factory is not None:
+            default = None
+        found.append(
+            Option(
+                path=path,
+                title=info.title or name,
+                description=info.description or "",
+                kind=kind,
+                default=default,
+                flag=typing.cast("str | None", extra.get("flag")),
+                unit=str(extra.get("unit", "")),
+                choices=choices,
+                default_words=str(extra.get("default_words", "")),
+                **_bounds(info),
+            )
+        )
+    return found
+
+
+@cache
+def options() -> dict[str, Option]:
+    """Every option of a test configuration by its path ("profile.mailboxes", "databases[].log_path")."""
+    return {option.path: option for option in _walk(TestConfig, "")}
+
+
+def option(path: str) -> Option:
+    return options()[path]
+
+
+def flagged() -> list[Option]:
+    """The options the command line sets directly, in the model's order."""
+    return [o for o in options().values() if o.flag and "[]" not in o.path and o.kind != "list"]
+
+
+def option_at(field: str) -> Option | None:
+    """The option a problem's field path is about: "databases[1].log_path" -> databases[].log_path."""
+    path = re.sub(r"\[\d+\]", "[]", field)
+    while path:
+        if path in options():
+            return options()[path]
+        path = path.rpartition(".")[0]
+    return None
+
+
+def where_typed(field: str) -> str:
+    """The flag the engineer typed a field's value with ("--log-path databases[1]"), or the field itself."""
+    found = option_at(field)
+    if found is None or not found.flag:
+        return field
+    index = re.match(r"(\w+\[\d+\])\.", field)
+    return f"{found.flag} {index.group(1)}" if index and "[]" in found.path else found.flag
+
+
+def assign(data: dict[str, Any], path: str, value: Any) -> None:
+    """Set `path` ("profile.mailboxes") in a nested dict of configuration data."""
+    *parents, leaf = path.split(".")
+    for part in parents:
+        data = data.setdefault(part, {})
+    data[leaf] = value

@@ -1,0 +1,128 @@
+"""Validation: every problem at once, each tied to its field, in words an engineer can act on.
+
+`validate_data` checks raw input (a JSON file, wizard fields) against the model and
+`check_rules` a valid model against itself. The checks against the machine are in
+`engine.io.preflight`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import ValidationError
+
+from engine.model.config import PAGE_SIZE_BYTES, RUNNABLE_TEST_TYPES, TestConfig
+from engine.model.units import format_bytes
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a configuration, and the field it belongs to."""
+
+    field: str
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        prefix = "" if self.severity == Severity.ERROR else "warning: "
+        return f"{prefix}{self.field}: {self.message}" if self.field else f"{prefix}{self.message}"
+
+
+def errors_only(problems: list[Problem]) -> list[Problem]:
+    return [p for p in problems if p.severity == Severity.ERROR]
+
+
+def _field_path(location: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in location:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def problems_from_validation_error(error: ValidationError) -> list[Problem]:
+    problems = []
+    for item in error.errors(include_url=False):
+        message = str(item["msg"])
+        if message.startswith("Value error, "):
+            message = message[len("Value error, ") :]
+        elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
+            message = f"{message[0].lower()}{message[1:]} (got {item['input']!r})"
+        elif item["type"] == "extra_forbidden":
+            message = "is not a Jetwise setting"
+        problems.append(Problem(_field_path(tuple(item["loc"])), message))
+    return problems
+
+
+def validate_data(data: Mapping[str, Any] | str) -> tuple[TestConfig | None, list[Problem]]:
+    """Build a model from raw data (dict or JSON text); return it or every problem found."""
+    try:
+        if isinstance(data, str):
+            return TestConfig.model_validate_json(data), []
+        return TestConfig.model_validate(dict(data)), []
+    except ValidationError as exc:
+        return None, problems_from_validation_error(exc)
+
+
+def check_rules(config: TestConfig) -> list[Problem]:
+    """Checks across fields that need no file system."""
+    problems: list[Problem] = []
+    if config.thread_count < config.database_count:
+        problems.append(
+            Problem(
+                "thread_count",
+                f"{config.thread_count} thread(s) cannot serve {config.database_count} databases; "
+                f"each database needs at least one thread",
+            )
+        )
+    for attr, what in (("database_path", "folder"), ("log_path", "log folder")):
+        seen: dict[str, int] = {}
+        for index, spec in enumerate(config.databases):
+            key = os.path.normcase(os.path.normpath(str(getattr(spec, attr))))
+            if key in seen:
+                problems.append(
+                    Problem(
+                        f"databases[{index}].{attr}",
+                        f"databases {seen[key] + 1} and {index + 1} share {getattr(spec, attr)}; "
+                        f"give each database its own {what}",
+                    )
+                )
+            else:
+                seen[key] = index
+    if config.test_type not in RUNNABLE_TEST_TYPES:
+        problems.append(
+            Problem(
+                "test_type",
+                f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; choose performance or stress",
+            )
+        )
+    cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
+    if cache_pages >= config.database_pages - 1:
+        problems.append(
+            Problem(
+                "database_cache_max_mb",
+                f"the database cache ({format_bytes(cache_pages * PAGE_SIZE_BYTES)} per instance) holds the whole "
+                f"database ({format_bytes(config.database_size_bytes)}): once warm, no read reaches the disk; "
+                "make the databases larger or the cache smaller",
+                Severity.WARNING,
+            )
+        )
+    if config.warmup_s + config.duration_s < config.sample_interval_s:
+        problems.append(
+            Problem(
+                "duration_s",
+                f"the run ({config.duration_s:g} s) is shorter than one sample interval ({config.sample_interval_s:g} s)",
+            )
+        )
+    return problems

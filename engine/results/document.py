@@ -1,0 +1,153 @@
+"""The result document: data first, with schema version, tool, host and full configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from engine.io.files import database_file_path
+from engine.model.config import TestConfig
+from engine.results.figures import cache_figures, merge_streams, percentile_figures, stream_figures
+from engine.results.schema import (
+    HostFigures,
+    HostInfo,
+    HostPerformance,
+    InstanceResult,
+    IntervalSample,
+    RunKind,
+    RunResult,
+    RunTimes,
+    Spread,
+    Summary,
+)
+from engine.results.verdict import Verdict
+from engine.version import TOOL_NAME, __version__
+from engine.workload.stats import StreamStats
+
+RESULT_FILE = "result.json"
+SAMPLES_FILE = "samples.jsonl"
+LOG_FILE = "test.log"
+CONFIG_FILE = "config.json"
+
+PAGE_FAULT_NOTE = (
+    "Database page fault stalls: a stall is counted when a transaction's page misses the "
+    "model's database cache and no buffer is available until a flush write completes."
+)
+
+
+def build_result(
+    *,
+    run_id: str,
+    config: TestConfig,
+    verdict: Verdict,
+    instances: Mapping[str, Mapping[str, StreamStats]],
+    cache: Mapping[str, Sequence[int]],
+    measured_s: float,
+    host: HostInfo,
+    host_samples: Sequence[HostFigures],
+    times: RunTimes,
+    unbuffered_io: bool,
+    io_detail: str,
+    backend_name: str,
+    simulated: bool,
+    notes: list[str],
+    run_kind: RunKind,
+    host_bound: bool,
+) -> RunResult:
+    """Assemble the result document from the measured window's totals and the verdict."""
+    target = config.target_transactional_iops
+    server = merge_streams(instances.values())
+    server_cache = [sum(column) for column in zip(*cache.values(), strict=False)] if cache else [0, 0, 0]
+    server_figures = {**stream_figures(server, measured_s), **cache_figures(server_cache, measured_s)}
+    summary = Summary(
+        **server_figures,
+        verdict=verdict.outcome,
+        reasons=list(verdict.reasons),
+        test_type=config.test_type.value,
+        threshold_set=config.threshold_set_name,
+        target_transactional_iops=target,
+        target_margin_percent=config.target_margin_percent,
+        measured_s=measured_s,
+        database_count=config.database_count,
+        copies_per_database=config.copies_per_database,
+        threads=config.thread_count,
+        sluggish_sessions=config.sluggish_sessions,
+        unbuffered_io=unbuffered_io,
+        achieved_transactional_iops=server_figures["transactional_iops"],
+        latency_percentiles_ms=percentile_figures(server),
+        run_kind=run_kind,
+        host_bound=host_bound,
+    )
+    rows = []
+    per_instance_target = target / max(1, config.database_count)
+    for index, (name, streams) in enumerate(instances.items()):
+        spec = config.databases[index]
+        figures = stream_figures(streams, measured_s)
+        rows.append(
+            InstanceResult(
+                **figures,
+                **cache_figures(cache.get(name, [0, 0, 0]), measured_s),
+                name=name,
+                database_path=str(spec.database_path),
+                log_path=str(spec.log_path),
+                database_file=str(database_file_path(spec.database_path, index)),
+                verdict=verdict.instance_outcomes.get(name, verdict.outcome),
+                reasons=list(verdict.instance_reasons.get(name, [])),
+                achieved_transactional_iops=figures["transactional_iops"],
+                target_transactional_iops=per_instance_target,
+                threads=config.threads_for_database(index),
+                sluggish_sessions=config.sluggish_sessions,
+                unbuffered_io=unbuffered_io,
+                latency_percentiles_ms=percentile_figures(streams),
+            )
+        )
+    return RunResult(
+        tool=TOOL_NAME,
+        tool_version=__version__,
+        run_id=run_id,
+        times=times,
+        host=host,
+        io_backend=backend_name,
+        simulated=simulated,
+        unbuffered_io=unbuffered_io,
+        unbuffered_io_detail=io_detail,
+        configuration=config,
+        summary=summary,
+        instances=rows,
+        criteria=list(verdict.criteria),
+        host_performance=HostPerformance(
+            cpu_percent=Spread.of([s.cpu_percent for s in host_samples]),
+            available_memory_mb=Spread.of([s.available_memory_mb for s in host_samples]),
+        ),
+        notes=[PAGE_FAULT_NOTE, *notes],
+    )
+
+
+def write_result(document: RunResult, folder: Path) -> Path:
+    """Write result.json atomically (a crash never leaves half a document)."""
+    path = folder / RESULT_FILE
+    scratch = folder / (RESULT_FILE + ".partial")
+    scratch.write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    scratch.replace(path)
+    return path
+
+
+def read_result(folder: Path) -> RunResult:
+    """The result document of a run folder (ValueError or OSError if it cannot be read)."""
+    return RunResult.model_validate_json((folder / RESULT_FILE).read_text(encoding="utf-8"))
+
+
+def read_samples(folder: Path) -> list[IntervalSample]:
+    """The interval samples of a run folder; a line cut short by a crash is skipped."""
+    path = folder / SAMPLES_FILE
+    if not path.exists():
+        return []
+    samples = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            samples.append(IntervalSample.model_validate_json(line))
+        except ValueError:
+            continue
+    return samples

@@ -1,0 +1,69 @@
+"""Flat figures (rates, latencies, sizes) of an instance or a server over a time span.
+
+Names follow one rule so every document, sample file and report column agrees:
+`<stream>s_per_s`, `<stream>_avg_latency_ms`, `<stream>_max_latency_ms`,
+`<stream>_avg_bytes`, e.g. `db_reads_per_s`, `log_write_avg_latency_ms`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine.results.schema import Figures, InstanceFigures
+from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats
+
+
+def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    errors = 0
+    for name in STREAMS:
+        stats = streams.get(name) or StreamStats()
+        out[f"{name}s_per_s"] = stats.count / seconds if seconds > 0 else 0.0
+        out[f"{name}_avg_latency_ms"] = stats.avg_latency_ms()
+        out[f"{name}_max_latency_ms"] = stats.max_latency_ms()
+        out[f"{name}_avg_bytes"] = stats.avg_bytes()
+        errors += stats.errors
+    out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
+    out["io_errors"] = errors
+    return out
+
+
+def cache_figures(counts: Sequence[int], seconds: float) -> dict[str, Any]:
+    """The model's database cache hit ratio (None before any page was referenced) and stalls."""
+    references = counts[CACHE_HITS] + counts[CACHE_MISSES]
+    return {
+        "db_cache_hit_ratio": counts[CACHE_HITS] / references if references else None,
+        "database_page_fault_stalls_per_s": counts[PAGE_FAULT_STALLS] / seconds if seconds > 0 else 0.0,
+    }
+
+
+def percentile_figures(streams: Mapping[str, StreamStats]) -> dict[str, dict[str, float | None]]:
+    """Latency percentiles (ms) per stream that saw any I/O."""
+    return {name: stats.percentiles() for name, stats in streams.items() if stats.count}
+
+
+def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, StreamStats]:
+    merged: dict[str, StreamStats] = {}
+    for part in parts:
+        for name, stats in part.items():
+            merged.setdefault(name, StreamStats()).merge(stats)
+    return merged
+
+
+def interval_figures(parts: Mapping[str, InstanceInterval], seconds: float) -> tuple[list[InstanceFigures], Figures]:
+    """One sample interval's figures per instance and the server's."""
+    rows = []
+    server = InstanceInterval("server")
+    for name, part in parts.items():
+        reads = part.streams.get(DB_READ)
+        rows.append(
+            InstanceFigures(
+                name=name,
+                **stream_figures(part.streams, seconds),
+                **cache_figures(part.cache, seconds),
+                db_read_p99_latency_ms=reads.percentiles()["p99"] if reads and reads.count else None,
+            )
+        )
+        server.merge(part)
+    return rows, Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))

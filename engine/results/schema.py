@@ -1,0 +1,254 @@
+"""The run schema: one typed shape for an interval sample and one for a run's result.
+
+Everything that passes a run's figures between parts reads and writes these models:
+`samples.jsonl` and `result.json` in the run folder, the store, the event stream to the
+window, the advisor, the report and both front ends. `docs/result.schema.json` is
+generated from `RunResult` (`python -m engine.results.schema`).
+
+Figure names follow one rule: `<stream>s_per_s`, `<stream>_avg_latency_ms`,
+`<stream>_max_latency_ms`, `<stream>_avg_bytes` for the streams db_read, db_write,
+log_write, bdm_read (background maintenance), log_replication_read and log_read.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.model.config import TestConfig
+
+RESULT_SCHEMA_VERSION = 2  # 2: typed, with run_kind and host_bound; version 1 documents read with defaults
+
+
+class Outcome(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    ABORTED = "aborted"
+
+
+class RunKind(StrEnum):
+    """A short tuning run, or a qualification run of the standard length (2 h Performance, 24 h Stress)."""
+
+    TUNING = "tuning"
+    QUALIFICATION = "qualification"
+
+
+class _Schema(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=False)
+
+
+class Figures(_Schema):
+    """Rates, latencies and sizes of every stream, for an instance or the server, over a span."""
+
+    db_reads_per_s: float = 0.0
+    db_read_avg_latency_ms: float = 0.0
+    db_read_max_latency_ms: float = 0.0
+    db_read_avg_bytes: float = 0.0
+    db_writes_per_s: float = 0.0
+    db_write_avg_latency_ms: float = 0.0
+    db_write_max_latency_ms: float = 0.0
+    db_write_avg_bytes: float = 0.0
+    log_writes_per_s: float = 0.0
+    log_write_avg_latency_ms: float = 0.0
+    log_write_max_latency_ms: float = 0.0
+    log_write_avg_bytes: float = 0.0
+    bdm_reads_per_s: float = 0.0
+    bdm_read_avg_latency_ms: float = 0.0
+    bdm_read_max_latency_ms: float = 0.0
+    bdm_read_avg_bytes: float = 0.0
+    log_replication_reads_per_s: float = 0.0
+    log_replication_read_avg_latency_ms: float = 0.0
+    log_replication_read_max_latency_ms: float = 0.0
+    log_replication_read_avg_bytes: float = 0.0
+    log_reads_per_s: float = 0.0
+    log_read_avg_latency_ms: float = 0.0
+    log_read_max_latency_ms: float = 0.0
+    log_read_avg_bytes: float = 0.0
+    transactional_iops: float = Field(0.0, description="Database reads + writes per second.")
+    io_errors: int = 0
+    db_cache_hit_ratio: float | None = Field(None, description="None before any page was referenced.")
+    database_page_fault_stalls_per_s: float = 0.0
+
+    def rate(self, stream: str) -> float:
+        return float(getattr(self, f"{stream}s_per_s"))
+
+    def stream_value(self, stream: str, what: str) -> float:
+        """`what` is avg_latency_ms, max_latency_ms or avg_bytes."""
+        return float(getattr(self, f"{stream}_{what}"))
+
+
+class InstanceFigures(Figures):
+    """One instance's figures in one interval."""
+
+    name: str
+    db_read_p99_latency_ms: float | None = None
+
+
+class HostFigures(_Schema):
+    cpu_percent: float = 0.0
+    available_memory_mb: float = 0.0
+
+
+class IntervalSample(_Schema):
+    """One sample interval, as merged in the parent: the server's figures, each instance's, the host's."""
+
+    interval: int = Field(ge=0)
+    phase: Literal["warmup", "measure"]
+    time_utc: str | None = Field(None, description="End of the interval; absent only in samples of older stores.")
+    elapsed_s: float
+    duration_s: float
+    remaining_s: float = 0.0
+    host: HostFigures = Field(default_factory=HostFigures)
+    summary: Figures
+    instances: list[InstanceFigures]
+
+
+class Criterion(_Schema):
+    """One judged figure: value against limit."""
+
+    name: str
+    instance: str | None = Field(description="None: the whole server.")
+    value: float
+    limit: float
+    unit: str
+    comparison: Literal["<=", ">="]
+    passed: bool
+
+    def __str__(self) -> str:
+        where = f"{self.instance}: " if self.instance else ""
+        at_most = self.comparison == "<="
+        sign = ("<=" if self.passed else ">") if at_most else (">=" if self.passed else "<")
+        unit = self.unit if self.unit in ("", "/s") else f" {self.unit}"
+        return f"{where}{self.name} {number(self.value)}{unit} {sign} {number(self.limit)}{unit}"
+
+
+def number(value: float) -> str:
+    """A figure as a person reads it: no decimals from 100 up, one from 1, two below."""
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2f}"
+
+
+Percentiles = dict[str, dict[str, float | None]]
+
+
+class Summary(Figures):
+    """The server over the measured window, with the verdict and how the run was set up."""
+
+    verdict: Outcome
+    reasons: list[str] = Field(default_factory=list)
+    test_type: str
+    threshold_set: str
+    target_transactional_iops: float
+    target_margin_percent: float
+    measured_s: float
+    database_count: int
+    copies_per_database: int = 1
+    threads: int
+    sluggish_sessions: int
+    unbuffered_io: bool = True
+    achieved_transactional_iops: float
+    latency_percentiles_ms: Percentiles = Field(default_factory=dict)
+    run_kind: RunKind = RunKind.QUALIFICATION
+    host_bound: bool = Field(
+        False, description="The host's CPU was saturated while measuring: the engine, not the storage, set the pace."
+    )
+
+    @property
+    def effective_load(self) -> float:
+        return self.threads / max(1, self.sluggish_sessions)
+
+
+class InstanceResult(Figures):
+    name: str
+    database_path: str
+    log_path: str
+    database_file: str = ""
+    verdict: Outcome
+    reasons: list[str] = Field(default_factory=list)
+    achieved_transactional_iops: float
+    target_transactional_iops: float
+    threads: int
+    sluggish_sessions: int
+    unbuffered_io: bool = True
+    latency_percentiles_ms: Percentiles = Field(default_factory=dict)
+
+
+class RunTimes(_Schema):
+    test_start_utc: str | None = None
+    test_end_utc: str | None = None
+    collection_start_utc: str | None = None
+    collection_end_utc: str | None = None
+
+
+class HostInfo(_Schema):
+    machine_name: str = ""
+    operating_system: str = ""
+    processor: str = ""
+    logical_processors: int = 0
+    memory_bytes: int = 0
+    python: str = ""
+
+
+class Spread(_Schema):
+    average: float | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @classmethod
+    def of(cls, values: list[float]) -> Spread:
+        if not values:
+            return cls()
+        return cls(average=sum(values) / len(values), minimum=min(values), maximum=max(values))
+
+
+class HostPerformance(_Schema):
+    cpu_percent: Spread = Field(default_factory=Spread)
+    available_memory_mb: Spread = Field(default_factory=Spread)
+
+
+class RunFiles(_Schema):
+    samples: str = "samples.jsonl"
+    log: str = "test.log"
+    configuration: str = "config.json"
+
+
+class RunResult(_Schema):
+    """The result document of one run (`result.json`), however the run ended."""
+
+    schema_version: int = RESULT_SCHEMA_VERSION
+    tool: str = "Jetwise"
+    tool_version: str = ""
+    run_id: str
+    times: RunTimes = Field(default_factory=RunTimes)
+    host: HostInfo = Field(default_factory=HostInfo)
+    io_backend: str = ""
+    simulated: bool = False
+    unbuffered_io: bool = True
+    unbuffered_io_detail: str = ""
+    configuration: TestConfig
+    summary: Summary
+    instances: list[InstanceResult]
+    criteria: list[Criterion] = Field(default_factory=list)
+    host_performance: HostPerformance = Field(default_factory=HostPerformance)
+    notes: list[str] = Field(default_factory=list)
+    files: RunFiles = Field(default_factory=RunFiles)
+
+    @property
+    def verdict(self) -> Outcome:
+        return self.summary.verdict
+
+    def failing_instances(self) -> list[str]:
+        return sorted({c.instance for c in self.criteria if c.instance and not c.passed})
+
+
+def result_json_schema() -> str:
+    return json.dumps(RunResult.model_json_schema(), indent=2) + "\n"
+
+
+if __name__ == "__main__":  # regenerates docs/result.schema.json
+    sys.stdout.write(result_json_schema())

@@ -1,0 +1,243 @@
+"""The measurement pipeline every run goes through, whatever feeds it intervals.
+
+An interval source (the worker pool on real files, or the storage model in virtual
+time) hands each interval's merged counters to `Measurement.add`. The measurement
+decides warm-up and settling, keeps the measured window's totals, emits the interval
+as an `IntervalSample`, and at the end judges the totals and builds the `RunResult`.
+A run that crashed before its end is rebuilt through the same path from its samples
+(`rebuild_result`), so every result, finished or not, has one constructor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from engine.model.config import TestConfig
+from engine.protocol import IntervalEvent
+from engine.results.document import build_result
+from engine.results.figures import interval_figures
+from engine.results.schema import Figures, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.verdict import Verdict, judge
+from engine.run.settling import MeasureWindow, SettleRule, interval_counts
+from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats, split_totals
+
+HOST_BOUND_CPU_PERCENT = 90.0  # average host CPU while measuring at or above this: the host set the pace
+
+EmitFn = Callable[[BaseModel], None]
+LogFn = Callable[[str, str], None]
+
+
+@dataclass
+class RunEnd:
+    """How a source's run ended, and the facts the result needs beside the totals."""
+
+    measured_s: float
+    aborted_reason: str | None = None
+    failures: list[str] = field(default_factory=list)
+    host: HostInfo = field(default_factory=HostInfo)
+    times: RunTimes = field(default_factory=RunTimes)
+    unbuffered_io: bool = True
+    io_detail: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+class Measurement:
+    """Intervals in; samples, settling, totals, the verdict and the result out."""
+
+    def __init__(self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn) -> None:
+        self.config = config
+        self.window = MeasureWindow(*interval_counts(config), settle)
+        self._emit = emit
+        self._log = log
+        self.names = [config.instance_name(i) for i in range(config.database_count)]
+        self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
+        self.host_samples: list[HostFigures] = []
+
+    @property
+    def warmup_intervals(self) -> int:
+        return self.window.warmup_intervals
+
+    @property
+    def total_intervals(self) -> int:
+        return self.window.total_intervals
+
+    def add(
+        self,
+        index: int,
+        parts: Mapping[str, InstanceInterval],
+        *,
+        duration_s: float,
+        elapsed_s: float,
+        time_utc: str | None,
+        host: HostFigures,
+    ) -> bool:
+        """Show interval `index`; True when it settled a calibration run (its end moved earlier)."""
+        rows, summary = interval_figures(parts, duration_s)
+        settled = False
+        if index < self.warmup_intervals:
+            message = self.window.observe(index, summary.db_read_avg_latency_ms, summary.transactional_iops)
+            if message is not None:
+                self._log(message, "info")
+                settled = True
+        phase = "measure" if index >= self.warmup_intervals else "warmup"
+        if phase == "measure":
+            self.add_late(index, parts)
+            self.host_samples.append(host)
+        total_s = self.total_intervals * self.config.sample_interval_s
+        sample = IntervalSample(
+            interval=index,
+            phase=phase,
+            time_utc=time_utc,
+            elapsed_s=elapsed_s,
+            duration_s=duration_s,
+            remaining_s=max(0.0, total_s - elapsed_s),
+            host=host,
+            summary=summary,
+            instances=rows,
+        )
+        self._emit(IntervalEvent(sample=sample))
+        return settled
+
+    def add_late(self, index: int, parts: Mapping[str, InstanceInterval]) -> None:
+        """Counters of a measured interval (a straggler for one already shown is counted, not shown again)."""
+        if index < self.warmup_intervals:
+            return
+        for name, part in parts.items():
+            self.totals[name].merge(part)
+
+    def run_kind(self) -> RunKind:
+        config = self.config
+        if self.window.settle is None and config.duration_s >= config.standard_duration_s:
+            return RunKind.QUALIFICATION
+        return RunKind.TUNING
+
+    def result(self, run_id: str, end: RunEnd, *, backend_name: str, simulated: bool) -> RunResult:
+        """Judge the measured window and build the result document."""
+        config = self.config
+        aborted = end.aborted_reason
+        if end.measured_s <= 0 and aborted is None and not end.failures:
+            aborted = "Run aborted: nothing was measured"
+        streams, cache = split_totals(self.totals)
+        verdict = judge(
+            config, streams, end.measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures)
+        )
+        for reason in verdict.reasons:
+            self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
+        notes = list(end.notes)
+        cpu = [s.cpu_percent for s in self.host_samples]
+        host_bound = bool(cpu) and sum(cpu) / len(cpu) >= HOST_BOUND_CPU_PERCENT
+        if host_bound:
+            note = (f"Host-bound: the processors were {sum(cpu) / len(cpu):.0f} % busy on average while measuring, so "
+                    "the engine, not the storage, may have set the pace; the advisor does not read this run as a "
+                    "storage limit")
+            notes.append(note)
+            self._log(note, "warning")
+        run_kind = self.run_kind()
+        if run_kind == RunKind.TUNING:
+            notes.append(
+                f"A tuning run ({end.measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
+                f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
+            )
+        return build_result(
+            run_id=run_id,
+            config=config,
+            verdict=verdict,
+            instances=streams,
+            cache=cache,
+            measured_s=end.measured_s,
+            host=end.host,
+            host_samples=self.host_samples,
+            times=end.times,
+            unbuffered_io=end.unbuffered_io,
+            io_detail=end.io_detail,
+            backend_name=backend_name,
+            simulated=simulated,
+            notes=notes,
+            run_kind=run_kind,
+            host_bound=host_bound,
+        )
+
+
+def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
+    """A stream's counters as far as a sample's figures tell them (no histogram: no percentiles)."""
+    stats = StreamStats()
+    count = round(figures.rate(stream) * seconds)
+    stats.count = count
+    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
+    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
+    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
+    return stats
+
+
+def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
+    """Each instance's counters as far as a sample tells them, to total and judge like live intervals."""
+    parts = {}
+    for row in sample.instances:
+        part = InstanceInterval(row.name)
+        for stream in STREAMS:
+            stats = _stats_from(row, stream, sample.duration_s)
+            if stats.count:
+                part.streams[stream] = stats
+        part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * sample.duration_s)
+        if row.db_cache_hit_ratio is not None:
+            part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
+        parts[row.name] = part
+    return parts
+
+
+def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
+    """Add what a sample tells of each instance to `totals` (instances it does not name are left alone)."""
+    for name, part in parts_from_sample(sample).items():
+        if name in totals:
+            totals[name].merge(part)
+
+
+class RunningVerdict:
+    """The engine's own verdict applied to the measured samples so far (the window's running verdict)."""
+
+    def __init__(self, config: TestConfig) -> None:
+        self.config = config
+        self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
+                       for i in range(config.database_count)}
+        self.measured_s = 0.0
+
+    def add(self, sample: IntervalSample) -> None:
+        if sample.phase != "measure":
+            return
+        merge_sample(self.totals, sample)
+        self.measured_s += sample.duration_s
+
+    def verdict(self) -> Verdict:
+        streams, cache = split_totals(self.totals)
+        return judge(self.config, streams, self.measured_s, cache=cache)
+
+
+def rebuild_result(
+    config: TestConfig, samples: Sequence[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
+) -> RunResult:
+    """The aborted result of a run that ended without writing one, from the samples it recorded.
+
+    The samples go through the same measurement as a live run; criteria are judged on
+    the figures they carry (percentiles are lost, as samples keep no histograms).
+    """
+    measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
+    measured = [s for s in samples if s.phase == "measure"]
+    for sample in measured:
+        merge_sample(measurement.totals, sample)
+        measurement.host_samples.append(sample.host)
+    reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
+    measured_s = sum(s.duration_s for s in measured)
+    first = samples[0].time_utc if samples else None
+    last = samples[-1].time_utc if samples else None
+    end = RunEnd(
+        measured_s=measured_s,
+        aborted_reason=f"Run aborted: {reason}",
+        times=RunTimes(test_start_utc=first, test_end_utc=last,
+                       collection_start_utc=measured[0].time_utc if measured else None, collection_end_utc=last),
+        notes=["Rebuilt from the samples recorded before the run stopped"
+               + ("" if reads else "; none of them was measured") + "."],
+    )
+    return measurement.result(run_id, end, backend_name="", simulated=False)

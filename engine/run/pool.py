@@ -1,0 +1,338 @@
+"""The worker pool: real files driven by worker processes, their messages merged into intervals.
+
+One `_PoolRun` per run: it starts the workers, follows their messages (creation progress,
+warm-up, interval counters, errors), starts the measured clock, stops and reaps them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from queue import Empty
+from typing import TYPE_CHECKING, Any
+
+from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.io.preflight import validate_config
+from engine.model.config import TestConfig
+from engine.model.validation import Problem
+from engine.protocol import PHASE_WORDS, Phase, PhaseEvent, ProgressEvent
+from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.run.host import HostSampler, host_info
+from engine.run.measurement import Measurement, RunEnd
+from engine.run.worker import WorkerSpec, assign_instances, worker_main
+from engine.workload.stats import InstanceInterval
+
+if TYPE_CHECKING:
+    from engine.run.runner import Runner
+
+START_DELAY_S = 0.3
+
+
+STOP_WAIT_S = 1.5
+
+
+class WorkerPoolSource:
+    """Intervals from worker processes driving real I/O at the configured files."""
+
+    simulated = False
+
+    def __init__(self, backend: IoBackend) -> None:
+        self.backend = backend
+        self.name = backend.name
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        return validate_config(config, self.backend)
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
+        unbuffered = all(p.supported for p in probes.values())
+        representative = all(p.representative for p in probes.values())
+        details = sorted({p.detail for p in probes.values()})
+        return _PoolRun(runner, measurement, unbuffered, representative, "; ".join(details)).execute()
+
+
+class _PoolRun:
+    """The mechanics of one worker-pool run: processes, messages, the clock."""
+
+    def __init__(
+        self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str
+    ) -> None:
+        self.runner = runner
+        self.measurement = measurement
+        self.config = runner.config
+        self.unbuffered = unbuffered
+        self.representative = representative
+        self.io_detail = io_detail
+        config = self.config
+        self.interval_s = config.sample_interval_s
+        self.interval_ns = round(config.sample_interval_s * 1e9)
+        self.window = measurement.window
+        workers = config.worker_processes or os.cpu_count() or 1
+        self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
+        self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
+        self.next_interval = 0
+        self.sampler = HostSampler()
+        self.t0_ns = 0
+        self.wall0 = datetime.now(UTC)
+        self.perf0 = time.perf_counter_ns()
+        self.stop_at_ns: int | None = None
+        self.phase = Phase.PREPARING
+        self.engine_error: str | None = None
+        self.failures: list[str] = []  # reasons that fail the run (I/O errors)
+        self.progress: dict[int, tuple[int, int]] = {}
+        self.progress_started: float | None = None  # the first report starts the rate clock
+        self.progress_base = 0
+        self.started_utc = self.wall0
+
+    def _wall(self, perf_ns: int) -> datetime:
+        return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
+
+    def set_phase(self, phase: Phase, message: str = "") -> None:
+        self.phase = phase
+        self.runner.emit(PhaseEvent(phase=phase, message=message or PHASE_WORDS[phase]))
+
+    # the run --------------------------------------------------------------------------
+
+    def execute(self) -> RunEnd:
+        runner = self.runner
+        config = self.config
+        ctx = multiprocessing.get_context("spawn")
+        self.messages = ctx.Queue()
+        self.go, self.stop = ctx.Event(), ctx.Event()
+        self.t0_value, self.stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
+        self.end_at_value = ctx.Value("q", 0)  # an earlier planned end, once a settling run has decided
+        self.ready: set[int] = set()
+        self.done: set[int] = set()
+        self.measuring_announced = False
+        self.worker_count = 0
+        config_json = config.model_dump_json()
+        processes: list[Any] = []
+        if not self.representative:
+            runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
+        self.set_phase(Phase.PREPARING)
+        try:
+            for worker_id, indexes in enumerate(self.assignments):
+                spec = WorkerSpec(
+                    worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup, self.window.total_intervals
+                )
+                process = ctx.Process(
+                    target=worker_main,
+                    args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value, self.end_at_value),
+                    name=f"jetwise-worker-{worker_id}",
+                    daemon=True,
+                )
+                process.start()
+                processes.append(process)
+            self.worker_count = len(processes)
+            self._loop(processes)
+        except BaseException as exc:  # KeyboardInterrupt included: always leave a result
+            if isinstance(exc, KeyboardInterrupt):
+                runner.request_stop("stopped by the user (Ctrl-C)")
+            else:
+                self.engine_error = f"{type(exc).__name__}: {exc}"
+                runner.log(f"Engine error: {self.engine_error}\n{traceback.format_exc()}", "error")
+            self._stop()
+        finally:
+            self._reap(processes)
+        return self._finish()
+
+    def _loop(self, processes: list[Any]) -> None:
+        runner = self.runner
+        while len(self.done) < self.worker_count:
+            try:
+                self._dispatch(self.messages.get(timeout=0.1))
+            except Empty:
+                pass
+            if runner.stop_reason is not None and not self.stop.is_set():
+                runner.log(f"Stop requested: {runner.stop_reason}", "warning")
+                self._stop()
+            for worker_id, process in enumerate(processes):
+                # An exited worker gets a moment for its last messages to arrive before it is called dead.
+                exited = worker_id not in self.done and process.exitcode is not None
+                if exited and not self._drain_until_done(worker_id):
+                    self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
+                    runner.log(self.engine_error, "error")
+                    self.done.add(worker_id)
+                    self._stop()
+
+    def _dispatch(self, message: tuple[Any, ...]) -> None:
+        """Act on one message from a worker; every path that reads the queue comes here."""
+        runner = self.runner
+        kind, worker_id = message[0], message[1]
+        if kind == "log":
+            runner.log(message[3], message[2])
+        elif kind == "progress":
+            self._on_progress(message[2], message[3], message[4])
+        elif kind == "ready":
+            self.ready.add(worker_id)
+            if len(self.ready) == self.worker_count and not self.stop.is_set():
+                self._start_measuring_clock()
+        elif kind == "interval":
+            self._on_interval(worker_id, message[2], message[3], self.worker_count)
+            if not self.measuring_announced and self.next_interval >= self.measurement.warmup_intervals:
+                self.measuring_announced = True
+                self.set_phase(Phase.MEASURING)
+                runner.log("Measurement begins")
+        elif kind == "io_error":
+            if message[2] not in self.failures:
+                self.failures.append(message[2])
+            self._stop()
+        elif kind == "error":
+            self.engine_error = message[2].splitlines()[0]
+            runner.log(f"Engine error in worker {worker_id}: {message[2]}", "error")
+            self._stop()
+        elif kind == "done":
+            self.done.add(worker_id)
+
+    def _start_measuring_clock(self) -> None:
+        """Every worker is ready: fix t0 a moment ahead and let them go."""
+        self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
+        self.t0_value.value = self.t0_ns
+        self.go.set()
+        if self.window.settle is not None:
+            self.set_phase(Phase.WARMING_UP)
+            self.runner.log("Attaining prerequisites: warm-up until latency settles "
+                            f"(at least {self.window.min_warmup * self.interval_s:g} s)")
+        elif self.measurement.warmup_intervals:
+            self.set_phase(Phase.WARMING_UP)
+            self.runner.log(f"Attaining prerequisites: warm-up for {self.measurement.warmup_intervals * self.interval_s:g} s")
+        else:
+            self.set_phase(Phase.MEASURING)
+            self.measuring_announced = True
+
+    def _drain_until_done(self, worker_id: int) -> bool:
+        deadline = time.monotonic() + 0.5
+        while time.monotonic() < deadline:
+            try:
+                self._dispatch(self.messages.get(timeout=0.05))
+            except Empty:
+                continue
+            if worker_id in self.done:
+                return True
+        return False
+
+    def _stop(self) -> None:
+        if self.stop.is_set():
+            return
+        now = time.perf_counter_ns()
+        self.stop_at_ns = now
+        self.stop_at_value.value = now
+        self.stop.set()
+
+    def _reap(self, processes: list[Any]) -> None:
+        deadline = time.monotonic() + STOP_WAIT_S
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.is_alive():
+                self.runner.log(f"{process.name} did not stop in time; terminating it", "warning")
+                process.terminate()
+                process.join(1.0)
+        try:
+            while True:
+                self._dispatch(self.messages.get_nowait())
+        except (Empty, OSError, ValueError):
+            pass
+        self.messages.close()
+        self.messages.join_thread()
+
+    # events from workers ------------------------------------------------------------
+
+    def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
+        now = time.monotonic()
+        if self.progress_started is None:
+            self.progress_started = now
+            self.progress_base = done_bytes  # bytes a resumed creation had already written
+        self.progress[instance] = (done_bytes, total_bytes)
+        done = sum(d for d, _ in self.progress.values())
+        total = self.config.database_size_bytes * self.config.database_count
+        elapsed = max(1e-3, now - self.progress_started)
+        rate = max(0, done - self.progress_base) / elapsed
+        eta = (total - done) / rate if rate > 0 else None
+        self.runner.emit(
+            ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
+        )
+
+    def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
+        merged = {name: InstanceInterval(name) for name in self.measurement.names}
+        for payload in payloads.values():
+            for name, wire in payload.items():
+                merged[name] = InstanceInterval.from_wire(name, wire)
+        return merged
+
+    def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
+        if index >= self.measurement.total_intervals:
+            return  # past an end a settling run decided after the workers had already measured on
+        if index < self.next_interval:
+            # a straggler for an interval already shown: counted, not shown again
+            self.measurement.add_late(index, self._parts({worker_id: payload}))
+            return
+        self.pending[index][worker_id] = payload
+        while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:
+            self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
+            self.next_interval += 1
+
+    def _interval_span(self, index: int) -> tuple[int, int]:
+        start = self.t0_ns + index * self.interval_ns
+        end = start + self.interval_ns
+        if self.stop_at_ns is not None:
+            end = min(end, self.stop_at_ns)
+        return start, end
+
+    def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
+        start, end = self._interval_span(index)
+        settled = self.measurement.add(
+            index,
+            self._parts(parts),
+            duration_s=max(1e-9, (end - start) / 1e9),
+            elapsed_s=(end - self.t0_ns) / 1e9,
+            time_utc=self._wall(end).isoformat(timespec="milliseconds"),
+            host=HostFigures(**self.sampler.sample()),
+        )
+        if settled:
+            self.end_at_value.value = self.t0_ns + self.measurement.total_intervals * self.interval_ns
+
+    # the end --------------------------------------------------------------------------
+
+    def _finish(self) -> RunEnd:
+        runner = self.runner
+        for index in sorted(self.pending):
+            if index < self.measurement.total_intervals:
+                self._emit_interval(index, self.pending[index])
+        self.pending.clear()
+        measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
+        planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
+        end = planned_end if self.stop_at_ns is None else min(planned_end, self.stop_at_ns)
+        measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
+        aborted_reason = None
+        if self.engine_error is not None:
+            aborted_reason = f"Run aborted by an engine error: {self.engine_error}"
+        elif runner.stop_reason is not None and (self.stop_at_ns is not None or not self.t0_ns):
+            where = {
+                Phase.PREPARING: "while preparing the databases",
+                Phase.WARMING_UP: "during warm-up, before measurement began",
+            }.get(self.phase, f"after {measured_s:.1f} s of measurement")
+            aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
+        times = RunTimes(
+            test_start_utc=self.started_utc.isoformat(timespec="seconds"),
+            test_end_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+            collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
+            collection_end_utc=self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
+        )
+        notes = []
+        if not self.representative:
+            notes.append(f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache.")
+        return RunEnd(
+            measured_s=measured_s,
+            aborted_reason=aborted_reason,
+            failures=list(self.failures),
+            host=HostInfo(**host_info()),
+            times=times,
+            unbuffered_io=self.representative,
+            io_detail=self.io_detail,
+            notes=notes,
+        )

@@ -1,0 +1,139 @@
+"""Runs a test: validate, prepare databases in worker processes, warm up, measure, judge.
+
+The runner lives in the parent process. It emits typed events (`engine.protocol`) to
+one callback, writes the interval samples and the test log as they happen, and always
+finishes with a result document, marked aborted when the run did not complete.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.units import format_bytes
+from engine.model.validation import Problem, errors_only
+from engine.protocol import PHASE_WORDS, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
+from engine.results.schema import RunResult
+from engine.run.measurement import EmitFn, Measurement, RunEnd
+from engine.run.pool import WorkerPoolSource
+from engine.run.settling import SettleRule
+from engine.run.sinks import RunFolderWriter, fan_out
+
+
+class InvalidConfigError(Exception):
+    """The configuration cannot run; `problems` says why, field by field."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = problems
+
+
+class IntervalSource(Protocol):
+    """What feeds a run's measurement: the worker pool on real files, or a storage model."""
+
+    name: str
+    simulated: bool
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]: ...
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd: ...
+
+
+def new_run_id() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
+class Runner:
+    """One run of one configuration. Call `run()` once; `request_stop()` from anywhere.
+
+    validate → StartEvent → the source feeds the measurement → verdict → ResultEvent.
+    The run folder is written by a `RunFolderWriter` on the same event stream as the
+    store's recorder and the front end, so every front end gets the same artefacts.
+    """
+
+    def __init__(
+        self,
+        config: TestConfig,
+        output_dir: Path,
+        emit: EmitFn,
+        *,
+        source: IntervalSource | None = None,
+        backend: IoBackend | None = None,
+        run_id: str | None = None,
+        settle: SettleRule | None = None,
+        session: str | None = None,
+    ) -> None:
+        self.config = config
+        self.settle = settle
+        self.output_dir = output_dir
+        self.session = session
+        self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
+        self._folder = RunFolderWriter(output_dir)
+        self._emit_fn = fan_out(self._folder, emit)
+        self.run_id = run_id or new_run_id()
+        self._stop_reason: str | None = None
+
+    # public ---------------------------------------------------------------------
+
+    def request_stop(self, reason: str = "stopped by the user") -> None:
+        """Ask the run to end now; it still writes its samples and an aborted result."""
+        if self._stop_reason is None:
+            self._stop_reason = reason
+
+    def run(self) -> RunResult:
+        self.emit(PhaseEvent(phase=Phase.VALIDATING, message=PHASE_WORDS[Phase.VALIDATING]))
+        problems, probes = self.source.validate(self.config)
+        errors = errors_only(problems)
+        if errors:
+            raise InvalidConfigError(errors)
+        started = datetime.now(UTC).isoformat(timespec="seconds")
+        self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
+        try:
+            for problem in problems:
+                self.log(str(problem), "warning")
+            self._log_settings()
+            measurement = Measurement(self.config, self.settle, self.emit, self.log)
+            end = self.source.run(self, measurement, probes)
+            self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
+            result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)
+            self.log(f"Test ends: {result.verdict.value.upper()}" + (" (simulated)" if self.source.simulated else ""))
+            self.emit(ResultEvent(result=result))
+            self.emit(PhaseEvent(phase=Phase.DONE, message=PHASE_WORDS[Phase.DONE]))
+            return result
+        finally:
+            self._folder.close()
+
+    def _log_settings(self) -> None:
+        """What the test runs with, at the head of its test log, as the Jetstress test log has it."""
+        config = self.config
+        self.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
+                   f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        pages = config.database_cache_pages
+        start, stop = config.flush_thresholds_pages
+        scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"
+        self.log(f"Database cache settings per instance: (minimum: {config.database_cache_min_mb:g} MB, "
+                   f"maximum: {config.database_cache_max_mb:g} MB; model: {format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
+        self.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
+                   f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")
+        mix = config.operation_mix
+        self.log(f"Operation mix: Inserts {mix.insert_percent:g} %, Deletes {mix.delete_percent:g} %, "
+                   f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
+                   f"background maintenance {'on' if config.background_maintenance else 'off'}, "
+                   f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._stop_reason
+
+    def emit(self, event: BaseModel) -> None:
+        self._emit_fn(event)
+
+    def log(self, message: str, level: str = "info") -> None:
+        stamp = datetime.now().astimezone()
+        self.emit(LogEvent.model_validate({"time": stamp.isoformat(timespec="seconds"), "level": level, "message": message}))

@@ -1,0 +1,309 @@
+"""The simulated device: a storage model played in virtual time, for tests and what-if.
+
+No file is opened and no I/O is done. A `StorageModel` (spindles or flash channels
+with a service time and its spread, an optional write cache, an optional IOPS
+ceiling) serves the workload model's I/O mix; each sample interval is solved for
+its steady state (the closed loop of sessions: more threads, more queueing, higher
+latency, until throughput and latency agree) and then drawn with noise and a
+warm-up ramp. A two-hour run takes about a second.
+
+It runs the same configuration, settling rule, verdict and result document as a
+real run; the document says `simulated: true` and `io_backend: simulated (...)`,
+and the test log says so first. It is never a default: only `--simulate PROFILE`
+selects it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.validation import Problem, check_rules
+from engine.protocol import Phase, PhaseEvent
+from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.run.measurement import EmitFn, Measurement, RunEnd
+from engine.run.runner import Runner
+from engine.run.settling import SettleRule
+from engine.workload.histogram import bucket_index
+from engine.workload.instance import upper_levels
+from engine.workload.stats import (
+    BDM_READ,
+    CACHE_HITS,
+    CACHE_MISSES,
+    DB_READ,
+    DB_WRITE,
+    LOG_REPLICATION_READ,
+    LOG_WRITE,
+    InstanceInterval,
+    StreamStats,
+)
+
+_QUANTILES = [statistics.NormalDist().inv_cdf((i + 0.5) / 16) for i in range(16)]
+CPU_MS_PER_TRANSACTION = 0.05
+MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
+SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
+
+
+@dataclass(frozen=True)
+class StorageModel:
+    name: str
+    description: str
+    servers: int  # spindles, or flash channels, serving random I/O in parallel
+    service_ms: float  # one random 32 KiB I/O on one server
+    service_cv: float  # spread of the service time (coefficient of variation)
+    log_write_ms: float  # one sequential write-through log write, unloaded
+    logs_share_servers: bool = True  # log writes queue behind database I/O
+    write_cache_iops: float = 0.0  # writes absorbed by a write cache up to this rate
+    iops_ceiling: float | None = None  # a controller or QoS limit on all I/O
+
+
+PROFILES: dict[str, StorageModel] = {
+    m.name: m
+    for m in (
+        StorageModel("sata-2x7k", "two 7,200 rpm SATA disks without write cache; log writes land in the controller cache",
+                     2, 10.0, 0.5, 1.0, logs_share_servers=False),
+        StorageModel("sas-8x10k", "eight 10,000 rpm SAS disks behind a 512 MB write cache", 8, 6.5, 0.5, 0.6,
+                     logs_share_servers=False, write_cache_iops=1500.0),
+        StorageModel("array-24x10k-saturating", "24 x 10k disks behind a controller that tops out at 3,000 IOPS",
+                     24, 6.0, 0.5, 0.5, logs_share_servers=False, write_cache_iops=2000.0, iops_ceiling=3000.0),
+        StorageModel("flash-qos-1000", "flash behind a 1,000 IOPS quality-of-service limit (a cloud volume)",
+                     16, 0.15, 0.3, 0.2, logs_share_servers=False, iops_ceiling=1000.0),
+        StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False),
+    )
+}
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """The steady state of one setting on one storage model, per second and per instance."""
+
+    transactions_per_s: list[float]  # per instance
+    read_ms: float
+    write_ms: float
+    log_ms: float
+    utilisation: float
+
+
+@dataclass(frozen=True)
+class _Mix:
+    reads: float  # random reads per transaction
+    writes: float  # flush writes per transaction
+    log_writes: float  # log writes per transaction
+    commit_waits: float  # log writes a session waits for, per transaction
+    hits: float  # cache hits per transaction
+    misses: float
+
+
+def _mix(config: TestConfig) -> _Mix:
+    mix = config.operation_mix
+    update = mix.update_fraction
+    forced = 1 - mix.lazy_commit_percent / 100.0
+    leaves = max(1, config.database_pages - 1)
+    cached = max(0, config.database_cache_pages - config.flush_thresholds_pages[1])
+    miss = max(0.0, 1.0 - cached / leaves)
+    levels = upper_levels(leaves)
+    return _Mix(
+        reads=miss,
+        writes=update,
+        # lazy records are written two to a write, a waiting commit writes at once
+        log_writes=update / (2 - forced),
+        commit_waits=update * forced,
+        hits=levels + 1 - miss,
+        misses=miss,
+    )
+
+
+def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> float:
+    """Mean queueing delay at a multi-server station (Sakasegawa's approximation)."""
+    if utilisation <= 0:
+        return 0.0
+    rho = min(utilisation, 0.999)
+    power = math.sqrt(2 * (servers + 1)) - 1
+    return float(service_ms * rho**power / (servers * (1 - rho)) * (1 + cv * cv) / 2)
+
+
+def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
+    """The steady state where the sessions' cycle and the storage's latency agree."""
+    work = _mix(config)
+    threads = [config.threads_for_database(i) for i in range(config.database_count)]
+    sluggish = config.sluggish_sessions
+    maintenance = MAINTENANCE_READS_PER_S * config.database_count if config.background_maintenance else 0.0
+
+    def at(read_ms: float) -> OperatingPoint:
+        # latency -> throughput (the sessions' side)
+        log_ms = model.log_write_ms
+        busy = work.reads * read_ms + work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION
+        per_instance = [t * 1000.0 / (sluggish * busy) for t in threads]
+        tx = sum(per_instance)
+        # throughput -> latency (the storage's side)
+        reads, writes = tx * work.reads, tx * work.writes
+        cached = min(writes, model.write_cache_iops)
+        disk_writes = (writes - cached) + 0.5 * cached  # destaged writes coalesce
+        logs = tx * work.log_writes
+        demand = (reads + disk_writes + SEQUENTIAL_READ_COST * maintenance) * model.service_ms
+        if model.logs_share_servers:
+            demand += logs * model.log_write_ms
+        utilisation = demand / 1000.0 / model.servers
+        queue = _wait(utilisation, model.servers, model.service_ms, model.service_cv)
+        implied = model.service_ms + queue
+        if model.iops_ceiling:
+            slot = 1000.0 / model.iops_ceiling
+            load = (reads + writes + logs) / model.iops_ceiling
+            implied += _wait(load, 1, slot, 0.0) * 2  # a token bucket queues every I/O
+        write_ms = (0.3 if cached >= writes else implied)
+        log_total = log_ms + (queue if model.logs_share_servers else 0.0)
+        return OperatingPoint(per_instance, implied, write_ms, log_total, utilisation)
+
+    low, high = model.service_ms, model.service_ms * 1e4
+    for _ in range(80):  # the implied latency falls as the assumed one rises: bisect to the fixed point
+        mid = math.sqrt(low * high)
+        if at(mid).read_ms > mid:
+            low = mid
+        else:
+            high = mid
+    point = at(high)
+    return OperatingPoint(point.transactions_per_s, high, point.write_ms, point.log_ms, point.utilisation)
+
+
+class SimulatedBackend(IoBackend):
+    """Stands in for the disk in the result document; opens nothing."""
+
+    name = "simulated"
+    simulated = True
+
+    def __init__(self, model: StorageModel) -> None:
+        self.model = model
+        self.name = f"simulated ({model.name}: {model.description})"
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        raise OSError(f"the simulated device has no files ({path})")
+
+    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
+        return UnbufferedProbe(True, False, "simulated device")
+
+    def allocate(self, size: int) -> AlignedBuffer:
+        return AlignedBuffer(size)
+
+
+class ModelSource:
+    """Intervals from a storage model in virtual time: the same measurement, verdict and result as real I/O."""
+
+    simulated = True
+
+    def __init__(self, model: StorageModel) -> None:
+        self.model = model
+        self.name = SimulatedBackend(model).name
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        return check_rules(config), {}
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
+        config, model = runner.config, self.model
+        rng = random.Random(config.seed if config.seed is not None else 1)
+        runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
+        runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
+        point = solve(model, config)
+        work = _mix(config)
+        names = measurement.names
+        interval_s = config.sample_interval_s
+        start = datetime.now(UTC)
+        host = HostFigures()  # no host load: the model runs in virtual time
+        index = 0
+        measuring = False
+        while index < measurement.total_intervals:
+            if runner.stop_reason is not None:
+                break
+            elapsed = (index + 1) * interval_s
+            ramp = 1.0 - 0.35 * math.exp(-elapsed / 20.0)  # caches warming: latency climbs to its steady value
+            parts = {name: self._instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}
+            if index >= measurement.warmup_intervals and not measuring:
+                measuring = True
+                runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
+            measurement.add(
+                index, parts, duration_s=interval_s, elapsed_s=elapsed,
+                time_utc=(start + timedelta(seconds=elapsed)).isoformat(timespec="milliseconds"), host=host,
+            )
+            index += 1
+        measured_s = max(0, index - measurement.warmup_intervals) * interval_s
+        aborted = None
+        if runner.stop_reason is not None:
+            where = f"after {measured_s:.1f} s of measurement" if measured_s > 0 else \
+                "during warm-up, before measurement began"
+            aborted = f"Run aborted: {runner.stop_reason} {where}"
+        warm_s = measurement.warmup_intervals * interval_s
+        end = start + timedelta(seconds=index * interval_s)
+        return RunEnd(
+            measured_s=measured_s,
+            aborted_reason=aborted,
+            host=HostInfo(machine_name="simulated device", operating_system="simulated"),
+            times=RunTimes(
+                test_start_utc=start.isoformat(timespec="seconds"),
+                test_end_utc=end.isoformat(timespec="seconds"),
+                collection_start_utc=(start + timedelta(seconds=warm_s)).isoformat(timespec="seconds"),
+                collection_end_utc=end.isoformat(timespec="seconds"),
+            ),
+            unbuffered_io=True,
+            io_detail="simulated device",
+            notes=[f"Simulated device ({model.name}): {model.description}. No disk I/O was done; the times are virtual."],
+        )
+
+    def _instance_interval(
+        self, config: TestConfig, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float,
+        rng: random.Random,
+    ) -> InstanceInterval:
+        model = self.model
+        seconds = config.sample_interval_s
+        noise = math.exp(rng.gauss(0.0, 0.04))
+        read_ms = point.read_ms * ramp * noise
+        tx = point.transactions_per_s[index] * (point.read_ms / read_ms) ** 0.8 * seconds
+        part = InstanceInterval(name)
+        spread = max(model.service_cv, 1.0 - model.service_ms / max(point.read_ms, model.service_ms) * 0.5)
+        _fill(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread)
+        _fill(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread)
+        _fill(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4)
+        if config.background_maintenance:
+            _fill(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread)
+        if config.copies_per_database > 1:
+            log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
+            _fill(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4)
+        part.cache[CACHE_HITS] = round(tx * work.hits)
+        part.cache[CACHE_MISSES] = round(tx * work.misses)
+        return part
+
+
+def _fill(rng: random.Random, stats: StreamStats, count: float, avg_bytes: float, avg_ms: float, cv: float) -> None:
+    """One interval of a stream: `count` I/Os whose latency is lognormal with mean `avg_ms`."""
+    n = int(count) + (1 if rng.random() < count - int(count) else 0)
+    if n <= 0:
+        return
+    sigma = math.sqrt(math.log(1 + cv * cv))
+    mu = math.log(avg_ms * 1e6) - sigma * sigma / 2
+    stats.count += n
+    stats.bytes += int(n * avg_bytes)
+    stats.sum_ns += int(n * avg_ms * 1e6)
+    tail = statistics.NormalDist().inv_cdf(1 - 1 / (n + 1)) if n > 1 else 0.0
+    stats.max_ns = max(stats.max_ns, int(math.exp(mu + sigma * tail)))
+    share, extra = divmod(n, len(_QUANTILES))
+    for position, z in enumerate(_QUANTILES):
+        stats.hist[bucket_index(int(math.exp(mu + sigma * z)))] += share + (1 if position < extra else 0)
+
+
+def runner_for(
+    model: StorageModel | None,
+    config: TestConfig,
+    output_dir: Path,
+    emit: EmitFn,
+    *,
+    run_id: str | None = None,
+    settle: SettleRule | None = None,
+    session: str | None = None,
+) -> Runner:
+    """A runner on the simulated device when `model` is given, else on the configured disks."""
+    source = ModelSource(model) if model is not None else None
+    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session)

@@ -1,0 +1,272 @@
+"""A worker process: prepares its share of the database instances and runs them.
+
+Databases are spread over worker processes so one interpreter's lock never caps
+throughput. The parent (`engine.run.pool`) talks to workers through multiprocessing
+primitives only:
+
+- `messages` (queue, worker -> parent): ("log", id, level, text), ("progress", id,
+  instance, done, total), ("ready", id), ("interval", id,
+  index, {instance: wire counters}), ("io_error", id, text) when an I/O error ends the
+  test, ("error", id, text) for anything unexpected, ("done", id).
+- `go` / `t0_ns` : set by the parent once every worker is ready.
+- `stop` / `stop_at_ns`: a stop request and the time from which nothing counts.
+
+Every process uses time.perf_counter_ns (CLOCK_MONOTONIC / QueryPerformanceCounter,
+both system-wide), so interval boundaries line up across processes.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+import traceback
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from engine.io.files import CreationInterruptedError, CreationProgress, database_file_path, log_sector_bytes, prepare_database, prepare_logs
+from engine.io.platform import IoBackend, default_backend
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.units import format_bytes
+from engine.workload.context import RunClock
+from engine.workload.instance import Instance, InstancePlan
+from engine.workload.stats import InstanceInterval, IntervalBucket
+
+COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
+JOIN_TIMEOUT_S = 1.0
+MAX_ERROR_LINES = 20
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    worker_id: int
+    config_json: str
+    instance_indexes: tuple[int, ...]
+    unbuffered: bool
+    warmup_intervals: int
+    total_intervals: int
+
+
+def worker_main(
+    spec: WorkerSpec, messages: Any, go: Any, t0_value: Any, stop: Any, stop_at_value: Any, end_at_value: Any
+) -> None:
+    """Entry point of a worker process (spawned; must stay importable and picklable)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how a Ctrl-C ends the run
+    try:
+        _Worker(spec, messages, go, t0_value, stop, stop_at_value, end_at_value, default_backend()).run()
+    except Exception as exc:  # report anything unexpected instead of dying silently
+        messages.put(("error", spec.worker_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+    finally:
+        messages.put(("done", spec.worker_id))
+
+
+class _Worker:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        messages: Any,
+        go: Any,
+        t0_value: Any,
+        stop: Any,
+        stop_at_value: Any,
+        end_at_value: Any,
+        backend: IoBackend,
+    ) -> None:
+        self.spec = spec
+        self.config = TestConfig.model_validate_json(spec.config_json)
+        self.messages = messages
+        self.go = go
+        self.t0_value = t0_value
+        self.stop = stop
+        self.stop_at_value = stop_at_value
+        self.end_at_value = end_at_value
+        self.backend = backend
+        self._error_lines = 0
+        self._error_lock = threading.Lock()
+        self.clock: RunClock | None = None
+
+    # messages ----------------------------------------------------------------------
+
+    def log(self, text: str, level: str = "info") -> None:
+        self.messages.put(("log", self.spec.worker_id, level, text))
+
+    def say(self, text: str, level: str) -> None:
+        self.log(text, level)
+
+    def on_io_error(self, instance: str, stream: str, error: OSError | str) -> None:
+        """Report an I/O or page error; stop the run unless errors are to be tolerated."""
+        words = error if isinstance(error, str) else f"{error.strerror or error} ({getattr(error, 'filename', '')})"
+        with self._error_lock:
+            self._error_lines += 1
+            count = self._error_lines
+        if count <= MAX_ERROR_LINES:
+            self.log(f"{instance}: {stream.replace('_', ' ')} error: {words}", "error")
+        elif count == MAX_ERROR_LINES + 1:
+            self.log("Further I/O errors are counted but not logged", "warning")
+        if not self.config.continue_on_errors and self.clock is not None and not self.clock.stop.is_set():
+            self.messages.put(("io_error", self.spec.worker_id, f"{instance}: I/O error ({words}); the test stopped"))
+
+    # phases ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        plans = self.prepare()
+        if plans is None:
+            return
+        self.messages.put(("ready", self.spec.worker_id))
+        while not self.go.wait(0.1):
+            if self.stop.is_set():
+                return
+        self.measure(plans)
+
+    def prepare(self) -> list[InstancePlan] | None:
+        config = self.config
+        plans: list[InstancePlan] = []
+        for index in self.spec.instance_indexes:
+            spec = config.databases[index]
+            name = config.instance_name(index)
+            for folder in (spec.database_path, spec.log_path):
+                folder.mkdir(parents=False, exist_ok=True)
+            path = database_file_path(spec.database_path, index)
+
+            def progress(p: CreationProgress, index: int = index) -> None:
+                self.messages.put(("progress", self.spec.worker_id, index, p.bytes_done, p.bytes_total))
+
+            try:
+                header = prepare_database(
+                    self.backend,
+                    path,
+                    config.database_pages,
+                    config.database_source,
+                    unbuffered=self.spec.unbuffered,
+                    progress=progress,
+                    should_stop=self.stop.is_set,
+                    log=self.log,
+                )
+            except CreationInterruptedError as exc:
+                self.log(str(exc), "warning")
+                return None
+            log_paths = prepare_logs(self.backend, spec.log_path, index, header.db_id, unbuffered=self.spec.unbuffered)
+            sector = log_sector_bytes(self.backend, log_paths[0], unbuffered=self.spec.unbuffered)
+            self.log(f"{name}: log written in {sector}-byte sectors")
+            plans.append(
+                InstancePlan(
+                    index=index,
+                    name=name,
+                    db_path=path,
+                    log_paths=log_paths,
+                    db_id=header.db_id,
+                    pages=header.pages_planned,
+                    threads=config.threads_for_database(index),
+                    log_sector_bytes=sector,
+                )
+            )
+        return plans
+
+    def measure(self, plans: list[InstancePlan]) -> None:
+        interval_ns = int(self.config.sample_interval_s * 1e9)
+        t0 = int(self.t0_value.value)
+        planned_end = t0 + self.spec.total_intervals * interval_ns
+        clock = self.clock = RunClock(t0_ns=t0, interval_ns=interval_ns, stop_at_ns=planned_end)
+        instances = [
+            Instance(self.backend, plan, self.config, clock, self.on_io_error, self.say, unbuffered=self.spec.unbuffered)
+            for plan in plans
+        ]
+        while time.perf_counter_ns() < t0:
+            time.sleep(min(0.05, max(0.0, (t0 - time.perf_counter_ns()) / 1e9)))
+        for instance in instances:
+            instance.start()
+        collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
+        collector.start()
+        while time.perf_counter_ns() < clock.stop_at_ns:
+            end_at = int(self.end_at_value.value)
+            if end_at:
+                clock.stop_at_ns = min(clock.stop_at_ns, end_at)
+            if self.stop.wait(0.05):
+                clock.stop_at_ns = min(clock.stop_at_ns, int(self.stop_at_value.value) or time.perf_counter_ns())
+                break
+        clock.stop.set()
+        stuck = [i.name for i in instances if not i.join(JOIN_TIMEOUT_S)]
+        if stuck:
+            self.log(f"{', '.join(stuck)}: an I/O did not complete within {JOIN_TIMEOUT_S:g} s of the stop", "warning")
+        collector.join()
+        self._send_remaining(instances)
+        if not stuck:
+            for instance in instances:
+                instance.close()
+
+    # collection ----------------------------------------------------------------------
+
+    def _collect_loop(self, instances: list[Instance]) -> None:
+        clock = self.clock
+        assert clock is not None
+        warming = _CacheWarmth(instances, self.spec.warmup_intervals, clock.interval_ns / 1e9, self.log)
+        index = 0
+        while True:
+            due = clock.t0_ns + (index + 1) * clock.interval_ns + int(COLLECT_GRACE_S * 1e9)
+            while time.perf_counter_ns() < due:
+                if clock.stop.wait(min(0.05, max(0.0, (due - time.perf_counter_ns()) / 1e9))):
+                    return
+            if clock.t0_ns + index * clock.interval_ns >= clock.stop_at_ns:
+                return
+            self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances})
+            index += 1
+            warming.report(index)
+
+    def _send_remaining(self, instances: list[Instance]) -> None:
+        by_index: dict[int, dict[str, list[IntervalBucket]]] = defaultdict(lambda: defaultdict(list))
+        for instance in instances:
+            for meter in instance.meters:
+                for bucket in meter.take(1 << 62):
+                    by_index[bucket.index][instance.name].append(bucket)
+        for index in sorted(by_index):
+            self._send_interval(index, by_index[index])
+
+    def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]]) -> None:
+        payload: dict[str, Any] = {}
+        for name, items in buckets.items():
+            merged = InstanceInterval(name)
+            merged.add_buckets(items)
+            payload[name] = merged.to_wire()
+        self.messages.put(("interval", self.spec.worker_id, index, payload))
+
+
+class _CacheWarmth:
+    """Tells the test log when each instance's cache is warm, and how warm it was when measuring began."""
+
+    WARM_SHARE = 0.9  # Jetstress's prerequisite: the cache at 90 % of its size
+
+    def __init__(self, instances: list[Instance], warmup_intervals: int, interval_s: float, log: Any) -> None:
+        self.instances = instances
+        self.warmup_intervals = warmup_intervals
+        self.interval_s = interval_s
+        self.log = log
+        self.warm: set[str] = set()
+
+    def report(self, intervals_done: int) -> None:
+        seconds = intervals_done * self.interval_s
+        for instance in self.instances:
+            target = instance.cache_target_pages
+            share = min(1.0, instance.cache.resident_pages / target)
+            if instance.name not in self.warm and share >= self.WARM_SHARE:
+                self.warm.add(instance.name)
+                self.log(
+                    f"{instance.name}: database cache {share:.0%} full "
+                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)}) after {seconds:g} s"
+                )
+            if intervals_done == self.warmup_intervals:
+                if share >= self.WARM_SHARE:
+                    continue
+                self.log(
+                    f"{instance.name}: database cache only {share:.0%} full "
+                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)} of "
+                    f"{format_bytes(target * PAGE_SIZE_BYTES)}) when measurement began; "
+                    "a longer warm-up gives a steadier start",
+                    "warning",
+                )
+
+
+def assign_instances(database_count: int, workers: int) -> list[tuple[int, ...]]:
+    """Spread database instances round-robin over `workers` processes."""
+    return [tuple(range(w, database_count, workers)) for w in range(workers) if w < database_count]
+

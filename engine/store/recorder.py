@@ -1,0 +1,39 @@
+"""The store as an event sink: a run's events, recorded as they come."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.store.sqlite import Store
+
+
+class RunRecorder:
+    """Writes one run's events into the store as they happen: use it in the Runner's emit.
+
+    The run is opened when it starts (a configuration refused by validation leaves no
+    run behind). Samples and log lines are committed one by one, so a run that dies
+    keeps all it measured; the result, when it comes, closes the run with its verdict.
+    """
+
+    def __init__(self, store: Store, session: str, output_dir: Path) -> None:
+        self.store = store
+        self.session = session
+        self.output_dir = output_dir
+        self.run_id: str | None = None
+
+    def __call__(self, event: BaseModel) -> None:
+        if isinstance(event, StartEvent):
+            self.run_id = event.run_id
+            self.store.begin_run(self.store.session_for(self.session, event.config), event.run_id, event.config,
+                                 self.output_dir)
+        elif self.run_id is None:
+            return
+        elif isinstance(event, IntervalEvent):
+            self.store.add_sample(self.run_id, event.sample)
+        elif isinstance(event, LogEvent):
+            self.store.add_log_line(self.run_id, event.time, event.level, event.message)
+        elif isinstance(event, ResultEvent):
+            self.store.finish_run(self.run_id, event.result)

@@ -1,0 +1,75 @@
+"""What the store hands out: a tuning session (one storage design) and a run, as rows.
+
+A session is keyed by its storage design: the folders and copies of its databases, not
+the load put on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.model.config import TestConfig
+
+
+def design_of(config: TestConfig) -> dict[str, Any]:
+    """What makes a storage design: the database and log folders and the copies.
+
+    The mailbox profile is not part of it: changing the profile between runs is part of
+    tuning one storage design (the reference walkthrough lowers the IOPS per mailbox and
+    runs again), so those runs stay in the session and each is judged against its own
+    target. Other folders or another copy count are another storage design.
+    """
+    return {
+        "databases": [spec.model_dump(mode="json") for spec in config.databases],
+        "copies_per_database": config.copies_per_database,
+    }
+
+
+def _storage(design: Mapping[str, Any]) -> dict[str, Any]:
+    return {"databases": design.get("databases"), "copies_per_database": design.get("copies_per_database")}
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    id: int
+    name: str
+    created_utc: str
+    design: dict[str, Any]
+    target_iops: float
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    run_id: str
+    session: str
+    started_utc: str
+    ended_utc: str | None
+    status: str
+    threads: int
+    sluggish_sessions: int
+    output_dir: str
+    achieved_iops: float | None
+    db_read_avg_latency_ms: float | None
+    log_write_avg_latency_ms: float | None
+    reasons: list[str]
+    config: TestConfig
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session": self.session,
+            "started_utc": self.started_utc,
+            "ended_utc": self.ended_utc,
+            "verdict": self.status,
+            "threads": self.threads,
+            "sluggish_sessions": self.sluggish_sessions,
+            "achieved_transactional_iops": self.achieved_iops,
+            "target_transactional_iops": self.config.target_transactional_iops,
+            "db_read_avg_latency_ms": self.db_read_avg_latency_ms,
+            "log_write_avg_latency_ms": self.log_write_avg_latency_ms,
+            "reasons": self.reasons,
+            "output_dir": self.output_dir,
+        }

@@ -1,0 +1,280 @@
+"""The run store: tuning sessions, their runs, interval samples and test logs, in SQLite.
+
+One file in the user's data folder (platformdirs; `JETWISE_DATA_DIR` overrides it).
+Every write is its own transaction, and each interval sample is committed as it
+arrives, so a run that dies half-way keeps every sample up to that point. A run row
+is opened as `running` with the process id that runs it; when the store is next
+opened and that process is gone, the run is marked aborted.
+
+The schema is versioned (`PRAGMA user_version`) and upgraded in place by the
+migrations below, oldest first; a store made by a newer Jetwise is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import psutil
+
+from engine.model.config import TestConfig
+from engine.results.schema import IntervalSample, RunResult
+from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from engine.store.rows import RunRow, SessionRow, _storage, design_of
+
+STORE_FILE = "jetwise.sqlite3"
+
+
+DATA_DIR_ENV = "JETWISE_DATA_DIR"
+
+
+RUNNING = "running"
+
+
+ABORTED = "aborted"
+
+
+class StoreError(Exception):
+    """The store cannot be used; the message says why and what to do."""
+
+
+def default_store_path() -> Path:
+    folder = os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir("Jetwise", appauthor=False)
+    return Path(folder) / STORE_FILE
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_store_path()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the run store {self.path}: {exc}") from exc
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.execute("PRAGMA journal_mode = WAL")  # a crash never corrupts; readers never block the writer
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self.migrate()
+        self.recover_abandoned()
+
+    # schema --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def migrate(self) -> None:
+        version = self.version
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
+                f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder"
+            )
+        for number in range(version, SCHEMA_VERSION):
+            with self._transaction() as db:
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA user_version = {number + 1}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        self._db.close()
+
+    # sessions --------------------------------------------------------------------------
+
+    def resolve_session(self, name: str, config: TestConfig) -> tuple[str, str | None]:
+        """The session a run of `config` asked for as `name` goes into, and a line saying why if it moved.
+
+        A session tests one storage design; a run of other folders or copies goes into the
+        first of "name (2)", "name (3)", ... that is new or tests the same design, never refused.
+        """
+        wanted = design_of(config)
+        candidate, number = name, 1
+        while True:
+            existing = self.session(candidate)
+            if existing is None or _storage(existing.design) == wanted:
+                break
+            number += 1
+            candidate = f"{name} ({number})"
+        if candidate == name:
+            return name, None
+        return candidate, (
+            f"tuning session '{name}' tests other database or log folders or another copy count; "
+            f"this run goes into tuning session '{candidate}'"
+        )
+
+    def session_of_design(self, config: TestConfig) -> str | None:
+        """The most recently created session that tests `config`'s storage design, if any."""
+        wanted = design_of(config)
+        matching = [s for s in self.sessions() if _storage(s.design) == wanted]
+        return matching[-1].name if matching else None
+
+    def session_for(self, name: str, config: TestConfig) -> SessionRow:
+        """The session `name` (as `resolve_session` chose it), created if new; its target follows the latest run."""
+        existing = self.session(name)
+        design = design_of(config)
+        with self._transaction() as db:
+            if existing is None:
+                db.execute(
+                    "INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
+                    (name, _now(), json.dumps(design), config.target_transactional_iops),
+                )
+            else:
+                db.execute("UPDATE sessions SET design_json = ?, target_iops = ? WHERE id = ?",
+                           (json.dumps(design), config.target_transactional_iops, existing.id))
+        session = self.session(name)
+        assert session is not None
+        return session
+
+    def session(self, name: str) -> SessionRow | None:
+        row = self._db.execute("SELECT * FROM sessions WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self._session_row(row)
+
+    def sessions(self) -> list[SessionRow]:
+        return [self._session_row(r) for r in self._db.execute("SELECT * FROM sessions ORDER BY created_utc, id")]
+
+    @staticmethod
+    def _session_row(row: sqlite3.Row) -> SessionRow:
+        return SessionRow(row["id"], row["name"], row["created_utc"], json.loads(row["design_json"]), row["target_iops"])
+
+    # runs ------------------------------------------------------------------------------
+
+    def begin_run(self, session: SessionRow, run_id: str, config: TestConfig, output_dir: Path) -> None:
+        with self._transaction() as db:
+            db.execute(
+                "INSERT INTO runs (run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
+                "output_dir, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, session.id, _now(), RUNNING, config.thread_count, config.sluggish_sessions,
+                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()),
+            )
+
+    def _run_key(self, run_id: str) -> int:
+        row = self._db.execute("SELECT id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no run {run_id} in the run store")
+        return int(row["id"])
+
+    def add_sample(self, run_id: str, sample: IntervalSample) -> None:
+        key = self._run_key(run_id)
+        with self._transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO samples (run_id, interval, phase, sample_json) VALUES (?, ?, ?, ?)",
+                (key, sample.interval, sample.phase, sample.model_dump_json()),
+            )
+
+    def add_log_line(self, run_id: str, time_utc: str, level: str, text: str) -> None:
+        key = self._run_key(run_id)
+        with self._transaction() as db:
+            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM log_lines WHERE run_id = ?", (key,)).fetchone()[0]
+            db.execute(
+                "INSERT INTO log_lines (run_id, seq, time_utc, level, text) VALUES (?, ?, ?, ?, ?)",
+                (key, seq, time_utc, level, text),
+            )
+
+    def finish_run(self, run_id: str, result: RunResult) -> None:
+        summary = result.summary
+        with self._transaction() as db:
+            db.execute(
+                "UPDATE runs SET ended_utc = ?, status = ?, result_json = ?, achieved_iops = ?, "
+                "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL "
+                "WHERE run_id = ?",
+                (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
+                 summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
+                 json.dumps(summary.reasons), run_id),
+            )
+
+    def recover_abandoned(self) -> list[str]:
+        """Mark aborted the runs left `running` by a process of this host that no longer exists."""
+        host = socket.gethostname()
+        rows = self._db.execute("SELECT run_id, pid, host FROM runs WHERE status = ?", (RUNNING,)).fetchall()
+        abandoned = [r["run_id"] for r in rows if r["host"] == host and not _alive(r["pid"])]
+        reason = "the run ended without finishing (its process stopped: a crash, a kill or a power loss)"
+        with self._transaction() as db:
+            for run_id in abandoned:
+                db.execute(
+                    "UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
+                    (ABORTED, _now(), json.dumps([reason]), run_id),
+                )
+        return abandoned
+
+    def runs(self, session: str | None = None) -> list[RunRow]:
+        query = "SELECT runs.*, sessions.name AS session_name FROM runs JOIN sessions ON sessions.id = runs.session_id"
+        args: tuple[Any, ...] = ()
+        if session is not None:
+            query += " WHERE sessions.name = ?"
+            args = (session,)
+        return [self._run_row(r) for r in self._db.execute(query + " ORDER BY runs.id", args)]
+
+    def run(self, run_id: str) -> RunRow | None:
+        rows = [r for r in self.runs() if r.run_id == run_id]
+        return rows[0] if rows else None
+
+    def result(self, run_id: str) -> RunResult | None:
+        row = self._db.execute("SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None or row[0] is None else RunResult.model_validate_json(row[0])
+
+    def results(self, session: str) -> list[RunResult]:
+        """The results of a session's runs that have one, oldest first."""
+        return [r for r in (self.result(run.run_id) for run in self.runs(session)) if r is not None]
+
+    def samples(self, run_id: str) -> list[IntervalSample]:
+        key = self._run_key(run_id)
+        rows = self._db.execute("SELECT sample_json FROM samples WHERE run_id = ? ORDER BY interval", (key,))
+        return [IntervalSample.model_validate_json(r[0]) for r in rows]
+
+    def log_lines(self, run_id: str) -> list[tuple[str, str, str]]:
+        key = self._run_key(run_id)
+        rows = self._db.execute("SELECT time_utc, level, text FROM log_lines WHERE run_id = ? ORDER BY seq", (key,))
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    @staticmethod
+    def _run_row(row: sqlite3.Row) -> RunRow:
+        return RunRow(
+            id=row["id"],
+            run_id=row["run_id"],
+            session=row["session_name"],
+            started_utc=row["started_utc"],
+            ended_utc=row["ended_utc"],
+            status=row["status"],
+            threads=row["threads"],
+            sluggish_sessions=row["sluggish_sessions"],
+            output_dir=row["output_dir"],
+            achieved_iops=row["achieved_iops"],
+            db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
+            log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
+            reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
+            config=TestConfig.model_validate_json(row["config_json"]),
+        )
+
+
+def _alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    try:
+        return bool(psutil.pid_exists(pid)) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False

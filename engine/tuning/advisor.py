@@ -1,0 +1,351 @@
+"""The advisor: from a session's runs to the next thread count and SluggishSessions.
+
+The model. A session with SluggishSessions s is busy 1/s of the time, so a setting
+of t threads puts an effective load of x = t / s sessions on the storage. By
+Little's law the transfers in flight are X·R (throughput times read latency), and
+per effective session that is a constant c of the workload; so X(x) = c·x / R(x).
+Read latency rises with load; it is fitted as the classic single-bottleneck curve
+R(x) = sqrt(R0² + (c·x / Xmax)²): flat at R0 while the storage has headroom,
+rising in proportion to the load once it is saturated at Xmax transfers/s.
+
+With one run the curve is underdetermined, so the advisor assumes the storage is
+not yet saturated when the latency passes (R0 = the measured latency) and that it
+is when the latency fails (Xmax = the measured throughput). With two or more runs
+both parameters are fitted to the runs (least squares on log latency over a grid).
+
+The next setting is the smallest load predicted to reach the target, with the read
+latency predicted under 85 % of its limit. It never repeats a setting that failed
+for the same reason, never adds load beyond a setting whose latency failed, and never
+removes load below one whose latency passed but missed the target. A target is
+declared out of reach only on evidence: a run whose latency failed while its
+throughput was still below the target (throughput only falls with less load).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from engine.model.config import TestConfig
+from engine.results.schema import Figures, Outcome, RunResult
+
+MICROSOFT_IOPS_PER_THREAD = 135
+LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
+MAX_THREADS_PER_CORE = 32
+MAX_SLUGGISH = 100
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """What the advisor needs of one judged run."""
+
+    threads: int
+    sluggish_sessions: int
+    achieved_iops: float
+    read_ms: float  # average database read latency (worst instance)
+    log_ms: float  # average log write latency (worst instance)
+    latency_passed: bool  # every latency criterion (and stalls) within limits
+    iops_passed: bool
+    passed: bool  # the whole verdict
+    latency_failure: str = ""  # the first per-instance criterion that failed, in words
+
+    @property
+    def load(self) -> float:
+        return self.threads / self.sluggish_sessions
+
+    @classmethod
+    def from_result(cls, result: RunResult, config: TestConfig) -> RunPoint:
+        """The run as evidence for `config`: its throughput is judged against `config`'s target,
+        so a run made before the profile changed still counts, at today's target."""
+        summary = result.summary
+        criteria = result.criteria
+        latency_ok = all(c.passed for c in criteria if c.instance is not None)
+        errors_ok = all(c.passed for c in criteria if c.instance is None and c.name == "I/O errors")
+        floor = config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
+        iops_ok = summary.achieved_transactional_iops >= floor
+        failures = [c for c in criteria if c.instance is not None and not c.passed]
+        words = ""
+        if failures:
+            c = failures[0]
+            unit = c.unit if c.unit != "ms" else " ms"
+            words = f"{c.instance} {c.name} {c.value:.1f}{unit} over the {c.limit:g}{unit} limit"
+        rows: Sequence[Figures] = result.instances or [summary]
+        return cls(
+            threads=summary.threads,
+            sluggish_sessions=summary.sluggish_sessions,
+            achieved_iops=summary.achieved_transactional_iops,
+            read_ms=max(r.db_read_avg_latency_ms for r in rows),
+            log_ms=max(r.log_write_avg_latency_ms for r in rows),
+            latency_passed=latency_ok,
+            iops_passed=iops_ok,
+            passed=latency_ok and iops_ok and errors_ok,
+            latency_failure=words,
+        )
+
+
+def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[str]]:
+    """The runs the advisor can learn from, and a line for each it cannot and why.
+
+    Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
+    runs (their window is partial), runs whose reads never reached the disk (the cache
+    held the database), and failing runs during which the host's CPU was saturated (the
+    engine, not the storage, set the pace).
+    """
+    points: list[RunPoint] = []
+    notes: list[str] = []
+    for result in results:
+        if result is None:
+            continue
+        s = result.summary
+        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
+        if s.verdict == Outcome.ABORTED:
+            notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
+        elif s.db_reads_per_s <= 0 or s.db_read_avg_latency_ms <= 0:
+            notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
+                         "says nothing of the storage; test databases larger than the cache")
+        elif s.host_bound and s.verdict == Outcome.FAIL:
+            notes.append(f"{setting} was host-bound (CPU saturated while measuring): its shortfall is the host's, "
+                         "not the storage's, and is not read as a storage limit")
+        else:
+            points.append(RunPoint.from_result(result, config))
+    return points, notes
+
+
+def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
+    """The advice for `config` from a session's results: what every front end and the report show."""
+    points, notes = evidence(config, results)
+    advice = advise(config, points, cpu_count)
+    return replace(advice, notes=[*notes, *advice.notes])
+
+
+@dataclass(frozen=True)
+class Advice:
+    status: Literal["start", "next", "converged", "unreachable"]
+    threads: int
+    sluggish_sessions: int
+    predicted_iops: float | None
+    predicted_read_ms: float | None
+    predicted_log_ms: float | None
+    rationale: str
+    max_passing_iops: float | None = None
+    capacity: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "threads": self.threads,
+            "sluggish_sessions": self.sluggish_sessions,
+            "predicted_iops": self.predicted_iops,
+            "predicted_read_ms": self.predicted_read_ms,
+            "predicted_log_ms": self.predicted_log_ms,
+            "rationale": self.rationale,
+            "max_passing_iops": self.max_passing_iops,
+            "capacity": self.capacity,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True)
+class LoadModel:
+    """The fitted curve: read latency and throughput as functions of the effective load."""
+
+    c: float  # transfers in flight per effective session (Little's law)
+    r0_ms: float
+    xmax: float  # saturation throughput, transfers/s (math.inf: not seen yet)
+    log_ms: float
+
+    def read_ms(self, load: float) -> float:
+        if math.isinf(self.xmax):
+            return self.r0_ms
+        return math.hypot(self.r0_ms, 1000.0 * self.c * load / self.xmax)
+
+    def iops(self, load: float) -> float:
+        return 1000.0 * self.c * load / self.read_ms(load)
+
+
+def fit(runs: Sequence[RunPoint]) -> LoadModel:
+    usable = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
+    if not usable:
+        raise ValueError("no run with measured throughput and latency to fit")
+    c = sorted(r.achieved_iops * r.read_ms / 1000.0 / r.load for r in usable)[len(usable) // 2]
+    log_ms = max(r.log_ms for r in usable)
+    if len({round(r.load, 6) for r in usable}) == 1:
+        best = max(usable, key=lambda r: r.achieved_iops)
+        if best.latency_passed:
+            return LoadModel(c, best.read_ms, math.inf, log_ms)
+        return LoadModel(c, min(best.read_ms, 5.0), best.achieved_iops, log_ms)
+    low = min(r.read_ms for r in usable)
+    top = max(r.achieved_iops for r in usable)
+    best_model, best_error = LoadModel(c, low, math.inf, log_ms), math.inf
+    for i in range(40):
+        r0 = low * (0.2 + 0.8 * (i + 1) / 40)
+        for j in range(61):
+            xmax = math.inf if j == 60 else top * (1.0 + 9.0 * (j / 59) ** 2)
+            model = LoadModel(c, r0, xmax, log_ms)
+            error = sum((math.log(model.read_ms(r.load)) - math.log(r.read_ms)) ** 2 for r in usable)
+            if error < best_error:
+                best_model, best_error = model, error
+    return best_model
+
+
+def setting_for(load: float, databases: int) -> tuple[int, int]:
+    """Threads (at least one per database) and SluggishSessions whose ratio is at or above
+    `load`, with the fewest SluggishSessions that come within 10 %."""
+    best: tuple[float, int, int] | None = None
+    for sluggish in range(1, MAX_SLUGGISH + 1):
+        threads = max(databases, math.ceil(load * sluggish - 1e-9))
+        error = threads / sluggish / load - 1
+        if error <= 0.10:
+            return threads, sluggish
+        if best is None or error < best[0]:
+            best = (error, threads, sluggish)
+    assert best is not None
+    return best[1], best[2]
+
+
+def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
+    """Microsoft's rule of thumb: one thread per 135 target IOPS, at least one per database."""
+    target = config.target_transactional_iops
+    threads = max(config.database_count, math.ceil(target / MICROSOFT_IOPS_PER_THREAD))
+    return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
+
+
+def capacity_words(config: TestConfig, iops: float) -> str:
+    """What a throughput means in the profile's terms."""
+    p = config.profile
+    per_mailbox_with_headroom = p.iops_per_mailbox * (1 + p.headroom_percent / 100.0)
+    mailboxes = int(iops / per_mailbox_with_headroom)
+    per_mailbox = iops / (p.mailboxes * (1 + p.headroom_percent / 100.0))
+    headroom = f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""
+    return (
+        f"about {iops:,.0f} transactional IOPS: {mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS each{headroom}, "
+        f"or {per_mailbox:.3f} IOPS per mailbox for {p.mailboxes:,} mailboxes"
+    )
+
+
+def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
+    """The next setting for this design, or the conclusion."""
+    target = config.target_transactional_iops
+    floor = target * (1 - config.target_margin_percent / 100.0)
+    read_limit = config.active_thresholds.db_read_avg_latency_ms
+    databases = config.database_count
+
+    passed = [r for r in runs if r.passed]
+    if passed:
+        best = min(reversed(passed), key=lambda r: r.load)  # the least load that passed; its latest run
+        return Advice(
+            "converged", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
+            f"{best.threads} threads with SluggishSessions {best.sluggish_sessions} passed: "
+            f"{best.achieved_iops:,.1f} transactional IOPS against a target of {target:,.1f}, "
+            f"database reads at {best.read_ms:.1f} ms",
+            max_passing_iops=max(r.achieved_iops for r in runs if r.latency_passed),
+            capacity=capacity_words(config, max(r.achieved_iops for r in runs if r.latency_passed)),
+        )
+    measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
+    if not measured:
+        threads, sluggish = starting_setting(config, cpu_count)
+        return Advice(
+            "start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD, None, None,
+            f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} target IOPS (Microsoft's rule), at least one per "
+            f"database; latency is unknown until this run measures it",
+        )
+
+    latency_passing = [r for r in measured if r.latency_passed]
+    proof = [r for r in measured if not r.latency_passed and r.achieved_iops < floor]
+    if proof and latency_passing:
+        best = max(latency_passing, key=lambda r: r.achieved_iops)
+        failed = min(proof, key=lambda r: r.load)
+        return Advice(
+            "unreachable", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
+            f"the target of {target:,.0f} IOPS is out of reach: at {failed.threads} threads / SluggishSessions "
+            f"{failed.sluggish_sessions} the latency already failed ({failed.latency_failure or 'latency'}) while "
+            f"only {failed.achieved_iops:,.0f} IOPS were reached, and less load only lowers the IOPS. The most this "
+            f"storage passed the latency limits at is {best.threads} threads / SluggishSessions "
+            f"{best.sluggish_sessions}: {best.achieved_iops:,.0f} IOPS",
+            max_passing_iops=best.achieved_iops,
+            capacity=capacity_words(config, best.achieved_iops),
+        )
+
+    model = fit(measured)
+    # bounds the runs set: no more load than a latency failure, no less than a pass that fell short
+    ceiling = min((r.load for r in measured if not r.latency_passed), default=math.inf)
+    floor_load = max((r.load for r in measured if r.latency_passed and not r.iops_passed), default=0.0)
+    safe_ms = LATENCY_SAFETY * read_limit
+    needed = _load_for_iops(model, target)
+    allowed = _load_for_latency(model, safe_ms)
+    notes: list[str] = []
+    if needed is not None and needed <= allowed:
+        load = needed
+        why = (f"the fitted curve reaches the target at an effective load of {load:.2f} sessions "
+               f"with reads predicted at {model.read_ms(load):.1f} ms")
+    else:
+        load = min(allowed, ceiling * 0.9) if math.isfinite(ceiling) else allowed
+        why = (f"the fitted curve does not reach the target within {safe_ms:.0f} ms reads; this setting tests "
+               f"the most load it predicts the latency limit allows")
+    if math.isfinite(ceiling) and load >= ceiling:
+        load = (max(floor_load, ceiling / 2) + ceiling) / 2
+    if load <= floor_load:
+        upper = ceiling if math.isfinite(ceiling) else floor_load * 1.3
+        load = min(floor_load * 1.1, (floor_load + upper) / 2)
+    threads, sluggish = setting_for(max(load, 1e-3), databases)
+    threads, sluggish = _unseen(threads, sluggish, measured, databases, floor_load, ceiling, notes)
+    effective = threads / sluggish
+    return Advice(
+        "next", threads, sluggish, model.iops(effective), model.read_ms(effective), model.log_ms,
+        f"{why}: {threads} threads with SluggishSessions {sluggish} (each session issues 1/{sluggish} of its I/O)",
+        max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None),
+        notes=notes,
+    )
+
+
+def _load_for_iops(model: LoadModel, iops: float) -> float | None:
+    """The least load predicted to reach `iops` (None if the curve never does)."""
+    if not math.isinf(model.xmax) and iops >= model.xmax * 0.999:
+        return None
+    low, high = 1e-4, 1e5
+    if model.iops(high) < iops:
+        return None
+    for _ in range(100):
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if model.iops(mid) < iops else (low, mid)
+    return high
+
+
+def _load_for_latency(model: LoadModel, read_ms: float) -> float:
+    """The most load predicted to keep reads within `read_ms`."""
+    if model.read_ms(1e5) <= read_ms:
+        return 1e5
+    if model.read_ms(1e-4) > read_ms:
+        return 1e-4
+    low, high = 1e-4, 1e5
+    for _ in range(100):
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if model.read_ms(mid) <= read_ms else (low, mid)
+    return low
+
+
+def _unseen(
+    threads: int, sluggish: int, runs: Sequence[RunPoint], databases: int, floor_load: float, ceiling: float,
+    notes: list[str],
+) -> tuple[int, int]:
+    """Step off a setting already tried: towards more load after a shortfall, less after a latency failure."""
+    seen = {(r.threads, r.sluggish_sessions): r for r in runs}
+    for _ in range(50):
+        before = seen.get((threads, sluggish))
+        if before is None:
+            return threads, sluggish
+        if not before.latency_passed:
+            load = (max(floor_load, threads / sluggish / 2) + threads / sluggish) / 2
+        else:
+            load = threads / sluggish * 1.15
+            if math.isfinite(ceiling):
+                load = min(load, (threads / sluggish + ceiling) / 2)
+        notes.append(f"{threads} threads / SluggishSessions {sluggish} was tried already; stepping to a load of {load:.2f}")
+        candidate = setting_for(load, databases)
+        if candidate == (threads, sluggish):
+            candidate = (threads, sluggish + 1) if not before.latency_passed else (threads + 1, sluggish)
+        threads, sluggish = candidate
+    return threads, sluggish

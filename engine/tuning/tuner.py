@@ -1,0 +1,177 @@
+"""Auto-tune: short calibration runs, each judged once settled, steered by the advisor.
+
+Every run is a normal run of the session (stored, with its own output folder); tuning
+stops at the first passing setting, when the advisor shows the target is out of
+reach, when a run taught the advisor nothing (host-bound, or no database reads), when the
+engineer stops it, or after `max_runs`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.model.config import TestConfig
+from engine.results.schema import Outcome, RunResult
+from engine.run.settling import SettleRule
+from engine.tuning.advisor import Advice, advise_session, evidence
+
+MIN_WARMUP_SAMPLES = 5
+
+
+@dataclass
+class TuneOutcome:
+    status: str  # converged, unreachable, not converged, host-bound, inconclusive, aborted
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    advice: Advice | None = None
+    recommendation: tuple[int, int] | None = None
+    max_passing_iops: float | None = None
+
+    @property
+    def converged(self) -> bool:
+        return self.status == "converged"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "converged": self.converged,
+            "status": self.status,
+            "runs": self.runs,
+            "recommendation": (
+                {"threads": self.recommendation[0], "sluggish_sessions": self.recommendation[1]}
+                if self.recommendation else None
+            ),
+            "max_passing_iops": self.max_passing_iops,
+            "advice": self.advice.to_dict() if self.advice else None,
+        }
+
+
+def calibration_rule(config: TestConfig, calibration_s: float) -> tuple[TestConfig, SettleRule]:
+    """The configuration and settling rule of one calibration run of at most `calibration_s`."""
+    interval = config.sample_interval_s
+    samples = max(12, int(calibration_s / interval))
+    measure = max(5, min(30, samples // 4))
+    window = max(5, min(10, samples // 6))
+    warmup = MIN_WARMUP_SAMPLES * interval
+    shaped = config.model_copy(update={"warmup_s": warmup, "duration_s": max(interval, calibration_s - warmup)})
+    return TestConfig.model_validate(shaped.model_dump()), SettleRule(window=window, measure_samples=measure)
+
+
+def run_summary(result: RunResult) -> dict[str, Any]:
+    s = result.summary
+    return {
+        "run_id": result.run_id,
+        "threads": s.threads,
+        "sluggish_sessions": s.sluggish_sessions,
+        "achieved_transactional_iops": s.achieved_transactional_iops,
+        "db_read_avg_latency_ms": s.db_read_avg_latency_ms,
+        "log_write_avg_latency_ms": s.log_write_avg_latency_ms,
+        "verdict": s.verdict.value,
+        "reasons": list(s.reasons),
+        "host_bound": s.host_bound,
+    }
+
+
+RunFn = Callable[[TestConfig, int], RunResult]
+
+
+class Tuner:
+    """Auto-tune as a step machine that `jetwise tune` and the window both drive.
+
+    `next_run()` gives the configuration of the next calibration run (threads and
+    SluggishSessions set by the advisor) or None when tuning is over; `record(result)`
+    takes that run's result; `outcome()` says how it ended. The caller runs each
+    calibration run its own way (in-process for the CLI, an engine process for the
+    window), so both produce the same runs and the same recommendation.
+    """
+
+    def __init__(
+        self,
+        config: TestConfig,
+        history: list[RunResult] | None = None,
+        *,
+        max_runs: int = 8,
+        cpu_count: int | None = None,
+    ) -> None:
+        self.config = config
+        self.max_runs = max_runs
+        self.cpu_count = cpu_count or os.cpu_count() or 1
+        self.history = list(history or [])  # earlier results of the session
+        self.runs: list[RunResult] = []  # this tuning's calibration runs
+        self.status: str | None = None  # set once tuning is over
+        self.advice = advise_session(config, self.history, self.cpu_count)
+        self._conclude()
+
+    @property
+    def done(self) -> bool:
+        return self.status is not None
+
+    def next_run(self) -> TestConfig | None:
+        """The next calibration run's configuration, or None when tuning is over."""
+        if self.done:
+            return None
+        update = {"thread_count": self.advice.threads, "sluggish_sessions": self.advice.sluggish_sessions}
+        return TestConfig.model_validate(self.config.model_copy(update=update).model_dump())
+
+    def describe_next(self) -> str:
+        a = self.advice
+        return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
+                f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
+
+    def record(self, result: RunResult) -> None:
+        """Take the result of the run `next_run()` asked for."""
+        self.runs.append(result)
+        if result.verdict == Outcome.ABORTED:
+            self.status = "aborted"
+            return
+        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
+        if self._conclude():
+            return
+        learned, _notes = evidence(self.config, [result])
+        if not learned:
+            # The same setting would come back and teach nothing again: stop, and say why (the advice's notes).
+            self.status = "host-bound" if result.summary.host_bound else "inconclusive"
+
+    def stop(self) -> None:
+        """The engineer stopped tuning; the runs so far stay in the session."""
+        if not self.done:
+            self.status = "aborted"
+
+    def _conclude(self) -> bool:
+        if self.advice.status in ("converged", "unreachable"):
+            self.status = self.advice.status
+        elif len(self.runs) >= self.max_runs:
+            self.status = "not converged"
+        return self.done
+
+    def run(self, run_one: RunFn, progress: Callable[[str], None] = lambda _text: None) -> TuneOutcome:
+        """Drive the machine to its end with `run_one(config, number)` running each calibration run."""
+        while (config := self.next_run()) is not None:
+            progress(self.describe_next())
+            result = run_one(config, len(self.runs) + 1)
+            s = result.summary
+            progress(
+                f"  achieved {s.achieved_transactional_iops:,.1f} IOPS (target {s.target_transactional_iops:,.1f}), "
+                f"reads {s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: "
+                f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
+            )
+            self.record(result)
+        return self.outcome()
+
+    def outcome(self) -> TuneOutcome:
+        advice = self.advice
+        status = self.status or "not converged"
+        recommendation = (advice.threads, advice.sluggish_sessions) if advice.status in ("converged", "unreachable") else None
+        if recommendation is None:
+            points, _notes = evidence(self.config, self.runs)
+            passing = [point for point in points if point.latency_passed]
+            if passing:
+                best = max(passing, key=lambda point: point.achieved_iops)
+                recommendation = (best.threads, best.sluggish_sessions)
+        best_iops = advice.max_passing_iops
+        return TuneOutcome(
+            status, [run_summary(r) for r in self.runs], advice, recommendation,
+            best_iops if best_iops is not None and math.isfinite(best_iops) else None,
+        )

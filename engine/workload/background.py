@@ -1,0 +1,165 @@
+"""Background I/O of an instance: database maintenance and log replication.
+
+Background database maintenance reads the whole database sequentially in 256 KiB
+reads, over and over, paced at the rate the reference report shows (about 4.5 MB/s
+per database), and checks every page it reads is the page it should be. A read
+that completes late moves the schedule instead of bursting to catch up, so on a
+disk that falls behind, maintenance backs off rather than adding to the queue.
+
+Log replication stands in for the database copies: each log file the instance
+closes is read back sequentially in 256 KiB reads, once per extra copy, as a copy
+would ship it. A file the circular log is about to recycle before it was read is
+skipped and counted.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
+from engine.workload.context import InstanceContext, check_pages, perf_ns, timed_io
+from engine.workload.stats import BDM_READ, LOG_REPLICATION_READ, ThreadMeter
+
+MAINTENANCE_READ_BYTES = 256 * 1024
+# 17.3 reads/s of 261,650 bytes per instance in the reference Performance report.
+MAINTENANCE_BYTES_PER_S = 4.53e6
+REPLICATION_READ_BYTES = 256 * 1024
+
+
+class Maintenance:
+    """Sequential, paced reads through one database file."""
+
+    def __init__(
+        self,
+        ctx: InstanceContext,
+        meter: ThreadMeter,
+        db_path: Path,
+        db_id: bytes,
+        pages: int,
+        bytes_per_s: float = MAINTENANCE_BYTES_PER_S,
+    ) -> None:
+        self.name = ctx.name
+        self._ctx = ctx
+        self._file = ctx.backend.open_file(
+            db_path, create=False, writable=False, unbuffered=ctx.unbuffered, write_through=False
+        )
+        self._meter = meter
+        self._db_id = db_id
+        self._pages = pages
+        self._bytes_per_s = bytes_per_s
+        self.thread = threading.Thread(target=self._run, name=f"{ctx.name} maintenance", daemon=True)
+
+    def _run(self) -> None:
+        clock = self._ctx.clock
+        stop = clock.stop
+        chunk = MAINTENANCE_READ_BYTES // PAGE_SIZE_BYTES
+        buffer = self._ctx.backend.allocate(MAINTENANCE_READ_BYTES)
+        view = buffer.view
+        ns_per_byte = 1e9 / self._bytes_per_s
+        page = 1  # page 0 is the file header
+        due = perf_ns()
+        passes = 0
+        pass_started = due
+        try:
+            while not stop.is_set():
+                now = perf_ns()
+                if now < due and stop.wait((due - now) / 1e9):
+                    break
+                count = min(chunk, self._pages - page)
+                length = count * PAGE_SIZE_BYTES
+                done = timed_io(
+                    self._ctx, self._meter, BDM_READ, length, self._file.read_into, buffer, page * PAGE_SIZE_BYTES, length
+                )
+                if done is not None:
+                    if done >= clock.stop_at_ns:
+                        break
+                    check_pages(self._ctx, self._meter, BDM_READ, view, self._db_id, page, count)
+                slot = int(length * ns_per_byte)
+                due += slot
+                now = perf_ns()
+                if due < now:
+                    due = now + slot  # fell behind: back off a slot rather than burst to catch up
+                page += count
+                if page >= self._pages:
+                    page = 1
+                    passes += 1
+                    if passes == 1:
+                        seconds = (perf_ns() - pass_started) / 1e9
+                        self._ctx.say(f"{self.name}: background maintenance read the whole database in {seconds:.1f} s", "info")
+        finally:
+            buffer.release()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+class Replication:
+    """Reads each closed log file back once per extra copy."""
+
+    def __init__(
+        self,
+        ctx: InstanceContext,
+        meter: ThreadMeter,
+        log_paths: list[Path],
+        extra_copies: int,
+        current_generation: Callable[[], int],
+    ) -> None:
+        self.name = ctx.name
+        self._ctx = ctx
+        self._files = [
+            ctx.backend.open_file(p, create=False, writable=False, unbuffered=ctx.unbuffered, write_through=False)
+            for p in log_paths
+        ]
+        self._meter = meter
+        self._extra_copies = extra_copies
+        self._current_generation = current_generation
+        self._closed: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self.skipped = 0
+        self.thread = threading.Thread(target=self._run, name=f"{ctx.name} log replication", daemon=True)
+
+    def log_closed(self, generation: int) -> None:
+        """Called by the log writer when the stream leaves a file."""
+        self._closed.put(generation)
+
+    def _run(self) -> None:
+        clock = self._ctx.clock
+        stop = clock.stop
+        buffer = self._ctx.backend.allocate(REPLICATION_READ_BYTES)
+        count = len(self._files)
+        try:
+            while not stop.is_set():
+                try:
+                    generation = self._closed.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                handle = self._files[generation % count]
+                for _copy in range(self._extra_copies):
+                    for offset in range(0, LOG_FILE_SIZE_BYTES, REPLICATION_READ_BYTES):
+                        if stop.is_set():
+                            return
+                        if self._current_generation() - generation >= count - 1:
+                            self.skipped += 1
+                            if self.skipped == 1:
+                                self._ctx.say(
+                                    f"{self.name}: log replication fell behind the circular log; "
+                                    "files it could not read in time are skipped",
+                                    "warning",
+                                )
+                            break
+                        done = timed_io(
+                            self._ctx, self._meter, LOG_REPLICATION_READ, REPLICATION_READ_BYTES,
+                            handle.read_into, buffer, offset,
+                        )
+                        if done is None:
+                            break
+                        if done >= clock.stop_at_ns:
+                            return
+        finally:
+            buffer.release()
+
+    def close(self) -> None:
+        for handle in self._files:
+            handle.close()

@@ -1,0 +1,304 @@
+"""The ESE model of one database instance: sessions, cache, flushers, log and background I/O.
+
+A session (one of the instance's threads) runs transactions drawn from the
+operation mix. A transaction walks a B-tree: the upper levels are always cached
+(counted as cache hits, never read), and it lands on a leaf page spread uniformly
+over the whole database. A leaf that misses the database cache is read from disk
+(random 32 KiB, unbuffered). Read transactions continue onto the next leaf now and
+then; when both leaves miss, ESE reads them in one 64 KiB I/O. Inserts, deletes and
+replaces dirty their leaf and append a log record; an insert sometimes splits its
+leaf, dirtying a newly allocated neighbour page (no read). The commit is lazy or
+waits for the log, by the lazy-commit share. Flushers write dirty pages back as the
+cache asks (`engine.workload.cache`), log replication and background maintenance run beside
+(`engine.workload.background`), and the log is `engine.workload.logstream`.
+
+See docs/workload.md for where each constant comes from.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.io.pages import BlockWriter, check_page_identity
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile
+from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
+from engine.workload.background import Maintenance, Replication
+from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
+from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, check_pages, perf_ns, record_error, timed_io
+from engine.workload.histogram import bucket_index
+from engine.workload.logstream import LogWriter
+from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
+
+# Log bytes one update appends, by kind (an insert carries the new record, a delete
+# little more than the key). Weighted by the default mix: about 2,350 bytes per update.
+INSERT_LOG_BYTES = 2900
+DELETE_LOG_BYTES = 1200
+REPLACE_LOG_BYTES = 2600
+SPLIT_CHANCE = 0.0725  # inserts that split their leaf: about 4.5 % of flush writes are two pages
+SPAN_CHANCE = 0.03  # read transactions that continue onto the next leaf: about 1 % of reads are 64 KiB
+BTREE_FANOUT = 400  # keys per internal page: sets how many upper levels a lookup passes
+CHECKPOINT_DEPTH_BYTES = 8 * LOG_FILE_SIZE_BYTES  # half the circular log
+
+
+def upper_levels(leaf_pages: int) -> int:
+    """Internal B-tree levels above `leaf_pages` leaves (at least the root)."""
+    return max(1, math.ceil(math.log(max(2, leaf_pages)) / math.log(BTREE_FANOUT)))
+
+
+@dataclass
+class InstancePlan:
+    """What one worker needs to run one database instance."""
+
+    index: int
+    name: str
+    db_path: Path
+    log_paths: list[Path]
+    db_id: bytes
+    pages: int
+    threads: int
+    log_sector_bytes: int
+
+
+class Instance:
+    """One database instance in a worker process and every thread that drives its I/O."""
+
+    def __init__(
+        self,
+        backend: IoBackend,
+        plan: InstancePlan,
+        config: TestConfig,
+        clock: RunClock,
+        errors: ErrorSink,
+        say: Say,
+        *,
+        unbuffered: bool,
+    ) -> None:
+        self.plan = plan
+        self.name = plan.name
+        self._backend = backend
+        self._config = config
+        self._clock = clock
+        self._errors = errors
+        self.db: IoFile = backend.open_file(
+            plan.db_path, create=False, writable=True, unbuffered=unbuffered, write_through=False
+        )
+        start, stop = config.flush_thresholds_pages
+        self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
+        self.levels = upper_levels(plan.pages - 1)
+        self.meters: list[ThreadMeter] = []
+        ctx = self._ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered)
+        self.replication: Replication | None = None
+        if config.copies_per_database > 1:
+            self.replication = Replication(
+                ctx, self._meter(), plan.log_paths, config.copies_per_database - 1, lambda: self.log.generation
+            )
+        self.log = LogWriter(
+            ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
+            on_close=self.replication.log_closed if self.replication else None,
+        )
+        self.maintenance: Maintenance | None = None
+        if config.background_maintenance:
+            self.maintenance = Maintenance(ctx, self._meter(), plan.db_path, plan.db_id, plan.pages)
+        self._sequence = itertools.count(time.time_ns())
+        base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
+        seed = base_seed * 1_000_003 + plan.index * 4099
+        self.sessions = [
+            threading.Thread(
+                target=self._session, args=(self._meter(), seed + n), name=f"{plan.name} session {n + 1}", daemon=True
+            )
+            for n in range(plan.threads)
+        ]
+        # ESE issues flush writes asynchronously; one flusher per session gives it the same depth.
+        self.flushers = [
+            threading.Thread(
+                target=self._flusher, args=(self._meter(), seed + 7919 + n), name=f"{plan.name} flusher {n + 1}", daemon=True
+            )
+            for n in range(plan.threads)
+        ]
+
+    def _meter(self) -> ThreadMeter:
+        meter = ThreadMeter(self.name, self._clock.t0_ns, self._clock.interval_ns)
+        self.meters.append(meter)
+        return meter
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        extra = [x.thread for x in (self.replication, self.maintenance) if x is not None]
+        return [*self.sessions, *self.flushers, self.log.thread, *extra]
+
+    @property
+    def cache_target_pages(self) -> int:
+        """Pages the cache holds once warm: all of it but the buffers kept available, or the
+        whole database if smaller."""
+        return min(self.cache.capacity - self.cache.flush_stop, self.plan.pages - 1)
+
+    def start(self) -> None:
+        for thread in self.threads:
+            thread.start()
+
+    def join(self, timeout_s: float) -> bool:
+        """Wait for every thread (the clock's stop is set); False if one is stuck in an I/O."""
+        self.cache.close()
+        deadline = time.monotonic() + timeout_s
+        for thread in self.threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self.threads)
+
+    def close(self) -> None:
+        self.db.close()
+        self.log.close()
+        for part in (self.replication, self.maintenance):
+            if part is not None:
+                part.close()
+
+    # sessions ----------------------------------------------------------------------
+
+    def _session(self, meter: ThreadMeter, seed: int) -> None:
+        """One session's transaction loop. Hot path: locals only, read counters inline, no lock
+        held across an I/O."""
+        clock = self._clock
+        stop = clock.stop
+        t0, interval = clock.t0_ns, clock.interval_ns
+        mix = self._config.operation_mix
+        insert_cut = mix.insert_percent / 100.0
+        delete_cut = insert_cut + mix.delete_percent / 100.0
+        update_cut = delete_cut + mix.replace_percent / 100.0
+        lazy_fraction = mix.lazy_commit_percent / 100.0
+        sluggish = self._config.sluggish_sessions
+        rng = random.Random(seed)
+        chance = rng.random
+        last_page = self.plan.pages - 1
+        span = last_page  # leaves are pages 1 .. pages-1; page 0 is the file header
+        db_id = self.plan.db_id
+        levels = self.levels
+        cache = self.cache
+        fault, dirty, allocate = cache.fault, cache.dirty, cache.allocate
+        log = self.log
+        append = log.append
+        buffer = self._backend.allocate(PAGE_SIZE_BYTES)
+        span_buffer = self._backend.allocate(2 * PAGE_SIZE_BYTES)
+        read_at = self.db.reader(buffer)
+        view = buffer.view
+        read_index = counts_index = -1
+        reads = StreamStats()  # placeholder until the first completion picks its bucket
+        counts = [0, 0, 0]
+        started = 0
+        try:
+            while not stop.is_set():
+                if sluggish > 1:
+                    started = perf_ns()
+                kind = chance()
+                page = 1 + int(chance() * span)
+                hits, misses, stalls = levels, 0, 0
+                state = fault(page)
+                if state == HIT:
+                    hits += 1
+                else:
+                    misses += 1
+                    if state == MISS_STALLED:
+                        stalls += 1
+                    if kind >= update_cut and page < last_page and chance() < SPAN_CHANCE:
+                        # A read continuing onto the next leaf: one 64 KiB read when both miss.
+                        hits_more, stalled = self._read_span(meter, span_buffer, page)
+                        hits += hits_more
+                        misses += 1 - hits_more
+                        stalls += stalled
+                    else:
+                        offset = page * PAGE_SIZE_BYTES
+                        t1 = perf_ns()
+                        try:
+                            read_at(offset)
+                        except OSError as exc:
+                            record_error(meter, DB_READ)
+                            self._errors(self.name, DB_READ, exc)
+                            continue
+                        t2 = perf_ns()
+                        if t2 >= clock.stop_at_ns:
+                            break
+                        index = (t2 - t0) // interval
+                        if index != read_index:
+                            reads, read_index = meter.bucket_for(t2).stream(DB_READ), index
+                        latency = t2 - t1
+                        reads.count += 1
+                        reads.bytes += PAGE_SIZE_BYTES
+                        reads.sum_ns += latency
+                        if latency > reads.max_ns:
+                            reads.max_ns = latency
+                        reads.hist[bucket_index(latency)] += 1
+                        problem = check_page_identity(view, db_id, page)
+                        if problem is not None:
+                            record_error(meter, DB_READ)
+                            self._errors(self.name, DB_READ, problem)
+                if kind < update_cut:
+                    position = log.appended
+                    dirty(page, position)
+                    if kind < insert_cut:
+                        size = INSERT_LOG_BYTES
+                        if page < last_page and chance() < SPLIT_CHANCE:
+                            allocate(page + 1, position)
+                    else:
+                        size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES
+                    append(size, commit=chance() >= lazy_fraction)
+                now = perf_ns()
+                if now < clock.stop_at_ns:
+                    index = (now - t0) // interval
+                    if index != counts_index:
+                        counts, counts_index = meter.bucket_for(now).cache, index
+                    counts[CACHE_HITS] += hits
+                    counts[CACHE_MISSES] += misses
+                    counts[PAGE_FAULT_STALLS] += stalls
+                if sluggish > 1:
+                    # Issue at most 1/s of the unthrottled I/O: pause (s - 1) times the busy time.
+                    stop.wait((sluggish - 1) * (now - started) / 1e9)
+        finally:
+            buffer.release()
+            span_buffer.release()
+
+    def _read_span(self, meter: ThreadMeter, buffer: AlignedBuffer, page: int) -> tuple[int, int]:
+        """Read `page` (already faulted) and, unless cached, `page + 1` with it.
+
+        Returns (hits on the second page, stalls).
+        """
+        state = self.cache.fault(page + 1)
+        hit = state == HIT
+        self._read_pages(meter, buffer, page, 1 if hit else 2)
+        return (1 if hit else 0), (1 if state == MISS_STALLED else 0)
+
+    def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
+        length = count * PAGE_SIZE_BYTES
+        if timed_io(self._ctx, meter, DB_READ, length, self.db.read_into, buffer, first * PAGE_SIZE_BYTES, length) is not None:
+            check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count)
+
+    # flushers ----------------------------------------------------------------------
+
+    def _flusher(self, meter: ThreadMeter, seed: int) -> None:
+        """Write back the runs of dirty pages the cache hands out."""
+        stop = self._clock.stop
+        cache = self.cache
+        log = self.log
+        buffer = self._backend.allocate(MAX_COALESCED_PAGES * PAGE_SIZE_BYTES)
+        view = buffer.view
+        blocks = BlockWriter(self.plan.db_id, seed)
+        sequence = self._sequence
+        try:
+            while not stop.is_set():
+                run = cache.next_write(log.appended, 0.05)
+                if run is None:
+                    continue
+                first, count, frees = run
+                for i in range(count):
+                    blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES)
+                length = count * PAGE_SIZE_BYTES
+                try:
+                    timed_io(self._ctx, meter, DB_WRITE, length, self.db.write_from, buffer, first * PAGE_SIZE_BYTES, length)
+                finally:
+                    cache.written(frees)
+        finally:
+            buffer.release()

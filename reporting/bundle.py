@@ -1,0 +1,91 @@
+"""A run's report material, found by run id in the store or by its output folder.
+
+A run that crashed before writing its result is rebuilt from its samples and marked aborted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.model.config import TestConfig
+from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
+from engine.results.schema import IntervalSample, RunResult
+from engine.run.measurement import rebuild_result
+from engine.store.rows import RunRow
+from engine.store.sqlite import Store
+
+
+class ReportError(Exception):
+    """The run cannot be found or read; the message says which and why."""
+
+
+@dataclass
+class RunBundle:
+    result: RunResult
+    samples: list[IntervalSample]
+    log: list[str]
+    folder: Path | None
+    session: str | None = None
+    session_runs: list[RunRow] = field(default_factory=list)
+    session_results: list[RunResult] = field(default_factory=list)
+
+
+def load_run(reference: str, store: Store | None = None) -> RunBundle:
+    """A run by its id in the store, or by its output folder."""
+    folder = Path(reference)
+    if folder.is_dir():
+        return _from_folder(folder, store)
+    own = store or Store()
+    try:
+        row = own.run(reference)
+        if row is None:
+            raise ReportError(f"{reference} is neither a run folder nor a run id in the store {own.path}")
+        samples = own.samples(reference)
+        log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in own.log_lines(reference)]
+        result = own.result(reference)
+        if result is None:
+            reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
+            result = rebuild_result(row.config, samples, reference, reason)
+        bundle = RunBundle(result, samples, log, Path(row.output_dir), row.session)
+        _add_session(bundle, own)
+        return bundle
+    finally:
+        if store is None:
+            own.close()
+
+
+def _from_folder(folder: Path, store: Store | None) -> RunBundle:
+    samples = read_samples(folder)
+    log = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines() if (folder / LOG_FILE).exists() else []
+    try:
+        if (folder / RESULT_FILE).exists():
+            result = read_result(folder)
+        elif (folder / CONFIG_FILE).exists():
+            config = TestConfig.model_validate_json((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+            result = rebuild_result(config, samples, folder.name, "the run ended without writing its result (a crash or a kill)")
+        else:
+            raise ReportError(f"{folder} holds no Jetwise run ({RESULT_FILE} or {CONFIG_FILE} is missing)")
+    except (OSError, ValueError) as exc:
+        raise ReportError(f"{folder} holds a run Jetwise cannot read: {exc}") from exc
+    bundle = RunBundle(result, samples, log, folder)
+    try:
+        own = store or Store()
+    except Exception:  # a report of a folder does not need the store
+        return bundle
+    try:
+        row = own.run(result.run_id)
+        if row is not None:
+            bundle.session = row.session
+            _add_session(bundle, own)
+    finally:
+        if store is None:
+            own.close()
+    return bundle
+
+
+def _add_session(bundle: RunBundle, store: Store) -> None:
+    if bundle.session is None:
+        return
+    bundle.session_runs = store.runs(bundle.session)
+    bundle.session_results = store.results(bundle.session)

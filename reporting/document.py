@@ -1,0 +1,139 @@
+"""The printable report of a run: the Jetstress sections in their order, and what Jetstress lacks.
+
+`report_model` gathers every figure the template shows, from the run's `RunBundle`;
+`render_html` renders resources/templates/report.html.j2 with the charts as inline SVG
+(or as image references, for the PDF renderer).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import jinja2
+import markupsafe
+
+from engine.results.schema import Figures, Outcome, RunKind
+from engine.tuning.advisor import Advice, advise_session
+from engine.version import __version__
+from reporting.bundle import RunBundle
+from reporting.charts import PALETTE, Level, Line, line_chart
+
+STREAM_TITLES = {
+    "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
+    "bdm_read": "Maintenance reads", "log_replication_read": "Log replication reads", "log_read": "Log reads",
+}
+
+
+def _total_row(row: Figures) -> dict[str, float]:
+    """The Jetstress "Total I/O" row: database reads with maintenance reads, log reads with replication."""
+
+    def combine(a: str, b: str, what: str) -> float:
+        rate_a, rate_b = row.rate(a), row.rate(b)
+        total = rate_a + rate_b
+        if not total:
+            return 0.0
+        return (rate_a * row.stream_value(a, what) + rate_b * row.stream_value(b, what)) / total
+
+    return {
+        "db_read_latency": combine("db_read", "bdm_read", "avg_latency_ms"),
+        "db_reads": row.db_reads_per_s + row.bdm_reads_per_s,
+        "db_read_bytes": combine("db_read", "bdm_read", "avg_bytes"),
+        "log_read_latency": combine("log_read", "log_replication_read", "avg_latency_ms"),
+        "log_reads": row.log_reads_per_s + row.log_replication_reads_per_s,
+        "log_read_bytes": combine("log_read", "log_replication_read", "avg_bytes"),
+    }
+
+
+def charts(bundle: RunBundle) -> dict[str, str]:
+    """SVG charts: IOPS and latency over time, and the session's curves."""
+    config = bundle.result.configuration
+    limits = config.active_thresholds
+    samples = bundle.samples
+    xs = [s.elapsed_s for s in samples]
+    out: dict[str, str] = {}
+    if samples:
+        out["iops"] = line_chart(
+            "Transactional IOPS per interval", "IOPS",
+            [Line("achieved", xs, [s.summary.transactional_iops for s in samples], PALETTE[0])],
+            [Level(config.target_transactional_iops, f"target {config.target_transactional_iops:,.0f}", "#2e7d32")],
+        )
+        out["latency"] = line_chart(
+            "Average latency per interval", "ms",
+            [Line("database reads", xs, [s.summary.db_read_avg_latency_ms for s in samples], PALETTE[0]),
+             Line("log writes", xs, [s.summary.log_write_avg_latency_ms for s in samples], PALETTE[1])],
+            [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", "#1f4e79"),
+             Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", "#c55a11")],
+        )
+    judged = [r.summary for r in bundle.session_results if r.verdict != Outcome.ABORTED]
+    if len(judged) >= 2:
+        # Two runs at one setting are routine (a confirmation): order by load alone.
+        points = sorted(((s.effective_load, s) for s in judged), key=lambda point: point[0])
+        loads = [p[0] for p in points]
+        words = lambda x: f"{x:.2f}"  # noqa: E731
+        out["session_iops"] = line_chart(
+            "IOPS against effective load (threads / SluggishSessions)", "IOPS",
+            [Line("achieved", loads, [p[1].achieved_transactional_iops for p in points], PALETTE[0], markers=True)],
+            [Level(config.target_transactional_iops, "target", "#2e7d32")], x_label="effective load (sessions)", x_words=words,
+        )
+        out["session_latency"] = line_chart(
+            "Database read latency against effective load", "ms",
+            [Line("database reads", loads, [p[1].db_read_avg_latency_ms for p in points], PALETTE[0], markers=True)],
+            [Level(limits.db_read_avg_latency_ms, f"limit {limits.db_read_avg_latency_ms:g} ms", "#b00020")],
+            x_label="effective load (sessions)", x_words=words,
+        )
+    return out
+
+
+def report_model(bundle: RunBundle) -> dict[str, Any]:
+    result = bundle.result
+    config = result.configuration
+    summary = result.summary
+    advice: Advice | None = None
+    if bundle.session_results:
+        advice = advise_session(config, bundle.session_results)
+    return {
+        "result": result,
+        "summary": summary,
+        "config": config,
+        "mix": config.operation_mix,
+        "times": result.times,
+        "host": result.host,
+        "instances": result.instances,
+        "totals": [dict(name=r.name, **_total_row(r)) for r in result.instances],
+        "criteria": result.criteria,
+        "failing": result.failing_instances(),
+        "host_performance": result.host_performance,
+        "floor": config.target_transactional_iops * (1 - config.target_margin_percent / 100.0),
+        "stream_titles": STREAM_TITLES,
+        "session": bundle.session,
+        "session_runs": bundle.session_runs,
+        "advice": advice,
+        "log": bundle.log,
+        "folder": str(bundle.folder) if bundle.folder else "",
+        "version": __version__,
+        "aborted": summary.verdict == Outcome.ABORTED,
+        "tuning_run": summary.run_kind == RunKind.TUNING,
+    }
+
+
+def _template_text() -> str:
+    return resources.files("resources").joinpath("templates/report.html.j2").read_text(encoding="utf-8")
+
+
+def _environment() -> jinja2.Environment:
+    # Lenient on missing figures: a result rebuilt after a crash, or from an older Jetwise, lacks some.
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
+    env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
+    env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
+    return env
+
+
+def render_html(bundle: RunBundle, *, for_print: bool = False) -> str:
+    """The report as one self-contained HTML document (charts inline, or as `chart:NAME` images)."""
+    env = _environment()
+    template = env.from_string(_template_text())
+    svgs = charts(bundle)
+    return template.render(**report_model(bundle), charts=svgs, for_print=for_print,
+                           chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
