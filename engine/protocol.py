@@ -9,6 +9,7 @@ the stop command on stdin.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import IntEnum, StrEnum
 from typing import Annotated, Literal
 
@@ -17,6 +18,8 @@ from pydantic import BaseModel, Field, TypeAdapter
 from engine.model.config import TestConfig
 from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.version import __version__
+
+EmitFn = Callable[[BaseModel], None]  # where a run sends its events: the front end, the store, the run folder
 
 PROTOCOL_VERSION = 1  # the event stream's version; a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured

@@ -101,6 +101,15 @@ class MailboxProfile(_Model):
         json_schema_extra=cli("--headroom-percent", unit="%"),
     )
 
+    @property
+    def headroom_factor(self) -> float:
+        return 1 + self.headroom_percent / 100.0
+
+    @property
+    def target_iops(self) -> float:
+        """Transactional IOPS the design asks for: mailboxes × IOPS per mailbox, plus the headroom."""
+        return self.mailboxes * self.iops_per_mailbox * self.headroom_factor
+
 
 class ThresholdSet(_Model):
     """Latency limits that one instance must stay within."""
@@ -293,8 +302,7 @@ class TestConfig(_Model):
 
     @property
     def target_transactional_iops(self) -> float:
-        p = self.profile
-        return p.mailboxes * p.iops_per_mailbox * (1 + p.headroom_percent / 100.0)
+        return self.profile.target_iops
 
     @property
     def active_thresholds(self) -> ThresholdSet:

@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel
-
 from engine.model.config import TestConfig
-from engine.protocol import IntervalEvent
+from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import interval_figures
 from engine.results.schema import Figures, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
@@ -26,7 +24,6 @@ from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAM
 
 HOST_BOUND_CPU_PERCENT = 90.0  # average host CPU while measuring at or above this: the host set the pace
 
-EmitFn = Callable[[BaseModel], None]
 LogFn = Callable[[str, str], None]
 
 

@@ -18,9 +18,9 @@ from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, errors_only
-from engine.protocol import PHASE_WORDS, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
+from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
 from engine.results.schema import RunResult
-from engine.run.measurement import EmitFn, Measurement, RunEnd
+from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, fan_out

@@ -25,9 +25,9 @@ from pathlib import Path
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.validation import Problem, check_rules
-from engine.protocol import Phase, PhaseEvent
+from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.schema import HostFigures, HostInfo, RunTimes
-from engine.run.measurement import EmitFn, Measurement, RunEnd
+from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.workload.histogram import bucket_index

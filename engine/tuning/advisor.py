@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from engine.model.config import TestConfig
+from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import Figures, Outcome, RunResult
 
-MICROSOFT_IOPS_PER_THREAD = 135
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
 MAX_SLUGGISH = 100
@@ -207,18 +207,16 @@ def setting_for(load: float, databases: int) -> tuple[int, int]:
 
 
 def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
-    """Microsoft's rule of thumb: one thread per 135 target IOPS, at least one per database."""
-    target = config.target_transactional_iops
-    threads = max(config.database_count, math.ceil(target / MICROSOFT_IOPS_PER_THREAD))
+    """Microsoft's rule of thumb (`default_thread_count`), within what the host's cores can drive."""
+    threads = default_thread_count(config.target_transactional_iops, config.database_count)
     return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
 
 
 def capacity_words(config: TestConfig, iops: float) -> str:
     """What a throughput means in the profile's terms."""
     p = config.profile
-    per_mailbox_with_headroom = p.iops_per_mailbox * (1 + p.headroom_percent / 100.0)
-    mailboxes = int(iops / per_mailbox_with_headroom)
-    per_mailbox = iops / (p.mailboxes * (1 + p.headroom_percent / 100.0))
+    mailboxes = int(iops / (p.iops_per_mailbox * p.headroom_factor))
+    per_mailbox = iops / (p.mailboxes * p.headroom_factor)
     headroom = f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""
     return (
         f"about {iops:,.0f} transactional IOPS: {mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS each{headroom}, "

@@ -7,12 +7,10 @@ import json
 import sys
 from typing import Any, TextIO
 
+from app.context import AppContext, UsageError
+from engine.protocol import ExitCode
 from engine.store.rows import RunRow, SessionRow
 from engine.store.sqlite import Store
-
-
-class HistoryError(Exception):
-    """A session that is not in the store (exit code 2)."""
 
 
 def history_document(store: Store, session: str | None) -> dict[str, Any]:
@@ -21,7 +19,7 @@ def history_document(store: Store, session: str | None) -> dict[str, Any]:
         chosen = [s for s in sessions if s.name == session]
         if not chosen:
             known = ", ".join(f"'{s.name}'" for s in sessions) or "none yet"
-            raise HistoryError(f"no tuning session '{session}' in {store.path} (sessions: {known})")
+            raise UsageError(f"no tuning session '{session}' in {store.path} (sessions: {known})")
         sessions = chosen
     return {
         "store": str(store.path),
@@ -78,18 +76,20 @@ def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO) -> None:
             print(f"      {reason}", file=out)
 
 
-def cmd_history(args: argparse.Namespace) -> int:
-    store = Store()
-    try:
-        document = history_document(store, args.session)
-        if args.json:
-            sys.stdout.write(json.dumps(document, indent=2) + "\n")
-        elif args.session is None:
-            print_sessions(store.sessions(), {s.name: store.runs(s.name) for s in store.sessions()}, sys.stdout)
-        else:
-            session = store.session(args.session)
-            assert session is not None
-            print_runs(session, store.runs(session.name), sys.stdout)
-    finally:
-        store.close()
-    return 0
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--session", default=None, help="list this session's runs")
+    parser.add_argument("--json", action="store_true", help="print the sessions and runs as JSON")
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    store = context.store
+    document = history_document(store, args.session)
+    if args.json:
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif args.session is None:
+        print_sessions(store.sessions(), {s.name: store.runs(s.name) for s in store.sessions()}, sys.stdout)
+    else:
+        session = store.session(args.session)
+        assert session is not None
+        print_runs(session, store.runs(session.name), sys.stdout)
+    return ExitCode.PASS

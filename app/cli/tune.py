@@ -4,75 +4,72 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
+from datetime import datetime
 from pathlib import Path
 
+from app.cli.configs import load_checked
+from app.cli.console import print_problems
+from app.cli.options import duration_type
+from app.cli.signals import stop_on_signals
+from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import TestConfig
+from engine.model.options import option
 from engine.protocol import ExitCode
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
-from engine.run.simulation import PROFILES, StorageModel, runner_for
-from engine.run.sinks import fan_out
-from engine.store.recorder import RunRecorder
-from engine.store.sqlite import Store, StoreError
+from engine.run.simulation import PROFILES
 from engine.tuning.tuner import Tuner, calibration_rule
 
-EXIT_CONVERGED, EXIT_OUT_OF_REACH, EXIT_INVALID, EXIT_ERROR = ExitCode.PASS, ExitCode.FAIL, ExitCode.INVALID, ExitCode.ABORTED
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+    parser.add_argument("--session", default=None, help="tuning session (default: the file's name)")
+    parser.add_argument("--calibration", type=duration_type(option("duration_s")), default=180.0,
+                        metavar="DURATION", help="longest calibration run (default 3m)")
+    parser.add_argument("--max-runs", type=int, default=8, metavar="N", help="give up after this many calibration runs (default 8)")
+    parser.add_argument("--output", type=Path, default=None, help="folder for the runs (default ./jetwise-runs/tune-TIME)")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
+    parser.add_argument(
+        "--simulate", default=None, metavar="PROFILE",
+        help=f"tune against a simulated storage model ({', '.join(sorted(PROFILES))})",
+    )
 
 
-def simulated_model(name: str | None) -> StorageModel | None:
-    if name is None:
-        return None
-    if name not in PROFILES:
-        known = ", ".join(sorted(PROFILES))
-        raise ValueError(f"no simulated storage profile '{name}'; choose one of: {known}")
-    return PROFILES[name]
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
-def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path) -> int:
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    if args.max_runs < 1:
+        raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
     model = simulated_model(args.simulate)
-    try:
-        store = Store()
-        session, note = store.resolve_session(args.session or args.config.stem, config)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_INVALID
-
-    def say(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    if note is not None:
-        say(f"note: {note}")
-    tuner = Tuner(config, store.results(session), max_runs=args.max_runs)
+    config, problems = load_checked(args.config)
+    if config is None:
+        print_problems(problems, sys.stderr)
+        return ExitCode.INVALID
+    output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
+    session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
+    tuner = Tuner(config, context.store.results(session), max_runs=args.max_runs)
     current: list[Runner] = []
 
     def run_one(run_config: TestConfig, number: int) -> RunResult:
         shaped, rule = calibration_rule(run_config, args.calibration)
         folder = output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
-        runner = runner_for(model, shaped, folder, fan_out(RunRecorder(store, session, folder)), settle=rule,
-                            session=session)
+        runner = context.runner(shaped, folder, lambda _event: None, session=session, model=model, settle=rule)
         current[:] = [runner]
         return runner.run()
 
-    def stop(_signum: int, _frame: object) -> None:
+    def stop(reason: str) -> None:
         tuner.stop()
         for runner in current:
-            runner.request_stop("stopped by the user (Ctrl-C)")
+            runner.request_stop(reason)
 
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
         f"calibration runs of at most {args.calibration:g} s; runs in {output}")
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, stop)
-    try:
+    with stop_on_signals(stop):
         outcome = tuner.run(run_one, say)
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-        store.close()
     if args.json:
         sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice
@@ -85,18 +82,18 @@ def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path) -> int:
         if advice is not None:
             say(f"  {advice.rationale}")
         say("These were tuning runs: run the full-length test with this setting to qualify the storage.")
-        return EXIT_CONVERGED
+        return ExitCode.PASS
     if outcome.status == "aborted":
         say("Tuning stopped before it converged; the runs so far are kept in the session.")
-        return EXIT_ERROR
+        return ExitCode.ABORTED
     if outcome.status == "host-bound":
         say("Tuning stopped: the host's CPU was saturated during the last run, so its result says nothing of the "
             "storage. Run Jetwise on a less loaded host or with fewer threads.")
-        return EXIT_ERROR
+        return ExitCode.ABORTED
     if outcome.status == "inconclusive":
         say("Tuning stopped: the last run cannot steer the advisor (see the note above); change what it says and "
             "tune again.")
-        return EXIT_OUT_OF_REACH
+        return ExitCode.FAIL
     if outcome.status == "unreachable":
         say(f"The target is out of reach after {len(outcome.runs)} calibration run(s).")
     else:
@@ -105,4 +102,4 @@ def cmd_tune(args: argparse.Namespace, config: TestConfig, output: Path) -> int:
         say(f"  {advice.rationale}")
         if advice.capacity:
             say(f"  This storage carries {advice.capacity}.")
-    return EXIT_OUT_OF_REACH
+    return ExitCode.FAIL

@@ -6,17 +6,33 @@ import argparse
 import sys
 from pathlib import Path
 
+from app.context import AppContext
 from engine.protocol import ExitCode
+from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, load_run
 from reporting.csv_export import write_csv
 from reporting.document import render_html
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", metavar="RUN", help="a run id from the store, or a run output folder")
+    parser.add_argument("--html", type=Path, default=None, metavar="FILE", help="self-contained HTML report")
+    parser.add_argument("--pdf", type=Path, default=None, metavar="FILE", help="PDF report")
+    parser.add_argument("--csv", type=Path, default=None, metavar="FILE", help="interval samples, a row per interval per instance")
+    parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
     if not (args.html or args.pdf or args.csv):
         args.html = Path(f"jetwise-report-{Path(args.run).name}.html")
     try:
-        bundle = load_run(args.run)
+        store: Store | None = context.store
+    except StoreError:
+        if not Path(args.run).is_dir():
+            raise
+        store = None  # a run folder reads without the store; only its session's other runs are missing
+    try:
+        bundle = load_run(args.run, store)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID

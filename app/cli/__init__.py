@@ -1,0 +1,108 @@
+"""The headless command line (the JetstressCmd of Jetwise): one module per sub-command, listed here.
+
+Each sub-command module has `add_arguments(parser)` and `run(args, context) -> int`, and is
+imported only when it is the one asked for (pip's `commands_dict`): `jetwise --help` and
+`jetwise run` do not load the window, the report renderer or the tuner. Exit codes are
+`engine.protocol.ExitCode`: 0 pass (or valid), 1 fail, 2 invalid input, 3 aborted or an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+
+from app.context import AppContext, UsageError
+from engine.protocol import ExitCode
+from engine.store.sqlite import StoreError
+from engine.version import __version__
+
+
+@dataclass(frozen=True)
+class Command:
+    module: str
+    summary: str
+
+
+COMMANDS: dict[str, Command] = {
+    "init": Command("app.cli.init", "write a complete test configuration with defaults"),
+    "validate": Command("app.cli.validate", "check a configuration and print every problem"),
+    "run": Command("app.cli.run", "run a test and judge it"),
+    "tune": Command("app.cli.tune", "find the passing thread count and SluggishSessions in short runs"),
+    "report": Command("app.cli.report", "the printable report of a run: HTML, PDF, CSV"),
+    "history": Command("app.cli.history", "tuning sessions and their runs"),
+    "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),
+}
+
+DESCRIPTION = "Prove that storage carries an Exchange-style mailbox workload."
+
+
+def _usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  {name:<{width}}  {command.summary}" for name, command in COMMANDS.items()]
+    return (
+        "usage: jetwise [--version] [COMMAND [ARGS...]]\n\n"
+        f"{DESCRIPTION}\nWith no command, the window opens.\n\ncommands:\n" + "\n".join(lines)
+        + "\n\n'jetwise COMMAND --help' says more about each.\n"
+    )
+
+
+def command_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
+    """The sub-command's own parser, and its module (imported now, not before)."""
+    module = importlib.import_module(COMMANDS[name].module)
+    parser = argparse.ArgumentParser(prog=f"jetwise {name}", description=COMMANDS[name].summary)
+    module.add_arguments(parser)
+    return parser, module
+
+
+def open_window() -> int:
+    """`jetwise` alone opens the wizard; without a display it says how to run headless."""
+    headless = sys.platform.startswith("linux") and not any(
+        os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    )
+    if headless:
+        print("error: no display to open the window on; on a headless machine use: jetwise run --quick "
+              "(or jetwise --help)", file=sys.stderr)
+        return ExitCode.ABORTED
+    try:
+        from app.window import main as window_main
+    except ImportError as exc:  # Qt's system libraries are missing
+        print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
+        return ExitCode.ABORTED
+    return window_main([])
+
+
+def run_cli(argv: Sequence[str]) -> int:
+    args = list(argv)
+    if not args:
+        return open_window()
+    first = args[0]
+    if first in ("-h", "--help", "help"):
+        sys.stdout.write(_usage())
+        return ExitCode.PASS
+    if first == "--version":
+        print(f"Jetwise {__version__}")
+        return ExitCode.PASS
+    if first not in COMMANDS:
+        close = difflib.get_close_matches(first, COMMANDS, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; the commands are: {', '.join(COMMANDS)}"
+        print(f"error: unknown command '{first}'{hint}", file=sys.stderr)
+        return ExitCode.INVALID
+    parser, module = command_parser(first)
+    try:
+        parsed = parser.parse_args(args[1:])
+    except SystemExit as exc:  # argparse has printed its message; its code 2 is ours for bad input
+        return int(exc.code or 0)
+    context = AppContext()
+    try:
+        return int(module.run(parsed, context))
+    except (UsageError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+    finally:
+        context.close()

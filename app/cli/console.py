@@ -1,0 +1,107 @@
+"""What the command line prints: a run's events as they come, the result, problems where they were typed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import TextIO
+
+from pydantic import BaseModel
+
+from engine.model.options import where_typed
+from engine.model.units import format_bytes, format_duration
+from engine.model.validation import Problem, Severity
+from engine.protocol import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.results.schema import RunResult
+
+
+def print_problems(problems: Sequence[Problem], stream: TextIO, *, flags: bool = False) -> None:
+    """Every problem on a line of its own; with `flags`, named by the flag the value was typed with."""
+    for problem in problems:
+        where = where_typed(problem.field) if flags and problem.field else problem.field
+        prefix = "error" if problem.severity == Severity.ERROR else "warning"
+        print(f"{prefix}: {where}: {problem.message}" if where else f"{prefix}: {problem.message}", file=stream)
+
+
+class ConsoleRenderer:
+    """Shows a run's events on stderr: phases, creation progress, one line per interval."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last_progress = 0.0
+
+    def __call__(self, event: BaseModel) -> None:
+        s = self.stream
+        if isinstance(event, StartEvent):
+            if event.session:
+                print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
+        elif isinstance(event, PhaseEvent):
+            print(f"== {event.message}", file=s)
+        elif isinstance(event, ProgressEvent):
+            self._progress(event)
+        elif isinstance(event, IntervalEvent):
+            sample = event.sample
+            sm = sample.summary
+            phase = "warm-up" if sample.phase == "warmup" else "measure"
+            print(
+                f"   [{phase} {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
+                f"IOPS {sm.transactional_iops:,.1f} | DB read {sm.db_read_avg_latency_ms:.2f} ms "
+                f"(max {sm.db_read_max_latency_ms:.1f}) | log write {sm.log_write_avg_latency_ms:.2f} ms "
+                f"| CPU {sample.host.cpu_percent:.0f} %",
+                file=s,
+            )
+        elif isinstance(event, LogEvent):
+            if event.level != "info":
+                print(f"   {event.level}: {event.message}", file=s)
+        elif isinstance(event, ResultEvent):
+            print_result(event.result, s)
+
+    def _progress(self, event: ProgressEvent) -> None:
+        now = time.monotonic()
+        if now - self.last_progress < (0.2 if self.tty else 2.0) and event.done_bytes < event.total_bytes:
+            return
+        self.last_progress = now
+        eta = format_duration(event.eta_s) if event.eta_s is not None else "?"
+        line = (
+            f"   creating databases: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
+            f"({format_bytes(event.rate_bytes_per_s)}/s, ETA {eta})"
+        )
+        print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=self.stream)
+        if self.tty and event.done_bytes >= event.total_bytes:
+            print(file=self.stream)
+
+
+def print_result(result: RunResult, stream: TextIO) -> None:
+    summary = result.summary
+    kind = " (tuning run)" if summary.run_kind == "tuning" else ""
+    print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
+    for reason in summary.reasons:
+        print(f"  - {reason}", file=stream)
+    print(
+        f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
+        f"target transactional IOPS over {summary.measured_s:.1f} s "
+        f"({summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
+        f"{summary.threshold_set} thresholds)",
+        file=stream,
+    )
+    for row in result.instances:
+        print(
+            f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / {row.db_read_max_latency_ms:.1f} ms max, "
+            f"log write {row.log_write_avg_latency_ms:.2f} ms avg / {row.log_write_max_latency_ms:.1f} ms max, "
+            f"{row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
+            file=stream,
+        )
+        hit = row.db_cache_hit_ratio
+        background = [f"cache hit {hit:.0%}" if hit is not None else "cache not referenced"]
+        if row.bdm_reads_per_s:
+            background.append(f"maintenance {row.bdm_reads_per_s * row.bdm_read_avg_bytes / 1e6:.1f} MB/s")
+        if row.log_replication_reads_per_s:
+            rate = row.log_replication_reads_per_s * row.log_replication_read_avg_bytes / 1e6
+            background.append(f"log replication {rate:.1f} MB/s")
+        print(f"    {', '.join(background)}", file=stream)
+    if summary.host_bound:
+        print("WARNING: the host's CPU was saturated while measuring; the engine, not the storage, may have set the pace",
+              file=stream)
+    if not result.unbuffered_io:
+        print(f"WARNING: unbuffered I/O was not in effect ({result.unbuffered_io_detail})", file=stream)

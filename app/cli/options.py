@@ -1,0 +1,90 @@
+"""Command-line flags built from the option declarations in the configuration model.
+
+A flag's name, help, unit, bounds, choices and default all come from `engine.model.options`;
+nothing about an option is restated here. Values the engineer did not type stay out of
+the configuration data, so the model's defaults (and the derived ones) apply.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from engine.model.options import Option, assign, flagged
+from engine.model.units import parse_duration_s
+
+
+def duration_type(option: Option) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            return parse_duration_s(text, allow_zero=not option.minimum_open)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from exc
+
+    return parse
+
+
+def _on_off(text: str) -> bool:
+    words = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
+    if text.lower() not in words:
+        raise argparse.ArgumentTypeError(f"say on or off (got {text!r})")
+    return words[text.lower()]
+
+
+def _number(kind: type[int] | type[float], option: Option) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError as exc:
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{option.flag} takes {what} (got {text!r})") from exc
+        return value
+
+    return parse
+
+
+def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | None = None, *, prefix: str = "") -> None:
+    """Add a flag for each declared option (or for those at `paths`), help built from the declaration."""
+    wanted = set(paths) if paths is not None else None
+    group = parser.add_argument_group("test settings")
+    for option in flagged():
+        if (wanted is not None and option.path not in wanted) or option.kind == "path":
+            continue
+        assert option.flag is not None
+        kwargs: dict[str, Any] = {"dest": _dest(option), "default": None, "help": (prefix + option.help()).replace("%", "%%")}
+        if option.kind == "duration":
+            kwargs.update(type=duration_type(option), metavar="DURATION")
+        elif option.kind == "bool":
+            kwargs.update(type=_on_off, metavar="on|off")
+        elif option.kind == "choice":
+            kwargs.update(choices=option.choices)
+        elif option.kind == "int":
+            kwargs.update(type=_number(int, option), metavar="N")
+        elif option.kind == "float":
+            kwargs.update(type=_number(float, option), metavar="X")
+        else:
+            kwargs.update(metavar="TEXT")
+        group.add_argument(option.flag, **kwargs)
+
+
+def _dest(option: Option) -> str:
+    return "option:" + option.path
+
+
+def option_values(args: argparse.Namespace) -> dict[str, Any]:
+    """The options typed on the command line, as nested configuration data."""
+    data: dict[str, Any] = {}
+    for option in flagged():
+        value = getattr(args, _dest(option), None)
+        if value is not None:
+            assign(data, option.path, value)
+    return data
+
+
+def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `overrides` laid over it, nested dictionaries merged key by key."""
+    out = dict(base)
+    for key, value in overrides.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out

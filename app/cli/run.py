@@ -1,0 +1,103 @@
+"""`jetwise run CONFIG.json | --quick`: run a test, show it as it goes, and judge it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from app.cli.configs import load_checked
+from app.cli.console import ConsoleRenderer, print_problems
+from app.cli.options import add_option_flags, merged, option_values
+from app.cli.signals import stop_on_signals
+from app.context import AppContext, UsageError, simulated_model
+from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
+from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
+from engine.model.derive import quick_config
+from engine.model.validation import validate_data
+from engine.protocol import ExitCode
+from engine.run.runner import InvalidConfigError
+from engine.run.simulation import PROFILES
+
+OVERRIDES = ("duration_s", "warmup_s")  # what a run may change in the configuration it was given
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path, nargs="?", metavar="CONFIG.json")
+    parser.add_argument("--quick", action="store_true", help="about one minute on 2 small databases in the output folder")
+    parser.add_argument("--output", type=Path, default=None, help="run folder (default ./jetwise-runs/RUN-TIME)")
+    parser.add_argument("--json", action="store_true", help="print the result document on stdout")
+    parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    parser.add_argument(
+        "--simulate", default=None, metavar="PROFILE",
+        help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})",
+    )
+    add_option_flags(parser, OVERRIDES, prefix="instead of the configuration's: ")
+
+
+def default_output() -> Path:
+    return Path.cwd() / "jetwise-runs" / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:
+    if args.quick:
+        config = quick_config(output)
+    else:
+        loaded, problems = load_checked(args.config)
+        if loaded is None:
+            print_problems(problems, sys.stderr)
+            return None
+        config = loaded
+    overrides = option_values(args)
+    if not overrides:
+        return config
+    overridden, problems = validate_data(merged(config.model_dump(mode="json"), overrides))
+    if overridden is None:
+        print_problems(problems, sys.stderr, flags=True)
+    return overridden
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    if args.quick == (args.config is not None):
+        raise UsageError("give either CONFIG.json or --quick")
+    model = simulated_model(args.simulate)
+    output = args.output or default_output()
+    config = _config(args, output)
+    if config is None:
+        return ExitCode.INVALID
+    if args.quick:
+        for spec in config.databases:
+            spec.database_path.parent.mkdir(parents=True, exist_ok=True)
+    wanted = args.session or ("quick check" if args.quick else args.config.stem)
+    session = context.session(wanted, config, lambda words: print(f"note: {words}", file=sys.stderr))
+    print(f"Run folder: {output}", file=sys.stderr)
+    runner = context.runner(config, output, ConsoleRenderer(sys.stderr), session=session, model=model)
+    try:
+        with stop_on_signals(runner.request_stop):
+            result = runner.run()
+    except InvalidConfigError as exc:
+        print_problems(exc.problems, sys.stderr)
+        return ExitCode.INVALID
+    finally:
+        if args.quick:
+            remove_quick_data(config)
+    if args.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    print(f"Results: {output}", file=sys.stderr)
+    return ExitCode.of(result.verdict)
+
+
+def remove_quick_data(config: TestConfig) -> None:
+    """The quick run's databases are scratch: remove Jetwise's own files, then the folders left empty."""
+    paths: list[Path] = []
+    for index, spec in enumerate(config.databases):
+        paths.append(database_file_path(spec.database_path, index))
+        paths.extend(log_file_path(spec.log_path, index, slot) for slot in range(LOG_FILES_PER_DATABASE))
+    remove_jetwise_files(paths)
+    folders = {p for spec in config.databases for p in (spec.database_path, spec.log_path)}
+    for folder in [*sorted(folders, key=lambda p: len(p.parts), reverse=True), config.databases[0].database_path.parent]:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass

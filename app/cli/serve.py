@@ -1,0 +1,88 @@
+"""`jetwise engine CONFIG.json --output DIR`: a run for a front end in another process.
+
+Events go to stdout as JSON lines, a hello with the protocol version first; a line with
+the stop command on stdin stops the run (a pipe works on Windows, where signals do not).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from datetime import datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from app.cli.configs import load_checked
+from app.cli.options import duration_type
+from app.cli.signals import stop_on_signals
+from app.context import AppContext, simulated_model
+from engine.model.options import option
+from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, to_json_line
+from engine.run.runner import InvalidConfigError, Runner
+from engine.store.sqlite import StoreError
+from engine.tuning.tuner import calibration_rule
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    parser.add_argument(
+        "--calibrate", type=duration_type(option("duration_s")), default=None, metavar="DURATION",
+        help="a calibration run: warm up until latency settles, judge the settled samples, at most this long",
+    )
+    parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
+
+
+class _Stream:
+    """Events to stdout, one JSON line each, whole lines even from several threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __call__(self, event: BaseModel) -> None:
+        with self._lock:
+            sys.stdout.write(to_json_line(event))
+            sys.stdout.flush()
+
+    def log(self, level: str, message: str) -> None:
+        self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))
+
+
+def _watch_stdin(runner: Runner) -> None:
+    for line in sys.stdin:
+        if line.strip().lower() == STOP_COMMAND:
+            runner.request_stop("stopped by the user")
+            return
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    stream = _Stream()
+    stream(HelloEvent())
+    config, problems = load_checked(args.config)
+    if config is None:
+        for problem in problems:
+            stream.log("error", str(problem))
+        return ExitCode.INVALID
+    rule = None
+    if args.calibrate is not None:
+        config, rule = calibration_rule(config, args.calibrate)
+    model = simulated_model(args.simulate)
+    try:
+        session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
+    except StoreError as exc:
+        stream.log("error", str(exc))
+        return ExitCode.INVALID
+    runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule)
+    if sys.stdin is not None and not sys.stdin.isatty():
+        threading.Thread(target=_watch_stdin, args=(runner,), name="stdin-watch", daemon=True).start()
+    try:
+        with stop_on_signals(runner.request_stop):
+            result = runner.run()
+    except InvalidConfigError as exc:
+        for problem in exc.problems:
+            stream.log("error", str(problem))
+        return ExitCode.INVALID
+    return ExitCode.of(result.verdict)

@@ -1,0 +1,31 @@
+"""`jetwise validate CONFIG.json`: every problem with a configuration and the machine, at once."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.cli.configs import load_checked
+from app.cli.console import print_problems
+from app.context import AppContext
+from engine.io.platform import default_backend
+from engine.io.preflight import validate_config
+from engine.model.validation import errors_only
+from engine.protocol import ExitCode
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+
+
+def run(args: argparse.Namespace, _context: AppContext) -> int:
+    config, problems = load_checked(args.config)
+    if config is not None:
+        problems, _ = validate_config(config, default_backend())
+    print_problems(problems, sys.stdout)
+    if errors_only(problems):
+        print(f"{args.config}: {len(errors_only(problems))} problem(s)", file=sys.stderr)
+        return ExitCode.INVALID
+    print(f"{args.config}: valid", file=sys.stderr)
+    return ExitCode.PASS

@@ -1,0 +1,76 @@
+"""The composition root: what a sub-command or the window is given rather than builds for itself.
+
+One `AppContext` per process opens the run store once, on first need, and closes it at
+exit; it builds runners with the store's recorder attached, on the disk or on a
+simulated storage model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.model.config import TestConfig
+from engine.protocol import EmitFn
+from engine.run.runner import Runner
+from engine.run.settling import SettleRule
+from engine.run.simulation import PROFILES, StorageModel, runner_for
+from engine.run.sinks import fan_out
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import Store
+
+
+class UsageError(Exception):
+    """Bad input: the command exits with code 2 and this message."""
+
+
+def simulated_model(name: str | None) -> StorageModel | None:
+    """The simulated storage profile `name`, or None for the real disk."""
+    if name is None:
+        return None
+    if name not in PROFILES:
+        known = ", ".join(sorted(PROFILES))
+        raise UsageError(f"no simulated storage profile '{name}'; choose one of: {known}")
+    return PROFILES[name]
+
+
+class AppContext:
+    """The store, opened once, and the runners built on it."""
+
+    def __init__(self, store_path: Path | None = None) -> None:
+        self._store_path = store_path
+        self._store: Store | None = None
+
+    @property
+    def store(self) -> Store:
+        """The run store (opened on first use; a `StoreError` says why it cannot be)."""
+        if self._store is None:
+            self._store = Store(self._store_path)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def session(self, wanted: str, config: TestConfig, note: Callable[[str], None]) -> str:
+        """The tuning session a run of `config` joins: `wanted`, or "wanted (2)" for another storage design."""
+        name, words = self.store.resolve_session(wanted, config)
+        if words is not None:
+            note(words)
+        return name
+
+    def runner(
+        self,
+        config: TestConfig,
+        output: Path,
+        emit: EmitFn,
+        *,
+        session: str | None,
+        model: StorageModel | None = None,
+        settle: SettleRule | None = None,
+    ) -> Runner:
+        """A runner whose events also go to the store, in `session` (None: not recorded)."""
+        if session is not None:
+            emit = fan_out(RunRecorder(self.store, session, output), emit)
+        return runner_for(model, config, output, emit, session=session, settle=settle)

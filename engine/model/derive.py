@@ -1,0 +1,72 @@
+"""What is computed from a few answers rather than typed: the starting thread count, folders, the quick check.
+
+The rules live here once; the CLI's `init`, the wizard and the advisor's first run use them.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from engine.model.config import DatabaseSpec, MailboxProfile, TestConfig
+
+MICROSOFT_IOPS_PER_THREAD = 135
+"""Microsoft's manual starting point for Jetstress: one thread per 135 target transactional IOPS."""
+
+
+class PathCountError(ValueError):
+    """Folders given for the databases that do not match their count."""
+
+
+def default_thread_count(target_iops: float, databases: int) -> int:
+    """Microsoft's rule: one thread per 135 target IOPS, at least one per database."""
+    return max(databases, math.ceil(max(0.0, target_iops) / MICROSOFT_IOPS_PER_THREAD))
+
+
+def expand_paths(values: list[str] | None, count: int, default_base: Path, leaf: str) -> list[Path]:
+    """One folder per database from what was typed: none (DB1, DB2 under a base), one with {n}, one base, or one each."""
+    if not values:
+        return [default_base / f"{leaf}{n}" for n in range(1, count + 1)]
+    if len(values) == 1:
+        value = values[0]
+        if "{n}" in value:
+            return [Path(value.replace("{n}", str(n))) for n in range(1, count + 1)]
+        if count == 1:
+            return [Path(value)]
+        return [Path(value) / f"{leaf}{n}" for n in range(1, count + 1)]
+    if len(values) != count:
+        raise PathCountError(f"{len(values)} paths given for {count} databases; give one per database or one with {{n}}")
+    return [Path(v) for v in values]
+
+
+def with_derived_defaults(data: dict[str, Any], databases: int) -> dict[str, Any]:
+    """Configuration data with what was left out derived: the thread count from the profile's target."""
+    if data.get("thread_count") is None:
+        data = dict(data)
+        try:
+            profile = MailboxProfile.model_validate(data.get("profile", {}))
+        except ValueError:
+            target = 0.0  # the profile's own problems are reported when the whole is validated
+        else:
+            target = profile.target_iops
+        data["thread_count"] = default_thread_count(target, databases)
+    return data
+
+
+def quick_config(output: Path) -> TestConfig:
+    """Two small databases beside the run folders: about a minute on a healthy disk.
+
+    The data folder is the same for every quick check under one runs folder, so quick
+    checks repeat one storage design and land in one tuning session.
+    """
+    data = output.parent / "quick-check-data"
+    return TestConfig(
+        description="Quick check: 2 small databases, about one minute",
+        databases=[DatabaseSpec(database_path=data / f"DB{n}", log_path=data / f"Log{n}") for n in (1, 2)],
+        profile=MailboxProfile(mailboxes=100, iops_per_mailbox=0.1, mailbox_size_mb=1024),
+        capacity_percent=0.5,  # 256 MB per database
+        thread_count=2,
+        duration_s=45.0,
+        warmup_s=10.0,
+    )
