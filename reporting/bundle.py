@@ -36,23 +36,20 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     folder = Path(reference)
     if folder.is_dir():
         return _from_folder(folder, store)
-    own = store or Store()
-    try:
-        row = own.run(reference)
-        if row is None:
-            raise ReportError(f"{reference} is neither a run folder nor a run id in the store {own.path}")
-        samples = own.samples(reference)
-        log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in own.log_lines(reference)]
-        result = own.result(reference)
-        if result is None:
-            reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
-            result = rebuild_result(row.config, samples, reference, reason)
-        bundle = RunBundle(result, samples, log, Path(row.output_dir), row.session)
-        _add_session(bundle, own)
-        return bundle
-    finally:
-        if store is None:
-            own.close()
+    if store is None:
+        raise ReportError(f"{reference} is not a run folder (and there is no run store to look its id up in)")
+    row = store.run(reference)
+    if row is None:
+        raise ReportError(f"{reference} is neither a run folder nor a run id in the store {store.path}")
+    samples = store.samples(reference)
+    log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(reference)]
+    result = store.result(reference)
+    if result is None:
+        reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
+        result = rebuild_result(row.config, samples, reference, reason)
+    bundle = RunBundle(result, samples, log, Path(row.output_dir), row.session)
+    _add_session(bundle, store)
+    return bundle
 
 
 def _from_folder(folder: Path, store: Store | None) -> RunBundle:
@@ -69,18 +66,10 @@ def _from_folder(folder: Path, store: Store | None) -> RunBundle:
     except (OSError, ValueError) as exc:
         raise ReportError(f"{folder} holds a run Jetwise cannot read: {exc}") from exc
     bundle = RunBundle(result, samples, log, folder)
-    try:
-        own = store or Store()
-    except Exception:  # a report of a folder does not need the store
-        return bundle
-    try:
-        row = own.run(result.run_id)
-        if row is not None:
-            bundle.session = row.session
-            _add_session(bundle, own)
-    finally:
-        if store is None:
-            own.close()
+    row = store.run(result.run_id) if store is not None else None
+    if row is not None and store is not None:
+        bundle.session = row.session
+        _add_session(bundle, store)
     return bundle
 
 

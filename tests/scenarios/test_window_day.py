@@ -56,11 +56,11 @@ def _reports_for_every_run(window, tmp_path: Path) -> int:
     store = Store()
     try:
         runs = [run for session in store.sessions() for run in store.runs(session.name)]
+        for run in runs:
+            html = render_html(load_run(run.run_id, store))
+            assert f"{run.status.upper()}</span>" in html
     finally:
         store.close()
-    for run in runs:
-        html = render_html(load_run(run.run_id))
-        assert f"{run.status.upper()}</span>" in html
     return len(runs)
 
 
