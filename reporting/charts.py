@@ -13,13 +13,13 @@ from html import escape
 
 import numpy as np
 
+from engine.model.units import format_duration
+from reporting import palette
 from reporting.series import envelope
 
 WIDTH, HEIGHT = 900, 280
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 44
 MAX_POINTS = 1200
-PALETTE = ["#1f4e79", "#c55a11", "#2e7d32", "#7b1fa2", "#00838f", "#6d4c41", "#ad1457", "#455a64",
-           "#827717", "#283593", "#bf360c", "#37474f"]
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,6 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return [first + i * step for i in range(int((high - first) / step + 1e-9) + 1)]
 
 
-def elapsed_words(seconds: float) -> str:
-    total = round(seconds)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
 def _number(value: float) -> str:
     if abs(value) >= 1000:
         return f"{value:,.0f}"
@@ -70,7 +63,7 @@ def line_chart(
     levels: Sequence[Level] = (),
     *,
     x_label: str = "elapsed (h:mm:ss)",
-    x_words: Callable[[float], str] = elapsed_words,
+    x_words: Callable[[float], str] = format_duration,
     width: int = WIDTH,
     height: int = HEIGHT,
 ) -> str:
@@ -104,7 +97,7 @@ def line_chart(
     ]
     for tick in nice_ticks(y0, y1):
         y = py(tick)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{width - RIGHT}" y2="{y:.1f}" stroke="#e0e0e0"/>')
+        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{width - RIGHT}" y2="{y:.1f}" stroke="{palette.GRID}"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{_number(tick)}</text>')
     for tick in nice_ticks(x0, x1, 6):
         x = px(tick)

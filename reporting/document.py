@@ -16,8 +16,9 @@ import markupsafe
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
+from reporting import palette
 from reporting.bundle import RunBundle
-from reporting.charts import PALETTE, Level, Line, line_chart
+from reporting.charts import Level, Line, line_chart
 
 STREAM_TITLES = {
     "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
@@ -45,6 +46,10 @@ def _total_row(row: Figures) -> dict[str, float]:
     }
 
 
+def _load_words(load: float) -> str:
+    return f"{load:.2f}"
+
+
 def charts(bundle: RunBundle) -> dict[str, str]:
     """SVG charts: IOPS and latency over time, and the session's curves."""
     config = bundle.result.configuration
@@ -55,32 +60,32 @@ def charts(bundle: RunBundle) -> dict[str, str]:
     if samples:
         out["iops"] = line_chart(
             "Transactional IOPS per interval", "IOPS",
-            [Line("achieved", xs, [s.summary.transactional_iops for s in samples], PALETTE[0])],
-            [Level(config.target_transactional_iops, f"target {config.target_transactional_iops:,.0f}", "#2e7d32")],
+            [Line("achieved", xs, [s.summary.transactional_iops for s in samples], palette.READS)],
+            [Level(config.target_transactional_iops, f"target {config.target_transactional_iops:,.0f}", palette.TARGET)],
         )
         out["latency"] = line_chart(
             "Average latency per interval", "ms",
-            [Line("database reads", xs, [s.summary.db_read_avg_latency_ms for s in samples], PALETTE[0]),
-             Line("log writes", xs, [s.summary.log_write_avg_latency_ms for s in samples], PALETTE[1])],
-            [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", "#1f4e79"),
-             Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", "#c55a11")],
+            [Line("database reads", xs, [s.summary.db_read_avg_latency_ms for s in samples], palette.READS),
+             Line("log writes", xs, [s.summary.log_write_avg_latency_ms for s in samples], palette.LOG)],
+            [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", palette.READS),
+             Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", palette.LOG)],
         )
     judged = [r.summary for r in bundle.session_results if r.verdict != Outcome.ABORTED]
     if len(judged) >= 2:
         # Two runs at one setting are routine (a confirmation): order by load alone.
         points = sorted(((s.effective_load, s) for s in judged), key=lambda point: point[0])
         loads = [p[0] for p in points]
-        words = lambda x: f"{x:.2f}"  # noqa: E731
         out["session_iops"] = line_chart(
             "IOPS against effective load (threads / SluggishSessions)", "IOPS",
-            [Line("achieved", loads, [p[1].achieved_transactional_iops for p in points], PALETTE[0], markers=True)],
-            [Level(config.target_transactional_iops, "target", "#2e7d32")], x_label="effective load (sessions)", x_words=words,
+            [Line("achieved", loads, [p[1].achieved_transactional_iops for p in points], palette.READS, markers=True)],
+            [Level(config.target_transactional_iops, "target", palette.TARGET)],
+            x_label="effective load (threads ÷ SluggishSessions)", x_words=_load_words,
         )
         out["session_latency"] = line_chart(
             "Database read latency against effective load", "ms",
-            [Line("database reads", loads, [p[1].db_read_avg_latency_ms for p in points], PALETTE[0], markers=True)],
-            [Level(limits.db_read_avg_latency_ms, f"limit {limits.db_read_avg_latency_ms:g} ms", "#b00020")],
-            x_label="effective load (sessions)", x_words=words,
+            [Line("database reads", loads, [p[1].db_read_avg_latency_ms for p in points], palette.READS, markers=True)],
+            [Level(limits.db_read_avg_latency_ms, f"limit {limits.db_read_avg_latency_ms:g} ms", palette.LIMIT)],
+            x_label="effective load (threads ÷ SluggishSessions)", x_words=_load_words,
         )
     return out
 
@@ -135,5 +140,5 @@ def render_html(bundle: RunBundle, *, for_print: bool = False) -> str:
     env = _environment()
     template = env.from_string(_template_text())
     svgs = charts(bundle)
-    return template.render(**report_model(bundle), charts=svgs, for_print=for_print,
+    return template.render(**report_model(bundle), charts=svgs, for_print=for_print, palette=palette,
                            chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})

@@ -354,7 +354,7 @@ class TestConfig(_Model):
         return LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES
 
     def threads_for_database(self, index: int) -> int:
-        """Sessions given to database `index` (0-based): the global count spread evenly."""
+        """Threads given to database `index` (0-based): the global count spread evenly."""
         base, extra = divmod(self.thread_count, self.database_count)
         return base + (1 if index < extra else 0)
 

@@ -3,7 +3,7 @@
 No file is opened and no I/O is done. A `StorageModel` (spindles or flash channels
 with a service time and its spread, an optional write cache, an optional IOPS
 ceiling) serves the workload model's I/O mix; each sample interval is solved for
-its steady state (the closed loop of sessions: more threads, more queueing, higher
+its steady state (the closed loop of transaction threads: more threads, more queueing, higher
 latency, until throughput and latency agree) and then drawn with noise and a
 warm-up ramp. A two-hour run takes about a second.
 
@@ -95,7 +95,7 @@ class _Mix:
     reads: float  # random reads per transaction
     writes: float  # flush writes per transaction
     log_writes: float  # log writes per transaction
-    commit_waits: float  # log writes a session waits for, per transaction
+    commit_waits: float  # log writes a transaction thread waits for, per transaction
     hits: float  # cache hits per transaction
     misses: float
 
@@ -129,14 +129,14 @@ def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> flo
 
 
 def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
-    """The steady state where the sessions' cycle and the storage's latency agree."""
+    """The steady state where the threads' cycle and the storage's latency agree."""
     work = _mix(config)
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
     maintenance = MAINTENANCE_READS_PER_S * config.database_count if config.background_maintenance else 0.0
 
     def at(read_ms: float) -> OperatingPoint:
-        # latency -> throughput (the sessions' side)
+        # latency -> throughput (the threads' side)
         log_ms = model.log_write_ms
         busy = work.reads * read_ms + work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION
         per_instance = [t * 1000.0 / (sluggish * busy) for t in threads]

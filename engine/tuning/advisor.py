@@ -1,9 +1,9 @@
 """The advisor: from a session's runs to the next thread count and SluggishSessions.
 
 The model. A session with SluggishSessions s is busy 1/s of the time, so a setting
-of t threads puts an effective load of x = t / s sessions on the storage. By
+of t threads puts an effective load of x = t / s threads on the storage. By
 Little's law the transfers in flight are X·R (throughput times read latency), and
-per effective session that is a constant c of the workload; so X(x) = c·x / R(x).
+per effective thread that is a constant c of the workload; so X(x) = c·x / R(x).
 Read latency rises with load; it is fitted as the classic single-bottleneck curve
 R(x) = sqrt(R0² + (c·x / Xmax)²): flat at R0 while the storage has headroom,
 rising in proportion to the load once it is saturated at Xmax transfers/s.
@@ -152,7 +152,7 @@ class Advice:
 class LoadModel:
     """The fitted curve: read latency and throughput as functions of the effective load."""
 
-    c: float  # transfers in flight per effective session (Little's law)
+    c: float  # transfers in flight per effective thread (Little's law)
     r0_ms: float
     xmax: float  # saturation throughput, transfers/s (math.inf: not seen yet)
     log_ms: float
@@ -277,7 +277,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     notes: list[str] = []
     if needed is not None and needed <= allowed:
         load = needed
-        why = (f"the fitted curve reaches the target at an effective load of {load:.2f} sessions "
+        why = (f"the fitted curve reaches the target at an effective load of {load:.2f} threads "
                f"with reads predicted at {model.read_ms(load):.1f} ms")
     else:
         load = min(allowed, ceiling * 0.9) if math.isfinite(ceiling) else allowed

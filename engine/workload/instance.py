@@ -1,6 +1,6 @@
-"""The ESE model of one database instance: sessions, cache, flushers, log and background I/O.
+"""The ESE model of one database instance: transaction threads, cache, flushers, log and background I/O.
 
-A session (one of the instance's threads) runs transactions drawn from the
+A transaction thread (ESE calls it a session) runs transactions drawn from the
 operation mix. A transaction walks a B-tree: the upper levels are always cached
 (counted as cache hits, never read), and it lands on a leaf page spread uniformly
 over the whole database. A leaf that misses the database cache is read from disk
@@ -109,13 +109,13 @@ class Instance:
         self._sequence = itertools.count(time.time_ns())
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
         seed = base_seed * 1_000_003 + plan.index * 4099
-        self.sessions = [
+        self.transaction_threads = [
             threading.Thread(
-                target=self._session, args=(self._meter(), seed + n), name=f"{plan.name} session {n + 1}", daemon=True
+                target=self._transactions, args=(self._meter(), seed + n), name=f"{plan.name} thread {n + 1}", daemon=True
             )
             for n in range(plan.threads)
         ]
-        # ESE issues flush writes asynchronously; one flusher per session gives it the same depth.
+        # ESE issues flush writes asynchronously; one flusher per transaction thread gives it the same depth.
         self.flushers = [
             threading.Thread(
                 target=self._flusher, args=(self._meter(), seed + 7919 + n), name=f"{plan.name} flusher {n + 1}", daemon=True
@@ -131,7 +131,7 @@ class Instance:
     @property
     def threads(self) -> list[threading.Thread]:
         extra = [x.thread for x in (self.replication, self.maintenance) if x is not None]
-        return [*self.sessions, *self.flushers, self.log.thread, *extra]
+        return [*self.transaction_threads, *self.flushers, self.log.thread, *extra]
 
     @property
     def cache_target_pages(self) -> int:
@@ -158,10 +158,10 @@ class Instance:
             if part is not None:
                 part.close()
 
-    # sessions ----------------------------------------------------------------------
+    # transaction threads -----------------------------------------------------------
 
-    def _session(self, meter: ThreadMeter, seed: int) -> None:
-        """One session's transaction loop. Hot path: locals only, read counters inline, no lock
+    def _transactions(self, meter: ThreadMeter, seed: int) -> None:
+        """One transaction thread's loop. Hot path: locals only, read counters inline, no lock
         held across an I/O."""
         clock = self._clock
         stop = clock.stop
