@@ -1,37 +1,46 @@
 """The one configuration model for a Jetwise test.
 
 The wizard, the CLI, JSON files and (later) the Jetstress XML importer all produce a
-`TestConfig`. Field bounds live here; checks that need the file system live in
-`engine.model.validation`.
+`TestConfig`. Field bounds live here, with the parts in `engine.model.profile`; checks
+against the model's own rules are in `engine.model.validation`, against the machine in
+`engine.io.preflight`.
 """
 
 from __future__ import annotations
 
-import math
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from engine.model.profile import ConfigPart, MailboxProfile, OperationMix, Thresholds, ThresholdSet, cli
 from engine.model.units import MIB
 
-
-def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False) -> dict[str, Any]:
-    """What an option declares beside pydantic's title, description and bounds: its flag and unit.
-
-    `default_words` says how a default that is computed, not fixed, is found; `duration`
-    marks seconds the command line reads as 2h, 30m or 45s. `engine.model.options`
-    reads these back for the CLI and the wizard.
-    """
-    extra: dict[str, Any] = {"flag": flag} if flag else {}
-    if unit:
-        extra["unit"] = unit
-    if default_words:
-        extra["default_words"] = default_words
-    if duration:
-        extra["duration"] = True
-    return extra
+__all__ = [  # the parts in engine.model.profile are read through here too
+    "FLUSH_START_SHARE",
+    "FLUSH_STOP_SHARE",
+    "LOG_FILES_PER_DATABASE",
+    "LOG_FILE_SIZE_BYTES",
+    "MIN_CACHE_PAGES",
+    "MIN_DATABASE_PAGES",
+    "MIN_FLUSH_START_PAGES",
+    "PAGE_SIZE_BYTES",
+    "RUNNABLE_TEST_TYPES",
+    "SCHEMA_VERSION",
+    "DatabaseSource",
+    "DatabaseSpec",
+    "MailboxProfile",
+    "OperationMix",
+    "TestConfig",
+    "TestType",
+    "ThresholdSet",
+    "Thresholds",
+    "cli",
+    "default_config",
+    "load_config",
+    "save_config",
+]
 
 SCHEMA_VERSION: Literal[1] = 1
 PAGE_SIZE_BYTES = 32 * 1024
@@ -66,101 +75,7 @@ class DatabaseSource(StrEnum):
     ATTACH = "attach"
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class MailboxProfile(_Model):
-    """What the mailbox design asks of the storage."""
-
-    mailboxes: int = Field(
-        1000, gt=0, title="Mailboxes", description="Number of mailboxes this server hosts.",
-        json_schema_extra=cli("--mailboxes", unit="mailboxes"),
-    )
-    iops_per_mailbox: float = Field(
-        0.1,
-        gt=0,
-        le=100,
-        title="IOPS per mailbox",
-        description="Transactional I/O per second each mailbox generates.",
-        json_schema_extra=cli("--iops-per-mailbox", unit="IOPS"),
-    )
-    mailbox_size_mb: int = Field(
-        1024,
-        gt=0,
-        title="Mailbox size (MB)",
-        description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
-        json_schema_extra=cli("--mailbox-size-mb", unit="MB"),
-    )
-    headroom_percent: float = Field(
-        20.0,
-        ge=0,
-        le=500,
-        title="Headroom (%)",
-        description="Extra IOPS on top of the design figure; the ESRP papers test with 20 %.",
-        json_schema_extra=cli("--headroom-percent", unit="%"),
-    )
-
-    @property
-    def headroom_factor(self) -> float:
-        return 1 + self.headroom_percent / 100.0
-
-    @property
-    def target_iops(self) -> float:
-        """Transactional IOPS the design asks for: mailboxes × IOPS per mailbox, plus the headroom."""
-        return self.mailboxes * self.iops_per_mailbox * self.headroom_factor
-
-
-class ThresholdSet(_Model):
-    """Latency limits that one instance must stay within."""
-
-    db_read_avg_latency_ms: float = Field(20.0, gt=0, title="Average database read latency (ms)")
-    db_read_max_latency_ms: float = Field(100.0, gt=0, title="Maximum database read latency (ms)")
-    log_write_avg_latency_ms: float = Field(10.0, gt=0, title="Average log write latency (ms)")
-    log_write_max_latency_ms: float = Field(100.0, gt=0, title="Maximum log write latency (ms)")
-
-
-def _strict() -> ThresholdSet:
-    return ThresholdSet()
-
-
-def _lenient() -> ThresholdSet:
-    return ThresholdSet(db_read_max_latency_ms=200.0, log_write_max_latency_ms=200.0)
-
-
-class Thresholds(_Model):
-    """The Jetstress threshold sets: Strict for Performance, Lenient for Stress."""
-
-    strict: ThresholdSet = Field(default_factory=_strict, title="Strict thresholds")
-    lenient: ThresholdSet = Field(default_factory=_lenient, title="Lenient thresholds")
-
-
-class OperationMix(_Model):
-    """Share of each transaction kind; insert + delete + replace + read must make 100 %."""
-
-    insert_percent: float = Field(40.0, ge=0, le=100, title="Inserts (%)")
-    delete_percent: float = Field(20.0, ge=0, le=100, title="Deletes (%)")
-    replace_percent: float = Field(5.0, ge=0, le=100, title="Replaces (%)")
-    read_percent: float = Field(35.0, ge=0, le=100, title="Reads (%)")
-    lazy_commit_percent: float = Field(
-        70.0, ge=0, le=100, title="Lazy commits (%)", description="Updates that do not wait for the log."
-    )
-
-    @model_validator(mode="after")
-    def _sums_to_100(self) -> OperationMix:
-        total = self.insert_percent + self.delete_percent + self.replace_percent + self.read_percent
-        if not math.isclose(total, 100.0, abs_tol=1e-6):
-            raise ValueError(
-                f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %"
-            )
-        return self
-
-    @property
-    def update_fraction(self) -> float:
-        return (self.insert_percent + self.delete_percent + self.replace_percent) / 100.0
-
-
-class DatabaseSpec(_Model):
+class DatabaseSpec(ConfigPart):
     """Where one database instance keeps its database file and its log files."""
 
     database_path: Path = Field(
@@ -178,7 +93,7 @@ class DatabaseSpec(_Model):
         return value
 
 
-class TestConfig(_Model):
+class TestConfig(ConfigPart):
     """Everything that defines one Jetwise test run."""
 
     __test__ = False  # a domain name, not a pytest test class
