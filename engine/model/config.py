@@ -195,6 +195,12 @@ class TestConfig(ConfigPart):
         description="Run even where the file system refuses unbuffered I/O; results are marked.",
         json_schema_extra=cli("--allow-buffered-io"),
     )
+    verify_checksum: bool = Field(
+        True, title="Verify page checksums",
+        description="Check every database page read against its checksum, as Jetstress's VerifyChecksum; a bad page is "
+        "an error (ESE -1018) and fails the run.",
+        json_schema_extra=cli("--verify-checksum"),
+    )
     seed: int | None = Field(
         None, title="Random seed", description="Fixes the I/O pattern, to repeat a run exactly.",
         json_schema_extra=cli("--seed", default_words="a new pattern each run"),

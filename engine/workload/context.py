@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.io.pages import check_page_identity
+from engine.io.pages import check_page_identity, verify_checksum
 from engine.io.platform import IoBackend
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.histogram import bucket_index
@@ -43,6 +43,7 @@ class InstanceContext:
     errors: ErrorSink
     say: Say
     unbuffered: bool
+    verify_checksum: bool = True
 
 
 def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
@@ -84,9 +85,13 @@ def timed_io(
 def check_pages(
     ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, db_id: bytes, first: int, count: int
 ) -> None:
-    """Check that each page read into `view` is the page asked for; count and report any that is not."""
+    """Check that each page read into `view` is the page asked for and, when the configuration asks, that its
+    checksum holds; count and report any page that fails."""
     for i in range(count):
-        problem = check_page_identity(view[i * PAGE_SIZE_BYTES :], db_id, first + i)
+        page = view[i * PAGE_SIZE_BYTES :]
+        problem = check_page_identity(page, db_id, first + i)
+        if problem is None and ctx.verify_checksum and not verify_checksum(page, PAGE_SIZE_BYTES):
+            problem = f"page {first + i} fails its checksum (ESE -1018): its contents changed on the way to or from the disk"
         if problem is not None:
             record_error(meter, stream)
             ctx.errors(ctx.name, stream, problem)

@@ -93,7 +93,7 @@ class Instance:
         self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
         self.levels = upper_levels(plan.pages - 1)
         self.meters: list[ThreadMeter] = []
-        ctx = self._ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered)
+        ctx = self._ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum)
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
             self.replication = Replication(
