@@ -82,10 +82,6 @@ class IoFile(ABC):
         """A function reading the whole buffer at an offset: the hot path's bound form."""
         return lambda offset: self.read_into(buffer, offset)
 
-    def writer(self, buffer: AlignedBuffer) -> Callable[[int], int]:
-        """A function writing the whole buffer at an offset."""
-        return lambda offset: self.write_from(buffer, offset)
-
     @abstractmethod
     def size_bytes(self) -> int: ...
 

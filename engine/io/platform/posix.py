@@ -71,9 +71,6 @@ class PosixFile(IoFile):
     def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
         return _bound(os.preadv, self._fd, buffer, "read", str(self.path))
 
-    def writer(self, buffer: AlignedBuffer) -> Callable[[int], int]:
-        return _bound(os.pwritev, self._fd, buffer, "write", str(self.path))
-
     def size_bytes(self) -> int:
         return os.fstat(self._fd).st_size
 
