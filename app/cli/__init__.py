@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from app.context import AppContext, UsageError
+from app.crash import record_crash
 from engine.protocol import ExitCode
 from engine.store.sqlite import StoreError
 from engine.version import __version__
@@ -104,5 +105,13 @@ def run_cli(argv: Sequence[str]) -> int:
     except (UsageError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return ExitCode.ABORTED
+    except Exception as exc:  # anything unforeseen: one line here, the details in the crash log
+        log = record_crash(exc, f"jetwise {first}")
+        where = f"; the details are in {log}" if log else ""
+        print(f"error: jetwise {first} stopped on an unexpected error: {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+        return ExitCode.ABORTED
     finally:
         context.close()

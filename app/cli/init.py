@@ -22,7 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output", type=Path, metavar="OUT.json")
     parser.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
     databases = option("databases")
-    parser.add_argument("--databases", type=int, default=2, metavar="N", help=f"{databases.description} (default 2)")
+    parser.add_argument("--databases", type=int, default=2, metavar="N",
+                        help=f"{databases.description} [{databases.bounds_words()}] (default 2)")
     for path, leaf in (("databases[].database_path", "DB"), ("databases[].log_path", "Log")):
         declared = option(path)
         parser.add_argument(
@@ -34,8 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> tuple[TestConfig | None, list[Problem]]:
-    if args.databases < 1:
-        return None, [Problem("databases", f"must be at least 1 (got {args.databases})")]
+    most = int(option("databases").maximum or 1)
+    if not 1 <= args.databases <= most:
+        return None, [Problem("databases", f"give 1 to {most} databases (got {args.databases:,})")]
     base = Path.cwd() / "jetwise-data"
     try:
         db_paths = expand_paths(args.database_path, args.databases, base, "DB")
@@ -48,13 +50,20 @@ def config_from_args(args: argparse.Namespace) -> tuple[TestConfig | None, list[
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
+    if args.output.is_dir():
+        raise UsageError(f"{args.output} is a folder; give the file to write, e.g. {args.output / 'test.json'}")
     if args.output.exists() and not args.force:
         raise UsageError(f"{args.output} exists; use --force to overwrite it")
+    if not args.output.parent.is_dir():
+        raise UsageError(f"the folder {args.output.parent} does not exist; create it or write the file elsewhere")
     config, problems = config_from_args(args)
     if config is None:
         print_problems(problems, sys.stderr, flags=True)
         return ExitCode.INVALID
-    save_config(config, args.output)
+    try:
+        save_config(config, args.output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     print(
         f"Wrote {args.output}: {config.database_count} database(s) of {format_bytes(config.database_size_bytes)}, "
         f"target {config.target_transactional_iops:,.1f} transactional IOPS, {config.thread_count} thread(s)",

@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.context import AppContext
+from app.context import AppContext, UsageError
 from engine.protocol import ExitCode
 from engine.store.sqlite import Store, StoreError
-from reporting.bundle import ReportError, load_run
+from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
 from reporting.document import render_html
 
@@ -31,11 +31,22 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         if not Path(args.run).is_dir():
             raise
         store = None  # a run folder reads without the store; only its session's other runs are missing
+    for flag, target in (("--html", args.html), ("--pdf", args.pdf), ("--csv", args.csv)):
+        if target is not None and (target.is_dir() or not target.parent.is_dir()):
+            where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({target.parent})"
+            raise UsageError(f"{flag} {target} {where}; give a file to write")
     try:
         bundle = load_run(args.run, store)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    try:
+        return _write(args, bundle)
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
+
+
+def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
     if args.html:
         args.html.write_text(render_html(bundle), encoding="utf-8")
         print(f"HTML report: {args.html}", file=sys.stderr)

@@ -37,7 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def default_output() -> Path:
-    return Path.cwd() / "jetwise-runs" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    """A new folder under ./jetwise-runs named by the time; a second run in the same second gets "-2"."""
+    base = Path.cwd() / "jetwise-runs" / datetime.now().strftime("%Y%m%d-%H%M%S")
+    folder, number = base, 1
+    while folder.exists():
+        number += 1
+        folder = base.with_name(f"{base.name}-{number}")
+    return folder
 
 
 def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:

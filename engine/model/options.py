@@ -19,7 +19,7 @@ from enum import Enum
 from functools import cache
 from typing import Any
 
-from annotated_types import Ge, Gt, Le, Lt
+from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
@@ -128,6 +128,10 @@ def _bounds(info: FieldInfo) -> dict[str, Any]:
             found["maximum"] = float(item.le)  # type: ignore[arg-type]
         elif isinstance(item, Lt):
             found["maximum"], found["maximum_open"] = float(item.lt), True  # type: ignore[arg-type]
+        elif isinstance(item, MinLen):
+            found["minimum"] = float(item.min_length)
+        elif isinstance(item, MaxLen):
+            found["maximum"] = float(item.max_length)
     return found
 
 

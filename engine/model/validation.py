@@ -51,6 +51,14 @@ def _field_path(location: tuple[int | str, ...]) -> str:
     return out
 
 
+def _short(value: object, limit: int = 60) -> str:
+    """A value as typed, cut short: a list of 100,000 databases is not repeated back."""
+    if isinstance(value, list | tuple | dict) and len(value) > 3:
+        return f"{len(value):,} items"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def problems_from_validation_error(error: ValidationError) -> list[Problem]:
     problems = []
     for item in error.errors(include_url=False):
@@ -58,7 +66,7 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
         if message.startswith("Value error, "):
             message = message[len("Value error, ") :]
         elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
-            message = f"{message[0].lower()}{message[1:]} (got {item['input']!r})"
+            message = f"{message[0].lower()}{message[1:]} (got {_short(item['input'])})"
         elif item["type"] == "extra_forbidden":
             message = "is not a Jetwise setting"
         problems.append(Problem(_field_path(tuple(item["loc"])), message))

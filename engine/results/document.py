@@ -35,6 +35,16 @@ PAGE_FAULT_NOTE = (
 )
 
 
+def output_folder_problem(folder: Path) -> str | None:
+    """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed."""
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} is a file; a run needs a folder of its own"
+    held = [name for name in (RESULT_FILE, SAMPLES_FILE, LOG_FILE, CONFIG_FILE) if (folder / name).exists()]
+    if held:
+        return f"{folder} already holds a run ({', '.join(held)}); give each run a folder of its own"
+    return None
+
+
 def build_result(
     *,
     run_id: str,

@@ -19,6 +19,7 @@ from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
+from engine.results.document import output_folder_problem
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
@@ -90,6 +91,9 @@ class Runner:
         self.emit(PhaseEvent(phase=Phase.VALIDATING, message=PHASE_WORDS[Phase.VALIDATING]))
         problems, probes = self.source.validate(self.config)
         errors = errors_only(problems)
+        taken = output_folder_problem(self.output_dir)
+        if taken is not None:
+            errors.append(Problem("output", taken))
         if errors:
             raise InvalidConfigError(errors)
         started = datetime.now(UTC).isoformat(timespec="seconds")

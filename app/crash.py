@@ -1,0 +1,27 @@
+"""Unexpected errors: the details to a crash log in the data folder, one line to the engineer."""
+
+from __future__ import annotations
+
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from engine.store.sqlite import default_store_path
+from engine.version import __version__
+
+
+def crash_log_path() -> Path:
+    return default_store_path().parent / "jetwise-errors.log"
+
+
+def record_crash(error: BaseException, where: str) -> Path | None:
+    """Append the traceback of `error` to the crash log; the log's path, or None if it cannot be written."""
+    path = crash_log_path()
+    text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as log:
+            log.write(f"--- {datetime.now().isoformat(timespec='seconds')} Jetwise {__version__}, {where}\n{text}\n")
+    except OSError:
+        return None
+    return path
