@@ -11,10 +11,10 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from engine.io.files import database_file_path
-from engine.io.pages import FormatError, read_database_header
+from engine.io.files import database_file_path, log_file_path
+from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 
@@ -105,7 +105,11 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 needs[device] += needed
                 device_paths[device].append(f"database {index + 1}")
             else:
-                needs[device] += config.log_space_bytes_per_database
+                needed, problem = _log_space(path, index, config.log_space_bytes_per_database)
+                if problem is not None:
+                    problems.append(Problem(field, problem))
+                    continue
+                needs[device] += needed
                 device_paths[device].append(f"log {index + 1}")
 
     for device, needed in needs.items():
@@ -120,6 +124,21 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 )
             )
     return problems, probes
+
+
+def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
+    """Bytes the logs still need in `folder` (Jetwise's own log files are reused), or why they cannot go there."""
+    needed = total
+    for slot in range(LOG_FILES_PER_DATABASE):
+        path = log_file_path(folder, index, slot)
+        if not path.exists():
+            continue
+        try:
+            read_log_header(path)
+        except FormatError as exc:
+            return 0, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder"
+        needed -= min(needed, path.stat().st_size)
+    return needed, None
 
 
 def _first_field_on(config: TestConfig, device: int) -> str:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from engine.io.files import database_file_path
+from engine.io import preflight
+from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
 from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import validate_config
-from engine.model.config import TestConfig, default_config, load_config, save_config
+from engine.model.config import DatabaseSource, TestConfig, default_config, load_config, save_config
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 
@@ -226,3 +228,29 @@ def test_compact_durations_read_back():
 
     for seconds in (45, 60, 90, 3600, 5400, 7200, 86400 + 61, 0.5, 0.25, 90.5, 7200.125):  # sub-second parts kept
         assert parse_duration_s(compact_duration(seconds)) == seconds
+
+
+def test_foreign_file_where_a_log_goes_is_reported_and_left_alone(tmp_path):
+    config = default_config(tmp_path, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    folder = config.databases[1].log_path
+    folder.mkdir()
+    foreign = log_file_path(folder, 1, 7)
+    foreign.write_bytes(b"customer data" * 1000)
+    message = _env_problems(config)["databases[1].log_path"]
+    assert "not a Jetwise log file" in message and "did not create" in message
+    assert foreign.read_bytes() == b"customer data" * 1000
+
+
+def test_a_rerun_reuses_its_own_files_on_a_nearly_full_volume(tmp_path, monkeypatch):
+    """The space of Jetwise's own database and log files counts as free for the run that reuses them."""
+    config = default_config(tmp_path, databases=1, profile={"mailboxes": 4, "mailbox_size_mb": 1})
+    spec = config.databases[0]
+    spec.database_path.mkdir()
+    spec.log_path.mkdir()
+    created = prepare_database(PosixBackend(), database_file_path(spec.database_path, 0), config.database_pages,
+                               DatabaseSource.CREATE, unbuffered=False)
+    prepare_logs(PosixBackend(), spec.log_path, 0, created.db_id, unbuffered=False)
+    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - 4096, 4096))
+    assert not any("free" in message for message in _env_problems(config).values())
+    (spec.log_path / log_file_path(spec.log_path, 0, 15).name).unlink()  # one log to make again: 1 MiB, not there
+    assert any("need 1.0 MB" in message for message in _env_problems(config).values())
