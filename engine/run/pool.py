@@ -1,19 +1,18 @@
 """The worker pool: real files driven by worker processes, their messages merged into intervals.
 
-One `_PoolRun` per run: it starts the workers, follows their messages (creation progress,
-warm-up, interval counters, errors), starts the measured clock, stops and reaps them.
+One `_PoolRun` per run: it starts the workers (`engine.run.processes`), acts on their
+typed messages (`engine.run.messages`: a hello, creation progress, readiness, interval
+counters, log lines, errors), starts the measured clock, stops and reaps them.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 import traceback
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from queue import Empty
 from typing import TYPE_CHECKING, Any
 
 from engine.io.platform import IoBackend, UnbufferedProbe
@@ -24,16 +23,27 @@ from engine.protocol import PHASE_WORDS, Phase, PhaseEvent, ProgressEvent
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
 from engine.run.measurement import Measurement, RunEnd
-from engine.run.worker import WorkerSpec, assign_instances, worker_main
+from engine.run.messages import (
+    MESSAGE_VERSION,
+    DatabaseProgress,
+    IntervalCounters,
+    WorkerCrash,
+    WorkerDone,
+    WorkerHello,
+    WorkerIoError,
+    WorkerLog,
+    WorkerReady,
+    WorkerSpec,
+)
+from engine.run.processes import WorkerProcesses
+from engine.run.worker import assign_instances
 from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
     from engine.run.runner import Runner
 
 START_DELAY_S = 0.3
-
-
-STOP_WAIT_S = 1.5
+EXIT_GRACE_S = 0.5  # how long an exited worker's last messages get to arrive before it is called dead
 
 
 class WorkerPoolSource:
@@ -87,6 +97,11 @@ class _PoolRun:
         self.progress_started: float | None = None  # the first report starts the rate clock
         self.progress_base = 0
         self.started_utc = self.wall0
+        self.workers = WorkerProcesses()
+        self.ready: set[int] = set()
+        self.done: set[int] = set()
+        self.refused: set[int] = set()  # workers that speak another message version: not listened to
+        self.measuring_announced = False
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -100,35 +115,16 @@ class _PoolRun:
     def execute(self) -> RunEnd:
         runner = self.runner
         config = self.config
-        ctx = multiprocessing.get_context("spawn")
-        self.messages = ctx.Queue()
-        self.go, self.stop = ctx.Event(), ctx.Event()
-        self.t0_value, self.stop_at_value = ctx.Value("q", 0), ctx.Value("q", 0)
-        self.end_at_value = ctx.Value("q", 0)  # an earlier planned end, once a settling run has decided
-        self.ready: set[int] = set()
-        self.done: set[int] = set()
-        self.measuring_announced = False
-        self.worker_count = 0
         config_json = config.model_dump_json()
-        processes: list[Any] = []
         if not self.representative:
             runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
         self.set_phase(Phase.PREPARING)
         try:
             for worker_id, indexes in enumerate(self.assignments):
-                spec = WorkerSpec(
-                    worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup, self.window.total_intervals
+                self.workers.start(
+                    WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup, self.window.total_intervals)
                 )
-                process = ctx.Process(
-                    target=worker_main,
-                    args=(spec, self.messages, self.go, self.t0_value, self.stop, self.stop_at_value, self.end_at_value),
-                    name=f"jetwise-worker-{worker_id}",
-                    daemon=True,
-                )
-                process.start()
-                processes.append(process)
-            self.worker_count = len(processes)
-            self._loop(processes)
+            self._loop()
         except BaseException as exc:  # KeyboardInterrupt included: always leave a result
             if isinstance(exc, KeyboardInterrupt):
                 runner.request_stop("stopped by the user (Ctrl-C)")
@@ -137,62 +133,76 @@ class _PoolRun:
                 runner.log(f"Engine error: {self.engine_error}\n{traceback.format_exc()}", "error")
             self._stop()
         finally:
-            self._reap(processes)
+            for message in self.workers.reap(lambda text: runner.log(text, "warning")):
+                self._dispatch(message)
         return self._finish()
 
-    def _loop(self, processes: list[Any]) -> None:
+    def _loop(self) -> None:
         runner = self.runner
-        while len(self.done) < self.worker_count:
-            try:
-                self._dispatch(self.messages.get(timeout=0.1))
-            except Empty:
-                pass
-            if runner.stop_reason is not None and not self.stop.is_set():
+        while len(self.done) < len(self.workers):
+            message = self.workers.receive(0.1)
+            if message is not None:
+                self._dispatch(message)
+            if runner.stop_reason is not None and not self.workers.stopping:
                 runner.log(f"Stop requested: {runner.stop_reason}", "warning")
                 self._stop()
-            for worker_id, process in enumerate(processes):
-                # An exited worker gets a moment for its last messages to arrive before it is called dead.
-                exited = worker_id not in self.done and process.exitcode is not None
-                if exited and not self._drain_until_done(worker_id):
-                    self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {process.exitcode})"
+            for worker_id, exit_code in self.workers.exited():
+                if worker_id not in self.done and not self._drain_until_done(worker_id):
+                    self.engine_error = f"worker process {worker_id} ended unexpectedly (exit code {exit_code})"
                     runner.log(self.engine_error, "error")
                     self.done.add(worker_id)
                     self._stop()
 
-    def _dispatch(self, message: tuple[Any, ...]) -> None:
+    def _dispatch(self, message: object) -> None:
         """Act on one message from a worker; every path that reads the queue comes here."""
         runner = self.runner
-        kind, worker_id = message[0], message[1]
-        if kind == "log":
-            runner.log(message[3], message[2])
-        elif kind == "progress":
-            self._on_progress(message[2], message[3], message[4])
-        elif kind == "ready":
-            self.ready.add(worker_id)
-            if len(self.ready) == self.worker_count and not self.stop.is_set():
-                self._start_measuring_clock()
-        elif kind == "interval":
-            self._on_interval(worker_id, message[2], message[3], self.worker_count)
-            if not self.measuring_announced and self.next_interval >= self.measurement.warmup_intervals:
-                self.measuring_announced = True
-                self.set_phase(Phase.MEASURING)
-                runner.log("Measurement begins")
-        elif kind == "io_error":
-            if message[2] not in self.failures:
-                self.failures.append(message[2])
-            self._stop()
-        elif kind == "error":
-            self.engine_error = message[2].splitlines()[0]
-            runner.log(f"Engine error in worker {worker_id}: {message[2]}", "error")
-            self._stop()
-        elif kind == "done":
-            self.done.add(worker_id)
+        match message:
+            case WorkerDone(worker_id=worker_id):
+                self.done.add(worker_id)
+            case WorkerHello(worker_id=worker_id, pid=pid, version=version):
+                if version != MESSAGE_VERSION:
+                    self._refuse(worker_id, pid, version)
+            case _ if getattr(message, "worker_id", None) in self.refused:
+                pass  # a worker of another message version is not listened to
+            case WorkerLog(level=level, text=text):
+                runner.log(text, level)
+            case DatabaseProgress(instance_index=index, done_bytes=done_bytes, total_bytes=total_bytes):
+                self._on_progress(index, done_bytes, total_bytes)
+            case WorkerReady(worker_id=worker_id):
+                self.ready.add(worker_id)
+                if len(self.ready) == len(self.workers) and not self.workers.stopping:
+                    self._start_measuring_clock()
+            case IntervalCounters(worker_id=worker_id, index=index, counters=counters):
+                self._on_interval(worker_id, index, counters, len(self.workers))
+                if not self.measuring_announced and self.next_interval >= self.measurement.warmup_intervals:
+                    self.measuring_announced = True
+                    self.set_phase(Phase.MEASURING)
+                    runner.log("Measurement begins")
+            case WorkerIoError(reason=reason):
+                if reason not in self.failures:
+                    self.failures.append(reason)
+                self._stop()
+            case WorkerCrash(worker_id=worker_id, error=error, details=details):
+                self.engine_error = error
+                runner.log(f"Engine error in worker {worker_id}: {error}\n{details}", "error")
+                self._stop()
+            case _:
+                runner.log(f"A worker sent a message this runner does not know; it was ignored: {message!r:.300}", "error")
+
+    def _refuse(self, worker_id: int, pid: int, version: int) -> None:
+        """A worker of another Jetwise (the installation changed as the test started): end the run, aborted."""
+        self.refused.add(worker_id)
+        self.engine_error = (
+            f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version {MESSAGE_VERSION}; "
+            "Jetwise was changed on disk while the test started: restart it and run the test again"
+        )
+        self.runner.log(f"Worker refused: {self.engine_error}", "error")
+        self._stop()
 
     def _start_measuring_clock(self) -> None:
         """Every worker is ready: fix t0 a moment ahead and let them go."""
         self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
-        self.t0_value.value = self.t0_ns
-        self.go.set()
+        self.workers.let_go(self.t0_ns)
         if self.window.settle is not None:
             self.set_phase(Phase.WARMING_UP)
             self.runner.log("Attaining prerequisites: warm-up until latency settles "
@@ -205,40 +215,19 @@ class _PoolRun:
             self.measuring_announced = True
 
     def _drain_until_done(self, worker_id: int) -> bool:
-        deadline = time.monotonic() + 0.5
+        """An exited worker: act on its last messages; False if its done never came."""
+        deadline = time.monotonic() + EXIT_GRACE_S
         while time.monotonic() < deadline:
-            try:
-                self._dispatch(self.messages.get(timeout=0.05))
-            except Empty:
-                continue
+            message = self.workers.receive(0.05)
+            if message is not None:
+                self._dispatch(message)
             if worker_id in self.done:
                 return True
         return False
 
     def _stop(self) -> None:
-        if self.stop.is_set():
-            return
-        now = time.perf_counter_ns()
-        self.stop_at_ns = now
-        self.stop_at_value.value = now
-        self.stop.set()
-
-    def _reap(self, processes: list[Any]) -> None:
-        deadline = time.monotonic() + STOP_WAIT_S
-        for process in processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-        for process in processes:
-            if process.is_alive():
-                self.runner.log(f"{process.name} did not stop in time; terminating it", "warning")
-                process.terminate()
-                process.join(1.0)
-        try:
-            while True:
-                self._dispatch(self.messages.get_nowait())
-        except (Empty, OSError, ValueError):
-            pass
-        self.messages.close()
-        self.messages.join_thread()
+        if not self.workers.stopping:
+            self.stop_at_ns = self.workers.stop_now()
 
     # events from workers ------------------------------------------------------------
 
@@ -294,7 +283,7 @@ class _PoolRun:
             host=HostFigures(**self.sampler.sample()),
         )
         if settled:
-            self.end_at_value.value = self.t0_ns + self.measurement.total_intervals * self.interval_ns
+            self.workers.end_at(self.t0_ns + self.measurement.total_intervals * self.interval_ns)
 
     # the end --------------------------------------------------------------------------
 

@@ -1,15 +1,9 @@
 """A worker process: prepares its share of the database instances and runs them.
 
 Databases are spread over worker processes so one interpreter's lock never caps
-throughput. The parent (`engine.run.pool`) talks to workers through multiprocessing
-primitives only:
-
-- `messages` (queue, worker -> parent): ("log", id, level, text), ("progress", id,
-  instance, done, total), ("ready", id), ("interval", id,
-  index, {instance: wire counters}), ("io_error", id, text) when an I/O error ends the
-  test, ("error", id, text) for anything unexpected, ("done", id).
-- `go` / `t0_ns` : set by the parent once every worker is ready.
-- `stop` / `stop_at_ns`: a stop request and the time from which nothing counts.
+throughput. The parent (`engine.run.pool`) starts each worker with one
+`WorkerChannels` and hears from it only through the typed messages of
+`engine.run.messages`: a hello first, a done last.
 
 Every process uses time.perf_counter_ns (CLOCK_MONOTONIC / QueryPerformanceCounter,
 both system-wide), so interval boundaries line up across processes.
@@ -17,18 +11,30 @@ both system-wide), so interval boundaries line up across processes.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
 import traceback
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 from engine.io.files import CreationInterruptedError, CreationProgress, database_file_path, log_sector_bytes, prepare_database, prepare_logs
 from engine.io.platform import IoBackend, default_backend
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
+from engine.run.messages import (
+    DatabaseProgress,
+    IntervalCounters,
+    WorkerChannels,
+    WorkerCrash,
+    WorkerDone,
+    WorkerHello,
+    WorkerIoError,
+    WorkerLog,
+    WorkerMessage,
+    WorkerReady,
+)
 from engine.workload.context import RunClock
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.stats import InstanceInterval, IntervalBucket
@@ -38,49 +44,25 @@ JOIN_TIMEOUT_S = 1.0
 MAX_ERROR_LINES = 20
 
 
-@dataclass(frozen=True)
-class WorkerSpec:
-    worker_id: int
-    config_json: str
-    instance_indexes: tuple[int, ...]
-    unbuffered: bool
-    warmup_intervals: int
-    total_intervals: int
-
-
-def worker_main(
-    spec: WorkerSpec, messages: Any, go: Any, t0_value: Any, stop: Any, stop_at_value: Any, end_at_value: Any
-) -> None:
+def worker_main(channels: WorkerChannels) -> None:
     """Entry point of a worker process (spawned; must stay importable and picklable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how a Ctrl-C ends the run
+    worker_id = channels.spec.worker_id
+    channels.messages.put(WorkerHello(worker_id, os.getpid()))
     try:
-        _Worker(spec, messages, go, t0_value, stop, stop_at_value, end_at_value, default_backend()).run()
+        _Worker(channels, default_backend()).run()
     except Exception as exc:  # report anything unexpected instead of dying silently
-        messages.put(("error", spec.worker_id, f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        channels.messages.put(WorkerCrash(worker_id, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     finally:
-        messages.put(("done", spec.worker_id))
+        channels.messages.put(WorkerDone(worker_id))
 
 
 class _Worker:
-    def __init__(
-        self,
-        spec: WorkerSpec,
-        messages: Any,
-        go: Any,
-        t0_value: Any,
-        stop: Any,
-        stop_at_value: Any,
-        end_at_value: Any,
-        backend: IoBackend,
-    ) -> None:
-        self.spec = spec
-        self.config = TestConfig.model_validate_json(spec.config_json)
-        self.messages = messages
-        self.go = go
-        self.t0_value = t0_value
-        self.stop = stop
-        self.stop_at_value = stop_at_value
-        self.end_at_value = end_at_value
+    def __init__(self, channels: WorkerChannels, backend: IoBackend) -> None:
+        self.channels = channels
+        self.spec = channels.spec
+        self.worker_id = channels.spec.worker_id
+        self.config = TestConfig.model_validate_json(channels.spec.config_json)
         self.backend = backend
         self._error_lines = 0
         self._error_lock = threading.Lock()
@@ -88,8 +70,11 @@ class _Worker:
 
     # messages ----------------------------------------------------------------------
 
+    def send(self, message: WorkerMessage) -> None:
+        self.channels.messages.put(message)
+
     def log(self, text: str, level: str = "info") -> None:
-        self.messages.put(("log", self.spec.worker_id, level, text))
+        self.send(WorkerLog(self.worker_id, level, text))
 
     def say(self, text: str, level: str) -> None:
         self.log(text, level)
@@ -105,7 +90,7 @@ class _Worker:
         elif count == MAX_ERROR_LINES + 1:
             self.log("Further I/O errors are counted but not logged", "warning")
         if not self.config.continue_on_errors and self.clock is not None and not self.clock.stop.is_set():
-            self.messages.put(("io_error", self.spec.worker_id, f"{instance}: I/O error ({words}); the test stopped"))
+            self.send(WorkerIoError(self.worker_id, f"{instance}: I/O error ({words}); the test stopped"))
 
     # phases ------------------------------------------------------------------------
 
@@ -113,9 +98,9 @@ class _Worker:
         plans = self.prepare()
         if plans is None:
             return
-        self.messages.put(("ready", self.spec.worker_id))
-        while not self.go.wait(0.1):
-            if self.stop.is_set():
+        self.send(WorkerReady(self.worker_id))
+        while not self.channels.go.wait(0.1):
+            if self.channels.stop.is_set():
                 return
         self.measure(plans)
 
@@ -130,7 +115,7 @@ class _Worker:
             path = database_file_path(spec.database_path, index)
 
             def progress(p: CreationProgress, index: int = index) -> None:
-                self.messages.put(("progress", self.spec.worker_id, index, p.bytes_done, p.bytes_total))
+                self.send(DatabaseProgress(self.worker_id, index, p.bytes_done, p.bytes_total))
 
             try:
                 header = prepare_database(
@@ -140,7 +125,7 @@ class _Worker:
                     config.database_source,
                     unbuffered=self.spec.unbuffered,
                     progress=progress,
-                    should_stop=self.stop.is_set,
+                    should_stop=self.channels.stop.is_set,
                     log=self.log,
                 )
             except CreationInterruptedError as exc:
@@ -165,7 +150,8 @@ class _Worker:
 
     def measure(self, plans: list[InstancePlan]) -> None:
         interval_ns = int(self.config.sample_interval_s * 1e9)
-        t0 = int(self.t0_value.value)
+        channels = self.channels
+        t0 = int(channels.t0_ns.value)
         planned_end = t0 + self.spec.total_intervals * interval_ns
         clock = self.clock = RunClock(t0_ns=t0, interval_ns=interval_ns, stop_at_ns=planned_end)
         instances = [
@@ -179,11 +165,11 @@ class _Worker:
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
         while time.perf_counter_ns() < clock.stop_at_ns:
-            end_at = int(self.end_at_value.value)
+            end_at = int(channels.end_at_ns.value)
             if end_at:
                 clock.stop_at_ns = min(clock.stop_at_ns, end_at)
-            if self.stop.wait(0.05):
-                clock.stop_at_ns = min(clock.stop_at_ns, int(self.stop_at_value.value) or time.perf_counter_ns())
+            if channels.stop.wait(0.05):
+                clock.stop_at_ns = min(clock.stop_at_ns, int(channels.stop_at_ns.value) or time.perf_counter_ns())
                 break
         clock.stop.set()
         stuck = [i.name for i in instances if not i.join(JOIN_TIMEOUT_S)]
@@ -223,12 +209,12 @@ class _Worker:
             self._send_interval(index, by_index[index])
 
     def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]]) -> None:
-        payload: dict[str, Any] = {}
+        payload: dict[str, dict[str, Any]] = {}
         for name, items in buckets.items():
             merged = InstanceInterval(name)
             merged.add_buckets(items)
             payload[name] = merged.to_wire()
-        self.messages.put(("interval", self.spec.worker_id, index, payload))
+        self.send(IntervalCounters(self.worker_id, index, payload))
 
 
 class _CacheWarmth:

@@ -134,29 +134,29 @@ def test_runner_is_safe_to_stop_from_another_thread(disk_dir):
 
 def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     """An I/O error or log line sent just before a worker exits must not be dropped."""
-    import queue
-    import types
-
     from engine.protocol import LogEvent
     from engine.run.measurement import Measurement
+    from engine.run.messages import WorkerDone, WorkerHello, WorkerIoError, WorkerLog
     from engine.run.pool import _PoolRun
 
     events: list = []
     runner = Runner(small_config(disk_dir / "data"), disk_dir / "out", events.append)
     pool_run = _PoolRun(runner, Measurement(runner.config, None, events.append, runner.log), True, True, "")
-    pool_run.messages = queue.Queue()
-    pool_run.stop = threading.Event()
-    pool_run.stop_at_value = types.SimpleNamespace(value=0)
-    pool_run.ready, pool_run.done, pool_run.worker_count = set(), set(), 1
+    reason = "Instance 1: I/O error (Input/output error); the test stopped"
     for message in [
-        ("log", 0, "warning", "Instance 1: an I/O did not complete"),
-        ("io_error", 0, "Instance 1: I/O error (Input/output error); the test stopped"),
-        ("done", 0),
+        WorkerHello(0, 4321),
+        WorkerLog(0, "warning", "Instance 1: an I/O did not complete"),
+        WorkerIoError(0, reason),
+        WorkerDone(0),
     ]:
-        pool_run.messages.put(message)
-    assert pool_run._drain_until_done(0)
-    assert pool_run.failures == ["Instance 1: I/O error (Input/output error); the test stopped"]
-    assert pool_run.stop.is_set() and pool_run.stop_at_value.value > 0
+        pool_run.workers.messages.put(message)
+    try:
+        drained = pool_run._drain_until_done(0)
+    finally:
+        left = pool_run.workers.reap(runner.log)
+    assert drained and left == []
+    assert pool_run.failures == [reason]
+    assert pool_run.workers.stopping and pool_run.stop_at_ns is not None
     assert any(isinstance(e, LogEvent) and "did not complete" in e.message for e in events)
 
 
