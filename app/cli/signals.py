@@ -1,7 +1,8 @@
-"""Ctrl-C and termination signals during a run, handled once for every sub-command that runs tests.
+"""Ctrl-C, termination and hang-up signals during a run, handled once for every sub-command that runs tests.
 
 The first signal asks the run to stop: it still judges what it measured and writes its
-result. A second Ctrl-C ends the command at once.
+result, marked aborted with the reason. A second Ctrl-C ends the command at once. A hang-up
+(the terminal or remote session that started the run closed) stops the run the same way.
 """
 
 from __future__ import annotations
@@ -24,11 +25,19 @@ class _StopOnSignal:
         self.count += 1
         if self.count > 1 and signum == signal.SIGINT:
             raise KeyboardInterrupt
-        self.stop("stopped by the user (Ctrl-C)" if signum == signal.SIGINT else "stopped by a signal")
+        self.stop(REASONS.get(signum, f"stopped by signal {signum}"))
 
 
-def _signals() -> list[signal.Signals]:
-    return [signal.SIGINT] + [getattr(signal, name) for name in ("SIGTERM",) if hasattr(signal, name)]
+REASONS: dict[int, str] = {
+    signal.SIGINT: "stopped by the user (Ctrl-C)",
+    signal.SIGTERM: "stopped by a termination signal (SIGTERM)",
+}
+if hasattr(signal, "SIGHUP"):  # POSIX only; Windows's console close is the window's and the job object's matter
+    REASONS[signal.SIGHUP] = "stopped: the terminal or remote session that started it closed (SIGHUP)"
+
+
+def _signals() -> list[int]:
+    return list(REASONS)
 
 
 @contextmanager

@@ -150,8 +150,13 @@ def test_engine_subcommand_writes_json_lines(tmp_path):
     assert isinstance(events[-2], ResultEvent) and events[-2].result.verdict == "pass"
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
-def test_ctrl_c_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path):
+@pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")
+@pytest.mark.parametrize(("signum", "reason"), [
+    (signal.SIGINT, "stopped by the user (Ctrl-C)"),
+    (getattr(signal, "SIGHUP", 1), "the terminal or remote session that started it closed (SIGHUP)"),
+    (signal.SIGTERM, "stopped by a termination signal (SIGTERM)"),
+], ids=["ctrl-c", "hang-up", "terminate"])
+def test_a_signal_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path, signum, reason):
     config = _init_small(tmp_path, "--duration", "60s", "--warmup", "0s")
     out = tmp_path / "aborted"
     process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(out)], cwd=tmp_path,
@@ -163,13 +168,13 @@ def test_ctrl_c_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path):
         if "[measure" in line:
             break
     sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)
     _rest, _ = process.communicate(timeout=10)
     stop_s = time.monotonic() - sent
     assert process.returncode == 3, "".join(lines)
     result = json.loads((out / "result.json").read_text())
     assert result["summary"]["verdict"] == "aborted"
-    assert "stopped by the user (Ctrl-C)" in result["summary"]["reasons"][0]
+    assert reason in result["summary"]["reasons"][0]
     assert result["summary"]["db_reads_per_s"] > 0
     assert (out / "samples.jsonl").read_text().strip()
     assert stop_s < 5, f"stopping took {stop_s:.1f} s"
