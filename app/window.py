@@ -17,7 +17,8 @@ from types import TracebackType
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from engine.store.sqlite import default_store_path
+from engine.protocol import ExitCode
+from engine.store.sqlite import Store, StoreError, default_store_path
 from engine.version import __version__
 
 
@@ -76,8 +77,16 @@ def main(argv: list[str]) -> int:
     app.setApplicationName("Jetwise")
     app.setApplicationVersion(__version__)
     install_exception_hook()
-    from ui.main_window import MainWindow
+    from ui.shell import MainWindow
 
-    window = MainWindow()
-    window.show()
-    return int(app.exec())
+    try:
+        store = Store()  # opened once, for the whole window
+    except StoreError as exc:
+        QMessageBox.critical(None, "Jetwise cannot start", str(exc))
+        return ExitCode.ABORTED
+    try:
+        window = MainWindow(store)
+        window.show()
+        return int(app.exec())
+    finally:
+        store.close()

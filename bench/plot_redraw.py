@@ -61,7 +61,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     import pyqtgraph as pg
 
-    from ui.plots import LivePlots, Series
+    from ui.widgets.plots import LivePlots, Series
 
     minutes, summary, rows = synthetic(args.samples, args.instances)
     plots = LivePlots()

@@ -6,8 +6,8 @@ by pydantic, or by pytest.
 
 # ruff: noqa: B018 (each line is an expression naming a definition, as vulture's allowlists are)
 from engine.model.config import TestType
-from ui.main_window import MainWindow
-from ui.plots import ElapsedAxis
+from ui.shell import MainWindow
+from ui.widgets.plots import ElapsedAxis
 
 TestType.DATABASE_BACKUP  # test types a configuration may name: validation refuses them with a reason
 TestType.SOFT_RECOVERY

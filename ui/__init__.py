@@ -1,1 +1,7 @@
-"""Jetwise user interface (PySide6 wizard, live plots, results). May import engine, never app."""
+"""The Jetwise window (PySide6): may import the report and the engine, never the application wiring.
+
+`shell` is the main window; `wizard/` plans a test, one module per page; `views/` show a run,
+its verdict and its tuning session; `widgets/` are the fields, plots and the one style module;
+`controllers/` drive the engine process, auto-tune and the reports; `workers` runs blocking
+checks off the GUI thread; `printing` puts the report on paper.
+"""

@@ -47,12 +47,14 @@ def main() -> int:
     app.setApplicationName("Jetwise")
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(SCRATCH / "settings"))
-    from ui.main_window import MainWindow
+    from engine.store.sqlite import Store
+    from ui.shell import MainWindow
     from ui.wizard import PAGE_REVIEW
 
     data = SCRATCH / "data"
     data.mkdir(parents=True, exist_ok=True)
-    window = MainWindow(runs_root=SCRATCH / "runs", data_base=data)
+    store = Store()
+    window = MainWindow(store, runs_root=SCRATCH / "runs", data_base=data)
     window.resize(1200, 860)
     window.show()
 
@@ -81,7 +83,7 @@ def main() -> int:
         window.results_view.apply.click()
         wait_until(lambda: window.stack.currentWidget() is window.run_view)
         wait_until(lambda: window.stack.currentWidget() is window.results_view)
-        if window.last_result.verdict == "pass":
+        if window.runs.last_result.verdict == "pass":
             break
     shot("results-after-advice")
     window.show_session()

@@ -43,12 +43,12 @@ def _click_start(qtbot, window) -> None:
 
 def _wait_for_results(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.stack.currentWidget() is window.results_view, timeout=ENGINE_TIMEOUT_MS)
-    qtbot.waitUntil(lambda: window.engine is None or not window.engine.running, timeout=10_000)
+    qtbot.waitUntil(lambda: window.runs.engine is None or not window.runs.engine.running, timeout=10_000)
 
 
 def _reports_for_every_run(window, tmp_path: Path) -> int:
     """Export PDF from the results page works for the run shown; the report of every run renders."""
-    pdf = window.export_pdf(tmp_path / f"report-{window.last_result.run_id}.pdf")
+    pdf = window.reports.export_pdf(tmp_path / f"report-{window.runs.last_result.run_id}.pdf")
     assert pdf is not None and pdf.read_bytes().startswith(b"%PDF")
     from reporting.bundle import load_run
     from reporting.document import render_html
@@ -65,11 +65,11 @@ def _reports_for_every_run(window, tmp_path: Path) -> int:
 
 
 def test_new_test_after_a_run_walks_the_wizard_again_and_starts_a_second_run(qtbot, window, tmp_path):
-    window.simulate = "flash"
+    window.runs.simulate = "flash"
     config = small_config(tmp_path / "data" / "dbs")
     _start(qtbot, window, config, "day")
     _wait_for_results(qtbot, window)
-    first = window.last_result
+    first = window.runs.last_result
     assert first is not None and first.verdict == "pass"
     assert "This setting passes" in window.results_view.advice.text()
     window.new_test()
@@ -84,7 +84,7 @@ def test_new_test_after_a_run_walks_the_wizard_again_and_starts_a_second_run(qtb
     window.wizard.next()
     _click_start(qtbot, window)
     _wait_for_results(qtbot, window)
-    assert window.last_result.run_id != first.run_id
+    assert window.runs.last_result.run_id != first.run_id
     assert _reports_for_every_run(window, tmp_path) == 2
 
 
@@ -94,7 +94,7 @@ def test_a_run_stopped_at_once_is_aborted_not_out_of_reach(qtbot, window, tmp_pa
     qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 1, timeout=ENGINE_TIMEOUT_MS)
     qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
     _wait_for_results(qtbot, window)
-    assert window.last_result.verdict == "aborted"
+    assert window.runs.last_result.verdict == "aborted"
     text = window.results_view.advice.text()
     assert "out of reach" not in text and "None" not in text
     assert "ended early" in text  # the advisor says why it cannot learn from this run
@@ -102,7 +102,7 @@ def test_a_run_stopped_at_once_is_aborted_not_out_of_reach(qtbot, window, tmp_pa
     # the next run after a Stop works, and the report of both renders
     qtbot.mouseClick(window.results_view.apply, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 1, timeout=ENGINE_TIMEOUT_MS)
-    window.stop_run()
+    window.runs.stop()
     _wait_for_results(qtbot, window)
     assert _reports_for_every_run(window, tmp_path) == 2
 
@@ -112,9 +112,9 @@ def test_a_killed_engine_still_ends_on_the_results_page_with_its_samples(qtbot, 
     config = small_config(tmp_path / "data" / "dbs", duration_s=120.0)
     _start(qtbot, window, config, "killed")
     qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 3, timeout=ENGINE_TIMEOUT_MS)
-    os.kill(window.engine.process.processId(), signal.SIGKILL)
+    os.kill(window.runs.engine.process.processId(), signal.SIGKILL)
     _wait_for_results(qtbot, window)
-    result = window.last_result
+    result = window.runs.last_result
     assert result.verdict == "aborted" and result.summary.measured_s > 0
     assert "ABORTED" in window.results_view.verdict.text()
     assert _reports_for_every_run(window, tmp_path) == 1
@@ -124,7 +124,8 @@ def test_a_database_in_the_cache_fails_with_a_failing_row_and_auto_tune_ends_on_
     config = small_config(tmp_path / "data" / "dbs", database_cache_min_mb=64.0, database_cache_max_mb=64.0)
     _start(qtbot, window, config, "cached")
     _wait_for_results(qtbot, window)
-    assert window.last_result.verdict == "fail", (window.last_result.configuration.database_cache_max_mb, window.last_result.summary)
+    result = window.runs.last_result
+    assert result.verdict == "fail", (result.configuration.database_cache_max_mb, result.summary)
     results = window.results_view
     fails = [results.table.item(row, 4).text() for row in range(results.table.rowCount())].count("Fail")
     assert fails >= 1  # the FAIL has its failing row: no database reads in the measured window
@@ -132,7 +133,7 @@ def test_a_database_in_the_cache_fails_with_a_failing_row_and_auto_tune_ends_on_
     window.new_test()
     _start(qtbot, window, config, "cached", auto=True, calibration="8s")
     _wait_for_results(qtbot, window)
-    assert window.tuner is None and "Auto-tune: inconclusive after 1 run(s)" in results.headline.text()
+    assert window.runs.tuner is None and "Auto-tune: inconclusive after 1 run(s)" in results.headline.text()
     assert "Running" not in window.statusBar().currentMessage()
     assert _reports_for_every_run(window, tmp_path) >= 2
 
@@ -151,22 +152,22 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
 
     expected = Tuner(config, max_runs=8).run(run_one)
     assert expected.status == "unreachable"
-    window.simulate = "sata-2x7k"
+    window.runs.simulate = "sata-2x7k"
     _start(qtbot, window, config, "sata", auto=True, calibration="15s")
     _wait_for_results(qtbot, window)
-    qtbot.waitUntil(lambda: window.tuner is None, timeout=ENGINE_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.runs.tuner is None, timeout=ENGINE_TIMEOUT_MS)
     advice = window.results_view.suggestion
     assert advice is not None and advice.status == "unreachable"
     assert advice.max_passing_iops == pytest.approx(expected.max_passing_iops)
     assert (advice.threads, advice.sluggish_sessions) == expected.recommendation
     text = window.results_view.advice.text()
     assert "out of reach" in text and "It carries about" in text and "None" not in text
-    assert len(window.tuning_log) == len(expected.runs)
+    assert len(window.runs.tuning_log) == len(expected.runs)
     assert _reports_for_every_run(window, tmp_path) == len(expected.runs)
 
 
 def test_a_configuration_edited_and_rerun_and_a_setting_repeated_in_the_window(qtbot, window, tmp_path):
-    window.simulate = "sas-8x10k"
+    window.runs.simulate = "sas-8x10k"
     config = small_config(tmp_path / "data" / "dbs")
     _start(qtbot, window, config, "edits")
     _wait_for_results(qtbot, window)
@@ -177,7 +178,7 @@ def test_a_configuration_edited_and_rerun_and_a_setting_repeated_in_the_window(q
             window.wizard.next()
         _click_start(qtbot, window)
         _wait_for_results(qtbot, window)
-        assert window.last_result.configuration.profile.mailboxes == mailboxes
+        assert window.runs.last_result.configuration.profile.mailboxes == mailboxes
     window.new_test()  # the same setting again: a confirmation run
     while window.wizard.currentId() != PAGE_REVIEW:
         window.wizard.next()
@@ -200,7 +201,7 @@ def test_a_configuration_the_engine_refuses_returns_to_the_wizard_with_its_reaso
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text: shown.append(f"{title}: {text}"))
     config = small_config(tmp_path / "data" / "dbs", thread_count=1)  # one thread cannot serve two databases
-    window.start_run(config)
+    window.runs.start_run(config)
     qtbot.waitUntil(lambda: window.stack.currentWidget() is window.wizard, timeout=ENGINE_TIMEOUT_MS)
     assert shown and "did not start" in shown[0] and "each database needs at least one thread" in shown[0]
     store = Store()

@@ -1,31 +1,46 @@
-"""The window under test: its own settings, run folder and data folder."""
+"""The window under test: its own settings, run folder, data folder and run store."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, QThreadPool
 
-from ui.main_window import MainWindow
+from engine.store.sqlite import Store
+from ui.shell import MainWindow
+
+
+def open_window(qtbot, tmp_path: Path, store: Store) -> MainWindow:
+    """A window on `store`, its settings and data folder below `tmp_path`, shown."""
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    main = MainWindow(store, runs_root=tmp_path / "runs", data_base=tmp_path / "data")
+    qtbot.addWidget(main)
+    main.resize(1100, 780)
+    main.show()
+    return main
 
 
 @pytest.fixture
-def window(qtbot, qapp, tmp_path: Path, monkeypatch):
+def store():
+    """The run store of the test (in its scratch folder, where the engine processes it starts record too)."""
+    opened = Store()
+    yield opened
+    QThreadPool.globalInstance().waitForDone(10_000)  # no check still running against a closed window
+    opened.close()
+
+
+@pytest.fixture
+def window(qtbot, qapp, tmp_path: Path, monkeypatch, store):
     from PySide6.QtGui import QDesktopServices
 
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     qapp.setOrganizationName("JetwiseTests")
     qapp.setApplicationName("Jetwise")
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
-    (tmp_path / "data").mkdir()
-    main = MainWindow(runs_root=tmp_path / "runs", data_base=tmp_path / "data")
-    qtbot.addWidget(main)
-    main.resize(1100, 780)
-    main.show()
+    main = open_window(qtbot, tmp_path, store)
     yield main
-    if main.engine is not None and main.engine.running:
-        main.engine.stop()
-        main.engine.process.waitForFinished(10_000)
+    if main.runs.running:
+        main.runs.stop_and_wait()

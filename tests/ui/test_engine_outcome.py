@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.protocol import ExitCode
-from ui.engine_process import EngineOutcome
+from ui.controllers.engine_process import EngineOutcome
 
 
 def test_every_ending_reads_as_a_sentence():

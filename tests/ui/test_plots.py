@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ui.plots import MAX_POINTS, LivePlots, envelope
+from ui.widgets.plots import MAX_POINTS, LivePlots, envelope
 
 
 def test_the_envelope_keeps_each_buckets_minimum_and_maximum():

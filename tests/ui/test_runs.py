@@ -33,7 +33,7 @@ def _wait_for_results(qtbot, window) -> None:
 def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_session(qtbot, window, tmp_path):
     # 2 threads at SluggishSessions 20 cannot reach 3,000 IOPS: the advisor asks for more. On the simulated
     # device (seeded) the figures, and so the advice, are the same every time.
-    window.simulate = "sas-8x10k"
+    window.runs.simulate = "sas-8x10k"
     config = small_config(
         tmp_path / "data" / "dbs", thread_count=2, sluggish_sessions=20, capacity_percent=0.3,
         profile={"mailboxes": 3000, "iops_per_mailbox": 1.0, "headroom_percent": 0, "mailbox_size_mb": 1},
@@ -41,7 +41,7 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
     _start(qtbot, window, config, "gui session")
     assert window.stack.currentWidget() is window.run_view
     _wait_for_results(qtbot, window)
-    first = window.last_result
+    first = window.runs.last_result
     assert first is not None and first.verdict == "fail"
     assert "FAIL" in window.results_view.verdict.text()
     assert any("below the target" in r for r in first.summary.reasons)
@@ -53,7 +53,7 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
 
     qtbot.mouseClick(window.results_view.apply, Qt.MouseButton.LeftButton)
     _wait_for_results(qtbot, window)
-    second = window.last_result
+    second = window.runs.last_result
     assert (second.summary.threads, second.summary.sluggish_sessions) == (advice.threads, advice.sluggish_sessions)
     store = Store()
     try:
@@ -73,11 +73,11 @@ def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
     qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 3, timeout=ENGINE_TIMEOUT_MS)
     qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
     _wait_for_results(qtbot, window)
-    result = window.last_result
+    result = window.runs.last_result
     assert result.verdict == "aborted"
     assert "stopped by the user" in result.summary.reasons[0]
     assert "ABORTED" in window.results_view.verdict.text()
-    folder = Path(window.last_output)
+    folder = Path(window.runs.last_output)
     assert json.loads((folder / "result.json").read_text())["summary"]["verdict"] == "aborted"
     assert len((folder / "samples.jsonl").read_text().splitlines()) >= 3
     store = Store()
@@ -86,11 +86,11 @@ def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
         assert run.status == "aborted" and len(store.samples(run.run_id)) >= 3
     finally:
         store.close()
-    assert not window.engine.running
+    assert not window.runs.engine.running
     # the partial run still gets its report, marked aborted
-    report = window.open_report()
+    report = window.reports.open_report()
     assert report is not None and "ABORTED</span>: this run did not complete" in report.read_text()
-    pdf = window.export_pdf(tmp_path / "stopped.pdf")
+    pdf = window.reports.export_pdf(tmp_path / "stopped.pdf")
     assert pdf is not None and pdf.stat().st_size > 10_000
 
 
@@ -107,10 +107,10 @@ def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, t
     qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
     assert window.run_view.title.text().startswith("Auto-tune run 1:")
     _wait_for_results(qtbot, window)
-    result = window.last_result
+    result = window.runs.last_result
     assert result.verdict == "pass" and result.summary.run_kind == "tuning"
     assert result.summary.measured_s < 15  # judged on the settled samples, not the whole allowance
-    log = (Path(window.last_output) / "test.log").read_text()
+    log = (Path(window.runs.last_output) / "test.log").read_text()
     assert "warm-up until latency settles" in log
     assert window.results_view.suggestion.status == "converged"
     assert "Run 1: " in window.run_view.iterations.text() and "PASS" in window.run_view.iterations.text()

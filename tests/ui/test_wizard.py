@@ -73,7 +73,8 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     assert wizard.currentId() == PAGE_REVIEW
     review = wizard.review.text.toPlainText()
     assert "2.4 transactional IOPS" in review and "2 threads, SluggishSessions 1" in review and "10s measured" in review
-    assert wizard.button(QWizard.WizardButton.FinishButton).isEnabled()
+    assert "Checking the database and log folders" in wizard.review.status.text()  # off the GUI thread
+    qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
 
     # nothing is lost going back
     wizard.back()
@@ -120,25 +121,14 @@ def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
     assert window.state.data["profile"]["mailboxes"] == 4321 and window.state.session == "dropped"
 
 
-def _window_with_a_session(qtbot, tmp_path):
+def _window_with_a_session(qtbot, tmp_path, store):
     """A window whose run store holds one tuning session with one run at 6 threads / SluggishSessions 3."""
-    from PySide6.QtCore import QSettings
-
     from engine.model.config import default_config
-    from engine.store.sqlite import Store
-    from ui.main_window import MainWindow
+    from tests.ui.conftest import open_window
 
     config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3, profile={"mailboxes": 2500})
-    store = Store()
-    try:
-        store.begin_run(store.session_for("SAN tier 2", config), "r-1", config, tmp_path / "out")
-    finally:
-        store.close()
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
-    (tmp_path / "data").mkdir(exist_ok=True)
-    window = MainWindow(runs_root=tmp_path / "runs", data_base=tmp_path / "data")
-    qtbot.addWidget(window)
-    window.show()
+    store.begin_run(store.session_for("SAN tier 2", config), "r-1", config, tmp_path / "out")
+    window = open_window(qtbot, tmp_path, store)
     qtbot.waitExposed(window, timeout=5000)
     return window
 
@@ -147,8 +137,8 @@ def _not_loaded(window) -> bool:
     return window.state.session == "" and window.state.data["profile"]["mailboxes"] != 2500
 
 
-def test_a_tuning_session_is_continued_by_clicking_it_on_the_welcome_page(qtbot, tmp_path):
-    window = _window_with_a_session(qtbot, tmp_path)
+def test_a_tuning_session_is_continued_by_clicking_it_on_the_welcome_page(qtbot, tmp_path, store):
+    window = _window_with_a_session(qtbot, tmp_path, store)
     sessions = window.wizard.welcome.sessions
     assert sessions.count() == 1
     assert "SAN tier 2" in sessions.item(0).text() and "at 6 threads / SluggishSessions 3" in sessions.item(0).text()
@@ -160,8 +150,8 @@ def test_a_tuning_session_is_continued_by_clicking_it_on_the_welcome_page(qtbot,
     assert "Continuing 'SAN tier 2'" in window.wizard.welcome.loaded.text()
 
 
-def test_focus_or_a_current_row_alone_loads_no_session(qtbot, tmp_path):
-    window = _window_with_a_session(qtbot, tmp_path)
+def test_focus_or_a_current_row_alone_loads_no_session(qtbot, tmp_path, store):
+    window = _window_with_a_session(qtbot, tmp_path, store)
     welcome = window.wizard.welcome
     sessions = welcome.sessions
     window.activateWindow()
@@ -177,8 +167,8 @@ def test_focus_or_a_current_row_alone_loads_no_session(qtbot, tmp_path):
     assert window.state.session == "SAN tier 2" and window.state.data["profile"]["mailboxes"] == 2500
 
 
-def test_choosing_continue_with_a_selected_session_loads_it(qtbot, tmp_path):
-    window = _window_with_a_session(qtbot, tmp_path)
+def test_choosing_continue_with_a_selected_session_loads_it(qtbot, tmp_path, store):
+    window = _window_with_a_session(qtbot, tmp_path, store)
     welcome = window.wizard.welcome
     welcome.sessions.setCurrentRow(0)
     assert welcome.sessions.item(0).isSelected() and _not_loaded(window)
@@ -222,7 +212,8 @@ def test_review_names_every_error_at_its_field_and_start_waits_for_none(qtbot, w
     text = review.text.toPlainText()
     assert "Error — Thread count (Thread tuning page): 2 thread(s) cannot serve 4 databases" in text
     assert not _finish_enabled(window)
-    assert "1 error(s) listed above must be corrected" in review.status.text()
+    qtbot.waitUntil(lambda: "1 error(s) listed above must be corrected" in review.status.text(), timeout=5000)
+    assert not _finish_enabled(window)
 
     # the same file in auto-tune mode: the advisor's starting setting is what runs, and it is valid
     window.wizard.tuning.auto.setChecked(True)
@@ -241,7 +232,7 @@ def test_review_lists_warnings_in_amber_and_still_starts(qtbot, window, tmp_path
     review = window.wizard.review
     qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
     text = review.text.toPlainText()
-    assert "Warning — Maximum database cache (MB) (in the configuration file): the database cache" in text
+    assert "Warning — Maximum database cache (MB) (More settings on the Test type page): the database cache" in text
     assert "holds the whole database" in text
     assert "#8a5a00" in review.text.toHtml()  # amber, not an error's red
     assert "warning(s) listed above" in review.status.text()
@@ -252,7 +243,7 @@ def test_review_runs_the_machine_checks_and_blocks_start_on_them(qtbot, window, 
     window.wizard.load_config(config, session="lost")
     _to_review(window)
     review = window.wizard.review
-    assert "Database 1 path (Databases and logs page)" in review.text.toPlainText()
+    qtbot.waitUntil(lambda: "Database 1 path (Databases and logs page)" in review.text.toPlainText(), timeout=5000)
     assert "does not exist" in review.text.toPlainText()
     assert not _finish_enabled(window)
     (tmp_path / "nowhere" / "deeper").mkdir(parents=True)

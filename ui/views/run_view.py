@@ -22,10 +22,8 @@ from engine.model.units import format_bytes, format_duration
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.schema import Criterion
 from engine.run.measurement import RunningVerdict
-from ui.plots import LivePlots
-
-PASS_STYLE = "color: #2e7d32; font-weight: bold;"
-FAIL_STYLE = "color: #b00020; font-weight: bold;"
+from ui.widgets.plots import LivePlots
+from ui.widgets.style import FAIL_STYLE, PASS_STYLE
 
 
 class RunView(QWidget):

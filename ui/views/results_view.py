@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -20,8 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.results.schema import Outcome, RunKind, RunResult
 from engine.tuning.advisor import Advice
-
-VERDICT_COLOURS = {"pass": "#2e7d32", "fail": "#b00020", "aborted": "#8a6d00"}
+from ui.widgets.style import verdict_colour, verdict_qcolor
 
 
 class ResultsView(QWidget):
@@ -97,7 +96,7 @@ class ResultsView(QWidget):
     def show_result(self, result: RunResult, advice: Advice | None, tuning_note: str = "") -> None:
         summary = result.summary
         verdict = summary.verdict.value
-        colour = VERDICT_COLOURS.get(verdict, "#333")
+        colour = verdict_colour(verdict)
         simulated = " (simulated device)" if result.simulated else ""
         kind = " — tuning run" if summary.run_kind == RunKind.TUNING else ""
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
@@ -132,7 +131,7 @@ class ResultsView(QWidget):
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column == 4:
-                    item.setForeground(QColor(VERDICT_COLOURS["pass" if criterion.passed else "fail"]))
+                    item.setForeground(verdict_qcolor("pass" if criterion.passed else "fail"))
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)

@@ -14,14 +14,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
+from engine.model.units import format_duration
 from engine.results.schema import Figures, InstanceFigures
 from reporting.series import envelope
+from ui.widgets.style import INSTANCE_COLOURS, LOG, READS, TARGET
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 
 MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of a wide plot
-
-INSTANCE_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"]
 
 
 class Series:
@@ -57,17 +57,11 @@ class Series:
         return envelope(x, y, MAX_POINTS)
 
 
-class ElapsedAxis(pg.AxisItem):
+class ElapsedAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph ships no type information
     """Seconds since the start, written as m:ss or h:mm:ss."""
 
     def tickStrings(self, values: list[float], _scale: float, _spacing: float) -> list[str]:
-        words = []
-        for value in values:
-            total = round(value)
-            hours, rest = divmod(abs(total), 3600)
-            minutes, seconds = divmod(rest, 60)
-            words.append(f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}")
-        return words
+        return [format_duration(value) for value in values]
 
 
 def _plot(title: str, unit: str) -> pg.PlotWidget:
@@ -111,15 +105,15 @@ class LivePlots(QWidget):
         self.instance_iops: dict[str, Series] = {}
         self.instance_read: dict[str, Series] = {}
         self.instance_curves: list[pg.PlotDataItem] = []
-        self.iops_curve = self.iops_plot.plot(name="achieved", pen=pg.mkPen("#1f4e79", width=2))
-        self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen("#1f4e79", width=2))
-        self.log_curve = self.latency_plot.plot(name="log writes", pen=pg.mkPen("#c55a11", width=2))
+        self.iops_curve = self.iops_plot.plot(name="achieved", pen=pg.mkPen(READS, width=2))
+        self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen(READS, width=2))
+        self.log_curve = self.latency_plot.plot(name="log writes", pen=pg.mkPen(LOG, width=2))
         dash = pg.QtCore.Qt.PenStyle.DashLine
         if target is not None:
-            line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen("#2e7d32", width=2, style=dash),
-                                   label=f"target {target:,.0f}", labelOpts={"position": 0.5, "color": "#2e7d32"})
+            line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen(TARGET, width=2, style=dash),
+                                   label=f"target {target:,.0f}", labelOpts={"position": 0.5, "color": TARGET})
             self.iops_plot.addItem(line)
-        for value, colour, words in ((read_limit, "#1f4e79", "read limit"), (log_limit, "#c55a11", "log limit")):
+        for value, colour, words in ((read_limit, READS, "read limit"), (log_limit, LOG, "log limit")):
             self.latency_plot.addItem(pg.InfiniteLine(value, angle=0, pen=pg.mkPen(colour, width=1, style=dash),
                                                       label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
         self._toggle_instances()

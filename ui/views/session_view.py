@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -18,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestConfig
 from engine.store.rows import RunRow
-from ui.results_view import VERDICT_COLOURS
+from ui.widgets.style import GUIDE, LIMIT, TARGET, verdict_colour, verdict_qcolor
 
 COLUMNS = ["Run", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS", "Target IOPS",
            "DB read ms", "Log write ms", "Verdict"]
@@ -72,7 +71,7 @@ class SessionView(QWidget):
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column == len(cells) - 1:
-                    item.setForeground(QColor(VERDICT_COLOURS.get(run.status, "#333")))
+                    item.setForeground(verdict_qcolor(run.status))
                 if column == len(cells) - 1 and run.reasons:
                     item.setToolTip("\n".join(run.reasons))
                 self.table.setItem(row, column, item)
@@ -83,23 +82,23 @@ class SessionView(QWidget):
         self.latency_plot.clear()
         done = [r for r in runs if r.achieved_iops is not None]
         loads = [r.threads / r.sluggish_sessions for r in done]
-        brushes = [pg.mkBrush(VERDICT_COLOURS.get(r.status, "#333")) for r in done]
+        brushes = [pg.mkBrush(verdict_colour(r.status)) for r in done]
         order = sorted(range(len(done)), key=lambda i: loads[i])
         xs = [loads[i] for i in order]
-        self.iops_plot.plot(xs, [done[i].achieved_iops for i in order], pen=pg.mkPen("#999", width=1))
+        self.iops_plot.plot(xs, [done[i].achieved_iops for i in order], pen=pg.mkPen(GUIDE, width=1))
         self.iops_plot.addItem(pg.ScatterPlotItem(loads, [r.achieved_iops for r in done], size=11, brush=brushes))
-        self.latency_plot.plot(xs, [done[i].db_read_avg_latency_ms for i in order], pen=pg.mkPen("#999", width=1))
+        self.latency_plot.plot(xs, [done[i].db_read_avg_latency_ms for i in order], pen=pg.mkPen(GUIDE, width=1))
         self.latency_plot.addItem(
             pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes)
         )
         if config is not None:
             dash = pg.QtCore.Qt.PenStyle.DashLine
             self.iops_plot.addItem(pg.InfiniteLine(config.target_transactional_iops, angle=0,
-                                                   pen=pg.mkPen("#2e7d32", width=2, style=dash),
-                                                   label="target", labelOpts={"color": "#2e7d32"}))
+                                                   pen=pg.mkPen(TARGET, width=2, style=dash),
+                                                   label="target", labelOpts={"color": TARGET}))
             limit = config.active_thresholds.db_read_avg_latency_ms
-            self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen("#b00020", width=2, style=dash),
-                                                      label=f"limit {limit:g} ms", labelOpts={"color": "#b00020"}))
+            self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(LIMIT, width=2, style=dash),
+                                                      label=f"limit {limit:g} ms", labelOpts={"color": LIMIT}))
 
 
 def _num(value: float | None, digits: int) -> str:

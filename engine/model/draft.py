@@ -1,0 +1,164 @@
+"""A test being planned: the configuration as it is typed, with the engine's verdict on it. No Qt.
+
+The wizard edits a `Draft`; each of its pages shows a part of it. The draft keeps the
+configuration as JSON data, so a field may hold a value the model refuses while the
+engineer types; every change is judged once by the engine's own rules, however many
+pages ask. Front ends subscribe to its notices (`changed`, `loaded`, `session_changed`),
+and tests drive it without a window.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Generic, ParamSpec, Protocol, TypeVar
+
+from engine.model.config import TestConfig, default_config
+from engine.model.validation import Problem, check_rules, validate_data
+
+P = ParamSpec("P")
+
+
+class Notice(Generic[P]):
+    """Callbacks called in the order they were connected: what a Qt signal is to a widget, without Qt."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[P, object]] = []
+
+    def connect(self, callback: Callable[P, object]) -> None:
+        self._callbacks.append(callback)
+
+    def emit(self, *args: P.args, **kwargs: P.kwargs) -> None:
+        for callback in list(self._callbacks):
+            callback(*args, **kwargs)
+
+
+class FirstSetting(Protocol):
+    """The setting auto-tune starts from: what the draft needs of the advisor's answer."""
+
+    @property
+    def threads(self) -> int: ...
+
+    @property
+    def sluggish_sessions(self) -> int: ...
+
+
+SettingT = TypeVar("SettingT", bound=FirstSetting)
+
+
+class Draft(Generic[SettingT]):
+    """The configuration being edited, as JSON data, with the engine's verdict on it.
+
+    In auto-tune mode the thread count and SluggishSessions in `data` are not what runs:
+    `first_setting` (the advisor, given by the front end, which knows the session's runs)
+    picks them. `config()` is then the configuration with that setting in place, so every
+    page and the review judge what will run, while `data` keeps the engineer's own values
+    for a return to Manual.
+    """
+
+    def __init__(self, base: Path, first_setting: Callable[[TestConfig], SettingT]) -> None:
+        self.base = base
+        self.first_setting = first_setting
+        self.data: dict[str, Any] = json.loads(default_config(base).model_dump_json())
+        self.auto_tune = True
+        self.calibration_s = 180.0
+        self.parse_errors: dict[str, str] = {}  # text a field could not read, by option path
+        self.changed: Notice[[]] = Notice()
+        self.loaded: Notice[[]] = Notice()  # a whole configuration replaced the data (a file, a session)
+        self.session_changed: Notice[[str]] = Notice()
+        self._session = ""
+        self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
+        self._advice: SettingT | None = None  # the first setting, asked once per change with the verdict
+
+    @property
+    def session(self) -> str:
+        """The tuning session the next run belongs to."""
+        return self._session
+
+    @session.setter
+    def session(self, name: str) -> None:
+        if name != self._session:
+            self._session = name
+            self.session_changed.emit(name)
+
+    def _announce(self) -> None:
+        self._verdict = None
+        self.changed.emit()
+
+    def load(self, config: TestConfig, session: str = "") -> None:
+        self.data = json.loads(config.model_dump_json())
+        self.session = session
+        self.parse_errors.clear()
+        self._announce()
+        self.loaded.emit()
+
+    def set_auto_tune(self, on: bool) -> None:
+        """Auto-tune (the advisor picks the threads) or Manual (the fields' setting runs)."""
+        if on != self.auto_tune:
+            self.auto_tune = on
+            self._announce()
+
+    def get(self, path: str) -> Any:
+        node: Any = self.data
+        for part in path.split("."):
+            node = node[int(part)] if part.isdigit() else node[part]
+        return node
+
+    def set(self, path: str, value: Any) -> bool:
+        """Set one field (and forget what its text could not be read as); True if anything changed."""
+        parts = path.split(".")
+        node: Any = self.data
+        for part in parts[:-1]:
+            node = node[int(part)] if part.isdigit() else node[part]
+        key: Any = int(parts[-1]) if parts[-1].isdigit() else parts[-1]
+        cleared = self.parse_errors.pop(path, None) is not None
+        if node[key] == value and not cleared:
+            return False
+        node[key] = value
+        self._announce()
+        return True
+
+    def set_parse_error(self, path: str, message: str | None) -> None:
+        """What the text typed for `path` cannot be read as (None: it reads again)."""
+        if message:
+            self.parse_errors[path] = message
+        else:
+            self.parse_errors.pop(path, None)
+        self._announce()
+
+    def set_databases(self, specs: list[dict[str, str]]) -> None:
+        self.data["databases"] = specs
+        self._announce()
+
+    def _validated(self) -> tuple[TestConfig | None, list[Problem]]:
+        """The engine's verdict on the data, computed once per change however many pages ask."""
+        if self._verdict is None:
+            data = copy.deepcopy(self.data)
+            if self.auto_tune:
+                # a placeholder the advisor replaces: the fields the engineer cannot edit now
+                # must not make the rest of the configuration invalid
+                databases = data.get("databases")
+                data["thread_count"] = min(4096, max(1, len(databases) if isinstance(databases, list) else 1))
+                data["sluggish_sessions"] = 1
+            config, problems = validate_data(data)
+            advice = self._advice = self.first_setting(config) if config is not None else None
+            if config is not None and advice is not None and self.auto_tune:
+                data = json.loads(config.model_dump_json())
+                data.update(thread_count=advice.threads, sluggish_sessions=advice.sluggish_sessions)
+                config, problems = validate_data(data)
+            self._verdict = (config, check_rules(config) if config is not None else problems)
+        return self._verdict
+
+    def config(self) -> TestConfig | None:
+        """The configuration that would run, or None while the data is not valid."""
+        return self._validated()[0]
+
+    def first_advice(self) -> SettingT | None:
+        """The advisor's first setting for the configuration as it stands (None while it is invalid)."""
+        self._validated()
+        return self._advice
+
+    def problems(self) -> list[Problem]:
+        return self._validated()[1]

@@ -1,0 +1,211 @@
+"""The runs started from the window: one test, or auto-tune's calibration runs, each in the engine process.
+
+Auto-tune is the same step machine as `jetwise tune` (`engine.tuning.tuner.Tuner`): after
+each run the tuner records the result and names the next setting, until a setting passes,
+the target is out of reach, or the runs teach the advisor nothing more. The controller
+shows the run on a `RunDisplay` (the run view) and says how it ended with `finished` or
+`refused`; the window decides what to show next.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from PySide6.QtCore import QObject, Signal
+
+from engine.model.config import TestConfig
+from engine.model.draft import Draft
+from engine.results.document import CONFIG_FILE
+from engine.results.schema import RunResult
+from engine.store.sqlite import Store
+from engine.tuning.advisor import Advice, advise_session
+from engine.tuning.tuner import Tuner
+from reporting.bundle import ReportError, load_run
+from ui.controllers.engine_process import EngineOutcome, EngineProcess
+
+MAX_AUTO_RUNS = 8
+
+
+class RunDisplay(Protocol):
+    """Where a run shows while it runs: the run view."""
+
+    def begin(self, config: TestConfig, title: str) -> None: ...
+    def on_event(self, event: object) -> None: ...
+    def engine_line(self, line: str) -> None: ...
+    def append_log(self, line: str) -> None: ...
+    def show_iterations(self, lines: list[str]) -> None: ...
+
+
+class RunController(QObject):
+    """Starts runs in the engine process, drives auto-tune, and keeps the last run's result and folder."""
+
+    started = Signal()  # a run is under way: show the run view
+    finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
+    refused = Signal(str)  # the run did not start, in a sentence; nothing was written
+    message = Signal(str)  # a line for the status bar
+
+    def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
+                 simulate: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.draft = draft
+        self.display = display
+        self.runs_root = runs_root
+        self.simulate = simulate  # a simulated storage profile instead of the disk
+        self.engine: EngineProcess | None = None
+        self.config: TestConfig | None = None
+        self.tuner: Tuner | None = None  # auto-tune in progress
+        self.tuning_log: list[str] = []
+        self.last_result: RunResult | None = None
+        self.last_output: Path | None = None
+        self._results_cache: dict[str, list[RunResult]] = {}  # a session's results, read once per finished run
+
+    @property
+    def running(self) -> bool:
+        return self.engine is not None and self.engine.running
+
+    # the advisor ------------------------------------------------------------------------
+
+    def session_results(self, config: TestConfig) -> list[RunResult]:
+        """The results of the session a run of `config` goes into (cached until a run finishes)."""
+        session, _note = self.store.resolve_session(self.draft.session or "Jetwise", config)
+        if session not in self._results_cache:
+            self._results_cache[session] = self.store.results(session)
+        return self._results_cache[session]
+
+    def first_setting(self, config: TestConfig) -> Advice:
+        """Where auto-tune starts for `config`: the tuner's first step, which knows the session's runs."""
+        return Tuner(config, self.session_results(config)).advice
+
+    def advise(self, config: TestConfig) -> Advice:
+        return advise_session(config, self.session_results(config), os.cpu_count() or 1)
+
+    # starting -----------------------------------------------------------------------------
+
+    def start_planned(self, config: TestConfig) -> None:
+        """Start what the wizard planned: auto-tune's first calibration run, or the test as it is."""
+        self.tuner = None
+        self.tuning_log = []
+        self.display.show_iterations(self.tuning_log)
+        if self.draft.auto_tune:
+            tuner = Tuner(config, self.session_results(config), max_runs=MAX_AUTO_RUNS)
+            first = tuner.next_run()
+            if first is not None:
+                self.tuner = tuner
+                self.start_run(first)
+                return
+            # The session's runs already answer it: run the setting they found, at the planned length.
+            advice = tuner.advice
+            config = config.model_copy(update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions})
+            self.message.emit(f"This session already has its answer ({advice.status}): running "
+                              f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
+        self.start_run(config)
+
+    def start_run(self, config: TestConfig) -> None:
+        config = TestConfig.model_validate(config.model_dump())
+        self.config = config
+        session = self.draft.session or "Jetwise"
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        output = self.runs_root / _safe(session) / f"{stamp}-t{config.thread_count}-s{config.sluggish_sessions}"
+        if output.exists():  # two runs started within a second: never share a folder
+            output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
+        engine = EngineProcess(self)
+        engine.event_received.connect(self.display.on_event)
+        engine.stderr_line.connect(self.display.engine_line)
+        engine.finished.connect(self._on_engine_finished)
+        self.engine = engine
+        self.last_output = output
+        tuner = self.tuner
+        what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{config.test_type.value.capitalize()} test"
+        self.display.begin(config, f"{what}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
+        self.started.emit()
+        calibrate = self.draft.calibration_s if tuner is not None else None
+        engine.start(config, output, session, calibrate_s=calibrate, simulate=self.simulate)
+        self.message.emit(f"Running; results go to {output}")
+
+    def apply_advice(self, advice: Advice | None) -> None:
+        """The next run of the session at the advisor's setting."""
+        if advice is None or self.config is None or advice.status not in ("start", "next"):
+            return
+        self.start_run(self.config.model_copy(
+            update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+
+    def run_full_length(self, result: RunResult | None) -> None:
+        """A qualification run at the setting of `result`: the standard 2 h (Performance) or 24 h (Stress)."""
+        if result is None or self.config is None:
+            return
+        self.start_run(self.config.model_copy(update={
+            "thread_count": result.summary.threads, "sluggish_sessions": result.summary.sluggish_sessions,
+            "duration_s": self.config.standard_duration_s,
+        }))
+
+    def stop(self) -> None:
+        if self.tuner is not None:
+            self.tuner.stop()
+        if self.engine is not None:
+            self.display.append_log("Stop requested: the engine keeps what it measured")
+            self.engine.stop()
+
+    def stop_and_wait(self) -> None:
+        """Stop for good (the window closes): no further tuning run, and the engine given time to end."""
+        self.tuner = None
+        if self.engine is not None:
+            self.engine.stop()
+            self.engine.process.waitForFinished(7000)
+
+    # ending -------------------------------------------------------------------------------
+
+    def _on_engine_finished(self, outcome: EngineOutcome) -> None:
+        self._results_cache.clear()
+        self.store.recover_abandoned()  # a run its engine left unfinished (killed) is marked aborted
+        engine = self.engine
+        if engine is not None and engine.session:
+            self.draft.session = engine.session  # the engine may have moved the run to a session of its own
+        result = outcome.result or self._recovered_result(outcome)
+        if result is None:
+            self.tuner = None
+            self.refused.emit(_sentence(str(outcome)))
+            return
+        self.last_result = result
+        assert self.config is not None
+        tuner = self.tuner
+        if tuner is None:
+            self.finished.emit(result, self.advise(self.config), "")
+            return
+        tuner.record(result)
+        s = result.summary
+        self.tuning_log.append(
+            f"Run {len(tuner.runs)}: {s.threads} threads / SluggishSessions {s.sluggish_sessions} → "
+            f"{s.achieved_transactional_iops:,.0f} IOPS, reads {s.db_read_avg_latency_ms:.1f} ms: "
+            f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
+        )
+        self.display.show_iterations(self.tuning_log)
+        following = tuner.next_run()
+        if following is not None:
+            self.display.append_log(f"Advisor: {tuner.describe_next()}")
+            self.start_run(following)
+            return
+        self.tuner = None
+        self.finished.emit(result, tuner.advice, f"Auto-tune: {tuner.outcome().status} after {len(tuner.runs)} run(s).")
+
+    def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
+        """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
+        if self.last_output is None or not (self.last_output / CONFIG_FILE).exists():
+            return None
+        try:
+            bundle = load_run(str(self.last_output))
+        except ReportError:
+            return None
+        self.display.append_log(f"{_sentence(str(outcome))} without a result; the result was rebuilt from its samples")
+        return bundle.result
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_ ." else "_" for c in name).strip() or "session"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]

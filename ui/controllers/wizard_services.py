@@ -1,0 +1,87 @@
+"""The wizard's services on the real store and the real machine: sessions from the run store, the preflight checks.
+
+`check_machine` runs the engine's own preflight (`engine.io.preflight`) and words it per
+database row for the Databases page: where the database goes, whether the folder takes
+unbuffered I/O, the free space against the need, and rows that share a volume. It blocks
+(an unbuffered-I/O probe per folder), so the wizard calls it off the GUI thread.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+
+from engine.io.files import database_file_path
+from engine.io.platform import default_backend
+from engine.io.preflight import check_environment, existing_folder
+from engine.model.config import DatabaseSource, TestConfig
+from engine.model.units import format_bytes
+from engine.model.validation import Severity
+from engine.store.sqlite import Store, StoreError
+from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
+
+
+class StoreServices:
+    """What the wizard asks for, answered from the window's store and this machine's disks."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def recent_sessions(self) -> list[SessionSummary]:
+        try:
+            found = []
+            for session in reversed(self._store.sessions()):
+                runs = self._store.runs(session.name)
+                last = runs[-1] if runs else None
+                found.append(SessionSummary(
+                    session.name, session.target_iops, len(runs),
+                    last.status if last else None, last.threads if last else 0, last.sluggish_sessions if last else 0,
+                ))
+            return found
+        except (sqlite3.Error, StoreError) as exc:
+            raise ServiceError(str(exc)) from exc
+
+    def last_config(self, session: str) -> TestConfig | None:
+        try:
+            runs = self._store.runs(session)
+        except (sqlite3.Error, StoreError) as exc:
+            raise ServiceError(str(exc)) from exc
+        return runs[-1].config if runs else None
+
+    def check_machine(self, config: TestConfig) -> MachineCheck:
+        return check_machine(config)
+
+
+def check_machine(config: TestConfig) -> MachineCheck:
+    """The per-row checks: folder, writable, free space against need, shared volume, unbuffered I/O."""
+    attach = config.database_source == DatabaseSource.ATTACH
+    problems, probes = check_environment(config, default_backend())
+    rows: dict[int, list[tuple[str, str]]] = {}
+    devices: dict[int, list[int]] = {}
+    for row, spec in enumerate(config.databases):
+        messages: list[tuple[str, str]] = []
+        for problem in problems:
+            if problem.field.startswith(f"databases[{row}]."):
+                messages.append((problem.message, "error" if problem.severity == Severity.ERROR else "warning"))
+        folder, _ = existing_folder(spec.database_path)
+        if folder is not None:
+            device = os.stat(folder).st_dev
+            devices.setdefault(device, []).append(row)
+            free = shutil.disk_usage(folder).free
+            probe = probes.get(folder)
+            if not any(kind == "error" for _m, kind in messages):
+                if attach:
+                    where = f"attaches {database_file_path(spec.database_path, row).name}"
+                else:
+                    where = "exists" if spec.database_path.is_dir() else "will be created"
+                unbuffered = "unbuffered I/O" if probe is not None and probe.representative else "buffered only"
+                messages.insert(0, (f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
+                                    f"{format_bytes(config.database_size_bytes)}", "ok"))
+        rows[row] = messages
+    for shared in devices.values():
+        if len(shared) > 1:
+            for row in shared:
+                others = ", ".join(str(r + 1) for r in shared if r != row)
+                rows[row].append((f"same volume as row {others}", "ok"))
+    return MachineCheck(problems, rows)

@@ -1,0 +1,234 @@
+"""The Jetwise window: menus, and the wizard, the running test, the verdict and the tuning session as one stack.
+
+The window is given the run store (`app.window` opens it once) and wires its parts: the
+wizard over the draft, the run controller that drives the engine process and auto-tune,
+and the report actions. It keeps no run state of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from pathlib import Path
+
+import numpy
+import pydantic
+import pyqtgraph
+import PySide6
+from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+
+from engine.model.config import save_config
+from engine.model.draft import Draft
+from engine.model.validation import validate_data
+from engine.results.schema import RunResult
+from engine.store.sqlite import Store
+from engine.tuning.advisor import Advice
+from engine.version import __version__
+from ui.controllers.reports import ReportActions
+from ui.controllers.runs import RunController
+from ui.controllers.wizard_services import StoreServices
+from ui.views.results_view import ResultsView
+from ui.views.run_view import RunView
+from ui.views.session_view import SessionView
+from ui.wizard import PAGE_PROFILE, TestWizard
+
+
+def default_runs_root() -> Path:
+    return Path(os.environ.get("JETWISE_RUNS_DIR") or Path.home() / "Jetwise runs")
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store: Store, runs_root: Path | None = None, data_base: Path | None = None,
+                 simulate: str | None = None) -> None:
+        super().__init__()
+        self.settings = QSettings()
+        self.store = store
+        last_data = str(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data")))
+        self.state: Draft[Advice] = Draft(data_base or Path(last_data), lambda config: self.runs.first_setting(config))
+        self.run_view = RunView()
+        self.runs = RunController(store, self.state, self.run_view, runs_root or default_runs_root(), simulate, self)
+        self.reports = ReportActions(self.runs, self)
+        self.wizard_services = StoreServices(store)
+        self.wizard = TestWizard(self.state, self.wizard_services)
+        self.wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.results_view = ResultsView()
+        self.session_view = SessionView()
+        self.stack = QStackedWidget()
+        for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
+            self.stack.addWidget(widget)
+        self.setCentralWidget(self.stack)
+        self._connect()
+        self.setAcceptDrops(True)
+        self._menus()
+        self.setWindowTitle(f"Jetwise {__version__}")
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1100, 780)
+        self.statusBar().showMessage("Plan a test: mailbox profile, threads, databases, test type.")
+
+    def _connect(self) -> None:
+        self.wizard.accepted.connect(self.start_from_wizard)
+        self.wizard.welcome.open_requested.connect(self.open_config)
+        self.wizard.review.save_requested.connect(self.save_config)
+        self.run_view.stop_requested.connect(self.runs.stop)
+        self.runs.started.connect(self._on_runs_started)
+        self.runs.finished.connect(self._on_runs_finished)
+        self.runs.refused.connect(self._on_runs_refused)
+        self.runs.message.connect(self.statusBar().showMessage)
+        self.reports.message.connect(self.statusBar().showMessage)
+        results = self.results_view
+        results.apply_requested.connect(lambda: self.runs.apply_advice(results.suggestion))
+        results.full_length_requested.connect(lambda: self.runs.run_full_length(results.result))
+        results.new_test_requested.connect(self.new_test)
+        results.session_requested.connect(self.show_session)
+        results.open_folder_requested.connect(self.reports.open_run_folder)
+        results.open_report_requested.connect(self.reports.open_report)
+        results.export_pdf_requested.connect(self.reports.export_pdf)
+        results.print_requested.connect(self.reports.print_report)
+        self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
+
+    # menus ---------------------------------------------------------------------------
+
+    def _menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        for text, shortcut, slot in (
+            ("&New test", QKeySequence.StandardKey.New, self.new_test),
+            ("&Open configuration…", QKeySequence.StandardKey.Open, self.open_config),
+            ("&Save configuration…", QKeySequence.StandardKey.Save, self.save_config),
+        ):
+            action = QAction(text, self)
+            action.setShortcut(shortcut)
+            action.triggered.connect(slot)
+            file_menu.addAction(action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        view_menu = self.menuBar().addMenu("&View")
+        session = QAction("Tuning &session", self)
+        session.setShortcut("Ctrl+H")
+        session.triggered.connect(self.show_session)
+        view_menu.addAction(session)
+        help_menu = self.menuBar().addMenu("&Help")
+        about = QAction("&About Jetwise", self)
+        about.triggered.connect(self.about)
+        help_menu.addAction(about)
+
+    def about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About Jetwise",
+            f"<h3>Jetwise {__version__}</h3>"
+            "<p>Proves that storage carries an Exchange-style mailbox workload before production: "
+            "ESE-like unbuffered I/O, exact Pass/Fail verdicts, a tuning advisor.</p>"
+            f"<p>Python {platform.python_version()} · Qt {PySide6.QtCore.qVersion()} · PySide6 {PySide6.__version__} · "
+            f"pyqtgraph {pyqtgraph.__version__} · numpy {numpy.__version__} · pydantic {pydantic.VERSION}<br>"
+            f"{platform.system()} {platform.release()} ({platform.machine()})</p>",
+        )
+
+    # configuration files ---------------------------------------------------------------
+
+    def open_config(self) -> None:
+        folder = str(self.settings.value("last_config_folder", str(Path.home())))
+        name, _ = QFileDialog.getOpenFileName(self, "Open a Jetwise configuration", folder, "Jetwise configuration (*.json)")
+        if name:
+            self.load_config_file(Path(name))
+
+    def load_config_file(self, path: Path) -> bool:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            QMessageBox.warning(self, "Cannot open the configuration", f"{path}: cannot be read ({exc})")
+            return False
+        config, problems = validate_data(text)
+        if config is None:
+            words = "\n".join(f"• {p}" for p in problems[:12])
+            QMessageBox.warning(self, "Cannot open the configuration", f"{path} is not a valid Jetwise configuration:\n\n{words}")
+            return False
+        self.settings.setValue("last_config_folder", str(path.parent))
+        # the latest session that tests this storage design is continued
+        self.wizard.load_config(config, session=self.store.session_of_design(config) or path.stem)
+        self.wizard.welcome.show_loaded(path)
+        self.stack.setCurrentWidget(self.wizard)
+        self.statusBar().showMessage(f"Loaded {path}")
+        return True
+
+    def save_config(self) -> None:
+        config = self.state.config()
+        if config is None:
+            QMessageBox.information(self, "Not saved", "The configuration has problems; the wizard shows them at each field.")
+            return
+        folder = str(self.settings.value("last_config_folder", str(Path.home())))
+        name, _ = QFileDialog.getSaveFileName(self, "Save the configuration", str(Path(folder) / "jetwise-test.json"),
+                                              "Jetwise configuration (*.json)")
+        if name:
+            save_config(config, Path(name))
+            self.settings.setValue("last_config_folder", str(Path(name).parent))
+            self.statusBar().showMessage(f"Saved {name}")
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.toLocalFile().lower().endswith(".json") for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.toLocalFile().lower().endswith(".json"):
+                self.load_config_file(Path(url.toLocalFile()))
+                break
+
+    # runs ------------------------------------------------------------------------------
+
+    def new_test(self) -> None:
+        if self.runs.running:
+            self.statusBar().showMessage("A test is running: stop it first to plan a new one")
+            return
+        self.stack.setCurrentWidget(self.wizard)
+        if self.wizard.currentId() > PAGE_PROFILE:
+            self.wizard.restart_at(PAGE_PROFILE)
+
+    def start_from_wizard(self) -> None:
+        config = self.state.config()
+        if config is None:
+            return
+        self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
+        self.runs.start_planned(config)
+
+    def _on_runs_started(self) -> None:
+        self.stack.setCurrentWidget(self.run_view)
+        self.setWindowTitle(f"Jetwise {__version__} — {self.state.session or 'Jetwise'}")
+
+    def _on_runs_finished(self, result: RunResult, advice: Advice | None, note: str) -> None:
+        self.results_view.show_result(result, advice, note)
+        self.stack.setCurrentWidget(self.results_view)
+        self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
+
+    def _on_runs_refused(self, outcome: str) -> None:
+        """Refused before it started (nothing was written): back to the wizard with the engine's reasons."""
+        self.stack.setCurrentWidget(self.wizard)
+        self.statusBar().showMessage(f"{outcome}; see the messages")
+        QMessageBox.warning(self, "The run did not start",
+                            f"{outcome} before the run started:\n\n" + "\n".join(self.run_view.error_lines()[-10:]))
+
+    def show_session(self) -> None:
+        session = self.state.session
+        runs = self.store.runs(session) if self.store.session(session) else []
+        self.session_view.show_session(session or "(none yet)", runs)
+        self.stack.setCurrentWidget(self.session_view)
+
+    # closing ---------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.runs.running:
+            answer = QMessageBox.question(self, "A test is running",
+                                          "Stop the running test and quit? What it measured so far is kept.")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self.runs.stop_and_wait()
+        self.settings.setValue("geometry", self.saveGeometry())
+        event.accept()

@@ -1,0 +1,210 @@
+"""Form fields built from the option declarations, each showing the engine's message for a bad value under it.
+
+`field_for(option)` makes the field an option's kind asks for: a number, a duration or text
+typed into a line edit with its unit beside it, a check box, or a list to choose from. The
+label, tooltip, unit and bounds come from the `Option` (`engine.model.options`), so an option
+declared in the model needs no form code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from engine.model.options import Option
+from engine.model.units import compact_duration, parse_duration_s
+from ui.widgets.style import ERROR_BORDER_STYLE, ERROR_STYLE
+
+_THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?")
+_UNITLESS = ("duration", "bool", "choice")  # their text says the unit (2h, on, a name)
+
+
+class OptionField(QWidget):
+    """An editor with its unit beside it and, when the value is wrong, the reason in red beneath."""
+
+    changed = Signal()
+
+    def __init__(self, editor: QWidget, unit: str = "", tooltip: str = "") -> None:
+        super().__init__()
+        editor.setToolTip(tooltip)
+        self.editor = editor
+        self.unit = QLabel(unit)
+        self.unit.setMinimumWidth(60)
+        self.error = QLabel()
+        self.error.setStyleSheet(ERROR_STYLE)
+        self.error.setWordWrap(True)
+        self.error.hide()
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(editor)
+        row.addWidget(self.unit)
+        row.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addLayout(row)
+        column.addWidget(self.error)
+        self.setFocusProxy(editor)
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        """Show `value`; `quiet` shows it without announcing an edit (a value the field only displays)."""
+        raise NotImplementedError
+
+    def parsed(self) -> tuple[bool, object]:
+        """(True, value) or (False, what is wrong with what was entered)."""
+        raise NotImplementedError
+
+    def set_error(self, message: str | None) -> None:
+        self.error.setText(message or "")
+        self.error.setVisible(bool(message))
+        self.editor.setStyleSheet(ERROR_BORDER_STYLE if message else "")
+
+
+class FieldEdit(OptionField):
+    """A typed value: a whole number, a number, a duration (2h, 30m, 45s) or text.
+
+    `optional` fields read empty as None (the option's computed default: "one per core").
+    """
+
+    def __init__(self, kind: str = "text", unit: str = "", tooltip: str = "", placeholder: str = "",
+                 *, optional: bool = False, allow_zero: bool = False) -> None:
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText(placeholder)
+        self.edit.setMaximumWidth(240)
+        super().__init__(self.edit, unit, tooltip)
+        self.kind = kind
+        self.optional = optional
+        self.allow_zero = allow_zero
+        self.edit.textChanged.connect(self.changed)
+
+    def text(self) -> str:
+        return self.edit.text().strip()
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        if value is None:
+            text = ""
+        elif self.kind == "duration" and isinstance(value, int | float):
+            text = compact_duration(float(value))
+        else:
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+        if text == self.edit.text():
+            return
+        if quiet:
+            with QSignalBlocker(self.edit):
+                self.edit.setText(text)
+        else:
+            self.edit.setText(text)
+
+    def parsed(self) -> tuple[bool, object]:
+        raw = self.text()
+        if self.kind == "text":
+            return True, raw
+        if not raw:
+            return (True, None) if self.optional else (False, "enter a value")
+        if self.kind == "duration":
+            try:
+                return True, parse_duration_s(raw, allow_zero=self.allow_zero)
+            except ValueError as exc:
+                return False, str(exc)
+        if "," in raw and not _THOUSANDS.fullmatch(raw):
+            # "0,5" is a decimal comma, not a thousands separator: reading it as 5 would change the target tenfold
+            return False, f"'{raw}': use a point for decimals (0.5); commas only group thousands (12,000)"
+        text = raw.replace(",", "")
+        try:
+            return True, int(text) if self.kind == "int" else float(text)
+        except ValueError:
+            return False, "enter a whole number" if self.kind == "int" else "enter a number"
+
+
+class CheckField(OptionField):
+    """An option that is on or off."""
+
+    def __init__(self, text: str, tooltip: str = "") -> None:
+        self.box = QCheckBox(text)
+        super().__init__(self.box, "", tooltip)
+        self.box.toggled.connect(self.changed)
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        blocked = self.box.blockSignals(quiet)
+        self.box.setChecked(bool(value))
+        self.box.blockSignals(blocked)
+
+    def parsed(self) -> tuple[bool, object]:
+        return True, self.box.isChecked()
+
+
+class ChoiceField(OptionField):
+    """An option with a few named values."""
+
+    def __init__(self, choices: tuple[str, ...], tooltip: str = "") -> None:
+        self.combo = QComboBox()
+        self.combo.addItems(list(choices))
+        super().__init__(self.combo, "", tooltip)
+        self.combo.currentIndexChanged.connect(self.changed)
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        blocked = self.combo.blockSignals(quiet)
+        self.combo.setCurrentText(str(value))
+        self.combo.blockSignals(blocked)
+
+    def parsed(self) -> tuple[bool, object]:
+        return True, self.combo.currentText()
+
+
+class DurationChoice(OptionField):
+    """A duration typed (2h, 30m, 45s, 1:30:00) or picked from the usual ones."""
+
+    def __init__(self, presets: list[str], tooltip: str = "", *, allow_zero: bool = False) -> None:
+        self.combo = QComboBox()
+        self.combo.setEditable(True)
+        self.combo.addItems(presets)
+        super().__init__(self.combo, "", tooltip)
+        self.allow_zero = allow_zero
+        self.combo.currentTextChanged.connect(self.changed)
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        text = compact_duration(float(value)) if isinstance(value, int | float) else str(value)
+        if text != self.combo.currentText():
+            blocked = self.combo.blockSignals(quiet)
+            self.combo.setCurrentText(text)
+            self.combo.blockSignals(blocked)
+
+    def parsed(self) -> tuple[bool, object]:
+        try:
+            return True, parse_duration_s(self.combo.currentText(), allow_zero=self.allow_zero)
+        except ValueError as exc:
+            return False, str(exc)
+
+
+def tooltip_of(option: Option) -> str:
+    """The option's description, with its bounds and how an empty field is read."""
+    lines = [option.description or option.title]
+    bounds = option.bounds_words()
+    if bounds and option.kind != "text":
+        lines.append(f"Allowed: {bounds}" + (f" {option.unit}" if option.unit and option.kind not in _UNITLESS else ""))
+    if option.default is None and option.default_words:
+        lines.append(f"Empty: {option.default_words}")
+    return "\n".join(lines)
+
+
+def field_for(option: Option) -> OptionField:
+    """The field for `option`, labelled, explained and bounded by its declaration alone."""
+    tooltip = tooltip_of(option)
+    if option.kind == "bool":
+        return CheckField(option.label, tooltip)
+    if option.kind == "choice":
+        return ChoiceField(option.choices, tooltip)
+    kind = option.kind if option.kind in ("int", "float", "duration") else "text"
+    placeholder = option.default_words if option.default is None else ""
+    if kind == "duration":
+        placeholder = "e.g. 2h, 30m, 45s"
+    unit = "" if option.kind in _UNITLESS else option.unit
+    return FieldEdit(kind, unit, tooltip, placeholder, optional=option.default is None and kind != "text",
+                     allow_zero=zero_allowed(option))
+
+
+def zero_allowed(option: Option) -> bool:
+    """A duration of 0 is valid (a warm-up may be skipped)."""
+    return option.minimum == 0 and not option.minimum_open

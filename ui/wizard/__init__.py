@@ -1,0 +1,12 @@
+"""The test wizard: one module per page on a common base page, registered in order in `pages`.
+
+`base` is the page base (name, title, the options a page edits; load, save, check) over the
+Qt-free draft (`engine.model.draft`); `more_settings` generates the fields of every flagged
+option no page places; `problems` words the Review page; `services` is what the window gives
+the pages instead of the store and the disk; `wizard` holds `TestWizard`.
+"""
+
+from ui.wizard.pages import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE, PAGE_WELCOME
+from ui.wizard.wizard import TestWizard
+
+__all__ = ["PAGE_DATABASES", "PAGE_PROFILE", "PAGE_REVIEW", "PAGE_TUNING", "PAGE_TYPE", "PAGE_WELCOME", "TestWizard"]

@@ -1,0 +1,116 @@
+"""The Review page's words: every problem with its field and the page it is edited on, and the test at a glance.
+
+Rendered as HTML for a QTextBrowser. A problem's field is named as the form names it
+("Database 2 log path (Databases and logs page)"); where it is edited comes from the pages'
+own declarations of the options they edit.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from engine.model.config import TestConfig
+from engine.model.options import option_at
+from engine.model.units import compact_duration, format_bytes
+from engine.model.validation import Problem, Severity
+from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
+
+CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review; the run measures the real rate
+_ROW = re.compile(r"^databases\[(\d+)\]\.(\w+)$")
+
+
+def placed_at(field: str, placed: Mapping[str, str]) -> str | None:
+    """Where the engineer edits `field` ("Mailbox profile page"), or None when only a file sets it."""
+    found = option_at(field)
+    if found is not None and found.path in placed:
+        return placed[found.path]
+    head = field.split(".")[0].split("[")[0]
+    for path, where in placed.items():  # a problem of a whole group: the page of its options
+        if path == head or path.startswith((head + ".", head + "[")):
+            return where
+    return None
+
+
+def field_words(field: str, placed: Mapping[str, str]) -> str:
+    """A problem's field in the words of the form: "Database 2 log path (Databases and logs page)"."""
+    if not field:
+        return "Configuration"
+    if field == "session":
+        return "Tuning session (Review page)"
+    where = placed_at(field, placed)
+    row = _ROW.match(field)
+    if row is not None:
+        name = f"Database {int(row.group(1)) + 1}" + {"database_path": " path", "log_path": " log path"}.get(row.group(2), "")
+    else:
+        titles = _titles(field)
+        name = field
+        if titles:  # a field of a page goes by its own name; one only a file sets, with its group
+            name = titles[-1] if len(titles) == 1 or where else f"{titles[0]}: {titles[-1]}"
+    return f"{name} ({where})" if where else f"{name} (in the configuration file)"
+
+
+def _titles(field: str) -> list[str]:
+    """The titles of the model's fields along `field`'s path ("thresholds.strict.x" -> three titles)."""
+    model: type[BaseModel] | None = TestConfig
+    titles: list[str] = []
+    for part in field.split("."):
+        info = model.model_fields.get(part.split("[")[0]) if model is not None else None
+        if info is None:
+            return []
+        titles.append(info.title or part)
+        annotation = info.annotation
+        model = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return titles
+
+
+def problems_html(problems: list[Problem], placed: Mapping[str, str]) -> str:
+    """The problems as a list: errors in red, warnings in amber, each with its field and page."""
+    if not problems:
+        return ""
+    items = []
+    for problem in problems:
+        error = problem.severity == Severity.ERROR
+        style = ERROR_STYLE if error else WARNING_STYLE
+        where = field_words(problem.field, placed)
+        items.append(f"<li><span style='{style}'><b>{'Error' if error else 'Warning'}</b> — {html.escape(where)}: "
+                     f"{html.escape(problem.message)}</span></li>")
+    return f"<p><b>Before Start</b></p><ul>{''.join(items)}</ul>"
+
+
+def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> str:
+    mix = config.operation_mix
+    total = config.database_size_bytes * config.database_count
+    create_s = total / CREATE_RATE_BYTES_PER_S
+    rows = "".join(
+        f"<tr><td>{config.instance_name(i)}</td><td>{s.database_path}</td><td>{s.log_path}</td></tr>"
+        for i, s in enumerate(config.databases)
+    )
+    running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
+               if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
+    tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
+              f"SluggishSessions {config.sluggish_sessions}" if auto_tune
+              else f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
+    return f"""
+<h3>{config.test_type.value.capitalize()} test, {config.threshold_set_name} thresholds</h3>
+<table cellpadding="3">
+<tr><td><b>Target</b></td><td>{config.target_transactional_iops:,.1f} transactional IOPS
+ ({config.profile.mailboxes:,} mailboxes × {config.profile.iops_per_mailbox:g} IOPS + {config.profile.headroom_percent:g} %)</td></tr>
+<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
+ ({format_bytes(total)}), {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
+ {config.database_source.value}</td></tr>
+<tr><td><b>Thread tuning</b></td><td>{tuning}</td></tr>
+<tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
+ replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
+<tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
+<tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
+<tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
+ (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
+ {running}</td></tr>
+</table>
+<h4>Databases</h4>
+<table cellpadding="3" border="1" cellspacing="0"><tr><th>Instance</th><th>Database path</th><th>Log path</th></tr>{rows}</table>
+"""

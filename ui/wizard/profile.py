@@ -1,0 +1,67 @@
+"""Page 2, Mailbox profile: what the mailbox design asks of this server's storage, and what it means."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout
+
+from engine.model.units import format_bytes
+from ui.widgets.fields import OptionField
+from ui.wizard.base import PageContext, WizardPage
+
+# Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS
+# per mailbox (stand-alone) or 0.05 (with database copies).
+MESSAGE_PROFILES = [(50 * n, 0.06 * n, 0.05 * n) for n in range(1, 11)]
+
+
+class ProfilePage(WizardPage):
+    NAME = "profile"
+    TITLE = "Mailbox profile"
+    SUBTITLE = "What the mailbox design asks of this server's storage."
+    OPTIONS = ("profile.mailboxes", "profile.iops_per_mailbox", "profile.mailbox_size_mb", "profile.headroom_percent",
+               "capacity_percent")
+
+    def __init__(self, context: PageContext) -> None:
+        super().__init__(context)
+        form = QFormLayout()
+        self.add_field(form, "profile.mailboxes")
+        iops = self.add_field(form, "profile.iops_per_mailbox")
+        self.messages = QComboBox()
+        self.messages.addItem("Pick from messages sent and received per day…", None)
+        for count, standalone, copies in MESSAGE_PROFILES:
+            self.messages.addItem(f"{count} messages/day: {standalone:.2f} IOPS (stand-alone), {copies:.2f} (with copies)",
+                                  (standalone, copies))
+        self.messages.setToolTip("Exchange 2010 guidance: about 0.06 IOPS per mailbox per 50 messages a day")
+        self.messages.activated.connect(lambda _i: self._profile_picked(iops))
+        form.addRow("", self.messages)
+        for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent"):
+            self.add_field(form, path)
+        self.readout = QLabel()
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        box = QGroupBox("What this means")
+        QVBoxLayout(box).addWidget(self.readout)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(box)
+        layout.addStretch(1)
+
+    def _profile_picked(self, iops: OptionField) -> None:
+        values = self.messages.currentData()
+        if values:
+            copies = self.state.data.get("copies_per_database", 1) > 1
+            iops.set_value(round(values[1] if copies else values[0], 3))
+
+    def refresh(self) -> None:
+        super().refresh()
+        config = self.state.config()
+        if config is None:
+            self.readout.setText("<i>Correct the fields above to see the target and sizes.</i>")
+            return
+        databases = config.database_count
+        self.readout.setText(
+            f"Target: <b>{config.target_transactional_iops:,.1f} transactional IOPS</b> "
+            f"({config.profile.mailboxes:,} × {config.profile.iops_per_mailbox:g} + {config.profile.headroom_percent:g} %)<br>"
+            f"Database size: <b>{format_bytes(config.database_size_bytes)}</b> each, "
+            f"{format_bytes(config.database_size_bytes * databases)} in total over {databases} database(s)<br>"
+            f"Log space: {format_bytes(config.log_space_bytes_per_database)} per database (16 × 1 MB circular)"
+        )

@@ -1,0 +1,146 @@
+"""Page 6, Review: everything on one page, with every problem of the configuration that will run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
+
+from engine.model.validation import Problem, Severity, check_rules, errors_only, problems_from_validation_error
+from engine.tuning.tuner import calibration_rule
+from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
+from ui.wizard.base import PageContext, WizardPage
+from ui.wizard.problems import problems_html, review_html
+from ui.wizard.services import MachineCheck
+from ui.workers import BackgroundCheck
+
+THREAD_FIELDS = ("thread_count", "sluggish_sessions")
+
+
+class ReviewPage(WizardPage):
+    """Everything on one page, with every problem of the configuration that will run.
+
+    The problems are the engine's own: its rules (errors and warnings) and the checks of
+    the machine the Databases page runs, run again here off the GUI thread. In auto-tune
+    mode the configuration judged is the one the first calibration run uses: the advisor's
+    starting setting, shaped as a calibration run. Start stays disabled while any error
+    remains, and until the machine's checks of what would run are in.
+    """
+
+    NAME = "review"
+    TITLE = "Review"
+    SUBTITLE = "Everything on one page. Start runs the test; the configuration can be saved first."
+
+    save_requested = Signal()
+
+    def __init__(self, context: PageContext) -> None:
+        super().__init__(context)
+        self.text = QTextBrowser()
+        self.text.setOpenLinks(False)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.session = QLineEdit()
+        self.session.setToolTip("The tuning session this run belongs to: one storage design, many runs")
+        self.session.textChanged.connect(self._on_session_text_changed)
+        self.state.session_changed.connect(self._on_state_session_changed)
+        save = QPushButton("Save configuration…")
+        save.setToolTip("Save this configuration as a Jetwise JSON file")
+        save.clicked.connect(self.save_requested)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Tuning session:"))
+        row.addWidget(self.session, 1)
+        row.addWidget(save)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.status)
+        layout.addLayout(row)
+        self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
+        services = context.services
+        self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)
+        self.checks.finished.connect(self.refresh)
+
+    def initializePage(self) -> None:
+        if not self.state.session:
+            volume = Path(self.state.data["databases"][0]["database_path"]).anchor or "disk"
+            self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {volume}"
+        self.session.setText(self.state.session)
+        self._ask(again=True)  # the folders may have changed since the Databases page looked
+        self.refresh()
+
+    def _on_session_text_changed(self, text: str) -> None:
+        self.state.session = text.strip()
+        self.refresh()
+
+    def _on_state_session_changed(self, name: str) -> None:
+        if self.session.text().strip() != name:
+            self.session.setText(name)
+
+    def _is_current(self) -> bool:
+        wizard = self.wizard()
+        return wizard is not None and wizard.currentPage() is self
+
+    def _ask(self, again: bool = False) -> None:
+        config = self.state.config()
+        self.checks.want(None if config is None else config.model_dump_json(), config, again=again)
+
+    def environment_problems(self) -> list[Problem]:
+        """The machine's problems with what would run; none until its checks are in."""
+        answer = self.checks.answer
+        if self.checks.pending or not isinstance(answer, MachineCheck):
+            return []
+        return answer.problems
+
+    def review_problems(self) -> list[Problem]:
+        """Every problem with what Start would run, errors first."""
+        problems: list[Problem] = []
+        for path, message in self.state.parse_errors.items():
+            if not (self.state.auto_tune and path in THREAD_FIELDS):
+                problems.append(Problem(path, message))
+        config = self.state.config()
+        if config is None:
+            problems += [p for p in self.state.problems() if p.field not in self.state.parse_errors]
+        else:
+            problems += self.state.problems()
+            if self.state.auto_tune:
+                try:
+                    shaped, _rule = calibration_rule(config, self.state.calibration_s)
+                except ValidationError as exc:
+                    problems += problems_from_validation_error(exc)
+                else:
+                    problems += [p for p in check_rules(shaped) if p not in problems]
+            problems += self.environment_problems()
+            if self.checks.error is not None and not self.checks.pending:
+                problems.append(Problem("", f"the database and log folders could not be checked: {self.checks.error}"))
+        if not self.state.session:
+            problems.append(Problem("session", "name the tuning session this run belongs to"))
+        return sorted(problems, key=lambda p: p.severity != Severity.ERROR)
+
+    def refresh(self) -> None:
+        if self._is_current():
+            self._ask()
+        problems = self.review_problems()
+        errors = errors_only(problems)
+        config = self.state.config()
+        listed = problems_html(problems, self.context.placed)
+        if config is None:
+            self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}")
+        else:
+            self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s))
+        if config is not None and self.checks.pending:
+            self.status.setText("Checking the database and log folders…")
+        elif errors:
+            self.status.setText(f"<span style='{ERROR_STYLE}'>{len(errors)} error(s) listed above must be corrected "
+                                "before Start: Back leads to the page of each field.</span>")
+        elif problems:
+            self.status.setText(f"<span style='{WARNING_STYLE}'>{len(problems)} warning(s) listed above: "
+                                "Start runs the test as it is.</span>")
+        else:
+            self.status.setText("")
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        if self.state.config() is None or self.checks.pending:
+            return False
+        return not errors_only(self.review_problems())

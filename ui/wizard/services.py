@@ -1,0 +1,52 @@
+"""What the wizard asks of the world, and the window answers: tuning sessions from the store, checks of the machine.
+
+Pages never open the store nor touch a disk themselves (an import contract forbids it): the
+window gives the wizard an object with these methods, and a test can give it another.
+`check_machine` may block for seconds on a slow volume; pages call it off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.model.config import TestConfig
+from engine.model.validation import Problem
+
+
+class ServiceError(Exception):
+    """The store cannot answer; the message says why."""
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """A tuning session as the Welcome page lists it."""
+
+    name: str
+    target_iops: float
+    runs: int
+    last_status: str | None = None  # of its last run
+    last_threads: int = 0
+    last_sluggish_sessions: int = 0
+
+
+@dataclass(frozen=True)
+class MachineCheck:
+    """The checks of the machine for one configuration: problems by field, and a line or more per database row."""
+
+    problems: list[Problem] = field(default_factory=list)
+    rows: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # (text, "ok" | "warning" | "error")
+
+
+class WizardServices(Protocol):
+    def recent_sessions(self) -> list[SessionSummary]:
+        """The tuning sessions, latest first (raises ServiceError)."""
+        ...
+
+    def last_config(self, session: str) -> TestConfig | None:
+        """The configuration of the session's last run; None when it has no run (raises ServiceError)."""
+        ...
+
+    def check_machine(self, config: TestConfig) -> MachineCheck:
+        """Folders, writability, free space, unbuffered I/O and existing files, for `config`. Blocks."""
+        ...

@@ -1,0 +1,93 @@
+"""Page 3, Thread tuning: auto-tune (the advisor picks the setting) or a thread count set by hand."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout
+
+from engine.model.units import parse_duration_s
+from ui.widgets.fields import FieldEdit
+from ui.wizard.base import PageContext, WizardPage
+
+
+class TuningPage(WizardPage):
+    NAME = "tuning"
+    TITLE = "Thread tuning"
+    SUBTITLE = "Let Jetwise find the thread count, or set it yourself."
+    OPTIONS = ("thread_count", "sluggish_sessions")
+
+    def __init__(self, context: PageContext) -> None:
+        super().__init__(context)
+        self.auto = QRadioButton("Auto-tune: short calibration runs steered by the advisor until a setting passes")
+        self.manual = QRadioButton("Manual: use this thread count and SluggishSessions")
+        self.auto.setToolTip("Each calibration run is judged once latency has settled; the advisor picks the next setting")
+        self.manual.setToolTip("Run one test at exactly this setting")
+        group = QButtonGroup(self)
+        group.addButton(self.auto)
+        group.addButton(self.manual)
+        (self.auto if self.state.auto_tune else self.manual).setChecked(True)
+        self.auto.toggled.connect(self._on_auto_toggled)
+        form = QFormLayout()
+        self.add_field(form, "thread_count")
+        form.addRow("", QLabel("More threads drive more IOPS, and more latency. At least one per database."))
+        self.add_field(form, "sluggish_sessions")
+        form.addRow("", QLabel("Fine-tunes between thread steps: 2 halves each thread's I/O, 3 makes it a third."))
+        self.calibration = FieldEdit("text", "", "Longest calibration run (e.g. 3m)")
+        self.calibration.set_value("3m")
+        self.calibration.changed.connect(self.completeChanged)
+        form.addRow("Calibration run (at most):", self.calibration)
+        self.suggestion = QLabel()
+        self.suggestion.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.auto)
+        layout.addWidget(self.manual)
+        layout.addLayout(form)
+        layout.addWidget(self.suggestion)
+        layout.addStretch(1)
+        self.refresh()
+
+    def _on_auto_toggled(self) -> None:
+        self.state.set_auto_tune(self.auto.isChecked())
+
+    def check(self) -> dict[str, str]:
+        if self.state.auto_tune:
+            return {}  # the advisor's setting replaces the fields, and it is valid by construction
+        return super().check()
+
+    def refresh(self) -> None:
+        auto = self.state.auto_tune
+        wanted = self.auto if auto else self.manual
+        if not wanted.isChecked():
+            wanted.setChecked(True)
+        for path in self.OPTIONS:
+            self.fields[path].setEnabled(not auto)
+        self.calibration.setEnabled(auto)
+        super().refresh()
+        config = self.state.config()
+        if config is None:
+            return
+        if auto:
+            # the disabled fields show the setting the first calibration run uses; the
+            # engineer's own values stay in the draft for a return to Manual
+            self.fields["thread_count"].set_value(config.thread_count, quiet=True)
+            self.fields["sluggish_sessions"].set_value(config.sluggish_sessions, quiet=True)
+        advice = self.state.first_advice()
+        if advice is None:
+            return
+        first = "Advisor's starting point" if advice.status in ("start", "next") else "This session's answer"
+        self.suggestion.setText(
+            f"{first}: <b>{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}</b> "
+            f"({html.escape(advice.rationale)})."
+        )
+
+    def isComplete(self) -> bool:
+        if self.state.auto_tune:
+            try:
+                self.state.calibration_s = parse_duration_s(self.calibration.text() or "3m")
+            except ValueError as exc:
+                self.calibration.set_error(str(exc))
+                return False
+            self.calibration.set_error(None)
+            return True
+        return super().isComplete()

@@ -1,0 +1,112 @@
+"""Page 1, Welcome: a new test, a configuration file, or a tuning session to continue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+)
+
+from ui.wizard.base import PageContext, WizardPage
+from ui.wizard.services import ServiceError, SessionSummary
+
+
+class WelcomePage(WizardPage):
+    """The way in: a new test, a configuration file, or a tuning session to continue.
+
+    A session's configuration is loaded only on an explicit choice: clicking or
+    activating (double-click, Enter) its row, or choosing "Continue a tuning session"
+    with a row selected. Moving through the list (focus, arrow keys) loads nothing,
+    so the fields already entered are never replaced by accident.
+    """
+
+    NAME = "welcome"
+    TITLE = "Welcome to Jetwise"
+    SUBTITLE = "Prove the storage carries the mailbox workload before production."
+
+    open_requested = Signal()
+
+    def __init__(self, context: PageContext) -> None:
+        super().__init__(context)
+        self.new_test = QRadioButton("Start a new test")
+        self.open_file = QRadioButton("Open a configuration file (or drop a Jetwise JSON file on this window)")
+        self.resume = QRadioButton("Continue a tuning session")
+        self.new_test.setChecked(True)
+        group = QButtonGroup(self)
+        for button in (self.new_test, self.open_file, self.resume):
+            group.addButton(button)
+        self.browse = QPushButton("Open configuration…")
+        self.browse.clicked.connect(self.open_requested)
+        self.loaded = QLabel()
+        self.loaded.setWordWrap(True)
+        self.sessions = QListWidget()
+        self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; click one (or press Enter) to continue it")
+        self.sessions.itemClicked.connect(self._session_chosen)
+        self.sessions.itemActivated.connect(self._session_chosen)
+        self.resume.toggled.connect(self._on_resume_toggled)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.new_test)
+        layout.addWidget(self.open_file)
+        row = QHBoxLayout()
+        row.addSpacing(24)
+        row.addWidget(self.browse)
+        row.addWidget(self.loaded, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.resume)
+        layout.addWidget(self.sessions, 1)
+        self.fill_sessions()
+
+    def fill_sessions(self) -> None:
+        self.sessions.clear()
+        try:
+            sessions = self.context.services.recent_sessions()
+        except ServiceError:  # a broken store must not stop a new test
+            return
+        for session in sessions:
+            item = QListWidgetItem(_words(session))
+            item.setData(Qt.ItemDataRole.UserRole, session.name)
+            self.sessions.addItem(item)
+
+    def _on_resume_toggled(self, on: bool) -> None:
+        selected = self.sessions.selectedItems()
+        if on and selected:
+            self._session_chosen(selected[0])
+
+    def _session_chosen(self, item: QListWidgetItem | None) -> None:
+        """Continue the session of `item`: its last run's configuration fills the wizard."""
+        if item is None:
+            return
+        name = item.data(Qt.ItemDataRole.UserRole)
+        try:
+            config = self.context.services.last_config(name)
+        except ServiceError as exc:  # a broken store must not stop the wizard
+            self.loaded.setText(f"Cannot read the tuning sessions: {exc}")
+            return
+        if config is None:
+            self.loaded.setText(f"'{name}' has no runs yet: there is no configuration to continue from")
+            return
+        with QSignalBlocker(self.resume):  # checking it must not load the selection a second time
+            self.resume.setChecked(True)
+        self.state.load(config, session=name)
+        self.loaded.setText(f"Continuing '{name}' from its last run's configuration")
+
+    def show_loaded(self, path: Path) -> None:
+        self.open_file.setChecked(True)
+        self.loaded.setText(f"Loaded {path}")
+
+
+def _words(session: SessionSummary) -> str:
+    words = f"{session.name} — target {session.target_iops:,.0f} IOPS — {session.runs} run(s)"
+    if session.last_status is not None:
+        words += (f", last: {session.last_status.upper()} at {session.last_threads} threads / "
+                  f"SluggishSessions {session.last_sluggish_sessions}")
+    return words

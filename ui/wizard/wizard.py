@@ -1,0 +1,100 @@
+"""The test wizard: its pages, in order, over one shared draft; Start (Finish) hands the configuration on."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from PySide6.QtWidgets import QWidget, QWizard
+
+from engine.model.config import TestConfig
+from engine.model.draft import Draft
+from engine.tuning.advisor import Advice
+from ui.wizard.base import WizardPage
+from ui.wizard.databases import DatabasesPage
+from ui.wizard.pages import PAGES, page_context
+from ui.wizard.profile import ProfilePage
+from ui.wizard.review import ReviewPage
+from ui.wizard.services import WizardServices
+from ui.wizard.test_type import TestTypePage
+from ui.wizard.tuning import TuningPage
+from ui.wizard.welcome import WelcomePage
+
+PageT = TypeVar("PageT", bound=WizardPage)
+
+
+class TestWizard(QWizard):
+    """Welcome, mailbox profile, thread tuning, databases, test type, review.
+
+    Every page edits one shared `Draft`. Each edit is judged by the engine's own rules; a
+    page shows the message of each bad field under that field and keeps Next disabled
+    until its fields are valid. Going Back loses nothing. The Review page lists every
+    problem of what Start would run, errors and warnings, each with its field, and keeps
+    Start disabled while any error remains.
+    """
+
+    __test__ = False
+
+    def __init__(self, state: Draft[Advice], services: WizardServices, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.setWindowTitle("New Jetwise test")
+        self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
+        self.setOption(QWizard.WizardOption.NoCancelButton, True)
+        context = page_context(state, services)
+        self.pages: list[WizardPage] = [page_class(context) for page_class in PAGES]
+        for page_id, page in enumerate(self.pages):
+            self.setPage(page_id, page)
+
+    def _page(self, kind: type[PageT]) -> PageT:
+        return next(page for page in self.pages if isinstance(page, kind))
+
+    @property
+    def welcome(self) -> WelcomePage:
+        return self._page(WelcomePage)
+
+    @property
+    def profile(self) -> ProfilePage:
+        return self._page(ProfilePage)
+
+    @property
+    def tuning(self) -> TuningPage:
+        return self._page(TuningPage)
+
+    @property
+    def databases(self) -> DatabasesPage:
+        return self._page(DatabasesPage)
+
+    @property
+    def test_type(self) -> TestTypePage:
+        return self._page(TestTypePage)
+
+    @property
+    def review(self) -> ReviewPage:
+        return self._page(ReviewPage)
+
+    def load_config(self, config: TestConfig, session: str = "") -> None:
+        """Fill the wizard from a configuration (a file, a dropped file) in Manual mode.
+
+        A configuration file states a thread count and SluggishSessions, and loading it
+        means the engineer chose that setting: the Thread tuning page opens in Manual with
+        those values in its fields. Auto-tune stays one click away.
+        """
+        self.state.set_auto_tune(False)
+        self.state.load(config, session)
+
+    def restart_at(self, page_id: int) -> None:
+        """Show page `page_id` as if the engineer had walked to it with Next from the Welcome page.
+
+        The history is rebuilt, so Next and Back work as usual from there (jumping with
+        setCurrentId would leave later pages in the history and Next would refuse to go
+        on). Nothing entered is lost: every page shows the shared draft, and the walk only
+        initialises each page on the way, which also starts the Databases page's checks.
+        """
+        if page_id not in self.pageIds():
+            raise ValueError(f"the wizard has no page {page_id}")
+        self.restart()
+        while self.currentId() != page_id:
+            before = self.currentId()
+            self.next()
+            if self.currentId() == before:
+                raise RuntimeError(f"the wizard cannot go on from page {before} to reach page {page_id}")
