@@ -11,6 +11,8 @@ both system-wide), so interval boundaries line up across processes.
 
 from __future__ import annotations
 
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -42,11 +44,13 @@ from engine.workload.stats import InstanceInterval, IntervalBucket
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
 JOIN_TIMEOUT_S = 1.0
 MAX_ERROR_LINES = 20
+PARENT_GONE_EXIT = 70  # a worker whose runner died ends with this code
 
 
 def worker_main(channels: WorkerChannels) -> None:
     """Entry point of a worker process (spawned; must stay importable and picklable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how a Ctrl-C ends the run
+    _end_with_parent()
     worker_id = channels.spec.worker_id
     channels.messages.put(WorkerHello(worker_id, os.getpid()))
     try:
@@ -55,6 +59,25 @@ def worker_main(channels: WorkerChannels) -> None:
         channels.messages.put(WorkerCrash(worker_id, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     finally:
         channels.messages.put(WorkerDone(worker_id))
+
+
+def _end_with_parent() -> None:
+    """A worker whose runner is gone (killed, crashed, its session closed) ends at once, on every platform.
+
+    Nobody would read what it measures, and it must not go on loading a customer's disk. The
+    runner's process sentinel (a pipe on POSIX, the process handle on Windows) becomes ready
+    when the runner ends, however it ends; the files are closed by the operating system, and a
+    database being created resumes where its header says on the next run.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(PARENT_GONE_EXIT)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 class _Worker:

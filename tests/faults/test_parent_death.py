@@ -1,0 +1,73 @@
+"""Nothing is left running when the runner dies: kill -9 of `jetwise run` while it creates and while it measures."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from tests.cli.test_cli import JETWISE, jetwise
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and /dev/shm are POSIX; Windows uses the same sentinel")
+GONE_WITHIN_S = 3.0
+
+
+def _semaphores() -> set[str]:
+    shm = Path("/dev/shm")
+    return {p.name for p in shm.glob("sem.*")} if shm.is_dir() else set()
+
+
+def _config(tmp_path: Path, *extra: str) -> Path:
+    out = tmp_path / "test.json"
+    done = jetwise("init", str(out), "--databases", "2", "--db-path", str(tmp_path / "DB{n}"), "--log-path",
+                   str(tmp_path / "Log{n}"), "--mailboxes", "8", "--cache-min-mb", "1", "--cache-max-mb", "2",
+                   "--duration", "10m", "--warmup", "0s", *extra, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def _kill_when(config: Path, tmp_path: Path, words: str) -> list[psutil.Process]:
+    """Start a run, kill -9 it once its progress shows `words`; the worker processes it had."""
+    process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(tmp_path / "run")], cwd=tmp_path,
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        seen.append(line)
+        if words in line:
+            break
+    children = psutil.Process(process.pid).children(recursive=True)
+    assert children, "".join(seen)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    return children
+
+
+def _wait_gone(processes: list[psutil.Process]) -> list[psutil.Process]:
+    deadline = time.monotonic() + GONE_WITHIN_S
+    alive = processes
+    while alive and time.monotonic() < deadline:
+        _gone, alive = psutil.wait_procs(alive, timeout=0.1)
+    return alive
+
+
+def test_workers_end_within_seconds_when_the_runner_is_killed_while_measuring(tmp_path):
+    before = _semaphores()
+    config = _config(tmp_path, "--mailbox-size-mb", "1")
+    children = _kill_when(config, tmp_path, "[measure")
+    assert _wait_gone(children) == [], "workers still running after the runner died"
+    assert _semaphores() - before == set()
+    samples = (tmp_path / "run" / "samples.jsonl").read_text().strip().splitlines()
+    assert samples and json.loads(samples[0])["interval"] >= 0  # what was measured stays
+
+
+def test_workers_end_within_seconds_when_the_runner_is_killed_while_creating(tmp_path):
+    config = _config(tmp_path, "--mailbox-size-mb", "400", "--capacity-percent", "50")  # 1.6 GB per database
+    children = _kill_when(config, tmp_path, "creating databases")
+    assert _wait_gone(children) == [], "workers still creating databases after the runner died"
