@@ -97,6 +97,7 @@ def main() -> int:
         wait(700)
         shot(name)
         window.wizard.next()
+    store.close()
     return 0
 
 

@@ -1,5 +1,5 @@
-"""The window scenarios use the same window under test as the UI tests."""
+"""The window scenarios use the same window under test, on the same run store, as the UI tests."""
 
-from tests.ui.conftest import window
+from tests.ui.conftest import store, window
 
-__all__ = ["window"]
+__all__ = ["store", "window"]

@@ -72,7 +72,10 @@ class FieldEdit(OptionField):
                  *, optional: bool = False, allow_zero: bool = False) -> None:
         self.edit = QLineEdit()
         self.edit.setPlaceholderText(placeholder)
-        self.edit.setMaximumWidth(240)
+        widest = 480 if kind == "text" else 240  # a sentence, or a number
+        room = self.edit.fontMetrics().horizontalAdvance(placeholder) + 24  # the placeholder says what empty means
+        self.edit.setMinimumWidth(min(widest, max(room, 320 if kind == "text" else 0)))
+        self.edit.setMaximumWidth(widest)
         super().__init__(self.edit, unit, tooltip)
         self.kind = kind
         self.optional = optional

@@ -33,7 +33,7 @@ class TuningPage(WizardPage):
         form.addRow("", QLabel("More threads drive more IOPS, and more latency. At least one per database."))
         self.add_field(form, "sluggish_sessions")
         form.addRow("", QLabel("Fine-tunes between thread steps: 2 halves each thread's I/O, 3 makes it a third."))
-        self.calibration = FieldEdit("text", "", "Longest calibration run (e.g. 3m)")
+        self.calibration = FieldEdit("duration", "", "Longest calibration run (e.g. 3m)")
         self.calibration.set_value("3m")
         self.calibration.changed.connect(self.completeChanged)
         form.addRow("Calibration run (at most):", self.calibration)
