@@ -156,7 +156,7 @@ class TestConfig(ConfigPart):
         100.0,
         gt=0,
         le=100,
-        title="Capacity (%)",
+        title="Database size to create (%)",
         description="How much of the computed database size to create; lower for quick tests.",
         json_schema_extra=cli("--capacity-percent", unit="%"),
     )

@@ -25,4 +25,4 @@ def more_settings(page: WizardPage, options: Sequence[Option]) -> CollapsibleSec
     for found in options:
         page.add_field(form, found.path)
     return CollapsibleSection(TITLE, content, "Settings most tests leave at their defaults; each is also a "
-                                              "command-line flag of jetwise run")
+                                              "command-line flag of jetwise init")
