@@ -57,7 +57,9 @@ def run_fio(paths: list[Path], threads: int, seconds: float, file_bytes: int, wo
 ALL_READS = {"insert_percent": 0, "delete_percent": 0, "replace_percent": 0, "read_percent": 100}
 
 
-def run_jetwise(folders: list[Path], threads: int, seconds: float, out: Path, workload: str) -> tuple[float, float]:
+def run_jetwise(
+    folders: list[Path], threads: int, seconds: float, out: Path, workload: str, *, verify: bool = True
+) -> tuple[float, float]:
     """(IOPS, mean read latency ms) of Jetwise's engine attached to the database files.
 
     A 32 MB cache per database keeps about 97 % of leaf reads going to the disk, as on
@@ -71,6 +73,7 @@ def run_jetwise(folders: list[Path], threads: int, seconds: float, out: Path, wo
             "duration_s": seconds,
             "warmup_s": 1.0,
             "background_maintenance": False,
+            "verify_checksum": verify,
             "database_cache_min_mb": 16,
             "database_cache_max_mb": 32,
             **({"operation_mix": ALL_READS} if workload == "reads" else {}),
@@ -101,6 +104,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--workload", choices=["reads", "model"], nargs="+", default=["reads", "model"])
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--checksum-cost", action="store_true",
+                        help="also run Jetwise without page checksum verification, interleaved, to show what it costs")
     args = parser.parse_args()
     if shutil.which("fio") is None:
         print("fio is not installed (apt-get install fio)", file=sys.stderr)
@@ -130,11 +135,14 @@ def main() -> int:
             for threads in args.threads:
                 used = min(args.databases, threads)
                 fio_paths = (files if workload == "reads" else fio_files)[:used]
-                fio_runs, jw_runs = [], []
+                fio_runs, jw_runs, plain_runs = [], [], []
                 for repeat in range(args.repeats):
                     fio_runs.append(run_fio(fio_paths, threads, args.seconds, pages * PAGE_SIZE_BYTES, workload))
                     out = scratch / f"{workload}-{threads}-{repeat}"
                     jw_runs.append(run_jetwise(folders[:used], threads, args.seconds, out, workload))
+                    if args.checksum_cost:
+                        plain = scratch / f"{workload}-{threads}-{repeat}-no-verify"
+                        plain_runs.append(run_jetwise(folders[:used], threads, args.seconds, plain, workload, verify=False))
                 fio_iops = statistics.median(r[0] for r in fio_runs)
                 fio_ms = statistics.median(r[1] for r in fio_runs)
                 jw_iops = statistics.median(r[0] for r in jw_runs)
@@ -145,10 +153,14 @@ def main() -> int:
                     "jetwise_mean_read_latency_ms": jw_ms, "latency_ratio": jw_ms / fio_ms,
                 }
                 row["met"] = row["iops_ratio"] >= target[0] and (target[1] is None or row["latency_ratio"] <= target[1])
+                if plain_runs:
+                    row["jetwise_iops_without_checksums"] = statistics.median(r[0] for r in plain_runs)
                 rows.append(row)
                 print(
                     f"{threads:>7} {used:>5} {fio_iops:>10,.0f} {jw_iops:>12,.0f} {row['iops_ratio']:>10.3f} "
-                    f"{fio_ms:>8.3f} {jw_ms:>10.3f} {row['latency_ratio']:>9.3f}",
+                    f"{fio_ms:>8.3f} {jw_ms:>10.3f} {row['latency_ratio']:>9.3f}"
+                    + (f"   without checksums {row['jetwise_iops_without_checksums']:,.0f} IOPS "
+                       f"(verified / not: {jw_iops / row['jetwise_iops_without_checksums']:.3f})" if plain_runs else ""),
                     flush=True,
                 )
             met = all(r["met"] for r in rows if r["workload"] == workload)
