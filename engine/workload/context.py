@@ -82,16 +82,21 @@ def timed_io(
     return t2
 
 
+def page_problem(ctx: InstanceContext, page: memoryview, db_id: bytes, page_no: int) -> str | None:
+    """What is wrong with a page just read, if anything: not the page asked for or, when the
+    configuration asks (the default), a checksum that does not hold (ESE -1018)."""
+    problem = check_page_identity(page, db_id, page_no)
+    if problem is None and ctx.verify_checksum and not verify_checksum(page, PAGE_SIZE_BYTES):
+        problem = f"page {page_no} fails its checksum (ESE -1018): its contents changed on the way to or from the disk"
+    return problem
+
+
 def check_pages(
     ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, db_id: bytes, first: int, count: int
 ) -> None:
-    """Check that each page read into `view` is the page asked for and, when the configuration asks, that its
-    checksum holds; count and report any page that fails."""
+    """Check each page read into `view` (`page_problem`); count and report any page that fails."""
     for i in range(count):
-        page = view[i * PAGE_SIZE_BYTES :]
-        problem = check_page_identity(page, db_id, first + i)
-        if problem is None and ctx.verify_checksum and not verify_checksum(page, PAGE_SIZE_BYTES):
-            problem = f"page {first + i} fails its checksum (ESE -1018): its contents changed on the way to or from the disk"
+        problem = page_problem(ctx, view[i * PAGE_SIZE_BYTES :], db_id, first + i)
         if problem is not None:
             record_error(meter, stream)
             ctx.errors(ctx.name, stream, problem)

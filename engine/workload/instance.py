@@ -26,12 +26,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.io.pages import BlockWriter, check_page_identity
+from engine.io.pages import BlockWriter
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.background import Maintenance, Replication
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
-from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, check_pages, perf_ns, record_error, timed_io
+from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, check_pages, page_problem, perf_ns, record_error, timed_io
 from engine.workload.histogram import bucket_index
 from engine.workload.logstream import LogWriter
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
@@ -177,6 +177,7 @@ class Instance:
         last_page = self.plan.pages - 1
         span = last_page  # leaves are pages 1 .. pages-1; page 0 is the file header
         db_id = self.plan.db_id
+        ctx = self._ctx
         levels = self.levels
         cache = self.cache
         fault, dirty, allocate = cache.fault, cache.dirty, cache.allocate
@@ -232,7 +233,7 @@ class Instance:
                         if latency > reads.max_ns:
                             reads.max_ns = latency
                         reads.hist[bucket_index(latency)] += 1
-                        problem = check_page_identity(view, db_id, page)
+                        problem = page_problem(ctx, view, db_id, page)
                         if problem is not None:
                             record_error(meter, DB_READ)
                             self._errors(self.name, DB_READ, problem)

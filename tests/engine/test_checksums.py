@@ -51,3 +51,25 @@ def test_with_verification_off_the_same_pages_pass_their_identity_check(disk_dir
     result, log = _run(config, disk_dir / "no-verify")
     assert result.summary.verdict == "pass", result.summary.reasons
     assert not any("checksum" in line for line in log)
+
+
+def test_the_transaction_threads_single_page_check_verifies_the_checksum():
+    """The hot path's per-page check (`page_problem`) is the one `check_pages` uses: identity, then checksum."""
+    import threading
+
+    from engine.io.pages import BlockWriter
+    from engine.workload.context import InstanceContext, RunClock, page_problem
+
+    db_id = b"\x05" * 16
+    buffer = memoryview(bytearray(PAGE_SIZE_BYTES))
+    BlockWriter(db_id, seed=1).fill_page(buffer, 42, 0, PAGE_SIZE_BYTES)
+    clock = RunClock(0, 1, 1, threading.Event())
+
+    def context(verify: bool) -> InstanceContext:
+        return InstanceContext(None, "Instance 1", clock, lambda *_: None, lambda *_: None, True, verify)  # type: ignore[arg-type]
+
+    assert page_problem(context(True), buffer, db_id, 42) is None
+    buffer[FLIPPED_AT] ^= 0xFF
+    assert "page 42 fails its checksum (ESE -1018)" in (page_problem(context(True), buffer, db_id, 42) or "")
+    assert page_problem(context(False), buffer, db_id, 42) is None
+    assert "carries page number 42" in (page_problem(context(True), buffer, db_id, 7) or "")
