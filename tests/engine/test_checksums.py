@@ -66,7 +66,7 @@ def test_the_transaction_threads_single_page_check_verifies_the_checksum():
     clock = RunClock(0, 1, 1, threading.Event())
 
     def context(verify: bool) -> InstanceContext:
-        return InstanceContext(None, "Instance 1", clock, lambda *_: None, lambda *_: None, True, verify)  # type: ignore[arg-type]
+        return InstanceContext(None, "Instance 1", clock, lambda *_: None, lambda *_: None, True, verify)
 
     assert page_problem(context(True), buffer, db_id, 42) is None
     buffer[FLIPPED_AT] ^= 0xFF
