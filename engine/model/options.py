@@ -17,6 +17,7 @@ import typing
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
@@ -25,6 +26,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from engine.model.config import TestConfig
+from engine.model.units import compact_duration
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,6 @@ class Option:
 
     def _number(self, value: float) -> str:
         if self.kind == "duration":
-            from engine.model.units import compact_duration
-
             return compact_duration(value) if value else "0"
         return f"{int(value):,}" if value == int(value) else f"{value:g}"
 
@@ -75,8 +75,6 @@ class Option:
         if isinstance(self.default, Enum):
             return str(self.default.value)
         if self.kind == "duration":
-            from engine.model.units import compact_duration
-
             return compact_duration(float(self.default))
         return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
 
@@ -99,8 +97,6 @@ def _unwrap(annotation: Any) -> Any:
 
 
 def _kind(annotation: Any, extra: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
-    from pathlib import Path
-
     if extra.get("duration"):
         return "duration", ()
     if isinstance(annotation, type):
