@@ -37,25 +37,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class _Stream:
-    """Events to stdout, one JSON line each, whole lines even from several threads."""
+    """Events to stdout, one JSON line each, whole lines even from several threads.
+
+    When the front end is gone (its end of the pipe closed), events are dropped: the run is
+    stopping by then (`_watch_stdin`) and its result and samples still go to the output folder.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
+        self._reader_gone = False
 
     def __call__(self, event: BaseModel) -> None:
         with self._lock:
-            sys.stdout.write(to_json_line(event))
-            sys.stdout.flush()
+            if self._reader_gone:
+                return
+            try:
+                sys.stdout.write(to_json_line(event))
+                sys.stdout.flush()
+            except OSError:  # a broken pipe: the window ended
+                self._reader_gone = True
 
     def log(self, level: str, message: str) -> None:
         self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))
 
 
+WINDOW_GONE = "stopped: the window that started the run closed or ended"
+
+
 def _watch_stdin(runner: Runner) -> None:
+    """The stop command stops the run; so does the end of stdin, which is the front end
+    ending however it ends (closed, crashed or killed): nobody is left to watch the run."""
     for line in sys.stdin:
         if line.strip().lower() == STOP_COMMAND:
             runner.request_stop("stopped by the user")
             return
+    runner.request_stop(WINDOW_GONE)
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
