@@ -7,6 +7,8 @@ the stop command on stdin stops the run (a pipe works on Windows, where signals 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 import threading
 from datetime import datetime
@@ -64,14 +66,23 @@ class _Stream:
 WINDOW_GONE = "stopped: the window that started the run closed or ended"
 
 
-def _watch_stdin(runner: Runner) -> None:
-    """The stop command stops the run; so does the end of stdin, which is the front end
-    ending however it ends (closed, crashed or killed): nobody is left to watch the run."""
+def _stdin_is_a_pipe() -> bool:
+    try:
+        return stat.S_ISFIFO(os.fstat(sys.stdin.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _watch_stdin(runner: Runner, pipe: bool) -> None:
+    """The stop command stops the run. When stdin is a pipe from the front end, its end stops the
+    run too: the front end ended however it ends (closed, crashed or killed) and nobody is left
+    to watch. (Python reports Windows's anonymous pipes as FIFOs too.)"""
     for line in sys.stdin:
         if line.strip().lower() == STOP_COMMAND:
             runner.request_stop("stopped by the user")
             return
-    runner.request_stop(WINDOW_GONE)
+    if pipe:
+        runner.request_stop(WINDOW_GONE)
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
@@ -93,7 +104,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         return ExitCode.INVALID
     runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule)
     if sys.stdin is not None and not sys.stdin.isatty():
-        threading.Thread(target=_watch_stdin, args=(runner,), name="stdin-watch", daemon=True).start()
+        threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
     try:
         with stop_on_signals(runner.request_stop):
             result = runner.run()

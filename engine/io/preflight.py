@@ -12,6 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from engine.io.files import database_file_path, log_file_path
+from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
 from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig
@@ -111,6 +112,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                     continue
                 needs[device] += needed
                 device_paths[device].append(f"log {index + 1}")
+    problems += _lock_problems(config)
 
     for device, needed in needs.items():
         folder = device_folder[device]
@@ -124,6 +126,25 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 )
             )
     return problems, probes
+
+
+def run_folders(config: TestConfig) -> list[tuple[str, Path]]:
+    """Each database and log folder a run works in, with the field that names it, once each."""
+    seen: dict[Path, str] = {}
+    for index, spec in enumerate(config.databases):
+        for attr in ("database_path", "log_path"):
+            seen.setdefault(Path(os.path.abspath(getattr(spec, attr))), f"databases[{index}].{attr}")
+    return [(field, folder) for folder, field in seen.items()]
+
+
+def _lock_problems(config: TestConfig) -> list[Problem]:
+    """A folder another run holds (`engine.io.locks`) is refused before anything touches it."""
+    problems = []
+    for field, folder in run_folders(config):
+        problem = folder_problem(folder) if folder.is_dir() else None
+        if problem is not None:
+            problems.append(Problem(field, problem))
+    return problems
 
 
 def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:

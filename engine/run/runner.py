@@ -7,6 +7,7 @@ finishes with a result document, marked aborted when the run did not complete.
 
 from __future__ import annotations
 
+import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,7 +15,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
+from engine.io.locks import FolderInUseError, FolderLocks
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
+from engine.io.preflight import run_folders
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, errors_only
@@ -96,6 +99,25 @@ class Runner:
             errors.append(Problem("output", taken))
         if errors:
             raise InvalidConfigError(errors)
+        locks = self._lock_folders()
+        try:
+            return self._run(problems, probes)
+        finally:
+            locks.release()
+
+    def _lock_folders(self) -> FolderLocks:
+        """The run's database, log and output folders, each held by this run alone until it ends."""
+        folders = [] if self.source.simulated else run_folders(self.config)
+        folders.append(("output", Path(os.path.abspath(self.output_dir))))
+        try:
+            return FolderLocks([folder for _, folder in folders], self.run_id).take()
+        except FolderInUseError as exc:
+            field = next((name for name, folder in folders if folder == exc.folder), "output")
+            raise InvalidConfigError([Problem(field, str(exc))]) from None
+        except OSError as exc:
+            raise InvalidConfigError([Problem("output", f"cannot take the run's folders: {exc}")]) from None
+
+    def _run(self, problems: list[Problem], probes: dict[Path, UnbufferedProbe]) -> RunResult:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
         try:

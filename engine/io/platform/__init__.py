@@ -138,3 +138,28 @@ def default_backend() -> IoBackend:
     from engine.io.platform.posix import PosixBackend
 
     return PosixBackend()
+
+
+def try_lock(fd: int) -> bool:
+    """Take an exclusive lock on an open file without waiting; False when another process holds it.
+
+    The operating system releases it when the process ends, however it ends.
+    """
+    if sys.platform == "win32":
+        from engine.io.platform import windows
+
+        return windows.try_lock(fd)
+    from engine.io.platform import posix
+
+    return posix.try_lock(fd)
+
+
+def unlock(fd: int) -> None:
+    if sys.platform == "win32":
+        from engine.io.platform import windows
+
+        windows.unlock(fd)
+        return
+    from engine.io.platform import posix
+
+    posix.unlock(fd)

@@ -153,3 +153,20 @@ def filesystem_type(directory: Path) -> str:
         if inside and len(mount_point) >= len(best):
             best, best_type = mount_point, parts[2]
     return best_type
+
+
+def try_lock(fd: int) -> bool:
+    """An exclusive, non-blocking flock on an open file; the kernel drops it when the process ends."""
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def unlock(fd: int) -> None:
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_UN)
