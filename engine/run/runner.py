@@ -27,7 +27,7 @@ from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.settling import SettleRule
-from engine.run.sinks import RunFolderWriter, fan_out
+from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out
 
 
 class InvalidConfigError(Exception):
@@ -158,7 +158,10 @@ class Runner:
         return self._stop_reason
 
     def emit(self, event: BaseModel) -> None:
-        self._emit_fn(event)
+        try:
+            self._emit_fn(event)
+        except SinkFailedError as exc:  # the run folder or the store cannot be written: stop, keep what is there
+            self.request_stop(exc.reason)
 
     def log(self, message: str, level: str = "info") -> None:
         stamp = datetime.now().astimezone()

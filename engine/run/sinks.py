@@ -3,6 +3,11 @@
 `RunFolderWriter` keeps the run folder (config.json, test.log, samples.jsonl,
 result.json) from the events alone, so the CLI, the engine sub-command and the window
 get the same artefacts; the store's `RunRecorder` sits beside it.
+
+A sink that can no longer write (its volume is full, its disk failed) raises
+`SinkFailedError` once, with the reason in the field's words; the runner stops the run
+with it, and the sink keeps what it wrote. The run folder keeps a small reserve file
+from the start, given back when its volume fills, so the aborted result still fits.
 """
 
 from __future__ import annotations
@@ -17,6 +22,21 @@ from pydantic import BaseModel
 from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
 from engine.results.document import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, write_result
 
+RESERVE_FILE = "jetwise-reserve.tmp"
+RESERVE_BYTES = 1024 * 1024  # room for the result document and the last log lines of a run whose volume filled
+
+
+class SinkFailedError(Exception):
+    """A sink cannot write any more; `reason` says why, for the run's aborted result."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _words(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
 
 class RunFolderWriter:
     """Writes one run's folder as its events arrive; files are flushed line by line."""
@@ -25,13 +45,22 @@ class RunFolderWriter:
         self.folder = folder
         self._log: TextIO | None = None
         self._samples: TextIO | None = None
+        self.failure: str | None = None
 
     def __call__(self, event: BaseModel) -> None:
+        try:
+            self._write(event)
+        except OSError as exc:
+            self._failed(event, exc)
+
+    def _write(self, event: BaseModel) -> None:
         if isinstance(event, StartEvent):
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / CONFIG_FILE).write_text(event.config.model_dump_json(indent=2) + "\n", encoding="utf-8")
             self._log = open(self.folder / LOG_FILE, "a", encoding="utf-8")
             self._samples = open(self.folder / SAMPLES_FILE, "a", encoding="utf-8")
+            with open(self.folder / RESERVE_FILE, "xb") as reserve:
+                reserve.write(bytes(RESERVE_BYTES))
         elif isinstance(event, LogEvent) and self._log is not None:
             stamp = datetime.fromisoformat(event.time)
             self._log.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {event.message}\n")
@@ -40,20 +69,56 @@ class RunFolderWriter:
             self._samples.write(event.sample.model_dump_json() + "\n")
             self._samples.flush()
         elif isinstance(event, ResultEvent):
+            self._give_back_reserve()
             write_result(event.result, self.folder)
+
+    def _failed(self, event: BaseModel, exc: OSError) -> None:
+        """Stop writing samples (what was written stays), give back the reserve for the result and the log's last lines."""
+        samples, self._samples = self._samples, None
+        if samples is not None:
+            _close_quietly(samples)
+        self._give_back_reserve()
+        if isinstance(event, LogEvent) and self._log is not None:
+            _close_quietly(self._log)  # the line was cut short; the log cannot be trusted for more
+            self._log = None
+        if self.failure is not None:
+            return
+        self.failure = f"the run folder {self.folder} could not be written ({_words(exc)})"
+        raise SinkFailedError(self.failure) from None
+
+    def _give_back_reserve(self) -> None:
+        try:
+            (self.folder / RESERVE_FILE).unlink(missing_ok=True)
+        except OSError:
+            pass
 
     def close(self) -> None:
         for handle in (self._log, self._samples):
             if handle is not None:
-                handle.close()
+                _close_quietly(handle)
         self._log = self._samples = None
+        self._give_back_reserve()
+
+
+def _close_quietly(handle: TextIO) -> None:
+    """Close a file whose last write failed: its buffered rest cannot be written either."""
+    try:
+        handle.close()
+    except OSError:
+        pass
 
 
 def fan_out(*sinks: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
     """One emit callback that hands every event to each sink in turn (e.g. the store, then the console)."""
 
     def emit(event: BaseModel) -> None:
+        failed: SinkFailedError | None = None
         for sink in sinks:
-            sink(event)
+            try:
+                sink(event)
+            except SinkFailedError as exc:  # the other sinks still get the event
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
     return emit

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.run.sinks import SinkFailedError
 from engine.store.sqlite import Store
 
 
@@ -16,6 +18,9 @@ class RunRecorder:
     The run is opened when it starts (a configuration refused by validation leaves no
     run behind). Samples and log lines are committed one by one, so a run that dies
     keeps all it measured; the result, when it comes, closes the run with its verdict.
+    When the store cannot be written (its volume is full, its disk failed) the recorder says
+    so once (`SinkFailedError`), which stops the run; the run folder still gets everything,
+    and the store takes the result from there when it is next opened.
     """
 
     def __init__(self, store: Store, session: str, output_dir: Path) -> None:
@@ -23,8 +28,18 @@ class RunRecorder:
         self.session = session
         self.output_dir = output_dir
         self.run_id: str | None = None
+        self.failed = False
 
     def __call__(self, event: BaseModel) -> None:
+        if self.failed:
+            return
+        try:
+            self._record(event)
+        except (sqlite3.Error, OSError) as exc:
+            self.failed = True
+            raise SinkFailedError(f"the run store {self.store.path} could not be written ({exc})") from None
+
+    def _record(self, event: BaseModel) -> None:
         if isinstance(event, StartEvent):
             self.run_id = event.run_id
             self.store.begin_run(self.store.session_for(self.session, event.config), event.run_id, event.config,

@@ -26,6 +26,7 @@ import platformdirs
 import psutil
 
 from engine.model.config import TestConfig
+from engine.results.document import read_result
 from engine.results.schema import IntervalSample, RunResult
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.rows import RunRow, SessionRow, _storage, design_of
@@ -208,18 +209,29 @@ class Store:
             )
 
     def recover_abandoned(self) -> list[str]:
-        """Mark aborted the runs left `running` by a process of this host that no longer exists."""
+        """Close the runs left `running` by a process of this host that no longer exists.
+
+        A run whose store could not be written to the end (its volume filled) still wrote its
+        result to its run folder: that result closes it. Any other is marked aborted.
+        """
         host = socket.gethostname()
-        rows = self._db.execute("SELECT run_id, pid, host FROM runs WHERE status = ?", (RUNNING,)).fetchall()
-        abandoned = [r["run_id"] for r in rows if r["host"] == host and not _alive(r["pid"])]
+        rows = self._db.execute("SELECT run_id, pid, host, output_dir FROM runs WHERE status = ?", (RUNNING,)).fetchall()
+        abandoned = [r for r in rows if r["host"] == host and not _alive(r["pid"])]
         reason = "the run ended without finishing (its process stopped: a crash, a kill or a power loss)"
+        lost = []
+        for row in abandoned:
+            result = _folder_result(row["output_dir"], row["run_id"])
+            if result is not None:
+                self.finish_run(row["run_id"], result)
+            else:
+                lost.append(row["run_id"])
         with self._transaction() as db:
-            for run_id in abandoned:
+            for run_id in lost:
                 db.execute(
                     "UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
                     (ABORTED, _now(), json.dumps([reason]), run_id),
                 )
-        return abandoned
+        return [r["run_id"] for r in abandoned]
 
     def runs(self, session: str | None = None) -> list[RunRow]:
         query = "SELECT runs.*, sessions.name AS session_name FROM runs JOIN sessions ON sessions.id = runs.session_id"
@@ -269,6 +281,17 @@ class Store:
             reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
             config=TestConfig.model_validate_json(row["config_json"]),
         )
+
+
+def _folder_result(output_dir: str | None, run_id: str) -> RunResult | None:
+    """The result a run wrote to its folder, when the store missed it."""
+    if not output_dir:
+        return None
+    try:
+        result = read_result(Path(output_dir))
+    except (OSError, ValueError):
+        return None
+    return result if result.run_id == run_id else None
 
 
 def _alive(pid: int | None) -> bool:
