@@ -1,0 +1,60 @@
+"""Run `jetwise run` with one of its folders on a small volume that fills mid-run (run inside `unshare -rm`).
+
+    python -m tests.faults.fill_volume MOUNT SIZE CONFIG OUTPUT COPY [--store]
+
+Mounts a tmpfs of SIZE at MOUNT (a private mount namespace: nothing outside sees it), starts
+the run with its output folder (or, with --store, its run store) there, fills the volume once
+two samples are written, waits for the run to end and copies what is on the small volume to
+COPY, because the volume goes away with the namespace. Prints the run's exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+JETWISE = [sys.executable, "-m", "app"]
+
+
+def _fill(folder: Path) -> None:
+    with open(folder / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(bytes(64 * 1024))
+                filler.flush()
+        except OSError:
+            pass
+
+
+def main(mount: Path, size: str, config: Path, output: Path, copy: Path, store: bool) -> int:
+    mount.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], check=True)
+    env = dict(os.environ, JETWISE_DATA_DIR=str(mount)) if store else dict(os.environ)
+    with open(copy.parent / "stderr.txt", "w") as stderr:
+        run = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(output)], cwd=config.parent,
+                               stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+        samples = output / "samples.jsonl"
+        deadline = time.monotonic() + 120
+        while run.poll() is None and time.monotonic() < deadline:
+            if samples.exists() and samples.read_text().count("\n") >= 2:
+                break
+            time.sleep(0.2)
+        _fill(mount)
+        try:
+            code = run.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            code = -1
+    (mount / "filler").unlink()
+    shutil.copytree(mount, copy)
+    print(code)
+    return 0
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    sys.exit(main(Path(args[0]), args[1], Path(args[2]), Path(args[3]), Path(args[4]), "--store" in args))
