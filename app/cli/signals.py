@@ -2,7 +2,9 @@
 
 The first signal asks the run to stop: it still judges what it measured and writes its
 result, marked aborted with the reason. A second Ctrl-C ends the command at once. A hang-up
-(the terminal or remote session that started the run closed) stops the run the same way.
+(the terminal or remote session that started the run closed) stops the run the same way; on
+Windows so do Ctrl-Break, the console window closing, a logoff and a shutdown
+(`engine.io.platform.lifetime.on_console_end`), which wait for the result to be written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+
+from engine.io.platform.lifetime import ConsoleEndHandler, on_console_end
 
 Stop = Callable[[str], None]  # asked to stop, with the reason for the test log
 
@@ -32,8 +36,10 @@ REASONS: dict[int, str] = {
     signal.SIGINT: "stopped by the user (Ctrl-C)",
     signal.SIGTERM: "stopped by a termination signal (SIGTERM)",
 }
-if hasattr(signal, "SIGHUP"):  # POSIX only; Windows's console close is the window's and the job object's matter
+if hasattr(signal, "SIGHUP"):  # POSIX; Windows's console close is a console control event (below)
     REASONS[signal.SIGHUP] = "stopped: the terminal or remote session that started it closed (SIGHUP)"
+if hasattr(signal, "SIGBREAK"):  # Windows
+    REASONS[signal.SIGBREAK] = "stopped by the user (Ctrl-Break)"
 
 
 def _signals() -> list[int]:
@@ -48,8 +54,12 @@ def stop_on_signals(stop: Stop) -> Iterator[None]:
         return
     handler = _StopOnSignal(stop)
     previous = {number: signal.signal(number, handler) for number in _signals()}
+    ended = threading.Event()
+    remove_console_handler = on_console_end(ConsoleEndHandler(stop, ended))
     try:
         yield
     finally:
+        ended.set()
+        remove_console_handler()
         for number, old in previous.items():
             signal.signal(number, old)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.io.platform.lifetime import contain_children
 from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
@@ -97,6 +98,9 @@ class _PoolRun:
         self.progress_started: float | None = None  # the first report starts the rate clock
         self.progress_base = 0
         self.started_utc = self.wall0
+        contained = contain_children()  # Windows: the workers end with this process however it ends
+        if contained is not None:
+            runner.log(contained, "warning")
         self.workers = WorkerProcesses()
         self.ready: set[int] = set()
         self.done: set[int] = set()
