@@ -19,8 +19,20 @@ GONE_WITHIN_S = 3.0
 
 
 def _semaphores() -> set[str]:
+    """Named semaphores that exist and that no living process maps: those a run left behind.
+
+    Semaphores of other processes running meanwhile (other tests, other runs) are mapped by them.
+    """
     shm = Path("/dev/shm")
-    return {p.name for p in shm.glob("sem.*")} if shm.is_dir() else set()
+    if not shm.is_dir():
+        return set()
+    mapped: set[str] = set()
+    for maps in Path("/proc").glob("[0-9]*/maps"):
+        try:
+            mapped.update(line.rsplit("/", 1)[-1].strip() for line in maps.read_text().splitlines() if "/dev/shm/sem." in line)
+        except OSError:
+            continue  # the process ended meanwhile
+    return {p.name for p in shm.glob("sem.*")} - mapped
 
 
 def _config(tmp_path: Path, *extra: str) -> Path:
