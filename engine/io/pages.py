@@ -7,8 +7,15 @@ Jetwise writes are alike: deduplicating arrays cannot fold them. The rest is tak
 from a pool of random bytes at a random offset, so compressing arrays cannot shrink
 it either. The checksum (CRC-32) covers everything after the checksum field.
 
+Every log sector the log stream writes (512 bytes or 4 KiB, the log's sector size)
+carries the same header, with the log generation as its number and its byte offset
+in the file as its sequence, and a CRC-32 of its own.
+
 File headers (page 0 of a database, sector 0 of a log file) are how Jetwise
 recognises its own files: it never writes into a file without a valid one.
+
+A block read back is checked by `page_fault` or `log_sector_fault`: cheaply when it
+is good, and classified into an `ErrorKind` only when it is not.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ import time
 import uuid
 import zlib
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from pathlib import Path
 
 FORMAT_VERSION = 1
@@ -36,6 +43,7 @@ _HEADER = struct.Struct("<8sHHI16sQQ")
 HEADER_BYTES = _HEADER.size  # 48
 _CHECKSUM_OFFSET = 12
 _CHECKSUMMED_FROM = 16
+_CRC = struct.Struct("<I")
 # per-sector stamp inside a page: page number, sequence, sector index
 _STAMP = struct.Struct("<QQQ")
 
@@ -56,6 +64,21 @@ class Kind(IntEnum):
 
 class FormatError(ValueError):
     """A block is not what Jetwise wrote there."""
+
+
+class ErrorKind(StrEnum):
+    """What went wrong with an I/O, by the names storage engineers and ESE use for it."""
+
+    CHECKSUM = "bad_checksum"  # the block's CRC does not match its contents
+    WRONG_NUMBER = "wrong_number"  # a valid block, but not the one asked for: another page, sector or database
+    UNINITIALISED = "uninitialised"  # all zeros: never written, or a blank block returned
+    SHORT_READ = "short_read"  # the file ends before the read does
+    DISK_IO = "disk_io"  # the operating system reported the I/O failed
+
+
+# What a check found: the kind, and in words what the block holds instead when it is a valid block of
+# another place ("page 12", "log sector 17 of generation 3", "a page of another database"), else "".
+Fault = tuple[ErrorKind, str]
 
 
 def _pool() -> bytes:
@@ -91,51 +114,78 @@ class BlockWriter:
         struct.pack_into("<I", buf, _CHECKSUM_OFFSET, zlib.crc32(buf[_CHECKSUMMED_FROM:page_bytes]))
 
     def fill_log_sectors(self, buf: memoryview, first_sector: int, count: int, generation: int) -> None:
-        """Write `count` log sectors into `buf`, numbered from `first_sector` of log `generation`."""
+        """Write `count` 4 KiB log sectors into `buf`, from sector `first_sector` of the file, of log `generation`."""
         for i in range(count):
-            base = i * SECTOR_BYTES
             start = self._rng.randrange(self._pool_span)
-            buf[base : base + SECTOR_BYTES] = self._pool[start : start + SECTOR_BYTES]
-            _HEADER.pack_into(
-                buf, base, LOG_SECTOR_MAGIC, FORMAT_VERSION, Kind.LOG_SECTOR, 0,
-                self.db_id, generation, first_sector + i,
-            )
-            crc = zlib.crc32(buf[base + _CHECKSUMMED_FROM : base + SECTOR_BYTES])
-            struct.pack_into("<I", buf, base + _CHECKSUM_OFFSET, crc)
+            buf[i * SECTOR_BYTES : (i + 1) * SECTOR_BYTES] = self._pool[start : start + SECTOR_BYTES]
+        self._seal_log_sectors(buf, count * SECTOR_BYTES, generation, first_sector * SECTOR_BYTES, SECTOR_BYTES)
 
+    def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int) -> None:
+        """Fill `buf[0:length]` with whole log sectors bound for `file_offset` of log `generation`.
 
-    def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int) -> None:
-        """Fill `buf[0:length]` with log data bound for `file_offset` of log `generation`.
-
-        Stamped at its start and at every 4 KiB boundary of the file, so no two 4 KiB
-        blocks of a log are alike; no checksum (log data is never read back and checked).
+        Each sector carries its header and checksum, so no two 4 KiB blocks of a log are
+        alike and log replication can verify every sector it reads back.
         """
         start = self._rng.randrange(self._pool_span)
         buf[:length] = self._pool[start : start + length]
-        stamp = _HEADER.pack_into
-        first = -(-file_offset // SECTOR_BYTES) * SECTOR_BYTES
-        offsets = [0] if first != file_offset else []
-        offsets.extend(range(first - file_offset, length, SECTOR_BYTES))
-        for at in offsets:
-            if at + _HEADER.size <= length:
-                stamp(buf, at, LOG_SECTOR_MAGIC, FORMAT_VERSION, Kind.LOG_SECTOR, 0,
-                      self.db_id, generation, file_offset + at)
+        self._seal_log_sectors(buf, length, generation, file_offset, sector_bytes)
+
+    def _seal_log_sectors(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int) -> None:
+        stamp, seal, crc, db_id = _HEADER.pack_into, _CRC.pack_into, zlib.crc32, self.db_id
+        for at in range(0, length, sector_bytes):
+            stamp(buf, at, LOG_SECTOR_MAGIC, FORMAT_VERSION, Kind.LOG_SECTOR, 0, db_id, generation, file_offset + at)
+            seal(buf, at + _CHECKSUM_OFFSET, crc(buf[at + _CHECKSUMMED_FROM : at + sector_bytes]))
 
 
-def check_page_identity(buf: memoryview, db_id: bytes, page_no: int) -> str | None:
-    """Cheap check on every read: the page is ours and is the page asked for."""
-    magic, _version, _kind, _crc, page_db, number, _seq = _HEADER.unpack_from(buf, 0)
-    if magic != PAGE_MAGIC:
-        return f"page {page_no} has no Jetwise page header"
-    if page_db != db_id:
-        return f"page {page_no} belongs to another database"
-    if number != page_no:
-        return f"page {page_no} carries page number {number}"
-    return None
+def page_fault(buf: memoryview, db_id: bytes, page_no: int, page_bytes: int, verify: bool) -> Fault | None:
+    """Check a database page just read: it is ours, it is the page asked for and, with `verify`,
+    its checksum holds. None when it is good (one header unpack, one CRC); what is wrong when not."""
+    magic, _version, _kind, stored, page_db, number, _seq = _HEADER.unpack_from(buf, 0)
+    if magic == PAGE_MAGIC and page_db == db_id and number == page_no:
+        return _checksum_fault(buf, stored, page_bytes, verify)
+    return _misplaced(buf, magic, PAGE_MAGIC, page_db == db_id, f"page {number}", page_bytes)
+
+
+def log_sector_fault(
+    buf: memoryview, db_id: bytes, generation: int, file_offset: int, sector_bytes: int, verify: bool
+) -> Fault | None:
+    """Check a log sector read back: ours, of this `generation`, written for `file_offset` and, with
+    `verify`, with a checksum that holds."""
+    magic, _version, _kind, stored, sector_db, number, at = _HEADER.unpack_from(buf, 0)
+    if magic == LOG_SECTOR_MAGIC and sector_db == db_id and number == generation and at == file_offset:
+        return _checksum_fault(buf, stored, sector_bytes, verify)
+    holds = f"log sector {at // sector_bytes} of generation {number}"
+    return _misplaced(buf, magic, LOG_SECTOR_MAGIC, sector_db == db_id, holds, sector_bytes)
+
+
+def log_header_fault(buf: memoryview, db_id: bytes, verify: bool) -> Fault | None:
+    """Check the header sector of a log file read back (sector 0)."""
+    magic, _version, _kind, stored, file_db, _slot, _seq = _HEADER.unpack_from(buf, 0)
+    if magic == LOG_FILE_MAGIC and file_db == db_id:
+        return _checksum_fault(buf, stored, SECTOR_BYTES, verify)
+    return _misplaced(buf, magic, LOG_FILE_MAGIC, file_db == db_id, "another log file's header", SECTOR_BYTES)
+
+
+def _checksum_fault(buf: memoryview, stored: int, length: int, verify: bool) -> Fault | None:
+    if not verify or stored == zlib.crc32(buf[_CHECKSUMMED_FROM:length]):
+        return None
+    return ErrorKind.CHECKSUM, ""
+
+
+def _misplaced(buf: memoryview, magic: bytes, expected: bytes, same_database: bool, holds: str, length: int) -> Fault:
+    """The slow path of a failed check: which kind of failure it is."""
+    if magic == expected:
+        # a whole block of another place, or of another database: what ESE calls a wrong page number
+        if same_database:
+            return ErrorKind.WRONG_NUMBER, holds
+        return ErrorKind.WRONG_NUMBER, f"a {'page' if expected == PAGE_MAGIC else 'block'} of another database"
+    if buf[:length].tobytes().count(0) == length:
+        return ErrorKind.UNINITIALISED, ""
+    return ErrorKind.CHECKSUM, ""  # the header itself is damaged, so the block cannot checksum
 
 
 def verify_checksum(buf: memoryview | bytes, length: int) -> bool:
-    (stored,) = struct.unpack_from("<I", buf, _CHECKSUM_OFFSET)
+    (stored,) = _CRC.unpack_from(buf, _CHECKSUM_OFFSET)
     return bool(stored == zlib.crc32(memoryview(buf)[_CHECKSUMMED_FROM:length]))
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from engine.io.files import database_file_path
 from engine.model.config import TestConfig
 from engine.results.figures import cache_figures, merge_streams, percentile_figures, stream_figures
 from engine.results.schema import (
+    ErrorGroup,
     HostFigures,
     HostInfo,
     HostPerformance,
@@ -22,6 +24,7 @@ from engine.results.schema import (
 )
 from engine.results.verdict import Verdict
 from engine.version import TOOL_NAME, __version__
+from engine.workload.errors import ErrorTally, KindCount, ese_error
 from engine.workload.stats import StreamStats
 
 RESULT_FILE = "result.json"
@@ -63,12 +66,18 @@ def build_result(
     notes: list[str],
     run_kind: RunKind,
     host_bound: bool,
+    errors: Mapping[str, ErrorTally] | None = None,
 ) -> RunResult:
-    """Assemble the result document from the measured window's totals and the verdict."""
+    """Assemble the result document from the measured window's totals, the run's I/O errors by kind and the verdict."""
     target = config.target_transactional_iops
+    tallies = {name: (errors or {}).get(name) or ErrorTally() for name in instances}
     server = merge_streams(instances.values())
     server_cache = [sum(column) for column in zip(*cache.values(), strict=False)] if cache else [0, 0, 0]
+    server_errors = ErrorTally()
+    for tally in tallies.values():
+        server_errors.merge(tally)
     server_figures = {**stream_figures(server, measured_s), **cache_figures(server_cache, measured_s)}
+    server_figures.update(_error_figures(server_figures["io_errors"], server_errors))
     summary = Summary(
         **server_figures,
         verdict=verdict.outcome,
@@ -93,6 +102,7 @@ def build_result(
     for index, (name, streams) in enumerate(instances.items()):
         spec = config.databases[index]
         figures = stream_figures(streams, measured_s)
+        figures.update(_error_figures(figures["io_errors"], tallies[name]))
         rows.append(
             InstanceResult(
                 **figures,
@@ -125,11 +135,27 @@ def build_result(
         summary=summary,
         instances=rows,
         criteria=list(verdict.criteria),
+        error_groups=[_error_group(name, group) for name, tally in tallies.items() for group in tally.ordered()],
         host_performance=HostPerformance(
             cpu_percent=Spread.of([s.cpu_percent for s in host_samples]),
             available_memory_mb=Spread.of([s.available_memory_mb for s in host_samples]),
         ),
         notes=[PAGE_FAULT_NOTE, *notes],
+    )
+
+
+def _error_figures(stream_errors: int, tally: ErrorTally) -> dict[str, Any]:
+    """The whole run's I/O errors (the streams count the measured window's only) and their kinds."""
+    return {"io_errors": max(stream_errors, tally.total), "io_errors_by_kind": tally.by_kind()}
+
+
+def _error_group(instance: str, group: KindCount) -> ErrorGroup:
+    first = group.first
+    code, name = ese_error(first.kind, first.unit)
+    return ErrorGroup(
+        instance=instance, kind=first.kind, unit=first.unit, title=first.title, ese_error=code, ese_name=name,
+        count=group.count, first_stream=first.stream, first_file=first.path, first_number=first.number,
+        first_offset=first.offset, first_message=str(first),
     )
 
 

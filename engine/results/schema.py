@@ -8,6 +8,10 @@ generated from `RunResult` (`python -m engine.results.schema`).
 Figure names follow one rule: `<stream>s_per_s`, `<stream>_avg_latency_ms`,
 `<stream>_max_latency_ms`, `<stream>_avg_bytes` for the streams db_read, db_write,
 log_write, bdm_read (background maintenance), log_replication_read and log_read.
+
+I/O errors are counted over the whole run, warm-up included (`io_errors`), by kind
+(`io_errors_by_kind`, keyed by `ErrorKind`), and grouped per instance and kind with where
+the first was (`RunResult.error_groups`).
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 
-RESULT_SCHEMA_VERSION = 2  # 2: typed, with run_kind and host_bound; version 1 documents read with defaults
+# 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups).
+# Documents of an older version read with the defaults: no run kind, no errors by kind.
+RESULT_SCHEMA_VERSION = 3
 
 
 class Outcome(StrEnum):
@@ -157,6 +164,7 @@ class Summary(Figures):
     host_bound: bool = Field(
         False, description="The host's CPU was saturated while measuring: the engine, not the storage, set the pace."
     )
+    io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
 
     @property
     def effective_load(self) -> float:
@@ -176,6 +184,24 @@ class InstanceResult(Figures):
     sluggish_sessions: int
     unbuffered_io: bool = True
     latency_percentiles_ms: Percentiles = Field(default_factory=dict)
+    io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
+
+
+class ErrorGroup(_Schema):
+    """The I/O errors of one kind on one instance over the run: how many, ESE's error, and where the first was."""
+
+    instance: str
+    kind: ErrorKind
+    unit: Literal["page", "log sector"] = Field(description="What was read or written: a database page or a log sector.")
+    title: str = Field(description="The kind in words, e.g. 'bad checksum'.")
+    ese_error: int = Field(description="The error ESE raises for it, e.g. -1018.")
+    ese_name: str = Field(description="Its name, e.g. JET_errReadVerifyFailure.")
+    count: int = Field(ge=1)
+    first_stream: str
+    first_file: str
+    first_number: int = Field(description="The page, or the log sector in its file, of the first error.")
+    first_offset: int = Field(description="Its byte offset in the file.")
+    first_message: str = Field(description="The first error as the test log says it.")
 
 
 class RunTimes(_Schema):
@@ -234,6 +260,7 @@ class RunResult(_Schema):
     summary: Summary
     instances: list[InstanceResult]
     criteria: list[Criterion] = Field(default_factory=list)
+    error_groups: list[ErrorGroup] = Field(default_factory=list)
     host_performance: HostPerformance = Field(default_factory=HostPerformance)
     notes: list[str] = Field(default_factory=list)
     files: RunFiles = Field(default_factory=RunFiles)

@@ -2,8 +2,10 @@
 
 Per instance: average and maximum database read latency and average and maximum log
 write latency against the active threshold set (Strict for Performance, Lenient for
-Stress), and database page fault stalls at most one per second on average. For the server:
-achieved transactional IOPS against the target less the margin, and I/O errors unless the test continues despite them.
+Stress), database page fault stalls at most one per second on average, and its I/O errors:
+one criterion and one reason per kind, with a count and where the first was, unless the test
+continues despite them. For the server: achieved transactional IOPS against the target less the
+margin, and the I/O errors of every instance together.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.results.schema import Criterion, Outcome, number
+from engine.workload.errors import ErrorTally, describe, ese_error
 from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
@@ -41,8 +44,10 @@ def judge(
     cache: Mapping[str, Sequence[int]] | None = None,
     aborted_reason: str | None = None,
     failure_reasons: list[str] | None = None,
+    errors: Mapping[str, ErrorTally] | None = None,
 ) -> Verdict:
-    """Judge a run from each instance's streams over the measured window."""
+    """Judge a run from each instance's streams over the measured window and its I/O errors by kind
+    (`errors`, over the whole run; without them, the streams' error counts alone)."""
     limits = config.active_thresholds
     set_name = config.threshold_set_name
     criteria: list[Criterion] = []
@@ -50,6 +55,8 @@ def judge(
     instance_reasons: dict[str, list[str]] = {}
     total_transfers = 0
     total_errors = 0
+    tallies = errors or {}
+    continuing = config.continue_on_errors
 
     for name, streams in instances.items():
         mine: list[str] = []
@@ -57,7 +64,8 @@ def judge(
         writes = streams.get(DB_WRITE) or StreamStats()
         logs = streams.get(LOG_WRITE) or StreamStats()
         total_transfers += reads.count + writes.count
-        total_errors += sum(s.errors for s in streams.values())
+        tally = tallies.get(name) or ErrorTally()
+        total_errors += max(sum(s.errors for s in streams.values()), tally.total)
         checks = [
             ("average database read latency", reads, reads.avg_latency_ms(), limits.db_read_avg_latency_ms),
             ("maximum database read latency", reads, reads.max_latency_ms(), limits.db_read_max_latency_ms),
@@ -88,6 +96,11 @@ def judge(
         if logs.count == 0 and writes.count:
             criteria.append(_criterion("log writes in the measured window", name, 0, 1, "", ">="))
             mine.append(f"{name}: no log writes completed in the measured window")
+        if not continuing:
+            for group in tally.ordered():
+                code, _ = ese_error(group.first.kind, group.first.unit)
+                criteria.append(_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
+                mine.append(f"{name}: {describe(group)}")
         instance_reasons[name] = mine
         reasons.extend(mine)
 
@@ -102,12 +115,13 @@ def judge(
             f"less the {config.target_margin_percent:g} % margin ({number(floor)})"
         )
     failures = list(failure_reasons or [])
-    errors_fail = bool(failures) or (total_errors > 0 and not config.continue_on_errors)
+    errors_fail = bool(failures) or (total_errors > 0 and not continuing)
     criteria.append(
-        Criterion(name="I/O errors", instance=None, value=max(total_errors, len(failures)), limit=0, unit="",
-                  comparison="<=", passed=not errors_fail)
+        Criterion(name="I/O errors" + (" (counted; the test continues despite them)" if continuing else ""), instance=None,
+                  value=max(total_errors, len(failures)), limit=0, unit="", comparison="<=", passed=not errors_fail)
     )
-    if total_errors and not config.continue_on_errors:
+    if total_errors and not continuing and not any(tallies.values()):
+        # errors known only by their streams' counts, as in a result rebuilt from samples
         reasons.append(f"{total_errors} I/O error(s) occurred; any error fails the test unless it continues on errors")
     reasons.extend(failures)
 

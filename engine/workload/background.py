@@ -8,8 +8,10 @@ disk that falls behind, maintenance backs off rather than adding to the queue.
 
 Log replication stands in for the database copies: each log file the instance
 closes is read back sequentially in 256 KiB reads, once per extra copy, as a copy
-would ship it. A file the circular log is about to recycle before it was read is
-skipped and counted.
+would ship it, and every log sector read is checked (its header, and its checksum
+when the configuration verifies checksums). A file the circular log is about to
+recycle before it was read is skipped and counted; so is a read the log caught up
+with while it was under way (what it read is not judged).
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
-from engine.workload.context import InstanceContext, check_pages, perf_ns, timed_io
+from engine.workload.context import InstanceContext, check_log_sectors, check_pages, perf_ns, timed_io
+from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import BDM_READ, LOG_REPLICATION_READ, ThreadMeter
 
 MAINTENANCE_READ_BYTES = 256 * 1024
@@ -70,9 +73,7 @@ class Maintenance:
                     break
                 count = min(chunk, self._pages - page)
                 length = count * PAGE_SIZE_BYTES
-                done = timed_io(
-                    self._ctx, self._meter, BDM_READ, length, self._file.read_into, buffer, page * PAGE_SIZE_BYTES, length
-                )
+                done = timed_io(self._ctx, self._meter, BDM_READ, self._file, buffer, page * PAGE_SIZE_BYTES, length)
                 if done is not None:
                     if done >= clock.stop_at_ns:
                         break
@@ -97,15 +98,17 @@ class Maintenance:
 
 
 class Replication:
-    """Reads each closed log file back once per extra copy."""
+    """Reads each closed log file back once per extra copy, and checks every sector it reads."""
 
     def __init__(
         self,
         ctx: InstanceContext,
         meter: ThreadMeter,
         log_paths: list[Path],
+        db_id: bytes,
+        sector_bytes: int,
         extra_copies: int,
-        current_generation: Callable[[], int],
+        newest_generation: Callable[[], int],
     ) -> None:
         self.name = ctx.name
         self._ctx = ctx
@@ -114,9 +117,12 @@ class Replication:
             for p in log_paths
         ]
         self._meter = meter
+        self._db_id = db_id
+        self._sector_bytes = sector_bytes
         self._extra_copies = extra_copies
-        self._current_generation = current_generation
+        self._newest_generation = newest_generation
         self._closed: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._buffer = ctx.backend.allocate(REPLICATION_READ_BYTES)
         self.skipped = 0
         self.thread = threading.Thread(target=self._run, name=f"{ctx.name} log replication", daemon=True)
 
@@ -125,41 +131,59 @@ class Replication:
         self._closed.put(generation)
 
     def _run(self) -> None:
+        stop = self._ctx.clock.stop
+        while not stop.is_set():
+            try:
+                generation = self._closed.get(timeout=0.05)
+            except queue.Empty:
+                continue
+            if not self.ship(generation):
+                return
+
+    def ship(self, generation: int) -> bool:
+        """Read the closed log file of `generation` once per extra copy and check what was read.
+
+        False when the run's end came first.
+        """
         clock = self._ctx.clock
-        stop = clock.stop
-        buffer = self._ctx.backend.allocate(REPLICATION_READ_BYTES)
-        count = len(self._files)
-        try:
-            while not stop.is_set():
-                try:
-                    generation = self._closed.get(timeout=0.05)
-                except queue.Empty:
-                    continue
-                handle = self._files[generation % count]
-                for _copy in range(self._extra_copies):
-                    for offset in range(0, LOG_FILE_SIZE_BYTES, REPLICATION_READ_BYTES):
-                        if stop.is_set():
-                            return
-                        if self._current_generation() - generation >= count - 1:
-                            self.skipped += 1
-                            if self.skipped == 1:
-                                self._ctx.say(
-                                    f"{self.name}: log replication fell behind the circular log; "
-                                    "files it could not read in time are skipped",
-                                    "warning",
-                                )
-                            break
-                        done = timed_io(
-                            self._ctx, self._meter, LOG_REPLICATION_READ, REPLICATION_READ_BYTES,
-                            handle.read_into, buffer, offset,
-                        )
-                        if done is None:
-                            break
-                        if done >= clock.stop_at_ns:
-                            return
-        finally:
-            buffer.release()
+        buffer = self._buffer
+        handle = self._files[generation % len(self._files)]
+        path = str(handle.path)
+        for _copy in range(self._extra_copies):
+            for offset in range(0, LOG_FILE_SIZE_BYTES, REPLICATION_READ_BYTES):
+                if clock.stop.is_set():
+                    return False
+                if self._recycled(generation):
+                    break
+                done = timed_io(
+                    self._ctx, self._meter, LOG_REPLICATION_READ, handle, buffer, offset, REPLICATION_READ_BYTES,
+                    unit=LOG_SECTOR, block_bytes=self._sector_bytes,
+                )
+                if done is None:
+                    break
+                if done >= clock.stop_at_ns:
+                    return False
+                if self._recycled(generation):  # the log came round to this file during the read
+                    break
+                check_log_sectors(
+                    self._ctx, self._meter, LOG_REPLICATION_READ, buffer.view, path, self._db_id, generation, offset,
+                    REPLICATION_READ_BYTES, self._sector_bytes,
+                )
+        return True
+
+    def _recycled(self, generation: int) -> bool:
+        """True once the circular log may be writing this file again: it is skipped (and said once)."""
+        if self._newest_generation() - generation < len(self._files) - 1:
+            return False
+        self.skipped += 1
+        if self.skipped == 1:
+            self._ctx.say(
+                f"{self.name}: log replication fell behind the circular log; files it could not read in time are skipped",
+                "warning",
+            )
+        return True
 
     def close(self) -> None:
         for handle in self._files:
             handle.close()
+        self._buffer.release()

@@ -1,4 +1,5 @@
-"""What every I/O thread shares: the run's clock, and how a completion is counted."""
+"""What every I/O thread shares: the run's clock, how a completion is counted, how a read is checked
+and how an I/O error of a named kind (`engine.workload.errors`) is counted and reported."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.io.pages import check_page_identity, verify_checksum
-from engine.io.platform import IoBackend
+from engine.io.pages import SECTOR_BYTES, ErrorKind, Fault, log_header_fault, log_sector_fault, page_fault
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
+from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem, Unit
 from engine.workload.histogram import bucket_index
 from engine.workload.stats import ThreadMeter
 
 perf_ns = time.perf_counter_ns
 
-ErrorSink = Callable[[str, str, OSError | str], None]  # instance, stream, error
+ErrorSink = Callable[[str, IoProblem], None]  # instance, what went wrong
 Say = Callable[[str, str], None]  # a line for the test log: text, level
 
 
@@ -44,6 +46,7 @@ class InstanceContext:
     say: Say
     unbuffered: bool
     verify_checksum: bool = True
+    db_path: str = ""  # the database file, as errors name it
 
 
 def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
@@ -57,24 +60,54 @@ def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_n
     stats.hist[bucket_index(latency_ns)] += 1
 
 
-def record_error(meter: ThreadMeter, stream: str) -> None:
-    meter.bucket_for(perf_ns()).stream(stream).errors += 1
+def report(ctx: InstanceContext, meter: ThreadMeter, problem: IoProblem) -> None:
+    """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it)."""
+    now = perf_ns()
+    bucket = meter.bucket_for(now)
+    bucket.stream(problem.stream).errors += 1
+    bucket.errors.add(problem, now)
+    ctx.errors(ctx.name, problem)
+
+
+def failed_io(stream: str, handle: IoFile, offset: int, length: int, unit: Unit, block_bytes: int, exc: OSError) -> IoProblem:
+    """The kind of an I/O the operating system failed: a read past the end of the file is a short read
+    (named at the first page or sector the file does not hold whole), anything else an I/O error."""
+    path = str(handle.path)
+    if not stream.endswith("write"):
+        try:
+            size = handle.size_bytes()
+        except OSError:
+            size = offset + length
+        if offset + length > size:
+            at = max(offset, size // block_bytes * block_bytes)
+            detail = f"the file ends at byte {size:,}, and the read of {length:,} bytes from byte {offset:,} goes past it"
+            return IoProblem(ErrorKind.SHORT_READ, stream, path, unit, at // block_bytes, at, detail=detail)
+    return IoProblem(ErrorKind.DISK_IO, stream, path, unit, offset // block_bytes, offset, detail=exc.strerror or str(exc))
 
 
 def timed_io(
-    ctx: InstanceContext, meter: ThreadMeter, stream: str, length: int, io: Callable[..., object], *args: object
+    ctx: InstanceContext,
+    meter: ThreadMeter,
+    stream: str,
+    handle: IoFile,
+    buffer: AlignedBuffer,
+    offset: int,
+    length: int,
+    *,
+    unit: Unit = PAGE,
+    block_bytes: int = PAGE_SIZE_BYTES,
 ) -> int | None:
-    """Do one I/O, `io(*args)`, and count it in its interval.
+    """Read or write (by the stream) `length` bytes of `buffer` at `offset` and count it in its interval.
 
-    Returns its completion time, or None when it failed (the error is counted and
+    Returns its completion time, or None when it failed (the error is counted by kind and
     reported). A completion at or after the run's end is returned but not counted.
     """
+    io = handle.write_from if stream.endswith("write") else handle.read_into
     t1 = perf_ns()
     try:
-        io(*args)
+        io(buffer, offset, length)
     except OSError as exc:
-        record_error(meter, stream)
-        ctx.errors(ctx.name, stream, exc)
+        report(ctx, meter, failed_io(stream, handle, offset, length, unit, block_bytes, exc))
         return None
     t2 = perf_ns()
     if t2 < ctx.clock.stop_at_ns:
@@ -82,13 +115,13 @@ def timed_io(
     return t2
 
 
-def page_problem(ctx: InstanceContext, page: memoryview, db_id: bytes, page_no: int) -> str | None:
-    """What is wrong with a page just read, if anything: not the page asked for or, when the
-    configuration asks (the default), a checksum that does not hold (ESE -1018)."""
-    problem = check_page_identity(page, db_id, page_no)
-    if problem is None and ctx.verify_checksum and not verify_checksum(page, PAGE_SIZE_BYTES):
-        problem = f"page {page_no} fails its checksum (ESE -1018): its contents changed on the way to or from the disk"
-    return problem
+def page_problem(ctx: InstanceContext, stream: str, page: memoryview, db_id: bytes, page_no: int) -> IoProblem | None:
+    """What is wrong with a page just read, if anything (`engine.io.pages.page_fault`): not the page
+    asked for, blank, or, when the configuration asks (the default), a checksum that does not hold."""
+    fault = page_fault(page, db_id, page_no, PAGE_SIZE_BYTES, ctx.verify_checksum)
+    if fault is None:
+        return None
+    return _problem(fault, stream, ctx.db_path, PAGE, page_no, page_no * PAGE_SIZE_BYTES)
 
 
 def check_pages(
@@ -96,7 +129,39 @@ def check_pages(
 ) -> None:
     """Check each page read into `view` (`page_problem`); count and report any page that fails."""
     for i in range(count):
-        problem = page_problem(ctx, view[i * PAGE_SIZE_BYTES :], db_id, first + i)
+        problem = page_problem(ctx, stream, view[i * PAGE_SIZE_BYTES :], db_id, first + i)
         if problem is not None:
-            record_error(meter, stream)
-            ctx.errors(ctx.name, stream, problem)
+            report(ctx, meter, problem)
+
+
+def check_log_sectors(
+    ctx: InstanceContext,
+    meter: ThreadMeter,
+    stream: str,
+    view: memoryview,
+    path: str,
+    db_id: bytes,
+    generation: int,
+    file_offset: int,
+    length: int,
+    sector_bytes: int,
+) -> None:
+    """Check each log sector read into `view` from `file_offset` of a log file holding `generation`:
+    the file's header sector when the read starts there, then every sector of log data."""
+    verify = ctx.verify_checksum
+    start = 0
+    if file_offset == 0:
+        fault = log_header_fault(view, db_id, verify)
+        if fault is not None:
+            report(ctx, meter, _problem(fault, stream, path, LOG_SECTOR, 0, 0))
+        start = SECTOR_BYTES
+    for at in range(start, length, sector_bytes):
+        offset = file_offset + at
+        fault = log_sector_fault(view[at:], db_id, generation, offset, sector_bytes, verify)
+        if fault is not None:
+            report(ctx, meter, _problem(fault, stream, path, LOG_SECTOR, offset // sector_bytes, offset))
+
+
+def _problem(fault: Fault, stream: str, path: str, unit: Unit, number: int, offset: int) -> IoProblem:
+    kind, found = fault
+    return IoProblem(kind, stream, path, unit, number, offset, found=found)

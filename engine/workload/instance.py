@@ -31,7 +31,19 @@ from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.background import Maintenance, Replication
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
-from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, check_pages, page_problem, perf_ns, record_error, timed_io
+from engine.workload.context import (
+    ErrorSink,
+    InstanceContext,
+    RunClock,
+    Say,
+    check_pages,
+    failed_io,
+    page_problem,
+    perf_ns,
+    report,
+    timed_io,
+)
+from engine.workload.errors import PAGE
 from engine.workload.histogram import bucket_index
 from engine.workload.logstream import LogWriter
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
@@ -85,7 +97,6 @@ class Instance:
         self._backend = backend
         self._config = config
         self._clock = clock
-        self._errors = errors
         self.db: IoFile = backend.open_file(
             plan.db_path, create=False, writable=True, unbuffered=unbuffered, write_through=False
         )
@@ -93,11 +104,14 @@ class Instance:
         self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
         self.levels = upper_levels(plan.pages - 1)
         self.meters: list[ThreadMeter] = []
-        ctx = self._ctx = InstanceContext(backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum)
+        ctx = self._ctx = InstanceContext(
+            backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, str(plan.db_path)
+        )
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
             self.replication = Replication(
-                ctx, self._meter(), plan.log_paths, config.copies_per_database - 1, lambda: self.log.generation
+                ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes, config.copies_per_database - 1,
+                lambda: self.log.newest_generation,
             )
         self.log = LogWriter(
             ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
@@ -217,8 +231,7 @@ class Instance:
                         try:
                             read_at(offset)
                         except OSError as exc:
-                            record_error(meter, DB_READ)
-                            self._errors(self.name, DB_READ, exc)
+                            report(ctx, meter, failed_io(DB_READ, self.db, offset, PAGE_SIZE_BYTES, PAGE, PAGE_SIZE_BYTES, exc))
                             continue
                         t2 = perf_ns()
                         if t2 >= clock.stop_at_ns:
@@ -233,10 +246,9 @@ class Instance:
                         if latency > reads.max_ns:
                             reads.max_ns = latency
                         reads.hist[bucket_index(latency)] += 1
-                        problem = page_problem(ctx, view, db_id, page)
+                        problem = page_problem(ctx, DB_READ, view, db_id, page)
                         if problem is not None:
-                            record_error(meter, DB_READ)
-                            self._errors(self.name, DB_READ, problem)
+                            report(ctx, meter, problem)
                 if kind < update_cut:
                     position = log.appended
                     dirty(page, position)
@@ -274,7 +286,7 @@ class Instance:
 
     def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
         length = count * PAGE_SIZE_BYTES
-        if timed_io(self._ctx, meter, DB_READ, length, self.db.read_into, buffer, first * PAGE_SIZE_BYTES, length) is not None:
+        if timed_io(self._ctx, meter, DB_READ, self.db, buffer, first * PAGE_SIZE_BYTES, length) is not None:
             check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count)
 
     # flushers ----------------------------------------------------------------------
@@ -298,7 +310,7 @@ class Instance:
                     blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES)
                 length = count * PAGE_SIZE_BYTES
                 try:
-                    timed_io(self._ctx, meter, DB_WRITE, length, self.db.write_from, buffer, first * PAGE_SIZE_BYTES, length)
+                    timed_io(self._ctx, meter, DB_WRITE, self.db, buffer, first * PAGE_SIZE_BYTES, length)
                 finally:
                     cache.written(frees)
         finally:

@@ -11,7 +11,8 @@ written again by the next write, as ESE does. The log is one stream laid over a
 circular set of 1 MiB files; the first 4 KiB of each file is its header. When the
 stream passes the end of a file, that file is closed (`on_close(generation)`, which
 is what log replication ships) and the stream continues in the next file; the
-oldest file is recycled.
+oldest file is recycled. Every sector written carries a header and a checksum
+(`engine.io.pages`), so whatever reads the log back can verify each sector.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from engine.io.pages import SECTOR_BYTES, BlockWriter
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES
 from engine.workload.context import InstanceContext, timed_io
+from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import LOG_WRITE, ThreadMeter
 
 LOG_DATA_START = SECTOR_BYTES  # sector 0 of each log file is its header
@@ -58,7 +60,6 @@ class LogWriter:
         ]
         self._clock = ctx.clock
         self._meter = meter
-        self._errors = ctx.errors
         self._on_close = on_close
         self._writer = BlockWriter(db_id)
         self._buffer: AlignedBuffer = ctx.backend.allocate(LOG_MAX_WRITE_BYTES)
@@ -74,6 +75,11 @@ class LogWriter:
     def generation(self) -> int:
         """The log file generation being written."""
         return self._flushed // LOG_DATA_BYTES
+
+    @property
+    def newest_generation(self) -> int:
+        """The newest generation a write may be touching: that of the last record appended (read without the lock)."""
+        return self.appended // LOG_DATA_BYTES
 
     def append(self, nbytes: int, *, commit: bool) -> int:
         """Add a record; with `commit`, return once it is written through. Returns its end position."""
@@ -129,9 +135,9 @@ class LogWriter:
             generation, within = divmod(low, LOG_DATA_BYTES)
             length = min(high - low, LOG_DATA_BYTES - within, LOG_MAX_WRITE_BYTES)
             offset = LOG_DATA_START + within
-            self._writer.fill_log_write(self._buffer.view, length, generation, offset)
+            self._writer.fill_log_write(self._buffer.view, length, generation, offset, sector)
             handle = self._files[generation % self.file_count]
-            timed_io(self._ctx, self._meter, LOG_WRITE, length, handle.write_from, self._buffer, offset, length)
+            timed_io(self._ctx, self._meter, LOG_WRITE, handle, self._buffer, offset, length, unit=LOG_SECTOR, block_bytes=sector)
             low += length
 
     def close(self) -> None:

@@ -1,5 +1,8 @@
 """Per-stream I/O counters, per-thread interval buckets and their merging.
 
+I/O errors are counted twice over: per stream (`StreamStats.errors`) and per kind
+(`engine.workload.errors.ErrorTally`, with the first of each kind), in the same buckets.
+
 Hot path: each thread owns its `IntervalBucket` for the interval its last I/O
 completed in; when a completion falls in a later interval it hands the old bucket
 over through a deque and starts a new one. No lock is taken per I/O. A collector
@@ -13,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.workload.errors import ErrorTally
 from engine.workload.histogram import add_sparse, new_counts, percentiles_ms, to_sparse
 
 DB_READ = "db_read"
@@ -95,14 +99,15 @@ def new_cache_counts() -> list[int]:
 
 
 class IntervalBucket:
-    """One thread's counters for one interval."""
+    """One thread's counters for one interval: its streams, the cache, and its I/O errors by kind."""
 
-    __slots__ = ("cache", "collected", "index", "streams")
+    __slots__ = ("cache", "collected", "errors", "index", "streams")
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.streams: dict[str, StreamStats] = {}
         self.cache = new_cache_counts()
+        self.errors = ErrorTally()
         self.collected = False
 
     @property
@@ -168,6 +173,7 @@ class InstanceInterval:
     instance: str
     streams: dict[str, StreamStats] = field(default_factory=dict)
     cache: list[int] = field(default_factory=new_cache_counts)
+    errors: ErrorTally = field(default_factory=ErrorTally)
 
     def stream(self, name: str) -> StreamStats:
         stats = self.streams.get(name)
@@ -180,11 +186,13 @@ class InstanceInterval:
             for name, stats in bucket.streams.items():
                 self.stream(name).merge(stats)
             self._add_cache(bucket.cache)
+            self.errors.merge(bucket.errors)
 
     def merge(self, other: InstanceInterval) -> None:
         for name, stats in other.streams.items():
             self.stream(name).merge(stats)
         self._add_cache(other.cache)
+        self.errors.merge(other.errors)
 
     def _add_cache(self, counts: list[int]) -> None:
         mine = self.cache
@@ -195,12 +203,13 @@ class InstanceInterval:
         return {
             "streams": {name: s.to_wire() for name, s in self.streams.items() if s.count or s.errors},
             "cache": list(self.cache),
+            "errors": self.errors.to_wire(),
         }
 
     @classmethod
     def from_wire(cls, instance: str, data: Mapping[str, Any]) -> InstanceInterval:
         streams = {name: StreamStats.from_wire(item) for name, item in data["streams"].items()}
-        return cls(instance, streams, [int(v) for v in data["cache"]])
+        return cls(instance, streams, [int(v) for v in data["cache"]], ErrorTally.from_wire(data.get("errors", [])))
 
 
 def split_totals(

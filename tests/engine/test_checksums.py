@@ -40,8 +40,10 @@ def test_pages_changed_inside_fail_the_run_and_are_named(disk_dir):
 
     corrupted, log = _run(config, disk_dir / "verify")
     assert corrupted.summary.verdict == "fail"
-    assert any("fails its checksum (ESE -1018)" in reason for reason in corrupted.summary.reasons)
-    assert any("fails its checksum (ESE -1018)" in line for line in log), log[-5:]
+    assert any("bad checksum (ESE -1018 JET_errReadVerifyFailure) in database pages" in reason
+               or "bad checksums (ESE -1018 JET_errReadVerifyFailure) in database pages" in reason
+               for reason in corrupted.summary.reasons), corrupted.summary.reasons
+    assert any("bad checksum (ESE -1018 JET_errReadVerifyFailure) reading page" in line for line in log), log[-5:]
 
 
 def test_with_verification_off_the_same_pages_pass_their_identity_check(disk_dir):
@@ -57,7 +59,7 @@ def test_the_transaction_threads_single_page_check_verifies_the_checksum():
     """The hot path's per-page check (`page_problem`) is the one `check_pages` uses: identity, then checksum."""
     import threading
 
-    from engine.io.pages import BlockWriter
+    from engine.io.pages import BlockWriter, ErrorKind
     from engine.workload.context import InstanceContext, RunClock, page_problem
 
     db_id = b"\x05" * 16
@@ -66,10 +68,13 @@ def test_the_transaction_threads_single_page_check_verifies_the_checksum():
     clock = RunClock(0, 1, 1, threading.Event())
 
     def context(verify: bool) -> InstanceContext:
-        return InstanceContext(None, "Instance 1", clock, lambda *_: None, lambda *_: None, True, verify)
+        return InstanceContext(None, "Instance 1", clock, lambda *_: None, lambda *_: None, True, verify, "F:\\db.jwdb")
 
-    assert page_problem(context(True), buffer, db_id, 42) is None
+    assert page_problem(context(True), "db_read", buffer, db_id, 42) is None
     buffer[FLIPPED_AT] ^= 0xFF
-    assert "page 42 fails its checksum (ESE -1018)" in (page_problem(context(True), buffer, db_id, 42) or "")
-    assert page_problem(context(False), buffer, db_id, 42) is None
-    assert "carries page number 42" in (page_problem(context(True), buffer, db_id, 7) or "")
+    bad = page_problem(context(True), "db_read", buffer, db_id, 42)
+    assert bad is not None and (bad.kind, bad.number, bad.offset) == (ErrorKind.CHECKSUM, 42, 42 * PAGE_SIZE_BYTES)
+    assert str(bad).startswith("bad checksum (ESE -1018 JET_errReadVerifyFailure) reading page 42 of F:\\db.jwdb at byte offset 1,376,256")
+    assert page_problem(context(False), "db_read", buffer, db_id, 42) is None
+    misplaced = page_problem(context(True), "db_read", buffer, db_id, 7)
+    assert misplaced is not None and misplaced.kind == ErrorKind.WRONG_NUMBER and "it holds page 42" in str(misplaced)

@@ -9,7 +9,7 @@ import zlib
 import pytest
 
 from engine.io.files import CreationInterruptedError, FileSafetyError, log_file_path, prepare_database, prepare_logs, remove_jetwise_files
-from engine.io.pages import SECTOR_BYTES, check_page_identity, read_database_header, read_log_header, verify_checksum
+from engine.io.pages import SECTOR_BYTES, page_fault, read_database_header, read_log_header, verify_checksum
 from engine.io.platform import default_backend
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
 
@@ -33,7 +33,7 @@ def test_created_pages_carry_header_and_valid_checksum(tmp_path):
     data = path.read_bytes()
     for page in range(1, PAGES):
         block = memoryview(data)[page * PAGE_SIZE_BYTES : (page + 1) * PAGE_SIZE_BYTES]
-        assert check_page_identity(block, header.db_id, page) is None
+        assert page_fault(block, header.db_id, page, PAGE_SIZE_BYTES, verify=True) is None
         assert verify_checksum(block, PAGE_SIZE_BYTES)
 
 
@@ -59,7 +59,7 @@ def test_creation_reports_progress_and_resumes_after_interruption(tmp_path):
     assert reports[-1].bytes_done == reports[-1].bytes_total == PAGES * PAGE_SIZE_BYTES
     data = path.read_bytes()
     for page in range(1, PAGES):
-        assert check_page_identity(memoryview(data)[page * PAGE_SIZE_BYTES :], header.db_id, page) is None
+        assert page_fault(memoryview(data)[page * PAGE_SIZE_BYTES :], header.db_id, page, PAGE_SIZE_BYTES, verify=True) is None
 
 
 def test_attach_checks_the_header_and_keeps_the_file(tmp_path):

@@ -1,0 +1,218 @@
+"""I/O errors of a named kind: what one says, how an instance counts them, which the test log shows.
+
+Every I/O that fails, and every block read back that fails its check, becomes one
+`IoProblem`: its kind (`ErrorKind`), the stream that did it, the file, the page or log
+sector and its byte offset, and the ESE error a database engine raises for it. The
+threads of an instance count them in their interval counters (`ErrorTally`: a count and
+the first of each kind), so a flood of bad pages becomes one row with a count in the
+result and the report; `ErrorLines` decides which the test log shows: each bad block
+once, a bounded number, and the first of every kind whatever the bound.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from engine.io.pages import ErrorKind
+
+Unit = Literal["page", "log sector"]
+PAGE: Final = "page"
+LOG_SECTOR: Final = "log sector"
+
+# The error ESE raises for each kind, by what was read: a database page or a log sector.
+ESE_ERRORS: dict[tuple[ErrorKind, str], tuple[int, str]] = {
+    (ErrorKind.CHECKSUM, PAGE): (-1018, "JET_errReadVerifyFailure"),
+    (ErrorKind.CHECKSUM, LOG_SECTOR): (-612, "JET_errLogReadVerifyFailure"),
+    (ErrorKind.WRONG_NUMBER, PAGE): (-1118, "JET_errReadPgnoVerifyFailure"),
+    (ErrorKind.WRONG_NUMBER, LOG_SECTOR): (-501, "JET_errLogFileCorrupt"),
+    (ErrorKind.UNINITIALISED, PAGE): (-1019, "JET_errPageNotInitialized"),
+    (ErrorKind.UNINITIALISED, LOG_SECTOR): (-501, "JET_errLogFileCorrupt"),
+    (ErrorKind.SHORT_READ, PAGE): (-4001, "JET_errFileIOBeyondEOF"),
+    (ErrorKind.SHORT_READ, LOG_SECTOR): (-4001, "JET_errFileIOBeyondEOF"),
+    (ErrorKind.DISK_IO, PAGE): (-1022, "JET_errDiskIO"),
+    (ErrorKind.DISK_IO, LOG_SECTOR): (-1022, "JET_errDiskIO"),
+}
+_TITLES = {
+    ErrorKind.CHECKSUM: "bad checksum",
+    ErrorKind.WRONG_NUMBER: "wrong {unit} number",
+    ErrorKind.UNINITIALISED: "uninitialised {unit}",
+    ErrorKind.SHORT_READ: "short read",
+    ErrorKind.DISK_IO: "I/O error",
+}
+_WHY = {
+    ErrorKind.CHECKSUM: "its checksum does not match its contents: they changed on the way to or from the disk",
+    ErrorKind.WRONG_NUMBER: "it holds {found}: a write went to the wrong place, or the read returned another block",
+    ErrorKind.UNINITIALISED: "it reads back as all zeros: a write that never reached the disk, or a blank block returned",
+    ErrorKind.SHORT_READ: "{detail}",
+    ErrorKind.DISK_IO: "the operating system says: {detail}",
+}
+STOP_REASON = "the test stopped at its first I/O error, as it does unless it continues despite I/O errors"
+
+
+def title(kind: ErrorKind, unit: str) -> str:
+    """The kind in the field's words: 'bad checksum', 'wrong page number', 'uninitialised log sector'."""
+    return _TITLES[kind].format(unit=unit)
+
+
+def ese_error(kind: ErrorKind, unit: str) -> tuple[int, str]:
+    """The ESE error number and name for a kind of error on a page or a log sector."""
+    return ESE_ERRORS[(kind, unit)]
+
+
+@dataclass(frozen=True, slots=True)
+class IoProblem:
+    """One I/O error: its kind, the stream that met it, and where: file, page or log sector, byte offset."""
+
+    kind: ErrorKind
+    stream: str
+    path: str
+    unit: Unit
+    number: int  # the page, or the log sector (in the log's sector size) in its file
+    offset: int  # bytes from the start of the file
+    found: str = ""  # a wrong number: what the block holds instead
+    detail: str = ""  # a short read or an operating system error: what happened, in words
+
+    @property
+    def title(self) -> str:
+        return title(self.kind, self.unit)
+
+    def __str__(self) -> str:
+        code, name = ese_error(self.kind, self.unit)
+        doing = "writing" if self.stream.endswith("write") else "reading"
+        why = _WHY[self.kind].format(found=self.found, detail=self.detail)
+        return (f"{self.title} (ESE {code} {name}) {doing} {self.unit} {self.number} of {self.path} "
+                f"at byte offset {self.offset:,}: {why}")
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "stream": self.stream, "path": self.path, "unit": self.unit,
+                "number": self.number, "offset": self.offset, "found": self.found, "detail": self.detail}
+
+    @classmethod
+    def from_wire(cls, data: Mapping[str, Any]) -> IoProblem:
+        unit: Unit = LOG_SECTOR if data["unit"] == LOG_SECTOR else PAGE
+        return cls(ErrorKind(data["kind"]), str(data["stream"]), str(data["path"]), unit, int(data["number"]),
+                   int(data["offset"]), str(data.get("found", "")), str(data.get("detail", "")))
+
+
+@dataclass
+class KindCount:
+    """How many errors of one kind, and the first of them (by the time it was met, `first_ns`)."""
+
+    count: int
+    first: IoProblem
+    first_ns: int
+
+
+class ErrorTally:
+    """An instance's I/O errors by kind and by what was read (page or log sector): counted, with the first of each.
+
+    Kept per thread and interval beside the stream counters and merged like them; it
+    grows only when an error is met, by one entry per kind at the most.
+    """
+
+    __slots__ = ("groups",)
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[ErrorKind, str], KindCount] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.groups)
+
+    def add(self, problem: IoProblem, t_ns: int) -> None:
+        group = self.groups.get((problem.kind, problem.unit))
+        if group is None:
+            self.groups[(problem.kind, problem.unit)] = KindCount(1, problem, t_ns)
+        else:
+            group.count += 1
+
+    def merge(self, other: ErrorTally) -> None:
+        for key, theirs in other.groups.items():
+            mine = self.groups.get(key)
+            if mine is None:
+                self.groups[key] = KindCount(theirs.count, theirs.first, theirs.first_ns)
+                continue
+            mine.count += theirs.count
+            if theirs.first_ns < mine.first_ns:
+                mine.first, mine.first_ns = theirs.first, theirs.first_ns
+
+    @property
+    def total(self) -> int:
+        return sum(group.count for group in self.groups.values())
+
+    def by_kind(self) -> dict[str, int]:
+        """Counts by kind, pages and log sectors together."""
+        counts: dict[str, int] = {}
+        for (kind, _unit), group in self.groups.items():
+            counts[kind.value] = counts.get(kind.value, 0) + group.count
+        return counts
+
+    def ordered(self) -> list[KindCount]:
+        """The groups in the order their first error was met."""
+        return sorted(self.groups.values(), key=lambda group: group.first_ns)
+
+    def to_wire(self) -> list[dict[str, Any]]:
+        return [{"count": g.count, "first_ns": g.first_ns, "first": g.first.to_wire()} for g in self.groups.values()]
+
+    @classmethod
+    def from_wire(cls, items: Iterable[Mapping[str, Any]]) -> ErrorTally:
+        tally = cls()
+        for item in items:
+            first = IoProblem.from_wire(item["first"])
+            tally.groups[(first.kind, first.unit)] = KindCount(int(item["count"]), first, int(item["first_ns"]))
+        return tally
+
+
+def describe(group: KindCount) -> str:
+    """A group in one line: how many, of what kind, and where the first was."""
+    first = group.first
+    code, name = ese_error(first.kind, first.unit)
+    plural = "" if group.count == 1 else "s"
+    blocks = "database pages" if first.unit == PAGE else "log sectors"
+    return (f"{group.count:,} {first.title}{plural} (ESE {code} {name}) in {blocks}; the first at {first.unit} "
+            f"{first.number} of {first.path}, byte offset {first.offset:,}")
+
+
+LogLine = Callable[[str, str], None]  # text, level
+
+
+class ErrorLines:
+    """Which I/O errors a worker's test log shows: each bad block once, up to `limit` of them, and the
+    first of every instance's kinds beyond it; then one line saying the rest are counted, not shown.
+
+    Thread-safe: every I/O thread of the worker reports through one.
+    """
+
+    def __init__(self, log: LogLine, limit: int = 20) -> None:
+        self._log = log
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._shown: set[tuple[str, str, int, ErrorKind]] = set()
+        self._kinds: set[tuple[str, ErrorKind, str]] = set()
+        self._said_more = False
+        self.met = 0
+
+    def note(self, instance: str, problem: IoProblem) -> bool:
+        """Log `problem` if it is to be shown; True for the first error this worker met."""
+        block = (instance, problem.path, problem.number, problem.kind)
+        kind = (instance, problem.kind, problem.unit)
+        with self._lock:
+            self.met += 1
+            first = self.met == 1
+            if block in self._shown:
+                return first
+            if len(self._shown) < self._limit or kind not in self._kinds:
+                self._shown.add(block)
+                self._kinds.add(kind)
+                line: tuple[str, str] | None = (f"{instance}: {problem}", "error")
+            elif not self._said_more:
+                self._said_more = True
+                line = ("Further I/O errors are counted by kind but not logged; the result and the report group them",
+                        "warning")
+            else:
+                line = None
+        if line is not None:
+            self._log(*line)
+        return first
