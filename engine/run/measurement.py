@@ -80,8 +80,8 @@ class Measurement:
                 self._log(message, "info")
                 settled = True
         phase = "measure" if index >= self.warmup_intervals else "warmup"
+        self.add_late(index, parts)
         if phase == "measure":
-            self.add_late(index, parts)
             self.host_samples.append(host)
         total_s = self.total_intervals * self.config.sample_interval_s
         sample = IntervalSample(
@@ -99,11 +99,13 @@ class Measurement:
         return settled
 
     def add_late(self, index: int, parts: Mapping[str, InstanceInterval]) -> None:
-        """Counters of a measured interval (a straggler for one already shown is counted, not shown again)."""
-        if index < self.warmup_intervals:
-            return
+        """Counters of an interval (a straggler for one already shown is counted, not shown again): all of a
+        measured one, only the I/O errors of a warm-up one (an error counts whenever it happens)."""
         for name, part in parts.items():
-            self.totals[name].merge(part)
+            if index < self.warmup_intervals:
+                self.totals[name].errors.merge(part.errors)
+            else:
+                self.totals[name].merge(part)
 
     def run_kind(self) -> RunKind:
         config = self.config
@@ -118,8 +120,10 @@ class Measurement:
         if end.measured_s <= 0 and aborted is None and not end.failures:
             aborted = "Run aborted: nothing was measured"
         streams, cache = split_totals(self.totals)
+        errors = {name: part.errors for name, part in self.totals.items()}
         verdict = judge(
-            config, streams, end.measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures)
+            config, streams, end.measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
+            errors=errors,
         )
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
@@ -155,6 +159,7 @@ class Measurement:
             notes=notes,
             run_kind=run_kind,
             host_bound=host_bound,
+            errors=errors,
         )
 
 

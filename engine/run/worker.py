@@ -38,12 +38,12 @@ from engine.run.messages import (
     WorkerReady,
 )
 from engine.workload.context import RunClock
+from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.stats import InstanceInterval, IntervalBucket
 
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
 JOIN_TIMEOUT_S = 1.0
-MAX_ERROR_LINES = 20
 PARENT_GONE_EXIT = 70  # a worker whose runner died ends with this code
 
 
@@ -87,8 +87,7 @@ class _Worker:
         self.worker_id = channels.spec.worker_id
         self.config = TestConfig.model_validate_json(channels.spec.config_json)
         self.backend = backend
-        self._error_lines = 0
-        self._error_lock = threading.Lock()
+        self._error_lines = ErrorLines(self.log)
         self.clock: RunClock | None = None
 
     # messages ----------------------------------------------------------------------
@@ -102,18 +101,12 @@ class _Worker:
     def say(self, text: str, level: str) -> None:
         self.log(text, level)
 
-    def on_io_error(self, instance: str, stream: str, error: OSError | str) -> None:
-        """Report an I/O or page error; stop the run unless errors are to be tolerated."""
-        words = error if isinstance(error, str) else f"{error.strerror or error} ({getattr(error, 'filename', '')})"
-        with self._error_lock:
-            self._error_lines += 1
-            count = self._error_lines
-        if count <= MAX_ERROR_LINES:
-            self.log(f"{instance}: {stream.replace('_', ' ')} error: {words}", "error")
-        elif count == MAX_ERROR_LINES + 1:
-            self.log("Further I/O errors are counted but not logged", "warning")
-        if not self.config.continue_on_errors and self.clock is not None and not self.clock.stop.is_set():
-            self.send(WorkerIoError(self.worker_id, f"{instance}: I/O error ({words}); the test stopped"))
+    def on_io_error(self, instance: str, problem: IoProblem) -> None:
+        """Log an I/O error of a named kind (each bad block once, `ErrorLines`); its count travels with the
+        interval counters. The first stops the run unless errors are to be tolerated."""
+        first = self._error_lines.note(instance, problem)
+        if first and not self.config.continue_on_errors and self.clock is not None and not self.clock.stop.is_set():
+            self.send(WorkerIoError(self.worker_id, STOP_REASON))
 
     # phases ------------------------------------------------------------------------
 
