@@ -133,3 +133,27 @@ def test_start_waits_for_the_reviews_check_and_the_session_can_be_named_meanwhil
         release.set()
     qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
     assert "Checking" not in review.status.text()
+
+
+def test_a_folder_another_run_holds_is_named_at_its_row_with_the_holder(qtbot, window, tmp_path):
+    from engine.io.locks import FolderLocks
+    from engine.model.config import default_config
+
+    config = default_config(tmp_path / "data", profile={"mailboxes": 40, "mailbox_size_mb": 10})
+    window.wizard.load_config(config)
+    held = config.databases[0].database_path
+    held.mkdir(parents=True)
+    page = window.wizard.databases
+    with FolderLocks([held], "20261121-other"):
+        _to_page(window, PAGE_DATABASES)
+        qtbot.waitUntil(lambda: "in use by run 20261121-other" in _row_words(page, 0), timeout=10000)
+        assert "in use" not in _row_words(page, 1) and not _next_enabled(window)
+    window.wizard.restart()
+    _to_page(window, PAGE_DATABASES)  # the other run ended: the folder is free again
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=10000)
+    assert "in use" not in _row_words(page, 0)
+
+
+def _row_words(page, row: int) -> str:
+    return " ".join(page.table.item(row, column).toolTip() + " " + page.table.item(row, column).text()
+                    for column in range(page.table.columnCount()) if page.table.item(row, column) is not None)
