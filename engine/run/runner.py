@@ -20,14 +20,14 @@ from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
-from engine.model.validation import Problem, errors_only
+from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
 from engine.results.document import output_folder_problem
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.settling import SettleRule
-from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out
+from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
 
 
 class InvalidConfigError(Exception):
@@ -97,6 +97,10 @@ class Runner:
         taken = output_folder_problem(self.output_dir)
         if taken is not None:
             errors.append(Problem("output", taken))
+        else:
+            space = output_space_problem(self.config, self.output_dir)
+            if space is not None:
+                (errors if space.severity == Severity.ERROR else problems).append(space)
         if errors:
             raise InvalidConfigError(errors)
         locks = self._lock_folders()

@@ -12,6 +12,7 @@ from the start, given back when its volume fills, so the aborted result still fi
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -19,6 +20,9 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
+from engine.model.config import TestConfig
+from engine.model.units import format_bytes
+from engine.model.validation import Problem, Severity
 from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
 from engine.results.document import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, write_result
 
@@ -32,6 +36,28 @@ class SinkFailedError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+SAMPLE_BYTES = 1024  # a sample line's size: about this much for the server...
+SAMPLE_BYTES_PER_INSTANCE = 1300  # ...and this much for each database instance (measured: 3.2 KB with two)
+
+
+def output_space_problem(config: TestConfig, folder: Path) -> Problem | None:
+    """Too little room for the run folder: refused below twice the reserve, a warning below what its samples take."""
+    existing = next((f for f in (folder, *folder.parents) if f.is_dir()), None)
+    if existing is None:
+        return None
+    free = shutil.disk_usage(existing).free
+    intervals = (config.warmup_s + config.duration_s) / config.sample_interval_s
+    needed = int(intervals * (SAMPLE_BYTES + SAMPLE_BYTES_PER_INSTANCE * config.database_count)) + RESERVE_BYTES
+    if free < 2 * RESERVE_BYTES:
+        return Problem("output", f"the volume of {existing} has {format_bytes(free)} free; a run folder needs at least "
+                                 f"{format_bytes(2 * RESERVE_BYTES)}")
+    if free < needed:
+        return Problem("output", f"the volume of {existing} has {format_bytes(free)} free and this run's samples take "
+                                 f"about {format_bytes(needed)}; if it fills, the run stops there, aborted",
+                       Severity.WARNING)
+    return None
 
 
 def _words(exc: OSError) -> str:
