@@ -107,6 +107,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "instances": result.instances,
         "totals": [dict(name=r.name, **_total_row(r)) for r in result.instances],
         "criteria": result.criteria,
+        "error_groups": result.error_groups,
         "failing": result.failing_instances(),
         "host_performance": result.host_performance,
         "floor": config.target_transactional_iops * (1 - config.target_margin_percent / 100.0),

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.io.pages import ErrorKind
 from engine.model.config import default_config, save_config
 from engine.results.document import build_result
 from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge
+from engine.workload.errors import ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
 from reporting.bundle import RunBundle, load_run
 from reporting.csv_export import CSV_COLUMNS, write_csv
@@ -24,7 +26,7 @@ SECTIONS = [
     "Test Summary", "Database Sizing and Throughput", "System Parameters", "Database Configuration",
     "Transactional I/O Performance", "Background Database Maintenance I/O Performance",
     "Log Replication I/O Performance", "Total I/O Performance", "Host System Performance", "Pass/Fail Criteria",
-    "Throughput and Latency over Time", "Latency Percentiles", "Tuning Session", "Test Log",
+    "I/O Errors", "Throughput and Latency over Time", "Latency Percentiles", "Tuning Session", "Test Log",
 ]
 
 
@@ -36,7 +38,7 @@ def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamSt
     return stats
 
 
-def known_result(tmp_path: Path, *, slow: bool = False) -> RunResult:
+def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorTally] | None = None) -> RunResult:
     """Two instances over 100 s with the reference report's shape; Instance 2 reads slowly when `slow`."""
     config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
                             profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
@@ -50,7 +52,7 @@ def known_result(tmp_path: Path, *, slow: bool = False) -> RunResult:
             LOG_REPLICATION_READ: _stats(200, 1.551, 5.0, 232_557),
         }
     cache = {name: [70_000, 29_168, 0] for name in instances}
-    verdict = judge(config, instances, 100.0, cache=cache)
+    verdict = judge(config, instances, 100.0, cache=cache, errors=errors)
     return build_result(
         run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=100.0,
         host=HostInfo(machine_name="AIE-4240A", operating_system="Windows Server 2022"),
@@ -59,7 +61,7 @@ def known_result(tmp_path: Path, *, slow: bool = False) -> RunResult:
         times=RunTimes(test_start_utc="2026-11-21T10:00:00+00:00", test_end_utc="2026-11-21T12:02:00+00:00",
                        collection_start_utc="2026-11-21T10:02:00+00:00", collection_end_utc="2026-11-21T12:02:00+00:00"),
         unbuffered_io=True, io_detail="O_DIRECT", backend_name="posix", simulated=False, notes=[],
-        run_kind=RunKind.QUALIFICATION, host_bound=False,
+        run_kind=RunKind.QUALIFICATION, host_bound=False, errors=errors,
     )
 
 
@@ -157,3 +159,50 @@ def test_the_pdf_has_every_heading_the_verdict_and_page_numbers(tmp_path, qapp):
         assert "FAIL" in text and f"Page {pages} of {pages}" in text and "run known-run" in text
         info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
         assert ("595 x 842" if size == "a4" else "612 x 792") in info
+
+
+def _tally(*problems: tuple[IoProblem, int]) -> ErrorTally:
+    tally = ErrorTally()
+    for problem, times in problems:
+        for _ in range(times):
+            tally.add(problem, 0)
+    return tally
+
+
+def test_io_errors_are_one_row_per_instance_and_kind_naming_the_first(tmp_path):
+    page = IoProblem(ErrorKind.CHECKSUM, DB_READ, r"F:\sg1\Jetwise001.jwdb", "page", 12, 12 * 32768)
+    sector = IoProblem(ErrorKind.WRONG_NUMBER, LOG_REPLICATION_READ, r"G:\log1\Jetwise002.03.jwlog", "log sector", 17,
+                       17 * 512, found="log sector 9 of generation 3")
+    result = known_result(tmp_path, errors={"Instance 1": _tally((page, 118)), "Instance 2": _tally((sector, 2))})
+    assert result.summary.verdict == Outcome.FAIL
+    assert result.summary.io_errors == 120 and result.summary.io_errors_by_kind == {"bad_checksum": 118, "wrong_number": 2}
+    assert result.summary.reasons[:2] == [
+        r"Instance 1: 118 bad checksums (ESE -1018 JET_errReadVerifyFailure) in database pages; the first at page 12 of "
+        r"F:\sg1\Jetwise001.jwdb, byte offset 393,216",
+        r"Instance 2: 2 wrong log sector numbers (ESE -501 JET_errLogFileCorrupt) in log sectors; the first at log sector 17 of "
+        r"G:\log1\Jetwise002.03.jwlog, byte offset 8,704",
+    ]
+    html = render_html(RunBundle(result, _samples(), [], tmp_path))
+    table = html[html.index(">I/O Errors</h2>") :]
+    assert ("<tr><td>Instance 1</td><td>Bad checksum</td><td>-1018 JET_errReadVerifyFailure</td><td class=\"n\">118</td>\n"
+            "<td>F:\\sg1\\Jetwise001.jwdb</td><td>page 12</td><td class=\"n\">393,216</td><td>Database reads</td></tr>") in table
+    assert "<td>log sector 17</td><td class=\"n\">8,704</td><td>Log replication reads</td>" in table
+    assert "Failing instances:</b> Instance 1, Instance 2" in html
+
+
+def test_a_result_written_before_errors_by_kind_still_reads_and_reports(tmp_path):
+    document = known_result(tmp_path).model_dump(mode="json")
+    document["schema_version"] = 2
+    del document["error_groups"]
+    for row in [document["summary"], *document["instances"]]:
+        del row["io_errors_by_kind"]
+    for errors, words in [(0, "No I/O errors: every page and log sector read back was the one written, checksum included"),
+                          (3, "3 I/O error(s); this result was written before errors were counted by kind")]:
+        document["summary"]["io_errors"] = errors
+        folder = tmp_path / f"v2-{errors}"
+        folder.mkdir()
+        (folder / "result.json").write_text(json.dumps(document))
+        bundle = load_run(str(folder))
+        assert bundle.result.schema_version == 2 and bundle.result.error_groups == []
+        assert bundle.result.summary.io_errors_by_kind == {}
+        assert words in render_html(bundle)
