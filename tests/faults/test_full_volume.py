@@ -44,7 +44,7 @@ def _fill_mid_run(tmp_path: Path, *, store: bool) -> tuple[Path, str]:
     output = tmp_path / "run" if store else mount / "run"
     copy = tmp_path / "copy"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    done = subprocess.run(["unshare", "-rm", sys.executable, "-m", "tests.faults.fill_volume", str(mount), "2m",
+    done = subprocess.run(["unshare", "-rm", sys.executable, "-m", "tests.faults.fill_volume", str(mount), "3m",
                            str(config), str(output), str(copy), *(["--store"] if store else [])],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
