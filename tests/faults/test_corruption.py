@@ -101,7 +101,8 @@ def test_every_corrupted_page_is_found_with_its_kind_and_counted_per_instance(di
     assert result.summary.verdict == "pass", result.summary.reasons  # it continues despite errors, counting them
     lines = _logged(log)
     first = {(instance, kind, int(number)) for instance, kind, *_, number, _path, _offset in lines if instance == "Instance 1"}
-    assert first == EXPECTED  # every corrupted page, once each, with its kind, and nothing else
+    assert first == EXPECTED  # every corrupted page with its kind, and nothing else
+    assert len([line for line in lines if line[0] == "Instance 1"]) == len(EXPECTED)  # each logged once
     for instance, kind, code, name, unit, number, path, offset in lines:
         assert unit == "page" and int(offset.replace(",", "")) == int(number) * PAGE_SIZE_BYTES
         assert path == str(_database(config, 0 if instance == "Instance 1" else 1))
