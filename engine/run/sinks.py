@@ -137,13 +137,19 @@ def _close_quietly(handle: TextIO) -> None:
 def fan_out(*sinks: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
     """One emit callback that hands every event to each sink in turn (e.g. the store, then the console)."""
 
+    live = list(sinks)
+
     def emit(event: BaseModel) -> None:
         failed: SinkFailedError | None = None
-        for sink in sinks:
+        for sink in tuple(live):
             try:
                 sink(event)
             except SinkFailedError as exc:  # the other sinks still get the event
                 failed = failed or exc
+            except OSError:
+                # A front end whose output is gone (a terminal hung up, a closed pipe): the run goes
+                # on to its result without it, so the run folder and the store still get everything.
+                live.remove(sink)
         if failed is not None:
             raise failed
 

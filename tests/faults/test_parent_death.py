@@ -83,3 +83,22 @@ def test_workers_end_within_seconds_when_the_runner_is_killed_while_creating(tmp
     config = _config(tmp_path, "--mailbox-size-mb", "400", "--capacity-percent", "50")  # 1.6 GB per database
     children = _kill_when(config, tmp_path, "creating databases")
     assert _wait_gone(children) == [], "workers still creating databases after the runner died"
+
+
+def test_a_hang_up_whose_terminal_is_gone_still_ends_in_an_aborted_result_and_exit_3(tmp_path, private_store):
+    """The remote session drops: SIGHUP, and every later write to the terminal fails. The run still ends as it should."""
+    config = _config(tmp_path, "--mailbox-size-mb", "1")
+    out = tmp_path / "run"
+    process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(out)], cwd=tmp_path,
+                               stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert process.stderr is not None and process.stdout is not None
+    for line in process.stderr:
+        if "[measure" in line:
+            break
+    process.stderr.close()  # the terminal is gone: the run's next line to it breaks the pipe
+    process.stdout.close()
+    process.send_signal(signal.SIGHUP)
+    assert process.wait(timeout=60) == 3
+    result = json.loads((out / "result.json").read_text())
+    assert result["summary"]["verdict"] == "aborted" and "(SIGHUP)" in result["summary"]["reasons"][0]
+    assert not (private_store / "jetwise-errors.log").exists(), "the hang-up was recorded as a crash"
