@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     from app.cli import run_cli
 
     if sys.stdout is not None and sys.stderr is not None:  # None under a windowed (no console) executable
-        sys.stdout = _QuietWhenGone(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = _QuietWhenGone(sys.stderr)  # type: ignore[assignment]
+        sys.stdout = _QuietWhenGone(sys.stdout)
+        sys.stderr = _QuietWhenGone(sys.stderr)
 
     return run_cli(sys.argv[1:] if argv is None else argv)
 
