@@ -12,10 +12,12 @@ import argparse
 import difflib
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
+from typing import NoReturn
 
 from app.context import AppContext, UsageError
 from app.crash import record_crash
@@ -40,6 +42,8 @@ COMMANDS: dict[str, Command] = {
     "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),
 }
 
+MESSAGE_LIMIT = 400  # characters of a parse error: a pasted page is cut, not repeated back
+
 DESCRIPTION = "Prove that storage carries an Exchange-style mailbox workload."
 
 
@@ -53,10 +57,23 @@ def _usage() -> str:
     )
 
 
+class CommandParser(argparse.ArgumentParser):
+    """A sub-command's parser whose complaint is one line naming the flag, not the whole usage over it."""
+
+    def error(self, message: str) -> NoReturn:
+        found = re.match(r"argument ([^:]+): (.*)", message, re.DOTALL)
+        if found:  # "argument --mailboxes: --mailboxes takes ..." names the flag once, as our own messages do
+            flag, said = found.group(1).split("/")[-1], found.group(2)
+            message = said if said.startswith(flag) else f"{flag}: {said}"
+        if len(message) > MESSAGE_LIMIT:  # "unrecognized arguments:" repeats whatever was pasted
+            message = message[: MESSAGE_LIMIT - 1] + "…"
+        self.exit(ExitCode.INVALID, f"error: {message} ('{self.prog} --help' lists what it takes)\n")
+
+
 def command_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     """The sub-command's own parser, and its module (imported now, not before)."""
     module = importlib.import_module(COMMANDS[name].module)
-    parser = argparse.ArgumentParser(prog=f"jetwise {name}", description=COMMANDS[name].summary)
+    parser = CommandParser(prog=f"jetwise {name}", description=COMMANDS[name].summary)
     module.add_arguments(parser)
     return parser, module
 

@@ -4,23 +4,64 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TextIO
 
+from app.cli.console import print_problems
 from engine.model.config import TestConfig
+from engine.model.units import MIB, format_bytes
 from engine.model.validation import Problem, validate_data
+
+CONFIG_LIMIT_BYTES = 1 * MIB
+"""A configuration is a few kilobytes; anything near this is another file named by mistake."""
+
+_JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true or false", type(None): "null"}
+
+
+def _text(path: Path) -> str | Problem:
+    """The file's text (a byte-order mark, as Notepad writes, is fine), or why it cannot be read as a configuration."""
+    if "\0" in str(path):
+        return Problem("", "the configuration's path holds a NUL character (\\x00), which no file system accepts")
+    if path.is_dir():
+        return Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")
+    try:
+        with path.open("rb") as file:  # at most one byte past the limit: a disk image or a pipe is not read whole
+            raw = file.read(CONFIG_LIMIT_BYTES + 1)
+    except OSError as exc:
+        return Problem("", f"cannot read {path}: {exc.strerror or exc}")
+    if len(raw) > CONFIG_LIMIT_BYTES:
+        return Problem("", f"{path} is larger than {format_bytes(CONFIG_LIMIT_BYTES)}; a configuration is a small JSON "
+                           "file (jetwise init writes one): was another file named?")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return Problem("", f"{path} is not a text file (a configuration is JSON in UTF-8); was another file named?")
 
 
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
     """A configuration file read and checked against the model, or every problem with it."""
-    if path.is_dir():
-        return None, [Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")]
+    text = _text(path)
+    if isinstance(text, Problem):
+        return None, [text]
+    if not text.strip():
+        return None, [Problem("", f"{path} is empty; write a configuration with jetwise init")]
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        return None, [Problem("", f"cannot read {path}: {exc.strerror or exc}")]
-    except UnicodeDecodeError:
-        return None, [Problem("", f"{path} is not a text file (a configuration is JSON in UTF-8); was another file named?")]
-    try:
-        json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         return None, [Problem("", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
+    except RecursionError:
+        return None, [Problem("", f"{path} nests its JSON too deeply to be a configuration")]
+    if not isinstance(data, dict):
+        kind = _JSON_KINDS.get(type(data), "value")
+        return None, [Problem("", f"{path} holds a JSON {kind}, not a configuration: that is an object of settings, "
+                                  "{ ... }, as jetwise init writes")]
     return validate_data(text)
+
+
+def load_or_say(path: Path, stream: TextIO) -> TestConfig | None:
+    """The configuration at `path`, or None once every problem with it is printed, the file named."""
+    config, problems = load_checked(path)
+    if config is None:
+        print_problems(problems, stream)
+        if any(problem.field for problem in problems):  # a field's problem does not say which file it is in
+            print(f"{path}: {len(problems):,} problem(s)", file=stream)
+    return config

@@ -14,13 +14,18 @@ from engine.model.validation import Problem, Severity
 from engine.protocol import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
 from engine.results.schema import RunResult
 
+PROBLEM_LINES = 20
+"""A file of 10,000 unknown settings is refused in a screenful, not 10,000 lines."""
+
 
 def print_problems(problems: Sequence[Problem], stream: TextIO, *, flags: bool = False) -> None:
-    """Every problem on a line of its own; with `flags`, named by the flag the value was typed with."""
-    for problem in problems:
+    """Each problem on a line of its own, the first screenful of them; with `flags`, named by the flag typed."""
+    for problem in problems[:PROBLEM_LINES]:
         where = where_typed(problem.field) if flags and problem.field else problem.field
         prefix = "error" if problem.severity == Severity.ERROR else "warning"
         print(f"{prefix}: {where}: {problem.message}" if where else f"{prefix}: {problem.message}", file=stream)
+    if len(problems) > PROBLEM_LINES:
+        print(f"... and {len(problems) - PROBLEM_LINES:,} more problem(s)", file=stream)
 
 
 class ConsoleRenderer:
@@ -52,8 +57,9 @@ class ConsoleRenderer:
                 file=s,
             )
         elif isinstance(event, LogEvent):
-            if event.level != "info":
-                print(f"   {event.level}: {event.message}", file=s)
+            if event.level != "info":  # a problem's own words may already start with its level: say it once
+                said = event.message.removeprefix(f"{event.level}: ")
+                print(f"   {event.level}: {said}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
 

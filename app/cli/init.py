@@ -8,23 +8,25 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.console import print_problems
-from app.cli.options import add_option_flags, option_values
+from app.cli.options import add_option_flags, number_type, option_values, path_type
 from app.context import AppContext, UsageError
 from engine.model.config import TestConfig, save_config
-from engine.model.derive import PathCountError, expand_paths, with_derived_defaults
+from engine.model.derive import FolderListError, expand_paths, with_derived_defaults
 from engine.model.options import option
 from engine.model.units import format_bytes
-from engine.model.validation import Problem, validate_data
+from engine.model.validation import Problem, check_rules, errors_only, validate_data
 from engine.protocol import ExitCode
+
+FOLDERS = (("databases[].database_path", "DB"), ("databases[].log_path", "Log"))  # each database's two folders
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("output", type=Path, metavar="OUT.json")
+    parser.add_argument("output", type=path_type, metavar="OUT.json")
     parser.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
     databases = option("databases")
-    parser.add_argument("--databases", type=int, default=2, metavar="N",
+    parser.add_argument("--databases", type=number_type(int, "--databases"), default=2, metavar="N",
                         help=f"{databases.description} [{databases.bounds_words()}] (default 2)")
-    for path, leaf in (("databases[].database_path", "DB"), ("databases[].log_path", "Log")):
+    for path, leaf in FOLDERS:
         declared = option(path)
         parser.add_argument(
             declared.flag or "", dest=path.rpartition(".")[2], action="extend", nargs="+", type=str, default=None,
@@ -39,14 +41,20 @@ def config_from_args(args: argparse.Namespace) -> tuple[TestConfig | None, list[
     if not 1 <= args.databases <= most:
         return None, [Problem("databases", f"give 1 to {most} databases (got {args.databases:,})")]
     base = Path.cwd() / "jetwise-data"
-    try:
-        db_paths = expand_paths(args.database_path, args.databases, base, "DB")
-        log_paths = expand_paths(args.log_path, args.databases, base, "Log")
-    except PathCountError as exc:
-        raise UsageError(str(exc)) from exc
+    folders: dict[str, list[Path]] = {}
+    for path, leaf in FOLDERS:
+        name = path.rpartition(".")[2]
+        try:
+            folders[name] = expand_paths(getattr(args, name), args.databases, base, leaf)
+        except FolderListError as exc:
+            raise UsageError(f"{option(path).flag}: {exc}") from exc
     data: dict[str, Any] = option_values(args)
-    data["databases"] = [{"database_path": str(d), "log_path": str(lg)} for d, lg in zip(db_paths, log_paths, strict=True)]
-    return validate_data(with_derived_defaults(data, args.databases))
+    data["databases"] = [{"database_path": str(d), "log_path": str(lg)}
+                         for d, lg in zip(folders["database_path"], folders["log_path"], strict=True)]
+    config, problems = validate_data(with_derived_defaults(data, args.databases))
+    if config is not None:  # what validate would refuse is not written: each database's thread, folders of its own
+        problems = check_rules(config)
+    return (None if errors_only(problems) else config), problems
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
@@ -55,10 +63,11 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if args.output.exists() and not args.force:
         raise UsageError(f"{args.output} exists; use --force to overwrite it")
     if not args.output.parent.is_dir():
-        raise UsageError(f"the folder {args.output.parent} does not exist; create it or write the file elsewhere")
+        what = "is a file, not a folder" if args.output.parent.exists() else "does not exist"
+        raise UsageError(f"the folder {args.output.parent} {what}; create it or write the file elsewhere")
     config, problems = config_from_args(args)
+    print_problems(problems, sys.stderr, flags=True)
     if config is None:
-        print_problems(problems, sys.stderr, flags=True)
         return ExitCode.INVALID
     try:
         save_config(config, args.output)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from engine.model.options import Option, assign, flagged
-from engine.model.units import parse_duration_s
+from engine.model.units import as_typed, parse_duration_s
 
 
 def duration_type(option: Option) -> Callable[[str], float]:
@@ -28,20 +29,31 @@ def duration_type(option: Option) -> Callable[[str], float]:
 def _on_off(text: str) -> bool:
     words = {"on": True, "off": False, "true": True, "false": False, "yes": True, "no": False}
     if text.lower() not in words:
-        raise argparse.ArgumentTypeError(f"say on or off (got {text!r})")
+        raise argparse.ArgumentTypeError(f"say on or off (got {as_typed(text)})")
     return words[text.lower()]
 
 
-def _number(kind: type[int] | type[float], option: Option) -> Callable[[str], int | float]:
+def number_type(kind: type[int] | type[float], flag: str) -> Callable[[str], int | float]:
+    """A flag's number as typed: a whole one for `int`; a comma (1,000 or 0,5) is named, not guessed at."""
+
     def parse(text: str) -> int | float:
         try:
-            value = kind(text)
+            return kind(text)
         except ValueError as exc:
             what = "a whole number" if kind is int else "a number"
-            raise argparse.ArgumentTypeError(f"{option.flag} takes {what} (got {text!r})") from exc
-        return value
+            hint = "; write it without thousands separators and with a point for decimals (1000, 0.5)" if "," in text else ""
+            raise argparse.ArgumentTypeError(f"{flag} takes {what} (got {as_typed(text)}){hint}") from exc
 
     return parse
+
+
+def path_type(text: str) -> Path:
+    """A path as typed: an empty one would mean the current folder, and a NUL character no file system takes."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the path is empty; give a file or folder name")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("the path holds a NUL character (\\x00), which no file system accepts")
+    return Path(text)
 
 
 def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | None = None, *, prefix: str = "") -> None:
@@ -60,9 +72,9 @@ def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | Non
         elif option.kind == "choice":
             kwargs.update(choices=option.choices)
         elif option.kind == "int":
-            kwargs.update(type=_number(int, option), metavar="N")
+            kwargs.update(type=number_type(int, option.flag), metavar="N")
         elif option.kind == "float":
-            kwargs.update(type=_number(float, option), metavar="X")
+            kwargs.update(type=number_type(float, option.flag), metavar="X")
         else:
             kwargs.update(metavar="TEXT")
         group.add_argument(option.flag, **kwargs)

@@ -6,8 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
+from app.cli.options import path_type
 from app.context import AppContext, UsageError
+from engine.model.config import TestConfig
+from engine.model.validation import problems_from_validation_error
 from engine.protocol import ExitCode
+from engine.results.document import CONFIG_FILE, RESULT_FILE
 from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
@@ -15,10 +21,10 @@ from reporting.document import render_html
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", metavar="RUN", help="a run id from the store, or a run output folder")
-    parser.add_argument("--html", type=Path, default=None, metavar="FILE", help="self-contained HTML report")
-    parser.add_argument("--pdf", type=Path, default=None, metavar="FILE", help="PDF report")
-    parser.add_argument("--csv", type=Path, default=None, metavar="FILE", help="interval samples, a row per interval per instance")
+    parser.add_argument("run", type=_run_reference, metavar="RUN", help="a run id from the store, or a run output folder")
+    parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
+    parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
+    parser.add_argument("--csv", type=path_type, default=None, metavar="FILE", help="interval samples, a row per interval per instance")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
@@ -38,12 +44,29 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     try:
         bundle = load_run(args.run, store)
     except ReportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {_said(exc, args.run)}", file=sys.stderr)
         return ExitCode.INVALID
     try:
         return _write(args, bundle)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
+
+
+def _run_reference(text: str) -> str:
+    """A run id or folder as typed, refused as a path is when empty (the current folder) or holding a NUL."""
+    path_type(text)
+    return text
+
+
+def _said(error: ReportError, reference: str) -> str:
+    """The complaint in a line: a run file that fails its model is named, with its first problems, not pydantic's dump."""
+    cause = error.__cause__
+    if not isinstance(cause, ValidationError):
+        return str(error)
+    problems = problems_from_validation_error(cause)
+    listed = "; ".join(str(p) for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+    name = CONFIG_FILE if cause.title == TestConfig.__name__ else RESULT_FILE
+    return f"{Path(reference) / name} cannot be read as a Jetwise run's {name}: {listed}"
 
 
 def _write(args: argparse.Namespace, bundle: RunBundle) -> int:

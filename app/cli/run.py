@@ -7,9 +7,9 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.configs import load_checked
+from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import add_option_flags, merged, option_values
+from app.cli.options import add_option_flags, merged, option_values, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
@@ -17,6 +17,7 @@ from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
 from engine.model.validation import validate_data
 from engine.protocol import ExitCode
+from engine.results.document import output_folder_problem
 from engine.run.runner import InvalidConfigError
 from engine.run.simulation import PROFILES
 
@@ -24,9 +25,9 @@ OVERRIDES = ("duration_s", "warmup_s")  # what a run may change in the configura
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path, nargs="?", metavar="CONFIG.json")
+    parser.add_argument("config", type=path_type, nargs="?", metavar="CONFIG.json")
     parser.add_argument("--quick", action="store_true", help="about one minute on 2 small databases in the output folder")
-    parser.add_argument("--output", type=Path, default=None, help="run folder (default ./jetwise-runs/RUN-TIME)")
+    parser.add_argument("--output", type=path_type, default=None, help="run folder (default ./jetwise-runs/RUN-TIME)")
     parser.add_argument("--json", action="store_true", help="print the result document on stdout")
     parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
     parser.add_argument(
@@ -50,9 +51,8 @@ def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:
     if args.quick:
         config = quick_config(output)
     else:
-        loaded, problems = load_checked(args.config)
+        loaded = load_or_say(args.config, sys.stderr)
         if loaded is None:
-            print_problems(problems, sys.stderr)
             return None
         config = loaded
     overrides = option_values(args)
@@ -69,6 +69,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError("give either CONFIG.json or --quick")
     model = simulated_model(args.simulate)
     output = args.output or default_output()
+    taken = output_folder_problem(output)
+    if taken is not None:
+        raise UsageError(f"--output {taken}")
     config = _config(args, output)
     if config is None:
         return ExitCode.INVALID

@@ -8,27 +8,28 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.configs import load_checked
+from app.cli.configs import load_or_say
 from app.cli.console import print_problems
-from app.cli.options import duration_type
+from app.cli.options import duration_type, number_type, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.protocol import ExitCode
 from engine.results.schema import RunResult
-from engine.run.runner import Runner
+from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
 from engine.tuning.tuner import Tuner, calibration_rule
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+    parser.add_argument("config", type=path_type, metavar="CONFIG.json")
     parser.add_argument("--session", default=None, help="tuning session (default: the file's name)")
     parser.add_argument("--calibration", type=duration_type(option("duration_s")), default=180.0,
                         metavar="DURATION", help="longest calibration run (default 3m)")
-    parser.add_argument("--max-runs", type=int, default=8, metavar="N", help="give up after this many calibration runs (default 8)")
-    parser.add_argument("--output", type=Path, default=None, help="folder for the runs (default ./jetwise-runs/tune-TIME)")
+    parser.add_argument("--max-runs", type=number_type(int, "--max-runs"), default=8, metavar="N",
+                        help="give up after this many calibration runs (default 8)")
+    parser.add_argument("--output", type=path_type, default=None, help="folder for the runs (default ./jetwise-runs/tune-TIME)")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
     parser.add_argument(
         "--simulate", default=None, metavar="PROFILE",
@@ -44,11 +45,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.max_runs < 1:
         raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
     model = simulated_model(args.simulate)
-    config, problems = load_checked(args.config)
+    config = load_or_say(args.config, sys.stderr)
     if config is None:
-        print_problems(problems, sys.stderr)
         return ExitCode.INVALID
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
     tuner = Tuner(config, context.store.results(session), max_runs=args.max_runs)
     current: list[Runner] = []
@@ -68,8 +70,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
         f"calibration runs of at most {args.calibration:g} s; runs in {output}")
-    with stop_on_signals(stop):
-        outcome = tuner.run(run_one, say)
+    try:
+        with stop_on_signals(stop):
+            outcome = tuner.run(run_one, say)
+    except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
+        print_problems(exc.problems, sys.stderr)
+        return ExitCode.INVALID
     if args.json:
         sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice

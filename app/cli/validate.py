@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from app.cli.configs import load_checked
 from app.cli.console import print_problems
+from app.cli.options import path_type
 from app.context import AppContext
 from engine.io.platform import default_backend
 from engine.io.preflight import validate_config
@@ -16,7 +16,7 @@ from engine.protocol import ExitCode
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path, metavar="CONFIG.json")
+    parser.add_argument("config", type=path_type, metavar="CONFIG.json")
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         problems, _ = validate_config(config, default_backend())
     print_problems(problems, sys.stdout)
     if errors_only(problems):
-        print(f"{args.config}: {len(errors_only(problems))} problem(s)", file=sys.stderr)
+        print(f"{args.config}: {len(errors_only(problems)):,} problem(s)", file=sys.stderr)
         return ExitCode.INVALID
     print(f"{args.config}: valid", file=sys.stderr)
     return ExitCode.PASS

@@ -22,6 +22,7 @@ __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_STOP_SHARE",
     "LOG_FILES_PER_DATABASE",
     "LOG_FILE_SIZE_BYTES",
+    "MAX_THREADS",
     "MIN_CACHE_PAGES",
     "MIN_DATABASE_PAGES",
     "MIN_FLUSH_START_PAGES",
@@ -55,6 +56,7 @@ FLUSH_STOP_SHARE = 0.02
 # A cache scaled down for a small test still keeps 1 MiB of buffers in reserve, or a
 # fast disk would stall on a reserve of a handful of pages that no real cache has.
 MIN_FLUSH_START_PAGES = 32
+MAX_THREADS = 4096
 
 
 class TestType(StrEnum):
@@ -87,9 +89,11 @@ class DatabaseSpec(ConfigPart):
 
     @field_validator("database_path", "log_path", mode="before")
     @classmethod
-    def _not_empty(cls, value: object) -> object:
+    def _a_folder(cls, value: object) -> object:
         if isinstance(value, str) and not value.strip():
             raise ValueError("enter a folder: an empty path would put the files wherever Jetwise was started from")
+        if "\0" in str(value):
+            raise ValueError("the path holds a NUL character (\\x00), which no file system accepts")
         return value
 
 
@@ -116,7 +120,7 @@ class TestConfig(ConfigPart):
     thread_count: int = Field(
         2,
         ge=1,
-        le=4096,
+        le=MAX_THREADS,
         title="Thread count",
         description="Concurrent transaction threads for the whole server, spread over the databases.",
         json_schema_extra=cli("--threads", unit="threads", default_words="Microsoft's rule: target IOPS / 135, at least one per database"),

@@ -9,25 +9,27 @@ import math
 from pathlib import Path
 from typing import Any
 
-from engine.model.config import DatabaseSpec, MailboxProfile, TestConfig
+from engine.model.config import MAX_THREADS, DatabaseSpec, MailboxProfile, TestConfig
 
 MICROSOFT_IOPS_PER_THREAD = 135
 """Microsoft's manual starting point for Jetstress: one thread per 135 target transactional IOPS."""
 
 
-class PathCountError(ValueError):
-    """Folders given for the databases that do not match their count."""
+class FolderListError(ValueError):
+    """Folders given for the databases that cannot be spread over them: a wrong count, or an empty one."""
 
 
 def default_thread_count(target_iops: float, databases: int) -> int:
-    """Microsoft's rule: one thread per 135 target IOPS, at least one per database."""
-    return max(databases, math.ceil(max(0.0, target_iops) / MICROSOFT_IOPS_PER_THREAD))
+    """Microsoft's rule: one thread per 135 target IOPS, at least one per database, at most what a test can run."""
+    return min(MAX_THREADS, max(databases, math.ceil(max(0.0, target_iops) / MICROSOFT_IOPS_PER_THREAD)))
 
 
 def expand_paths(values: list[str] | None, count: int, default_base: Path, leaf: str) -> list[Path]:
     """One folder per database from what was typed: none (DB1, DB2 under a base), one with {n}, one base, or one each."""
     if not values:
         return [default_base / f"{leaf}{n}" for n in range(1, count + 1)]
+    if not all(v.strip() for v in values):
+        raise FolderListError("an empty folder was given; an empty path would put the files wherever Jetwise was started from")
     if len(values) == 1:
         value = values[0]
         if "{n}" in value:
@@ -36,7 +38,7 @@ def expand_paths(values: list[str] | None, count: int, default_base: Path, leaf:
             return [Path(value)]
         return [Path(value) / f"{leaf}{n}" for n in range(1, count + 1)]
     if len(values) != count:
-        raise PathCountError(f"{len(values)} paths given for {count} databases; give one per database or one with {{n}}")
+        raise FolderListError(f"{len(values)} paths given for {count} databases; give one per database or one with {{n}}")
     return [Path(v) for v in values]
 
 

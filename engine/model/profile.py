@@ -30,14 +30,16 @@ def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", dur
 
 
 class ConfigPart(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # NaN and infinity pass every bound check unnoticed (or as "less than 100 (got nan)"): refuse them by name.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 class MailboxProfile(ConfigPart):
     """What the mailbox design asks of the storage."""
 
+    # The upper bounds keep the database size arithmetic in floating point's range; no server comes near them.
     mailboxes: int = Field(
-        1000, gt=0, title="Mailboxes", description="Number of mailboxes this server hosts.",
+        1000, gt=0, le=1_000_000_000, title="Mailboxes", description="Number of mailboxes this server hosts.",
         json_schema_extra=cli("--mailboxes", unit="mailboxes"),
     )
     iops_per_mailbox: float = Field(
@@ -51,6 +53,7 @@ class MailboxProfile(ConfigPart):
     mailbox_size_mb: int = Field(
         1024,
         gt=0,
+        le=1024 * 1024,
         title="Mailbox size (MB)",
         description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
         json_schema_extra=cli("--mailbox-size-mb", unit="MB"),

@@ -1,4 +1,4 @@
-"""Parsing and formatting of durations and sizes, with the units spelled out.
+"""Parsing and formatting of durations and sizes, with the units spelled out, and of values as typed.
 
 Sizes follow the Windows convention field engineers read on their servers:
 1 KB = 1,024 bytes, 1 MB = 1,048,576 bytes, 1 GB = 1,073,741,824 bytes.
@@ -6,6 +6,7 @@ Sizes follow the Windows convention field engineers read on their servers:
 
 from __future__ import annotations
 
+import math
 import re
 
 KIB = 1024
@@ -48,45 +49,43 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
     Raises ValueError with a message that names the accepted forms.
     """
 
-    def positive(value: float) -> bool:
-        return value >= 0 if allow_zero else value > 0
+    typed = as_typed(text)
 
-    must = "must not be negative" if allow_zero else "must be positive"
+    def checked(total: float) -> float:
+        if not math.isfinite(total):
+            raise ValueError(f"duration {typed} is not a length of time; use e.g. 2h, 30m, 45s or 3600")
+        if total < 0 or (total == 0 and not allow_zero):
+            raise ValueError(f"duration {typed} must {'not be negative' if allow_zero else 'be positive'}")
+        return total
+
     raw = text.strip()
     if not raw:
         raise ValueError("a duration is empty; use e.g. 2h, 30m, 45s or PT2H")
     try:
-        value = float(raw)
+        plain: float | None = float(raw)
     except ValueError:
-        pass
-    else:
-        if not positive(value):
-            raise ValueError(f"duration {text!r} {must}")
-        return value
+        plain = None
+    if plain is not None:
+        return checked(plain)
     clock = _CLOCK_DURATION.match(raw)
-    if clock:
+    if clock:  # float, not int: a clock with a thousand digits of hours is infinite, not an overflow
         first, second, third = clock.group(1), clock.group(2), clock.group(3)
         if third is None:  # M:SS
-            total = int(first) * 60 + float(second)
-        else:  # H:MM:SS
-            total = int(first) * 3600 + int(second) * 60 + float(third)
-        if not positive(total):
-            raise ValueError(f"duration {text!r} {must}")
-        return total
+            return checked(float(first) * 60 + float(second))
+        return checked(float(first) * 3600 + float(second) * 60 + float(third))  # H:MM:SS
     iso = _ISO_DURATION.match(raw)
     if iso and any(g is not None for g in iso.groups()):
         years, months, days, hours, minutes, seconds = iso.groups()
-        if (years and int(years)) or (months and int(months)):
-            raise ValueError(f"duration {text!r}: years and months are not supported; use days")
-        total = (
-            int(days or 0) * 86400
-            + int(hours or 0) * 3600
-            + int(minutes or 0) * 60
-            + float(seconds or 0)
-        )
-        if not positive(total):
-            raise ValueError(f"duration {text!r} {must}")
-        return total
+        if float(years or 0) or float(months or 0):
+            raise ValueError(f"duration {typed}: years and months are not supported; use days")
+        return checked(float(days or 0) * 86400 + float(hours or 0) * 3600 + float(minutes or 0) * 60 + float(seconds or 0))
+    if raw.startswith("-"):  # -5m reads, as a length of time it never is
+        try:
+            parse_duration_s(raw[1:], allow_zero=True)
+        except ValueError:
+            pass
+        else:
+            checked(-1.0)
     position = 0
     total = 0.0
     compact = raw.replace(" ", "")
@@ -96,10 +95,8 @@ def parse_duration_s(text: str, *, allow_zero: bool = False) -> float:
         total += float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2).lower()]
         position = match.end()
     if position != len(compact) or position == 0:
-        raise ValueError(f"cannot read duration {text!r}; use e.g. 2h, 30m, 1h30m, 45s or PT2H")
-    if not positive(total):
-        raise ValueError(f"duration {text!r} {must}")
-    return total
+        raise ValueError(f"cannot read duration {typed}; use e.g. 2h, 30m, 1h30m, 45s or PT2H")
+    return checked(total)
 
 
 def format_duration(seconds: float) -> str:
@@ -122,3 +119,11 @@ def format_bytes(size_bytes: float) -> str:
             return f"{value:.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
+
+
+def as_typed(value: object, limit: int = 60) -> str:
+    """A value as typed, cut short: a list of 100,000 databases is not repeated back."""
+    if isinstance(value, list | tuple | dict) and len(value) > 3:
+        return f"{len(value):,} items"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

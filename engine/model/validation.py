@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.model.config import PAGE_SIZE_BYTES, RUNNABLE_TEST_TYPES, TestConfig
-from engine.model.units import format_bytes
+from engine.model.units import as_typed, format_bytes
 
 
 class Severity(StrEnum):
@@ -41,22 +41,15 @@ def errors_only(problems: list[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == Severity.ERROR]
 
 
-def _field_path(location: tuple[int | str, ...]) -> str:
+def _field_path(location: tuple[int | str, ...], limit: int = 80) -> str:
+    """The field's path, "databases[1].log_path"; a made-up key as long as a page is cut short."""
     out = ""
     for part in location:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
             out += ("." if out else "") + part
-    return out
-
-
-def _short(value: object, limit: int = 60) -> str:
-    """A value as typed, cut short: a list of 100,000 databases is not repeated back."""
-    if isinstance(value, list | tuple | dict) and len(value) > 3:
-        return f"{len(value):,} items"
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
 def problems_from_validation_error(error: ValidationError) -> list[Problem]:
@@ -66,7 +59,7 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
         if message.startswith("Value error, "):
             message = message[len("Value error, ") :]
         elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
-            message = f"{message[0].lower()}{message[1:]} (got {_short(item['input'])})"
+            message = f"{message[0].lower()}{message[1:]} (got {as_typed(item['input'])})"
         elif item["type"] == "extra_forbidden":
             message = "is not a Jetwise setting"
         problems.append(Problem(_field_path(tuple(item["loc"])), message))

@@ -63,13 +63,28 @@ class Store:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(f"cannot open the run store {self.path}: {exc}") from exc
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.execute("PRAGMA journal_mode = WAL")  # a crash never corrupts; readers never block the writer
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self.migrate()
-        self.recover_abandoned()
+            raise StoreError(f"cannot open the run store {self.path}: {exc}; set {DATA_DIR_ENV} to a folder Jetwise "
+                             "can write") from exc
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._db.execute("PRAGMA journal_mode = WAL")  # a crash never corrupts; readers never block the writer
+            self._db.execute("PRAGMA synchronous = NORMAL")
+            self.migrate()
+            self.recover_abandoned()
+        except BaseException as exc:  # the newer-schema refusal too: no connection is left open behind an error
+            self._db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(self._unusable(exc)) from exc
+            raise
+
+    def _unusable(self, error: sqlite3.Error) -> str:
+        """Why the store file cannot be used as found, and what the engineer can do about it."""
+        if error.sqlite_errorname in ("SQLITE_BUSY", "SQLITE_LOCKED"):
+            return (f"the run store {self.path} is held by another Jetwise ({error}); wait for it to finish, "
+                    f"or set {DATA_DIR_ENV} to another folder")
+        return (f"the run store {self.path} is damaged or is not a Jetwise store ({error}); rename it to keep it "
+                f"and Jetwise starts a new one, or set {DATA_DIR_ENV} to another folder")
 
     # schema --------------------------------------------------------------------------
 

@@ -1,93 +1,459 @@
-"""Bad input on the command line: a message saying what and where, exit code 2, never a traceback."""
+"""Bad input on the command line: a message saying what and where, exit code 2, never a traceback.
+
+Each case is a command line as a field engineer might type it, with the words its message must
+hold. `{name}` in a case is a file or folder made for it in a scratch folder (see PLACES);
+`store=` names the run store the case finds. docs/bad-input.md is the table of every case
+with the message it gives, made from this file:
+
+    QT_QPA_PLATFORM=offscreen python -m tests.cli.test_bad_input
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import os
+import re
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from app.cli import run_cli
+from app.cli.console import ConsoleRenderer
+from engine.model.config import default_config, save_config
+from engine.model.validation import Problem, Severity
+from engine.protocol import ExitCode, LogEvent
+from engine.store.sqlite import DATA_DIR_ENV, STORE_FILE, Store
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
+REGENERATE = "QT_QPA_PLATFORM=offscreen python -m tests.cli.test_bad_input"
+MOST_LINES = 24  # a message fits a screen: never the file, or every item of a list, it is about
+MOST_CHARACTERS = 2_000
+NUL = "\x00"
 
 
-@pytest.fixture
-def config(tmp_path: Path) -> Path:
-    path = tmp_path / "ok.json"
-    assert run_cli(["init", str(path), "--mailboxes", "10", "--mailbox-size-mb", "1",
-                    "--db-path", str(tmp_path / "D{n}"), "--log-path", str(tmp_path / "L{n}")]) == 0
+# The places a case names -----------------------------------------------------------------------------
+
+def _write(folder: Path, name: str, content: str | bytes) -> Path:
+    path = folder / name
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return path
 
 
-def _binary(tmp_path: Path) -> str:
-    path = tmp_path / "binary.json"
-    path.write_bytes(bytes(range(128, 256)) * 8)
-    return str(path)
+def _good_data(folder: Path) -> dict[str, object]:
+    config = default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1})
+    return json.loads(config.model_dump_json())
 
 
-def _a_file(tmp_path: Path) -> str:
-    path = tmp_path / "a-file"
-    path.write_text("not a folder")
-    return str(path)
+def _config(folder: Path) -> Path:
+    path = folder / "ok.json"
+    save_config(default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1}), path)
+    return path
 
 
-def _used_folder(tmp_path: Path) -> str:
-    folder = tmp_path / "used"
-    folder.mkdir()
-    (folder / "result.json").write_text(json.dumps({"schema_version": 2}))
-    return str(folder)
+def _edited(name: str, edit: Callable[[dict[str, object]], object]) -> Callable[[Path], Path]:
+    """A valid configuration as an engineer's editor left it: `edit` changes the data in place."""
+
+    def make(folder: Path) -> Path:
+        data = _good_data(folder)
+        edit(data)
+        return _write(folder, name, json.dumps(data, indent=2))
+
+    return make
+
+
+def _databases(data: dict[str, object]) -> list[dict[str, str]]:
+    return data["databases"]  # type: ignore[return-value]
+
+
+def _a_third(data: dict[str, object]) -> None:
+    """A third database added by copying the second's lines and renumbering them, the thread count left alone."""
+    second = _databases(data)[1]
+    _databases(data).append({key: str(Path(value).with_name(Path(value).name.replace("2", "3"))) for key, value in second.items()})
+
+
+def _cut_short(text: str) -> str:
+    """A configuration copied in part: everything before the thread count, wherever its folders are."""
+    return text[: text.index('"thread_count"')]
+
+
+def _a_file(folder: Path) -> Path:
+    return _write(folder, "a-file", "not a folder")
+
+
+def _used_folder(folder: Path) -> Path:
+    used = folder / "used"
+    used.mkdir()
+    _write(used, "result.json", json.dumps({"schema_version": 2}))
+    return used
+
+
+def _store(folder: Path, name: str, content: bytes | None = None) -> Path:
+    """A data folder whose run store file holds `content` (None: a real, empty store)."""
+    data = folder / name
+    data.mkdir()
+    if content is None:
+        Store(data / STORE_FILE).close()
+    else:
+        _write(data, STORE_FILE, content)
+    return data
+
+
+def _truncated_store(folder: Path) -> Path:
+    data = _store(folder, "truncated-store")
+    whole = (data / STORE_FILE).read_bytes()
+    (data / STORE_FILE).write_bytes(whole[: len(whole) // 3])  # a copy cut short: the header survives, the tables do not
+    return data
+
+
+def _sqlite_store(folder: Path, name: str, statement: str) -> Path:
+    data = folder / name
+    data.mkdir()
+    with contextlib.closing(sqlite3.connect(data / STORE_FILE)) as db:
+        db.execute(statement)
+        db.commit()
+    return data
+
+
+def _folder_store(folder: Path) -> Path:
+    data = folder / "folder-store"
+    (data / STORE_FILE).mkdir(parents=True)
+    return data
+
+
+PLACES: dict[str, Callable[[Path], Path]] = {
+    "config": _config,
+    "a_file": _a_file,
+    "used": _used_folder,
+    "binary": lambda f: _write(f, "binary.json", bytes(range(128, 256)) * 8),
+    "empty": lambda f: _write(f, "empty.json", ""),
+    "not_json": lambda f: _write(f, "settings.ini", "[test]\nmailboxes = 1000\n"),
+    "truncated": lambda f: _write(f, "cut.json", _cut_short(_config(f).read_text())),
+    "a_list": lambda f: _write(f, "list.json", json.dumps([_good_data(f)])),
+    "huge": lambda f: _write(f, "samples.jsonl", (json.dumps({"interval": 1, "phase": "measure"}) + "\n") * 40_000),
+    "deep": lambda f: _write(f, "deep.json", '{"profile": ' * 50_000 + "1" + "}" * 50_000),
+    "wrong_type": _edited("wrong-type.json", lambda d: d.update(thread_count="eight")),
+    "unknown": _edited("unknown.json", lambda d: d.update(mailboxes=5000)),
+    "many_unknown": _edited("many-unknown.json", lambda d: d.update({f"setting_{n}": n for n in range(5000)})),
+    "negative": _edited("negative.json", lambda d: d.update(duration_s=-5)),
+    "no_databases": _edited("no-databases.json", lambda d: d.update(databases=[])),
+    "too_many_databases": _edited("many-databases.json", lambda d: d.update(databases=_databases(d) * 150)),
+    "nan": lambda f: _write(f, "nan.json", _config(f).read_text().replace('"duration_s": 7200.0', '"duration_s": NaN')),
+    "big_number": _edited("big-number.json", lambda d: d["profile"].update(mailboxes=10**400)),  # type: ignore[attr-defined]
+    "newer": _edited("newer.json", lambda d: d.update(schema_version=2)),
+    "missing_log": _edited("missing-log.json", lambda d: _databases(d)[1].pop("log_path")),
+    "shared_folder": _edited("shared.json", lambda d: _databases(d)[1].update(database_path=_databases(d)[0]["database_path"])),
+    "three_for_two": _edited("three-databases.json", _a_third),
+    "nul_path": _edited("nul-path.json", lambda d: _databases(d)[0].update(database_path="D:\\DB1\x00")),
+    "bad_mix": _edited("bad-mix.json", lambda d: d["operation_mix"].update(read_percent=50)),  # type: ignore[attr-defined]
+    "bad_result": lambda f: _write(_used_folder(f), "result.json", json.dumps({"schema_version": 2})).parent,
+    "not_sqlite": lambda f: _store(f, "not-sqlite", b"Jetwise run store (copied as text)\n" * 200),
+    "truncated_store": _truncated_store,
+    "foreign_store": lambda f: _sqlite_store(f, "foreign-store", "CREATE TABLE sessions (owner TEXT)"),
+    "newer_store": lambda f: _sqlite_store(f, "newer-store", "PRAGMA user_version = 99"),
+    "folder_store": _folder_store,
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """A command line, the words its message must hold, and its exit code."""
+
+    arguments: tuple[str, ...]
+    words: str
+    code: int = ExitCode.INVALID
+    store: str | None = None  # the place (of PLACES) that is the run store's data folder
+
+    @property
+    def title(self) -> str:
+        """The command line as typed (an empty or spaced argument quoted), cut short if a case types a page."""
+        line = " ".join(a if a and " " not in a else repr(a) for a in ("jetwise", *self.arguments)).replace(NUL, "\\x00")
+        return line if len(line) <= 120 else line[:119] + "…"
+
+
+def case(*arguments: str, says: str, store: str | None = None, code: int = ExitCode.INVALID) -> Case:
+    return Case(arguments, says, code, store)
 
 
 CASES = [
-    # (arguments, the words the message must hold); {tmp} is a scratch folder, {config} a valid configuration
-    (["init", "{tmp}/missing/t.json"], "the folder {tmp}/missing does not exist"),
-    (["init", "{tmp}", "--force"], "is a folder; give the file to write"),
-    (["init", "{tmp}/t.json", "--databases", "100000"], "--databases: give 1 to 256 databases (got 100,000)"),
-    (["init", "{tmp}/t.json", "--databases", "0"], "--databases: give 1 to 256 databases (got 0)"),
-    (["init", "{tmp}/t.json", "--iops-per-mailbox", "inf"], "--iops-per-mailbox: input should be less than or equal to 100"),
-    (["init", "{tmp}/t.json", "--iops-per-mailbox", "nan"], "--iops-per-mailbox:"),
-    (["init", "{tmp}/t.json", "--mailboxes", "1.5"], "--mailboxes takes a whole number (got '1.5')"),
-    (["init", "{tmp}/t.json", "--background-maintenance", "maybe"], "say on or off (got 'maybe')"),
-    (["init", "{tmp}/t.json", "--duration", "2x"], "cannot read duration '2x'"),
-    (["init", "{tmp}/t.json", "--db-path", "a", "b", "c"], "3 paths given for 2 databases"),
-    (["validate", "{binary}"], "is not a text file"),
-    (["validate", "{tmp}"], "is a folder; give the configuration file"),
-    (["validate", "{tmp}/nothing.json"], "cannot read"),
-    (["run", "{config}", "--output", "{a_file}"], "is a file; a run needs a folder of its own"),
-    (["run", "{config}", "--output", "{used}"], "already holds a run (result.json)"),
-    (["run", "{config}", "--duration", "0s"], "duration '0s' must be positive"),
-    (["run"], "give either CONFIG.json or --quick"),
-    (["run", "{config}", "--simulate", "floppy"], "no simulated storage profile 'floppy'"),
-    (["report", "{used}", "--html", "{tmp}/nowhere/r.html"], "is in a folder that does not exist"),
-    (["report", "no-such-run"], "is neither a run folder nor a run id"),
-    (["history", "--session", "no such session"], "no tuning session 'no such session'"),
-    (["tune", "{config}", "--max-runs", "0"], "--max-runs must be at least 1"),
-    (["frobnicate"], "unknown command 'frobnicate'"),
+    # init: where the file goes
+    case("init", "{tmp}/missing/t.json", says="the folder {tmp}/missing does not exist"),
+    case("init", "{a_file}/t.json", says="the folder {a_file} is a file, not a folder"),
+    case("init", "{tmp}", "--force", says="is a folder; give the file to write"),
+    case("init", "{config}", says="{config} exists; use --force to overwrite it"),
+    case("init", "", says="OUT.json: the path is empty"),
+    case("init", f"{{tmp}}/t{NUL}.json", says="OUT.json: the path holds a NUL character"),
+    # init: numbers
+    case("init", "{tmp}/t.json", "--databases", "100000", says="--databases: give 1 to 256 databases (got 100,000)"),
+    case("init", "{tmp}/t.json", "--databases", "0", says="--databases: give 1 to 256 databases (got 0)"),
+    case("init", "{tmp}/t.json", "--databases", "1.5", says="--databases takes a whole number (got '1.5')"),
+    case("init", "{tmp}/t.json", "--mailboxes", "-5", says="--mailboxes: input should be greater than 0 (got -5)"),
+    case("init", "{tmp}/t.json", "--mailboxes", "0", says="--mailboxes: input should be greater than 0 (got 0)"),
+    case("init", "{tmp}/t.json", "--mailboxes", "1.5", says="--mailboxes takes a whole number (got '1.5')"),
+    case("init", "{tmp}/t.json", "--mailboxes", "1,000", says="--mailboxes takes a whole number (got '1,000'); write it without "
+         "thousands separators"),
+    case("init", "{tmp}/t.json", "--mailboxes", "99999999999999999999999999",
+         says="--mailboxes: input should be less than or equal to 1000000000"),
+    case("init", "{tmp}/t.json", "--mailbox-size-mb", "1e400", says="--mailbox-size-mb takes a whole number (got '1e400')"),
+    case("init", "{tmp}/t.json", "--iops-per-mailbox", "inf", says="--iops-per-mailbox: input should be a finite number (got inf)"),
+    case("init", "{tmp}/t.json", "--iops-per-mailbox", "nan", says="--iops-per-mailbox: input should be a finite number (got nan)"),
+    case("init", "{tmp}/t.json", "--iops-per-mailbox", "0,5", says="--iops-per-mailbox takes a number (got '0,5'); write it "
+         "without thousands separators and with a point for decimals"),
+    case("init", "{tmp}/t.json", "--threads", "0", says="--threads: input should be greater than or equal to 1 (got 0)"),
+    case("init", "{tmp}/t.json", "--threads", "5000", says="--threads: input should be less than or equal to 4096 (got 5000)"),
+    case("init", "{tmp}/t.json", "--databases", "4", "--threads", "2",
+         says="--threads: 2 thread(s) cannot serve 4 databases; each database needs at least one thread"),
+    case("init", "{tmp}/t.json", "--capacity-percent", "0", says="--capacity-percent: input should be greater than 0"),
+    case("init", "{tmp}/t.json", "--capacity-percent", "150", says="--capacity-percent: input should be less than or equal to 100"),
+    case("init", "{tmp}/t.json", "--target-margin-percent", "100", says="--target-margin-percent: input should be less than 100"),
+    case("init", "{tmp}/t.json", "--cache-min-mb", "4096", "--cache-max-mb", "1024",
+         says="the minimum database cache (4096 MB) is larger than the maximum (1024 MB)"),
+    case("init", "{tmp}/t.json", "--copies", "17", says="--copies: input should be less than or equal to 16 (got 17)"),
+    case("init", "{tmp}/t.json", "--workers", "0", says="--workers: input should be greater than or equal to 1 (got 0)"),
+    case("init", "{tmp}/t.json", "--mailboxes", says="--mailboxes: expected one argument"),
+    # init: words, choices and durations
+    case("init", "{tmp}/t.json", "--background-maintenance", "maybe", says="--background-maintenance: say on or off (got 'maybe')"),
+    case("init", "{tmp}/t.json", "--type", "backup", says="--type: invalid choice: 'backup'"),
+    case("init", "{tmp}/t.json", "--type", "database_backup",
+         says="--type: database backup tests are not available in this version; choose performance or stress"),
+    case("init", "{tmp}/t.json", "--description", "x" * 600, says="--description: string should have at most 500 characters"),
+    case("init", "{tmp}/t.json", "--duration", "2x", says="--duration: cannot read duration '2x'"),
+    case("init", "{tmp}/t.json", "--duration", "", says="--duration: a duration is empty"),
+    case("init", "{tmp}/t.json", "--duration", "nan", says="--duration: duration 'nan' is not a length of time"),
+    case("init", "{tmp}/t.json", "--duration", "1" + "0" * 400, says="is not a length of time"),
+    case("init", "{tmp}/t.json", "--duration=-5m", says="--duration: duration '-5m' must be positive"),
+    case("init", "{tmp}/t.json", "--duration", "40d", says="--duration: input should be less than or equal to 2592000"),
+    case("init", "{tmp}/t.json", "--duration", "P1M", says="years and months are not supported; use days"),
+    case("init", "{tmp}/t.json", "--warmup=-1s", says="--warmup: duration '-1s' must not be negative"),
+    # init: folders
+    case("init", "{tmp}/t.json", "--db-path", "a", "b", "c", says="--db-path: 3 paths given for 2 databases"),
+    case("init", "{tmp}/t.json", "--db-path", "", says="--db-path: an empty folder was given"),
+    case("init", "{tmp}/t.json", "--log-path", f"L:\\Log{NUL}", "L:\\Log2",
+         says="--log-path databases[0]: the path holds a NUL character"),
+    case("init", "{tmp}/t.json", "--db-path", "{tmp}/DB", "{tmp}/DB", says="--db-path databases[1]: databases 1 and 2 share"),
+    case("init", "{tmp}/t.json", "--frobnicate", says="unrecognized arguments: --frobnicate"),
+    # validate: the file
+    case("validate", "{binary}", says="{binary} is not a text file"),
+    case("validate", "{tmp}", says="{tmp} is a folder; give the configuration file"),
+    case("validate", "{tmp}/nothing.json", says="cannot read {tmp}/nothing.json: No such file or directory"),
+    case("validate", "{a_file}/inner.json", says="cannot read {a_file}/inner.json: Not a directory"),
+    case("validate", "", says="CONFIG.json: the path is empty"),
+    case("validate", f"{{tmp}}/ok{NUL}.json", says="CONFIG.json: the path holds a NUL character"),
+    case("validate", "{empty}", says="{empty} is empty; write a configuration with jetwise init"),
+    case("validate", "{not_json}", says="{not_json} is not valid JSON (line 1, column 2: Expecting value)"),
+    case("validate", "{truncated}", says="{truncated} is not valid JSON (line"),
+    case("validate", "{a_list}", says="{a_list} holds a JSON list, not a configuration"),
+    case("validate", "{huge}", says="{huge} is larger than 1.0 MB; a configuration is a small JSON file"),
+    case("validate", "{deep}", says="{deep} nests its JSON too deeply to be a configuration"),
+    case("validate", "{config}", "{config}", says="unrecognized arguments: {config}"),
+    case("validate", says="the following arguments are required: CONFIG.json"),
+    # validate: the fields in the file
+    case("validate", "{wrong_type}", says="thread_count: input should be a valid integer, unable to parse string as an integer "
+         "(got 'eight')"),
+    case("validate", "{unknown}", says="mailboxes: is not a Jetwise setting"),
+    case("validate", "{many_unknown}", says="... and 4,980 more problem(s)\n{many_unknown}: 5,000 problem(s)"),
+    case("validate", "{negative}", says="duration_s: input should be greater than 0 (got -5)"),
+    case("validate", "{nan}", says="duration_s: input should be a finite number (got nan)"),
+    case("validate", "{big_number}", says="profile.mailboxes: input should be less than or equal to 1000000000"),
+    case("validate", "{no_databases}", says="databases: list should have at least 1 item"),
+    case("validate", "{too_many_databases}", says="databases: list should have at most 256 items after validation, not 300"),
+    case("validate", "{newer}", says="schema_version: input should be 1 (got 2)"),
+    case("validate", "{missing_log}", says="databases[1].log_path: Field required"),
+    case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
+    case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),
+    case("validate", "{nul_path}", says="databases[0].database_path: the path holds a NUL character"),
+    case("validate", "{bad_mix}", says="operation_mix: inserts + deletes + replaces + reads make 115 %; they must make 100 %"),
+    # run
+    case("run", says="give either CONFIG.json or --quick"),
+    case("run", "{config}", "--quick", says="give either CONFIG.json or --quick"),
+    case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; a run needs a folder of its own"),
+    case("run", "{config}", "--output", "{used}", says="--output {used} already holds a run (result.json)"),
+    case("run", "{config}", "--output", "", says="--output: the path is empty"),
+    case("run", "{config}", "--duration", "0s", says="--duration: duration '0s' must be positive"),
+    case("run", "{config}", "--duration", "40d", says="--duration: input should be less than or equal to 2592000"),
+    case("run", "{config}", "--mailboxes", "5", says="unrecognized arguments: --mailboxes 5"),
+    case("run", "{config}", "--simulate", "floppy", says="no simulated storage profile 'floppy'; choose one of:"),
+    case("run", "{wrong_type}", says="{wrong_type}: 1 problem(s)"),
+    case("run", "{not_json}", says="{not_json} is not valid JSON"),
+    # tune
+    case("tune", "{config}", "--max-runs", "0", says="--max-runs must be at least 1 (got 0)"),
+    case("tune", "{config}", "--max-runs", "2.5", says="--max-runs takes a whole number (got '2.5')"),
+    case("tune", "{config}", "--calibration", "abc", says="--calibration: cannot read duration 'abc'"),
+    case("tune", "{config}", "--calibration", "0", says="--calibration: duration '0' must be positive"),
+    case("tune", "{config}", "--simulate", "floppy", says="no simulated storage profile 'floppy'"),
+    case("tune", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; the calibration runs need a folder"),
+    case("tune", "{tmp}", says="{tmp} is a folder; give the configuration file"),
+    case("tune", "{empty}", says="{empty} is empty"),
+    # engine (the front ends' process): its bad input fails before a run begins
+    case("engine", "{config}", says="the following arguments are required: --output"),
+    case("engine", "{config}", "--output", "{tmp}/o", "--calibrate", "0", says="--calibrate: duration '0' must be positive"),
+    case("engine", "{not_json}", "--output", "{tmp}/o", says="is not valid JSON"),
+    case("engine", "{config}", "--output", "{tmp}/o", "--simulate", "floppy", says="no simulated storage profile 'floppy'"),
+    # report
+    case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
+    case("report", "{used}", "--csv", "{tmp}", says="--csv {tmp} is a folder; give a file to write"),
+    case("report", "no-such-run", says="no-such-run is neither a run folder nor a run id in the store"),
+    case("report", "", says="RUN: the path is empty"),
+    case("report", "{tmp}", says="{tmp} holds no Jetwise run (result.json or config.json is missing)"),
+    case("report", "{bad_result}", says="{bad_result}/result.json cannot be read as a Jetwise run's result.json: run_id: Field "
+         "required"),
+    case("report", "no-such-run", "--page-size", "a3", says="--page-size: invalid choice: 'a3'"),
+    # history
+    case("history", "--session", "no such session", says="no tuning session 'no such session' in"),
+    case("history", "extra", says="unrecognized arguments: extra"),
+    # the run store, as found on the machine
+    case("history", store="not_sqlite", says="the run store {not_sqlite}/jetwise.sqlite3 is damaged or is not a Jetwise store "
+         "(file is not a database); rename it to keep it and Jetwise starts a new one"),
+    case("history", store="truncated_store", says="the run store {truncated_store}/jetwise.sqlite3 is damaged"),
+    case("report", "some-run", store="foreign_store", says="the run store {foreign_store}/jetwise.sqlite3 is damaged or is not "
+         "a Jetwise store"),
+    case("run", "{config}", "--simulate", "flash", store="not_sqlite", says="{not_sqlite}/jetwise.sqlite3 is damaged"),
+    case("tune", "{config}", "--simulate", "flash", store="newer_store",
+         says="the run store {newer_store}/jetwise.sqlite3 was written by a newer Jetwise (schema 99"),
+    case("history", store="folder_store", says="cannot open the run store {folder_store}/jetwise.sqlite3"),
+    # the command itself
+    case("frobnicate", says="unknown command 'frobnicate'"),
+    case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),
 ]
 
 
-@pytest.mark.parametrize(("arguments", "words"), CASES, ids=[" ".join(c[0]) for c in CASES])
-def test_bad_input_is_named_and_exits_2(arguments, words, tmp_path, config, capsys, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    places = {"tmp": str(tmp_path), "config": str(config), "binary": _binary(tmp_path), "a_file": _a_file(tmp_path),
-              "used": _used_folder(tmp_path)}
-    capsys.readouterr()
-    code = run_cli([a.format(**places) for a in arguments])
-    out = capsys.readouterr()
-    err = out.out + out.err  # validate lists the problems it found on stdout
-    assert code == 2, err
-    assert words.format(**places) in err, err
-    assert "Traceback" not in err
+# Running a case --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    text: str  # what was printed, stdout then stderr, with the places' names for their paths and {time} for a time
 
 
-def test_an_unexpected_error_is_one_line_and_a_crash_log(tmp_path, config, capsys, monkeypatch):
+def _named(case: Case) -> set[str]:
+    found = {name for argument in case.arguments for name in re.findall(r"\{(\w+)\}", argument)}
+    return found | ({case.store} if case.store else set())
+
+
+def run_case(case: Case, folder: Path) -> Outcome:
+    """Run `case` in `folder` (its places made there first) as an engineer would, in this process."""
+    places = {"tmp": folder, **{name: PLACES[name](folder) for name in sorted(_named(case) - {"tmp"})}}
+    arguments = [a.format(**places) for a in case.arguments]
+    out, err = io.StringIO(), io.StringIO()
+    before = os.getcwd(), os.environ.get(DATA_DIR_ENV)
+    os.chdir(folder)
+    if case.store:
+        os.environ[DATA_DIR_ENV] = str(places[case.store])
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = run_cli(arguments)
+    finally:
+        os.chdir(before[0])
+        if before[1] is None:
+            os.environ.pop(DATA_DIR_ENV, None)
+        else:
+            os.environ[DATA_DIR_ENV] = before[1]
+    text = out.getvalue() + err.getvalue()
+    for name, path in sorted(places.items(), key=lambda item: -len(str(item[1]))):
+        text = text.replace(str(path), f"{{{name}}}")
+    store = os.environ.get(DATA_DIR_ENV)
+    if store:
+        text = text.replace(store, "{store}")
+    return Outcome(code, re.sub(r'"time":"[^"]*"', '"time":"{time}"', text))  # the engine's log lines are stamped
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
+def test_bad_input_is_named_and_exits_2(case: Case, tmp_path):
+    outcome = run_case(case, tmp_path)
+    assert outcome.code == case.code, outcome.text
+    assert case.words in outcome.text, outcome.text
+    assert "Traceback" not in outcome.text
+    assert len(outcome.text) <= MOST_CHARACTERS and outcome.text.count("\n") <= MOST_LINES, outcome.text
+    assert not re.search(r"\b(error|warning): (error|warning):", outcome.text)  # a level said twice
+
+
+def test_every_case_is_its_own():
+    assert len(CASES) >= 60
+    assert len({(*c.arguments, c.store) for c in CASES}) == len(CASES)  # no case counted twice
+
+
+def test_a_warning_logged_during_a_run_says_warning_once():
+    """The runner logs a problem in its own words, which start with its level; the console adds the level once."""
+    stream = io.StringIO()
+    problem = Problem("database_cache_max_mb", "the database cache holds the whole database", Severity.WARNING)
+    ConsoleRenderer(stream)(LogEvent(time="2026-01-01T00:00:00+00:00", level="warning", message=str(problem)))
+    assert stream.getvalue() == "   warning: database_cache_max_mb: the database cache holds the whole database\n"
+
+
+# The table of every case -----------------------------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return text.strip().replace("|", "\\|").replace("\n", "<br>").replace(NUL, "\\x00") or " "
+
+
+def render_table(scratch: Path) -> str:
+    """docs/bad-input.md: every case run in a folder of its own below `scratch`, with what it printed."""
+    rows = []
+    for number, each in enumerate(CASES, 1):
+        folder = scratch / f"case-{number}"
+        folder.mkdir()
+        outcome = run_case(each, folder)
+        store = f" (run store: `{{{each.store}}}`)" if each.store else ""
+        command = _cell(each.title).replace("`", "'")
+        rows.append(f"| {number} | `{command}`{store} | {outcome.code} | {_cell(outcome.text)} |")
+    places = ", ".join(f"`{{{name}}}`" for name in PLACES)
+    return "\n".join([
+        "# Bad input: what Jetwise says",
+        "",
+        f"Regenerate with `{REGENERATE}`; tests/cli/test_bad_input.py fails while this file is stale.",
+        "",
+        "Every bad input a test checks, as an engineer would type it, with the exit code and the exact message. Exit codes: "
+        "0 pass, 1 fail, 2 invalid input, 3 aborted or an unexpected error (written to the crash log, summarised in one line). "
+        "`{tmp}` is the folder the command was typed in; the other names in braces are files and folders made there for "
+        f"the case (tests/cli/test_bad_input.py, PLACES: {places}).",
+        "",
+        "| # | Command | Exit | Message |",
+        "| --- | --- | --- | --- |",
+        *rows,
+        "",
+    ])
+
+
+def test_the_table_of_cases_is_current(tmp_path):
+    assert DOC.read_text(encoding="utf-8") == render_table(tmp_path), f"docs/bad-input.md is stale: {REGENERATE}"
+
+
+# What is not bad input, and what is not foreseen ------------------------------------------------------
+
+def test_a_configuration_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
+    path = _config(tmp_path)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # Notepad's UTF-8
+    assert run_cli(["validate", str(path)]) == ExitCode.PASS, capsys.readouterr()
+
+
+def test_an_unexpected_error_is_one_line_and_a_crash_log(tmp_path, capsys, monkeypatch):
     import app.cli.validate
 
     def broken(*_args: object) -> None:
         raise RuntimeError("the disk driver said no")
 
     monkeypatch.setattr(app.cli.validate, "validate_config", broken)
-    assert run_cli(["validate", str(config)]) == 3
+    assert run_cli(["validate", str(_config(tmp_path))]) == ExitCode.ABORTED
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unexpected error: RuntimeError: the disk driver said no" in err
     log = Path(err.rsplit("the details are in ", 1)[1].strip())
     assert "RuntimeError: the disk driver said no" in log.read_text(encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="jetwise-bad-input-") as folder:
+        os.environ[DATA_DIR_ENV] = str(Path(folder) / "store")
+        yield Path(folder)
+
+
+if __name__ == "__main__":
+    with _scratch() as scratch:
+        DOC.write_text(render_table(scratch), encoding="utf-8")
+    sys.stdout.write(f"wrote {DOC}\n")
