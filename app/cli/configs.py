@@ -21,9 +21,9 @@ def _text(path: Path) -> str | Problem:
     """The file's text (a byte-order mark, as Notepad writes, is fine), or why it cannot be read as a configuration."""
     if "\0" in str(path):
         return Problem("", "the configuration's path holds a NUL character (\\x00), which no file system accepts")
-    if path.is_dir():
-        return Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")
     try:
+        if path.is_dir():  # raises for a name too long for the file system, not only reading does
+            return Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")
         with path.open("rb") as file:  # at most one byte past the limit: a disk image or a pipe is not read whole
             raw = file.read(CONFIG_LIMIT_BYTES + 1)
     except OSError as exc:

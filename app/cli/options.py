@@ -53,7 +53,12 @@ def path_type(text: str) -> Path:
         raise argparse.ArgumentTypeError("the path is empty; give a file or folder name")
     if "\0" in text:
         raise argparse.ArgumentTypeError("the path holds a NUL character (\\x00), which no file system accepts")
-    return Path(text)
+    path = Path(text)
+    try:
+        path.exists()  # False for a path not there yet; an error for one no file system could hold
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"the path cannot be used: {exc.strerror or exc}") from exc
+    return path
 
 
 def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | None = None, *, prefix: str = "") -> None:

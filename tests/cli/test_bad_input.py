@@ -21,12 +21,13 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.cli import run_cli
 from app.cli.console import ConsoleRenderer
-from engine.model.config import default_config, save_config
+from engine.model.config import TestConfig, default_config, save_config
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
 from engine.store.sqlite import DATA_DIR_ENV, STORE_FILE, Store
@@ -46,14 +47,19 @@ def _write(folder: Path, name: str, content: str | bytes) -> Path:
     return path
 
 
-def _good_data(folder: Path) -> dict[str, object]:
-    config = default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1})
-    return json.loads(config.model_dump_json())
+def good_config(folder: Path) -> TestConfig:
+    """A small valid configuration with its folders below `folder` (which it does not create)."""
+    return default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1})
+
+
+def good_data(folder: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(good_config(folder).model_dump_json())
+    return data
 
 
 def _config(folder: Path) -> Path:
     path = folder / "ok.json"
-    save_config(default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1}), path)
+    save_config(good_config(folder), path)
     return path
 
 
@@ -61,7 +67,7 @@ def _edited(name: str, edit: Callable[[dict[str, object]], object]) -> Callable[
     """A valid configuration as an engineer's editor left it: `edit` changes the data in place."""
 
     def make(folder: Path) -> Path:
-        data = _good_data(folder)
+        data = good_data(folder)
         edit(data)
         return _write(folder, name, json.dumps(data, indent=2))
 
@@ -135,7 +141,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "empty": lambda f: _write(f, "empty.json", ""),
     "not_json": lambda f: _write(f, "settings.ini", "[test]\nmailboxes = 1000\n"),
     "truncated": lambda f: _write(f, "cut.json", _cut_short(_config(f).read_text())),
-    "a_list": lambda f: _write(f, "list.json", json.dumps([_good_data(f)])),
+    "a_list": lambda f: _write(f, "list.json", json.dumps([good_data(f)])),
     "huge": lambda f: _write(f, "samples.jsonl", (json.dumps({"interval": 1, "phase": "measure"}) + "\n") * 40_000),
     "deep": lambda f: _write(f, "deep.json", '{"profile": ' * 50_000 + "1" + "}" * 50_000),
     "wrong_type": _edited("wrong-type.json", lambda d: d.update(thread_count="eight")),
@@ -245,6 +251,7 @@ CASES = [
     case("validate", "{a_file}/inner.json", says="cannot read {a_file}/inner.json: Not a directory"),
     case("validate", "", says="CONFIG.json: the path is empty"),
     case("validate", f"{{tmp}}/ok{NUL}.json", says="CONFIG.json: the path holds a NUL character"),
+    case("validate", "n" * 300, says="CONFIG.json: the path cannot be used: File name too long"),
     case("validate", "{empty}", says="{empty} is empty; write a configuration with jetwise init"),
     case("validate", "{not_json}", says="{not_json} is not valid JSON (line 1, column 2: Expecting value)"),
     case("validate", "{truncated}", says="{truncated} is not valid JSON (line"),
@@ -275,6 +282,7 @@ CASES = [
     case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; a run needs a folder of its own"),
     case("run", "{config}", "--output", "{used}", says="--output {used} already holds a run (result.json)"),
     case("run", "{config}", "--output", "", says="--output: the path is empty"),
+    case("run", "{config}", "--output", "n" * 300, says="--output: the path cannot be used: File name too long"),
     case("run", "{config}", "--duration", "0s", says="--duration: duration '0s' must be positive"),
     case("run", "{config}", "--duration", "40d", says="--duration: input should be less than or equal to 2592000"),
     case("run", "{config}", "--mailboxes", "5", says="unrecognized arguments: --mailboxes 5"),
@@ -294,6 +302,7 @@ CASES = [
     case("engine", "{config}", says="the following arguments are required: --output"),
     case("engine", "{config}", "--output", "{tmp}/o", "--calibrate", "0", says="--calibrate: duration '0' must be positive"),
     case("engine", "{not_json}", "--output", "{tmp}/o", says="is not valid JSON"),
+    case("engine", "n" * 300, "--output", "{tmp}/o", says="File name too long"),
     case("engine", "{config}", "--output", "{tmp}/o", "--simulate", "floppy", says="no simulated storage profile 'floppy'"),
     # report
     case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
@@ -364,7 +373,7 @@ def run_case(case: Case, folder: Path) -> Outcome:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
-def test_bad_input_is_named_and_exits_2(case: Case, tmp_path):
+def test_bad_input_is_named_and_exits_2(case: Case, tmp_path: Path) -> None:
     outcome = run_case(case, tmp_path)
     assert outcome.code == case.code, outcome.text
     assert case.words in outcome.text, outcome.text
@@ -373,12 +382,12 @@ def test_bad_input_is_named_and_exits_2(case: Case, tmp_path):
     assert not re.search(r"\b(error|warning): (error|warning):", outcome.text)  # a level said twice
 
 
-def test_every_case_is_its_own():
+def test_every_case_is_its_own() -> None:
     assert len(CASES) >= 60
     assert len({(*c.arguments, c.store) for c in CASES}) == len(CASES)  # no case counted twice
 
 
-def test_a_warning_logged_during_a_run_says_warning_once():
+def test_a_warning_logged_during_a_run_says_warning_once() -> None:
     """The runner logs a problem in its own words, which start with its level; the console adds the level once."""
     stream = io.StringIO()
     problem = Problem("database_cache_max_mb", "the database cache holds the whole database", Severity.WARNING)
@@ -420,19 +429,21 @@ def render_table(scratch: Path) -> str:
     ])
 
 
-def test_the_table_of_cases_is_current(tmp_path):
+def test_the_table_of_cases_is_current(tmp_path: Path) -> None:
     assert DOC.read_text(encoding="utf-8") == render_table(tmp_path), f"docs/bad-input.md is stale: {REGENERATE}"
 
 
 # What is not bad input, and what is not foreseen ------------------------------------------------------
 
-def test_a_configuration_saved_with_a_byte_order_mark_is_read(tmp_path, capsys):
+def test_a_configuration_saved_with_a_byte_order_mark_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _config(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # Notepad's UTF-8
     assert run_cli(["validate", str(path)]) == ExitCode.PASS, capsys.readouterr()
 
 
-def test_an_unexpected_error_is_one_line_and_a_crash_log(tmp_path, capsys, monkeypatch):
+def test_an_unexpected_error_is_one_line_and_a_crash_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import app.cli.validate
 
     def broken(*_args: object) -> None:
