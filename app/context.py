@@ -24,6 +24,15 @@ class UsageError(Exception):
     """Bad input: the command exits with code 2 and this message."""
 
 
+def unusable_path(path: Path) -> str | None:
+    """Why no file system could hold `path` (a name too long), or None; a path not there yet is fine."""
+    try:
+        path.exists()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
 def simulated_model(name: str | None) -> StorageModel | None:
     """The simulated storage profile `name`, or None for the real disk."""
     if name is None:
@@ -71,6 +80,9 @@ class AppContext:
         settle: SettleRule | None = None,
     ) -> Runner:
         """A runner whose events also go to the store, in `session` (None: not recorded)."""
+        unusable = unusable_path(output)
+        if unusable is not None:
+            raise UsageError(f"the run folder {output} cannot be used: {unusable}")
         if session is not None:
             emit = fan_out(RunRecorder(self.store, session, output), emit)
         return runner_for(model, config, output, emit, session=session, settle=settle)

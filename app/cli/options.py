@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from app.context import unusable_path
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
 
@@ -54,10 +55,9 @@ def path_type(text: str) -> Path:
     if "\0" in text:
         raise argparse.ArgumentTypeError("the path holds a NUL character (\\x00), which no file system accepts")
     path = Path(text)
-    try:
-        path.exists()  # False for a path not there yet; an error for one no file system could hold
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"the path cannot be used: {exc.strerror or exc}") from exc
+    unusable = unusable_path(path)
+    if unusable is not None:
+        raise argparse.ArgumentTypeError(f"the path cannot be used: {unusable}")
     return path
 
 
