@@ -8,7 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from engine.model.config import TestConfig
+from engine.model.validation import problems_from_validation_error
 from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
 from engine.results.schema import IntervalSample, RunResult
 from engine.run.measurement import rebuild_result
@@ -52,6 +55,14 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     return bundle
 
 
+def _unreadable(folder: Path, error: ValidationError) -> str:
+    """A run file that fails its model, named with its first problems in a line, not pydantic's dump."""
+    problems = problems_from_validation_error(error)
+    listed = "; ".join(str(p) for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+    name = CONFIG_FILE if error.title == TestConfig.__name__ else RESULT_FILE
+    return f"{folder / name} cannot be read as a Jetwise run's {name}: {listed}"
+
+
 def _from_folder(folder: Path, store: Store | None) -> RunBundle:
     samples = read_samples(folder)
     log = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines() if (folder / LOG_FILE).exists() else []
@@ -63,6 +74,8 @@ def _from_folder(folder: Path, store: Store | None) -> RunBundle:
             result = rebuild_result(config, samples, folder.name, "the run ended without writing its result (a crash or a kill)")
         else:
             raise ReportError(f"{folder} holds no Jetwise run ({RESULT_FILE} or {CONFIG_FILE} is missing)")
+    except ValidationError as exc:
+        raise ReportError(_unreadable(folder, exc)) from exc
     except (OSError, ValueError) as exc:
         raise ReportError(f"{folder} holds a run Jetwise cannot read: {exc}") from exc
     bundle = RunBundle(result, samples, log, folder)

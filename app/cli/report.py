@@ -6,14 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from app.cli.options import path_type
 from app.context import AppContext, UsageError
-from engine.model.config import TestConfig
-from engine.model.validation import problems_from_validation_error
 from engine.protocol import ExitCode
-from engine.results.document import CONFIG_FILE, RESULT_FILE
 from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
@@ -44,7 +39,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     try:
         bundle = load_run(args.run, store)
     except ReportError as exc:
-        print(f"error: {_said(exc, args.run)}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     try:
         return _write(args, bundle)
@@ -56,17 +51,6 @@ def _run_reference(text: str) -> str:
     """A run id or folder as typed, refused as a path is when empty (the current folder) or holding a NUL."""
     path_type(text)
     return text
-
-
-def _said(error: ReportError, reference: str) -> str:
-    """The complaint in a line: a run file that fails its model is named, with its first problems, not pydantic's dump."""
-    cause = error.__cause__
-    if not isinstance(cause, ValidationError):
-        return str(error)
-    problems = problems_from_validation_error(cause)
-    listed = "; ".join(str(p) for p in problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
-    name = CONFIG_FILE if cause.title == TestConfig.__name__ else RESULT_FILE
-    return f"{Path(reference) / name} cannot be read as a Jetwise run's {name}: {listed}"
 
 
 def _write(args: argparse.Namespace, bundle: RunBundle) -> int:

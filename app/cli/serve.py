@@ -12,12 +12,11 @@ import stat
 import sys
 import threading
 from datetime import datetime
-from pathlib import Path
 
 from pydantic import BaseModel
 
 from app.cli.configs import load_checked
-from app.cli.options import duration_type
+from app.cli.options import duration_type, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.options import option
@@ -28,8 +27,8 @@ from engine.tuning.tuner import calibration_rule
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=Path, metavar="CONFIG.json")
-    parser.add_argument("--output", type=Path, required=True)
+    parser.add_argument("config", type=path_type, metavar="CONFIG.json")
+    parser.add_argument("--output", type=path_type, required=True)
     parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
     parser.add_argument(
         "--calibrate", type=duration_type(option("duration_s")), default=None, metavar="DURATION",

@@ -32,9 +32,14 @@ class Problem:
     message: str
     severity: Severity = Severity.ERROR
 
+    @property
+    def located(self) -> str:
+        """The message after its field, without the level: for a log line that carries its level itself."""
+        return f"{self.field}: {self.message}" if self.field else self.message
+
     def __str__(self) -> str:
         prefix = "" if self.severity == Severity.ERROR else "warning: "
-        return f"{prefix}{self.field}: {self.message}" if self.field else f"{prefix}{self.message}"
+        return prefix + self.located
 
 
 def errors_only(problems: list[Problem]) -> list[Problem]:

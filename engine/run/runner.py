@@ -126,7 +126,7 @@ class Runner:
         self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
         try:
             for problem in problems:
-                self.log(str(problem), "warning")
+                self.log(problem.located, "warning")
             self._log_settings()
             measurement = Measurement(self.config, self.settle, self.emit, self.log)
             end = self.source.run(self, measurement, probes)

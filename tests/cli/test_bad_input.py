@@ -303,7 +303,7 @@ CASES = [
     case("engine", "{config}", "--output", "{tmp}/o", "--calibrate", "0", says="--calibrate: duration '0' must be positive"),
     case("engine", "{not_json}", "--output", "{tmp}/o", says="is not valid JSON"),
     case("engine", "n" * 300, "--output", "{tmp}/o", says="File name too long"),
-    case("engine", "{config}", "--output", "n" * 300, "--simulate", "flash", says="the run folder nnn"),
+    case("engine", "{config}", "--output", "n" * 300, "--simulate", "flash", says="--output: the path cannot be used: File name too long"),
     case("engine", "{config}", "--output", "{tmp}/o", "--simulate", "floppy", says="no simulated storage profile 'floppy'"),
     # report
     case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
