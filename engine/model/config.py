@@ -200,9 +200,10 @@ class TestConfig(ConfigPart):
         json_schema_extra=cli("--allow-buffered-io"),
     )
     verify_checksum: bool = Field(
-        True, title="Verify page checksums",
-        description="Check every database page read against its checksum, as Jetstress's VerifyChecksum; a bad page is "
-        "an error (ESE -1018) and fails the run.",
+        True, title="Verify checksums",
+        description="Check every database page and log sector read against its checksum, as Jetstress's VerifyChecksum; "
+        "a bad one is an I/O error (ESE -1018 for a page, -612 for a log sector) and fails the run. Off, the page and "
+        "sector numbers are still checked.",
         json_schema_extra=cli("--verify-checksum"),
     )
     seed: int | None = Field(
