@@ -62,7 +62,7 @@ class _Stream:
         self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))
 
 
-WINDOW_GONE = "stopped: the window that started the run closed or ended"
+WINDOW_GONE = "stopped because the window that started the run closed or ended"
 
 
 def _stdin_is_a_pipe() -> bool:

@@ -37,7 +37,7 @@ REASONS: dict[int, str] = {
     signal.SIGTERM: "stopped by a termination signal (SIGTERM)",
 }
 if hasattr(signal, "SIGHUP"):  # POSIX; Windows's console close is a console control event (below)
-    REASONS[signal.SIGHUP] = "stopped: the terminal or remote session that started it closed (SIGHUP)"
+    REASONS[signal.SIGHUP] = "stopped because the terminal or remote session that started it closed (SIGHUP)"
 if hasattr(signal, "SIGBREAK"):  # Windows
     REASONS[signal.SIGBREAK] = "stopped by the user (Ctrl-Break)"
 
