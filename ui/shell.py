@@ -49,7 +49,7 @@ class MainWindow(QMainWindow):
         self.state: Draft[Advice] = Draft(data_base or Path(last_data), lambda config: self.runs.first_setting(config))
         self.run_view = RunView()
         self.runs = RunController(store, self.state, self.run_view, runs_root or default_runs_root(), simulate, self)
-        self.reports = ReportActions(self.runs, self)
+        self.reports = ReportActions(self.runs, store, self)
         self.wizard_services = StoreServices(store)
         self.wizard = TestWizard(self.state, self.wizard_services)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)

@@ -1,60 +1,83 @@
-"""The report of the run shown: in the browser (HTML), as a PDF, on a printer, and its run folder.
+"""The report of a run: in the browser (HTML), as a PDF, on a printer, and its run folder.
 
-Each reads the run's folder again (`reporting.bundle.load_run`), so an aborted or killed
-run gets its report from what it wrote.
+The run is the one the window shows, or one picked by its id (a row of the session
+view). Each action reads the run again with the run store (`reporting.bundle.load_run`),
+so an aborted or killed run gets its report from what it wrote, and the report carries
+its tuning session and the advisor's conclusion exactly as `jetwise report` prints them.
 """
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import render_html
 from ui.controllers.runs import RunController
 from ui.printing import paint_pages, report_document, report_title, write_pdf
 
+REPORT_FILE = "report.html"
+
 
 class ReportActions(QObject):
-    """Open report, Export PDF, Print and Open run folder, for the last run of `runs`."""
+    """Open report, Export PDF, Print and Open run folder, for the last run of `runs` or a run of the store."""
 
     message = Signal(str)  # a line for the status bar
 
-    def __init__(self, runs: RunController, window: QWidget) -> None:
+    def __init__(self, runs: RunController, store: Store, window: QWidget) -> None:
         super().__init__(window)
         self._runs = runs
+        self._store = store
         self._window = window
 
-    def _bundle(self) -> RunBundle | None:
-        folder = self._runs.last_output
-        if self._runs.last_result is None or folder is None:
+    def _reference(self, run_id: str | None) -> str | None:
+        """What `load_run` finds the run by: `run_id`, else the folder of the run the window shows."""
+        if run_id is not None:
+            return run_id
+        if self._runs.last_result is None or self._runs.last_output is None:
+            return None
+        return str(self._runs.last_output)
+
+    def _bundle(self, run_id: str | None) -> RunBundle | None:
+        reference = self._reference(run_id)
+        if reference is None:
+            self.message.emit("No run to report on yet: run a test, or pick a run in the tuning session view")
             return None
         try:
-            return load_run(str(folder))
+            return load_run(reference, self._store)
         except ReportError as exc:
             QMessageBox.warning(self._window, "No report", str(exc))
             return None
 
-    def open_report(self) -> Path | None:
-        bundle = self._bundle()
-        if bundle is None or self._runs.last_output is None:
+    def open_report(self, run_id: str | None = None) -> Path | None:
+        """Write the run's HTML report (in its run folder when it still has one) and open it in the browser."""
+        bundle = self._bundle(run_id)
+        if bundle is None:
             return None
-        path = self._runs.last_output / "report.html"
-        path.write_text(render_html(bundle), encoding="utf-8")
-        QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
-        self.message.emit(f"Report: {path}")
+        html = render_html(bundle)
+        path = _report_path(bundle)
+        try:
+            path.write_text(html, encoding="utf-8")
+        except OSError as exc:  # a run folder on a volume that is full or read-only now
+            path = Path(tempfile.gettempdir()) / f"jetwise-report-{bundle.result.run_id}.html"
+            self.message.emit(f"{_report_path(bundle)} cannot be written ({exc.strerror or exc}); writing {path}")
+            path.write_text(html, encoding="utf-8")
+        self._open(path, "report", "browser")
         return path
 
-    def export_pdf(self, path: Path | None = None) -> Path | None:
-        bundle = self._bundle()
-        if bundle is None or self._runs.last_output is None:
+    def export_pdf(self, path: Path | None = None, run_id: str | None = None) -> Path | None:
+        bundle = self._bundle(run_id)
+        if bundle is None:
             return None
         if path is None:
+            folder = bundle.folder if bundle.folder is not None and bundle.folder.is_dir() else Path.home()
             name, chosen = QFileDialog.getSaveFileName(
-                self._window, "Export the report as PDF", str(self._runs.last_output / "report.pdf"),
+                self._window, "Export the report as PDF", str(folder / "report.pdf"),
                 "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)")
             if not name:
                 return None
@@ -65,10 +88,10 @@ class ReportActions(QObject):
         self.message.emit(f"PDF report: {path} ({pages} pages)")
         return path
 
-    def print_report(self) -> None:
+    def print_report(self, run_id: str | None = None) -> None:
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
-        bundle = self._bundle()
+        bundle = self._bundle(run_id)
         if bundle is None:
             return
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
@@ -80,5 +103,25 @@ class ReportActions(QObject):
         self.message.emit(f"Printed {pages} pages")
 
     def open_run_folder(self) -> None:
-        if self._runs.last_output is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self._runs.last_output)))
+        folder = self._runs.last_output
+        if folder is None:
+            self.message.emit("No run folder yet: run a test first")
+        elif not folder.is_dir():
+            self.message.emit(f"The run folder {folder} is not there any more")
+        else:
+            self._open(folder, "run folder", "file manager")
+
+    def _open(self, path: Path, what: str, opener: str) -> None:
+        """Open `path` with the desktop's handler, and say where it is if nothing on this machine could."""
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            self.message.emit(f"{what.capitalize()}: {path}")
+        else:
+            self.message.emit(f"Nothing on this machine could open the {what} (no {opener} is set up); "
+                              f"open it by hand: {path}")
+
+
+def _report_path(bundle: RunBundle) -> Path:
+    """Beside the run's files when its folder is still there; else in the temporary folder."""
+    if bundle.folder is not None and bundle.folder.is_dir():
+        return bundle.folder / REPORT_FILE
+    return Path(tempfile.gettempdir()) / f"jetwise-report-{bundle.result.run_id}.html"

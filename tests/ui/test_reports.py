@@ -1,0 +1,61 @@
+"""The window's reports: the same as `jetwise report` (session and advisor included), and said plainly when
+nothing on the machine can open them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QDesktopServices
+
+from engine.results.schema import RunResult
+from engine.run.simulation import PROFILES, runner_for
+from engine.run.sinks import fan_out
+from engine.store.recorder import RunRecorder
+from engine.store.sqlite import Store
+from reporting.bundle import load_run
+from reporting.document import render_html
+from tests.conftest import small_config
+
+
+def record_run(store: Store, session: str, folder: Path, threads: int = 2, **update: object) -> RunResult:
+    """A short run on the simulated flash device, recorded in `store` under `session` as the window's runs are."""
+    config = small_config(folder.parent / "data", make_base=True, thread_count=threads, **update)
+    emit = fan_out(RunRecorder(store, session, folder), lambda _event: None)
+    return runner_for(PROFILES["flash"], config, folder, emit, session=session).run()
+
+
+def shown(window, result: RunResult, folder: Path) -> None:
+    """The window shows `result` as if it had just run it."""
+    window.runs.last_result = result
+    window.runs.last_output = folder
+    window.results_view.show_result(result, None)
+    window.stack.setCurrentWidget(window.results_view)
+
+
+def test_the_report_opened_from_the_window_is_the_command_lines_with_its_session_and_advice(window, tmp_path):
+    record_run(window.store, "walk", tmp_path / "runs" / "one", threads=2)
+    second = record_run(window.store, "walk", tmp_path / "runs" / "two", threads=3)
+    shown(window, second, tmp_path / "runs" / "two")
+
+    path = window.reports.open_report()
+    assert path == tmp_path / "runs" / "two" / "report.html"
+    html = path.read_text(encoding="utf-8")
+    assert "not part of a tuning session" not in html
+    assert "Tuning session “walk”: 2 run(s)" in html and "Advisor's conclusion" in html
+    assert html == render_html(load_run(second.run_id, window.store))  # what `jetwise report <run-id>` writes
+    assert window.statusBar().currentMessage() == f"Report: {path}"
+
+
+def test_a_report_nothing_can_open_is_said_with_its_path(window, tmp_path, monkeypatch):
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda _url: False)  # no browser, no file manager
+    result = record_run(window.store, "bare", tmp_path / "runs" / "one")
+    shown(window, result, tmp_path / "runs" / "one")
+
+    path = window.reports.open_report()
+    assert path is not None and path.exists()
+    assert window.statusBar().currentMessage() == (
+        f"Nothing on this machine could open the report (no browser is set up); open it by hand: {path}")
+    window.reports.open_run_folder()
+    assert window.statusBar().currentMessage() == (
+        f"Nothing on this machine could open the run folder (no file manager is set up); open it by hand: "
+        f"{tmp_path / 'runs' / 'one'}")
