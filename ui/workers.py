@@ -48,7 +48,7 @@ class BackgroundCheck(QObject):
 
     `want(key, value)` names the value to check (its `key` says when two values are the same);
     `pending` is True until the answer for the wanted key is in, then `finished` is emitted
-    and `answer` (or `error`) holds it.
+    and `answer` (or `error`) holds it, and `value` the value it is about.
     """
 
     finished = Signal()
@@ -71,11 +71,16 @@ class BackgroundCheck(QObject):
         self._held: str | None = None  # the key `answer` is for
         self.answer: object | None = None
         self.error: Exception | None = None
+        self.value: object | None = None  # what `answer` is about
 
     @property
     def pending(self) -> bool:
         """A value is wanted and its answer is not in yet."""
         return self._wanted is not None and self._wanted[0] != self._held
+
+    def holds(self, key: str | None) -> bool:
+        """The answer in is about the value of `key`."""
+        return key is not None and self._held == key and not self.pending
 
     def want(self, key: str | None, value: object = None, *, again: bool = False) -> None:
         """Check `value` unless its answer is in or on its way; `again` checks it anew (the disk may have changed).
@@ -120,5 +125,6 @@ class BackgroundCheck(QObject):
         if ticket != self._ticket or self._wanted is None or self._asked != self._wanted[0]:
             return False
         self._held = self._asked
+        self.value = self._wanted[1]
         self._asked = None
         return True

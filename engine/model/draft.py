@@ -3,19 +3,29 @@
 The wizard edits a `Draft`; each of its pages shows a part of it. The draft keeps the
 configuration as JSON data, so a field may hold a value the model refuses while the
 engineer types; every change is judged once by the engine's own rules, however many
-pages ask. Front ends subscribe to its notices (`changed`, `loaded`, `session_changed`),
-and tests drive it without a window.
+pages ask, and every problem is tied to the field it is shown at. Front ends subscribe to
+its notices (`changed`, `loaded`, `session_changed`), and tests drive it without a window.
+
+A form asks a little more than the command line: a database or log folder must be a full
+path (the command line reads a relative one against the folder it is typed in, which is
+explicit there; a window has no such folder the engineer sees). And when Start hands the
+configuration to the engine, the engine's answer comes back here: the problems it refused
+the configuration for stand with the draft's own until a value changes or they are cleared.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
-from collections.abc import Callable
+import os
+import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from engine.model.config import TestConfig, default_config
+from engine.model.options import options
 from engine.model.validation import Problem, check_rules, validate_data
 
 P = ParamSpec("P")
@@ -68,6 +78,8 @@ class Draft(Generic[SettingT]):
         self.changed: Notice[[]] = Notice()
         self.loaded: Notice[[]] = Notice()  # a whole configuration replaced the data (a file, a session)
         self.session_changed: Notice[[str]] = Notice()
+        self.starting = False  # Start handed the configuration to the engine, which has neither begun nor refused it
+        self.refusal: list[Problem] = []  # why the engine refused the configuration as it stands
         self._session = ""
         self._verdict: tuple[TestConfig | None, list[Problem]] | None = None
         self._advice: SettingT | None = None  # the first setting, asked once per change with the verdict
@@ -85,7 +97,26 @@ class Draft(Generic[SettingT]):
 
     def _announce(self) -> None:
         self._verdict = None
+        self.refusal = []  # the engine refused other values
         self.changed.emit()
+
+    def start_requested(self) -> None:
+        """Start handed the configuration to the engine: until it answers, nothing else starts."""
+        self.starting = True
+        self.refusal = []
+        self.changed.emit()
+
+    def start_answered(self, refusal: Iterable[Problem] = ()) -> None:
+        """The engine began the run (no problems), or refused the configuration for `refusal`."""
+        self.starting = False
+        self.refusal = [_at_named_field(p) for p in refusal]
+        self.changed.emit()
+
+    def clear_refusal(self) -> None:
+        """What the engine refused for is gone (the checks of the machine pass again)."""
+        if self.refusal:
+            self.refusal = []
+            self.changed.emit()
 
     def load(self, config: TestConfig, session: str = "") -> None:
         self.data = json.loads(config.model_dump_json())
@@ -135,6 +166,7 @@ class Draft(Generic[SettingT]):
     def _validated(self) -> tuple[TestConfig | None, list[Problem]]:
         """The engine's verdict on the data, computed once per change however many pages ask."""
         if self._verdict is None:
+            relative = _relative_folders(self.data)
             data = copy.deepcopy(self.data)
             if self.auto_tune:
                 # a placeholder the advisor replaces: the fields the engineer cannot edit now
@@ -148,7 +180,10 @@ class Draft(Generic[SettingT]):
                 data = json.loads(config.model_dump_json())
                 data.update(thread_count=advice.threads, sluggish_sessions=advice.sluggish_sessions)
                 config, problems = validate_data(data)
-            self._verdict = (config, check_rules(config) if config is not None else problems)
+            if relative:  # refused here as an empty folder is by the model: never checked, never run
+                config, problems = None, relative + [p for p in problems if p.field not in {r.field for r in relative}]
+            found = check_rules(config) if config is not None else problems
+            self._verdict = (config, [_at_named_field(p) for p in found])
         return self._verdict
 
     def config(self) -> TestConfig | None:
@@ -161,4 +196,45 @@ class Draft(Generic[SettingT]):
         return self._advice
 
     def problems(self) -> list[Problem]:
-        return self._validated()[1]
+        """Every problem with the values, each at its field, and those the engine refused them for."""
+        found = self._validated()[1]
+        return found + [p for p in self.refusal if p not in found]
+
+
+def _relative_folders(data: dict[str, Any]) -> list[Problem]:
+    """A database or log folder given as a relative path: the wizard asks for a full one."""
+    problems = []
+    databases = data.get("databases")
+    for index, spec in enumerate(databases if isinstance(databases, list) else []):
+        for key, leaf in (("database_path", "DB"), ("log_path", "Log")):
+            value = spec.get(key) if isinstance(spec, dict) else None
+            if isinstance(value, str) and value.strip() and "\0" not in value and not Path(value.strip()).is_absolute():
+                problems.append(Problem(
+                    f"databases[{index}].{key}",
+                    f"give a full path, e.g. {full_path_example(leaf, index + 1)}: a relative path ({value.strip()}) "
+                    "would put the files wherever Jetwise was started from",
+                ))
+    return problems
+
+
+def full_path_example(leaf: str, number: int) -> str:
+    """A full folder path as this system writes one: D:\\Databases\\DB1 on Windows, /srv/jetwise/DB1 elsewhere."""
+    if os.name == "nt":
+        return f"{'L:' if leaf == 'Log' else 'D:'}\\{'Logs' if leaf == 'Log' else 'Databases'}\\{leaf}{number}"
+    return f"/srv/jetwise/{leaf}{number}"
+
+
+def _at_named_field(problem: Problem) -> Problem:
+    """A problem of the whole configuration at the first field its words name ("the minimum database cache …
+    is larger than …" -> database_cache_min_mb), so a form shows it where the value is typed."""
+    if problem.field:
+        return problem
+    words = problem.message.lower()
+    named = []
+    for found in options().values():
+        if "[]" in found.path or found.kind == "list":
+            continue
+        at = re.search(rf"\b{re.escape(found.label.lower())}\b", words)
+        if at is not None:
+            named.append((at.start(), found.path))
+    return dataclasses.replace(problem, field=min(named)[1]) if named else problem

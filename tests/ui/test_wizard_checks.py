@@ -60,7 +60,7 @@ def test_a_blocked_folder_check_leaves_the_page_editable_and_next_waits_for_it(q
         qtbot.waitUntil(lambda: asked == [1], timeout=5000)
         assert page.summary.text() == "Checking the database and log folders…" and not _next_enabled(window)
         _event_loop_turns(qtbot)
-        page.copies.setValue(2)  # the page takes edits while the check is blocked
+        page.copies.set_value(2)  # the page takes edits while the check is blocked
         assert window.state.data["copies_per_database"] == 2 and not _next_enabled(window)
         qtbot.waitUntil(lambda: asked == [1, 2], timeout=5000)  # the new values are checked in turn
         _event_loop_turns(qtbot)
@@ -86,7 +86,7 @@ def test_an_answer_for_values_that_changed_meanwhile_is_dropped(qtbot, window, m
     try:
         _to_page(window, PAGE_DATABASES)
         qtbot.waitUntil(lambda: asked == [1], timeout=5000)
-        page.copies.setValue(2)
+        page.copies.set_value(2)
         qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)  # the second answer is in; the first is not
         assert page.table.item(0, 2).text() == "checked with 2 copies"
     finally:

@@ -19,6 +19,7 @@ from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
 from engine.store.sqlite import Store, StoreError
+from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
 
 
@@ -80,8 +81,18 @@ def check_machine(config: TestConfig) -> MachineCheck:
                                     f"{format_bytes(config.database_size_bytes)}", "ok"))
         rows[row] = messages
     for shared in devices.values():
-        if len(shared) > 1:
-            for row in shared:
-                others = ", ".join(str(r + 1) for r in shared if r != row)
-                rows[row].append((f"same volume as row {others}", "ok"))
+        for row in shared:
+            others = [r + 1 for r in shared if r != row]
+            if others:
+                rows[row].append((same_volume_words(others), "ok"))
     return MachineCheck(problems, rows)
+
+
+ROWS_NAMED = 3  # past this, the other rows on a volume are counted, not listed
+
+
+def same_volume_words(others: list[int]) -> str:
+    """"same volume as row 2", "… as rows 1, 3", or with many rows "… as 98 other rows": one line, however many."""
+    if len(others) > ROWS_NAMED:
+        return f"same volume as {len(others)} other rows"
+    return f"same volume as {rows_words(others, ROWS_NAMED)}"

@@ -208,6 +208,18 @@ def field_for(option: Option) -> OptionField:
                      allow_zero=zero_allowed(option))
 
 
+def bounds_problem(option: Option, value: float) -> str | None:
+    """What is wrong with `value` against the option's declared bounds, in the model's own words; None if nothing."""
+    low, high = option.minimum, option.maximum
+    if low is not None and (value <= low if option.minimum_open else value < low):
+        words = "greater than" if option.minimum_open else "greater than or equal to"
+        return f"input should be {words} {low:g} (got {value:g})"
+    if high is not None and (value >= high if option.maximum_open else value > high):
+        words = "less than" if option.maximum_open else "less than or equal to"
+        return f"input should be {words} {high:g} (got {value:g})"
+    return None
+
+
 def zero_allowed(option: Option) -> bool:
     """A duration of 0 is valid (a warm-up may be skipped)."""
     return option.minimum == 0 and not option.minimum_open

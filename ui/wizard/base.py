@@ -95,7 +95,7 @@ class WizardPage(QWizardPage):
                 messages[path] = self.state.parse_errors[path]
                 continue
             for problem in problems:
-                if problem.field == path or problem.field.startswith(path + "["):
+                if shown_at(problem.field, path):
                     messages[path] = problem.message
                     break
         return messages
@@ -112,3 +112,13 @@ class WizardPage(QWizardPage):
 
     def initializePage(self) -> None:
         self.refresh()
+
+    def shown_again(self) -> None:
+        """The page is the wizard's current page again (Next, Back, or the window back from a run): a page that
+        checks the machine checks again, since the disk may have changed meanwhile."""
+
+
+def shown_at(field: str, path: str) -> bool:
+    """Whether a problem of `field` shows at the field of option `path`: its own, an item of it, or a group it is in
+    ("operation_mix": the operation mix adds up wrong, said at each of its percentages)."""
+    return field == path or field.startswith(path + "[") or (bool(field) and path.startswith(field + "."))

@@ -1,17 +1,21 @@
 """Page 4, Databases and logs: where each database and its logs go, every row checked against the machine.
 
-The checks (folder, writable, free space, unbuffered I/O, files already there) probe each
-folder, which can take seconds on a SAN or SMB path: they run off the GUI thread, a
-moment after the last edit, and Next waits for the answer about the rows as they are now.
+Each row says what is wrong with it where it is typed: an empty or relative folder, two
+databases in one folder, what the engine refused when Start was pressed, and what the
+machine says. The machine's checks (folder, writable, free space, unbuffered I/O, files
+already there, a run holding the folder) probe each folder, which can take seconds on a SAN
+or SMB path: they run off the GUI thread, a moment after the last edit and again whenever
+the page shows again, and Next waits for the answer about the rows as they are now. A folder
+another run holds is free once that run ends: "Check again" asks without a value changing.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -21,22 +25,27 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
 )
 
+from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.model.validation import errors_only
-from ui.widgets.fields import tooltip_of
+from engine.model.validation import Problem, Severity, errors_only
+from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
 from ui.widgets.style import ERROR_STYLE, severity_qcolor
 from ui.wizard.base import PageContext, WizardPage
-from ui.wizard.problems import field_words
-from ui.wizard.services import MachineCheck
+from ui.wizard.problems import field_words, placed_at, rows_words
+from ui.wizard.services import MachineCheck, frees_itself
 from ui.workers import BackgroundCheck
 
 SOURCES = {"create": "Create new databases", "attach": "Attach existing Jetwise databases"}
+COLUMNS = ("database_path", "log_path")
+ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
+_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+))?")
+
+Line = tuple[str, str]  # what a row's Checks cell says: (text, "ok" | "warning" | "error")
 
 
 class DatabasesPage(WizardPage):
@@ -47,8 +56,11 @@ class DatabasesPage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
-        self.count = _spin_box("databases")
-        self.copies = _spin_box("copies_per_database")
+        counted = option("databases")
+        self.count = FieldEdit("int", counted.unit, tooltip_of(counted))
+        self.count.changed.connect(self._on_count_typed)
+        self.count.edit.editingFinished.connect(self._on_count_entered)
+        self.copies = self.bind("copies_per_database", field_for(option("copies_per_database")))
         self.source = QComboBox()
         for value in option("database_source").choices:
             self.source.addItem(SOURCES.get(value, value), value)
@@ -60,9 +72,11 @@ class DatabasesPage(WizardPage):
         self.log_pattern.setPlaceholderText("L:\\Log{n}")
         self.log_pattern.setToolTip("A folder pattern; {n} becomes the database number")
         fill = self.fill_button = QPushButton("Fill down")
-        fill.setToolTip("Fill every row from the patterns")
         fill.clicked.connect(self._fill)
-        self.columns = [option("databases[].database_path"), option("databases[].log_path")]
+        self.db_pattern.textChanged.connect(self._on_pattern_changed)
+        self.log_pattern.textChanged.connect(self._on_pattern_changed)
+        self._on_pattern_changed()
+        self.columns = [option(f"databases[].{key}") for key in COLUMNS]
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels([o.label for o in self.columns] + ["Checks"])
         self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
@@ -70,20 +84,24 @@ class DatabasesPage(WizardPage):
         self.table.setColumnWidth(1, 220)
         self.table.setWordWrap(True)
         self.table.itemChanged.connect(self._table_edited)
-        self.editors.update({"databases": self.count, "copies_per_database": self.copies, "database_source": self.source,
+        self.editors.update({"databases": self.count, "database_source": self.source,
                              "databases[].database_path": self.table, "databases[].log_path": self.table})
         browse_db = QPushButton("Browse database folder…")
         browse_log = QPushButton("Browse log folder…")
         browse_db.clicked.connect(lambda: self._browse(0))
         browse_log.clicked.connect(lambda: self._browse(1))
+        self.recheck = QPushButton("Check again")
+        self.recheck.setToolTip("A folder another run holds is free once that run ends: check every row again")
+        self.recheck.clicked.connect(lambda: self._ask(again=True))
+        self.recheck.hide()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         top = QGridLayout()
-        for column, (words, widget) in enumerate(((option("databases").label, self.count),
+        for column, (words, widget) in enumerate(((counted.label, self.count),
                                                   (option("copies_per_database").label, self.copies),
                                                   (option("database_source").label, self.source))):
-            top.addWidget(QLabel(f"{words}:"), 0, 2 * column)
-            top.addWidget(widget, 0, 2 * column + 1)
+            top.addWidget(QLabel(f"{words}:"), 0, 2 * column, Qt.AlignmentFlag.AlignTop)
+            top.addWidget(widget, 0, 2 * column + 1, Qt.AlignmentFlag.AlignTop)
         top.addWidget(QLabel("Database folders:"), 1, 0)
         top.addWidget(self.db_pattern, 1, 1, 1, 2)
         top.addWidget(QLabel("Log folders:"), 1, 3)
@@ -93,18 +111,17 @@ class DatabasesPage(WizardPage):
         buttons.addWidget(browse_db)
         buttons.addWidget(browse_log)
         buttons.addStretch(1)
+        buttons.addWidget(self.recheck)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.summary)
-        self.row_messages: dict[int, list[tuple[str, str]]] = {}  # (text, "ok" | "warning" | "error")
+        self.row_messages: dict[int, list[Line]] = {}  # what each row's Checks cell shows now, for rows with words
         services = context.services
         self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)
         self.checks.finished.connect(self._on_checks_finished)
         self._filling = False
-        self.count.valueChanged.connect(self._count_changed)
-        self.copies.valueChanged.connect(lambda v: self.state.set("copies_per_database", v))
         self.source.currentIndexChanged.connect(self._on_source_changed)
         self.state.loaded.connect(self._load_rows)
         self._load_rows()
@@ -114,49 +131,73 @@ class DatabasesPage(WizardPage):
         super().initializePage()
         self._ask(again=True)  # a new visit: the folders may have changed on disk meanwhile
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._ask()  # back from a later page that changed what the rows are checked for
+    def shown_again(self) -> None:
+        self._ask(again=True)  # Back from a later page, or the window back from a run: a run holding a folder may have ended
 
     def _ask(self, again: bool = False) -> None:
         config = self.state.config()
         self.checks.want(None if config is None else config.model_dump_json(), config, again=again)
-        self._show_summary()
+        self._show_rows()
 
     def refresh(self) -> None:
         super().refresh()
+        self.count.set_error(self._count_error())
         if self.isVisible():
             self._ask()
         else:
-            self._show_summary()
+            self._show_rows()
+        self.completeChanged.emit()
 
     def _load_rows(self) -> None:
         specs = self.state.data["databases"]
         self._filling = True
-        self.count.setValue(len(specs))
-        self.copies.setValue(int(self.state.data.get("copies_per_database", 1)))
+        if "databases" not in self.state.parse_errors and not self.count.hasFocus():
+            self.count.set_value(len(specs), quiet=True)
         self.source.setCurrentIndex(max(0, self.source.findData(self.state.data.get("database_source", "create"))))
         self.table.setRowCount(len(specs))
         for row, spec in enumerate(specs):
-            for column, key in enumerate(("database_path", "log_path")):
-                item = QTableWidgetItem(spec[key])
-                item.setToolTip(self.columns[column].description)
-                self.table.setItem(row, column, item)
-            checks = QTableWidgetItem("")
-            checks.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            self.table.setItem(row, 2, checks)
-        self.row_messages = {}
+            for column, key in enumerate(COLUMNS):
+                item = self.table.item(row, column)
+                if item is None:
+                    item = QTableWidgetItem()
+                    self.table.setItem(row, column, item)
+                if item.text() != spec[key]:
+                    item.setText(spec[key])
+            if self.table.item(row, 2) is None:
+                checks = QTableWidgetItem("")
+                checks.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.table.setItem(row, 2, checks)
         self._filling = False
+        self._show_rows()
 
     def _on_source_changed(self) -> None:
         """Attaching asks other things of each row (the database files must exist): the rows are checked again."""
         if not self._filling:
             self.state.set("database_source", self.source.currentData())
 
-    def _count_changed(self, count: int) -> None:
-        if self._filling:
-            return
+    def _typed_count(self) -> int | None:
+        """The count typed, if it is a whole number within the declared bounds; what is wrong goes to the draft."""
+        ok, count = self.count.parsed()
+        wrong = bounds_problem(option("databases"), count) if ok and isinstance(count, int) else str(count)
+        if wrong is not None or not isinstance(count, int):
+            if self.state.parse_errors.get("databases") != wrong:
+                self.state.set_parse_error("databases", wrong)
+            return None
+        if "databases" in self.state.parse_errors:
+            self.state.set_parse_error("databases", None)
+        return count
+
+    def _on_count_typed(self) -> None:
+        """Said at once when out of bounds; the rows follow when the count is entered (Enter, or on to another field),
+        so typing 12 over 2 never passes through one row and loses the second's folders."""
+        self._typed_count()
+        self.completeChanged.emit()
+
+    def _on_count_entered(self) -> None:
+        count = self._typed_count()
         specs = list(self.state.data["databases"])
+        if count is None or count == len(specs):
+            return
         base = Path(specs[-1]["database_path"]).parent if specs else self.state.base
         log_base = Path(specs[-1]["log_path"]).parent if specs else self.state.base
         while len(specs) < count:
@@ -165,6 +206,18 @@ class DatabasesPage(WizardPage):
         del specs[count:]
         self.state.set_databases(specs)
         self._load_rows()
+
+    def _count_error(self) -> str | None:
+        """What is wrong with the count: as typed, or as a loaded file gave it."""
+        if "databases" in self.state.parse_errors:
+            return self.state.parse_errors["databases"]
+        return next((p.message for p in errors_only(self.state.problems()) if p.field == "databases"), None)
+
+    def _on_pattern_changed(self) -> None:
+        filled = bool(self.db_pattern.text().strip() or self.log_pattern.text().strip())
+        self.fill_button.setEnabled(filled)
+        self.fill_button.setToolTip("Fill every row from the patterns" if filled
+                                    else "Type a database or log folder pattern first, e.g. F:\\DB{n}")
 
     def _fill(self) -> None:
         specs = [dict(s) for s in self.state.data["databases"]]
@@ -189,65 +242,144 @@ class DatabasesPage(WizardPage):
         if self._filling or item.column() > 1:
             return
         specs = [dict(s) for s in self.state.data["databases"]]
-        key = "database_path" if item.column() == 0 else "log_path"
-        specs[item.row()][key] = item.text().strip()
+        specs[item.row()][COLUMNS[item.column()]] = item.text().strip()
         self.state.set_databases(specs)
 
     def _on_checks_finished(self) -> None:
         answer = self.checks.answer
-        self.row_messages = dict(answer.rows) if isinstance(answer, MachineCheck) else {}
+        if isinstance(answer, MachineCheck) and not errors_only(answer.problems):
+            self.state.clear_refusal()  # checked again and passed: what the engine refused for is gone
         self._show_rows()
         self.completeChanged.emit()
 
+    # what each row says --------------------------------------------------------------------
+
+    def _row_problems(self, row: int) -> list[Problem]:
+        """The problems of the values in row `row` (0-based): the draft's, the engine's refusal, as they are now."""
+        return [p for p in self.state.problems() if _row_of(p.field) == row]
+
+    def _checked(self, row: int) -> bool:
+        """The machine's answer in is about this row's folders as they are now."""
+        checked = self.checks.value
+        specs = self.state.data["databases"]
+        if not isinstance(checked, TestConfig) or row >= len(checked.databases) or row >= len(specs):
+            return False
+        typed = specs[row]
+        return all(typed[key].strip() and Path(typed[key].strip()) == getattr(checked.databases[row], key) for key in COLUMNS)
+
+    def _machine(self, row: int) -> tuple[list[Line], list[Problem]]:
+        answer = self.checks.answer
+        if not isinstance(answer, MachineCheck) or not self._checked(row):
+            return [], []
+        return list(answer.rows.get(row, [])), [p for p in answer.problems if _row_of(p.field) == row]
+
+    def _lines(self, row: int) -> list[Line]:
+        """What row `row` says: its own problems at their column, then the machine's words; a row in error says only
+        what is wrong (no green tick beside a refusal)."""
+        own = self._row_problems(row)
+        lines: list[Line] = []
+        for problem in own:
+            key = _column_of(problem.field)
+            label = option(f"databases[].{key}").label if key in COLUMNS else ""
+            lines.append((f"{label}: {problem.message}" if label else problem.message,
+                          "error" if problem.severity == Severity.ERROR else "warning"))
+        said = {p.message for p in own}
+        lines += [line for line in self._machine(row)[0] if line[0] not in said]
+        if any(kind == "error" for _text, kind in lines):
+            lines = [line for line in lines if line[1] != "ok"]
+        return lines
+
+    def _held(self) -> bool:
+        """A row has a problem that can go away by itself: a folder another run holds."""
+        return any(frees_itself(p) for row in range(self.table.rowCount())
+                   for p in self._row_problems(row) + self._machine(row)[1])
+
     def _show_rows(self) -> None:
         self._filling = True
+        self.row_messages = {}
         for row in range(self.table.rowCount()):
-            messages = self.row_messages.get(row, [])
+            lines = self._lines(row)
+            if lines:
+                self.row_messages[row] = lines
             item = self.table.item(row, 2)
             if item is None:
                 continue
-            item.setText("; ".join(m for m, _kind in messages))
-            kinds = {kind for _m, kind in messages}
+            item.setText("; ".join(text for text, _kind in lines))
+            kinds = {kind for _text, kind in lines}
             item.setForeground(severity_qcolor("error" if "error" in kinds else "warning" if "warning" in kinds else "ok"))
-            item.setToolTip("\n".join(m for m, _kind in messages))
+            item.setToolTip("\n".join(text for text, _kind in lines))
+            wrong: dict[str | None, str] = {}
+            for problem in errors_only(self._row_problems(row)):
+                wrong.setdefault(_column_of(problem.field), problem.message)
+            for column, key in enumerate(COLUMNS):
+                cell = self.table.item(row, column)
+                if cell is None:
+                    continue
+                if key in wrong:  # the path typed wrong is red, its reason in its tooltip
+                    cell.setForeground(severity_qcolor("error"))
+                else:
+                    cell.setData(Qt.ItemDataRole.ForegroundRole, None)
+                cell.setToolTip(wrong.get(key) or self.columns[column].description)
         self.table.resizeRowsToContents()
         self._filling = False
+        self.recheck.setVisible(self._held())
+        self.recheck.setEnabled(not self.checks.pending)
         self._show_summary()
 
     def _bad_rows(self) -> list[int]:
-        return [row + 1 for row, m in self.row_messages.items() if any(kind == "error" for _t, kind in m)]
+        return [row + 1 for row in range(self.table.rowCount()) if any(kind == "error" for _t, kind in self._lines(row))]
+
+    def _here(self, field: str) -> bool:
+        return placed_at(field, self.context.placed) == f"{self.TITLE} page"
 
     def _show_summary(self) -> None:
-        if self.state.config() is None:
+        config = self.state.config()
+        elsewhere = [p for p in errors_only(self.state.problems()) if not self._here(p.field)]
+        bad = self._bad_rows()
+        if config is None and elsewhere:
             # a field on another page is wrong: say which, or Next is disabled for no visible reason
-            words = "; ".join(f"{field_words(p.field, self.context.placed)}: {p.message}"
-                              for p in errors_only(self.state.problems()))
-            text = f"{html.escape(words or 'The configuration is not valid')} — correct it to check the rows."
-        elif self.checks.pending:
+            words = "; ".join(f"{field_words(p.field, self.context.placed)}: {p.message}" for p in elsewhere)
+            text = f"{html.escape(words)} — correct it to check the rows."
+        elif config is not None and self.checks.pending:
             self.summary.setText("Checking the database and log folders…")
             return
-        elif self.checks.error is not None:
+        elif config is not None and self.checks.error is not None:
             text = f"The folders could not be checked: {html.escape(str(self.checks.error))}"
-        elif self._bad_rows():
-            text = f"Fix rows {', '.join(map(str, self._bad_rows()))} to continue."
+        elif bad:
+            text = fix_rows_words(bad)
+            if self._held():
+                text += " A folder another run holds is free once that run ends: then press Check again."
         else:
             self.summary.setText("")
             return
         self.summary.setText(f"<span style='{ERROR_STYLE}'>{text}</span>")
 
     def isComplete(self) -> bool:
-        if self.state.config() is None or self.checks.pending or self.checks.error is not None:
+        config = self.state.config()
+        if config is None or not self.checks.holds(config.model_dump_json()) or self.checks.error is not None:
             return False
+        if self._count_error() is not None or not super().isComplete():
+            return False
+        if self.count.parsed() != (True, len(self.state.data["databases"])):
+            return False  # a count typed, not entered yet: the rows are not the ones it asks for
         return not self._bad_rows()
 
 
-def _spin_box(path: str) -> QSpinBox:
-    """A count within the option's bounds, explained by its declaration."""
-    found = option(path)
-    box = QSpinBox()
-    box.setRange(int(found.minimum or 1), int(found.maximum or 256))
-    box.setToolTip(tooltip_of(found))
-    return box
+def fix_rows_words(rows: list[int]) -> str:
+    """"Fix row 1 to continue.", "Fix rows 1, 3 to continue.", past a few rows "… and 94 more"."""
+    return f"Fix {rows_words(rows, ROWS_NAMED)} to continue."
+
+
+def _row_of(field: str) -> int | None:
+    """The row (0-based) a problem's field is in: "databases[1].log_path" -> 1."""
+    found = _ROW_FIELD.fullmatch(field)
+    return int(found.group(1)) if found is not None else None
+
+
+def _column_of(field: str) -> str | None:
+    """The path a problem's field is about: "databases[1].log_path" -> "log_path"."""
+    found = _ROW_FIELD.fullmatch(field)
+    return found.group(2) if found is not None else None
 
 
 def _expand(pattern: str, n: int, leaf: str) -> str:

@@ -53,6 +53,15 @@ def field_words(field: str, placed: Mapping[str, str]) -> str:
     return f"{name} ({where})" if where else f"{name} (in the configuration file)"
 
 
+def rows_words(rows: list[int], listed: int) -> str:
+    """Rows in a few words: "row 1", "rows 1, 3", past `listed` of them "rows 1, 2, 3 and 94 more"."""
+    if len(rows) == 1:
+        return f"row {rows[0]}"
+    if len(rows) <= listed:
+        return f"rows {', '.join(map(str, rows))}"
+    return f"rows {', '.join(map(str, rows[:listed]))} and {len(rows) - listed} more"
+
+
 def _titles(field: str) -> list[str]:
     """The titles of the model's fields along `field`'s path ("thresholds.strict.x" -> three titles)."""
     model: type[BaseModel] | None = TestConfig

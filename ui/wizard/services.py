@@ -28,6 +28,7 @@ class SessionSummary:
     last_status: str | None = None  # of its last run
     last_threads: int = 0
     last_sluggish_sessions: int = 0
+    auto_tune: bool | None = None  # the tuning mode its runs were started in; None when the window never ran it
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,12 @@ class MachineCheck:
 
     problems: list[Problem] = field(default_factory=list)
     rows: dict[int, list[tuple[str, str]]] = field(default_factory=dict)  # (text, "ok" | "warning" | "error")
+
+
+def frees_itself(problem: Problem) -> bool:
+    """A folder another run holds (the engine's folder locks say "is in use by run …"): the problem goes when that
+    run ends, so checking again can pass without a value changing."""
+    return " is in use by " in problem.message
 
 
 class WizardServices(Protocol):

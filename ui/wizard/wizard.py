@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
 from engine.model.config import TestConfig
@@ -44,6 +45,25 @@ class TestWizard(QWizard):
         self.pages: list[WizardPage] = [page_class(context) for page_class in PAGES]
         for page_id, page in enumerate(self.pages):
             self.setPage(page_id, page)
+        self._hidden = False
+        self.currentIdChanged.connect(self._on_current_id_changed)
+
+    def _on_current_id_changed(self, _page_id: int) -> None:
+        page = self.currentPage()
+        if isinstance(page, WizardPage):
+            page.shown_again()
+
+    # QWizard hides and shows its current page whenever its buttons change state, so "shown again" is told from
+    # the wizard's own visibility (the window shows a run, then the wizard again) and from page changes.
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._hidden = True
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._hidden:
+            self._hidden = False
+            self._on_current_id_changed(self.currentId())
 
     def _page(self, kind: type[PageT]) -> PageT:
         return next(page for page in self.pages if isinstance(page, kind))
