@@ -17,8 +17,9 @@ from engine.model.units import format_duration
 from reporting import palette
 from reporting.series import envelope
 
-WIDTH, HEIGHT = 900, 280
-LEFT, RIGHT, TOP, BOTTOM = 64, 16, 34, 44
+WIDTH, HEIGHT = 900, 290
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 44, 44
+LEGEND_Y = 34  # the legend's row: between the title and the plot, where it covers no line
 MAX_POINTS = 1200
 
 
@@ -38,6 +39,14 @@ class Level:
     value: float
     label: str
     colour: str
+
+
+LEGEND_SWATCH = 18
+
+
+def _text_width(text: str) -> float:
+    """About how wide `text` is at the charts' 11 px font (no font metrics without a renderer)."""
+    return 6.2 * len(text)
 
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
@@ -99,10 +108,16 @@ def line_chart(
         y = py(tick)
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{width - RIGHT}" y2="{y:.1f}" stroke="{palette.GRID}"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{_number(tick)}</text>')
-    for tick in nice_ticks(x0, x1, 6):
+    x_ticks = nice_ticks(x0, x1, 6)
+    words = [x_words(tick) for tick in x_ticks]
+    if len(set(words)) < len(words):  # whole seconds cannot tell a sub-second axis's ticks apart
+        unit = " s" if x_words is format_duration else ""
+        words = [f"{_number(tick)}{unit}" for tick in x_ticks]
+        x_label = x_label.replace("(h:mm:ss)", "(s)")
+    for tick, word in zip(x_ticks, words, strict=True):
         x = px(tick)
         out.append(f'<line x1="{x:.1f}" y1="{TOP + plot_h}" x2="{x:.1f}" y2="{TOP + plot_h + 4}" stroke="#555"/>')
-        out.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 16}" text-anchor="middle">{escape(x_words(tick))}</text>')
+        out.append(f'<text x="{x:.1f}" y="{TOP + plot_h + 16}" text-anchor="middle">{escape(word)}</text>')
     out.append(f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#555"/>')
     out.append(f'<text x="{LEFT + plot_w / 2}" y="{height - 8}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text x="14" y="{TOP + plot_h / 2}" text-anchor="middle" transform="rotate(-90 14 {TOP + plot_h / 2})">'
@@ -120,10 +135,13 @@ def line_chart(
         if line.markers:
             for x, y in zip(xs, ys, strict=False):
                 out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="4" fill="{line.colour}"/>')
-    legend_x = width - RIGHT - 8
-    for index, (line, _xs, _ys) in enumerate(reduced[:12]):
-        y = TOP + 14 + 14 * index
-        out.append(f'<line x1="{legend_x - 150}" y1="{y - 4}" x2="{legend_x - 132}" y2="{y - 4}" stroke="{line.colour}" stroke-width="2"/>')
-        out.append(f'<text x="{legend_x - 128}" y="{y}">{escape(line.label)}</text>')
+    # right-aligned in one row above the plot, last entry rightmost
+    right = float(width - RIGHT)
+    for line, _xs, _ys in reversed(reduced[:12]):
+        left = right - LEGEND_SWATCH - 4 - _text_width(line.label)
+        out.append(f'<line x1="{left}" y1="{LEGEND_Y - 4}" x2="{left + LEGEND_SWATCH}" y2="{LEGEND_Y - 4}" '
+                   f'stroke="{line.colour}" stroke-width="2"/>')
+        out.append(f'<text x="{left + LEGEND_SWATCH + 4}" y="{LEGEND_Y}">{escape(line.label)}</text>')
+        right = left - 14
     out.append("</svg>")
     return "".join(out)

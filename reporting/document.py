@@ -14,6 +14,7 @@ import jinja2
 import markupsafe
 
 from engine.results.schema import Figures, Outcome, RunKind
+from engine.results.verdict import is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
@@ -70,7 +71,8 @@ def charts(bundle: RunBundle) -> dict[str, str]:
             [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", palette.READS),
              Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", palette.LOG)],
         )
-    judged = [r.summary for r in bundle.session_results if r.verdict != Outcome.ABORTED]
+    # the load curve: runs judged on what they measured (not aborted, and with measured time)
+    judged = [r.summary for r in bundle.session_results if r.verdict != Outcome.ABORTED and was_measured(r)]
     if len(judged) >= 2:
         # Two runs at one setting are routine (a confirmation): order by load alone.
         points = sorted(((s.effective_load, s) for s in judged), key=lambda point: point[0])
@@ -106,7 +108,10 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "host": result.host,
         "instances": result.instances,
         "totals": [dict(name=r.name, **_total_row(r)) for r in result.instances],
-        "criteria": result.criteria,
+        "criteria": judged_criteria(result),
+        "measured": was_measured(result),
+        "unmeasured": unmeasured_criteria(result),
+        "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
         "error_groups": result.error_groups,
         "failing": result.failing_instances(),
         "host_performance": result.host_performance,
@@ -123,6 +128,13 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     }
 
 
+def _breakable_path(path: str, for_print: bool) -> str:
+    """On paper a path may break only after its separators (a zero-width space there), never inside a name."""
+    if not for_print:
+        return path
+    return path.replace("\\", "\\\u200b").replace("/", "/\u200b")
+
+
 def _template_text() -> str:
     return resources.files("resources").joinpath("templates/report.html.j2").read_text(encoding="utf-8")
 
@@ -133,6 +145,10 @@ def _environment() -> jinja2.Environment:
     env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
     env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
+    # measured time as read: a decimal under ten seconds, so 0.1 s is not "0 s"
+    env.filters["seconds"] = lambda v: f"{v:,.0f} s" if v >= 10 else f"{v:.1f} s"
+    env.filters["path"] = _breakable_path
+    env.tests["count"] = is_count
     return env
 
 

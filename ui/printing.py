@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QPainter,
     QPdfWriter,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtSvg import QSvgRenderer
@@ -50,6 +51,11 @@ def report_document(bundle: RunBundle, page_width_px: float, resolution: int = R
     if hasattr(font, "setFeature"):  # Qt 6.7+: no "fi" ligatures, so the PDF's text searches as typed
         font.setFeature(QFont.Tag("liga"), 0)
     document.setDefaultFont(font)
+    # Lines break between words only: a word never splits ("Instanc e"), and a table's columns are laid out at
+    # least as wide as their longest word instead of being shared out evenly; paths break after their separators.
+    option = document.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    document.setDefaultTextOption(option)
     for name, svg in charts(bundle).items():
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart:{name}"), chart_image(svg))
     html = render_html(bundle, for_print=True)
@@ -59,14 +65,24 @@ def report_document(bundle: RunBundle, page_width_px: float, resolution: int = R
     return document
 
 
-def paint_pages(document: QTextDocument, device: QPdfWriter | QPrinter, title: str) -> int:
-    """Lay `document` out on `device` page by page, with header and footer. Returns the page count."""
-    layout = device.pageLayout()
-    paint = layout.paintRectPixels(device.resolution())
-    band = device.resolution() * 0.35  # header and footer bands: about 9 mm
-    body = QSizeF(paint.width(), paint.height() - 2 * band)
+def paginate(document: QTextDocument, device: QPdfWriter | QPrinter) -> QSizeF:
+    """Lay `document` out in the body of `device`'s pages, between the header and footer bands; the body's size."""
+    paint = device.pageLayout().paintRectPixels(device.resolution())
+    body = QSizeF(paint.width(), paint.height() - 2 * _band(device))
     document.documentLayout().setPaintDevice(device)
     document.setPageSize(body)
+    return body
+
+
+def _band(device: QPdfWriter | QPrinter) -> float:
+    return device.resolution() * 0.35  # header and footer bands: about 9 mm
+
+
+def paint_pages(document: QTextDocument, device: QPdfWriter | QPrinter, title: str) -> int:
+    """Lay `document` out on `device` page by page, with header and footer. Returns the page count."""
+    paint = device.pageLayout().paintRectPixels(device.resolution())
+    band = _band(device)
+    body = paginate(document, device)
     pages = document.pageCount()
     painter = QPainter(device)
     small = QFont("Helvetica")
@@ -90,12 +106,18 @@ def paint_pages(document: QTextDocument, device: QPdfWriter | QPrinter, title: s
     return pages
 
 
-def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
-    """Write the report as a PDF; returns its page count. Needs a Qt application (app.window)."""
+def pdf_writer(path: Path, page_size: str = "a4") -> QPdfWriter:
+    """A PDF of `page_size` pages (A4 or Letter, portrait) at the report's resolution and margins."""
     writer = QPdfWriter(str(path))
     writer.setResolution(RESOLUTION)
     writer.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,
                                      QMarginsF(15, 12, 15, 12), QPageLayout.Unit.Millimeter))
+    return writer
+
+
+def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
+    """Write the report as a PDF; returns its page count. Needs a Qt application (app.window)."""
+    writer = pdf_writer(path, page_size)
     writer.setTitle(f"Jetwise report {bundle.result.run_id}")
     writer.setCreator("Jetwise")
     paint = writer.pageLayout().paintRectPixels(writer.resolution())

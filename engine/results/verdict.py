@@ -6,6 +6,11 @@ Stress), database page fault stalls at most one per second on average, and its I
 one criterion and one reason per kind, with a count and where the first was, unless the test
 continues despite them. For the server: achieved transactional IOPS against the target less the
 margin, and the I/O errors of every instance together.
+
+A run that measured less than one sample interval (it stopped on an I/O error as
+measurement began) has no measured time: its throughput and latency are a fraction of a
+second of a workload starting, so they are not judged; the report and the window show
+those criteria as not measured (`unmeasured_criteria`).
 """
 
 from __future__ import annotations
@@ -14,11 +19,73 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
-from engine.results.schema import Criterion, Outcome, number
+from engine.results.schema import Criterion, Outcome, RunResult, number
 from engine.workload.errors import ErrorTally, describe, ese_error
 from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
+IOPS_CRITERION = "achieved transactional IOPS"
+STALLS_CRITERION = "average database page fault stalls"
+ACTIVITY_CRITERIA = ("database reads in the measured window", "log writes in the measured window")
+# Per instance: (criterion, stream, statistic, the threshold's field)
+LATENCY_CRITERIA = (
+    ("average database read latency", DB_READ, "avg", "db_read_avg_latency_ms"),
+    ("maximum database read latency", DB_READ, "max", "db_read_max_latency_ms"),
+    ("average log write latency", LOG_WRITE, "avg", "log_write_avg_latency_ms"),
+    ("maximum log write latency", LOG_WRITE, "max", "log_write_max_latency_ms"),
+)
+
+
+def has_measured_time(config: TestConfig, measured_s: float) -> bool:
+    """At least one whole sample interval was measured: less is not a measurement of the storage."""
+    return measured_s >= config.sample_interval_s * (1 - 1e-6)
+
+
+def was_measured(result: RunResult) -> bool:
+    """The run has measured time, so its IOPS and latency were judged and say something of the load."""
+    return has_measured_time(result.configuration, result.summary.measured_s)
+
+
+def is_count(criterion: Criterion) -> bool:
+    """A criterion on a number of things (I/O errors, reads completed): shown as a whole number."""
+    return criterion.unit == "" and criterion.name != IOPS_CRITERION
+
+
+@dataclass(frozen=True)
+class UnmeasuredCriterion:
+    """A criterion a run with no measured time was not judged on: its name, where and its limit."""
+
+    name: str
+    instance: str  # "Server", or "each instance"
+    limit: float
+    unit: str
+    comparison: str
+
+
+def unmeasured_criteria(result: RunResult) -> list[UnmeasuredCriterion]:
+    """What a run with no measured time was not judged on (nothing for a measured run)."""
+    if was_measured(result):
+        return []
+    config = result.configuration
+    limits = config.active_thresholds
+    rows = [UnmeasuredCriterion(name, "each instance", float(getattr(limits, threshold)), "ms", "<=")
+            for name, _stream, _statistic, threshold in LATENCY_CRITERIA]
+    rows.append(UnmeasuredCriterion(STALLS_CRITERION, "each instance", MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<="))
+    rows.append(UnmeasuredCriterion(IOPS_CRITERION, "Server", _floor(config), "", ">="))
+    return rows
+
+
+def judged_criteria(result: RunResult) -> list[Criterion]:
+    """The criteria to show: all of a measured run's; of a run with no measured time, none on its throughput or
+    latency (a result written before such runs went unjudged has them, judged on a fraction of a second)."""
+    if was_measured(result):
+        return list(result.criteria)
+    unjudged = {row.name for row in unmeasured_criteria(result)} | set(ACTIVITY_CRITERIA)
+    return [c for c in result.criteria if c.name not in unjudged]
+
+
+def _floor(config: TestConfig) -> float:
+    return config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
 
 
 @dataclass
@@ -57,6 +124,7 @@ def judge(
     total_errors = 0
     tallies = errors or {}
     continuing = config.continue_on_errors
+    measured = has_measured_time(config, measured_s)
 
     for name, streams in instances.items():
         mine: list[str] = []
@@ -66,35 +134,31 @@ def judge(
         total_transfers += reads.count + writes.count
         tally = tallies.get(name) or ErrorTally()
         total_errors += max(sum(s.errors for s in streams.values()), tally.total)
-        checks = [
-            ("average database read latency", reads, reads.avg_latency_ms(), limits.db_read_avg_latency_ms),
-            ("maximum database read latency", reads, reads.max_latency_ms(), limits.db_read_max_latency_ms),
-            ("average log write latency", logs, logs.avg_latency_ms(), limits.log_write_avg_latency_ms),
-            ("maximum log write latency", logs, logs.max_latency_ms(), limits.log_write_max_latency_ms),
-        ]
-        for label, stats, value, limit in checks:
+        for label, stream, statistic, threshold in LATENCY_CRITERIA if measured else ():
+            stats = streams.get(stream) or StreamStats()
             if stats.count == 0:
                 continue
-            criterion = _criterion(label, name, value, limit, "ms", "<=")
+            value = stats.avg_latency_ms() if statistic == "avg" else stats.max_latency_ms()
+            criterion = _criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(f"{criterion} ({set_name})")
-        if cache is not None and name in cache and measured_s > 0:
+        if cache is not None and name in cache and measured:
             stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
-            criterion = _criterion("average database page fault stalls", name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
+            criterion = _criterion(STALLS_CRITERION, name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(str(criterion))
-        if reads.count == 0 and measured_s > 0:
+        if reads.count == 0 and measured:
             # Every reason that fails a run has its criterion, so the table never shows only passes under a FAIL.
-            criteria.append(_criterion("database reads in the measured window", name, 0, 1, "", ">="))
+            criteria.append(_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
             served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
             mine.append(
                 f"{name}: no database reads completed in the measured window"
                 + ("; the database cache holds the whole database, so test a database larger than the cache" if served else "")
             )
-        if logs.count == 0 and writes.count:
-            criteria.append(_criterion("log writes in the measured window", name, 0, 1, "", ">="))
+        if logs.count == 0 and writes.count and measured:
+            criteria.append(_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
             mine.append(f"{name}: no log writes completed in the measured window")
         if not continuing:
             for group in tally.ordered():
@@ -104,16 +168,17 @@ def judge(
         instance_reasons[name] = mine
         reasons.extend(mine)
 
-    achieved = total_transfers / measured_s if measured_s > 0 else 0.0
     target = config.target_transactional_iops
-    floor = target * (1 - config.target_margin_percent / 100.0)
-    iops = _criterion("achieved transactional IOPS", None, achieved, floor, "", ">=")
-    criteria.append(iops)
-    if not iops.passed:
-        reasons.append(
-            f"achieved transactional IOPS {number(achieved)} is below the target {number(target)} "
-            f"less the {config.target_margin_percent:g} % margin ({number(floor)})"
-        )
+    floor = _floor(config)
+    if measured:
+        achieved = total_transfers / measured_s
+        iops = _criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")
+        criteria.append(iops)
+        if not iops.passed:
+            reasons.append(
+                f"achieved transactional IOPS {number(achieved)} is below the target {number(target)} "
+                f"less the {config.target_margin_percent:g} % margin ({number(floor)})"
+            )
     failures = list(failure_reasons or [])
     errors_fail = bool(failures) or (total_errors > 0 and not continuing)
     criteria.append(
@@ -124,6 +189,8 @@ def judge(
         # errors known only by their streams' counts, as in a result rebuilt from samples
         reasons.append(f"{total_errors} I/O error(s) occurred; any error fails the test unless it continues on errors")
     reasons.extend(failures)
+    if not measured and aborted_reason is None and failures:
+        reasons.append(_unmeasured_words(config, measured_s))
 
     instance_outcomes = {
         name: Outcome.FAIL if items else Outcome.PASS for name, items in instance_reasons.items()
@@ -135,6 +202,15 @@ def judge(
     else:
         outcome = Outcome.FAIL if reasons else Outcome.PASS
     return Verdict(outcome, criteria, reasons, instance_outcomes, instance_reasons)
+
+
+def _unmeasured_words(config: TestConfig, measured_s: float) -> str:
+    interval = f"{config.sample_interval_s:g} s sample interval"
+    if measured_s > 0:
+        when = f"it stopped {measured_s:.1f} s into its measured window, before its first {interval} ended"
+    else:
+        when = f"it stopped before its measured window began, so not one {interval} was measured"
+    return f"IOPS and latency were not measured: {when}; they are not judged"
 
 
 def _criterion(name: str, instance: str | None, value: float, limit: float, unit: str, comparison: str) -> Criterion:

@@ -19,6 +19,9 @@ for the same reason, never adds load beyond a setting whose latency failed, and 
 removes load below one whose latency passed but missed the target. A target is
 declared out of reach only on evidence: a run whose latency failed while its
 throughput was still below the target (throughput only falls with less load).
+
+A session whose latest run failed on I/O errors gets no setting at all until a later run
+measures without any: the advice says first what the storage returned and where.
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import Figures, Outcome, RunResult
+from engine.results.verdict import was_measured
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
@@ -86,12 +91,13 @@ class RunPoint:
 
 
 def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[str]]:
-    """The runs the advisor can learn from, and a line for each it cannot and why.
+    """The runs the advisor can learn from, and a line for each it cannot and why (each line once).
 
     Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
-    runs (their window is partial), runs whose reads never reached the disk (the cache
-    held the database), and failing runs during which the host's CPU was saturated (the
-    engine, not the storage, set the pace).
+    runs (their window is partial), runs that failed on I/O errors (the storage did not
+    return what was written), runs with no measured time (less than one sample interval),
+    runs whose reads never reached the disk (the cache held the database), and failing runs
+    during which the host's CPU was saturated (the engine, not the storage, set the pace).
     """
     points: list[RunPoint] = []
     notes: list[str] = []
@@ -100,8 +106,13 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
             continue
         s = result.summary
         setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
-        if s.verdict == Outcome.ABORTED:
+        if failed_on_io_errors(result):
+            notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
+        elif s.verdict == Outcome.ABORTED:
             notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
+        elif not was_measured(result):
+            notes.append(f"{setting} has no measured time ({s.measured_s:.1f} s, less than one sample interval), so "
+                         "it says nothing of the load")
         elif s.db_reads_per_s <= 0 or s.db_read_avg_latency_ms <= 0:
             notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
                          "says nothing of the storage; test databases larger than the cache")
@@ -110,19 +121,77 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
                          "not the storage's, and is not read as a storage limit")
         else:
             points.append(RunPoint.from_result(result, config))
-    return points, notes
+    return points, _once(notes)
+
+
+def failed_on_io_errors(result: RunResult) -> bool:
+    """The run met I/O errors and they failed it (the test did not continue despite them)."""
+    return result.summary.io_errors > 0 and not result.configuration.continue_on_errors
+
+
+def _first_error_words(result: RunResult) -> str:
+    """The run's first kind of I/O error, counted, with where its first was."""
+    if not result.error_groups:  # a result written before errors were counted by kind
+        return f"{result.summary.io_errors:,} I/O error(s)"
+    first = result.error_groups[0]
+    plural = "" if first.count == 1 else "s"
+    others = sum(g.count for g in result.error_groups[1:])
+    more = f", and {others:,} other I/O error(s)" if others else ""
+    return (f"{first.count:,} {first.title}{plural} (ESE {first.ese_error} {first.ese_name}) on {first.instance}, "
+            f"the first at {first.unit} {first.first_number} of {first.first_file}{more}")
+
+
+def storage_errors_words(result: RunResult) -> str:
+    """The plain statement of what the storage did wrong in `result`, for the advice's first line."""
+    corrupt = {ErrorKind.CHECKSUM, ErrorKind.WRONG_NUMBER, ErrorKind.UNINITIALISED}
+    what = "corrupt data" if result.error_groups and result.error_groups[0].kind in corrupt else "I/O errors"
+    s = result.summary
+    return (f"The storage returned {what}: {_first_error_words(result)} (run {result.run_id}, {s.threads} threads / "
+            f"SluggishSessions {s.sluggish_sessions})")
+
+
+def unresolved_errors(results: Sequence[RunResult]) -> RunResult | None:
+    """The latest run that failed on I/O errors, unless a later run measured without any."""
+    for result in reversed(results):
+        if failed_on_io_errors(result):
+            return result
+        if result.summary.io_errors == 0 and was_measured(result):
+            return None
+    return None
+
+
+def _once(lines: Iterable[str]) -> list[str]:
+    """`lines` without repeats, in their order: two runs at one setting that ended early are one line."""
+    return list(dict.fromkeys(lines))
 
 
 def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
-    """The advice for `config` from a session's results: what every front end and the report show."""
-    points, notes = evidence(config, results)
+    """The advice for `config` from a session's results: what every front end and the report show.
+
+    While the storage's latest I/O errors stand (no later run measured without any), the advice
+    is to fix the storage, said first: no setting can be judged on storage that does not
+    return what was written. It retries the setting that met them.
+    """
+    listed = [r for r in results if r is not None]
+    broken = unresolved_errors(listed)
+    if broken is not None:
+        _points, notes = evidence(config, [r for r in listed if r is not broken])
+        s = broken.summary
+        return Advice(
+            "io_errors", s.threads, s.sluggish_sessions, None, None, None,
+            "fix the storage (its disks, controller, driver or firmware) until it reads back what was written, then "
+            "run again: until then no throughput or latency measured on it means anything, and no setting is judged",
+            notes=_once([storage_errors_words(broken), *notes]),
+        )
+    points, notes = evidence(config, listed)
     advice = advise(config, points, cpu_count)
-    return replace(advice, notes=[*notes, *advice.notes])
+    return replace(advice, notes=_once([*notes, *advice.notes]))
 
 
 @dataclass(frozen=True)
 class Advice:
-    status: Literal["start", "next", "converged", "unreachable"]
+    # io_errors: the storage's latest I/O errors stand; the first note says what and where, the rationale what to do
+    status: Literal["start", "next", "converged", "unreachable", "io_errors"]
     threads: int
     sluggish_sessions: int
     predicted_iops: float | None

@@ -214,3 +214,65 @@ def test_the_tuner_stops_after_a_run_that_teaches_nothing(tmp_path):
                                    db_read_avg_latency_ms=0.0))
     assert tuner.done and tuner.status == "inconclusive" and len(tuner.runs) == 1
     assert any("made no database reads" in note for note in tuner.advice.notes)
+
+
+def _failed_on_a_bad_checksum(tmp_path: Path, config, threads: int, measured_s: float = 0.1):
+    """A run that stopped at a bad checksum 0.1 s into measuring, its figures those of a fraction of a second."""
+    from engine.io.pages import ErrorKind
+    from engine.results.schema import ErrorGroup, Outcome
+
+    result = _simulated_result(tmp_path, config, "sata-2x7k", threads, verdict=Outcome.FAIL, measured_s=measured_s,
+                               io_errors=1, achieved_transactional_iops=671.8)
+    result.error_groups = [ErrorGroup(
+        instance="Instance 1", kind=ErrorKind.CHECKSUM, unit="page", title="bad checksum", ese_error=-1018,
+        ese_name="JET_errReadVerifyFailure", count=1, first_stream="db_read", first_file="/data/DB1/Jetwise001.jwdb",
+        first_number=200, first_offset=200 * 32768, first_message="")]
+    return result
+
+
+def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_until_it_is_fixed(tmp_path):
+    from engine.results.schema import Outcome
+    from engine.tuning.advisor import advise_session
+
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.01)  # 20 IOPS: a pass is easy
+    passed = _simulated_result(tmp_path, config, "sata-2x7k", 1)
+    aborted = [_simulated_result(tmp_path / f"a{i}", config, "sata-2x7k", 2, verdict=Outcome.ABORTED) for i in (1, 2)]
+    broken = _failed_on_a_bad_checksum(tmp_path, config, 3)
+    advice = advise_session(config, [passed, *aborted, broken])
+    assert advice.status == "io_errors" and (advice.threads, advice.sluggish_sessions) == (3, 1)  # retried once fixed
+    assert advice.notes[0] == (
+        f"The storage returned corrupt data: 1 bad checksum (ESE -1018 JET_errReadVerifyFailure) on Instance 1, the "
+        f"first at page 200 of /data/DB1/Jetwise001.jwdb (run {broken.run_id}, 3 threads / SluggishSessions 1)")
+    assert advice.rationale.startswith("fix the storage") and "passes" not in advice.rationale
+    assert advice.predicted_iops is None and advice.max_passing_iops is None
+    assert len(advice.notes) == len(set(advice.notes)) == 2  # the two early ends at one setting are one line
+    assert "2 threads / SluggishSessions 1 ended early" in advice.notes[1]
+
+    fixed = _simulated_result(tmp_path / "fixed", config, "sata-2x7k", 1)  # a later clean run: the storage was fixed
+    after = advise_session(config, [passed, broken, fixed])
+    assert after.status == "converged"
+    assert any(n.startswith("3 threads / SluggishSessions 1 failed on I/O errors (1 bad checksum") for n in after.notes)
+
+
+def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
+    from engine.results.schema import Outcome
+    from engine.tuning.advisor import advise_session, evidence
+
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    short = _simulated_result(tmp_path, config, "sata-2x7k", 4, verdict=Outcome.FAIL, measured_s=0.4)
+    points, notes = evidence(config, [short])
+    assert points == [] and notes == [
+        "4 threads / SluggishSessions 1 has no measured time (0.4 s, less than one sample interval), so it says nothing "
+        "of the load"]
+    assert advise_session(config, [short]).status == "start"
+
+
+def test_the_tuner_stops_after_a_run_that_failed_on_io_errors_saying_so_first(tmp_path):
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    tuner = Tuner(config, max_runs=8)
+    run = tuner.next_run()
+    tuner.record(_failed_on_a_bad_checksum(tmp_path, config, run.thread_count))
+    assert tuner.done and tuner.status == "inconclusive" and tuner.outcome().recommendation is None
+    assert tuner.advice.notes[0].startswith("The storage returned corrupt data: 1 bad checksum")
+    again = Tuner(config, [*tuner.runs])  # a new tuning after the fix retries the setting that met the errors
+    assert again.next_run() is not None and again.next_run().thread_count == run.thread_count

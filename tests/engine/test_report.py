@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import unicodedata
@@ -16,11 +17,11 @@ from engine.model.config import default_config, save_config
 from engine.results.document import build_result
 from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge
-from engine.workload.errors import ErrorTally, IoProblem
+from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
 from reporting.bundle import RunBundle, load_run
 from reporting.csv_export import CSV_COLUMNS, write_csv
-from reporting.document import render_html
+from reporting.document import charts, render_html, report_model
 
 SECTIONS = [
     "Test Summary", "Database Sizing and Throughput", "System Parameters", "Database Configuration",
@@ -38,8 +39,10 @@ def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamSt
     return stats
 
 
-def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorTally] | None = None) -> RunResult:
-    """Two instances over 100 s with the reference report's shape; Instance 2 reads slowly when `slow`."""
+def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorTally] | None = None,
+                 measured_s: float = 100.0, stopped: bool = False) -> RunResult:
+    """Two instances over `measured_s` (100 s) with the reference report's shape; Instance 2 reads slowly when `slow`;
+    `stopped` at its first I/O error."""
     config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
                             profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
     instances = {}
@@ -52,9 +55,10 @@ def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorT
             LOG_REPLICATION_READ: _stats(200, 1.551, 5.0, 232_557),
         }
     cache = {name: [70_000, 29_168, 0] for name in instances}
-    verdict = judge(config, instances, 100.0, cache=cache, errors=errors)
+    failures = [STOP_REASON] if stopped else []
+    verdict = judge(config, instances, measured_s, cache=cache, errors=errors, failure_reasons=failures)
     return build_result(
-        run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=100.0,
+        run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=measured_s,
         host=HostInfo(machine_name="AIE-4240A", operating_system="Windows Server 2022"),
         host_samples=[HostFigures(cpu_percent=20.0, available_memory_mb=27_000.0),
                       HostFigures(cpu_percent=36.0, available_memory_mb=27_500.0)],
@@ -185,7 +189,8 @@ def test_io_errors_are_one_row_per_instance_and_kind_naming_the_first(tmp_path):
     html = render_html(RunBundle(result, _samples(), [], tmp_path))
     table = html[html.index(">I/O Errors</h2>") :]
     assert ("<tr><td>Instance 1</td><td>Bad checksum</td><td>-1018 JET_errReadVerifyFailure</td><td class=\"n\">118</td>\n"
-            "<td>F:\\sg1\\Jetwise001.jwdb</td><td>page 12</td><td class=\"n\">393,216</td><td>Database reads</td></tr>") in table
+            "<td>page 12</td><td class=\"n\">393,216</td><td>Database reads</td></tr>\n"
+            "<tr><td class=\"path\" colspan=\"7\">in F:\\sg1\\Jetwise001.jwdb</td></tr>") in table  # the file on its own line
     assert "<td>log sector 17</td><td class=\"n\">8,704</td><td>Log replication reads</td>" in table
     assert "Failing instances:</b> Instance 1, Instance 2" in html
 
@@ -206,3 +211,81 @@ def test_a_result_written_before_errors_by_kind_still_reads_and_reports(tmp_path
         assert bundle.result.schema_version == 2 and bundle.result.error_groups == []
         assert bundle.result.summary.io_errors_by_kind == {}
         assert words in render_html(bundle)
+
+
+def _criteria_rows(html: str) -> str:
+    return html[html.index(">Pass/Fail Criteria</h2>") : html.index(">I/O Errors</h2>")]
+
+
+def test_counts_are_whole_numbers_in_the_criteria_table(tmp_path):
+    page = IoProblem(ErrorKind.CHECKSUM, DB_READ, r"F:\sg1\Jetwise001.jwdb", "page", 12, 12 * 32768)
+    html = render_html(RunBundle(known_result(tmp_path, errors={"Instance 1": _tally((page, 118))}), _samples(), [], tmp_path))
+    rows = _criteria_rows(html)
+    assert '<td>I/O errors</td><td>Server</td><td class="n">118</td>\n<td class="n">≤ 0</td>' in rows
+    assert '<td>Bad checksums (ESE -1018)</td><td>Instance 1</td><td class="n">118</td>\n<td class="n">≤ 0</td>' in rows
+    assert '<td class="n">968.120</td>\n<td class="n">≥ 760.000</td>' in rows  # a rate keeps its decimals
+    assert ">118.000<" not in rows and "≤ 0.000<" not in rows
+
+
+def test_a_run_stopped_by_an_io_error_before_one_sample_interval_reports_iops_and_latency_as_not_measured(tmp_path):
+    page = IoProblem(ErrorKind.CHECKSUM, DB_READ, r"F:\sg1\Jetwise001.jwdb", "page", 200, 200 * 32768)
+    result = known_result(tmp_path, errors={"Instance 1": _tally((page, 1))}, measured_s=0.1, stopped=True)
+    html = render_html(RunBundle(result, _samples(), [], tmp_path))
+    assert "Achieved Transactional I/O per Second</th><td class=\"n\">not measured (0.1 s, less than one 1 s sample interval)" in html
+    rows = _criteria_rows(html)
+    for name in ("Achieved transactional IOPS", "Average database read latency", "Maximum log write latency"):
+        assert f"<td>{name}</td>" in rows and f"<td>{name}</td><td>" in rows
+        row = rows[rows.index(f"<td>{name}</td>") :].split("</tr>")[0]
+        assert "not measured" in row and "Not measured" in row and "Pass" not in row, row
+    assert rows.count(">Pass<") == 0 and rows.count(">Fail<") == 2  # the bad checksum and the I/O errors
+    assert "IOPS and latency were not measured: it stopped 0.1 s into its measured window" in rows
+
+
+def test_the_session_table_and_curves_leave_out_a_run_with_no_measured_time(tmp_path):
+    measured = [known_result(tmp_path / str(i)) for i in range(2)]
+    for index, result in enumerate(measured):
+        result.run_id = f"run-{index}"
+        result.summary.threads = 10 + 10 * index
+    page = IoProblem(ErrorKind.CHECKSUM, DB_READ, r"F:\sg1\Jetwise001.jwdb", "page", 200, 200 * 32768)
+    broken = known_result(tmp_path / "broken", errors={"Instance 1": _tally((page, 1))}, measured_s=0.1, stopped=True)
+    broken.run_id, broken.summary.threads = "run-broken", 40
+    bundle = RunBundle(broken, _samples(), [], tmp_path, session="s", session_results=[*measured, broken])
+    charts_svg = charts(bundle)
+    assert charts_svg["session_iops"].count("<circle") == 2  # the 0.1-s run is not a point of the load curve
+    model_rows = report_model(bundle)
+    assert model_rows["unmeasured_runs"] == {"run-broken"}
+    assert model_rows["advice"].status == "io_errors"
+
+
+def test_a_chart_legend_covers_no_line():
+    from reporting.charts import TOP, Level, Line, line_chart
+
+    svg = line_chart("Average latency per interval", "ms",
+                     [Line("database reads", [0, 1, 2], [18, 19, 19.5], "#1"), Line("log writes", [0, 1, 2], [9, 9, 9], "#2")],
+                     [Level(20.0, "read limit 20 ms", "#1"), Level(10.0, "log limit 10 ms", "#2")])
+    legend = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)">(?:database reads|log writes)</text>', svg)]
+    assert len(legend) == 2 and all(y < TOP for y in legend)  # above the plot, where no series or limit is drawn
+    drawn = [float(v) for v in re.findall(r'<line x1="[\d.]+" y1="([\d.]+)" x2="[\d.]+" y2="\1" stroke="#[12]" stroke-width="1.5"', svg)]
+    assert len(drawn) == 2 and all(y > TOP for y in drawn)
+
+
+@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+def test_the_pdf_tables_break_no_word_and_paths_only_after_a_separator(tmp_path, qapp):
+    from ui.printing import write_pdf
+
+    folder = "F:\\ExchangeVolumes\\Mailbox Database Copies\\DB01-Performance-Qualification\\Database Files"
+    page = IoProblem(ErrorKind.CHECKSUM, DB_READ, folder + "\\Jetwise001.jwdb", "page", 12, 12 * 32768)
+    sector = IoProblem(ErrorKind.UNINITIALISED, LOG_REPLICATION_READ, "/srv/exchange/logs/instance-two/Jetwise002.03.jwlog",
+                       "log sector", 17, 17 * 512)
+    result = known_result(tmp_path, errors={"Instance 1": _tally((page, 118)), "Instance 2": _tally((sector, 2))})
+    pdf = tmp_path / "report.pdf"
+    write_pdf(RunBundle(result, _samples(), [], tmp_path), pdf, "a4")
+    text = unicodedata.normalize("NFKC", subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                                                        text=True, check=True).stdout)
+    words = set(text.split())
+    for word in ("Instance", "checksum", "JET_errReadVerifyFailure", "JET_errLogFileCorrupt", "Uninitialised",
+                 "Reads/s", "latency", "SluggishSessions", "Jetwise001.jwdb", "Jetwise002.03.jwlog",
+                 "DB01-Performance-Qualification\\Database", "F:\\ExchangeVolumes\\Mailbox", "/srv/exchange/logs/instance-two/"):
+        assert any(word in w for w in words), word  # whole, on one line
+    assert "Database Maintenance I/O Reads/s" in text  # a unit stays with its figure's name
+    assert "\u200b" not in text  # the break points do not end up in the text a reader copies

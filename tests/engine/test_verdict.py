@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.model.config import default_config
-from engine.results.verdict import Outcome, judge
+from engine.results.verdict import Outcome, is_count, judge
 from engine.workload.stats import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
 
 
@@ -91,3 +91,32 @@ def test_page_fault_stalls_above_one_per_second_fail_the_instance(tmp_path):
     assert verdict.reasons == ["Instance 2: average database page fault stalls 1.5/s > 1.0/s"]
     stalls = [c for c in verdict.criteria if c.name == "average database page fault stalls"]
     assert [(c.instance, c.passed) for c in stalls] == [("Instance 1", True), ("Instance 2", False), ("Instance 3", True)]
+
+
+def test_a_run_that_stopped_on_an_io_error_before_one_sample_interval_is_not_judged_on_iops_or_latency(tmp_path):
+    # 0.1 s measured at 1 s intervals, an I/O error stopped it: its 9,000 IOPS and fast reads are not a measurement
+    config = _config(tmp_path, profile={"mailboxes": 10, "iops_per_mailbox": 0.1, "headroom_percent": 0})
+    instances = {f"Instance {i}": _instance(reads=300, writes=0, errors=1 if i == 1 else 0) for i in (1, 2, 3)}
+    stop = "the test stopped at its first I/O error, as it does unless it continues despite I/O errors"
+    verdict = judge(config, instances, 0.1, failure_reasons=[stop])
+    assert verdict.outcome == Outcome.FAIL
+    assert [c.name for c in verdict.criteria] == ["I/O errors"]  # no IOPS "Pass", no latency "Pass"
+    assert verdict.reasons == [
+        "1 I/O error(s) occurred; any error fails the test unless it continues on errors",
+        stop,
+        "IOPS and latency were not measured: it stopped 0.1 s into its measured window, before its first 1 s sample "
+        "interval ended; they are not judged",
+    ]
+    assert judge(config, instances, 0.0, failure_reasons=[stop]).reasons[-1] == (
+        "IOPS and latency were not measured: it stopped before its measured window began, so not one 1 s sample "
+        "interval was measured; they are not judged")
+    whole = judge(config, instances, 1.0, failure_reasons=[stop])  # one whole interval is a measurement
+    assert [c.name for c in whole.criteria].count("achieved transactional IOPS") == 1 and len(whole.reasons) == 2
+
+
+def test_counts_are_told_from_rates_and_times(tmp_path):
+    instances = {f"Instance {i}": _instance(errors=1 if i == 2 else 0) for i in (1, 2, 3)}
+    instances["Instance 3"] = {}
+    verdict = judge(_config(tmp_path), instances, 100)
+    counted = {c.name for c in verdict.criteria if is_count(c)}
+    assert counted == {"I/O errors", "database reads in the measured window"}

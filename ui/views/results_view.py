@@ -1,4 +1,8 @@
-"""The verdict first, then every criterion, then the advisor's next step."""
+"""The verdict first, then every criterion, then the advisor's next step.
+
+Before a run has been shown, only New test and the session view do anything, so only they
+are enabled.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.results.schema import Outcome, RunKind, RunResult
+from engine.results.schema import Criterion, Outcome, RunKind, RunResult
+from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
 from ui.widgets.style import verdict_colour, verdict_qcolor
 
@@ -69,7 +74,10 @@ class ResultsView(QWidget):
         advice_buttons.addWidget(self.full_length)
         advice_buttons.addStretch(1)
         advice_layout.addLayout(advice_buttons)
+        self.apply.setEnabled(False)
+        self.advice_box.hide()  # until a run has advice
         buttons = QHBoxLayout()
+        self.run_buttons: list[QPushButton] = []  # what needs a run shown
         for text, signal, tip in (
             ("Open report", self.open_report_requested, "The full report of this run in the browser (HTML)"),
             ("Export PDF…", self.export_pdf_requested, "Save the report as a PDF (A4 or Letter)"),
@@ -82,6 +90,9 @@ class ResultsView(QWidget):
             button.setToolTip(tip)
             button.clicked.connect(signal)
             buttons.addWidget(button)
+            if signal not in (self.session_requested, self.new_test_requested):
+                button.setEnabled(False)
+                self.run_buttons.append(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.verdict)
@@ -100,11 +111,15 @@ class ResultsView(QWidget):
         simulated = " (simulated device)" if result.simulated else ""
         kind = " — tuning run" if summary.run_kind == RunKind.TUNING else ""
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
-        self.headline.setText(
-            f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} target "
-            f"transactional IOPS over {summary.measured_s:,.0f} s — {summary.threads} threads, SluggishSessions "
-            f"{summary.sluggish_sessions}, {summary.threshold_set} thresholds. {tuning_note}"
-        )
+        setting = (f"{summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
+                   f"{summary.threshold_set} thresholds")
+        if was_measured(result):
+            achieved = (f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
+                        f"target transactional IOPS over {_seconds(summary.measured_s)}")
+        else:
+            achieved = (f"Nothing measured: {_seconds(summary.measured_s)} of measurement, less than one "
+                        f"{result.configuration.sample_interval_s:g} s sample interval, so IOPS and latency were not judged")
+        self.headline.setText(f"{achieved} — {setting}. {tuning_note}")
         parts = []
         if summary.reasons:
             parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in summary.reasons) + "</ul>")
@@ -115,23 +130,17 @@ class ResultsView(QWidget):
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")
         if summary.run_kind == RunKind.TUNING:
-            parts.append(f"<p>This was a tuning run ({summary.measured_s:,.0f} s measured). The storage is qualified by "
+            parts.append(f"<p>This was a tuning run ({_seconds(summary.measured_s)} measured). The storage is qualified by "
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
-        self.table.setRowCount(len(result.criteria))
-        for row, criterion in enumerate(result.criteria):
-            unit = f" {criterion.unit}" if criterion.unit else ""
-            sign = "≤" if criterion.comparison == "<=" else "≥"
-            cells = [
-                criterion.name[:1].upper() + criterion.name[1:], criterion.instance or "Server",
-                f"{criterion.value:,.2f}{unit}", f"{sign} {criterion.limit:,.2f}{unit}",
-                "Pass" if criterion.passed else "Fail",
-            ]
-            for column, text in enumerate(cells):
+        rows: list[Criterion | UnmeasuredCriterion] = [*judged_criteria(result), *unmeasured_criteria(result)]
+        self.table.setRowCount(len(rows))
+        for row, criterion in enumerate(rows):
+            for column, text in enumerate(_cells(criterion)):
                 item = QTableWidgetItem(text)
                 if column == 4:
-                    item.setForeground(verdict_qcolor("pass" if criterion.passed else "fail"))
+                    item.setForeground(verdict_qcolor(text.lower()))
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -141,6 +150,8 @@ class ResultsView(QWidget):
                                  f"SluggishSessions {summary.sluggish_sessions})")
         self.result = result
         self.suggestion = advice
+        for button in self.run_buttons:
+            button.setEnabled(True)
         self.show_advice(advice, result)
 
     def show_advice(self, advice: Advice | None, result: RunResult | None = None) -> None:
@@ -152,7 +163,9 @@ class ResultsView(QWidget):
         if advice.predicted_iops is not None and advice.predicted_read_ms is not None:
             predicted = (f"<br>Predicted: about {advice.predicted_iops:,.0f} transactional IOPS, database reads at "
                          f"{advice.predicted_read_ms:.1f} ms, log writes at {advice.predicted_log_ms or 0:.2f} ms.")
-        notes = "".join(f"<br><i>{escape(note)}.</i>" for note in advice.notes)
+        # the storage's I/O errors are the first note; said first, above everything else
+        lead = advice.notes[0] if advice.status == "io_errors" and advice.notes else ""
+        notes = "".join(f"<br><i>{escape(note)}.</i>" for note in (advice.notes[1:] if lead else advice.notes))
         setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
         this_setting = result is not None and (result.summary.threads, result.summary.sluggish_sessions) == (
             advice.threads, advice.sluggish_sessions)
@@ -181,6 +194,9 @@ class ResultsView(QWidget):
                 text = (f"<b>{head}: {setting}.</b><br>{escape(_sentence(advice.rationale))}. Run the full-length "
                         "test with it to qualify the storage.")
             self.apply.setEnabled(False)
+        elif advice.status == "io_errors":
+            text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(_sentence(advice.rationale))}."
+            self.apply.setEnabled(False)
         else:
             carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
             text = f"<b>Out of reach on this storage.</b><br>{escape(_sentence(advice.rationale))}.{carries}"
@@ -190,3 +206,21 @@ class ResultsView(QWidget):
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def _seconds(value: float) -> str:
+    """Measured time as read: a decimal under ten seconds, so 0.1 s is not "0 s"."""
+    return f"{value:,.0f} s" if value >= 10 else f"{value:.1f} s"
+
+
+def _cells(criterion: Criterion | UnmeasuredCriterion) -> list[str]:
+    """A criterion's row: counts as whole numbers, rates and times with two decimals; "not measured" for what a run
+    with no measured time was not judged on."""
+    sign = "≤" if criterion.comparison == "<=" else "≥"
+    unit = f" {criterion.unit}" if criterion.unit else ""
+    name = criterion.name[:1].upper() + criterion.name[1:]
+    if isinstance(criterion, UnmeasuredCriterion):
+        return [name, criterion.instance, "not measured", f"{sign} {criterion.limit:,.2f}{unit}", "Not measured"]
+    digits = 0 if is_count(criterion) else 2
+    return [name, criterion.instance or "Server", f"{criterion.value:,.{digits}f}{unit}",
+            f"{sign} {criterion.limit:,.{digits}f}{unit}", "Pass" if criterion.passed else "Fail"]
