@@ -17,7 +17,7 @@ import pyqtgraph
 import PySide6
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from engine.model.config import save_config
 from engine.model.draft import Draft
@@ -55,6 +55,7 @@ class MainWindow(QMainWindow):
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.results_view = ResultsView()
         self.session_view = SessionView()
+        self._before_session: QWidget = self.wizard  # the page the session view's Back returns to
         self.stack = QStackedWidget()
         for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
             self.stack.addWidget(widget)
@@ -89,7 +90,9 @@ class MainWindow(QMainWindow):
         results.open_report_requested.connect(self.reports.open_report)
         results.export_pdf_requested.connect(self.reports.export_pdf)
         results.print_requested.connect(self.reports.print_report)
-        self.session_view.back_requested.connect(lambda: self.stack.setCurrentWidget(self.results_view))
+        self.session_view.back_requested.connect(self._on_session_view_back_requested)
+        self.session_view.session_chosen.connect(self._show_session)
+        self.session_view.report_requested.connect(self.reports.open_report)
 
     # menus ---------------------------------------------------------------------------
 
@@ -215,10 +218,34 @@ class MainWindow(QMainWindow):
                             f"{outcome} before the run started:\n\n" + "\n".join(self.run_view.error_lines()[-10:]))
 
     def show_session(self) -> None:
-        session = self.state.session
-        runs = self.store.runs(session) if self.store.session(session) else []
-        self.session_view.show_session(session or "(none yet)", runs)
+        """The session of the test planned or shown, else the store's latest; any other can be chosen there."""
+        shown = self.stack.currentWidget()
+        if shown is not None and shown is not self.session_view:
+            self._before_session = shown
+        names = self._sessions_latest_first()
+        current = self.state.session if self.state.session in names else (names[0] if names else None)
+        self.session_view.show_sessions(names, current)
+        if current is not None:
+            self._show_session(current)
         self.stack.setCurrentWidget(self.session_view)
+
+    def _show_session(self, name: str) -> None:
+        self.session_view.show_session(name, self.store.runs(name), self.store.results(name))
+
+    def _sessions_latest_first(self) -> list[str]:
+        """The store's sessions, the one with the latest run first (a session without runs by when it was made)."""
+        latest: dict[str, str] = {}
+        for run in self.store.runs():
+            latest[run.session] = max(latest.get(run.session, ""), run.started_utc)
+        sessions = sorted(self.store.sessions(), key=lambda s: (latest.get(s.name, s.created_utc), s.id), reverse=True)
+        return [session.name for session in sessions]
+
+    def _on_session_view_back_requested(self) -> None:
+        """Back where the view was opened from; a results page with no run shown is no place to land."""
+        back = self._before_session
+        if back is self.results_view and self.results_view.result is None:
+            back = self.wizard
+        self.stack.setCurrentWidget(back)
 
     # closing ---------------------------------------------------------------------------
 

@@ -1,10 +1,17 @@
-"""A tuning session's iterations: a table, and the IOPS and latency curves they trace."""
+"""A tuning session's iterations: a table, and the IOPS and latency curves they trace.
+
+Any session of the store can be chosen (latest first), so the view serves with no run in the
+window too. A row opens that run's report; its reasons (why it failed or was aborted) are a
+column of their own. The curves leave out runs with no measured time: their figures are a
+fraction of a second of a starting workload, not a point of the load curve.
+"""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -16,26 +23,41 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestConfig
+from engine.results.schema import RunResult
+from engine.results.verdict import was_measured
 from engine.store.rows import RunRow
 from ui.widgets.style import GUIDE, LIMIT, TARGET, verdict_colour, verdict_qcolor
 
 COLUMNS = ["Run", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS", "Target IOPS",
-           "DB read ms", "Log write ms", "Verdict"]
+           "DB read ms", "Log write ms", "Verdict", "Reasons"]
+VERDICT, REASONS = COLUMNS.index("Verdict"), COLUMNS.index("Reasons")
+MEASURED = (COLUMNS.index("Achieved IOPS"), COLUMNS.index("DB read ms"), COLUMNS.index("Log write ms"))
 
 
 class SessionView(QWidget):
     back_requested = Signal()
+    session_chosen = Signal(str)  # a session's name, picked in the chooser
+    report_requested = Signal(str)  # a run's id, its row opened
 
     def __init__(self) -> None:
         super().__init__()
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 14pt; font-weight: bold;")
+        self.chooser = QComboBox()
+        self.chooser.setToolTip("Every tuning session in the run store, the latest first")
+        self.chooser.setMinimumContentsLength(24)
+        self.chooser.activated.connect(self._on_chooser_activated)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(REASONS, QHeaderView.ResizeMode.Stretch)
+        self.table.setToolTip("Double-click a run to open its report")
+        self.table.cellDoubleClicked.connect(self._on_table_cell_double_clicked)
+        self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
         self.iops_plot = pg.PlotWidget(title="IOPS against effective load (threads / SluggishSessions)")
         self.latency_plot = pg.PlotWidget(title="Database read latency against effective load")
         for plot, unit in ((self.iops_plot, "IOPS"), (self.latency_plot, "ms")):
@@ -45,37 +67,92 @@ class SessionView(QWidget):
             plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.setMinimumHeight(200)
+        self.open_report = QPushButton("Open report")
+        self.open_report.setToolTip("The full report of the selected run in the browser (HTML)")
+        self.open_report.setEnabled(False)
+        self.open_report.clicked.connect(self._on_open_report_clicked)
         back = QPushButton("Back")
-        back.setToolTip("Back to the run's results")
+        back.setToolTip("Back to the page this view was opened from")
         back.clicked.connect(self.back_requested)
+        heading = QHBoxLayout()
+        heading.addWidget(self.title, 1)
+        heading.addWidget(QLabel("Session:"))
+        heading.addWidget(self.chooser)
         plots = QHBoxLayout()
         plots.addWidget(self.iops_plot)
         plots.addWidget(self.latency_plot)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_report)
+        buttons.addStretch(1)
+        buttons.addWidget(back)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(heading)
         layout.addWidget(self.table, 1)
         layout.addLayout(plots, 1)
-        layout.addWidget(back)
+        layout.addLayout(buttons)
+        self.runs: list[RunRow] = []
 
-    def show_session(self, name: str, runs: list[RunRow]) -> None:
+    def show_sessions(self, names: list[str], current: str | None) -> None:
+        """The sessions to choose from (latest first), `current` chosen; with none, say how one comes to be."""
+        self.chooser.clear()
+        self.chooser.addItems(names)
+        self.chooser.setEnabled(bool(names))
+        if current in names:
+            self.chooser.setCurrentIndex(names.index(current))
+        if not names:
+            self.title.setText("No tuning session yet: a session is made by the first run of a test")
+            self._fill([], {})
+
+    def show_session(self, name: str, runs: list[RunRow], results: list[RunResult]) -> None:
+        """A session's runs with their results (runs that ended without one have none)."""
         self.title.setText(f"Tuning session '{name}': {len(runs)} run(s)")
+        if self.chooser.findText(name) >= 0:
+            self.chooser.setCurrentIndex(self.chooser.findText(name))
+        self._fill(runs, {result.run_id: result for result in results})
+
+    def _fill(self, runs: list[RunRow], results: dict[str, RunResult]) -> None:
+        self.runs = runs
+        self.table.clearSelection()
         self.table.setRowCount(len(runs))
-        target = runs[-1].config if runs else None
+        unmeasured = {run.run_id for run in runs if run.run_id in results and not was_measured(results[run.run_id])}
         for row, run in enumerate(runs):
             config = run.config
             cells = [
                 run.run_id, str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
                 _num(run.achieved_iops, 1), f"{config.target_transactional_iops:,.1f}",
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2), run.status,
+                "; ".join(run.reasons),
             ]
+            if run.run_id in unmeasured:
+                for column in MEASURED:
+                    cells[column] = "not measured"
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if column == len(cells) - 1:
+                if column == VERDICT:
                     item.setForeground(verdict_qcolor(run.status))
-                if column == len(cells) - 1 and run.reasons:
+                if column == REASONS and run.reasons:
                     item.setToolTip("\n".join(run.reasons))
                 self.table.setItem(row, column, item)
-        self._plot(runs, target)
+        self.open_report.setEnabled(False)
+        self._plot([run for run in runs if run.run_id not in unmeasured], runs[-1].config if runs else None)
+
+    def selected_run(self) -> str | None:
+        rows = {index.row() for index in self.table.selectedIndexes()}
+        return self.runs[min(rows)].run_id if rows else None
+
+    def _on_chooser_activated(self, index: int) -> None:
+        self.session_chosen.emit(self.chooser.itemText(index))
+
+    def _on_table_cell_double_clicked(self, row: int, _column: int) -> None:
+        self.report_requested.emit(self.runs[row].run_id)
+
+    def _on_table_item_selection_changed(self) -> None:
+        self.open_report.setEnabled(self.selected_run() is not None)
+
+    def _on_open_report_clicked(self) -> None:
+        run_id = self.selected_run()
+        if run_id is not None:
+            self.report_requested.emit(run_id)
 
     def _plot(self, runs: list[RunRow], config: TestConfig | None) -> None:
         self.iops_plot.clear()
@@ -92,7 +169,7 @@ class SessionView(QWidget):
             pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes)
         )
         if config is not None:
-            dash = pg.QtCore.Qt.PenStyle.DashLine
+            dash = Qt.PenStyle.DashLine
             self.iops_plot.addItem(pg.InfiniteLine(config.target_transactional_iops, angle=0,
                                                    pen=pg.mkPen(TARGET, width=2, style=dash),
                                                    label="target", labelOpts={"color": TARGET}))

@@ -1,0 +1,70 @@
+"""The tuning session view with or without a run in the window: the store's sessions to choose from, rows that
+open their run's report with their reasons, and no page with a button that does nothing."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from engine.run.simulation import PROFILES, runner_for
+from engine.run.sinks import fan_out
+from engine.store.recorder import RunRecorder
+from tests.conftest import small_config
+from tests.ui.test_reports import record_run
+
+
+def _record_stopped_run(store, session: str, folder):
+    """A run the engineer stopped at once: aborted, with its reason."""
+    config = small_config(folder.parent / "data", thread_count=2)
+    runner = runner_for(PROFILES["flash"], config, folder, fan_out(RunRecorder(store, session, folder), lambda _e: None),
+                        session=session)
+    runner.request_stop("stopped by the user")
+    return runner.run()
+
+
+def test_with_no_run_in_the_window_the_session_view_offers_the_stores_sessions_latest_first(qtbot, window, tmp_path):
+    record_run(window.store, "older", tmp_path / "runs" / "a")
+    record_run(window.store, "newer", tmp_path / "runs" / "b")
+    stopped = _record_stopped_run(window.store, "newer", tmp_path / "runs" / "c")
+    assert stopped.verdict == "aborted"
+    view = window.session_view
+    assert window.stack.currentWidget() is window.wizard and window.runs.last_result is None
+
+    window.show_session()  # View → Tuning session, with no run in the window
+    assert window.stack.currentWidget() is view
+    assert [view.chooser.itemText(i) for i in range(view.chooser.count())] == ["newer", "older"]
+    assert view.title.text() == "Tuning session 'newer': 2 run(s)" and view.table.rowCount() == 2
+    reasons = view.table.item(1, view.table.columnCount() - 1).text()
+    assert reasons == "; ".join(stopped.summary.reasons) and "stopped by the user" in reasons  # why it was aborted
+
+    view.chooser.activated.emit(1)  # the engineer picks the older session
+    assert view.title.text() == "Tuning session 'older': 1 run(s)" and view.table.rowCount() == 1
+
+    assert not view.open_report.isEnabled()  # nothing selected: nothing to open
+    view.table.selectRow(0)
+    assert view.open_report.isEnabled()
+    qtbot.mouseClick(view.open_report, Qt.MouseButton.LeftButton)
+    report = tmp_path / "runs" / "a" / "report.html"
+    assert window.statusBar().currentMessage() == f"Report: {report}"
+    assert "Tuning session “older”: 1 run(s)" in report.read_text(encoding="utf-8")
+    view.table.cellDoubleClicked.emit(0, 0)  # a double-click on a row opens it too
+    assert window.statusBar().currentMessage() == f"Report: {report}"
+
+    qtbot.mouseClick(_button(view, "Back"), Qt.MouseButton.LeftButton)
+    assert window.stack.currentWidget() is window.wizard  # where it was opened from, not an empty results page
+
+
+def test_with_no_session_in_the_store_the_view_says_so_and_the_empty_results_page_offers_nothing(qtbot, window):
+    window.show_session()
+    view = window.session_view
+    assert view.title.text() == "No tuning session yet: a session is made by the first run of a test"
+    assert not view.chooser.isEnabled() and view.table.rowCount() == 0 and not view.open_report.isEnabled()
+    qtbot.mouseClick(_button(view, "Back"), Qt.MouseButton.LeftButton)
+    assert window.stack.currentWidget() is window.wizard
+
+    results = window.results_view  # before any run: only New test and the session view do anything
+    enabled = {b.text() for b in results.findChildren(type(results.apply)) if b.isEnabled() and b.isVisibleTo(results)}
+    assert enabled == {"Session view", "New test"}
+
+
+def _button(view, text: str):
+    return next(b for b in view.findChildren(type(view.open_report)) if b.text() == text)
