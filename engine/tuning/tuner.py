@@ -2,8 +2,9 @@
 
 Every run is a normal run of the session (stored, with its own output folder); tuning
 stops at the first passing setting, when the advisor shows the target is out of
-reach, when a run taught the advisor nothing (host-bound, or no database reads), when the
-engineer stops it, or after `max_runs`.
+reach, when a run taught the advisor nothing (host-bound, no database reads, no measured
+time, or failed on I/O errors: the advice's first note then says what the storage returned),
+when the engineer stops it, or after `max_runs`.
 """
 
 from __future__ import annotations
