@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from multiprocessing.queues import Queue
-from multiprocessing.sharedctypes import Synchronized
+from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
 from typing import Any
 
@@ -113,7 +113,8 @@ class WorkerChannels:
 
     `go` and `t0_ns` are set by the parent once every worker is ready; `stop` and
     `stop_at_ns` are a stop request and the time from which nothing counts; `end_at_ns`
-    is an earlier planned end, once a settling run has decided it.
+    is an earlier planned end, once a settling run has decided it. `load` is the load asked
+    for now (thread count for the whole run, SluggishSessions), 0s for the configuration's.
     """
 
     spec: WorkerSpec
@@ -123,3 +124,4 @@ class WorkerChannels:
     stop: Event
     stop_at_ns: Synchronized[int]
     end_at_ns: Synchronized[int]
+    load: SynchronizedArray[int]

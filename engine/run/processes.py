@@ -39,13 +39,16 @@ class WorkerProcesses:
         self._go, self._stop = self._context.Event(), self._context.Event()
         self._t0_ns, self._stop_at_ns = self._context.Value("q", 0), self._context.Value("q", 0)
         self._end_at_ns = self._context.Value("q", 0)
+        self._load = self._context.Array("q", 2)  # threads, SluggishSessions; 0s: as configured
         self._processes: dict[int, BaseProcess] = {}
 
     def __len__(self) -> int:
         return len(self._processes)
 
     def start(self, spec: WorkerSpec) -> None:
-        channels = WorkerChannels(spec, self.messages, self._go, self._t0_ns, self._stop, self._stop_at_ns, self._end_at_ns)
+        channels = WorkerChannels(
+            spec, self.messages, self._go, self._t0_ns, self._stop, self._stop_at_ns, self._end_at_ns, self._load
+        )
         process = self._context.Process(
             target=worker_main, args=(channels,), name=f"jetwise-worker-{spec.worker_id}", daemon=True
         )
@@ -77,6 +80,12 @@ class WorkerProcesses:
     def end_at(self, end_ns: int) -> None:
         """An earlier planned end: nothing after `end_ns` is measured."""
         self._end_at_ns.value = end_ns
+
+    def set_load(self, threads: int, sluggish: int) -> None:
+        """A new load for every instance from each thread's next transaction: a thread count for the whole run
+        (at most the configuration's, which the workers started) and SluggishSessions."""
+        with self._load.get_lock():
+            self._load[0], self._load[1] = threads, sluggish
 
     @property
     def stopping(self) -> bool:

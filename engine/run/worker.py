@@ -40,6 +40,7 @@ from engine.run.messages import (
 from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
+from engine.workload.load import share
 from engine.workload.stats import InstanceInterval, IntervalBucket
 
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
@@ -180,7 +181,9 @@ class _Worker:
             instance.start()
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
+        load: tuple[int, ...] = (0, 0)
         while time.perf_counter_ns() < clock.stop_at_ns:
+            load = self._follow_load(instances, load)
             end_at = int(channels.end_at_ns.value)
             if end_at:
                 clock.stop_at_ns = min(clock.stop_at_ns, end_at)
@@ -196,6 +199,18 @@ class _Worker:
         if not stuck:
             for instance in instances:
                 instance.close()
+
+    def _follow_load(self, instances: list[Instance], current: tuple[int, ...]) -> tuple[int, ...]:
+        """Apply the load the runner asks for now (a load sweep's step), if it changed."""
+        with self.channels.load.get_lock():
+            asked = tuple(self.channels.load[:])
+        if asked == current or not asked[0]:
+            return asked
+        threads, sluggish = asked
+        for instance in instances:
+            mine = share(threads, self.config.database_count, instance.plan.index)
+            instance.load.set(max(1, min(mine, instance.plan.threads)), max(1, sluggish))
+        return asked
 
     # collection ----------------------------------------------------------------------
 

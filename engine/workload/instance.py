@@ -45,6 +45,7 @@ from engine.workload.context import (
 )
 from engine.workload.errors import PAGE
 from engine.workload.histogram import bucket_index
+from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
 
@@ -121,11 +122,13 @@ class Instance:
         if config.background_maintenance:
             self.maintenance = Maintenance(ctx, self._meter(), plan.db_path, plan.db_id, plan.pages)
         self._sequence = itertools.count(time.time_ns())
+        self.load = LoadControl(plan.threads, config.sluggish_sessions)
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
         seed = base_seed * 1_000_003 + plan.index * 4099
         self.transaction_threads = [
             threading.Thread(
-                target=self._transactions, args=(self._meter(), seed + n), name=f"{plan.name} thread {n + 1}", daemon=True
+                target=self._transactions, args=(self._meter(), seed + n, n), name=f"{plan.name} thread {n + 1}",
+                daemon=True,
             )
             for n in range(plan.threads)
         ]
@@ -174,7 +177,7 @@ class Instance:
 
     # transaction threads -----------------------------------------------------------
 
-    def _transactions(self, meter: ThreadMeter, seed: int) -> None:
+    def _transactions(self, meter: ThreadMeter, seed: int, number: int) -> None:
         """One transaction thread's loop. Hot path: locals only, read counters inline, no lock
         held across an I/O."""
         clock = self._clock
@@ -185,7 +188,7 @@ class Instance:
         delete_cut = insert_cut + mix.delete_percent / 100.0
         update_cut = delete_cut + mix.replace_percent / 100.0
         lazy_fraction = mix.lazy_commit_percent / 100.0
-        sluggish = self._config.sluggish_sessions
+        load = self.load
         rng = random.Random(seed)
         chance = rng.random
         last_page = self.plan.pages - 1
@@ -207,6 +210,10 @@ class Instance:
         started = 0
         try:
             while not stop.is_set():
+                if number >= load.active:  # beyond the load asked for now: wait for a heavier one
+                    load.wait_turn(number, stop)
+                    continue
+                sluggish = load.sluggish
                 if sluggish > 1:
                     started = perf_ns()
                 kind = chance()
