@@ -38,7 +38,8 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
         tmp_path / "data" / "dbs", thread_count=2, sluggish_sessions=20, capacity_percent=0.3,
         profile={"mailboxes": 3000, "iops_per_mailbox": 1.0, "headroom_percent": 0, "mailbox_size_mb": 1},
     )
-    _start(qtbot, window, config, "gui session")
+    with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):  # the run view shows once the run begins
+        _start(qtbot, window, config, "gui session")
     assert window.stack.currentWidget() is window.run_view
     _wait_for_results(qtbot, window)
     first = window.runs.last_result

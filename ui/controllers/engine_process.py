@@ -4,6 +4,12 @@ The window never runs I/O itself. It starts the same executable with the `engine
 sub-command (frozen: the executable itself; from source: `python -m app`), reads one
 JSON event per line from its stdout and turns each into a signal. Stop writes `stop`
 to the engine's stdin; an engine that has not ended 5 s later is killed.
+
+An engine that refuses the configuration logs each problem as an error, "field: words",
+and ends with exit code 2 before its run begins: the outcome carries those problems, each
+at its field. A run that never began leaves nothing behind: the configuration file the
+window wrote for it, and the folders the window made for it while nothing else is in
+them, are removed; nothing else is ever touched.
 """
 
 from __future__ import annotations
@@ -15,7 +21,17 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from engine.model.config import TestConfig, save_config
-from engine.protocol import PROTOCOL_VERSION, STOP_COMMAND, ExitCode, HelloEvent, ResultEvent, StartEvent, from_json_line
+from engine.model.validation import Problem, problem_from_words
+from engine.protocol import (
+    PROTOCOL_VERSION,
+    STOP_COMMAND,
+    ExitCode,
+    HelloEvent,
+    LogEvent,
+    ResultEvent,
+    StartEvent,
+    from_json_line,
+)
 from engine.results.schema import RunResult
 
 KILL_AFTER_MS = 5000
@@ -52,6 +68,10 @@ class EngineProcess(QObject):
         self._stop_requested = False
         self.session: str | None = None  # the tuning session the engine recorded the run in
         self.output_dir: Path | None = None
+        self.began = False  # the engine said the run begins (its start event)
+        self._refusal: list[Problem] = []  # the errors it logged before the run began
+        self._written: tuple[Path, bytes] | None = None  # the configuration file this window wrote, as written
+        self._made: list[Path] = []  # the folders this window made for the run, deepest first
 
     @property
     def running(self) -> bool:
@@ -66,9 +86,15 @@ class EngineProcess(QObject):
         calibrate_s: float | None = None,
         simulate: str | None = None,
     ) -> None:
+        self._made = []
+        missing = output_dir
+        while not missing.exists() and missing.parent != missing:
+            self._made.append(missing)
+            missing = missing.parent
         output_dir.mkdir(parents=True, exist_ok=True)
         config_path = output_dir / "requested-config.json"
         save_config(config, config_path)
+        self._written = (config_path, config_path.read_bytes())
         program, lead = engine_command()
         args = [*lead, "engine", str(config_path), "--output", str(output_dir), "--session", session]
         if calibrate_s is not None:
@@ -78,6 +104,8 @@ class EngineProcess(QObject):
         self.output_dir = output_dir
         self.result = None
         self.session = None
+        self.began = False
+        self._refusal = []
         self._stop_requested = False
         self.process.setProcessEnvironment(QProcessEnvironment.systemEnvironment())
         self.process.start(program, args)
@@ -114,6 +142,9 @@ class EngineProcess(QObject):
                 self.result = event.result
             elif isinstance(event, StartEvent):
                 self.session = event.session
+                self.began = True
+            elif isinstance(event, LogEvent) and event.level == "error" and not self.began:
+                self._refusal.append(problem_from_words(event.message))
             self.event_received.emit(event)
 
     def _read_stderr(self) -> None:
@@ -128,12 +159,38 @@ class EngineProcess(QObject):
         self._read_stdout()
         self._read_stderr()
         normal = status == QProcess.ExitStatus.NormalExit
-        self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result))
+        if not self.began:
+            self._discard_output()
+        self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result,
+                                         began=self.began, problems=tuple(self._refusal)))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
             self.stderr_line.emit(f"the engine could not start: {self.process.errorString()}")
+            self._discard_output()
             self.finished.emit(EngineOutcome(None, self._stop_requested, None, started=False))
+
+    def _discard_output(self) -> None:
+        """The run never began: remove what this window wrote for it, recognised as its own; nothing else.
+
+        The configuration file goes if it still holds what the window wrote; each folder the
+        window made goes only while empty (rmdir), deepest first, so a file anyone put there
+        (the engine's, another run's) keeps its folder.
+        """
+        if self._written is not None:
+            path, data = self._written
+            try:
+                if path.read_bytes() == data:
+                    path.unlink()
+            except OSError:
+                pass  # gone already, or unreadable: not ours to judge
+            self._written = None
+        for folder in self._made:
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # not empty: kept, with every folder above it
+        self._made = []
 
 
 @dataclass(frozen=True)
@@ -143,11 +200,18 @@ class EngineOutcome:
     code: int | None  # its exit code; None when it crashed or was killed
     stop_requested: bool
     result: RunResult | None
-    started: bool = True
+    started: bool = True  # the engine process started
+    began: bool = True  # the run began (the engine's start event)
+    problems: tuple[Problem, ...] = ()  # what it refused the configuration for, each at its field
 
     @property
     def refused(self) -> bool:
         return self.code == ExitCode.INVALID
+
+    @property
+    def refused_before_start(self) -> bool:
+        """The engine refused the configuration before the run began, and said why."""
+        return self.refused and not self.began and bool(self.problems)
 
     def __str__(self) -> str:
         if not self.started:

@@ -5,6 +5,14 @@ each run the tuner records the result and names the next setting, until a settin
 the target is out of reach, or the runs teach the advisor nothing more. The controller
 shows the run on a `RunDisplay` (the run view) and says how it ended with `finished` or
 `refused`; the window decides what to show next.
+
+A run started from the wizard shows (`started`) once the engine begins it: until then the
+wizard stays where Start was pressed, the draft saying a start is under way. An engine
+that refuses the configuration before the run begins gives its problems back to the draft,
+each at its field, so the Review page shows them where the engineer changes them and Start
+waits until a value changes or the checks pass again; its run folder is removed
+(`EngineProcess`). Runs started from elsewhere (the advice applied, auto-tune's next run)
+show at once, and a refusal of one is `refused`, the draft still holding its problems.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
+from engine.protocol import StartEvent
 from engine.results.document import CONFIG_FILE
 from engine.results.schema import RunResult
 from engine.store.sqlite import Store
@@ -25,6 +34,7 @@ from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.tuner import Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
+from ui.controllers.wizard_services import TuningModes
 
 MAX_AUTO_RUNS = 8
 
@@ -42,13 +52,13 @@ class RunDisplay(Protocol):
 class RunController(QObject):
     """Starts runs in the engine process, drives auto-tune, and keeps the last run's result and folder."""
 
-    started = Signal()  # a run is under way: show the run view
+    started = Signal()  # the engine began a run: show the run view
     finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
-    refused = Signal(str)  # the run did not start, in a sentence; nothing was written
+    refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
     message = Signal(str)  # a line for the status bar
 
     def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
-                 simulate: str | None = None, parent: QObject | None = None) -> None:
+                 simulate: str | None = None, parent: QObject | None = None, modes: TuningModes | None = None) -> None:
         super().__init__(parent)
         self.store = store
         self.draft = draft
@@ -62,6 +72,9 @@ class RunController(QObject):
         self.last_result: RunResult | None = None
         self.last_output: Path | None = None
         self._results_cache: dict[str, list[RunResult]] = {}  # a session's results, read once per finished run
+        self.modes = modes or TuningModes()
+        self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
+        self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
 
     @property
     def running(self) -> bool:
@@ -87,6 +100,11 @@ class RunController(QObject):
 
     def start_planned(self, config: TestConfig) -> None:
         """Start what the wizard planned: auto-tune's first calibration run, or the test as it is."""
+        if self.running:
+            self.message.emit("A run is starting or under way: stop it first")
+            return
+        self._from_wizard = True
+        self._planned_auto = self.draft.auto_tune
         self.tuner = None
         self.tuning_log = []
         self.display.show_iterations(self.tuning_log)
@@ -114,22 +132,40 @@ class RunController(QObject):
             output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
         engine = EngineProcess(self)
         engine.event_received.connect(self.display.on_event)
+        engine.event_received.connect(self._on_engine_event)
         engine.stderr_line.connect(self.display.engine_line)
         engine.finished.connect(self._on_engine_finished)
         self.engine = engine
-        self.last_output = output
         tuner = self.tuner
         what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{config.test_type.value.capitalize()} test"
         self.display.begin(config, f"{what}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
-        self.started.emit()
+        self.draft.start_requested()
         calibrate = self.draft.calibration_s if tuner is not None else None
         engine.start(config, output, session, calibrate_s=calibrate, simulate=self.simulate)
-        self.message.emit(f"Running; results go to {output}")
+        if self._from_wizard:  # the Review page says it is starting, and shows why if the engine refuses
+            self.message.emit("Starting: the engine checks the configuration and takes the folders")
+        else:  # the run view or the results show: the run view at once, as every run after the first
+            self.started.emit()
+            self.message.emit(f"Running; results go to {output}")
+
+    def _on_engine_event(self, event: object) -> None:
+        engine = self.engine
+        if not isinstance(event, StartEvent) or engine is None:
+            return
+        self.last_output = engine.output_dir
+        if event.session:
+            self.modes.remember(event.session, self._planned_auto)
+        self.draft.start_answered()
+        if self._from_wizard:
+            self._from_wizard = False
+            self.started.emit()
+            self.message.emit(f"Running; results go to {engine.output_dir}")
 
     def apply_advice(self, advice: Advice | None) -> None:
         """The next run of the session at the advisor's setting."""
         if advice is None or self.config is None or advice.status not in ("start", "next"):
             return
+        self._from_wizard = False
         self.start_run(self.config.model_copy(
             update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
 
@@ -137,6 +173,7 @@ class RunController(QObject):
         """A qualification run at the setting of `result`: the standard 2 h (Performance) or 24 h (Stress)."""
         if result is None or self.config is None:
             return
+        self._from_wizard = False
         self.start_run(self.config.model_copy(update={
             "thread_count": result.summary.threads, "sluggish_sessions": result.summary.sluggish_sessions,
             "duration_s": self.config.standard_duration_s,
@@ -167,6 +204,11 @@ class RunController(QObject):
         result = outcome.result or self._recovered_result(outcome)
         if result is None:
             self.tuner = None
+            on_review, self._from_wizard = self._from_wizard, False
+            self.draft.start_answered(outcome.problems if outcome.refused_before_start else ())
+            if on_review and outcome.refused_before_start:  # the Review page still shows: it lists why, at each field
+                self.message.emit("The run did not start: the engine refused the configuration; Review lists why, at each field")
+                return
             self.refused.emit(_sentence(str(outcome)))
             return
         self.last_result = result
@@ -193,10 +235,12 @@ class RunController(QObject):
 
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
         """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
-        if self.last_output is None or not (self.last_output / CONFIG_FILE).exists():
+        engine = self.engine
+        folder = engine.output_dir if engine is not None and engine.began else None  # never an earlier run's
+        if folder is None or not (folder / CONFIG_FILE).exists():
             return None
         try:
-            bundle = load_run(str(self.last_output))
+            bundle = load_run(str(folder))
         except ReportError:
             return None
         self.display.append_log(f"{_sentence(str(outcome))} without a result; the result was rebuilt from its samples")

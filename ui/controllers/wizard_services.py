@@ -8,9 +8,12 @@ unbuffered I/O, the free space against the need, and rows that share a volume. I
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sqlite3
+
+from PySide6.QtCore import QSettings
 
 from engine.io.files import database_file_path
 from engine.io.platform import default_backend
@@ -23,11 +26,39 @@ from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
 
 
+class TuningModes:
+    """The tuning mode (auto-tune or manual) each session's runs were started in from the window, kept in the window's
+    settings, so a session continued later comes back in it. The run store does not record it."""
+
+    KEY = "tuning_modes"
+
+    def __init__(self, settings: QSettings | None = None) -> None:
+        self._settings = settings or QSettings()
+
+    def _all(self) -> dict[str, str]:
+        try:
+            found = json.loads(str(self._settings.value(self.KEY, "{}")))
+        except ValueError:
+            return {}
+        return found if isinstance(found, dict) else {}
+
+    def remember(self, session: str, auto_tune: bool) -> None:
+        modes = self._all()
+        modes[session] = "auto" if auto_tune else "manual"
+        self._settings.setValue(self.KEY, json.dumps(modes))
+
+    def of(self, session: str) -> bool | None:
+        """True for auto-tune, False for manual; None for a session the window never ran (one from the command line)."""
+        mode = self._all().get(session)
+        return None if mode not in ("auto", "manual") else mode == "auto"
+
+
 class StoreServices:
     """What the wizard asks for, answered from the window's store and this machine's disks."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, modes: TuningModes | None = None) -> None:
         self._store = store
+        self._modes = modes or TuningModes()
 
     def recent_sessions(self) -> list[SessionSummary]:
         try:
@@ -38,6 +69,7 @@ class StoreServices:
                 found.append(SessionSummary(
                     session.name, session.target_iops, len(runs),
                     last.status if last else None, last.threads if last else 0, last.sluggish_sessions if last else 0,
+                    self._modes.of(session.name),
                 ))
             return found
         except (sqlite3.Error, StoreError) as exc:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from engine.model.config import TestConfig
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
-from engine.model.validation import Problem, Severity
+from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
 CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review; the run measures the real rate
@@ -41,6 +41,8 @@ def field_words(field: str, placed: Mapping[str, str]) -> str:
         return "Configuration"
     if field == "session":
         return "Tuning session (Review page)"
+    if field == RUN_FOLDER_FIELD:
+        return "Run folder (where the window keeps each run's results)"
     where = placed_at(field, placed)
     row = _ROW.match(field)
     if row is not None:

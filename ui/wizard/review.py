@@ -13,7 +13,7 @@ from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import problems_html, review_html
-from ui.wizard.services import MachineCheck
+from ui.wizard.services import MachineCheck, frees_itself
 from ui.workers import BackgroundCheck
 
 THREAD_FIELDS = ("thread_count", "sluggish_sessions")
@@ -22,11 +22,13 @@ THREAD_FIELDS = ("thread_count", "sluggish_sessions")
 class ReviewPage(WizardPage):
     """Everything on one page, with every problem of the configuration that will run.
 
-    The problems are the engine's own: its rules (errors and warnings) and the checks of
-    the machine the Databases page runs, run again here off the GUI thread. In auto-tune
-    mode the configuration judged is the one the first calibration run uses: the advisor's
-    starting setting, shaped as a calibration run. Start stays disabled while any error
-    remains, and until the machine's checks of what would run are in.
+    The problems are the engine's own: its rules (errors and warnings), the checks of the
+    machine the Databases page runs, run again here off the GUI thread, and what the engine
+    refused the configuration for when Start was last pressed. In auto-tune mode the
+    configuration judged is the one the first calibration run uses: the advisor's starting
+    setting, shaped as a calibration run. Start stays disabled while any error remains,
+    until the machine's checks of what would run are in, and while the engine checks what
+    Start handed it. A refusal stands until a value changes or the checks pass again.
     """
 
     NAME = "review"
@@ -48,9 +50,14 @@ class ReviewPage(WizardPage):
         save = QPushButton("Save configuration…")
         save.setToolTip("Save this configuration as a Jetwise JSON file")
         save.clicked.connect(self.save_requested)
+        self.recheck = QPushButton("Check again")
+        self.recheck.setToolTip("A folder another run holds is free once that run ends: check the folders again")
+        self.recheck.clicked.connect(lambda: self._ask(again=True))
+        self.recheck.hide()
         row = QHBoxLayout()
         row.addWidget(QLabel("Tuning session:"))
         row.addWidget(self.session, 1)
+        row.addWidget(self.recheck)
         row.addWidget(save)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
@@ -59,7 +66,7 @@ class ReviewPage(WizardPage):
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
         self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)
-        self.checks.finished.connect(self.refresh)
+        self.checks.finished.connect(self._on_checks_finished)
 
     def initializePage(self) -> None:
         if not self.state.session:
@@ -67,6 +74,15 @@ class ReviewPage(WizardPage):
             self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {volume}"
         self.session.setText(self.state.session)
         self._ask(again=True)  # the folders may have changed since the Databases page looked
+        self.refresh()
+
+    def shown_again(self) -> None:
+        self._ask(again=True)  # the window back from a run, or a page before: a run holding a folder may have ended
+
+    def _on_checks_finished(self) -> None:
+        answer = self.checks.answer
+        if isinstance(answer, MachineCheck) and not errors_only(answer.problems):
+            self.state.clear_refusal()  # checked again and passed: what the engine refused for is gone
         self.refresh()
 
     def _on_session_text_changed(self, text: str) -> None:
@@ -110,7 +126,7 @@ class ReviewPage(WizardPage):
                     problems += problems_from_validation_error(exc)
                 else:
                     problems += [p for p in check_rules(shaped) if p not in problems]
-            problems += self.environment_problems()
+            problems += [p for p in self.environment_problems() if p not in problems]  # a refusal says it too
             if self.checks.error is not None and not self.checks.pending:
                 problems.append(Problem("", f"the database and log folders could not be checked: {self.checks.error}"))
         if not self.state.session:
@@ -128,11 +144,18 @@ class ReviewPage(WizardPage):
             self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}")
         else:
             self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s))
-        if config is not None and self.checks.pending:
+        self.session.setEnabled(not self.state.starting)
+        self.recheck.setVisible(any(frees_itself(p) for p in errors))
+        self.recheck.setEnabled(not self.checks.pending and not self.state.starting)
+        if self.state.starting:
+            self.status.setText("Starting: the engine checks the configuration and takes the folders…")
+        elif config is not None and self.checks.pending:
             self.status.setText("Checking the database and log folders…")
         elif errors:
+            held = (" A folder another run holds is free once that run ends: then press Check again."
+                    if self.recheck.isVisibleTo(self) else "")
             self.status.setText(f"<span style='{ERROR_STYLE}'>{len(errors)} error(s) listed above must be corrected "
-                                "before Start: Back leads to the page of each field.</span>")
+                                f"before Start: Back leads to the page of each field.{held}</span>")
         elif problems:
             self.status.setText(f"<span style='{WARNING_STYLE}'>{len(problems)} warning(s) listed above: "
                                 "Start runs the test as it is.</span>")
@@ -141,6 +164,6 @@ class ReviewPage(WizardPage):
         self.completeChanged.emit()
 
     def isComplete(self) -> bool:
-        if self.state.config() is None or self.checks.pending:
+        if self.state.config() is None or self.checks.pending or self.state.starting:
             return False
         return not errors_only(self.review_problems())

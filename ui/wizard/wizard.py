@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QWidget, QWizard
+from PySide6.QtWidgets import QDialog, QWidget, QWizard
 
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
@@ -47,6 +47,21 @@ class TestWizard(QWizard):
             self.setPage(page_id, page)
         self._hidden = False
         self.currentIdChanged.connect(self._on_current_id_changed)
+        state.changed.connect(self._on_state_changed)
+
+    def done(self, result: int) -> None:
+        """Start hands the configuration on and the wizard stays: it lives in the window, not in a dialog, and shows
+        the Review page until the run begins, or shows there why the engine refused to begin it."""
+        self.setResult(result)
+        self.finished.emit(result)
+        if result == QDialog.DialogCode.Accepted:
+            self.accepted.emit()
+        else:
+            self.rejected.emit()
+
+    def _on_state_changed(self) -> None:
+        # while the engine checks what Start handed it, Back would edit values that are no longer what starts
+        self.setOption(QWizard.WizardOption.DisabledBackButtonOnLastPage, self.state.starting)
 
     def _on_current_id_changed(self, _page_id: int) -> None:
         page = self.currentPage()

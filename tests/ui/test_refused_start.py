@@ -1,0 +1,134 @@
+"""Start pressed, and the engine refuses the configuration before the run begins: the window stays on Review, which
+lists why at each field in the form's words; Start waits until a value changes or the checks pass again; and the
+refused start leaves no run folder behind, removing only what the window itself wrote."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWizard
+
+from engine.io.locks import FolderLocks
+from engine.model.draft import Draft
+from engine.model.validation import Problem, problem_from_words
+from engine.protocol import PROTOCOL_VERSION
+from tests.conftest import small_config
+from ui.controllers import engine_process
+from ui.controllers.engine_process import EngineProcess
+from ui.wizard import PAGE_DATABASES, PAGE_REVIEW
+
+ENGINE_TIMEOUT_MS = 120_000
+HELD = "databases[0].database_path: /data/DB1 is in use by run r-1 (process 7 on host, started 2026-11-21 10:00:00); " \
+       "wait for it to end or choose another folder"
+
+
+def _finish(window):
+    return window.wizard.button(QWizard.WizardButton.FinishButton)
+
+
+def test_a_start_the_engine_refuses_stays_on_review_with_the_reasons_at_their_fields(qtbot, window, tmp_path, monkeypatch):
+    dialogs: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text, *_a: dialogs.append(text))
+    config = small_config(tmp_path / "data" / "dbs")
+    config.databases[0].database_path.mkdir(parents=True)
+    earlier = tmp_path / "runs" / "held" / "20260101-000000-t2-s1"
+    earlier.mkdir(parents=True)
+    (earlier / "result.json").write_text("{}")  # another run's folder: never touched
+    window.wizard.load_config(config, session="held")
+    window.wizard.restart_at(PAGE_REVIEW)
+    review, finish = window.wizard.review, _finish(window)
+    qtbot.waitUntil(finish.isEnabled, timeout=10_000)  # the checks passed; then another run takes a folder
+    with FolderLocks([config.databases[0].database_path], "20261121-other"):
+        qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+        assert window.stack.currentWidget() is window.wizard and window.wizard.currentId() == PAGE_REVIEW
+        assert "Starting" in review.status.text() and not finish.isEnabled()
+        assert not window.wizard.button(QWizard.WizardButton.BackButton).isEnabled()
+        qtbot.waitUntil(lambda: not window.runs.running, timeout=ENGINE_TIMEOUT_MS)
+        assert window.stack.currentWidget() is window.wizard and dialogs == []
+        text = review.text.toPlainText()
+        assert "Error — Database 1 path (Databases and logs page): " in text
+        assert "is in use by run 20261121-other" in text and "databases[0]" not in text
+        assert not finish.isEnabled() and review.recheck.isVisibleTo(review)
+        assert "Check again" in review.status.text()
+        assert "Review lists why" in window.statusBar().currentMessage()
+        assert "see the messages" not in window.statusBar().currentMessage()
+        assert window.wizard.button(QWizard.WizardButton.BackButton).isEnabled()
+        # nothing left of the refused start; the other run's folder is as it was
+        assert sorted(p.name for p in (tmp_path / "runs" / "held").iterdir()) == [earlier.name]
+        assert [p.name for p in earlier.iterdir()] == ["result.json"]
+        # the refusal stands at its row on the Databases page too
+        window.wizard.back()
+        window.wizard.back()
+        assert window.wizard.currentId() == PAGE_DATABASES
+        rows = window.wizard.databases
+        assert "is in use by run 20261121-other" in rows.table.item(0, 2).text()
+        window.wizard.next()
+        window.wizard.next()
+        assert window.wizard.currentId() == PAGE_REVIEW
+        qtbot.waitUntil(lambda: not review.checks.pending, timeout=10_000)  # checked again, still held
+        assert not finish.isEnabled() and review.recheck.isEnabled()
+    # the other run has ended: checking again passes, and Start is back
+    qtbot.mouseClick(review.recheck, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=10_000)
+    assert "in use" not in review.text.toPlainText() and not review.recheck.isVisibleTo(review)
+
+
+def _fake_engine(monkeypatch, lines: list[str], write: str | None = None) -> None:
+    """`jetwise engine` as a few lines of Python: a hello, the lines given as error log events, exit 2."""
+    code = (
+        "import json, pathlib, sys\n"
+        "out = pathlib.Path(sys.argv[sys.argv.index('--output') + 1])\n"
+        f"print(json.dumps({{'event': 'hello', 'protocol': {PROTOCOL_VERSION}, 'tool_version': 'fake'}}))\n"
+        f"for line in {lines!r}:\n"
+        "    print(json.dumps({'event': 'log', 'time': '2026-11-21T10:00:00+00:00', 'level': 'error', 'message': line}))\n"
+        + (f"(out / {write!r}).write_text('the engine wrote this')\n" if write else "")
+        + "sys.exit(2)\n"
+    )
+    monkeypatch.setattr(engine_process, "engine_command", lambda: (sys.executable, ["-c", code]))
+
+
+def _refused(qtbot, tmp_path: Path, output: Path):
+    engine = EngineProcess()
+    with qtbot.waitSignal(engine.finished, timeout=ENGINE_TIMEOUT_MS) as ended:
+        engine.start(small_config(tmp_path / "data"), output, "s")
+    return ended.args[0]
+
+
+def test_a_refused_engine_gives_its_problems_at_their_fields_and_leaves_no_folder(qtbot, tmp_path, monkeypatch):
+    _fake_engine(monkeypatch, [HELD, "the minimum database cache (64 MB) is larger than the maximum (16 MB)"])
+    output = tmp_path / "runs" / "session" / "20261121-100000-t2-s1"
+    outcome = _refused(qtbot, tmp_path, output)
+    assert outcome.refused_before_start and outcome.code == 2
+    assert outcome.problems == (problem_from_words(HELD), Problem("", outcome.problems[1].message))
+    assert outcome.problems[0].field == "databases[0].database_path"
+    assert not (tmp_path / "runs").exists()  # every folder the window made for the run, and only those
+
+
+def test_a_refused_start_keeps_what_the_window_did_not_write(qtbot, tmp_path, monkeypatch):
+    _fake_engine(monkeypatch, [HELD], write="test.log")
+    (tmp_path / "runs" / "session").mkdir(parents=True)
+    (tmp_path / "runs" / "session" / "notes.txt").write_text("mine")
+    output = tmp_path / "runs" / "session" / "20261121-100000-t2-s1"
+    outcome = _refused(qtbot, tmp_path, output)
+    assert outcome.refused_before_start
+    assert sorted(p.name for p in output.iterdir()) == ["test.log"]  # its folder stays for it; the window's file goes
+    assert (tmp_path / "runs" / "session" / "notes.txt").read_text() == "mine"
+
+
+def test_the_engines_refusal_stands_in_the_draft_until_a_value_changes_or_it_is_cleared(tmp_path):
+    draft: Draft = Draft(tmp_path, lambda _config: None)  # type: ignore[arg-type, return-value]
+    draft.set_auto_tune(False)
+    held = problem_from_words(HELD)
+    draft.start_requested()
+    assert draft.starting
+    draft.start_answered([held, problem_from_words("the minimum database cache (64 MB) is larger than the maximum (16 MB)")])
+    assert not draft.starting and held in draft.problems()
+    assert Problem("database_cache_min_mb", "the minimum database cache (64 MB) is larger than the maximum (16 MB)") \
+        in draft.problems()  # a problem of the whole configuration at the field its words name
+    draft.set("copies_per_database", 2)
+    assert held not in draft.problems()
+    draft.start_answered([held])
+    draft.clear_refusal()
+    assert held not in draft.problems()
