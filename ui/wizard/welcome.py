@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from ui.widgets.style import ERROR_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.services import ServiceError, SessionSummary
 
@@ -26,7 +27,9 @@ class WelcomePage(WizardPage):
     A session's configuration is loaded only on an explicit choice: clicking or
     activating (double-click, Enter) its row, or choosing "Continue a tuning session"
     with a row selected. Moving through the list (focus, arrow keys) loads nothing,
-    so the fields already entered are never replaced by accident.
+    so the fields already entered are never replaced by accident. With "Continue a
+    tuning session" ticked, Next waits until a session is chosen, and says so; the
+    session comes back in the tuning mode its runs were started in.
     """
 
     NAME = "welcome"
@@ -53,6 +56,10 @@ class WelcomePage(WizardPage):
         self.sessions.itemClicked.connect(self._session_chosen)
         self.sessions.itemActivated.connect(self._session_chosen)
         self.resume.toggled.connect(self._on_resume_toggled)
+        self.reason = QLabel()
+        self.reason.setWordWrap(True)
+        self.chosen: str | None = None  # the session whose last run's configuration the draft holds
+        self._summaries: dict[str, SessionSummary] = {}
         layout = QVBoxLayout(self)
         layout.addWidget(self.new_test)
         layout.addWidget(self.open_file)
@@ -63,7 +70,9 @@ class WelcomePage(WizardPage):
         layout.addLayout(row)
         layout.addWidget(self.resume)
         layout.addWidget(self.sessions, 1)
+        layout.addWidget(self.reason)
         self.fill_sessions()
+        self._show_reason()
 
     def fill_sessions(self) -> None:
         self.sessions.clear()
@@ -71,6 +80,7 @@ class WelcomePage(WizardPage):
             sessions = self.context.services.recent_sessions()
         except ServiceError:  # a broken store must not stop a new test
             return
+        self._summaries = {session.name: session for session in sessions}
         for session in sessions:
             item = QListWidgetItem(_words(session))
             item.setData(Qt.ItemDataRole.UserRole, session.name)
@@ -80,6 +90,22 @@ class WelcomePage(WizardPage):
         selected = self.sessions.selectedItems()
         if on and selected:
             self._session_chosen(selected[0])
+        self._show_reason()
+
+    def _show_reason(self) -> None:
+        """Why Next waits, when it does: a session to continue is not chosen yet."""
+        waiting = self.resume.isChecked() and self.chosen is None
+        if not waiting:
+            words = ""
+        elif self.sessions.count():
+            words = "Choose the session to continue: click it in the list (or select it and press Enter)."
+        else:
+            words = "There is no tuning session to continue yet: start a new test or open a configuration file."
+        self.reason.setText(f"<span style='{ERROR_STYLE}'>{words}</span>" if words else "")
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        return not (self.resume.isChecked() and self.chosen is None)
 
     def _session_chosen(self, item: QListWidgetItem | None) -> None:
         """Continue the session of `item`: its last run's configuration fills the wizard."""
@@ -96,12 +122,21 @@ class WelcomePage(WizardPage):
             return
         with QSignalBlocker(self.resume):  # checking it must not load the selection a second time
             self.resume.setChecked(True)
+        summary = self._summaries.get(name)
+        mode = summary.auto_tune if summary is not None else None
+        if mode is not None:  # back in the mode its runs were started in: Manual stays Manual
+            self.state.set_auto_tune(mode)
         self.state.load(config, session=name)
-        self.loaded.setText(f"Continuing '{name}' from its last run's configuration")
+        self.chosen = name
+        tuning = "" if mode is None else " in auto-tune" if mode else " in Manual tuning"
+        self.loaded.setText(f"Continuing '{name}' from its last run's configuration{tuning}")
+        self._show_reason()
 
     def show_loaded(self, path: Path) -> None:
+        self.chosen = None  # the draft holds the file now
         self.open_file.setChecked(True)
         self.loaded.setText(f"Loaded {path}")
+        self._show_reason()
 
 
 def _words(session: SessionSummary) -> str:
