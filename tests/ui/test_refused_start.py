@@ -132,3 +132,22 @@ def test_the_engines_refusal_stands_in_the_draft_until_a_value_changes_or_it_is_
     draft.start_answered([held])
     draft.clear_refusal()
     assert held not in draft.problems()
+
+
+def test_a_run_folder_the_window_cannot_write_is_said_on_review(qtbot, window, tmp_path, monkeypatch):
+    dialogs: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text, *_a: dialogs.append(text))
+    window.runs.runs_root = tmp_path / "not a folder"
+    window.runs.runs_root.write_text("a file where the runs should go")
+    window.wizard.load_config(small_config(tmp_path / "data" / "dbs"), session="nowhere")
+    window.wizard.restart_at(PAGE_REVIEW)
+    review, finish = window.wizard.review, _finish(window)
+    qtbot.waitUntil(finish.isEnabled, timeout=10_000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Run folder (where the window keeps each run's results): " in review.text.toPlainText(),
+                    timeout=10_000)
+    assert "cannot be written" in review.text.toPlainText() and not finish.isEnabled() and dialogs == []
+    assert not window.state.starting and window.stack.currentWidget() is window.wizard
+    assert window.runs.runs_root.read_text() == "a file where the runs should go"
+    window.wizard.tuning.fields["sluggish_sessions"].set_value(2)  # a value changes: Start may try again
+    qtbot.waitUntil(finish.isEnabled, timeout=10_000)

@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from engine.model.config import TestConfig, save_config
-from engine.model.validation import Problem, problem_from_words
+from engine.model.validation import RUN_FOLDER_FIELD, Problem, problem_from_words
 from engine.protocol import (
     PROTOCOL_VERSION,
     STOP_COMMAND,
@@ -91,10 +91,19 @@ class EngineProcess(QObject):
         while not missing.exists() and missing.parent != missing:
             self._made.append(missing)
             missing = missing.parent
-        output_dir.mkdir(parents=True, exist_ok=True)
         config_path = output_dir / "requested-config.json"
-        save_config(config, config_path)
-        self._written = (config_path, config_path.read_bytes())
+        self.began = False
+        try:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            save_config(config, config_path)
+            self._written = (config_path, config_path.read_bytes())
+        except OSError as exc:  # said as the engine says a refusal, once the caller listens
+            self._discard_output()
+            problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
+            self.stderr_line.emit(problem.located)
+            outcome = EngineOutcome(None, False, None, started=False, began=False, problems=(problem,))
+            QTimer.singleShot(0, lambda: self.finished.emit(outcome))
+            return
         program, lead = engine_command()
         args = [*lead, "engine", str(config_path), "--output", str(output_dir), "--session", session]
         if calibrate_s is not None:
@@ -210,8 +219,8 @@ class EngineOutcome:
 
     @property
     def refused_before_start(self) -> bool:
-        """The engine refused the configuration before the run began, and said why."""
-        return self.refused and not self.began and bool(self.problems)
+        """The run did not begin, and why is said field by field (the engine's refusal, or a run folder not writable)."""
+        return not self.began and bool(self.problems)
 
     def __str__(self) -> str:
         if not self.started:

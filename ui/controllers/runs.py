@@ -207,7 +207,7 @@ class RunController(QObject):
             on_review, self._from_wizard = self._from_wizard, False
             self.draft.start_answered(outcome.problems if outcome.refused_before_start else ())
             if on_review and outcome.refused_before_start:  # the Review page still shows: it lists why, at each field
-                self.message.emit("The run did not start: the engine refused the configuration; Review lists why, at each field")
+                self.message.emit("The run did not start; Review lists why, at each field")
                 return
             self.refused.emit(_sentence(str(outcome)))
             return
