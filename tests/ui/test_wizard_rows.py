@@ -14,7 +14,7 @@ from engine.io.locks import FolderLocks
 from engine.model.config import default_config
 from tests.ui.test_wizard_checks import _event_loop_turns
 from ui.controllers.wizard_services import check_machine, same_volume_words
-from ui.wizard import PAGE_DATABASES, PAGE_REVIEW, PAGE_TYPE
+from ui.wizard import PAGE_DATABASES
 from ui.wizard.databases import fix_rows_words
 
 TIMEOUT_S = 30
@@ -63,21 +63,6 @@ def test_two_databases_in_one_folder_are_named_at_the_row_as_typed_not_ticked(qt
     page.table.item(1, 0).setText(str(tmp_path / "data" / "DB2"))
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
     assert "share" not in _cell(page, 1) and page.summary.text() == ""
-
-
-def test_a_minimum_cache_above_the_maximum_is_named_under_the_minimum_field(qtbot, window, tmp_path):
-    window.wizard.load_config(_small(tmp_path / "data"), session="cache")
-    window.wizard.restart_at(PAGE_TYPE)
-    page = window.wizard.test_type
-    smallest = page.fields["database_cache_min_mb"]
-    _type(qtbot, smallest, "64")  # above the maximum of 16 MB
-    assert page.more.content.isVisibleTo(page) and smallest.error.isVisibleTo(page)
-    assert smallest.error.text() == "the minimum database cache (64 MB) is larger than the maximum (16 MB)"
-    assert not _next_enabled(window)
-    window.wizard.restart_at(PAGE_REVIEW)
-    text = window.wizard.review.text.toPlainText()
-    assert "Error — Minimum database cache (MB) (More settings on the Test type page): the minimum database" in text
-    assert "Configuration:" not in text
 
 
 def test_a_relative_folder_is_refused_at_its_row_with_a_full_path_to_follow(qtbot, window, tmp_path, monkeypatch):

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QButtonGroup, QFormLayout, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from engine.model.config import TestType
 from engine.model.options import option
 from engine.model.units import compact_duration
+from engine.model.validation import Severity
 from ui.widgets.fields import DurationChoice, tooltip_of, zero_allowed
+from ui.widgets.style import ERROR_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
 
@@ -35,15 +38,20 @@ class TestTypePage(WizardPage):
             f"maximum log write ≤ {lenient['log_write_max_latency_ms']:g} ms (usually 24 h)")
         self.performance.setToolTip("The standard 2-hour test of the design load")
         self.stress.setToolTip("A long soak at the design load, judged against the Lenient thresholds")
-        group = QButtonGroup(self)
+        group = self.kinds = QButtonGroup(self)
         group.addButton(self.performance)
         group.addButton(self.stress)
         self.performance.toggled.connect(self._on_performance_toggled)
+        self.kind_error = QLabel()
+        self.kind_error.setStyleSheet(ERROR_STYLE)
+        self.kind_error.setWordWrap(True)
+        self.kind_error.hide()
         kinds = QWidget()
         column = QVBoxLayout(kinds)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.performance)
         column.addWidget(self.stress)
+        column.addWidget(self.kind_error)
         self.editors["test_type"] = kinds
         form = QFormLayout()
         durations = {}
@@ -64,8 +72,15 @@ class TestTypePage(WizardPage):
         layout.addStretch(1)
 
     def load(self) -> None:
-        stress = self.state.data["test_type"] == TestType.STRESS.value
-        (self.stress if stress else self.performance).setChecked(True)
+        kind = self.state.data["test_type"]
+        if kind in (TestType.PERFORMANCE.value, TestType.STRESS.value):
+            (self.stress if kind == TestType.STRESS.value else self.performance).setChecked(True)
+        else:  # a type a file named that this version cannot run: neither is chosen until one is
+            self.kinds.setExclusive(False)
+            for button in (self.performance, self.stress):
+                with QSignalBlocker(button):
+                    button.setChecked(False)
+            self.kinds.setExclusive(True)
         super().load()
 
     def _on_performance_toggled(self) -> None:
@@ -73,6 +88,9 @@ class TestTypePage(WizardPage):
 
     def check(self) -> dict[str, str]:
         messages = super().check()
+        kind = next((p.message for p in self.state.problems() if p.field == "test_type" and p.severity == Severity.ERROR), None)
+        if kind is not None:
+            messages["test_type"] = kind
         for path in ("duration_s", "warmup_s"):
             if path in messages and path not in self.state.parse_errors:
                 messages[path] = _longest_words(path, self.state.data[path]) or messages[path]
@@ -80,6 +98,9 @@ class TestTypePage(WizardPage):
 
     def refresh(self) -> None:
         super().refresh()
+        kind = self.check().get("test_type")
+        self.kind_error.setText(kind or "")
+        self.kind_error.setVisible(kind is not None)
         if any(path in self.check() for path in self.fields if path not in self.OPTIONS):
             self.more.expand()  # a setting in the closed section keeps Next disabled: show why
 
