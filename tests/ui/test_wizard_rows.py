@@ -177,6 +177,11 @@ def test_a_held_folder_offers_check_again_and_is_checked_again_when_the_page_sho
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
     assert "in use" not in _cell(page, 0)
 
+    with FolderLocks([held], "20261123-third"):  # Back from a later page checks the rows again too
+        window.wizard.next()
+        window.wizard.back()
+        qtbot.waitUntil(lambda: "in use by run 20261123-third" in _cell(page, 0), timeout=10_000)
+
 
 def test_check_again_runs_off_the_gui_thread(qtbot, window, tmp_path, monkeypatch):
     config = _small(tmp_path / "data")

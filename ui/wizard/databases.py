@@ -142,10 +142,8 @@ class DatabasesPage(WizardPage):
     def refresh(self) -> None:
         super().refresh()
         self.count.set_error(self._count_error())
-        if self.isVisible():
+        if self.isVisible():  # a hidden page shows its rows when it shows again (`shown_again`)
             self._ask()
-        else:
-            self._show_rows()
         self.completeChanged.emit()
 
     def _load_rows(self) -> None:
@@ -297,10 +295,13 @@ class DatabasesPage(WizardPage):
     def _show_rows(self) -> None:
         self._filling = True
         self.row_messages = {}
+        bad: list[int] = []
         for row in range(self.table.rowCount()):
             lines = self._lines(row)
             if lines:
                 self.row_messages[row] = lines
+            if any(kind == "error" for _text, kind in lines):
+                bad.append(row + 1)
             item = self.table.item(row, 2)
             if item is None:
                 continue
@@ -324,7 +325,7 @@ class DatabasesPage(WizardPage):
         self._filling = False
         self.recheck.setVisible(self._held())
         self.recheck.setEnabled(not self.checks.pending)
-        self._show_summary()
+        self._show_summary(bad)
 
     def _bad_rows(self) -> list[int]:
         return [row + 1 for row in range(self.table.rowCount()) if any(kind == "error" for _t, kind in self._lines(row))]
@@ -332,10 +333,9 @@ class DatabasesPage(WizardPage):
     def _here(self, field: str) -> bool:
         return placed_at(field, self.context.placed) == f"{self.TITLE} page"
 
-    def _show_summary(self) -> None:
+    def _show_summary(self, bad: list[int]) -> None:
         config = self.state.config()
         elsewhere = [p for p in errors_only(self.state.problems()) if not self._here(p.field)]
-        bad = self._bad_rows()
         if config is None and elsewhere:
             # a field on another page is wrong: say which, or Next is disabled for no visible reason
             words = "; ".join(f"{field_words(p.field, self.context.placed)}: {p.message}" for p in elsewhere)
