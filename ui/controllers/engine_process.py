@@ -86,19 +86,10 @@ class EngineProcess(QObject):
         calibrate_s: float | None = None,
         simulate: str | None = None,
     ) -> None:
-        self._made = []
-        missing = output_dir
-        while not missing.exists() and missing.parent != missing:
-            self._made.append(missing)
-            missing = missing.parent
-        config_path = output_dir / "requested-config.json"
         self.began = False
         try:
-            output_dir.mkdir(parents=True, exist_ok=True)
-            save_config(config, config_path)
-            self._written = (config_path, config_path.read_bytes())
+            config_path = self._write_config(config, output_dir)
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
-            self._discard_output()
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
             outcome = EngineOutcome(None, False, None, started=False, began=False, problems=(problem,))
@@ -113,11 +104,28 @@ class EngineProcess(QObject):
         self.output_dir = output_dir
         self.result = None
         self.session = None
-        self.began = False
         self._refusal = []
         self._stop_requested = False
         self.process.setProcessEnvironment(QProcessEnvironment.systemEnvironment())
         self.process.start(program, args)
+
+    def _write_config(self, config: TestConfig, output_dir: Path) -> Path:
+        """The configuration to run, in the run's folder; the folders made for it and the file, as written, are noted
+        so that a run that never begins leaves nothing (raises OSError, having removed what it made)."""
+        self._made = []
+        missing = output_dir
+        while not missing.exists() and missing.parent != missing:
+            self._made.append(missing)
+            missing = missing.parent
+        config_path = output_dir / "requested-config.json"
+        try:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            save_config(config, config_path)
+            self._written = (config_path, config_path.read_bytes())
+        except OSError:
+            self._discard_output()
+            raise
+        return config_path
 
     def stop(self) -> None:
         """Ask the engine to stop; it keeps what it measured. Killed if it does not end in 5 s."""
