@@ -31,138 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
-from engine.results.schema import Figures, Outcome, RunResult
-from engine.results.verdict import was_measured
+from engine.results.schema import RunResult
+from engine.tuning.evidence import RunPoint, evidence, once, storage_errors_words, unresolved_errors
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
 MAX_SLUGGISH = 100
-
-
-@dataclass(frozen=True)
-class RunPoint:
-    """What the advisor needs of one judged run."""
-
-    threads: int
-    sluggish_sessions: int
-    achieved_iops: float
-    read_ms: float  # average database read latency (worst instance)
-    log_ms: float  # average log write latency (worst instance)
-    latency_passed: bool  # every latency criterion (and stalls) within limits
-    iops_passed: bool
-    passed: bool  # the whole verdict
-    latency_failure: str = ""  # the first per-instance criterion that failed, in words
-
-    @property
-    def load(self) -> float:
-        return self.threads / self.sluggish_sessions
-
-    @classmethod
-    def from_result(cls, result: RunResult, config: TestConfig) -> RunPoint:
-        """The run as evidence for `config`: its throughput is judged against `config`'s target,
-        so a run made before the profile changed still counts, at today's target."""
-        summary = result.summary
-        criteria = result.criteria
-        latency_ok = all(c.passed for c in criteria if c.instance is not None)
-        errors_ok = all(c.passed for c in criteria if c.instance is None and c.name == "I/O errors")
-        floor = config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
-        iops_ok = summary.achieved_transactional_iops >= floor
-        failures = [c for c in criteria if c.instance is not None and not c.passed]
-        words = ""
-        if failures:
-            c = failures[0]
-            unit = c.unit if c.unit != "ms" else " ms"
-            words = f"{c.instance} {c.name} {c.value:.1f}{unit} over the {c.limit:g}{unit} limit"
-        rows: Sequence[Figures] = result.instances or [summary]
-        return cls(
-            threads=summary.threads,
-            sluggish_sessions=summary.sluggish_sessions,
-            achieved_iops=summary.achieved_transactional_iops,
-            read_ms=max(r.db_read_avg_latency_ms for r in rows),
-            log_ms=max(r.log_write_avg_latency_ms for r in rows),
-            latency_passed=latency_ok,
-            iops_passed=iops_ok,
-            passed=latency_ok and iops_ok and errors_ok,
-            latency_failure=words,
-        )
-
-
-def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[str]]:
-    """The runs the advisor can learn from, and a line for each it cannot and why (each line once).
-
-    Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
-    runs (their window is partial), runs that failed on I/O errors (the storage did not
-    return what was written), runs with no measured time (less than one sample interval),
-    runs whose reads never reached the disk (the cache held the database), and failing runs
-    during which the host's CPU was saturated (the engine, not the storage, set the pace).
-    """
-    points: list[RunPoint] = []
-    notes: list[str] = []
-    for result in results:
-        if result is None:
-            continue
-        s = result.summary
-        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
-        if failed_on_io_errors(result):
-            notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
-        elif s.verdict == Outcome.ABORTED:
-            notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
-        elif not was_measured(result):
-            notes.append(f"{setting} has no measured time ({s.measured_s:.1f} s, less than one sample interval), so "
-                         "it says nothing of the load")
-        elif s.db_reads_per_s <= 0 or s.db_read_avg_latency_ms <= 0:
-            notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
-                         "says nothing of the storage; test databases larger than the cache")
-        elif s.host_bound and s.verdict == Outcome.FAIL:
-            notes.append(f"{setting} was host-bound (CPU saturated while measuring): its shortfall is the host's, "
-                         "not the storage's, and is not read as a storage limit")
-        else:
-            points.append(RunPoint.from_result(result, config))
-    return points, _once(notes)
-
-
-def failed_on_io_errors(result: RunResult) -> bool:
-    """The run met I/O errors and they failed it (the test did not continue despite them)."""
-    return result.summary.io_errors > 0 and not result.configuration.continue_on_errors
-
-
-def _first_error_words(result: RunResult) -> str:
-    """The run's first kind of I/O error, counted, with where its first was."""
-    if not result.error_groups:  # a result written before errors were counted by kind
-        return f"{result.summary.io_errors:,} I/O error(s)"
-    first = result.error_groups[0]
-    plural = "" if first.count == 1 else "s"
-    others = sum(g.count for g in result.error_groups[1:])
-    more = f", and {others:,} other I/O error(s)" if others else ""
-    return (f"{first.count:,} {first.title}{plural} (ESE {first.ese_error} {first.ese_name}) on {first.instance}, "
-            f"the first at {first.unit} {first.first_number} of {first.first_file}{more}")
-
-
-def storage_errors_words(result: RunResult) -> str:
-    """The plain statement of what the storage did wrong in `result`, for the advice's first line."""
-    corrupt = {ErrorKind.CHECKSUM, ErrorKind.WRONG_NUMBER, ErrorKind.UNINITIALISED}
-    what = "corrupt data" if result.error_groups and result.error_groups[0].kind in corrupt else "I/O errors"
-    s = result.summary
-    return (f"The storage returned {what}: {_first_error_words(result)} (run {result.run_id}, {s.threads} threads / "
-            f"SluggishSessions {s.sluggish_sessions})")
-
-
-def unresolved_errors(results: Sequence[RunResult]) -> RunResult | None:
-    """The latest run that failed on I/O errors, unless a later run measured without any."""
-    for result in reversed(results):
-        if failed_on_io_errors(result):
-            return result
-        if result.summary.io_errors == 0 and was_measured(result):
-            return None
-    return None
-
-
-def _once(lines: Iterable[str]) -> list[str]:
-    """`lines` without repeats, in their order: two runs at one setting that ended early are one line."""
-    return list(dict.fromkeys(lines))
 
 
 def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
@@ -181,11 +57,11 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
             "io_errors", s.threads, s.sluggish_sessions, None, None, None,
             "fix the storage (its disks, controller, driver or firmware) until it reads back what was written, then "
             "run again: until then no throughput or latency measured on it means anything, and no setting is judged",
-            notes=_once([storage_errors_words(broken), *notes]),
+            notes=once([storage_errors_words(broken), *notes]),
         )
     points, notes = evidence(config, listed)
     advice = advise(config, points, cpu_count)
-    return replace(advice, notes=_once([*notes, *advice.notes]))
+    return replace(advice, notes=once([*notes, *advice.notes]))
 
 
 @dataclass(frozen=True)

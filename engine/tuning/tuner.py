@@ -18,7 +18,8 @@ from typing import Any
 from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunResult
 from engine.run.settling import SettleRule
-from engine.tuning.advisor import Advice, advise_session, evidence
+from engine.tuning.advisor import Advice, advise_session
+from engine.tuning.evidence import evidence
 
 MIN_WARMUP_SAMPLES = 5
 

@@ -8,7 +8,8 @@ import pytest
 
 from engine.model.config import default_config
 from engine.run.simulation import PROFILES, runner_for, solve
-from engine.tuning.advisor import RunPoint, advise, capacity_words, fit, setting_for
+from engine.tuning.advisor import advise, capacity_words, fit, setting_for
+from engine.tuning.evidence import RunPoint
 from engine.tuning.tuner import Tuner, calibration_rule
 
 
@@ -158,7 +159,8 @@ def _simulated_result(tmp_path: Path, config, profile: str, threads: int, sluggi
 
 def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
     from engine.results.schema import Outcome
-    from engine.tuning.advisor import advise_session, evidence
+    from engine.tuning.advisor import advise_session
+    from engine.tuning.evidence import evidence
 
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     aborted = _simulated_result(tmp_path, config, "sata-2x7k", 2, verdict=Outcome.ABORTED)
@@ -256,7 +258,8 @@ def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_u
 
 def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
     from engine.results.schema import Outcome
-    from engine.tuning.advisor import advise_session, evidence
+    from engine.tuning.advisor import advise_session
+    from engine.tuning.evidence import evidence
 
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     short = _simulated_result(tmp_path, config, "sata-2x7k", 4, verdict=Outcome.FAIL, measured_s=0.4)
