@@ -17,9 +17,10 @@ from typing import Any
 
 from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunResult
+from engine.results.verdict import was_measured
 from engine.run.settling import SettleRule
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.evidence import evidence
+from engine.tuning.evidence import evidence, failed_on_io_errors
 
 MIN_WARMUP_SAMPLES = 5
 
@@ -134,7 +135,11 @@ class Tuner:
         learned, _notes = evidence(self.config, [result])
         if not learned:
             # The same setting would come back and teach nothing again: stop, and say why (the advice's notes).
-            self.status = "host-bound" if result.summary.host_bound else "inconclusive"
+            # Host-bound only when that is what kept it from teaching: a run that read nothing from the
+            # disk (the cache held the database) saturates the CPU by its nature.
+            s = result.summary
+            host = s.host_bound and s.db_reads_per_s > 0 and was_measured(result) and not failed_on_io_errors(result)
+            self.status = "host-bound" if host else "inconclusive"
 
     def stop(self) -> None:
         """The engineer stopped tuning; the runs so far stay in the session."""

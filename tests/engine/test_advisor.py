@@ -197,6 +197,17 @@ def test_the_tuner_is_a_step_machine_that_stops_on_a_host_bound_failure(tmp_path
     assert tuner.outcome().runs[0]["host_bound"] is True
 
 
+def test_a_run_that_read_nothing_from_the_disk_ends_tuning_inconclusive_even_if_the_cpu_was_saturated(tmp_path):
+    """Threads that only hit the cache saturate the CPU by their nature: the cache, not the host, is the reason."""
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    tuner = Tuner(config, max_runs=5)
+    first = tuner.next_run()
+    assert first is not None
+    tuner.record(_simulated_result(tmp_path, config, "sata-2x7k", first.thread_count, host_bound=True,
+                                   db_reads_per_s=0.0, db_read_avg_latency_ms=0.0))
+    assert tuner.done and tuner.status == "inconclusive"
+
+
 def test_the_tuner_stops_at_max_runs_and_when_the_engineer_stops_it(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     tuner = Tuner(config, max_runs=1)
