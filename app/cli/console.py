@@ -13,6 +13,7 @@ from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem, Severity
 from engine.protocol import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
 from engine.results.schema import RunResult
+from engine.results.verdict import was_measured
 
 PROBLEM_LINES = 20
 """A file of 10,000 unknown settings is refused in a screenful, not 10,000 lines."""
@@ -84,13 +85,17 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
     for reason in summary.reasons:
         print(f"  - {reason}", file=stream)
-    print(
-        f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
-        f"target transactional IOPS over {summary.measured_s:.1f} s "
-        f"({summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
-        f"{summary.threshold_set} thresholds)",
-        file=stream,
-    )
+    if not was_measured(result):
+        print(f"Nothing measured: {summary.measured_s:.1f} s of measurement, less than one sample interval; "
+              "IOPS and latency are not judged", file=stream)
+    else:
+        print(
+            f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
+            f"target transactional IOPS over {summary.measured_s:.1f} s "
+            f"({summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
+            f"{summary.threshold_set} thresholds)",
+            file=stream,
+        )
     for row in result.instances:
         print(
             f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / {row.db_read_max_latency_ms:.1f} ms max, "
