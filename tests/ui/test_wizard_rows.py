@@ -15,7 +15,7 @@ from engine.model.config import default_config
 from tests.ui.test_wizard_checks import _event_loop_turns
 from ui.controllers.wizard_services import check_machine, same_volume_words
 from ui.wizard import PAGE_DATABASES
-from ui.wizard.databases import fix_rows_words
+from ui.wizard.rows import fix_rows_words
 
 TIMEOUT_S = 30
 

@@ -2,7 +2,8 @@
 
 `base` is the page base (name, title, the options a page edits; load, save, check) over the
 Qt-free draft (`engine.model.draft`); `more_settings` generates the fields of every flagged
-option no page places; `problems` words the Review page; `services` is what the window gives
+option no page places; `problems` words the Review page; `rows` words each row of the
+Databases page; `services` is what the window gives
 the pages instead of the store and the disk; `wizard` holds `TestWizard`.
 """
 

@@ -1,7 +1,7 @@
 """Page 4, Databases and logs: where each database and its logs go, every row checked against the machine.
 
-Each row says what is wrong with it where it is typed: an empty or relative folder, two
-databases in one folder, what the engine refused when Start was pressed, and what the
+Each row says what is wrong with it where it is typed (`rows`): an empty or relative folder,
+two databases in one folder, what the engine refused when Start was pressed, and what the
 machine says. The machine's checks (folder, writable, free space, unbuffered I/O, files
 already there, a run holding the folder) probe each folder, which can take seconds on a SAN
 or SMB path: they run off the GUI thread, a moment after the last edit and again whenever
@@ -12,7 +12,6 @@ another run holds is free once that run ends: "Check again" asks without a value
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -32,20 +31,16 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.model.validation import Problem, Severity, errors_only
+from engine.model.validation import errors_only
 from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
 from ui.widgets.style import ERROR_STYLE, severity_qcolor
 from ui.wizard.base import PageContext, WizardPage
-from ui.wizard.problems import field_words, placed_at, rows_words
-from ui.wizard.services import MachineCheck, frees_itself
+from ui.wizard.problems import field_words, placed_at
+from ui.wizard.rows import COLUMNS, Line, RowWords, fix_rows_words
+from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
 SOURCES = {"create": "Create new databases", "attach": "Attach existing Jetwise databases"}
-COLUMNS = ("database_path", "log_path")
-ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
-_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+))?")
-
-Line = tuple[str, str]  # what a row's Checks cell says: (text, "ok" | "warning" | "error")
 
 
 class DatabasesPage(WizardPage):
@@ -250,54 +245,20 @@ class DatabasesPage(WizardPage):
         self._show_rows()
         self.completeChanged.emit()
 
-    # what each row says --------------------------------------------------------------------
-
-    def _row_problems(self, row: int) -> list[Problem]:
-        """The problems of the values in row `row` (0-based): the draft's, the engine's refusal, as they are now."""
-        return [p for p in self.state.problems() if _row_of(p.field) == row]
-
-    def _checked(self, row: int) -> bool:
-        """The machine's answer in is about this row's folders as they are now."""
-        checked = self.checks.value
-        specs = self.state.data["databases"]
-        if not isinstance(checked, TestConfig) or row >= len(checked.databases) or row >= len(specs):
-            return False
-        typed = specs[row]
-        return all(typed[key].strip() and Path(typed[key].strip()) == getattr(checked.databases[row], key) for key in COLUMNS)
-
-    def _machine(self, row: int) -> tuple[list[Line], list[Problem]]:
-        answer = self.checks.answer
-        if not isinstance(answer, MachineCheck) or not self._checked(row):
-            return [], []
-        return list(answer.rows.get(row, [])), [p for p in answer.problems if _row_of(p.field) == row]
-
-    def _lines(self, row: int) -> list[Line]:
-        """What row `row` says: its own problems at their column, then the machine's words; a row in error says only
-        what is wrong (no green tick beside a refusal)."""
-        own = self._row_problems(row)
-        lines: list[Line] = []
-        for problem in own:
-            key = _column_of(problem.field)
-            label = option(f"databases[].{key}").label if key in COLUMNS else ""
-            lines.append((f"{label}: {problem.message}" if label else problem.message,
-                          "error" if problem.severity == Severity.ERROR else "warning"))
-        said = {p.message for p in own}
-        lines += [line for line in self._machine(row)[0] if line[0] not in said]
-        if any(kind == "error" for _text, kind in lines):
-            lines = [line for line in lines if line[1] != "ok"]
-        return lines
-
-    def _held(self) -> bool:
-        """A row has a problem that can go away by itself: a folder another run holds."""
-        return any(frees_itself(p) for row in range(self.table.rowCount())
-                   for p in self._row_problems(row) + self._machine(row)[1])
+    def _rows(self) -> RowWords:
+        """What the rows say now: the draft's problems, and the machine's last answer with what it was about."""
+        answer, checked = self.checks.answer, self.checks.value
+        return RowWords(self.state.data["databases"], self.state.problems(),
+                        answer if isinstance(answer, MachineCheck) else None,
+                        checked if isinstance(checked, TestConfig) else None)
 
     def _show_rows(self) -> None:
+        words = self._rows()
         self._filling = True
         self.row_messages = {}
         bad: list[int] = []
         for row in range(self.table.rowCount()):
-            lines = self._lines(row)
+            lines = words.lines(row)
             if lines:
                 self.row_messages[row] = lines
             if any(kind == "error" for _text, kind in lines):
@@ -309,9 +270,7 @@ class DatabasesPage(WizardPage):
             kinds = {kind for _text, kind in lines}
             item.setForeground(severity_qcolor("error" if "error" in kinds else "warning" if "warning" in kinds else "ok"))
             item.setToolTip("\n".join(text for text, _kind in lines))
-            wrong: dict[str | None, str] = {}
-            for problem in errors_only(self._row_problems(row)):
-                wrong.setdefault(_column_of(problem.field), problem.message)
+            wrong = words.wrong_columns(row)
             for column, key in enumerate(COLUMNS):
                 cell = self.table.item(row, column)
                 if cell is None:
@@ -323,17 +282,15 @@ class DatabasesPage(WizardPage):
                 cell.setToolTip(wrong.get(key) or self.columns[column].description)
         self.table.resizeRowsToContents()
         self._filling = False
-        self.recheck.setVisible(self._held())
+        held = words.held()
+        self.recheck.setVisible(held)
         self.recheck.setEnabled(not self.checks.pending)
-        self._show_summary(bad)
-
-    def _bad_rows(self) -> list[int]:
-        return [row + 1 for row in range(self.table.rowCount()) if any(kind == "error" for _t, kind in self._lines(row))]
+        self._show_summary(bad, held)
 
     def _here(self, field: str) -> bool:
         return placed_at(field, self.context.placed) == f"{self.TITLE} page"
 
-    def _show_summary(self, bad: list[int]) -> None:
+    def _show_summary(self, bad: list[int], held: bool) -> None:
         config = self.state.config()
         elsewhere = [p for p in errors_only(self.state.problems()) if not self._here(p.field)]
         if config is None and elsewhere:
@@ -347,7 +304,7 @@ class DatabasesPage(WizardPage):
             text = f"The folders could not be checked: {html.escape(str(self.checks.error))}"
         elif bad:
             text = fix_rows_words(bad)
-            if self._held():
+            if held:
                 text += " A folder another run holds is free once that run ends: then press Check again."
         else:
             self.summary.setText("")
@@ -362,24 +319,7 @@ class DatabasesPage(WizardPage):
             return False
         if self.count.parsed() != (True, len(self.state.data["databases"])):
             return False  # a count typed, not entered yet: the rows are not the ones it asks for
-        return not self._bad_rows()
-
-
-def fix_rows_words(rows: list[int]) -> str:
-    """"Fix row 1 to continue.", "Fix rows 1, 3 to continue.", past a few rows "… and 94 more"."""
-    return f"Fix {rows_words(rows, ROWS_NAMED)} to continue."
-
-
-def _row_of(field: str) -> int | None:
-    """The row (0-based) a problem's field is in: "databases[1].log_path" -> 1."""
-    found = _ROW_FIELD.fullmatch(field)
-    return int(found.group(1)) if found is not None else None
-
-
-def _column_of(field: str) -> str | None:
-    """The path a problem's field is about: "databases[1].log_path" -> "log_path"."""
-    found = _ROW_FIELD.fullmatch(field)
-    return found.group(2) if found is not None else None
+        return not self._rows().bad_rows()
 
 
 def _expand(pattern: str, n: int, leaf: str) -> str:

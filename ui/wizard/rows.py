@@ -1,0 +1,102 @@
+"""What each row of the Databases page says, worked out without a widget: its own problems at their column, then
+the machine's words about its folders as they are now.
+
+A row's own problems are the draft's (an empty or relative folder, two databases in one
+folder) and what the engine refused when Start was pressed. The machine's answer counts
+for a row only while the row's folders are those it was checked for: a row edited since
+says nothing until its answer is in, never a stale tick.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.model.config import TestConfig
+from engine.model.options import option
+from engine.model.validation import Problem, Severity, errors_only
+from ui.wizard.problems import rows_words
+from ui.wizard.services import MachineCheck, frees_itself
+
+COLUMNS = ("database_path", "log_path")
+ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
+_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+))?")
+
+Line = tuple[str, str]  # what a row's Checks cell says: (text, "ok" | "warning" | "error")
+
+
+def row_of(field: str) -> int | None:
+    """The row (0-based) a problem's field is in: "databases[1].log_path" -> 1."""
+    found = _ROW_FIELD.fullmatch(field)
+    return int(found.group(1)) if found is not None else None
+
+
+def column_of(field: str) -> str | None:
+    """The path a problem's field is about: "databases[1].log_path" -> "log_path"."""
+    found = _ROW_FIELD.fullmatch(field)
+    return found.group(2) if found is not None else None
+
+
+def fix_rows_words(rows: list[int]) -> str:
+    """"Fix row 1 to continue.", "Fix rows 1, 3 to continue.", past a few rows "… and 94 more"."""
+    return f"Fix {rows_words(rows, ROWS_NAMED)} to continue."
+
+
+@dataclass(frozen=True)
+class RowWords:
+    """The rows as typed, the draft's problems, and the machine's last answer with the configuration it is about."""
+
+    specs: list[dict[str, str]]
+    problems: list[Problem]
+    answer: MachineCheck | None = None
+    checked: TestConfig | None = None
+
+    def own(self, row: int) -> list[Problem]:
+        """The problems of the values in row `row` (0-based): the draft's and the engine's refusal."""
+        return [p for p in self.problems if row_of(p.field) == row]
+
+    def is_checked(self, row: int) -> bool:
+        """The machine's answer is about this row's folders as they are now."""
+        checked = self.checked
+        if checked is None or row >= len(checked.databases) or row >= len(self.specs):
+            return False
+        typed = self.specs[row]
+        return all(typed[key].strip() and Path(typed[key].strip()) == getattr(checked.databases[row], key) for key in COLUMNS)
+
+    def machine(self, row: int) -> tuple[list[Line], list[Problem]]:
+        """The machine's words and problems for row `row`, while they are about it."""
+        if self.answer is None or not self.is_checked(row):
+            return [], []
+        return list(self.answer.rows.get(row, [])), [p for p in self.answer.problems if row_of(p.field) == row]
+
+    def lines(self, row: int) -> list[Line]:
+        """What row `row` says: its own problems at their column, then the machine's words; a row in error says only
+        what is wrong (no green tick beside a refusal)."""
+        own = self.own(row)
+        lines: list[Line] = []
+        for problem in own:
+            key = column_of(problem.field)
+            label = option(f"databases[].{key}").label if key in COLUMNS else ""
+            lines.append((f"{label}: {problem.message}" if label else problem.message,
+                          "error" if problem.severity == Severity.ERROR else "warning"))
+        said = {p.message for p in own}
+        lines += [line for line in self.machine(row)[0] if line[0] not in said]
+        if any(kind == "error" for _text, kind in lines):
+            lines = [line for line in lines if line[1] != "ok"]
+        return lines
+
+    def wrong_columns(self, row: int) -> dict[str | None, str]:
+        """The paths of row `row` typed wrong, each with its first error."""
+        wrong: dict[str | None, str] = {}
+        for problem in errors_only(self.own(row)):
+            wrong.setdefault(column_of(problem.field), problem.message)
+        return wrong
+
+    def held(self) -> bool:
+        """A row has a problem that can go away by itself: a folder another run holds."""
+        return any(frees_itself(p) for row in range(len(self.specs)) for p in self.own(row) + self.machine(row)[1])
+
+    def bad_rows(self) -> list[int]:
+        """The rows (1-based) in error."""
+        return [row + 1 for row in range(len(self.specs)) if any(kind == "error" for _t, kind in self.lines(row))]
