@@ -32,7 +32,7 @@ from ui.controllers.wizard_services import StoreServices
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
 from ui.views.session_view import SessionView
-from ui.wizard import PAGE_PROFILE, TestWizard
+from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, TestWizard
 
 
 def default_runs_root() -> Path:
@@ -213,6 +213,13 @@ class MainWindow(QMainWindow):
     def _on_runs_refused(self, outcome: str) -> None:
         """Refused before it started (nothing was written): back to the wizard with the engine's reasons."""
         self.stack.setCurrentWidget(self.wizard)
+        if self.state.refusal:  # reasons at fields: the wizard shows each where it is entered, no dialog
+            try:
+                self.wizard.restart_at(PAGE_REVIEW)
+            except RuntimeError:
+                pass  # a page before Review cannot go on: it is the one that shows the reason
+            self.statusBar().showMessage(f"{outcome}: {self.state.refusal[0].message}")
+            return
         self.statusBar().showMessage(f"{outcome}; see the messages")
         QMessageBox.warning(self, "The run did not start",
                             f"{outcome} before the run started:\n\n" + "\n".join(self.run_view.error_lines()[-10:]))

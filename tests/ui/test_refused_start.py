@@ -151,3 +151,18 @@ def test_a_run_folder_the_window_cannot_write_is_said_on_review(qtbot, window, t
     assert window.runs.runs_root.read_text() == "a file where the runs should go"
     window.wizard.tuning.fields["sluggish_sessions"].set_value(2)  # a value changes: Start may try again
     qtbot.waitUntil(finish.isEnabled, timeout=10_000)
+
+
+def test_a_run_refused_outside_the_wizard_shows_its_reasons_in_the_wizard_without_a_dialog(qtbot, window, tmp_path,
+                                                                                          monkeypatch):
+    """A run started from the results page (the advice applied, the full-length run) that the engine refuses."""
+    dialogs: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, _title, text, *_a: dialogs.append(text))
+    _fake_engine(monkeypatch, [HELD])
+    config = small_config(tmp_path / "data" / "dbs")
+    window.wizard.load_config(config, session="held")
+    window.runs.start_run(config)  # not from the wizard's Start
+    qtbot.waitUntil(lambda: not window.runs.running and window.stack.currentWidget() is window.wizard,
+                    timeout=ENGINE_TIMEOUT_MS)
+    assert dialogs == []
+    assert "is in use by run r-1" in window.statusBar().currentMessage()
