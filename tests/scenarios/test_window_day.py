@@ -203,7 +203,10 @@ def test_a_configuration_the_engine_refuses_returns_to_the_wizard_with_its_reaso
     config = small_config(tmp_path / "data" / "dbs", thread_count=1)  # one thread cannot serve two databases
     window.runs.start_run(config)
     qtbot.waitUntil(lambda: window.stack.currentWidget() is window.wizard, timeout=ENGINE_TIMEOUT_MS)
-    assert shown and "did not start" in shown[0] and "each database needs at least one thread" in shown[0]
+    qtbot.waitUntil(lambda: not window.runs.running, timeout=ENGINE_TIMEOUT_MS)
+    assert shown == []  # no dialog of raw lines: the reason is in the status bar and at its field in the wizard
+    assert "each database needs at least one thread" in window.statusBar().currentMessage()
+    assert any("each database needs at least one thread" in p.message for p in window.state.refusal)
     store = Store()
     try:
         assert store.runs() == []  # nothing was recorded for a run that never started
