@@ -62,7 +62,7 @@ class SessionView(QWidget):
         self.latency_plot = pg.PlotWidget(title="Database read latency against effective load")
         for plot, unit in ((self.iops_plot, "IOPS"), (self.latency_plot, "ms")):
             plot.setLabel("left", unit)
-            plot.setLabel("bottom", "effective load (sessions)")
+            plot.setLabel("bottom", "effective load (threads ÷ SluggishSessions)")
             plot.showGrid(x=True, y=True, alpha=0.25)
             plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.getAxis("left").enableAutoSIPrefix(False)
