@@ -40,23 +40,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 class _Stream:
     """Events to stdout, one JSON line each, whole lines even from several threads.
 
-    When the front end is gone (its end of the pipe closed), events are dropped: the run is
-    stopping by then (`_watch_stdin`) and its result and samples still go to the output folder.
+    When the front end is gone (its end of the pipe closed), the process's stdout takes
+    output silently (`app.main`): the run is stopping by then (`_watch_stdin`) and its
+    result and samples still go to the output folder.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._reader_gone = False
 
     def __call__(self, event: BaseModel) -> None:
         with self._lock:
-            if self._reader_gone:
-                return
-            try:
-                sys.stdout.write(to_json_line(event))
-                sys.stdout.flush()
-            except OSError:  # a broken pipe: the window ended
-                self._reader_gone = True
+            sys.stdout.write(to_json_line(event))
+            sys.stdout.flush()
 
     def log(self, level: str, message: str) -> None:
         self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))

@@ -28,6 +28,8 @@ from engine.results.document import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, write_r
 
 RESERVE_FILE = "jetwise-reserve.tmp"
 RESERVE_BYTES = 1024 * 1024  # room for the result document and the last log lines of a run whose volume filled
+SAMPLE_BYTES = 1024  # a sample line's size: about this much for the server...
+SAMPLE_BYTES_PER_INSTANCE = 1300  # ...and this much for each database instance (measured: 3.2 KB with two)
 
 
 class SinkFailedError(Exception):
@@ -36,10 +38,6 @@ class SinkFailedError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-
-
-SAMPLE_BYTES = 1024  # a sample line's size: about this much for the server...
-SAMPLE_BYTES_PER_INSTANCE = 1300  # ...and this much for each database instance (measured: 3.2 KB with two)
 
 
 def output_space_problem(config: TestConfig, folder: Path) -> Problem | None:

@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 DEFAULT_ALIGNMENT = 4096
 
@@ -140,26 +141,24 @@ def default_backend() -> IoBackend:
     return PosixBackend()
 
 
+def _native() -> ModuleType:
+    """The module of the platform Jetwise runs on (imported on first use: each needs its own OS)."""
+    if sys.platform == "win32":
+        from engine.io.platform import windows
+
+        return windows
+    from engine.io.platform import posix
+
+    return posix
+
+
 def try_lock(fd: int) -> bool:
     """Take an exclusive lock on an open file without waiting; False when another process holds it.
 
     The operating system releases it when the process ends, however it ends.
     """
-    if sys.platform == "win32":
-        from engine.io.platform import windows
-
-        return windows.try_lock(fd)
-    from engine.io.platform import posix
-
-    return posix.try_lock(fd)
+    return bool(_native().try_lock(fd))
 
 
 def unlock(fd: int) -> None:
-    if sys.platform == "win32":
-        from engine.io.platform import windows
-
-        windows.unlock(fd)
-        return
-    from engine.io.platform import posix
-
-    posix.unlock(fd)
+    _native().unlock(fd)
