@@ -16,6 +16,7 @@ from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulation import PROFILES, StorageModel, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sweep import SweepPlan
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store
 
@@ -78,11 +79,12 @@ class AppContext:
         session: str | None,
         model: StorageModel | None = None,
         settle: SettleRule | None = None,
+        sweep: SweepPlan | None = None,
     ) -> Runner:
-        """A runner whose events also go to the store, in `session` (None: not recorded)."""
+        """A runner whose events also go to the store, in `session` (None: not recorded); a load sweep with `sweep`."""
         unusable = unusable_path(output)
         if unusable is not None:
             raise UsageError(f"the run folder {output} cannot be used: {unusable}")
         if session is not None:
             emit = fan_out(RunRecorder(self.store, session, output), emit)
-        return runner_for(model, config, output, emit, session=session, settle=settle)
+        return runner_for(model, config, output, emit, session=session, settle=settle, sweep=sweep)

@@ -19,6 +19,7 @@ from engine.protocol import ExitCode
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
+from engine.run.sweep import SweepPlan
 from engine.tuning.tuner import Tuner, calibration_rule
 
 
@@ -55,7 +56,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     tuner = Tuner(config, context.store.results(session), max_runs=args.max_runs)
     current: list[Runner] = []
 
-    def run_one(run_config: TestConfig, number: int) -> RunResult:
+    def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
+        if sweep is not None:
+            folder = output / f"calibration-{number:02d}-sweep"
+            runner = context.runner(run_config, folder, lambda _event: None, session=session, model=model, sweep=sweep)
+            current[:] = [runner]
+            return runner.run()
         shaped, rule = calibration_rule(run_config, args.calibration)
         folder = output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
         runner = context.runner(shaped, folder, lambda _event: None, session=session, model=model, settle=rule)

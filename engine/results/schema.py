@@ -26,9 +26,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 
-# 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups).
-# Documents of an older version read with the defaults: no run kind, no errors by kind.
-RESULT_SCHEMA_VERSION = 3
+# 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
+# 4: a load sweep's steps (`sweep`, and each sample's `step`).
+# Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep.
+RESULT_SCHEMA_VERSION = 4
 
 
 class Outcome(StrEnum):
@@ -112,6 +113,9 @@ class IntervalSample(_Schema):
     host: HostFigures = Field(default_factory=HostFigures)
     summary: Figures
     instances: list[InstanceFigures]
+    step: int | None = Field(None, description="A load sweep's step this sample belongs to (0-based); None outside a sweep.")
+    threads: int | None = Field(None, description="In a load sweep: the thread count the step ran.")
+    sluggish_sessions: int | None = Field(None, description="In a load sweep: the SluggishSessions the step ran.")
 
 
 class Criterion(_Schema):
@@ -237,6 +241,41 @@ class HostPerformance(_Schema):
     available_memory_mb: Spread = Field(default_factory=Spread)
 
 
+class SweepStep(_Schema):
+    """One settled step of a load sweep: the load it ran and what it measured."""
+
+    step: int = Field(ge=0)
+    threads: int
+    sluggish_sessions: int
+    first_interval: int = Field(description="The step's first sample (settling included).")
+    last_interval: int
+    settled: bool = Field(description="Read latency and IOPS settled before the judged samples.")
+    measured_s: float
+    transactional_iops: float
+    db_read_avg_latency_ms: float
+    db_read_max_latency_ms: float
+    log_write_avg_latency_ms: float
+    log_write_max_latency_ms: float
+    page_fault_stalls_per_s: float
+    cpu_percent: float
+    host_bound: bool
+    latency_ok: bool = Field(description="Every latency criterion (and page-fault stalls) within its threshold.")
+    failure: str = Field("", description="The first criterion the step broke, in words.")
+    no_reads: bool = Field(False, description="An instance made no database reads (the cache held the database).")
+
+    @property
+    def effective_load(self) -> float:
+        return self.threads / max(1, self.sluggish_sessions)
+
+
+class Sweep(_Schema):
+    """A calibration run that stepped its load through a schedule (`RunResult.sweep`)."""
+
+    steps: list[SweepStep] = Field(default_factory=list)
+    judged_step: int | None = Field(None, description="The step whose window the run's verdict judges.")
+    ended: str = Field("", description="Why the sweep ended, in words.")
+
+
 class RunFiles(_Schema):
     samples: str = "samples.jsonl"
     log: str = "test.log"
@@ -264,6 +303,7 @@ class RunResult(_Schema):
     host_performance: HostPerformance = Field(default_factory=HostPerformance)
     notes: list[str] = Field(default_factory=list)
     files: RunFiles = Field(default_factory=RunFiles)
+    sweep: Sweep | None = Field(None, description="A load sweep's steps; None for a run at one setting.")
 
     @property
     def verdict(self) -> Outcome:

@@ -17,12 +17,23 @@ from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import interval_figures
-from engine.results.schema import Figures, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.schema import (
+    Figures,
+    HostFigures,
+    HostInfo,
+    InstanceFigures,
+    IntervalSample,
+    Outcome,
+    RunKind,
+    RunResult,
+    RunTimes,
+    Sweep,
+)
 from engine.results.verdict import Verdict, judge
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
+from engine.run.steps import SweepSteps, at_load, host_bound
+from engine.run.sweep import Load, SweepPlan
 from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats, split_totals
-
-HOST_BOUND_CPU_PERCENT = 90.0  # average host CPU while measuring at or above this: the host set the pace
 
 LogFn = Callable[[str, str], None]
 
@@ -44,14 +55,26 @@ class RunEnd:
 class Measurement:
     """Intervals in; samples, settling, totals, the verdict and the result out."""
 
-    def __init__(self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn) -> None:
+    def __init__(
+        self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn, *, sweep: SweepPlan | None = None
+    ) -> None:
         self.config = config
-        self.window = MeasureWindow(*interval_counts(config), settle)
         self._emit = emit
         self._log = log
         self.names = [config.instance_name(i) for i in range(config.database_count)]
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.host_samples: list[HostFigures] = []
+        self.steps: SweepSteps | None = None
+        if sweep is None:
+            self.window = MeasureWindow(*interval_counts(config), settle)
+        else:  # a load sweep: its steps settle one by one, within the sweep's budget
+            self.window = MeasureWindow(sweep.min_settle, sweep.budget_intervals - sweep.min_settle, sweep.settle)
+            self.steps = SweepSteps(sweep, config, self.names, log)
+
+    @property
+    def load(self) -> Load | None:
+        """The load a sweep asks for now (None: the configuration's, for the whole run)."""
+        return self.steps.load if self.steps is not None else None
 
     @property
     def warmup_intervals(self) -> int:
@@ -73,6 +96,9 @@ class Measurement:
     ) -> bool:
         """Show interval `index`; True when it settled a calibration run (its end moved earlier)."""
         rows, summary = interval_figures(parts, duration_s)
+        if self.steps is not None:
+            return self._add_step(index, parts, rows, summary, duration_s=duration_s, elapsed_s=elapsed_s,
+                                  time_utc=time_utc, host=host)
         settled = False
         if index < self.warmup_intervals:
             message = self.window.observe(index, summary.db_read_avg_latency_ms, summary.transactional_iops)
@@ -98,39 +124,67 @@ class Measurement:
         self._emit(IntervalEvent(sample=sample))
         return settled
 
+    def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], rows: list[InstanceFigures], summary: Figures, *,
+                  duration_s: float, elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
+        """A sweep's interval: its step's phase, its errors counted for the run; True when the sweep ended here."""
+        steps = self.steps
+        assert steps is not None
+        window = self.window
+        step, load = steps.current.number, steps.load
+        phase = steps.observe(index, summary, parts, host, duration_s)
+        for name, part in parts.items():
+            self.totals[name].errors.merge(part.errors)
+        if phase == "measure" and not window.decided:  # the first judged sample: the run is measuring
+            window.decided = True
+            window.warmup_intervals = index
+        ended = steps.end_index is not None and window.total_intervals != steps.end_index
+        if ended:
+            window.total_intervals = steps.end_index or index + 1
+        total_s = window.total_intervals * self.config.sample_interval_s
+        self._emit(IntervalEvent(sample=IntervalSample(
+            interval=index, phase=phase, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s,
+            remaining_s=max(0.0, total_s - elapsed_s), host=host, summary=summary, instances=rows,
+            step=step, threads=load.threads, sluggish_sessions=load.sluggish,
+        )))
+        return ended
+
     def add_late(self, index: int, parts: Mapping[str, InstanceInterval]) -> None:
         """Counters of an interval (a straggler for one already shown is counted, not shown again): all of a
         measured one, only the I/O errors of a warm-up one (an error counts whenever it happens)."""
         for name, part in parts.items():
-            if index < self.warmup_intervals:
+            if index < self.warmup_intervals or self.steps is not None:
                 self.totals[name].errors.merge(part.errors)
             else:
                 self.totals[name].merge(part)
 
     def run_kind(self) -> RunKind:
         config = self.config
-        if self.window.settle is None and config.duration_s >= config.standard_duration_s:
+        if self.window.settle is None and self.steps is None and config.duration_s >= config.standard_duration_s:
             return RunKind.QUALIFICATION
         return RunKind.TUNING
 
     def result(self, run_id: str, end: RunEnd, *, backend_name: str, simulated: bool) -> RunResult:
         """Judge the measured window and build the result document."""
         config = self.config
+        totals, host_samples, measured_s = self.totals, self.host_samples, end.measured_s
+        notes = list(end.notes)
+        sweep = None
+        if self.steps is not None:
+            config, totals, host_samples, measured_s, sweep = self._judged_step(notes)
         aborted = end.aborted_reason
-        if end.measured_s <= 0 and aborted is None and not end.failures:
+        if measured_s <= 0 and aborted is None and not end.failures:
             aborted = "Run aborted: nothing was measured"
-        streams, cache = split_totals(self.totals)
+        streams, cache = split_totals(totals)
         errors = {name: part.errors for name, part in self.totals.items()}
         verdict = judge(
-            config, streams, end.measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
+            config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
             errors=errors,
         )
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
-        notes = list(end.notes)
-        cpu = [s.cpu_percent for s in self.host_samples]
-        host_bound = bool(cpu) and sum(cpu) / len(cpu) >= HOST_BOUND_CPU_PERCENT
-        if host_bound:
+        cpu = [s.cpu_percent for s in host_samples]
+        bound = host_bound(host_samples)
+        if bound:
             note = (f"Host-bound: the processors were {sum(cpu) / len(cpu):.0f} % busy on average while measuring, so "
                     "the engine, not the storage, may have set the pace; the advisor does not read this run as a "
                     "storage limit")
@@ -139,7 +193,7 @@ class Measurement:
         run_kind = self.run_kind()
         if run_kind == RunKind.TUNING:
             notes.append(
-                f"A tuning run ({end.measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
+                f"A tuning run ({measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
                 f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
             )
         return build_result(
@@ -148,9 +202,9 @@ class Measurement:
             verdict=verdict,
             instances=streams,
             cache=cache,
-            measured_s=end.measured_s,
+            measured_s=measured_s,
             host=end.host,
-            host_samples=self.host_samples,
+            host_samples=host_samples,
             times=end.times,
             unbuffered_io=end.unbuffered_io,
             io_detail=end.io_detail,
@@ -158,9 +212,29 @@ class Measurement:
             simulated=simulated,
             notes=notes,
             run_kind=run_kind,
-            host_bound=host_bound,
+            host_bound=bound,
             errors=errors,
-        )
+        ).model_copy(update={"sweep": sweep})
+
+    def _judged_step(
+        self, notes: list[str]
+    ) -> tuple[TestConfig, dict[str, InstanceInterval], list[HostFigures], float, Sweep]:
+        """A sweep's verdict judges one step's window, at that step's setting; the steps go in the result."""
+        steps = self.steps
+        assert steps is not None
+        judged = steps.judged()
+        record = Sweep(steps=list(steps.steps), judged_step=judged.number if judged else None,
+                       ended=steps.ended or "stopped before its end")
+        count = len(steps.steps)
+        notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended}")
+        if judged is None:
+            return self.config, self.totals, [], 0.0, record
+        why = ("the heaviest that kept every latency threshold" if judged.number < count and steps.steps[judged.number].latency_ok
+               and not steps.steps[judged.number].host_bound else
+               "no step kept every latency threshold; the lightest" if judged.number < count else "unfinished")
+        notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.threads} threads / SluggishSessions "
+                     f"{judged.load.sluggish}, {why})")
+        return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record
 
 
 def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
@@ -202,6 +276,11 @@ class RunningVerdict:
 
     def __init__(self, config: TestConfig) -> None:
         self.config = config
+        self.step: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        config = self.config
         self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
                        for i in range(config.database_count)}
         self.measured_s = 0.0
@@ -209,6 +288,11 @@ class RunningVerdict:
     def add(self, sample: IntervalSample) -> None:
         if sample.phase != "measure":
             return
+        if sample.step != self.step:  # a sweep's next step: judged on its own, at its own setting
+            self.step = sample.step
+            if sample.threads is not None and sample.sluggish_sessions is not None:
+                self.config = at_load(self.config, Load(sample.threads, sample.sluggish_sessions))
+            self._start()
         merge_sample(self.totals, sample)
         self.measured_s += sample.duration_s
 
@@ -225,8 +309,13 @@ def rebuild_result(
     The samples go through the same measurement as a live run; criteria are judged on
     the figures they carry (percentiles are lost, as samples keep no histograms).
     """
-    measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
     measured = [s for s in samples if s.phase == "measure"]
+    if measured and measured[-1].step is not None:  # a sweep: the last step measured, at its setting
+        final = measured[-1]
+        measured = [sample for sample in measured if sample.step == final.step]
+        if final.threads is not None and final.sluggish_sessions is not None:
+            config = at_load(config, Load(final.threads, final.sluggish_sessions))
+    measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
     for sample in measured:
         merge_sample(measurement.totals, sample)
         measurement.host_samples.append(sample.host)

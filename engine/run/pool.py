@@ -106,6 +106,7 @@ class _PoolRun:
         self.done: set[int] = set()
         self.refused: set[int] = set()  # workers that speak another message version: not listened to
         self.measuring_announced = False
+        self.applied_load = measurement.load  # a sweep's load the workers were last told
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -119,6 +120,10 @@ class _PoolRun:
     def execute(self) -> RunEnd:
         runner = self.runner
         config = self.config
+        sweep = self.measurement.steps
+        if sweep is not None:  # the workers start every thread the sweep may ask for; the load says how many run
+            config = config.model_copy(update={"thread_count": sweep.plan.max_threads})
+            self.workers.set_load(sweep.load.threads, sweep.load.sluggish)
         config_json = config.model_dump_json()
         if not self.representative:
             runner.log(f"Unbuffered I/O is not in effect ({self.io_detail}); results are marked unbuffered_io: false", "warning")
@@ -288,6 +293,10 @@ class _PoolRun:
         )
         if settled:
             self.workers.end_at(self.t0_ns + self.measurement.total_intervals * self.interval_ns)
+        load = self.measurement.load
+        if load is not None and load != self.applied_load:
+            self.applied_load = load
+            self.workers.set_load(load.threads, load.sluggish)
 
     # the end --------------------------------------------------------------------------
 

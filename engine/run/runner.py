@@ -28,6 +28,7 @@ from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
+from engine.run.sweep import SweepPlan
 
 
 class InvalidConfigError(Exception):
@@ -72,9 +73,11 @@ class Runner:
         run_id: str | None = None,
         settle: SettleRule | None = None,
         session: str | None = None,
+        sweep: SweepPlan | None = None,
     ) -> None:
         self.config = config
         self.settle = settle
+        self.sweep = sweep  # a load sweep: the load steps through this plan as the run goes
         self.output_dir = output_dir
         self.session = session
         self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
@@ -128,7 +131,7 @@ class Runner:
             for problem in problems:
                 self.log(problem.located, "warning")
             self._log_settings()
-            measurement = Measurement(self.config, self.settle, self.emit, self.log)
+            measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep)
             end = self.source.run(self, measurement, probes)
             self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
             result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)
@@ -156,6 +159,8 @@ class Runner:
                    f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
                    f"background maintenance {'on' if config.background_maintenance else 'off'}, "
                    f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
+        if self.sweep is not None:
+            self.log(self.sweep.describe(config.sample_interval_s))
 
     @property
     def stop_reason(self) -> str | None:

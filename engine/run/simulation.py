@@ -30,6 +30,8 @@ from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
+from engine.run.steps import at_load
+from engine.run.sweep import SweepPlan
 from engine.workload.histogram import bucket_index
 from engine.workload.instance import upper_levels
 from engine.workload.stats import (
@@ -215,7 +217,7 @@ class ModelSource:
         rng = random.Random(config.seed if config.seed is not None else 1)
         runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
-        point = solve(model, config)
+        point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = _mix(config)
         names = measurement.names
         interval_s = config.sample_interval_s
@@ -223,9 +225,13 @@ class ModelSource:
         host = HostFigures()  # no host load: the model runs in virtual time
         index = 0
         measuring = False
+        load = measurement.load
         while index < measurement.total_intervals:
             if runner.stop_reason is not None:
                 break
+            if measurement.load != load:  # a sweep's next step: the storage settles at the new load
+                load = measurement.load
+                point = solve(model, at_load(config, load)) if load is not None else point
             elapsed = (index + 1) * interval_s
             ramp = 1.0 - 0.35 * math.exp(-elapsed / 20.0)  # caches warming: latency climbs to its steady value
             parts = {name: self._instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}
@@ -310,7 +316,8 @@ def runner_for(
     run_id: str | None = None,
     settle: SettleRule | None = None,
     session: str | None = None,
+    sweep: SweepPlan | None = None,
 ) -> Runner:
     """A runner on the simulated device when `model` is given, else on the configured disks."""
     source = ModelSource(model) if model is not None else None
-    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session)
+    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session, sweep=sweep)

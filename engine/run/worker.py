@@ -177,11 +177,11 @@ class _Worker:
         ]
         while time.perf_counter_ns() < t0:
             time.sleep(min(0.05, max(0.0, (t0 - time.perf_counter_ns()) / 1e9)))
+        load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
         for instance in instances:
             instance.start()
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
-        load: tuple[int, ...] = (0, 0)
         while time.perf_counter_ns() < clock.stop_at_ns:
             load = self._follow_load(instances, load)
             end_at = int(channels.end_at_ns.value)

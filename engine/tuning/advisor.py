@@ -34,6 +34,7 @@ from typing import Any, Literal
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
+from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import RunPoint, evidence, once, storage_errors_words, unresolved_errors
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
@@ -60,8 +61,24 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
             notes=once([storage_errors_words(broken), *notes]),
         )
     points, notes = evidence(config, listed)
-    advice = advise(config, points, cpu_count)
+    if sweeps_of(listed) and not any(p.passed for p in points):
+        advice = advise_from_curve(config, listed, points)
+    else:
+        advice = advise(config, points, cpu_count)
     return replace(advice, notes=once([*notes, *advice.notes]))
+
+
+def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
+    """The advice of a session with a load sweep: the setting its curve supports, or what the storage carries."""
+    reading = read_curve(config, curve(results, points))
+    load = reading.load
+    carried = reading.max_passing_iops
+    status: Literal["next", "unreachable"] = "unreachable" if reading.status == "unreachable" else "next"
+    return Advice(
+        status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
+        max_passing_iops=carried,
+        capacity=capacity_words(config, carried) if status == "unreachable" and carried else None,
+    )
 
 
 @dataclass(frozen=True)

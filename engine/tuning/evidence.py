@@ -83,6 +83,9 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
         if failed_on_io_errors(result):
             notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
+        elif result.sweep is not None:  # its steps are the curve's points (`engine.tuning.curve`), not one run's
+            if not result.sweep.steps:
+                notes.append(f"the load sweep {result.run_id} ended before it measured its first step")
         elif s.verdict == Outcome.ABORTED:
             notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
         elif not was_measured(result):

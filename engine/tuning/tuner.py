@@ -1,10 +1,16 @@
-"""Auto-tune: short calibration runs, each judged once settled, steered by the advisor.
+"""Auto-tune: a load sweep, then short calibration runs that confirm what its curve says.
+
+The first run of a session without a sweep is a load sweep (`engine.run.sweep`): one run
+whose load steps toward the latency limit from Microsoft's rule until a passing and a failing
+step are neighbours. The advisor reads its curve (`engine.tuning.curve`) and an ordinary
+calibration run, judged once settled, confirms the setting: a pass in two runs on storage that
+can carry the target. A failed confirmation sends the next run from the same curve.
 
 Every run is a normal run of the session (stored, with its own output folder); tuning
-stops at the first passing setting, when the advisor shows the target is out of
-reach, when a run taught the advisor nothing (host-bound, no database reads, no measured
-time, or failed on I/O errors: the advice's first note then says what the storage returned),
-when the engineer stops it, or after `max_runs`.
+stops at the first passing setting, when the curve shows the target is out of reach (what the
+storage carries confirmed by a run), when a run taught the advisor nothing (host-bound, no
+database reads, no measured time, or failed on I/O errors: the advice's first note then says
+what the storage returned), when the engineer stops it, or after `max_runs`.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import was_measured
 from engine.run.settling import SettleRule
+from engine.run.sweep import SweepPlan, plan_sweep
 from engine.tuning.advisor import Advice, advise_session
+from engine.tuning.curve import sweeps_of
 from engine.tuning.evidence import evidence, failed_on_io_errors
 
 MIN_WARMUP_SAMPLES = 5
@@ -32,6 +40,7 @@ class TuneOutcome:
     advice: Advice | None = None
     recommendation: tuple[int, int] | None = None
     max_passing_iops: float | None = None
+    steps: list[dict[str, Any]] = field(default_factory=list)  # the load sweep's steps
 
     @property
     def converged(self) -> bool:
@@ -48,6 +57,7 @@ class TuneOutcome:
             ),
             "max_passing_iops": self.max_passing_iops,
             "advice": self.advice.to_dict() if self.advice else None,
+            "steps": self.steps,
         }
 
 
@@ -74,10 +84,18 @@ def run_summary(result: RunResult) -> dict[str, Any]:
         "verdict": s.verdict.value,
         "reasons": list(s.reasons),
         "host_bound": s.host_bound,
+        "sweep": result.sweep is not None,
     }
 
 
-RunFn = Callable[[TestConfig, int], RunResult]
+def step_summary(result: RunResult) -> list[dict[str, Any]]:
+    """A sweep run's steps, as `jetwise tune` prints them."""
+    if result.sweep is None:
+        return []
+    return [{"run_id": result.run_id, **step.model_dump()} for step in result.sweep.steps]
+
+
+RunFn = Callable[[TestConfig, int, SweepPlan | None], RunResult]
 
 
 class Tuner:
@@ -112,14 +130,27 @@ class Tuner:
         return self.status is not None
 
     def next_run(self) -> TestConfig | None:
-        """The next calibration run's configuration, or None when tuning is over."""
+        """The next calibration run's configuration, or None when tuning is over (a sweep starts at its setting)."""
         if self.done:
             return None
         update = {"thread_count": self.advice.threads, "sluggish_sessions": self.advice.sluggish_sessions}
         return TestConfig.model_validate(self.config.model_copy(update=update).model_dump())
 
+    def next_sweep(self) -> SweepPlan | None:
+        """The load sweep the next run is, or None for an ordinary calibration run: the session's first tuning
+        run is a sweep unless the session already has one (the curve it measured still holds on this storage)."""
+        config = self.next_run()
+        if config is None or sweeps_of([*self.history, *self.runs]):
+            return None
+        return plan_sweep(config, self.cpu_count)
+
     def describe_next(self) -> str:
         a = self.advice
+        sweep = self.next_sweep()
+        if sweep is not None:
+            return (f"Run {len(self.runs) + 1}: a load sweep from {a.threads} thread{'s' if a.threads != 1 else ''}, "
+                    f"SluggishSessions {a.sluggish_sessions} (Microsoft's rule), at most {sweep.max_steps} steps "
+                    "toward the latency limit")
         return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
                 f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
 
@@ -131,6 +162,10 @@ class Tuner:
             return
         self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
         if self._conclude():
+            return
+        if result.sweep is not None:
+            if not sweeps_of([result]) or all(step.no_reads or step.db_read_avg_latency_ms <= 0 for step in result.sweep.steps):
+                self.status = "inconclusive"  # no step measured the storage: another sweep would not either
             return
         learned, _notes = evidence(self.config, [result])
         if not learned:
@@ -154,10 +189,15 @@ class Tuner:
         return self.done
 
     def run(self, run_one: RunFn, progress: Callable[[str], None] = lambda _text: None) -> TuneOutcome:
-        """Drive the machine to its end with `run_one(config, number)` running each calibration run."""
+        """Drive the machine to its end with `run_one(config, number, sweep)` running each calibration run."""
         while (config := self.next_run()) is not None:
             progress(self.describe_next())
-            result = run_one(config, len(self.runs) + 1)
+            result = run_one(config, len(self.runs) + 1, self.next_sweep())
+            for step in result.sweep.steps if result.sweep else []:
+                progress(f"  step {step.step + 1}: {step.threads} threads / SluggishSessions {step.sluggish_sessions}: "
+                         f"{step.transactional_iops:,.1f} IOPS, reads {step.db_read_avg_latency_ms:.1f} ms: "
+                         + ("kept the thresholds" if step.latency_ok else "broke them")
+                         + (" (host-bound)" if step.host_bound else ""))
             s = result.summary
             progress(
                 f"  achieved {s.achieved_transactional_iops:,.1f} IOPS (target {s.target_transactional_iops:,.1f}), "
@@ -181,4 +221,5 @@ class Tuner:
         return TuneOutcome(
             status, [run_summary(r) for r in self.runs], advice, recommendation,
             best_iops if best_iops is not None and math.isfinite(best_iops) else None,
+            [step for r in self.runs for step in step_summary(r)],
         )

@@ -8,7 +8,8 @@ import pytest
 from engine.model.config import TestConfig, default_config
 from engine.model.derive import default_thread_count
 from engine.run.simulation import PROFILES, steady_iops
-from engine.tuning.sweep import MAX_STEPS, Load, Step, Sweep, choose, ladder
+from engine.run.sweep import MAX_STEPS, Load, Step, Sweep, ladder
+from engine.tuning.curve import choose
 
 DATABASES = 2
 LOADS = ladder(DATABASES, max_threads=64, max_sluggish=20)
@@ -81,7 +82,20 @@ def test_steps_are_chosen_toward_the_limit_from_both_sides():
     assert down is not None and down.effective < first.effective  # failing: lighter
     between = sweep.next_load([Step(Load(4, 1), 100, True), Step(Load(16, 1), 150, False)])
     assert between is not None and 4 < between.threads < 16
-    assert sweep.next_load([Step(Load(4, 1), 100, True), Step(Load(5, 1), 110, False)]) is None  # neighbours
+    assert sweep.next_load([Step(Load(5, 1), 100, True), Step(Load(6, 1), 110, False)]) is None  # neighbours
+    filled = sweep.next_load([Step(Load(4, 1), 100, True), Step(Load(5, 1), 110, False)])
+    assert filled == Load(9, 2)  # 4 to 5 threads is 25 % more load: 9 threads at SluggishSessions 2 lies between
+
+
+def test_the_ladder_rises_strictly_and_fills_wide_gaps_with_few_sluggish_sessions():
+    for databases in (1, 2, 4, 24):
+        loads = ladder(databases, max_threads=64, max_sluggish=100)
+        efforts = [load.effective for load in loads]
+        assert efforts == sorted(set(efforts)), "the ladder rises strictly"
+        assert all(load.threads >= databases for load in loads), "at least one thread per database"
+        wide = [(a, b) for a, b in zip(loads, loads[1:], strict=False) if b.effective > a.effective * 1.26]
+        assert not wide, f"{databases} databases: gaps {wide}"
+        assert all(load.sluggish <= 8 for load in loads if load.threads > databases)
 
 
 def test_a_host_bound_step_ends_the_ladder_below_it():

@@ -1,4 +1,5 @@
-"""A load sweep's steps: where the next step goes, chosen from the steps measured so far.
+"""A load sweep's schedule: the loads a sweep can run, and where its next step goes, chosen from the
+steps measured so far (`engine.run.steps` measures each step; `engine.tuning.curve` reads them).
 
 The loads a test can run form a ladder, lightest first: one thread per database with the
 most SluggishSessions, down to SluggishSessions 1, then one more thread at a time. The
@@ -10,21 +11,31 @@ the sweep bisects between them (on the effective load's logarithm) until they ar
 on the ladder: one thread or one SluggishSessions step apart. A host-bound step (the CPU, not
 the storage, set the pace) says nothing about the storage: the ladder ends below it.
 
-`choose` then reads the measured curve: the lightest passing step that reaches the target,
-or a load between two measured passing steps found by interpolating their IOPS; never a
-load beyond the measured ones. When no passing step reaches the target, the capacity is the
-best passing step's IOPS.
+A sweep is bounded: at most `MAX_STEPS` steps of at most `SweepPlan.step_limit` samples each,
+so with the default plan and one-second samples the sweep measures for at most eight minutes.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.model.config import MAX_THREADS, TestConfig
+from engine.run.settling import SettleRule
+
 EXPAND = 4.0  # without a bracket yet, each step moves the effective load this many times up or down
 MAX_STEPS = 8
+SWEEP_BUDGET_S = 480.0  # the longest a sweep measures: eight minutes
+WARMUP_S = 60.0  # the first step warms the database cache this long before it may settle
+MAX_SLUGGISH = 100
+FILL_SLUGGISH = 8  # loads between the plain rungs use at most this many SluggishSessions
+FILL_GAP = 1.2  # plain rungs further apart than this are filled
+FILL_RATIO = 1.1  # ... each fill at least this far from its neighbours
+STEP_SETTLE = SettleRule(window=5, max_drift=0.10, measure_samples=10)
+THREADS_PER_CORE = 32  # the most transaction threads a sweep asks of each of the host's cores
 
 
 @dataclass(frozen=True, order=True)
@@ -50,9 +61,29 @@ class Step:
 
 
 def ladder(databases: int, max_threads: int, max_sluggish: int) -> list[Load]:
-    """Every load a test can run, lightest first (effective load strictly rising)."""
-    light = [Load(databases, s) for s in range(max_sluggish, 1, -1)]
-    return light + [Load(t, 1) for t in range(databases, max_threads + 1)]
+    """The loads a sweep steps through, lightest first (effective load strictly rising).
+
+    The plain rungs: one thread per database with SluggishSessions from the most down to 1,
+    then one more thread at a time. Where two plain rungs are more than 20 % apart (a few
+    threads, or a few SluggishSessions), loads with the fewest SluggishSessions (2 to 8) fill
+    the gap, each at least 10 % from its neighbours, so a bracket closes near the limit.
+    """
+    plain = [Load(databases, s) for s in range(max_sluggish, 1, -1)] + [Load(t, 1) for t in range(databases, max_threads + 1)]
+    loads = list(plain)
+    for low, high in itertools.pairwise(plain):
+        if high.effective <= low.effective * FILL_GAP:
+            continue
+        chosen = [low, high]
+        for sluggish in range(2, min(max_sluggish, FILL_SLUGGISH) + 1):
+            for threads in range(databases, max_threads + 1):
+                load = Load(threads, sluggish)
+                if load.effective >= high.effective:
+                    break
+                apart = all(max(load.effective, c.effective) >= min(load.effective, c.effective) * FILL_RATIO for c in chosen)
+                if load.effective > low.effective and apart:
+                    chosen.append(load)
+        loads.extend(chosen[2:])
+    return sorted(set(loads), key=lambda load: load.effective)
 
 
 class Sweep:
@@ -116,33 +147,40 @@ class Sweep:
 
 
 @dataclass(frozen=True)
-class Choice:
-    """What the sweep says: the setting to confirm, or that the target is out of reach and what the storage carries."""
+class SweepPlan:
+    """What a sweep runs: its ladder of loads, where it starts, and how each step settles and is judged."""
 
-    load: Load | None
-    reachable: bool
-    max_passing_iops: float | None
-    basis: str  # how the setting was read from the curve, in words
+    loads: tuple[Load, ...]
+    start: Load
+    max_steps: int = MAX_STEPS
+    step_limit: int = 50  # samples a step may take, settling included
+    min_settle: int = 5  # samples every step settles for at least
+    settle: SettleRule = STEP_SETTLE
+    warmup: int = 60  # samples the first step warms the database cache for before it may settle (it may take them too)
+
+    @property
+    def max_threads(self) -> int:
+        return max(load.threads for load in self.loads)
+
+    @property
+    def budget_intervals(self) -> int:
+        return self.warmup + self.max_steps * self.step_limit
+
+    def describe(self, interval_s: float) -> str:
+        light, heavy = self.loads[0], self.loads[-1]
+        return (f"Load sweep: at most {self.max_steps} steps between {light.threads} threads / SluggishSessions "
+                f"{light.sluggish} and {heavy.threads} threads, starting at {self.start.threads} threads / "
+                f"SluggishSessions {self.start.sluggish}; each step settles, then {self.settle.measure_samples} "
+                f"samples are judged; at most {self.budget_intervals * interval_s / 60:g} minutes")
 
 
-def choose(steps: Sequence[Step], target_iops: float, loads: Sequence[Load]) -> Choice:
-    """The setting the measured curve supports for `target_iops` (never beyond a measured load)."""
-    passing = sorted((s for s in steps if s.latency_ok and not s.host_bound), key=lambda s: s.load.effective)
-    if not passing:
-        return Choice(None, False, None, "no step kept the latency thresholds")
-    best = max(s.iops for s in passing)
-    reaching = [s for s in passing if s.iops >= target_iops]
-    if not reaching:
-        return Choice(max(passing, key=lambda s: s.iops).load, False, best,
-                      f"no step that kept the thresholds reached {target_iops:,.0f} IOPS; the best carried {best:,.0f}")
-    first = reaching[0]
-    below = [s for s in passing if s.load.effective < first.load.effective and s.iops < target_iops]
-    if not below:
-        return Choice(first.load, True, best, f"the lightest passing step reaching the target ({first.iops:,.0f} IOPS)")
-    under = below[-1]
-    share = (target_iops - under.iops) / (first.iops - under.iops)
-    wanted = under.load.effective + share * (first.load.effective - under.load.effective)
-    between = [load for load in loads if under.load.effective < load.effective <= first.load.effective]
-    load = next((candidate for candidate in between if candidate.effective >= wanted), first.load)
-    return Choice(load, True, best,
-                  f"interpolated between the measured steps at {under.iops:,.0f} and {first.iops:,.0f} IOPS")
+def plan_sweep(config: TestConfig, cpu_count: int, budget_s: float = SWEEP_BUDGET_S) -> SweepPlan:
+    """The sweep for `config`, starting at its thread count and SluggishSessions (the tuner sets Microsoft's rule)."""
+    databases = config.database_count
+    start = Load(max(databases, config.thread_count), config.sluggish_sessions)
+    heaviest = min(MAX_THREADS, max(start.threads, databases, THREADS_PER_CORE * max(1, cpu_count)))
+    interval = config.sample_interval_s
+    warmup = max(5, round(WARMUP_S / interval))
+    limit = max(15, int((budget_s - warmup * interval) / MAX_STEPS / interval))
+    settle = SettleRule(window=5, max_drift=0.10, measure_samples=min(10, limit // 3))
+    return SweepPlan(tuple(ladder(databases, heaviest, MAX_SLUGGISH)), start, MAX_STEPS, limit, 5, settle, warmup)

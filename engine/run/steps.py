@@ -1,0 +1,197 @@
+"""A load sweep as its intervals come: each step settles, is judged, and the schedule picks the next load.
+
+Every step starts with a fresh steady-state detector (`engine.run.settling`): its first
+samples settle (the workers apply a new load from each thread's next transaction, so the
+first sample of a step also holds the tail of the last), then `measure_samples` are judged
+against the thresholds as a run at that setting would be. The step's record keeps the
+figures the advisor reads: transactional IOPS, database read and log write latency
+(average and maximum, of the worst instance), page-fault stalls and host CPU. A step with
+the host's processors saturated is marked host-bound and is not read as a storage limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from engine.model.config import TestConfig
+from engine.results.figures import stream_figures
+from engine.results.schema import Figures, HostFigures, SweepStep
+from engine.results.verdict import ACTIVITY_CRITERIA, judge
+from engine.run.settling import MeasureWindow
+from engine.run.sweep import Load, Step, Sweep, SweepPlan
+from engine.workload.stats import PAGE_FAULT_STALLS, InstanceInterval, split_totals
+
+HOST_BOUND_CPU_PERCENT = 90.0  # average host CPU while measuring at or above this: the host set the pace
+
+LogFn = Callable[[str, str], None]
+
+
+def at_load(config: TestConfig, load: Load) -> TestConfig:
+    """`config` at another thread count and SluggishSessions (for judging and reporting a step)."""
+    return config.model_copy(update={"thread_count": load.threads, "sluggish_sessions": load.sluggish})
+
+
+def host_bound(hosts: list[HostFigures]) -> bool:
+    return bool(hosts) and sum(h.cpu_percent for h in hosts) / len(hosts) >= HOST_BOUND_CPU_PERCENT
+
+
+@dataclass
+class StepWindow:
+    """The step under way: its load, where it began, its settling and its judged totals."""
+
+    number: int
+    load: Load
+    first: int
+    window: MeasureWindow
+    totals: dict[str, InstanceInterval]
+    hosts: list[HostFigures] = field(default_factory=list)
+    measured_s: float = 0.0
+    settled: bool = False
+
+
+class SweepSteps:
+    """The steps of one sweep run; `observe` takes each interval in order and says its phase."""
+
+    def __init__(self, plan: SweepPlan, config: TestConfig, names: list[str], log: LogFn) -> None:
+        self.plan = plan
+        self.config = config
+        self.names = names
+        self._log = log
+        self.schedule = Sweep(plan.loads, plan.start, plan.max_steps)
+        self.steps: list[SweepStep] = []
+        self.windows: list[StepWindow] = []  # every step begun, the last possibly unfinished
+        self.end_index: int | None = None  # the run's last interval + 1, once the sweep has ended
+        self.ended = ""
+        first = self.schedule.next_load([])
+        assert first is not None
+        self._begin(first, 0)
+
+    @property
+    def current(self) -> StepWindow:
+        return self.windows[-1]
+
+    @property
+    def load(self) -> Load:
+        return self.current.load
+
+    def _begin(self, load: Load, index: int) -> None:
+        plan = self.plan
+        number = len(self.windows)
+        settle = plan.warmup if number == 0 else plan.min_settle
+        limit = plan.step_limit + (plan.warmup if number == 0 else 0)
+        window = MeasureWindow(settle, limit - settle, plan.settle)
+        self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names}))
+        self._log(f"Step {number + 1}: {load.threads} threads, SluggishSessions {load.sluggish} "
+                  f"(effective load {load.effective:.2f})", "info")
+
+    def observe(self, index: int, summary: Figures, parts: Mapping[str, InstanceInterval], host: HostFigures,
+                duration_s: float) -> str:
+        """Take interval `index`; returns its phase ("warmup" while the step settles, "measure" when judged)."""
+        step = self.current
+        if self.end_index is not None:
+            return "warmup"
+        offset = index - step.first
+        if offset < step.window.warmup_intervals:
+            message = step.window.observe(offset, summary.db_read_avg_latency_ms, summary.transactional_iops)
+            if message is not None:
+                step.settled = message.startswith("Latency settled")
+                self._log(f"Step {step.number + 1}: {message}", "info")
+            return "warmup"
+        for name, part in parts.items():
+            step.totals[name].merge(part)
+        step.hosts.append(host)
+        step.measured_s += duration_s
+        if offset + 1 >= step.window.total_intervals:
+            self._finish(index)
+        return "measure"
+
+    def _finish(self, index: int) -> None:
+        step = self.current
+        record = self.record(step, index)
+        self.steps.append(record)
+        verdict = "kept every latency threshold" if record.latency_ok else f"broke {record.failure}"
+        if record.no_reads:
+            verdict = "made no database reads (the database cache held the database): not read as a storage limit"
+        self._log(f"Step {step.number + 1}: {record.transactional_iops:,.1f} transactional IOPS, database reads "
+                  f"{record.db_read_avg_latency_ms:.1f} ms, log writes {record.log_write_avg_latency_ms:.2f} ms: {verdict}"
+                  + (" (host-bound: not read as a storage limit)" if record.host_bound else ""), "info")
+        following = self.schedule.next_load([as_step(s) for s in self.steps])
+        if following is None:
+            self.end_index = index + 1
+            self.ended = self._why_ended()
+            self._log(f"Load sweep ends: {self.ended}", "info")
+        else:
+            self._begin(following, index + 1)
+
+    def _why_ended(self) -> str:
+        steps = [as_step(s) for s in self.steps]
+        low, high = self.schedule.bracket(steps)
+        loads = self.schedule.loads
+        if low is not None and high is not None and high - low <= 1:
+            return (f"the latency limit lies between {_words(loads[low])} (kept the thresholds) and "
+                    f"{_words(loads[high])} (broke them)")
+        if len(steps) >= self.schedule.max_steps:
+            return f"its {self.schedule.max_steps} steps are spent"
+        if high == 0:
+            return f"even the lightest load, {_words(loads[0])}, broke the latency thresholds"
+        if any(s.host_bound for s in steps):
+            return "the host's processors were saturated before the storage's latency limit"
+        return f"every load up to {_words(loads[-1])}, the most this host drives, kept the thresholds"
+
+    def record(self, step: StepWindow, index: int) -> SweepStep:
+        """What step `step` measured, judged as a run at its setting would be."""
+        config = at_load(self.config, step.load)
+        streams, cache = split_totals(step.totals)
+        seconds = step.measured_s
+        verdict = judge(config, streams, seconds, cache=cache)
+        no_reads = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
+        failures = [c for c in verdict.criteria if c.instance is not None and not c.passed and c.name != ACTIVITY_CRITERIA[0]]
+        rows = [stream_figures(part.streams, seconds) for part in step.totals.values()]
+        server = InstanceInterval("server")
+        for part in step.totals.values():
+            server.merge(part)
+        stalls = sum(part.cache[PAGE_FAULT_STALLS] for part in step.totals.values())
+        cpu = [h.cpu_percent for h in step.hosts]
+        return SweepStep(
+            step=step.number,
+            threads=step.load.threads,
+            sluggish_sessions=step.load.sluggish,
+            first_interval=step.first,
+            last_interval=index,
+            settled=step.settled,
+            measured_s=seconds,
+            transactional_iops=stream_figures(server.streams, seconds)["transactional_iops"],
+            db_read_avg_latency_ms=max((r["db_read_avg_latency_ms"] for r in rows), default=0.0),
+            db_read_max_latency_ms=max((r["db_read_max_latency_ms"] for r in rows), default=0.0),
+            log_write_avg_latency_ms=max((r["log_write_avg_latency_ms"] for r in rows), default=0.0),
+            log_write_max_latency_ms=max((r["log_write_max_latency_ms"] for r in rows), default=0.0),
+            page_fault_stalls_per_s=stalls / seconds if seconds > 0 else 0.0,
+            cpu_percent=sum(cpu) / len(cpu) if cpu else 0.0,
+            host_bound=host_bound(step.hosts),
+            latency_ok=not failures,
+            failure=str(failures[0]) if failures else "",
+            no_reads=no_reads,
+        )
+
+    def judged(self) -> StepWindow | None:
+        """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (not
+        host-bound), else the lightest measured; the unfinished step when none was measured to its end."""
+        finished = self.windows[: len(self.steps)]
+        good = [w for w, s in zip(finished, self.steps, strict=True) if s.latency_ok and not s.host_bound and not s.no_reads]
+        if good:
+            return max(good, key=lambda w: w.load.effective)
+        if finished:
+            return min(finished, key=lambda w: w.load.effective)
+        return self.current if self.current.measured_s > 0 else None
+
+
+def as_step(record: SweepStep) -> Step:
+    """A recorded step as the schedule reads it: one whose reads never reached the disk (the cache held the
+    database) says no more of the storage than a host-bound one."""
+    return Step(Load(record.threads, record.sluggish_sessions), record.transactional_iops, record.latency_ok,
+                record.host_bound or record.no_reads)
+
+
+def _words(load: Load) -> str:
+    return f"{load.threads} threads / SluggishSessions {load.sluggish}"

@@ -1,0 +1,164 @@
+"""The advisor reading a load sweep's curve: the setting to confirm, or what the storage carries.
+
+A sweep (`engine.run.sweep`) measures the load curve step by step. Its steps, and every later
+run of the session, are points of that curve; a whole run outweighs a sweep's step at the same
+setting (it measured longer), and a later run outweighs an earlier one. The lightest load whose
+latency failed (host-bound points aside) is a ceiling: nothing at or above it is chosen.
+
+`choose` takes the lightest passing point that reaches the target, or a load between two
+measured passing points found by interpolating their IOPS; never a load beyond the measured
+ones. A setting read from the curve is then confirmed by an ordinary run: it converges when
+that run passes, and when it fails the next setting comes from the same curve with that run
+in it (a latency failure lowers the ceiling, a shortfall raises the floor), never a fresh
+guess. When no passing point reaches the target, the answer is the best passing point, once a
+run at its setting has confirmed it: "out of reach", with what the storage carries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.model.config import TestConfig
+from engine.results.schema import RunResult
+from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
+from engine.tuning.evidence import RunPoint, failed_on_io_errors
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the curve says: the setting to confirm, or that the target is out of reach and what the storage carries."""
+
+    load: Load | None
+    reachable: bool
+    max_passing_iops: float | None
+    basis: str  # how the setting was read from the curve, in words
+
+
+def choose(steps: Sequence[Step], target_iops: float, loads: Sequence[Load]) -> Choice:
+    """The setting the measured curve supports for `target_iops` (never beyond a measured load)."""
+    passing = sorted((s for s in steps if s.latency_ok and not s.host_bound), key=lambda s: s.load.effective)
+    if not passing:
+        return Choice(None, False, None, "no step kept the latency thresholds")
+    best = max(s.iops for s in passing)
+    reaching = [s for s in passing if s.iops >= target_iops]
+    if not reaching:
+        return Choice(max(passing, key=lambda s: s.iops).load, False, best,
+                      f"no step that kept the thresholds reached {target_iops:,.0f} IOPS; the best carried {best:,.0f}")
+    first = reaching[0]
+    below = [s for s in passing if s.load.effective < first.load.effective and s.iops < target_iops]
+    if not below:
+        return Choice(first.load, True, best, f"the lightest passing step reaching the target ({first.iops:,.0f} IOPS)")
+    under = below[-1]
+    share = (target_iops - under.iops) / (first.iops - under.iops)
+    wanted = under.load.effective + share * (first.load.effective - under.load.effective)
+    between = [load for load in loads if under.load.effective < load.effective <= first.load.effective]
+    load = next((candidate for candidate in between if candidate.effective >= wanted), first.load)
+    return Choice(load, True, best,
+                  f"interpolated between the measured steps at {under.iops:,.0f} and {first.iops:,.0f} IOPS")
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One measured point of the load curve: a sweep's step, or a whole run (`confirmed`)."""
+
+    step: Step
+    confirmed: bool
+    read_ms: float
+    log_ms: float
+    failure: str = ""
+
+
+def sweeps_of(results: Sequence[RunResult]) -> list[RunResult]:
+    """The session's sweeps with measured steps (a stopped sweep keeps the steps it finished)."""
+    return [r for r in results if r.sweep is not None and r.sweep.steps and not failed_on_io_errors(r)]
+
+
+def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[CurvePoint]:
+    """Every sweep's steps, then the session's runs (`points`, in order) over them, one point per setting."""
+    by_load: dict[Load, CurvePoint] = {}
+    for result in sweeps_of(results):
+        assert result.sweep is not None
+        for s in result.sweep.steps:
+            if s.no_reads or s.db_read_avg_latency_ms <= 0:  # the cache held the database: not the storage's
+                continue
+            load = Load(s.threads, s.sluggish_sessions)
+            step = Step(load, s.transactional_iops, s.latency_ok, s.host_bound)
+            by_load[load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.failure)
+    for p in points:
+        load = Load(p.threads, p.sluggish_sessions)
+        by_load[load] = CurvePoint(Step(load, p.achieved_iops, p.latency_passed), True, p.read_ms, p.log_ms,
+                                   p.latency_failure)
+    return sorted(by_load.values(), key=lambda c: c.step.load.effective)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the curve says for a target: `status` next (confirm `point`'s or `load`'s setting) or unreachable."""
+
+    status: str  # next, unreachable
+    load: Load
+    iops: float | None
+    read_ms: float | None
+    log_ms: float | None
+    rationale: str
+    max_passing_iops: float | None
+
+
+def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
+    """The setting to run next on the curve, or that the target is out of reach (confirmed)."""
+    target = config.target_transactional_iops
+    ceiling = min((c.step.load.effective for c in points if not c.step.latency_ok and not c.step.host_bound),
+                  default=math.inf)
+    usable = [c for c in points if c.step.load.effective < ceiling]
+    heaviest = max(c.step.load.threads for c in points)
+    loads = [load for load in ladder(config.database_count, heaviest, MAX_SLUGGISH) if load.effective < ceiling]
+    choice = choose([c.step for c in usable], target, loads)
+    failed = [c for c in points if not c.step.latency_ok and not c.step.host_bound]
+    limit = ""
+    if failed:
+        lightest = failed[0]
+        limit = (f"; at {_words(lightest.step.load)} the latency already failed "
+                 f"({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS")
+    if choice.load is None:
+        lightest = points[0]
+        lighter = _lighter(config, lightest, loads)
+        if lighter is not None:
+            return Reading("next", lighter, None, None, None,
+                           f"no measured load kept the latency thresholds; the lightest, {_words(lightest.step.load)}, "
+                           f"broke them ({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS: "
+                           f"{_words(lighter)} is the lightest load expected to carry the target", None)
+        return Reading("unreachable", lightest.step.load, None, None, None,
+                       f"no load kept the latency thresholds: even the lightest measured, {_words(lightest.step.load)}, "
+                       f"broke them ({lightest.failure or 'latency'}); this storage cannot carry this workload within "
+                       "its thresholds", None)
+    at = {c.step.load: c for c in usable}
+    if choice.reachable:
+        known = at.get(choice.load)
+        return Reading("next", choice.load, known.step.iops if known else target, known.read_ms if known else None,
+                       known.log_ms if known else None,
+                       f"from the sweep's curve ({choice.basis}): {_words(choice.load)} should reach the target of "
+                       f"{target:,.0f} IOPS within the thresholds; this run confirms it", choice.max_passing_iops)
+    best = at[choice.load]
+    carried = f"{best.step.iops:,.0f} transactional IOPS at {_words(choice.load)}"
+    if best.confirmed:
+        return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms,
+                       f"the target of {target:,.0f} IOPS is out of reach: the most this storage carried within every "
+                       f"latency threshold is {carried}, confirmed by a run at that setting{limit}", best.step.iops)
+    return Reading("next", choice.load, best.step.iops, best.read_ms, best.log_ms,
+                   f"no step that kept the thresholds reached the target of {target:,.0f} IOPS; the best carried "
+                   f"{carried}{limit}: this run confirms what the storage carries", choice.max_passing_iops)
+
+
+def _lighter(config: TestConfig, failed: CurvePoint, loads: Sequence[Load]) -> Load | None:
+    """A load below a latency failure with nothing measured beneath it: IOPS fall about in proportion to the load
+    while latency falls too, so the lightest load expected to carry the target (or the next lighter one)."""
+    if not loads:
+        return None
+    wanted = failed.step.load.effective * min(1.0, 1.05 * config.target_transactional_iops / max(failed.step.iops, 1e-9))
+    return next((load for load in loads if load.effective >= wanted), loads[-1])
+
+
+def _words(load: Load) -> str:
+    return f"{load.threads} threads / SluggishSessions {load.sluggish}"
