@@ -22,6 +22,7 @@ from app.context import AppContext, simulated_model
 from engine.model.options import option
 from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
+from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
 
@@ -33,6 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--calibrate", type=duration_type(option("duration_s")), default=None, metavar="DURATION",
         help="a calibration run: warm up until latency settles, judge the settled samples, at most this long",
+    )
+    parser.add_argument(
+        "--sweep", action="store_true",
+        help="a load sweep: step the load from the configuration's threads and SluggishSessions toward the latency "
+             "limit, each step settled and judged (at most 8 minutes)",
     )
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
 
@@ -88,7 +94,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             stream.log("error", str(problem))
         return ExitCode.INVALID
     rule = None
-    if args.calibrate is not None:
+    sweep = plan_sweep(config, os.cpu_count() or 1) if args.sweep else None
+    if args.calibrate is not None and sweep is None:
         config, rule = calibration_rule(config, args.calibrate)
     model = simulated_model(args.simulate)
     try:
@@ -96,7 +103,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     except StoreError as exc:
         stream.log("error", str(exc))
         return ExitCode.INVALID
-    runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule)
+    runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
     try:

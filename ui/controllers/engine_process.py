@@ -84,6 +84,7 @@ class EngineProcess(QObject):
         session: str,
         *,
         calibrate_s: float | None = None,
+        sweep: bool = False,
         simulate: str | None = None,
     ) -> None:
         self.began = False
@@ -97,7 +98,9 @@ class EngineProcess(QObject):
             return
         program, lead = engine_command()
         args = [*lead, "engine", str(config_path), "--output", str(output_dir), "--session", session]
-        if calibrate_s is not None:
+        if sweep:
+            args.append("--sweep")
+        elif calibrate_s is not None:
             args += ["--calibrate", f"{calibrate_s:g}s"]
         if simulate is not None:
             args += ["--simulate", simulate]

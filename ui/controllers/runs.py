@@ -141,7 +141,8 @@ class RunController(QObject):
         self.display.begin(config, f"{what}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
         self.draft.start_requested()
         calibrate = self.draft.calibration_s if tuner is not None else None
-        engine.start(config, output, session, calibrate_s=calibrate, simulate=self.simulate)
+        sweep = tuner is not None and tuner.next_sweep() is not None
+        engine.start(config, output, session, calibrate_s=calibrate, sweep=sweep, simulate=self.simulate)
         if self._from_wizard:  # the Review page says it is starting, and shows why if the engine refuses
             self.message.emit("Starting: the engine checks the configuration and takes the folders")
         else:  # the run view or the results show: the run view at once, as every run after the first
