@@ -19,6 +19,8 @@ from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
 from typing import Any
 
+from engine.io.platform import IoBackend
+
 MESSAGE_VERSION = 1  # raise it whenever a message or its fields change
 
 
@@ -105,6 +107,7 @@ class WorkerSpec:
     unbuffered: bool
     warmup_intervals: int
     total_intervals: int
+    backend: IoBackend | None = None  # the runner's backend when it is not the platform's own (None: the worker opens that)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.platform.lifetime import contain_children
 from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
@@ -63,16 +63,21 @@ class WorkerPoolSource:
         unbuffered = all(p.supported for p in probes.values())
         representative = all(p.representative for p in probes.values())
         details = sorted({p.detail for p in probes.values()})
-        return _PoolRun(runner, measurement, unbuffered, representative, "; ".join(details)).execute()
+        # A backend other than the platform's own (a device a test builds) goes to the workers as it is; the
+        # platform's own is opened afresh in each worker (it may hold the OS's handles, which do not travel).
+        handed = None if type(self.backend) is type(default_backend()) else self.backend
+        return _PoolRun(runner, measurement, unbuffered, representative, "; ".join(details), handed).execute()
 
 
 class _PoolRun:
     """The mechanics of one worker-pool run: processes, messages, the clock."""
 
     def __init__(
-        self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str
+        self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str,
+        backend: IoBackend | None = None,
     ) -> None:
         self.runner = runner
+        self.backend = backend
         self.measurement = measurement
         self.config = runner.config
         self.unbuffered = unbuffered
@@ -131,7 +136,8 @@ class _PoolRun:
         try:
             for worker_id, indexes in enumerate(self.assignments):
                 self.workers.start(
-                    WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup, self.window.total_intervals)
+                    WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup,
+                               self.window.total_intervals, self.backend)
                 )
             self._loop()
         except BaseException as exc:  # KeyboardInterrupt included: always leave a result

@@ -55,7 +55,7 @@ def worker_main(channels: WorkerChannels) -> None:
     worker_id = channels.spec.worker_id
     channels.messages.put(WorkerHello(worker_id, os.getpid()))
     try:
-        _Worker(channels, default_backend()).run()
+        _Worker(channels, channels.spec.backend or default_backend()).run()
     except Exception as exc:  # report anything unexpected instead of dying silently
         channels.messages.put(WorkerCrash(worker_id, f"{type(exc).__name__}: {exc}", traceback.format_exc()))
     finally:

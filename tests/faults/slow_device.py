@@ -1,0 +1,88 @@
+"""A slow disk for tests: real files, but database I/O served one at a time behind a fixed service time.
+
+Like one spindle, it queues: with one I/O in flight a database read takes the service time,
+with n in flight about n times that, so read latency grows with the load and a load sweep
+has a latency limit to find. Every I/O still reaches the real file (unbuffered, as the
+platform's backend does it); the device only holds it in line first.
+
+The queue spans processes (a lock file, flock) and threads (a lock per process), so the run's
+workers share the one "spindle". Database creation (large sequential writes) and the logs are
+not slowed. POSIX only: the tests that use it are skipped elsewhere.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from pathlib import Path
+
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.io.platform.posix import PosixBackend
+
+SLOWED_UP_TO = 256 * 1024  # page reads, flush writes and maintenance reads; creation's chunks are larger
+_queues: dict[str, tuple[threading.Lock, int]] = {}  # per process: the lock file's path -> (thread lock, its fd)
+_made = threading.Lock()
+
+
+def _queue(lock_path: Path) -> tuple[threading.Lock, int]:
+    key = str(lock_path)
+    with _made:
+        if key not in _queues:
+            _queues[key] = (threading.Lock(), os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644))
+        return _queues[key]
+
+
+class SlowDevice(IoBackend):
+    """The platform's backend with database I/O queued on one server of `service_ms` per I/O."""
+
+    def __init__(self, lock_path: Path, service_ms: float) -> None:
+        self.lock_path = lock_path
+        self.service_s = service_ms / 1000.0
+        self.name = f"slow device ({service_ms:g} ms per database I/O, one at a time)"
+        self._inner = PosixBackend()
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        handle = self._inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered,
+                                       write_through=write_through)
+        return _SlowFile(handle, self) if path.suffix == ".jwdb" and not create else handle
+
+    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
+        return self._inner.probe_unbuffered(directory)
+
+    def serve(self, io: object, length: int) -> None:
+        """Hold the caller in the device's one queue, then for the service time."""
+        if length > SLOWED_UP_TO:
+            return
+        lock, fd = _queue(self.lock_path)
+        with lock:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                time.sleep(self.service_s)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+class _SlowFile(IoFile):
+    def __init__(self, inner: IoFile, device: SlowDevice) -> None:
+        self._inner = inner
+        self._device = device
+        self.path = inner.path
+
+    def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+        self._device.serve(self, length or buffer.size)
+        return self._inner.read_into(buffer, offset, length)
+
+    def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+        self._device.serve(self, length or buffer.size)
+        return self._inner.write_from(buffer, offset, length)
+
+    def size_bytes(self) -> int:
+        return self._inner.size_bytes()
+
+    def flush(self) -> None:
+        self._inner.flush()
+
+    def close(self) -> None:
+        self._inner.close()
