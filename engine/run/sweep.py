@@ -29,6 +29,8 @@ from engine.run.settling import SettleRule
 EXPAND = 4.0  # without a bracket yet, each step moves the effective load this many times up or down
 MAX_STEPS = 8
 SWEEP_BUDGET_S = 480.0  # the longest a sweep measures: eight minutes
+STEP_SAMPLES = 50  # the most samples a step takes, settling included
+MIN_STEP_SAMPLES = 8  # ... and the fewest it is given
 WARMUP_S = 60.0  # the first step warms the database cache this long before it may settle
 MAX_SLUGGISH = 100
 FILL_SLUGGISH = 8  # loads between the plain rungs use at most this many SluggishSessions
@@ -175,12 +177,21 @@ class SweepPlan:
 
 
 def plan_sweep(config: TestConfig, cpu_count: int, budget_s: float = SWEEP_BUDGET_S) -> SweepPlan:
-    """The sweep for `config`, starting at its thread count and SluggishSessions (the tuner sets Microsoft's rule)."""
+    """The sweep for `config`, starting at its thread count and SluggishSessions (the tuner sets Microsoft's rule).
+
+    Within `budget_s`: with one-second samples, a minute's warm-up and eight steps of at most 50
+    samples (ten of them judged). Longer samples get shorter steps (down to 8 samples, 3 judged)
+    and then fewer steps (down to two), so up to 15 s samples the sweep still ends within the budget.
+    """
     databases = config.database_count
     start = Load(max(databases, config.thread_count), config.sluggish_sessions)
     heaviest = min(MAX_THREADS, max(start.threads, databases, THREADS_PER_CORE * max(1, cpu_count)))
     interval = config.sample_interval_s
-    warmup = max(5, round(WARMUP_S / interval))
-    limit = max(15, int((budget_s - warmup * interval) / MAX_STEPS / interval))
-    settle = SettleRule(window=5, max_drift=0.10, measure_samples=min(10, limit // 3))
-    return SweepPlan(tuple(ladder(databases, heaviest, MAX_SLUGGISH)), start, MAX_STEPS, limit, 5, settle, warmup)
+    warmup = max(2, round(WARMUP_S / interval))
+    available = max(0, int((budget_s - warmup * interval) / interval + 1e-9))
+    limit = max(MIN_STEP_SAMPLES, min(STEP_SAMPLES, available // MAX_STEPS))
+    steps = max(2, min(MAX_STEPS, available // limit))
+    measure = max(3, min(10, limit // 3))
+    settle = SettleRule(window=min(5, limit - measure), max_drift=0.10, measure_samples=measure)
+    return SweepPlan(tuple(ladder(databases, heaviest, MAX_SLUGGISH)), start, steps, limit, min(5, limit - measure), settle,
+                     warmup)

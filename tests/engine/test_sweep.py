@@ -3,6 +3,8 @@ and the capacity it names is within 10 % of an exhaustive sweep of the same stor
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from engine.model.config import TestConfig, default_config
@@ -93,7 +95,7 @@ def test_the_ladder_rises_strictly_and_fills_wide_gaps_with_few_sluggish_session
         efforts = [load.effective for load in loads]
         assert efforts == sorted(set(efforts)), "the ladder rises strictly"
         assert all(load.threads >= databases for load in loads), "at least one thread per database"
-        wide = [(a, b) for a, b in zip(loads, loads[1:], strict=False) if b.effective > a.effective * 1.26]
+        wide = [(a, b) for a, b in itertools.pairwise(loads) if b.effective > a.effective * 1.26]
         assert not wide, f"{databases} databases: gaps {wide}"
         assert all(load.sluggish <= 8 for load in loads if load.threads > databases)
 

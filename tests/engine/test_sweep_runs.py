@@ -1,0 +1,116 @@
+"""Load sweeps as runs on the simulated device: every step kept, stopped and killed sweeps, the time bound, and
+a second tuning of the same storage that reads the first one's curve instead of sweeping again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.model.config import TestConfig, default_config
+from engine.protocol import LogEvent
+from engine.results.document import read_samples
+from engine.results.schema import Outcome
+from engine.run.measurement import rebuild_result
+from engine.run.simulation import PROFILES, runner_for
+from engine.run.sweep import SWEEP_BUDGET_S, plan_sweep
+from engine.tuning.advisor import advise_session
+from engine.tuning.tuner import Tuner
+from tests.engine.test_advisor import simulated_tuning
+
+SATA = PROFILES["sata-2x7k"]
+
+
+def _config(tmp_path: Path, mailboxes: int = 1100, **update: object) -> TestConfig:
+    config = default_config(tmp_path, databases=1, seed=11, profile={"mailboxes": mailboxes, "iops_per_mailbox": 0.12,
+                                                                     "headroom_percent": 0, "mailbox_size_mb": 500})
+    return config.model_copy(update=update)
+
+
+def test_a_sweep_keeps_every_step_and_its_samples_and_judges_the_heaviest_passing_step(tmp_path):
+    config = _config(tmp_path, thread_count=1)
+    result = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2)).run()
+    sweep = result.sweep
+    assert sweep is not None and len(sweep.steps) >= 2
+    samples = read_samples(tmp_path / "run")
+    for step in sweep.steps:
+        mine = [s for s in samples if s.step == step.step]
+        assert [s.interval for s in mine] == list(range(step.first_interval, step.last_interval + 1))
+        assert {(s.threads, s.sluggish_sessions) for s in mine} == {(step.threads, step.sluggish_sessions)}
+        assert sum(s.phase == "measure" for s in mine) == 10, "each step judges ten settled samples"
+    passing = [s for s in sweep.steps if s.latency_ok]
+    judged = sweep.steps[sweep.judged_step]
+    assert judged == max(passing, key=lambda s: s.effective_load)
+    assert (result.summary.threads, result.summary.sluggish_sessions) == (judged.threads, judged.sluggish_sessions)
+    assert result.summary.achieved_transactional_iops == pytest.approx(judged.transactional_iops)
+    assert "latency limit lies between" in sweep.ended
+    assert any("A load sweep of" in note for note in result.notes)
+    assert result.summary.run_kind.value == "tuning"
+
+
+def test_the_sweep_is_bounded_to_eight_minutes_for_samples_up_to_fifteen_seconds(tmp_path):
+    for interval in (0.5, 1.0, 2.0, 5.0, 10.0, 15.0):
+        config = _config(tmp_path, sample_interval_s=interval)
+        plan = plan_sweep(config, 2)
+        assert plan.budget_intervals * interval <= SWEEP_BUDGET_S, interval
+        assert plan.max_steps >= 3 and plan.min_settle + plan.settle.measure_samples <= plan.step_limit, interval
+    one_second = plan_sweep(_config(tmp_path), 2)
+    assert (one_second.max_steps, one_second.step_limit, one_second.settle.measure_samples) == (8, 50, 10)
+    config = _config(tmp_path, sample_interval_s=5.0)
+    result = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2)).run()
+    assert result.sweep is not None and len(read_samples(tmp_path / "run")) * 5.0 <= SWEEP_BUDGET_S
+
+
+def test_a_stopped_sweep_keeps_its_finished_steps_and_tuning_goes_on_from_their_curve(tmp_path):
+    config = _config(tmp_path, thread_count=1)
+    runner = None
+
+    def watch(event: object) -> None:
+        if isinstance(event, LogEvent) and event.message.startswith("Step 2:") and "transactional IOPS" in event.message:
+            assert runner is not None
+            runner.request_stop("stopped by the user")
+
+    runner = runner_for(SATA, config, tmp_path / "run", watch, sweep=plan_sweep(config, 2))
+    result = runner.run()
+    assert result.verdict == Outcome.ABORTED and "stopped by the user" in result.summary.reasons[0]
+    assert result.sweep is not None and len(result.sweep.steps) == 2, "the finished steps are kept"
+    assert result.sweep.ended == "stopped before its end"
+    tuner = Tuner(config, [result], cpu_count=2)
+    assert tuner.next_sweep() is None, "the stopped sweep's curve is used, not measured again"
+    assert tuner.advice.status == "next"
+
+
+def test_a_killed_sweep_is_rebuilt_from_its_last_step_at_that_steps_setting(tmp_path):
+    config = _config(tmp_path, thread_count=1)
+    result = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2)).run()
+    samples = read_samples(tmp_path / "run")
+    assert result.sweep is not None
+    second = result.sweep.steps[1]
+    cut = [s for s in samples if s.interval <= second.last_interval]  # the process died after step 2
+    rebuilt = rebuild_result(config, cut, result.run_id, "the engine process ended")
+    assert rebuilt.verdict == Outcome.ABORTED
+    assert (rebuilt.summary.threads, rebuilt.summary.sluggish_sessions) == (second.threads, second.sluggish_sessions)
+    assert rebuilt.summary.achieved_transactional_iops == pytest.approx(second.transactional_iops, rel=0.02)
+
+
+def test_tuning_the_same_storage_again_reads_the_first_sweep_and_confirms_in_one_run(tmp_path):
+    first = Tuner(_config(tmp_path), cpu_count=2)
+    outcome = first.run(simulated_tuning(SATA, tmp_path / "first"))
+    assert outcome.status == "converged" and len(outcome.runs) == 2
+    history = [*first.runs]
+    lower = _config(tmp_path, mailboxes=800)  # the engineer lowers the target and tunes again on the same storage
+    again = Tuner(lower, history, cpu_count=2)
+    assert again.next_sweep() is None
+    second = again.run(simulated_tuning(SATA, tmp_path / "second"))
+    assert second.status == "converged" and len(second.runs) <= 1, second.runs
+    assert second.steps == [], "no new sweep"
+
+
+def test_the_advice_after_a_sweep_names_the_setting_to_confirm_and_never_a_load_beyond_the_measured(tmp_path):
+    config = _config(tmp_path, thread_count=1)
+    result = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2)).run()
+    advice = advise_session(config, [result])
+    assert result.sweep is not None
+    heaviest_passing = max(s.effective_load for s in result.sweep.steps if s.latency_ok)
+    assert advice.status == "next" and "confirms" in advice.rationale
+    assert advice.threads / advice.sluggish_sessions <= heaviest_passing
