@@ -1,4 +1,4 @@
-"""`jetwise tune`: calibration runs steered by the advisor until a setting passes."""
+"""`jetwise tune`: a load sweep, then calibration runs that confirm the setting read off its curve."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=path_type, metavar="CONFIG.json")
     parser.add_argument("--session", default=None, help="tuning session (default: the file's name)")
     parser.add_argument("--calibration", type=duration_type(option("duration_s")), default=180.0,
-                        metavar="DURATION", help="longest calibration run (default 3m)")
+                        metavar="DURATION", help="longest confirmation run after the load sweep (default 3m; the sweep takes at most 8m)")
     parser.add_argument("--max-runs", type=number_type(int, "--max-runs"), default=8, metavar="N",
                         help="give up after this many calibration runs (default 8)")
     parser.add_argument("--output", type=path_type, default=None, help="folder for the runs (default ./jetwise-runs/tune-TIME)")
@@ -75,7 +75,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
-        f"calibration runs of at most {args.calibration:g} s; runs in {output}")
+        f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
+        f"{args.calibration:g} s; runs in {output}")
     try:
         with stop_on_signals(stop):
             outcome = tuner.run(run_one, say)
