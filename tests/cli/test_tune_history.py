@@ -31,9 +31,13 @@ def test_tune_converges_on_the_simulated_device_and_prints_json(tmp_path):
     done = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "runs"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     outcome = json.loads(done.stdout)
-    assert outcome["converged"] is True and 1 <= len(outcome["runs"]) <= 4
+    assert outcome["converged"] is True and len(outcome["runs"]) == 2, "a load sweep and the run that confirms it"
     assert set(outcome["runs"][0]) >= {"threads", "sluggish_sessions", "achieved_transactional_iops",
-                                       "db_read_avg_latency_ms", "log_write_avg_latency_ms", "verdict"}
+                                       "db_read_avg_latency_ms", "log_write_avg_latency_ms", "verdict", "sweep"}
+    assert outcome["runs"][0]["sweep"] and not outcome["runs"][1]["sweep"]
+    assert outcome["steps"] and set(outcome["steps"][0]) >= {"threads", "sluggish_sessions", "transactional_iops",
+                                                             "db_read_avg_latency_ms", "latency_ok", "host_bound"}
+    assert "step 1:" in done.stderr and "a load sweep from" in done.stderr
     last = outcome["runs"][-1]
     assert last["verdict"] == "pass"
     assert outcome["recommendation"] == {"threads": last["threads"], "sluggish_sessions": last["sluggish_sessions"]}
@@ -44,6 +48,27 @@ def test_tune_converges_on_the_simulated_device_and_prints_json(tmp_path):
     assert [r["verdict"] for r in runs] == [r["verdict"] for r in outcome["runs"]]
     result = json.loads((Path(runs[0]["output_dir"]) / "result.json").read_text())
     assert result["simulated"] is True and result["io_backend"].startswith("simulated (sata-2x7k")
+
+
+def test_tune_twice_on_the_same_storage_reads_the_session_instead_of_sweeping_again(tmp_path):
+    config = _sata_config(tmp_path)
+    first = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "a"), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    data = json.loads(config.read_text())
+    data["profile"]["mailboxes"] = 800  # the same storage, a lower target: the same session
+    config.write_text(json.dumps(data))
+    again = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "b"), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    outcome = json.loads(again.stdout)
+    # the earlier confirmation run already passes the lower target: the answer needs no new run, and never a sweep
+    assert outcome["converged"] and len(outcome["runs"]) <= 1 and outcome["steps"] == []
+    assert outcome["recommendation"] and "a load sweep from" not in again.stderr
+    data["profile"]["mailboxes"] = 2000  # then a target beyond the storage: the curve says so after one confirmation
+    config.write_text(json.dumps(data))
+    beyond = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "c"), cwd=tmp_path)
+    outcome = json.loads(beyond.stdout)
+    assert beyond.returncode == 1 and outcome["status"] == "unreachable", beyond.stderr
+    assert len(outcome["runs"]) <= 1 and outcome["steps"] == [] and outcome["max_passing_iops"] > 100
 
 
 def test_tune_says_when_the_target_is_out_of_reach_and_exits_1(tmp_path):
