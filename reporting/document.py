@@ -20,6 +20,7 @@ from engine.version import __version__
 from reporting import palette
 from reporting.bundle import RunBundle
 from reporting.charts import Level, Line, line_chart
+from reporting.sweep import step_marks, sweep_charts, sweep_model
 
 STREAM_TITLES = {
     "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
@@ -52,17 +53,20 @@ def _load_words(load: float) -> str:
 
 
 def charts(bundle: RunBundle) -> dict[str, str]:
-    """SVG charts: IOPS and latency over time, and the session's curves."""
+    """SVG charts: IOPS and latency over time (a sweep's steps marked), a sweep's curve, and the session's curves."""
     config = bundle.result.configuration
     limits = config.active_thresholds
     samples = bundle.samples
     xs = [s.elapsed_s for s in samples]
+    sweep = bundle.result.sweep
+    marks = step_marks(sweep, samples)  # a sweep's steps, where each starts
     out: dict[str, str] = {}
     if samples:
         out["iops"] = line_chart(
             "Transactional IOPS per interval", "IOPS",
             [Line("achieved", xs, [s.summary.transactional_iops for s in samples], palette.READS)],
             [Level(config.target_transactional_iops, f"target {config.target_transactional_iops:,.0f}", palette.TARGET)],
+            marks=marks,
         )
         out["latency"] = line_chart(
             "Average latency per interval", "ms",
@@ -70,7 +74,10 @@ def charts(bundle: RunBundle) -> dict[str, str]:
              Line("log writes", xs, [s.summary.log_write_avg_latency_ms for s in samples], palette.LOG)],
             [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", palette.READS),
              Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", palette.LOG)],
+            marks=marks,
         )
+    if sweep is not None:
+        out.update(sweep_charts(sweep, config, session_advice(bundle)))
     # the load curve: runs judged on what they measured (not aborted, and with measured time)
     judged = [r.summary for r in bundle.session_results if r.verdict != Outcome.ABORTED and was_measured(r)]
     if len(judged) >= 2:
@@ -92,13 +99,18 @@ def charts(bundle: RunBundle) -> dict[str, str]:
     return out
 
 
+def session_advice(bundle: RunBundle) -> Advice | None:
+    """The advisor's word on the run's session, as every front end shows it (None outside a session)."""
+    if not bundle.session_results:
+        return None
+    return advise_session(bundle.result.configuration, bundle.session_results)
+
+
 def report_model(bundle: RunBundle) -> dict[str, Any]:
     result = bundle.result
     config = result.configuration
     summary = result.summary
-    advice: Advice | None = None
-    if bundle.session_results:
-        advice = advise_session(config, bundle.session_results)
+    advice = session_advice(bundle)
     return {
         "result": result,
         "summary": summary,
@@ -120,6 +132,8 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "session": bundle.session,
         "session_runs": bundle.session_runs,
         "advice": advice,
+        **sweep_model(result.sweep, advice),
+        "session_sweeps": {r.run_id: len(r.sweep.steps) for r in bundle.session_results if r.sweep is not None},
         "log": bundle.log,
         "folder": str(bundle.folder) if bundle.folder else "",
         "version": __version__,

@@ -1,0 +1,164 @@
+"""A load sweep in the report: its steps as rows, its curve as charts, its steps' starts on the time charts.
+
+A sweep's steps are read as the run wrote them (`RunResult.sweep`); the report numbers them
+from 1, as the run's log does. A step that was host-bound or made no database reads is not
+the storage's limit, and is drawn apart from the steps that kept or broke the thresholds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.model.config import TestConfig
+from engine.results.schema import IntervalSample, Sweep, SweepStep
+from engine.tuning.advisor import Advice
+from reporting import palette
+from reporting.charts import Level, Line, Mark, Span, line_chart
+
+LOAD_AXIS = "effective load (threads ÷ SluggishSessions)"
+CHOSEN = {  # advice that names a setting read from the session's runs, and what stands behind it
+    "next": "the session's next run confirms it",
+    "converged": "a run at it passed",
+    "unreachable": "the most this storage carried within the thresholds",
+}
+KINDS = {  # each kind of step: its name in the legend, colour, marker, and the marker's meaning in words
+    "kept": ("kept the thresholds", palette.PASS, "circle", "dots kept every threshold"),
+    "broke": ("broke a threshold", palette.FAIL, "cross", "crosses broke a threshold"),
+    "aside": ("host-bound or no reads", palette.ABORTED, "square",
+              "hollow squares were host-bound or made no reads (not the storage's limit)"),
+}
+
+
+def _kind(step: SweepStep) -> str:
+    """kept, broke, or aside (host-bound or no reads: not a point of the storage's curve)."""
+    if step.host_bound or step.no_reads:
+        return "aside"
+    return "kept" if step.latency_ok else "broke"
+
+
+def outcome(step: SweepStep) -> tuple[str, str]:
+    """What came of a step, in a few words, and the detail that goes on a line of its own ("" when none)."""
+    details = []
+    if step.no_reads:
+        words = "no database reads"
+        details.append("the database cache held the database: not read as a storage limit")
+    elif step.host_bound:
+        words = "host-bound"
+        details.append("the processors were saturated: not read as a storage limit; "
+                       + ("it kept the thresholds" if step.latency_ok else f"it broke {step.failure or 'a latency threshold'}"))
+    elif step.latency_ok:
+        words = "kept the thresholds"
+    else:
+        words = "broke a threshold"
+        details.append(step.failure)
+    if not step.settled:
+        details.append("judged before its latency and IOPS settled")
+    return words, "; ".join(d for d in details if d)
+
+
+def _setting(threads: int, sluggish: int) -> str:
+    return f"{threads}÷{sluggish}"
+
+
+def sweep_model(sweep: Sweep | None, advice: Advice | None) -> dict[str, Any]:
+    """What the report's Load Sweep section shows; for a run at one setting, nothing (`sweep` None)."""
+    if sweep is None:
+        return {"sweep": None}
+    return {
+        "sweep": sweep, "sweep_rows": step_rows(sweep), "sweep_key": chart_key(sweep), "judged_step": judged(sweep),
+        "bracket": bracket(sweep), "chosen": chosen(advice), "chosen_words": CHOSEN,
+    }
+
+
+def step_rows(sweep: Sweep) -> list[dict[str, Any]]:
+    """The table's rows, in the order the sweep ran them."""
+    return [
+        {"step": s, "number": s.step + 1, "load": s.effective_load, "outcome": words, "detail": detail, "kind": _kind(s),
+         "judged": s.step == sweep.judged_step}
+        for s in sweep.steps
+        for words, detail in [outcome(s)]
+    ]
+
+
+def chart_key(sweep: Sweep) -> str:
+    """What the charts' markers mean, for the kinds of step this sweep had."""
+    kinds = {_kind(s) for s in sweep.steps}
+    return ", ".join(words for kind, (*_drawn, words) in KINDS.items() if kind in kinds)
+
+
+def judged(sweep: Sweep) -> SweepStep | None:
+    return next((s for s in sweep.steps if s.step == sweep.judged_step), None)
+
+
+def bracket(sweep: Sweep) -> tuple[SweepStep, SweepStep] | None:
+    """The heaviest step that kept the thresholds and the lightest heavier one that broke them: the limit lies between."""
+    kept = [s for s in sweep.steps if _kind(s) == "kept"]
+    if not kept:
+        return None
+    heaviest = max(kept, key=lambda s: s.effective_load)
+    above = [s for s in sweep.steps if _kind(s) == "broke" and s.effective_load > heaviest.effective_load]
+    if not above:
+        return None
+    return heaviest, min(above, key=lambda s: s.effective_load)
+
+
+def chosen(advice: Advice | None) -> Advice | None:
+    """The session's advice when it names a setting read from its runs (not a first guess, not "fix the storage")."""
+    return advice if advice is not None and advice.status in CHOSEN else None
+
+
+def sweep_charts(sweep: Sweep, config: TestConfig, advice: Advice | None) -> dict[str, str]:
+    """The sweep's curve: read latency and transactional IOPS against the load, each step marked by its outcome."""
+    steps = sorted(sweep.steps, key=lambda s: s.effective_load)
+    if not steps:
+        return {}
+    marks, spans = [], []
+    limits = bracket(sweep)
+    if limits is not None:
+        spans.append(Span(limits[0].effective_load, limits[1].effective_load, "latency limit lies here"))
+    picked = chosen(advice)
+    if picked is not None:
+        marks.append(Mark(picked.threads / max(1, picked.sluggish_sessions),
+                          f"advisor: {_setting(picked.threads, picked.sluggish_sessions)}", "#333", dashed=False))
+    read_limit = config.active_thresholds.db_read_avg_latency_ms
+    target = config.target_transactional_iops
+    return {
+        "sweep_latency": line_chart(
+            "Load sweep: database read latency against effective load", "ms",
+            _points(steps, lambda s: s.db_read_avg_latency_ms),
+            [Level(read_limit, f"limit {read_limit:g} ms", palette.LIMIT)],
+            marks=marks, spans=spans, x_label=LOAD_AXIS, x_words=_load_words,
+        ),
+        "sweep_iops": line_chart(
+            "Load sweep: transactional IOPS against effective load", "IOPS",
+            _points(steps, lambda s: s.transactional_iops),
+            [Level(target, f"target {target:,.0f}", palette.TARGET)],
+            marks=marks, spans=spans, x_label=LOAD_AXIS, x_words=_load_words,
+        ),
+    }
+
+
+def _load_words(load: float) -> str:
+    return f"{load:.2f}"
+
+
+def _points(steps: list[SweepStep], value: Callable[[SweepStep], float]) -> list[Line]:
+    """A thin line through every step in load order, then each outcome's steps as markers of their own shape."""
+    loads = [s.effective_load for s in steps]
+    lines = [Line("", loads, [value(s) for s in steps], "#9e9e9e")]
+    for kind, (label, colour, shape, _words) in KINDS.items():
+        chosen_steps = [s for s in steps if _kind(s) == kind]
+        if chosen_steps:
+            lines.append(Line(label, [s.effective_load for s in chosen_steps], [value(s) for s in chosen_steps], colour,
+                              markers=True, shape=shape, joined=False))
+    return lines
+
+
+def step_marks(sweep: Sweep | None, samples: list[IntervalSample]) -> list[Mark]:
+    """Where each step starts on the time charts (the start of its first interval), labelled threads÷SluggishSessions."""
+    if sweep is None:
+        return []
+    starts = {s.interval: s.elapsed_s - s.duration_s for s in samples}
+    return [Mark(starts[s.first_interval], _setting(s.threads, s.sluggish_sessions))
+            for s in sweep.steps if s.first_interval in starts]
