@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.results.schema import RunResult
+from engine.results.schema import RunResult, SweepStep
 from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
 
@@ -71,8 +71,14 @@ class CurvePoint:
 
 
 def sweeps_of(results: Sequence[RunResult]) -> list[RunResult]:
-    """The session's sweeps with measured steps (a stopped sweep keeps the steps it finished)."""
-    return [r for r in results if r.sweep is not None and r.sweep.steps and not failed_on_io_errors(r)]
+    """The session's sweeps with a step that measured the storage (a stopped sweep keeps the steps it finished;
+    a step whose reads never reached the disk, the cache holding the database, did not measure it)."""
+    return [r for r in results if r.sweep is not None and not failed_on_io_errors(r)
+            and any(measured_storage(step) for step in r.sweep.steps)]
+
+
+def measured_storage(step: SweepStep) -> bool:
+    return not step.no_reads and step.db_read_avg_latency_ms > 0
 
 
 def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[CurvePoint]:
@@ -81,7 +87,7 @@ def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[Curv
     for result in sweeps_of(results):
         assert result.sweep is not None
         for s in result.sweep.steps:
-            if s.no_reads or s.db_read_avg_latency_ms <= 0:  # the cache held the database: not the storage's
+            if not measured_storage(s):
                 continue
             load = Load(s.threads, s.sluggish_sessions)
             step = Step(load, s.transactional_iops, s.latency_ok, s.host_bound)

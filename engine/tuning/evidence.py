@@ -84,8 +84,13 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         if failed_on_io_errors(result):
             notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
         elif result.sweep is not None:  # its steps are the curve's points (`engine.tuning.curve`), not one run's
-            if not result.sweep.steps:
+            steps = result.sweep.steps
+            if not steps:
                 notes.append(f"the load sweep {result.run_id} ended before it measured its first step")
+            elif all(step.no_reads or step.db_read_avg_latency_ms <= 0 for step in steps):
+                notes.append(f"the load sweep {result.run_id} made no database reads at any step (the database cache "
+                             "held the database), so its latency says nothing of the storage; test databases larger "
+                             "than the cache")
         elif s.verdict == Outcome.ABORTED:
             notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
         elif not was_measured(result):

@@ -164,7 +164,7 @@ class Tuner:
         if self._conclude():
             return
         if result.sweep is not None:
-            if not sweeps_of([result]) or all(step.no_reads or step.db_read_avg_latency_ms <= 0 for step in result.sweep.steps):
+            if not sweeps_of([result]):
                 self.status = "inconclusive"  # no step measured the storage: another sweep would not either
             return
         learned, _notes = evidence(self.config, [result])

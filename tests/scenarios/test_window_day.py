@@ -145,13 +145,16 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
     # 1 % of the size: the wizard checks the folders even for the simulated device, and the cache scales with it
     config = default_config(tmp_path / "data", databases=1, profile=values, seed=11, capacity_percent=1.0)
 
-    def run_one(run_config, number):
+    def run_one(run_config, number, sweep):
+        if sweep is not None:  # the first run: the load sweep, as the window's engine runs it
+            return runner_for(PROFILES["sata-2x7k"], run_config, tmp_path / "cli" / str(number), lambda _e: None,
+                              sweep=sweep).run()
         shaped, rule = calibration_rule(run_config, 15.0)
         return runner_for(PROFILES["sata-2x7k"], shaped, tmp_path / "cli" / str(number), lambda _e: None,
                           settle=rule).run()
 
     expected = Tuner(config, max_runs=8).run(run_one)
-    assert expected.status == "unreachable"
+    assert expected.status == "unreachable" and len(expected.runs) == 2 and expected.runs[0]["sweep"]
     window.runs.simulate = "sata-2x7k"
     _start(qtbot, window, config, "sata", auto=True, calibration="15s")
     _wait_for_results(qtbot, window)
