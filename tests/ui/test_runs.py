@@ -96,6 +96,8 @@ def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
 
 
 def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, tmp_path):
+    # Auto-tune begins with a load sweep, which on a disk measures for minutes: the simulated device answers at once
+    window.runs.simulate = "flash"
     config = small_config(tmp_path / "data" / "dbs", sample_interval_s=0.5)  # a tiny target: the first run passes
     window.wizard.load_config(config, session="auto")
     window.wizard.tuning.auto.setChecked(True)
@@ -106,15 +108,18 @@ def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, t
     finish = window.wizard.button(QWizard.WizardButton.FinishButton)
     qtbot.waitUntil(finish.isEnabled, timeout=5000)
     qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
-    assert window.run_view.title.text().startswith("Auto-tune run 1:")
+    assert window.run_view.title.text().startswith("Auto-tune run 1: load sweep from ")
     _wait_for_results(qtbot, window)
     result = window.runs.last_result
     assert result.verdict == "pass" and result.summary.run_kind == "tuning"
     assert result.summary.measured_s < 15  # judged on the settled samples, not the whole allowance
     log = (Path(window.runs.last_output) / "test.log").read_text()
-    assert "warm-up until latency settles" in log
+    assert "Latency settled after" in log
     assert window.results_view.suggestion.status == "converged"
     assert "Run 1: " in window.run_view.iterations.text() and "PASS" in window.run_view.iterations.text()
+    sweep = window.runs.store.results("auto")[0].sweep
+    assert sweep is not None and len(window.run_view.sweep_plots.points) == len(sweep.steps)  # the sweep's curve stays
+    assert "in an earlier run of this auto-tune" in window.run_view.sweep_plots.caption.text()  # while run 2 confirms it
     assert "This setting passes" in window.results_view.advice.text()
 
 

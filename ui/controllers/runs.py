@@ -47,6 +47,7 @@ class RunDisplay(Protocol):
     def engine_line(self, line: str) -> None: ...
     def append_log(self, line: str) -> None: ...
     def show_iterations(self, lines: list[str]) -> None: ...
+    def show_sweep(self, result: RunResult, advice: Advice | None) -> None: ...
 
 
 class RunController(QObject):
@@ -137,12 +138,18 @@ class RunController(QObject):
         engine.finished.connect(self._on_engine_finished)
         self.engine = engine
         tuner = self.tuner
+        plan = tuner.next_sweep() if tuner is not None else None
         what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{config.test_type.value.capitalize()} test"
-        self.display.begin(config, f"{what}: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
+        setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+        if plan is not None:
+            setting = f"load sweep from {plan.start.threads} threads, SluggishSessions {plan.start.sluggish}"
+        self.display.begin(config, f"{what}: {setting}")
+        swept = [run for run in tuner.runs if run.sweep is not None] if tuner is not None else []
+        if tuner is not None and swept:  # the curve this run's setting was read from
+            self.display.show_sweep(swept[-1], tuner.advice)
         self.draft.start_requested()
         calibrate = self.draft.calibration_s if tuner is not None else None
-        sweep = tuner is not None and tuner.next_sweep() is not None
-        engine.start(config, output, session, calibrate_s=calibrate, sweep=sweep, simulate=self.simulate)
+        engine.start(config, output, session, calibrate_s=calibrate, sweep=plan is not None, simulate=self.simulate)
         if self._from_wizard:  # the Review page says it is starting, and shows why if the engine refuses
             self.message.emit("Starting: the engine checks the configuration and takes the folders")
         else:  # the run view or the results show: the run view at once, as every run after the first
@@ -219,9 +226,11 @@ class RunController(QObject):
             self.finished.emit(result, self.advise(self.config), "")
             return
         tuner.record(result)
+        self.display.show_sweep(result, tuner.advice)  # a sweep's chosen setting, on its curve
         s = result.summary
+        swept = "" if result.sweep is None else f"load sweep of {len(result.sweep.steps)} step(s), judged at "
         self.tuning_log.append(
-            f"Run {len(tuner.runs)}: {s.threads} threads / SluggishSessions {s.sluggish_sessions} → "
+            f"Run {len(tuner.runs)}: {swept}{s.threads} threads / SluggishSessions {s.sluggish_sessions} → "
             f"{s.achieved_transactional_iops:,.0f} IOPS, reads {s.db_read_avg_latency_ms:.1f} ms: "
             f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
         )

@@ -1,4 +1,4 @@
-"""The verdict first, then every criterion, then the advisor's next step.
+"""The verdict first, then every criterion, a load sweep's steps, then the advisor's next step.
 
 Before a run has been shown, only New test and the session view do anything, so only they
 are enabled.
@@ -26,6 +26,7 @@ from engine.results.schema import Criterion, Outcome, RunKind, RunResult
 from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
 from ui.widgets.style import verdict_colour, verdict_qcolor
+from ui.widgets.sweep_table import SweepTable
 
 
 class ResultsView(QWidget):
@@ -55,6 +56,7 @@ class ResultsView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.sweep = SweepTable()
         self.advice_box = QGroupBox("Advisor")
         self.advice = QLabel()
         self.advice.setWordWrap(True)
@@ -99,6 +101,7 @@ class ResultsView(QWidget):
         layout.addWidget(self.headline)
         layout.addWidget(self.reasons)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.sweep, 1)
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
         self.suggestion: Advice | None = None
@@ -113,6 +116,8 @@ class ResultsView(QWidget):
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
         setting = (f"{summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
                    f"{summary.threshold_set} thresholds")
+        if result.sweep is not None and result.sweep.judged_step is not None:
+            setting += f", judged on step {result.sweep.judged_step + 1} of the load sweep"
         if was_measured(result):
             achieved = (f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
                         f"target transactional IOPS over {_seconds(summary.measured_s)}")
@@ -144,6 +149,7 @@ class ResultsView(QWidget):
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.sweep.show_sweep(result.sweep)
         # only a setting that passed is worth two hours (or a day) of the storage
         self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS)
         self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "

@@ -1,4 +1,8 @@
-"""The running test: phase and progress, live plots, a running verdict per criterion, the test log."""
+"""The running test: phase and progress, live plots, a running verdict per criterion, the test log.
+
+A load sweep (auto-tune's first run) adds its curve beside the live plots, a point per step as
+each step completes; the runs that confirm the setting chosen from it keep it in view.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +23,18 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration
-from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
-from engine.results.schema import Criterion
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
+from engine.results.schema import Criterion, IntervalSample, RunResult
 from engine.run.measurement import RunningVerdict
+from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE
+from ui.widgets.sweep_plots import SweepPlots
+from ui.widgets.sweep_points import LiveSweep, StepPoint
+
+RUNNING_TITLE = "Running verdict (measured samples so far)"
+STEP_RUNNING_TITLE = "Running verdict (this step's measured samples so far)"
+CHOSEN_FROM_CURVE = ("next", "converged", "unreachable")  # the advice's setting was read from the measured curve
 
 
 class RunView(QWidget):
@@ -48,7 +59,10 @@ class RunView(QWidget):
         self.iterations.setToolTip("Each auto-tune calibration run as it completes")
         self.iterations.hide()
         self.plots = LivePlots()
-        self.criteria_box = QGroupBox("Running verdict (measured samples so far)")
+        self.sweep_plots = SweepPlots()
+        self.sweep_plots.setToolTip("The load sweep's curve: one point per step, drawn as each step completes")
+        self.sweep_plots.hide()
+        self.criteria_box = QGroupBox(RUNNING_TITLE)
         self.criteria_grid = QGridLayout(self.criteria_box)
         self.criteria: dict[str, QLabel] = {}
         for row, key in enumerate(("iops", "read_avg", "read_max", "log_avg", "log_max")):
@@ -73,7 +87,10 @@ class RunView(QWidget):
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
         top_layout.addWidget(self.iterations)
-        top_layout.addWidget(self.plots, 1)
+        plots = QHBoxLayout()
+        plots.addWidget(self.plots, 3)
+        plots.addWidget(self.sweep_plots, 2)
+        top_layout.addLayout(plots, 1)
         top_layout.addWidget(self.criteria_box)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(top)
@@ -84,11 +101,13 @@ class RunView(QWidget):
         layout.addWidget(splitter)
         self.config: TestConfig | None = None
         self.running: RunningVerdict | None = None
+        self.sweep: LiveSweep | None = None
         self._errors: list[str] = []
 
     def begin(self, config: TestConfig, title: str) -> None:
         self.config = config
         self.running = RunningVerdict(config)
+        self.sweep = LiveSweep(config)
         self._errors = []
         self.title.setText(title)
         self.phase.setText("Starting the engine…")
@@ -98,6 +117,9 @@ class RunView(QWidget):
         self.log.clear()
         limits = config.active_thresholds
         self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms)
+        self.sweep_plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms)
+        self.sweep_plots.hide()
+        self.criteria_box.setTitle(RUNNING_TITLE)
         for key, label in self.criteria.items():
             label.setText(f"{RUNNING_NAMES[key]}: —")
             label.setStyleSheet("")
@@ -123,12 +145,19 @@ class RunView(QWidget):
             total = sample.elapsed_s + sample.remaining_s
             self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
             where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
+            if sample.step is not None:
+                self._on_step_sample(sample)
+                where = f"step {sample.step + 1}, " + ("settling" if sample.phase == "warmup" else "measuring")
             self.clock.setText(
                 f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
             )
             if sample.phase == "measure" and self.running is not None:
                 self.running.add(sample)
                 self._show_running()
+        elif isinstance(event, ResultEvent) and event.result.sweep is not None and self.sweep is not None:
+            self.sweep.finish(event.result.sweep.steps)
+            self.sweep_plots.show_points(self.sweep.points)
+            self.sweep_plots.show()
         elif isinstance(event, LogEvent):
             if event.level == "error":
                 self._errors.append(event.message)
@@ -140,6 +169,32 @@ class RunView(QWidget):
         self.iterations.setVisible(bool(lines))
         for line in lines[-1:]:
             self.append_log(f"Auto-tune {line}")
+
+    def show_sweep(self, result: RunResult, advice: Advice | None) -> None:
+        """A load sweep's steps with the setting the advisor chose from them: this run's, once its result is read,
+        or an earlier run's of the same auto-tune, whose chosen setting this run confirms."""
+        if result.sweep is None or not result.sweep.steps:
+            return
+        this_run = self.sweep is not None and self.sweep.active
+        context = "" if this_run else " in an earlier run of this auto-tune"
+        chosen = advice if advice is not None and advice.status in CHOSEN_FROM_CURVE else None
+        self.sweep_plots.show_points([StepPoint.of(step) for step in result.sweep.steps], chosen, context)
+        self.sweep_plots.show()
+
+    def _on_step_sample(self, sample: IntervalSample) -> None:
+        """A load sweep's sample: a new step marks the time plots; a completed step adds its point to the curve."""
+        if self.sweep is None:
+            return
+        new_step = sample.step != self.sweep.step
+        self.sweep.add(sample)  # the first sample of a step completes the one before
+        if not new_step:
+            return
+        number = (sample.step or 0) + 1
+        self.plots.mark_step(sample.elapsed_s, f"step {number}")
+        self.criteria_box.setTitle(STEP_RUNNING_TITLE)
+        running = f"; step {number} running ({sample.threads} threads, SluggishSessions {sample.sluggish_sessions})"
+        self.sweep_plots.show_points(self.sweep.points, note=running)
+        self.sweep_plots.show()
 
     def error_lines(self) -> list[str]:
         """The engine's error messages of this run (its log errors and what it wrote to stderr)."""

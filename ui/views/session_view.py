@@ -3,10 +3,14 @@
 Any session of the store can be chosen (latest first), so the view serves with no run in the
 window too. A row opens that run's report; its reasons (why it failed or was aborted) are a
 column of their own. The curves leave out runs with no measured time: their figures are a
-fraction of a second of a starting workload, not a point of the load curve.
+fraction of a second of a starting workload, not a point of the load curve. A load sweep's
+steps are small diamonds under the runs: filled where a step kept the latency thresholds,
+hollow where it broke one, grey where it said nothing of the storage.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
@@ -26,7 +30,8 @@ from engine.model.config import TestConfig
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 from engine.store.rows import RunRow
-from ui.widgets.style import GUIDE, LIMIT, TARGET, verdict_colour, verdict_qcolor
+from ui.widgets.style import GUIDE, LIMIT, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
+from ui.widgets.sweep_points import StepPoint
 
 COLUMNS = ["Run", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS", "Target IOPS",
            "DB read ms", "Log write ms", "Verdict", "Reasons"]
@@ -111,6 +116,7 @@ class SessionView(QWidget):
         self._fill(runs, {result.run_id: result for result in results})
 
     def _fill(self, runs: list[RunRow], results: dict[str, RunResult]) -> None:
+        runs = [_as_judged(run, results.get(run.run_id)) for run in runs]
         self.runs = runs
         self.table.clearSelection()
         self.table.setRowCount(len(runs))
@@ -132,9 +138,15 @@ class SessionView(QWidget):
                     item.setForeground(verdict_qcolor(run.status))
                 if column == REASONS and run.reasons:
                     item.setToolTip("\n".join(run.reasons))
+                if column == 0 and (sweep := _sweep_words(results.get(run.run_id))):
+                    item.setText(f"{run.run_id} (load sweep)")
+                    item.setToolTip(sweep)
                 self.table.setItem(row, column, item)
         self.open_report.setEnabled(False)
+        steps = [StepPoint.of(step) for run in runs if (result := results.get(run.run_id)) is not None
+                 and result.sweep is not None for step in result.sweep.steps]
         self._plot([run for run in runs if run.run_id not in unmeasured], runs[-1].config if runs else None)
+        self._plot_steps(steps)
 
     def selected_run(self) -> str | None:
         rows = {index.row() for index in self.table.selectedIndexes()}
@@ -176,6 +188,45 @@ class SessionView(QWidget):
             limit = config.active_thresholds.db_read_avg_latency_ms
             self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(LIMIT, width=2, style=dash),
                                                       label=f"limit {limit:g} ms", labelOpts={"color": LIMIT}))
+
+
+    def _plot_steps(self, steps: list[StepPoint]) -> None:
+        """A load sweep's steps, small and behind the runs' points."""
+        if not steps:
+            return
+        for plot, values in ((self.iops_plot, [s.iops for s in steps]), (self.latency_plot, [s.read_ms for s in steps])):
+            legend = plot.getPlotItem().legend or plot.getPlotItem().addLegend(offset=(10, 10))
+            legend.clear()
+            pens = [pg.mkPen(_step_colour(s), width=1.5) for s in steps]
+            brushes = [pg.mkBrush(_step_colour(s) if s.passed or not s.telling else "w") for s in steps]
+            item = pg.ScatterPlotItem([s.effective_load for s in steps], values, size=8, symbol="d",
+                                      pen=pg.mkPen(NEUTRAL), brush=pg.mkBrush(NEUTRAL), name="load sweep steps")
+            item.setPen(pens)
+            item.setBrush(brushes)
+            item.setZValue(-1)
+            plot.addItem(item)
+
+
+def _as_judged(run: RunRow, result: RunResult | None) -> RunRow:
+    """A load sweep's row at the setting of the step its verdict judged, whose figures the row holds (the store
+    keeps the setting the sweep started at)."""
+    if result is None or result.sweep is None:
+        return run
+    return replace(run, threads=result.summary.threads, sluggish_sessions=result.summary.sluggish_sessions)
+
+
+def _sweep_words(result: RunResult | None) -> str:
+    if result is None or result.sweep is None:
+        return ""
+    sweep = result.sweep
+    judged = "" if sweep.judged_step is None else f"; its figures are those of step {sweep.judged_step + 1}, which its verdict judged"
+    return f"A load sweep of {len(sweep.steps)} step(s), drawn as small diamonds on the curves{judged}"
+
+
+def _step_colour(step: StepPoint) -> str:
+    if not step.telling:
+        return NEUTRAL
+    return verdict_colour("pass" if step.latency_ok else "fail")
 
 
 def _num(value: float | None, digits: int) -> str:

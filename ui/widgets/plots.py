@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 from engine.model.units import format_duration
 from engine.results.schema import Figures, InstanceFigures
 from reporting.series import envelope
-from ui.widgets.style import INSTANCE_COLOURS, LOG, READS, TARGET
+from ui.widgets.style import GUIDE, INSTANCE_COLOURS, LOG, READS, TARGET
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 
@@ -117,6 +117,13 @@ class LivePlots(QWidget):
             self.latency_plot.addItem(pg.InfiniteLine(value, angle=0, pen=pg.mkPen(colour, width=1, style=dash),
                                                       label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
         self._toggle_instances()
+
+    def mark_step(self, elapsed_s: float, words: str) -> None:
+        """A load sweep's step begins here: a dotted line across both plots, named on the IOPS plot."""
+        pen = pg.mkPen(GUIDE, width=1, style=pg.QtCore.Qt.PenStyle.DotLine)
+        self.iops_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen, label=words,
+                                               labelOpts={"position": 0.95, "color": GUIDE}))
+        self.latency_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen))
 
     def add_sample(self, elapsed_s: float, summary: Figures, instances: Sequence[InstanceFigures]) -> None:
         self.iops.append(elapsed_s, summary.transactional_iops)

@@ -1,0 +1,88 @@
+"""A load sweep's steps as a table: each step's setting, what it measured, and how it was judged.
+
+The step the run's verdict judges is in bold and named above the table, with why the sweep ended.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
+
+from engine.results.schema import Sweep, SweepStep
+from ui.widgets.style import NEUTRAL, verdict_qcolor
+
+COLUMNS = ["Step", "Threads", "Sluggish-\nSessions", "Effective\nload", "Transactional\nIOPS", "DB read\navg ms",
+           "DB read\nmax ms", "Log write\navg ms", "Log write\nmax ms", "Page-fault\nstalls/s", "CPU %", "Outcome"]
+OUTCOME = COLUMNS.index("Outcome")
+
+
+def step_outcome(step: SweepStep) -> str:
+    """How a step was judged, in the test log's words."""
+    if step.no_reads:
+        return "No database reads (the cache held the database): not read as a storage limit"
+    words = "Kept every latency threshold" if step.latency_ok else f"Broke: {step.failure}"
+    if step.host_bound:
+        words += "; host-bound (the CPU set the pace): not read as a storage limit"
+    if not step.settled:
+        words += "; latency did not settle before the judged samples"
+    return words
+
+
+def step_cells(step: SweepStep) -> list[str]:
+    return [str(step.step + 1), str(step.threads), str(step.sluggish_sessions), f"{step.effective_load:.2f}",
+            f"{step.transactional_iops:,.1f}", f"{step.db_read_avg_latency_ms:.2f}", f"{step.db_read_max_latency_ms:.2f}",
+            f"{step.log_write_avg_latency_ms:.2f}", f"{step.log_write_max_latency_ms:.2f}",
+            f"{step.page_fault_stalls_per_s:.2f}", f"{step.cpu_percent:.0f}", step_outcome(step)]
+
+
+class SweepTable(QGroupBox):
+    """The steps of a sweep run, in the order they ran; hidden for a run at one setting."""
+
+    def __init__(self) -> None:
+        super().__init__("Load sweep")
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setToolTip("Each step of the load sweep: its setting, what its judged samples measured, "
+                              "and the first threshold it broke")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.table, 1)
+        self.hide()
+
+    def show_sweep(self, sweep: Sweep | None) -> None:
+        if sweep is None:
+            self.hide()
+            return
+        steps = sweep.steps
+        judged = next((step for step in steps if step.step == sweep.judged_step), None)
+        self.setTitle(f"Load sweep: {len(steps)} step{'s' if len(steps) != 1 else ''}")
+        said = []
+        if judged is not None:
+            said.append(f"The verdict judges step {judged.step + 1} ({judged.threads} threads, SluggishSessions "
+                        f"{judged.sluggish_sessions}), in bold.")
+        elif sweep.judged_step is not None:
+            said.append(f"The verdict judges step {sweep.judged_step + 1}, which did not finish.")
+        if sweep.ended:
+            said.append(f"The sweep ended: {sweep.ended}.")
+        self.summary.setText(" ".join(said))
+        self.summary.setVisible(bool(said))
+        self.table.setRowCount(len(steps))
+        bold = QFont()
+        bold.setBold(True)
+        for row, step in enumerate(steps):
+            for column, text in enumerate(step_cells(step)):
+                item = QTableWidgetItem(text)
+                if column == OUTCOME:
+                    telling = not (step.host_bound or step.no_reads)
+                    item.setForeground(verdict_qcolor("pass" if step.latency_ok else "fail") if telling else QColor(NEUTRAL))
+                    item.setToolTip(text)
+                if judged is not None and step.step == judged.step:
+                    item.setFont(bold)
+                self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(OUTCOME, QHeaderView.ResizeMode.Stretch)
+        self.show()
