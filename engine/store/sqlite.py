@@ -212,15 +212,17 @@ class Store:
             )
 
     def finish_run(self, run_id: str, result: RunResult) -> None:
+        """Close the run with its result; its setting becomes the one its figures were measured at (a load
+        sweep started at one setting and is judged at one of its steps)."""
         summary = result.summary
         with self._transaction() as db:
             db.execute(
                 "UPDATE runs SET ended_utc = ?, status = ?, result_json = ?, achieved_iops = ?, "
-                "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL "
-                "WHERE run_id = ?",
+                "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL, "
+                "threads = ?, sluggish_sessions = ? WHERE run_id = ?",
                 (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
                  summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
-                 json.dumps(summary.reasons), run_id),
+                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, run_id),
             )
 
     def recover_abandoned(self) -> list[str]:

@@ -114,3 +114,16 @@ def test_the_advice_after_a_sweep_names_the_setting_to_confirm_and_never_a_load_
     heaviest_passing = max(s.effective_load for s in result.sweep.steps if s.latency_ok)
     assert advice.status == "next" and "confirms" in advice.rationale
     assert advice.threads / advice.sluggish_sessions <= heaviest_passing
+
+
+def test_the_store_lists_a_sweep_at_the_setting_its_figures_were_judged_at(tmp_path):
+    from engine.store.recorder import RunRecorder
+    from engine.store.sqlite import Store
+
+    store = Store(tmp_path / "s.sqlite3")
+    config = _config(tmp_path, thread_count=1)
+    record = RunRecorder(store, "SATA", tmp_path / "run")
+    result = runner_for(SATA, config, tmp_path / "run", record, sweep=plan_sweep(config, 2)).run()
+    [row] = store.runs("SATA")
+    assert (row.threads, row.sluggish_sessions) == (result.summary.threads, result.summary.sluggish_sessions) != (1, 1)
+    assert store.result(row.run_id).sweep == result.sweep

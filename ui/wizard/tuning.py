@@ -19,9 +19,11 @@ class TuningPage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
-        self.auto = QRadioButton("Auto-tune: short calibration runs steered by the advisor until a setting passes")
+        self.auto = QRadioButton("Auto-tune: a load sweep toward the latency limit, then a run that confirms the setting")
         self.manual = QRadioButton("Manual: use this thread count and SluggishSessions")
-        self.auto.setToolTip("Each calibration run is judged once latency has settled; the advisor picks the next setting")
+        self.auto.setToolTip("The sweep steps the load from Microsoft's rule, each step judged once latency has settled (at most "
+                             "8 minutes); the advisor reads the setting off the measured curve and a calibration run "
+                             "confirms it")
         self.manual.setToolTip("Run one test at exactly this setting")
         group = QButtonGroup(self)
         group.addButton(self.auto)
@@ -33,10 +35,10 @@ class TuningPage(WizardPage):
         form.addRow("", QLabel("More threads drive more IOPS, and more latency. At least one per database."))
         self.add_field(form, "sluggish_sessions")
         form.addRow("", QLabel("Fine-tunes between thread steps: 2 halves each thread's I/O, 3 makes it a third."))
-        self.calibration = FieldEdit("duration", "", "Longest calibration run (e.g. 3m)")
+        self.calibration = FieldEdit("duration", "", "Longest confirmation run after the sweep (e.g. 3m)")
         self.calibration.set_value("3m")
         self.calibration.changed.connect(self.completeChanged)
-        form.addRow("Calibration run (at most):", self.calibration)
+        form.addRow("Confirmation run (at most):", self.calibration)
         self.suggestion = QLabel()
         self.suggestion.setWordWrap(True)
         layout = QVBoxLayout(self)
