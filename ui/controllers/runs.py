@@ -142,7 +142,8 @@ class RunController(QObject):
         what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{config.test_type.value.capitalize()} test"
         setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
         if plan is not None:
-            setting = f"load sweep from {plan.start.threads} threads, SluggishSessions {plan.start.sluggish}"
+            plural = "s" if plan.start.threads != 1 else ""
+            setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
         self.display.begin(config, f"{what}: {setting}")
         swept = [run for run in tuner.runs if run.sweep is not None] if tuner is not None else []
         if tuner is not None and swept:  # the curve this run's setting was read from
