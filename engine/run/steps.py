@@ -116,7 +116,8 @@ class SweepSteps:
         self._log(f"Step {step.number + 1}: {record.transactional_iops:,.1f} transactional IOPS, database reads "
                   f"{record.db_read_avg_latency_ms:.1f} ms, log writes {record.log_write_avg_latency_ms:.2f} ms: {verdict}"
                   + (" (host-bound: not read as a storage limit)" if record.host_bound else ""), "info")
-        following = self.schedule.next_load([as_step(s) for s in self.steps])
+        # A step whose reads never reached the disk: the cache holds the database, whatever the load; no step will.
+        following = None if record.no_reads else self.schedule.next_load([as_step(s) for s in self.steps])
         if following is None:
             self.end_index = index + 1
             self.ended = self._why_ended()
@@ -125,6 +126,9 @@ class SweepSteps:
             self._begin(following, index + 1)
 
     def _why_ended(self) -> str:
+        if self.steps[-1].no_reads:
+            return ("a step made no database reads: the database cache holds the database, so no load reaches the "
+                    "disk; test databases larger than the cache")
         steps = [as_step(s) for s in self.steps]
         low, high = self.schedule.bracket(steps)
         loads = self.schedule.loads

@@ -127,3 +127,22 @@ def test_the_store_lists_a_sweep_at_the_setting_its_figures_were_judged_at(tmp_p
     [row] = store.runs("SATA")
     assert (row.threads, row.sluggish_sessions) == (result.summary.threads, result.summary.sluggish_sessions) != (1, 1)
     assert store.result(row.run_id).sweep == result.sweep
+
+
+def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path):
+    config = _config(tmp_path, thread_count=1)
+    runner = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2))
+
+    class HeldByTheCache(type(runner.source)):  # the model's reads all served by the cache: none reach the disk
+        def _instance_interval(self, *args, **kwargs):
+            part = super()._instance_interval(*args, **kwargs)
+            part.streams.pop("db_read", None)
+            return part
+
+    runner.source = HeldByTheCache(SATA)
+    result_of_cache = runner.run()
+    assert result_of_cache.sweep is not None and len(result_of_cache.sweep.steps) == 1
+    assert result_of_cache.sweep.steps[0].no_reads and "cache holds the database" in result_of_cache.sweep.ended
+    tuner = Tuner(config, cpu_count=2)
+    tuner.record(result_of_cache)
+    assert tuner.status == "inconclusive" and any("made no database reads" in n for n in tuner.advice.notes)
