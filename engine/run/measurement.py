@@ -229,11 +229,16 @@ class Measurement:
         notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended}")
         if judged is None:
             return self.config, self.totals, [], 0.0, record
-        why = ("the heaviest that kept every latency threshold" if judged.number < count and steps.steps[judged.number].latency_ok
-               and not steps.steps[judged.number].host_bound else
-               "no step kept every latency threshold; the lightest" if judged.number < count else "unfinished")
-        notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.threads} threads / SluggishSessions "
-                     f"{judged.load.sluggish}, {why})")
+        done = steps.steps[judged.number] if judged.number < count else None
+        if done is None:
+            why = "unfinished"
+        elif done.no_reads:
+            why = "it made no database reads"
+        elif done.latency_ok and not done.host_bound:
+            why = "the heaviest that kept every latency threshold"
+        else:
+            why = "no step kept every latency threshold; the lightest"
+        notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.words}, {why})")
         return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record
 
 

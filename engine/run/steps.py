@@ -133,15 +133,15 @@ class SweepSteps:
         low, high = self.schedule.bracket(steps)
         loads = self.schedule.loads
         if low is not None and high is not None and high - low <= 1:
-            return (f"the latency limit lies between {_words(loads[low])} (kept the thresholds) and "
-                    f"{_words(loads[high])} (broke them)")
+            return (f"the latency limit lies between {loads[low].words} (kept the thresholds) and "
+                    f"{loads[high].words} (broke them)")
         if len(steps) >= self.schedule.max_steps:
             return f"its {self.schedule.max_steps} steps are spent"
         if high == 0:
-            return f"even the lightest load, {_words(loads[0])}, broke the latency thresholds"
+            return f"even the lightest load, {loads[0].words}, broke the latency thresholds"
         if any(s.host_bound for s in steps):
             return "the host's processors were saturated before the storage's latency limit"
-        return f"every load up to {_words(loads[-1])}, the most this host drives, kept the thresholds"
+        return f"every load up to {loads[-1].words}, the most this host drives, kept the thresholds"
 
     def record(self, step: StepWindow, index: int) -> SweepStep:
         """What step `step` measured, judged as a run at its setting would be."""
@@ -196,6 +196,3 @@ def as_step(record: SweepStep) -> Step:
     return Step(Load(record.threads, record.sluggish_sessions), record.transactional_iops, record.latency_ok,
                 record.host_bound or record.no_reads)
 
-
-def _words(load: Load) -> str:
-    return f"{load.threads} threads / SluggishSessions {load.sluggish}"

@@ -51,6 +51,10 @@ class Load:
     def effective(self) -> float:
         return self.threads / self.sluggish
 
+    @property
+    def words(self) -> str:
+        return f"{self.threads} threads / SluggishSessions {self.sluggish}"
+
 
 @dataclass(frozen=True)
 class Step:

@@ -125,18 +125,18 @@ def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
     limit = ""
     if failed:
         lightest = failed[0]
-        limit = (f"; at {_words(lightest.step.load)} the latency already failed "
+        limit = (f"; at {lightest.step.load.words} the latency already failed "
                  f"({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS")
     if choice.load is None:
         lightest = points[0]
         lighter = _lighter(config, lightest, loads)
         if lighter is not None:
             return Reading("next", lighter, None, None, None,
-                           f"no measured load kept the latency thresholds; the lightest, {_words(lightest.step.load)}, "
+                           f"no measured load kept the latency thresholds; the lightest, {lightest.step.load.words}, "
                            f"broke them ({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS: "
-                           f"{_words(lighter)} is the lightest load expected to carry the target", None)
+                           f"{lighter.words} is the lightest load expected to carry the target", None)
         return Reading("unreachable", lightest.step.load, None, None, None,
-                       f"no load kept the latency thresholds: even the lightest measured, {_words(lightest.step.load)}, "
+                       f"no load kept the latency thresholds: even the lightest measured, {lightest.step.load.words}, "
                        f"broke them ({lightest.failure or 'latency'}); this storage cannot carry this workload within "
                        "its thresholds", None)
     at = {c.step.load: c for c in usable}
@@ -144,10 +144,10 @@ def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
         known = at.get(choice.load)
         return Reading("next", choice.load, known.step.iops if known else target, known.read_ms if known else None,
                        known.log_ms if known else None,
-                       f"from the sweep's curve ({choice.basis}): {_words(choice.load)} should reach the target of "
+                       f"from the sweep's curve ({choice.basis}): {choice.load.words} should reach the target of "
                        f"{target:,.0f} IOPS within the thresholds; this run confirms it", choice.max_passing_iops)
     best = at[choice.load]
-    carried = f"{best.step.iops:,.0f} transactional IOPS at {_words(choice.load)}"
+    carried = f"{best.step.iops:,.0f} transactional IOPS at {choice.load.words}"
     if best.confirmed:
         return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms,
                        f"the target of {target:,.0f} IOPS is out of reach: the most this storage carried within every "
@@ -165,6 +165,3 @@ def _lighter(config: TestConfig, failed: CurvePoint, loads: Sequence[Load]) -> L
     wanted = failed.step.load.effective * min(1.0, 1.05 * config.target_transactional_iops / max(failed.step.iops, 1e-9))
     return next((load for load in loads if load.effective >= wanted), loads[-1])
 
-
-def _words(load: Load) -> str:
-    return f"{load.threads} threads / SluggishSessions {load.sluggish}"
