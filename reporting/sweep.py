@@ -12,6 +12,8 @@ from typing import Any
 
 from engine.model.config import TestConfig
 from engine.results.schema import IntervalSample, Sweep, SweepStep
+from engine.run.steps import as_step
+from engine.run.sweep import measured_bracket
 from engine.tuning.advisor import Advice
 from reporting import palette
 from reporting.charts import Level, Line, Mark, Span, line_chart
@@ -92,15 +94,11 @@ def judged(sweep: Sweep) -> SweepStep | None:
 
 
 def bracket(sweep: Sweep) -> tuple[SweepStep, SweepStep] | None:
-    """The heaviest step that kept the thresholds and the lightest heavier one that broke them: the limit lies between."""
-    kept = [s for s in sweep.steps if _kind(s) == "kept"]
-    if not kept:
-        return None
-    heaviest = max(kept, key=lambda s: s.effective_load)
-    above = [s for s in sweep.steps if _kind(s) == "broke" and s.effective_load > heaviest.effective_load]
-    if not above:
-        return None
-    return heaviest, min(above, key=lambda s: s.effective_load)
+    """The heaviest step that kept the thresholds and the lightest heavier one that broke them: the limit lies between
+    (`engine.run.sweep.measured_bracket`)."""
+    by_load = {as_step(s).load: s for s in sweep.steps}
+    found = measured_bracket([as_step(s) for s in sweep.steps])
+    return None if found is None else (by_load[found[0].load], by_load[found[1].load])
 
 
 def chosen(advice: Advice | None) -> Advice | None:

@@ -138,8 +138,8 @@ class Measurement:
             window.decided = True
             window.warmup_intervals = index
         ended = steps.end_index is not None and window.total_intervals != steps.end_index
-        if ended:
-            window.total_intervals = steps.end_index or index + 1
+        if steps.end_index is not None:
+            window.total_intervals = steps.end_index
         total_s = window.total_intervals * self.config.sample_interval_s
         self._emit(IntervalEvent(sample=IntervalSample(
             interval=index, phase=phase, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s,

@@ -152,6 +152,19 @@ class Sweep:
         return None if index in measured else self.loads[index]
 
 
+def measured_bracket(steps: Sequence[Step]) -> tuple[Step, Step] | None:
+    """Among measured steps, the heaviest that kept the thresholds and the lightest heavier one that broke them
+    (host-bound ones aside), as a sweep reads them: the limit lies between; None until both are measured."""
+    loads = sorted({step.load for step in steps}, key=lambda load: load.effective)
+    if not loads:
+        return None
+    low, high = Sweep(loads, loads[0]).bracket(steps)
+    if low is None or high is None:
+        return None
+    latest = {step.load: step for step in steps}
+    return latest[loads[low]], latest[loads[high]]
+
+
 @dataclass(frozen=True)
 class SweepPlan:
     """What a sweep runs: its ladder of loads, where it starts, and how each step settles and is judged."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from engine.model.config import TestConfig
 from engine.results.schema import RunResult, SweepStep
+from engine.run.steps import as_step
 from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
 
@@ -89,9 +90,8 @@ def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[Curv
         for s in result.sweep.steps:
             if not measured_storage(s):
                 continue
-            load = Load(s.threads, s.sluggish_sessions)
-            step = Step(load, s.transactional_iops, s.latency_ok, s.host_bound)
-            by_load[load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.failure)
+            step = as_step(s)
+            by_load[step.load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.failure)
     for p in points:
         load = Load(p.threads, p.sluggish_sessions)
         by_load[load] = CurvePoint(Step(load, p.achieved_iops, p.latency_passed), True, p.read_ms, p.log_ms,

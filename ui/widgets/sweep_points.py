@@ -17,7 +17,7 @@ from engine.results.schema import HostFigures, IntervalSample, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA
 from engine.run.measurement import RunningVerdict
 from engine.run.steps import host_bound
-from engine.run.sweep import Load, Step, Sweep
+from engine.run.sweep import Load, Step, measured_bracket
 
 READ_AVG = "average database read latency"
 
@@ -61,16 +61,10 @@ class StepPoint:
 
 def bracket(points: list[StepPoint]) -> tuple[StepPoint, StepPoint] | None:
     """The heaviest step that kept the thresholds and the lightest that broke them above it, as the sweep reads
-    them (`engine.run.sweep.Sweep.bracket`); None until both are measured."""
+    them (`engine.run.sweep.measured_bracket`); None until both are measured."""
     by_load = {point.load: point for point in points}
-    if not by_load:
-        return None
-    loads = sorted(by_load, key=lambda load: load.effective)
-    steps = [Step(point.load, point.iops, point.latency_ok, not point.telling) for point in points]
-    low, high = Sweep(loads, loads[0]).bracket(steps)
-    if low is None or high is None:
-        return None
-    return by_load[loads[low]], by_load[loads[high]]
+    found = measured_bracket([Step(point.load, point.iops, point.latency_ok, not point.telling) for point in points])
+    return None if found is None else (by_load[found[0].load], by_load[found[1].load])
 
 
 class LiveSweep:
