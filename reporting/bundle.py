@@ -14,7 +14,7 @@ from engine.model.config import TestConfig
 from engine.model.validation import problems_from_validation_error
 from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
 from engine.results.schema import IntervalSample, RunResult
-from engine.run.measurement import rebuild_result
+from engine.run.samples import rebuild_result
 from engine.store.rows import RunRow
 from engine.store.sqlite import Store
 

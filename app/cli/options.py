@@ -66,8 +66,8 @@ def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | Non
     wanted = set(paths) if paths is not None else None
     group = parser.add_argument_group("test settings")
     for option in flagged():
-        if (wanted is not None and option.path not in wanted) or option.kind == "path":
-            continue
+        if (wanted is not None and option.path not in wanted) or "[]" in option.path:
+            continue  # each database's folders are flags of `init`, one value per database
         assert option.flag is not None
         kwargs: dict[str, Any] = {"dest": _dest(option), "default": None, "help": (prefix + option.help()).replace("%", "%%")}
         if option.kind == "duration":
@@ -80,6 +80,8 @@ def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | Non
             kwargs.update(type=number_type(int, option.flag), metavar="N")
         elif option.kind == "float":
             kwargs.update(type=number_type(float, option.flag), metavar="X")
+        elif option.kind == "path":
+            kwargs.update(type=lambda text: str(path_type(text)), metavar="DIR")
         else:
             kwargs.update(metavar="TEXT")
         group.add_argument(option.flag, **kwargs)

@@ -32,6 +32,7 @@ from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAG
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
 SMALL_LOG_SECTOR_BYTES = 512
+PREFORMAT_CHUNK_BYTES = 32 * 1024  # a log file is preformatted in pieces of this size
 
 
 class FileSafetyError(Exception):
@@ -188,8 +189,10 @@ def prepare_logs(
     db_id: bytes,
     *,
     unbuffered: bool,
+    sector_bytes: int = SECTOR_BYTES,
 ) -> list[Path]:
-    """Make the instance's circular set of preformatted 1 MiB log files.
+    """Make the instance's circular set of preformatted 1 MiB log files, sealed in `sector_bytes` sectors
+    (the size the log is written in, which the header records, so a checksum pass reads them back whole).
 
     Existing files are reused only when they carry a Jetwise log header.
     """
@@ -199,10 +202,11 @@ def prepare_logs(
     try:
         for slot in range(LOG_FILES_PER_DATABASE):
             path = log_file_path(folder, index, slot)
-            header = LogFileHeader(db_id, LOG_FILE_SIZE_BYTES, slot, SECTOR_BYTES, now_ns())
+            header = LogFileHeader(db_id, LOG_FILE_SIZE_BYTES, slot, sector_bytes, now_ns())
             pack_log_header(buffer.view, header)
-            sectors = LOG_FILE_SIZE_BYTES // SECTOR_BYTES
-            writer.fill_log_sectors(buffer.view[SECTOR_BYTES:], 1, sectors - 1, 0)
+            for at in range(SECTOR_BYTES, LOG_FILE_SIZE_BYTES, PREFORMAT_CHUNK_BYTES):
+                length = min(PREFORMAT_CHUNK_BYTES, LOG_FILE_SIZE_BYTES - at)
+                writer.fill_log_write(buffer.view[at:], length, 0, at, sector_bytes)
             if path.exists():
                 try:
                     read_log_header(path)
@@ -217,6 +221,41 @@ def prepare_logs(
     finally:
         buffer.release()
     return paths
+
+
+def existing_logs(folder: Path, index: int, db_id: bytes) -> list[tuple[Path, LogFileHeader]]:
+    """The instance's log files as a test left them, to be read back (never written): those that carry
+    a Jetwise log header of this database. A foreign file or another database's log raises FileSafetyError."""
+    found = []
+    for slot in range(LOG_FILES_PER_DATABASE):
+        path = log_file_path(folder, index, slot)
+        if not path.exists():
+            continue
+        try:
+            header = read_log_header(path)
+        except FormatError as exc:
+            raise FileSafetyError(f"{exc}; Jetwise reads back only the log files it wrote") from exc
+        if header.db_id != db_id:
+            raise FileSafetyError(f"{path} is a log of another database than the one beside it; "
+                                  "Jetwise checks a database's logs only with their own database")
+        found.append((path, header))
+    return found
+
+
+def backup_file_path(folder: Path, index: int) -> Path:
+    return folder / f"Jetwise{index + 1:03d}.jwbak"
+
+
+def prepare_backup_file(path: Path) -> None:
+    """Make room for a new backup copy at `path`: an earlier Jetwise backup there (its header says so) is
+    deleted; any other file is refused."""
+    if not path.exists():
+        return
+    try:
+        read_database_header(path)
+    except FormatError as exc:
+        raise FileSafetyError(f"{exc}; Jetwise does not replace files it did not create") from exc
+    path.unlink()
 
 
 def remove_jetwise_files(paths: list[Path]) -> list[Path]:

@@ -113,13 +113,6 @@ class BlockWriter:
             stamp(buf, sector * SECTOR_BYTES, page_no, seq, sector)
         struct.pack_into("<I", buf, _CHECKSUM_OFFSET, zlib.crc32(buf[_CHECKSUMMED_FROM:page_bytes]))
 
-    def fill_log_sectors(self, buf: memoryview, first_sector: int, count: int, generation: int) -> None:
-        """Write `count` 4 KiB log sectors into `buf`, from sector `first_sector` of the file, of log `generation`."""
-        for i in range(count):
-            start = self._rng.randrange(self._pool_span)
-            buf[i * SECTOR_BYTES : (i + 1) * SECTOR_BYTES] = self._pool[start : start + SECTOR_BYTES]
-        self._seal_log_sectors(buf, count * SECTOR_BYTES, generation, first_sector * SECTOR_BYTES, SECTOR_BYTES)
-
     def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int) -> None:
         """Fill `buf[0:length]` with whole log sectors bound for `file_offset` of log `generation`.
 
@@ -156,6 +149,24 @@ def log_sector_fault(
         return _checksum_fault(buf, stored, sector_bytes, verify)
     holds = f"log sector {at // sector_bytes} of generation {number}"
     return _misplaced(buf, magic, LOG_SECTOR_MAGIC, sector_db == db_id, holds, sector_bytes)
+
+
+def log_scan_fault(buf: memoryview, db_id: bytes, file_offset: int, sector_bytes: int) -> Fault | None:
+    """Check a log sector met by a checksum pass, which knows where it is but not which generation it holds:
+    ours, written for `file_offset`, with a checksum that holds."""
+    magic, _version, _kind, stored, sector_db, number, at = _HEADER.unpack_from(buf, 0)
+    if magic == LOG_SECTOR_MAGIC and sector_db == db_id and at == file_offset:
+        return _checksum_fault(buf, stored, sector_bytes, True)
+    holds = f"log sector {at // sector_bytes} of generation {number}"
+    return _misplaced(buf, magic, LOG_SECTOR_MAGIC, sector_db == db_id, holds, sector_bytes)
+
+
+def database_header_fault(buf: memoryview, db_id: bytes) -> Fault | None:
+    """Check page 0 of a database read back: its file header, of this database, with a checksum that holds."""
+    magic, _version, _kind, stored, file_db, _number, _seq = _HEADER.unpack_from(buf, 0)
+    if magic == DB_FILE_MAGIC and file_db == db_id:
+        return _checksum_fault(buf, stored, SECTOR_BYTES, True)
+    return _misplaced(buf, magic, DB_FILE_MAGIC, file_db == db_id, "another database's header", SECTOR_BYTES)
 
 
 def log_header_fault(buf: memoryview, db_id: bytes, verify: bool) -> Fault | None:

@@ -28,6 +28,7 @@ __all__ = [  # the parts in engine.model.profile are read through here too
     "MIN_FLUSH_START_PAGES",
     "PAGE_SIZE_BYTES",
     "RUNNABLE_TEST_TYPES",
+    "SCAN_TEST_TYPES",
     "SCHEMA_VERSION",
     "DatabaseSource",
     "DatabaseSpec",
@@ -60,7 +61,7 @@ MAX_THREADS = 4096
 
 
 class TestType(StrEnum):
-    """The Jetstress test types. Performance and Stress run in this version."""
+    """The Jetstress test types. Soft recovery does not run in this version yet."""
 
     PERFORMANCE = "performance"
     STRESS = "stress"
@@ -69,7 +70,9 @@ class TestType(StrEnum):
     DATABASE_CHECKSUM = "database_checksum"
 
 
-RUNNABLE_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS})
+# Tests that read the databases through once instead of running transactions for a time.
+SCAN_TEST_TYPES = frozenset({TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP})
+RUNNABLE_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS}) | SCAN_TEST_TYPES
 
 
 class DatabaseSource(StrEnum):
@@ -206,6 +209,22 @@ class TestConfig(ConfigPart):
         "sector numbers are still checked.",
         json_schema_extra=cli("--verify-checksum"),
     )
+    checksum_read_kib: int = Field(
+        64, ge=32, le=4096, multiple_of=32, title="Checksum read size (KiB)",
+        description="Database Checksum: the size of each sequential read (64 KiB as Jetstress reads); whole pages.",
+        json_schema_extra=cli("--checksum-read-kib", unit="KiB"),
+    )
+    backup_read_kib: int = Field(
+        256, ge=32, le=4096, multiple_of=32, title="Backup read size (KiB)",
+        description="Database Backup: the size of each sequential read (256 KiB as a streaming backup reads); whole pages.",
+        json_schema_extra=cli("--backup-read-kib", unit="KiB"),
+    )
+    backup_path: Path | None = Field(
+        None, title="Backup folder",
+        description="Database Backup: also write each database's copy here (Jetstress's BackupToDisk), as "
+        "Jetwise001.jwbak and so on; a copy an earlier backup left there is replaced.",
+        json_schema_extra=cli("--backup-path", default_words="read only, no copy written"),
+    )
     seed: int | None = Field(
         None, title="Random seed", description="Fixes the I/O pattern, to repeat a run exactly.",
         json_schema_extra=cli("--seed", default_words="a new pattern each run"),
@@ -238,6 +257,16 @@ class TestConfig(ConfigPart):
     def standard_duration_s(self) -> float:
         """The qualification length of this test type: 2 h Performance, 24 h Stress."""
         return 86400.0 if self.test_type == TestType.STRESS else 7200.0
+
+    @property
+    def scans(self) -> bool:
+        """The test reads each database through once (Checksum, Backup) instead of running transactions."""
+        return self.test_type in SCAN_TEST_TYPES
+
+    @property
+    def scan_read_bytes(self) -> int:
+        kib = self.backup_read_kib if self.test_type == TestType.DATABASE_BACKUP else self.checksum_read_kib
+        return kib * 1024
 
     @property
     def threshold_set_name(self) -> str:

@@ -129,7 +129,8 @@ def check_rules(config: TestConfig) -> list[Problem]:
         problems.append(
             Problem(
                 "test_type",
-                f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; choose performance or stress",
+                f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; "
+                "choose performance, stress, database checksum or database backup",
             )
         )
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]

@@ -139,31 +139,31 @@ def judge(
             if stats.count == 0:
                 continue
             value = stats.avg_latency_ms() if statistic == "avg" else stats.max_latency_ms()
-            criterion = _criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
+            criterion = make_criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(f"{criterion} ({set_name})")
         if cache is not None and name in cache and measured:
             stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
-            criterion = _criterion(STALLS_CRITERION, name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
+            criterion = make_criterion(STALLS_CRITERION, name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(str(criterion))
         if reads.count == 0 and measured:
             # Every reason that fails a run has its criterion, so the table never shows only passes under a FAIL.
-            criteria.append(_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
+            criteria.append(make_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
             served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
             mine.append(
                 f"{name}: no database reads completed in the measured window"
                 + ("; the database cache holds the whole database, so test a database larger than the cache" if served else "")
             )
         if logs.count == 0 and writes.count and measured:
-            criteria.append(_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
+            criteria.append(make_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
             mine.append(f"{name}: no log writes completed in the measured window")
         if not continuing:
             for group in tally.ordered():
                 code, _ = ese_error(group.first.kind, group.first.unit)
-                criteria.append(_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
+                criteria.append(make_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
                 mine.append(f"{name}: {describe(group)}")
         instance_reasons[name] = mine
         reasons.extend(mine)
@@ -172,7 +172,7 @@ def judge(
     floor = _floor(config)
     if measured:
         achieved = total_transfers / measured_s
-        iops = _criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")
+        iops = make_criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")
         criteria.append(iops)
         if not iops.passed:
             reasons.append(
@@ -213,7 +213,7 @@ def _unmeasured_words(config: TestConfig, measured_s: float) -> str:
     return f"IOPS and latency were not measured: {when}; they are not judged"
 
 
-def _criterion(name: str, instance: str | None, value: float, limit: float, unit: str, comparison: str) -> Criterion:
+def make_criterion(name: str, instance: str | None, value: float, limit: float, unit: str, comparison: str) -> Criterion:
     passed = value <= limit if comparison == "<=" else value >= limit
     return Criterion(name=name, instance=instance, value=value, limit=limit, unit=unit,
                      comparison="<=" if comparison == "<=" else ">=", passed=passed)

@@ -10,13 +10,15 @@ A run that crashed before its end is rebuilt through the same path from its samp
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import interval_figures
+from engine.results.scans import CORRECTABLE_NOTE, judge_scan, scan_result
 from engine.results.schema import (
     Figures,
     HostFigures,
@@ -29,11 +31,12 @@ from engine.results.schema import (
     RunTimes,
     Sweep,
 )
-from engine.results.verdict import Verdict, judge
+from engine.results.verdict import judge
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
-from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats, split_totals
+from engine.workload.scan import ScanTally
+from engine.workload.stats import InstanceInterval, split_totals
 
 LogFn = Callable[[str, str], None]
 
@@ -50,6 +53,11 @@ class RunEnd:
     unbuffered_io: bool = True
     io_detail: str = ""
     notes: list[str] = field(default_factory=list)
+    scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
+
+
+# A scan (Checksum, Backup) lasts as long as the databases take to read: its window is open-ended, within this bound.
+SCAN_LIMIT_S = 30 * 86400.0
 
 
 class Measurement:
@@ -65,7 +73,9 @@ class Measurement:
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.host_samples: list[HostFigures] = []
         self.steps: SweepSteps | None = None
-        if sweep is None:
+        if config.scans:  # measured from the first read to the last, however long that takes
+            self.window = MeasureWindow(0, math.ceil(SCAN_LIMIT_S / config.sample_interval_s))
+        elif sweep is None:
             self.window = MeasureWindow(*interval_counts(config), settle)
         else:  # a load sweep: its steps settle one by one, within the sweep's budget
             self.window = MeasureWindow(sweep.min_settle, sweep.budget_intervals - sweep.min_settle, sweep.settle)
@@ -159,6 +169,8 @@ class Measurement:
 
     def run_kind(self) -> RunKind:
         config = self.config
+        if config.scans:
+            return RunKind.QUALIFICATION
         if self.window.settle is None and self.steps is None and config.duration_s >= config.standard_duration_s:
             return RunKind.QUALIFICATION
         return RunKind.TUNING
@@ -176,14 +188,20 @@ class Measurement:
             aborted = "Run aborted: nothing was measured"
         streams, cache = split_totals(totals)
         errors = {name: part.errors for name, part in self.totals.items()}
-        verdict = judge(
-            config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
-            errors=errors,
-        )
+        scan = None
+        if config.scans:
+            scan = scan_result(config, end.scans, measured_s)
+            verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
+            notes.append(CORRECTABLE_NOTE)
+        else:
+            verdict = judge(
+                config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
+                errors=errors,
+            )
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
         cpu = [s.cpu_percent for s in host_samples]
-        bound = host_bound(host_samples)
+        bound = host_bound(host_samples) and not config.scans
         if bound:
             note = (f"Host-bound: the processors were {sum(cpu) / len(cpu):.0f} % busy on average while measuring, so "
                     "the engine, not the storage, may have set the pace; the advisor does not read this run as a "
@@ -214,7 +232,7 @@ class Measurement:
             run_kind=run_kind,
             host_bound=bound,
             errors=errors,
-        ).model_copy(update={"sweep": sweep})
+        ).model_copy(update={"sweep": sweep, "scan": scan})
 
     def _judged_step(
         self, notes: list[str]
@@ -240,100 +258,3 @@ class Measurement:
             why = "no step kept every latency threshold; the lightest"
         notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.words}, {why})")
         return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record
-
-
-def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
-    """A stream's counters as far as a sample's figures tell them (no histogram: no percentiles)."""
-    stats = StreamStats()
-    count = round(figures.rate(stream) * seconds)
-    stats.count = count
-    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
-    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
-    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
-    return stats
-
-
-def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
-    """Each instance's counters as far as a sample tells them, to total and judge like live intervals."""
-    parts = {}
-    for row in sample.instances:
-        part = InstanceInterval(row.name)
-        for stream in STREAMS:
-            stats = _stats_from(row, stream, sample.duration_s)
-            if stats.count:
-                part.streams[stream] = stats
-        part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * sample.duration_s)
-        if row.db_cache_hit_ratio is not None:
-            part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
-        parts[row.name] = part
-    return parts
-
-
-def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
-    """Add what a sample tells of each instance to `totals` (instances it does not name are left alone)."""
-    for name, part in parts_from_sample(sample).items():
-        if name in totals:
-            totals[name].merge(part)
-
-
-class RunningVerdict:
-    """The engine's own verdict applied to the measured samples so far (the window's running verdict)."""
-
-    def __init__(self, config: TestConfig) -> None:
-        self.config = config
-        self.step: int | None = None
-        self._start()
-
-    def _start(self) -> None:
-        config = self.config
-        self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
-                       for i in range(config.database_count)}
-        self.measured_s = 0.0
-
-    def add(self, sample: IntervalSample) -> None:
-        if sample.phase != "measure":
-            return
-        if sample.step != self.step:  # a sweep's next step: judged on its own, at its own setting
-            self.step = sample.step
-            if sample.threads is not None and sample.sluggish_sessions is not None:
-                self.config = at_load(self.config, Load(sample.threads, sample.sluggish_sessions))
-            self._start()
-        merge_sample(self.totals, sample)
-        self.measured_s += sample.duration_s
-
-    def verdict(self) -> Verdict:
-        streams, cache = split_totals(self.totals)
-        return judge(self.config, streams, self.measured_s, cache=cache)
-
-
-def rebuild_result(
-    config: TestConfig, samples: Sequence[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
-) -> RunResult:
-    """The aborted result of a run that ended without writing one, from the samples it recorded.
-
-    The samples go through the same measurement as a live run; criteria are judged on
-    the figures they carry (percentiles are lost, as samples keep no histograms).
-    """
-    measured = [s for s in samples if s.phase == "measure"]
-    if measured and measured[-1].step is not None:  # a sweep: the last step measured, at its setting
-        final = measured[-1]
-        measured = [sample for sample in measured if sample.step == final.step]
-        if final.threads is not None and final.sluggish_sessions is not None:
-            config = at_load(config, Load(final.threads, final.sluggish_sessions))
-    measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
-    for sample in measured:
-        merge_sample(measurement.totals, sample)
-        measurement.host_samples.append(sample.host)
-    reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
-    measured_s = sum(s.duration_s for s in measured)
-    first = samples[0].time_utc if samples else None
-    last = samples[-1].time_utc if samples else None
-    end = RunEnd(
-        measured_s=measured_s,
-        aborted_reason=f"Run aborted: {reason}",
-        times=RunTimes(test_start_utc=first, test_end_utc=last,
-                       collection_start_utc=measured[0].time_utc if measured else None, collection_end_utc=last),
-        notes=["Rebuilt from the samples recorded before the run stopped"
-               + ("" if reads else "; none of them was measured") + "."],
-    )
-    return measurement.result(run_id, end, backend_name="", simulated=False)

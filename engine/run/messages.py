@@ -20,8 +20,9 @@ from multiprocessing.synchronize import Event
 from typing import Any
 
 from engine.io.platform import IoBackend
+from engine.workload.scan import ScanTally
 
-MESSAGE_VERSION = 1  # raise it whenever a message or its fields change
+MESSAGE_VERSION = 2  # raise it whenever a message or its fields change
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,16 @@ class IntervalCounters:
 
 
 @dataclass(frozen=True, slots=True)
+class ScanReport:
+    """A Checksum or Backup test's scan of one database ended (done, or stopped): what it found, and when it ended."""
+
+    worker_id: int
+    instance_index: int
+    tally: ScanTally
+    ended_ns: int
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerLog:
     """A line for the test log."""
 
@@ -93,7 +104,8 @@ class WorkerDone:
 
 
 WorkerMessage = (
-    WorkerHello | DatabaseProgress | WorkerReady | IntervalCounters | WorkerLog | WorkerIoError | WorkerCrash | WorkerDone
+    WorkerHello | DatabaseProgress | WorkerReady | IntervalCounters | ScanReport | WorkerLog | WorkerIoError | WorkerCrash
+    | WorkerDone
 )
 
 

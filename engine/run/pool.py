@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.platform.lifetime import contain_children
 from engine.io.preflight import validate_config
-from engine.model.config import TestConfig
+from engine.model.config import TestConfig, TestType
 from engine.model.validation import Problem
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent, ProgressEvent
 from engine.results.schema import HostFigures, HostInfo, RunTimes
@@ -28,6 +28,7 @@ from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
     IntervalCounters,
+    ScanReport,
     WorkerCrash,
     WorkerDone,
     WorkerHello,
@@ -38,12 +39,17 @@ from engine.run.messages import (
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.worker import assign_instances
+from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
     from engine.run.runner import Runner
 
 START_DELAY_S = 0.3
+SCAN_WORDS = {  # what a scan does while it measures, as Jetstress's test log says it
+    TestType.DATABASE_CHECKSUM: "Verifying database checksums",
+    TestType.DATABASE_BACKUP: "Backing up databases",
+}
 EXIT_GRACE_S = 0.5  # how long an exited worker's last messages get to arrive before it is called dead
 
 
@@ -112,6 +118,8 @@ class _PoolRun:
         self.refused: set[int] = set()  # workers that speak another message version: not listened to
         self.measuring_announced = False
         self.applied_load = measurement.load  # a sweep's load the workers were last told
+        self.scans: dict[int, ScanTally] = {}  # a Checksum or Backup test: each database's scan, as it ended
+        self.scan_end_ns: int | None = None  # when the last scan ended: the end of the run
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -183,6 +191,8 @@ class _PoolRun:
                 runner.log(text, level)
             case DatabaseProgress(instance_index=index, done_bytes=done_bytes, total_bytes=total_bytes):
                 self._on_progress(index, done_bytes, total_bytes)
+            case ScanReport(instance_index=index, tally=tally, ended_ns=ended_ns):
+                self._on_scan(index, tally, ended_ns)
             case WorkerReady(worker_id=worker_id):
                 self.ready.add(worker_id)
                 if len(self.ready) == len(self.workers) and not self.workers.stopping:
@@ -226,8 +236,9 @@ class _PoolRun:
             self.set_phase(Phase.WARMING_UP)
             self.runner.log(f"Attaining prerequisites: warm-up for {self.measurement.warmup_intervals * self.interval_s:g} s")
         else:
-            self.set_phase(Phase.MEASURING)
+            self.set_phase(Phase.MEASURING, SCAN_WORDS.get(self.config.test_type, ""))
             self.measuring_announced = True
+            self.progress.clear()  # a scan's progress is counted afresh from here
 
     def _drain_until_done(self, worker_id: int) -> bool:
         """An exited worker: act on its last messages; False if its done never came."""
@@ -254,12 +265,26 @@ class _PoolRun:
         self.progress[instance] = (done_bytes, total_bytes)
         done = sum(d for d, _ in self.progress.values())
         total = self.config.database_size_bytes * self.config.database_count
+        if self.phase == Phase.MEASURING:  # a scan: the databases as they are, with their logs for a checksum
+            total = sum(t for _, t in self.progress.values())
         elapsed = max(1e-3, now - self.progress_started)
         rate = max(0, done - self.progress_base) / elapsed
         eta = (total - done) / rate if rate > 0 else None
         self.runner.emit(
-            ProgressEvent(phase=Phase.PREPARING, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
+            ProgressEvent(phase=self.phase, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
         )
+
+    def _on_scan(self, instance: int, tally: ScanTally, ended_ns: int) -> None:
+        """A database's scan ended; once every database's has, the run ends with the last."""
+        self.scans[instance] = tally
+        if len(self.scans) < self.config.database_count or self.scan_end_ns is not None:
+            return
+        end = max(self.t0_ns, ended_ns) if all(t.complete for t in self.scans.values()) else None
+        if end is None or self.workers.stopping:
+            return
+        self.scan_end_ns = end
+        self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
+        self.workers.end_at(end)
 
     def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
         merged = {name: InstanceInterval(name) for name in self.measurement.names}
@@ -283,8 +308,9 @@ class _PoolRun:
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
         end = start + self.interval_ns
-        if self.stop_at_ns is not None:
-            end = min(end, self.stop_at_ns)
+        for stop in (self.stop_at_ns, self.scan_end_ns):
+            if stop is not None:
+                end = min(end, stop)
         return start, end
 
     def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
@@ -314,7 +340,7 @@ class _PoolRun:
         self.pending.clear()
         measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
         planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
-        end = planned_end if self.stop_at_ns is None else min(planned_end, self.stop_at_ns)
+        end = min(stop for stop in (planned_end, self.stop_at_ns, self.scan_end_ns) if stop is not None)
         measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
         aborted_reason = None
         if self.engine_error is not None:
@@ -343,4 +369,5 @@ class _PoolRun:
             unbuffered_io=self.representative,
             io_detail=self.io_detail,
             notes=notes,
+            scans=dict(self.scans),
         )

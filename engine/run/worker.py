@@ -19,15 +19,28 @@ import threading
 import time
 import traceback
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
-from engine.io.files import CreationInterruptedError, CreationProgress, database_file_path, log_sector_bytes, prepare_database, prepare_logs
+from engine.io.files import (
+    CreationInterruptedError,
+    CreationProgress,
+    backup_file_path,
+    database_file_path,
+    existing_logs,
+    log_sector_bytes,
+    prepare_backup_file,
+    prepare_database,
+    prepare_logs,
+)
+from engine.io.pages import SECTOR_BYTES, FormatError, read_database_header
 from engine.io.platform import IoBackend, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig, TestType
 from engine.model.units import format_bytes
 from engine.run.messages import (
     DatabaseProgress,
     IntervalCounters,
+    ScanReport,
     WorkerChannels,
     WorkerCrash,
     WorkerDone,
@@ -41,6 +54,7 @@ from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.load import share
+from engine.workload.scan import Scan, ScanTarget
 from engine.workload.stats import InstanceInterval, IntervalBucket
 
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
@@ -102,6 +116,10 @@ class _Worker:
     def say(self, text: str, level: str) -> None:
         self.log(text, level)
 
+    def on_damage(self, instance: str, problem: IoProblem) -> None:
+        """A damaged page or a failed read met by a scan: logged (each once, `ErrorLines`), counted; the scan goes on."""
+        self._error_lines.note(instance, problem)
+
     def on_io_error(self, instance: str, problem: IoProblem) -> None:
         """Log an I/O error of a named kind (each bad block once, `ErrorLines`); its count travels with the
         interval counters. The first stops the run unless errors are to be tolerated."""
@@ -138,7 +156,7 @@ class _Worker:
                 header = prepare_database(
                     self.backend,
                     path,
-                    config.database_pages,
+                    self._pages_for(path),
                     config.database_source,
                     unbuffered=self.spec.unbuffered,
                     progress=progress,
@@ -148,8 +166,7 @@ class _Worker:
             except CreationInterruptedError as exc:
                 self.log(str(exc), "warning")
                 return None
-            log_paths = prepare_logs(self.backend, spec.log_path, index, header.db_id, unbuffered=self.spec.unbuffered)
-            sector = log_sector_bytes(self.backend, log_paths[0], unbuffered=self.spec.unbuffered)
+            log_paths, sector = self._logs(spec.log_path, index, header.db_id)
             self.log(f"{name}: log written in {sector}-byte sectors")
             plans.append(
                 InstancePlan(
@@ -165,16 +182,65 @@ class _Worker:
             )
         return plans
 
+    def _pages_for(self, path: Path) -> int:
+        """A test of transactions needs the databases at the size the configuration gives; a scan checks or
+        backs up a Jetwise database as it is, whatever size the test that made it gave it."""
+        if self.config.scans and path.exists():
+            try:
+                return read_database_header(path).pages_planned
+            except FormatError:
+                pass  # prepare_database refuses it, and says why
+        return self.config.database_pages
+
+    def _logs(self, folder: Path, index: int, db_id: bytes) -> tuple[list[Path], int]:
+        """The instance's log files and the sector size they are written in.
+
+        A scan reads back the logs a test left (it never writes them); other tests preformat them in the
+        sector size the device takes for unbuffered writes, probed in the first file.
+        """
+        unbuffered = self.spec.unbuffered
+        if self.config.scans:
+            found = existing_logs(folder, index, db_id)
+            if found:
+                return [path for path, _ in found], found[0][1].sector_bytes
+        paths = prepare_logs(self.backend, folder, index, db_id, unbuffered=unbuffered)
+        if self.config.scans:
+            return paths, SECTOR_BYTES
+        sector = log_sector_bytes(self.backend, paths[0], unbuffered=unbuffered)
+        if sector != SECTOR_BYTES:  # sealed again in the sector size the log stream writes, which the header records
+            paths = prepare_logs(self.backend, folder, index, db_id, unbuffered=unbuffered, sector_bytes=sector)
+        return paths, sector
+
+    def _scans(self, plans: list[InstancePlan], clock: RunClock) -> list[Scan]:
+        config = self.config
+        checksum = config.test_type == TestType.DATABASE_CHECKSUM
+        scans = []
+        for plan in plans:
+            copy_to = None
+            if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
+                config.backup_path.mkdir(parents=False, exist_ok=True)
+                copy_to = backup_file_path(config.backup_path, plan.index)
+                prepare_backup_file(copy_to)
+            logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths) if checksum else ()
+            target = ScanTarget(plan.index, plan.name, plan.db_path, plan.db_id, plan.pages, logs, copy_to)
+
+            def progress(done: int, total: int, index: int = plan.index) -> None:
+                self.send(DatabaseProgress(self.worker_id, index, done, total))
+
+            scans.append(Scan(self.backend, target, clock, config.scan_read_bytes, unbuffered=self.spec.unbuffered,
+                              errors=self.on_damage, say=self.say, progress=progress))
+        return scans
+
     def measure(self, plans: list[InstancePlan]) -> None:
         interval_ns = int(self.config.sample_interval_s * 1e9)
         channels = self.channels
         t0 = int(channels.t0_ns.value)
         planned_end = t0 + self.spec.total_intervals * interval_ns
         clock = self.clock = RunClock(t0_ns=t0, interval_ns=interval_ns, stop_at_ns=planned_end)
-        instances = [
+        instances: list[Any] = [
             Instance(self.backend, plan, self.config, clock, self.on_io_error, self.say, unbuffered=self.spec.unbuffered)
             for plan in plans
-        ]
+        ] if not self.config.scans else self._scans(plans, clock)
         while time.perf_counter_ns() < t0:
             time.sleep(min(0.05, max(0.0, (t0 - time.perf_counter_ns()) / 1e9)))
         load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
@@ -182,8 +248,10 @@ class _Worker:
             instance.start()
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
+        reported: set[str] = set()
         while time.perf_counter_ns() < clock.stop_at_ns:
             load = self._follow_load(instances, load)
+            self._report_scans(instances, reported)
             end_at = int(channels.end_at_ns.value)
             if end_at:
                 clock.stop_at_ns = min(clock.stop_at_ns, end_at)
@@ -195,10 +263,19 @@ class _Worker:
         if stuck:
             self.log(f"{', '.join(stuck)}: an I/O did not complete within {JOIN_TIMEOUT_S:g} s of the stop", "warning")
         collector.join()
+        self._report_scans(instances, reported, everyone=True)
         self._send_remaining(instances)
         if not stuck:
             for instance in instances:
                 instance.close()
+
+    def _report_scans(self, instances: list[Any], reported: set[str], everyone: bool = False) -> None:
+        """Tell the runner of each scan that ended (all of them at the end of the run, however far they got):
+        when every database is scanned, the runner ends the run."""
+        for scan in instances:
+            if isinstance(scan, Scan) and scan.name not in reported and (everyone or scan.finished):
+                reported.add(scan.name)
+                self.send(ScanReport(self.worker_id, scan.target.index, scan.tally, scan.ended_ns or time.perf_counter_ns()))
 
     def _follow_load(self, instances: list[Instance], current: tuple[int, ...]) -> tuple[int, ...]:
         """Apply the load the runner asks for now (a load sweep's step), if it changed."""
@@ -214,10 +291,11 @@ class _Worker:
 
     # collection ----------------------------------------------------------------------
 
-    def _collect_loop(self, instances: list[Instance]) -> None:
+    def _collect_loop(self, instances: list[Any]) -> None:
         clock = self.clock
         assert clock is not None
-        warming = _CacheWarmth(instances, self.spec.warmup_intervals, clock.interval_ns / 1e9, self.log)
+        warming = None if self.config.scans else _CacheWarmth(instances, self.spec.warmup_intervals,
+                                                               clock.interval_ns / 1e9, self.log)
         index = 0
         while True:
             due = clock.t0_ns + (index + 1) * clock.interval_ns + int(COLLECT_GRACE_S * 1e9)
@@ -228,9 +306,10 @@ class _Worker:
                 return
             self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances})
             index += 1
-            warming.report(index)
+            if warming is not None:
+                warming.report(index)
 
-    def _send_remaining(self, instances: list[Instance]) -> None:
+    def _send_remaining(self, instances: list[Any]) -> None:
         by_index: dict[int, dict[str, list[IntervalBucket]]] = defaultdict(lambda: defaultdict(list))
         for instance in instances:
             for meter in instance.meters:

@@ -18,6 +18,7 @@ from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
     IntervalCounters,
+    ScanReport,
     WorkerCrash,
     WorkerDone,
     WorkerHello,
@@ -29,6 +30,7 @@ from engine.run.messages import (
 )
 from engine.run.processes import UnreadableMessage, WorkerProcesses
 from engine.run.runner import Runner
+from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval, StreamStats
 from tests.conftest import small_config
 
@@ -46,6 +48,8 @@ EVERY_KIND: list[WorkerMessage] = [
     DatabaseProgress(1, 3, 1 << 20, 8 << 20),
     WorkerReady(1),
     IntervalCounters(0, 7, _counters()),
+    ScanReport(1, 2, ScanTally(pages_total=64, pages_seen=64, pages_damaged={"bad_checksum": 1},
+                               first_damaged=[(17, 17 * 32768, "bad_checksum")], complete=True), 123_456_789),
     WorkerLog(1, "warning", "Instance 2: log written in 4096-byte sectors"),
     WorkerIoError(0, "Instance 1: I/O error (Input/output error); the test stopped"),
     WorkerCrash(1, "ValueError: no such page", 'Traceback (most recent call last):\n  File "worker.py"'),

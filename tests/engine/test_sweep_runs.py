@@ -11,7 +11,7 @@ from engine.model.config import TestConfig, default_config
 from engine.protocol import LogEvent
 from engine.results.document import read_samples
 from engine.results.schema import Outcome
-from engine.run.measurement import rebuild_result
+from engine.run.samples import rebuild_result
 from engine.run.simulation import PROFILES, runner_for
 from engine.run.sweep import SWEEP_BUDGET_S, plan_sweep
 from engine.tuning.advisor import advise_session

@@ -25,7 +25,7 @@ from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
 from engine.results.schema import Criterion, IntervalSample, RunResult
-from engine.run.measurement import RunningVerdict
+from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE

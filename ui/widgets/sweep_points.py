@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from engine.model.config import TestConfig
 from engine.results.schema import HostFigures, IntervalSample, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA
-from engine.run.measurement import RunningVerdict
+from engine.run.samples import RunningVerdict
 from engine.run.steps import host_bound
 from engine.run.sweep import Load, Step, measured_bracket
 

@@ -1,0 +1,117 @@
+"""A Database Checksum or Database Backup test's result: each database's scan, and the verdict on it.
+
+Pass only when every page of every database was read and none was damaged (and, for a
+checksum, no log sector either). A damaged page is named by kind, with the ESE error a
+database engine raises for it, and the first one's place; a stopped scan says how far it
+got and is judged aborted, like any stopped run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.io.files import backup_file_path, database_file_path
+from engine.io.pages import ErrorKind
+from engine.model.config import TestConfig, TestType
+from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Outcome, ScanResult
+from engine.results.verdict import Verdict, make_criterion
+from engine.workload.errors import PAGE, ese_error, title
+from engine.workload.scan import ScanTally
+
+DAMAGED_PAGES = "damaged database pages"
+DAMAGED_LOG_SECTORS = "damaged log sectors"
+PAGES_READ = "database pages read"
+CORRECTABLE_NOTE = (
+    "Correctable pages: always 0. A Jetwise page carries one CRC-32 over the whole page and no error-correcting "
+    "code, so a damaged page can be found and classified but not corrected, however small the damage."
+)
+
+
+def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: float) -> ScanResult:
+    """Each database's scan as the result document keeps it; a database whose scan never reported has nothing seen."""
+    rows = []
+    for index, spec in enumerate(config.databases):
+        tally = tallies.get(index) or ScanTally()
+        damaged = tally.pages_damaged
+        copy = config.backup_path if config.test_type == TestType.DATABASE_BACKUP else None
+        pages = _pages(config, index, tally)
+        rows.append(DatabaseScan(
+            instance=config.instance_name(index),
+            database_file=str(database_file_path(spec.database_path, index)),
+            pages=pages,
+            seen_pages=tally.pages_seen,
+            bad_pages=damaged.get(ErrorKind.CHECKSUM, 0),
+            wrong_page_number_pages=damaged.get(ErrorKind.WRONG_NUMBER, 0),
+            uninitialised_pages=damaged.get(ErrorKind.UNINITIALISED, 0),
+            unreadable_pages=damaged.get(ErrorKind.DISK_IO, 0) + damaged.get(ErrorKind.SHORT_READ, 0),
+            bytes_read=tally.bytes_read,
+            seconds=tally.database_seconds or tally.seconds,
+            complete=tally.complete,
+            first_damaged=[DamagedPage(page=page, offset=offset, kind=ErrorKind(kind))
+                           for page, offset, kind in tally.first_damaged],
+            log_files=tally.log_files,
+            log_sectors_seen=tally.log_sectors_seen,
+            log_sectors_damaged=sum(tally.log_sectors_damaged.values()),
+            backup_file=str(backup_file_path(copy, index)) if copy is not None and tally.bytes_written else "",
+            bytes_written=tally.bytes_written,
+        ))
+    return ScanResult(read_bytes=config.scan_read_bytes, databases=rows, seconds=seconds)
+
+
+def _pages(config: TestConfig, index: int, tally: ScanTally) -> int:
+    """The pages of the database as scanned: the file's own size, which a scan reads whatever the configuration says."""
+    return tally.pages_total or config.database_pages
+
+
+def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | None, failure_reasons: list[str]) -> Verdict:
+    checksum = config.test_type == TestType.DATABASE_CHECKSUM
+    criteria: list[Criterion] = []
+    reasons: list[str] = list(failure_reasons)
+    instance_reasons: dict[str, list[str]] = {}
+    for row in scan.databases:
+        mine: list[str] = []
+        criteria.append(make_criterion(DAMAGED_PAGES, row.instance, row.damaged_pages, 0, "", "<="))
+        if row.damaged_pages:
+            mine.append(damage_words(row))
+        if checksum:
+            criteria.append(make_criterion(DAMAGED_LOG_SECTORS, row.instance, row.log_sectors_damaged, 0, "", "<="))
+            if row.log_sectors_damaged:
+                mine.append(f"{row.instance}: {row.log_sectors_damaged:,} damaged log sector"
+                            f"{'s' if row.log_sectors_damaged != 1 else ''} in {row.log_files} log files; "
+                            "the test log names each")
+        criteria.append(make_criterion(PAGES_READ, row.instance, row.seen_pages, row.pages, "", ">="))
+        if row.seen_pages < row.pages and aborted_reason is None:
+            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {row.database_file} were read")
+        instance_reasons[row.instance] = mine
+        reasons.extend(mine)
+    outcomes = {name: Outcome.FAIL if words else Outcome.PASS for name, words in instance_reasons.items()}
+    if aborted_reason is not None:
+        covered = sum(r.seen_pages for r in scan.databases)
+        total = sum(r.pages for r in scan.databases)
+        share = covered / total if total else 0.0
+        reasons.insert(0, f"{aborted_reason}; the scan covered {covered:,} of {total:,} pages ({share:.0%}), "
+                          "and what it covered is reported")
+        return Verdict(Outcome.ABORTED, criteria, reasons, {n: Outcome.ABORTED for n in outcomes}, instance_reasons)
+    return Verdict(Outcome.FAIL if reasons else Outcome.PASS, criteria, reasons, outcomes, instance_reasons)
+
+
+def damage_words(row: DatabaseScan) -> str:
+    """A database's damaged pages in one line: how many of each kind, with ESE's error, and where the first was."""
+    kinds = [
+        (ErrorKind.CHECKSUM, row.bad_pages), (ErrorKind.WRONG_NUMBER, row.wrong_page_number_pages),
+        (ErrorKind.UNINITIALISED, row.uninitialised_pages), (ErrorKind.DISK_IO, row.unreadable_pages),
+    ]
+    parts = [f"{count:,} {title(kind, PAGE)} (ESE {ese_error(kind, PAGE)[0]})" for kind, count in kinds if count]
+    where = ""
+    if row.first_damaged:
+        first = row.first_damaged[0]
+        where = f"; the first at page {first.page:,}, byte offset {first.offset:,}"
+    plural = "s" if row.damaged_pages != 1 else ""
+    return (f"{row.instance}: {row.damaged_pages:,} damaged page{plural} of {row.pages:,} in {row.database_file}: "
+            f"{', '.join(parts)}{where}")
+
+
+def megabytes(nbytes: float) -> float:
+    """Bytes in Jetstress's megabytes (MiB), as its Checksum and Backup tables count them."""
+    return nbytes / (1024 * 1024)
+

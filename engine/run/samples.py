@@ -1,0 +1,136 @@
+"""What a run's samples tell after the fact: the running verdict the window shows, and a killed run's result.
+
+Both read the samples as they were recorded (`IntervalSample`), through the same totals and
+verdict as a live run (`Measurement`); samples keep no histograms, so percentiles are lost.
+A Checksum or Backup test killed before its end is rebuilt with how far each database's scan
+got, from the bytes its samples read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.results.schema import Figures, IntervalSample, RunResult, RunTimes
+from engine.results.verdict import Verdict, judge
+from engine.run.measurement import Measurement, RunEnd
+from engine.run.settling import SettleRule
+from engine.run.steps import at_load
+from engine.run.sweep import Load
+from engine.workload.scan import ScanTally
+from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats, split_totals
+
+
+def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
+    """A stream's counters as far as a sample's figures tell them (no histogram: no percentiles)."""
+    stats = StreamStats()
+    count = round(figures.rate(stream) * seconds)
+    stats.count = count
+    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
+    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
+    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
+    return stats
+
+
+def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
+    """Each instance's counters as far as a sample tells them, to total and judge like live intervals."""
+    parts = {}
+    for row in sample.instances:
+        part = InstanceInterval(row.name)
+        for stream in STREAMS:
+            stats = _stats_from(row, stream, sample.duration_s)
+            if stats.count:
+                part.streams[stream] = stats
+        part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * sample.duration_s)
+        if row.db_cache_hit_ratio is not None:
+            part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
+        parts[row.name] = part
+    return parts
+
+
+def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
+    """Add what a sample tells of each instance to `totals` (instances it does not name are left alone)."""
+    for name, part in parts_from_sample(sample).items():
+        if name in totals:
+            totals[name].merge(part)
+
+
+class RunningVerdict:
+    """The engine's own verdict applied to the measured samples so far (the window's running verdict)."""
+
+    def __init__(self, config: TestConfig) -> None:
+        self.config = config
+        self.step: int | None = None
+        self._start()
+
+    def _start(self) -> None:
+        config = self.config
+        self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
+                       for i in range(config.database_count)}
+        self.measured_s = 0.0
+
+    def add(self, sample: IntervalSample) -> None:
+        if sample.phase != "measure":
+            return
+        if sample.step != self.step:  # a sweep's next step: judged on its own, at its own setting
+            self.step = sample.step
+            if sample.threads is not None and sample.sluggish_sessions is not None:
+                self.config = at_load(self.config, Load(sample.threads, sample.sluggish_sessions))
+            self._start()
+        merge_sample(self.totals, sample)
+        self.measured_s += sample.duration_s
+
+    def verdict(self) -> Verdict:
+        streams, cache = split_totals(self.totals)
+        return judge(self.config, streams, self.measured_s, cache=cache)
+
+
+def rebuild_result(
+    config: TestConfig, samples: Sequence[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
+) -> RunResult:
+    """The aborted result of a run that ended without writing one, from the samples it recorded.
+
+    The samples go through the same measurement as a live run; criteria are judged on
+    the figures they carry (percentiles are lost, as samples keep no histograms).
+    """
+    measured = [s for s in samples if s.phase == "measure"]
+    if measured and measured[-1].step is not None:  # a sweep: the last step measured, at its setting
+        final = measured[-1]
+        measured = [sample for sample in measured if sample.step == final.step]
+        if final.threads is not None and final.sluggish_sessions is not None:
+            config = at_load(config, Load(final.threads, final.sluggish_sessions))
+    measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
+    for sample in measured:
+        merge_sample(measurement.totals, sample)
+        measurement.host_samples.append(sample.host)
+    reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
+    measured_s = sum(s.duration_s for s in measured)
+    first = samples[0].time_utc if samples else None
+    last = samples[-1].time_utc if samples else None
+    end = RunEnd(
+        measured_s=measured_s,
+        aborted_reason=f"Run aborted: {reason}",
+        times=RunTimes(test_start_utc=first, test_end_utc=last,
+                       collection_start_utc=measured[0].time_utc if measured else None, collection_end_utc=last),
+        notes=["Rebuilt from the samples recorded before the run stopped"
+               + ("" if reads else "; none of them was measured") + "."],
+    )
+    if config.scans:
+        end.scans = _scans_so_far(config, measurement.totals)
+        damaged = sum(part.errors.total or sum(s.errors for s in part.streams.values())
+                      for part in measurement.totals.values())
+        if damaged:
+            end.notes.append(f"{damaged:,} damaged pages or log sectors were met before the test stopped; the samples "
+                             "keep their count, not their kinds, and the test log names each")
+    return measurement.result(run_id, end, backend_name="", simulated=False)
+
+
+def _scans_so_far(config: TestConfig, totals: Mapping[str, InstanceInterval]) -> dict[int, ScanTally]:
+    """How far each database's scan got, by the bytes its samples read (the database first, then its logs)."""
+    scans = {}
+    for index in range(config.database_count):
+        part = totals.get(config.instance_name(index))
+        read = part.streams.get(DB_READ) if part is not None else None
+        nbytes = read.bytes if read is not None else 0
+        scans[index] = ScanTally(pages_total=config.database_pages, pages_seen=nbytes // PAGE_SIZE_BYTES, bytes_read=nbytes)
+    return scans

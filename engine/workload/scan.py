@@ -1,0 +1,271 @@
+"""Sequential scans of a database and its logs: the Database Checksum and Database Backup tests.
+
+A scan reads a database file from its first page to its last in large unbuffered reads
+(64 KiB for a checksum, 256 KiB for a backup, as Jetstress reads), and checks every page
+as `engine.io.pages` defines it: the file header on page 0, then each page's number,
+database and CRC-32. A checksum pass goes on through the instance's log files, sector by
+sector. A backup may write what it read to a copy of the database (`copy_to`).
+
+One reader thread keeps the disk busy while the scan thread checks the buffer read
+before (both release the interpreter's lock in the read and in the CRC), so checking
+costs the disk almost nothing. Each database has its own scan, so many databases are
+scanned in parallel, as Jetstress does. A damaged page is counted by kind (`ScanTally`),
+in the interval's I/O errors (so the samples and the report's error table carry it) and
+logged like any I/O error, and the scan goes on: a checksum pass wants every bad page.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.io.pages import SECTOR_BYTES, ErrorKind, database_header_fault, log_header_fault, log_scan_fault, page_fault
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile
+from engine.model.config import PAGE_SIZE_BYTES
+from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, timed_io
+from engine.workload.context import report as report_problem
+from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem
+from engine.workload.stats import DB_READ, LOG_READ, ThreadMeter
+
+READS_IN_FLIGHT = 3  # buffers passed between the reader and the checker
+FIRST_DAMAGED_SHOWN = 20  # damaged pages a scan lists by number, beyond its counts by kind
+PROGRESS_EVERY_S = 0.5
+
+ProgressFn = Callable[[int, int], None]  # bytes done, bytes in all
+
+
+@dataclass(frozen=True)
+class ScanTarget:
+    """One database instance to scan: its database file, and the log files a checksum pass reads after it."""
+
+    index: int
+    name: str
+    db_path: Path
+    db_id: bytes
+    pages: int
+    log_paths: tuple[tuple[Path, int], ...] = ()  # each log file with its sector size
+    copy_to: Path | None = None  # a backup's copy of the database
+
+    @property
+    def total_bytes(self) -> int:
+        return self.pages * PAGE_SIZE_BYTES + sum(path.stat().st_size for path, _ in self.log_paths)
+
+
+@dataclass
+class ScanTally:
+    """What a scan of one database found, and how long it took: sent to the runner when it ends."""
+
+    pages_total: int = 0  # pages in the file, its header page included
+    pages_seen: int = 0
+    pages_damaged: dict[str, int] = field(default_factory=dict)  # by ErrorKind
+    first_damaged: list[tuple[int, int, str]] = field(default_factory=list)  # page, byte offset, ErrorKind
+    bytes_read: int = 0
+    log_files: int = 0
+    log_sectors_seen: int = 0
+    log_sectors_damaged: dict[str, int] = field(default_factory=dict)
+    bytes_written: int = 0
+    database_seconds: float = 0.0
+    seconds: float = 0.0
+    complete: bool = False
+
+    def damaged(self, kind: ErrorKind, page: int, offset: int) -> None:
+        self.pages_damaged[kind.value] = self.pages_damaged.get(kind.value, 0) + 1
+        if len(self.first_damaged) < FIRST_DAMAGED_SHOWN:
+            self.first_damaged.append((page, offset, kind.value))
+
+
+class Scan:
+    """The scan of one database (and, for a checksum, its logs), on a thread of its own."""
+
+    def __init__(
+        self,
+        backend: IoBackend,
+        target: ScanTarget,
+        clock: RunClock,
+        read_bytes: int,
+        *,
+        unbuffered: bool,
+        errors: ErrorSink,
+        say: Say,
+        progress: ProgressFn,
+    ) -> None:
+        if read_bytes % PAGE_SIZE_BYTES:
+            raise ValueError(f"a scan reads whole pages: {read_bytes} is not a multiple of {PAGE_SIZE_BYTES}")
+        self.target = target
+        self.name = target.name
+        self.read_bytes = read_bytes
+        self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path))
+        self.read_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
+        self.check_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
+        self.meters = (self.read_meter, self.check_meter)
+        self.tally = ScanTally(pages_total=target.pages)
+        self._progress = progress
+        self._total = target.total_bytes
+        self._done = 0
+        self._reported = 0.0
+        self._file_bytes = 0
+        self.ended_ns = 0  # when the scan ended (perf_counter_ns, the run's clock)
+        self._thread = threading.Thread(target=self._run, name=f"scan-{target.name}", daemon=True)
+        self._finished = threading.Event()
+
+    # the thread ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    @property
+    def finished(self) -> bool:
+        return self._finished.is_set()
+
+    def close(self) -> None:
+        """Nothing stays open between reads: each file is closed as its scan leaves it."""
+
+    def _stopped(self) -> bool:
+        return self.ctx.clock.stop.is_set()
+
+    def _run(self) -> None:
+        started = time.perf_counter()
+        self._progress(0, self._total)
+        try:
+            self._scan_database()
+            self.tally.database_seconds = time.perf_counter() - started
+            for path, sector_bytes in self.target.log_paths:
+                if self._stopped():
+                    break
+                self._scan_log(path, sector_bytes)
+            self.tally.complete = not self._stopped()
+        finally:
+            self.tally.seconds = time.perf_counter() - started
+            self.ended_ns = time.perf_counter_ns()
+            self._progress(self._done, self._total)
+            self._finished.set()
+
+    def _advance(self, nbytes: int) -> None:
+        self._done += nbytes
+        now = time.monotonic()
+        if now - self._reported >= PROGRESS_EVERY_S:
+            self._reported = now
+            self._progress(self._done, self._total)
+
+    # the database ----------------------------------------------------------------------
+
+    def _scan_database(self) -> None:
+        target, ctx = self.target, self.ctx
+        backend = ctx.backend
+        total = target.pages * PAGE_SIZE_BYTES
+        buffers = [backend.allocate(self.read_bytes) for _ in range(READS_IN_FLIGHT)]
+        copy = None
+        try:
+            with backend.open_file(target.db_path, create=False, writable=False, unbuffered=ctx.unbuffered,
+                                   write_through=False) as handle:
+                if target.copy_to is not None:
+                    copy = backend.open_file(target.copy_to, create=True, writable=True, unbuffered=ctx.unbuffered,
+                                             write_through=False)
+                self._file_bytes = handle.size_bytes()
+                for buffer, offset, length, read in self._pipeline(handle, buffers, total):
+                    self._check_pages(buffer.view, offset, length, read)
+                    if copy is not None and read:
+                        copy.write_from(buffer, offset, length)
+                        self.tally.bytes_written += length
+                    self._advance(length)
+                if copy is not None:
+                    copy.flush()
+        finally:
+            if copy is not None:
+                copy.close()
+            for buffer in buffers:
+                buffer.release()
+
+    def _pipeline(self, handle: IoFile, buffers: list[AlignedBuffer], total: int) -> Iterator[tuple[AlignedBuffer, int, int, bool]]:
+        """Yield each read of `handle` in order, (buffer, offset, length, read ok), while the next ones are read."""
+        free: queue.Queue[AlignedBuffer] = queue.Queue()
+        for buffer in buffers:
+            free.put(buffer)
+        full: queue.Queue[tuple[AlignedBuffer, int, int, bool] | None] = queue.Queue()
+        abandoned = threading.Event()
+
+        def read_all() -> None:
+            try:
+                for offset in range(0, total, self.read_bytes):
+                    buffer = free.get()
+                    if self._stopped() or abandoned.is_set():
+                        break
+                    length = min(self.read_bytes, total - offset)
+                    done = timed_io(self.ctx, self.read_meter, DB_READ, handle, buffer, offset, length)
+                    full.put((buffer, offset, length, done is not None))
+            finally:
+                full.put(None)
+
+        reader = threading.Thread(target=read_all, name=f"scan-read-{self.name}", daemon=True)
+        reader.start()
+        try:
+            while (item := full.get()) is not None:
+                yield item
+                free.put(item[0])
+        finally:
+            abandoned.set()
+            free.put(buffers[0])  # a reader waiting for a buffer gets one, sees it is abandoned, and ends
+            reader.join()
+
+    def _check_pages(self, view: memoryview, offset: int, length: int, read: bool) -> None:
+        target, tally = self.target, self.tally
+        first = offset // PAGE_SIZE_BYTES
+        count = length // PAGE_SIZE_BYTES
+        tally.pages_seen += count
+        tally.bytes_read += length if read else 0
+        for i in range(count):
+            page = first + i
+            at = page * PAGE_SIZE_BYTES
+            if not read:  # the read failed: its error is counted once, and each of its pages is unreadable
+                beyond = at + PAGE_SIZE_BYTES > self._file_bytes
+                tally.damaged(ErrorKind.SHORT_READ if beyond else ErrorKind.DISK_IO, page, at)
+                continue
+            block = view[i * PAGE_SIZE_BYTES:]
+            if page == 0:
+                fault = database_header_fault(block, target.db_id)
+            else:
+                fault = page_fault(block, target.db_id, page, PAGE_SIZE_BYTES, True)
+            if fault is not None:
+                kind, found = fault
+                tally.damaged(kind, page, at)
+                report_problem(self.ctx, self.check_meter,
+                               IoProblem(kind, DB_READ, str(target.db_path), PAGE, page, at, found=found))
+
+    # the logs --------------------------------------------------------------------------
+
+    def _scan_log(self, path: Path, sector_bytes: int) -> None:
+        ctx, tally = self.ctx, self.tally
+        size = path.stat().st_size
+        buffer = ctx.backend.allocate(size)
+        try:
+            with ctx.backend.open_file(path, create=False, writable=False, unbuffered=ctx.unbuffered,
+                                       write_through=False) as handle:
+                done = timed_io(ctx, self.read_meter, LOG_READ, handle, buffer, 0, size, unit=LOG_SECTOR,
+                                block_bytes=sector_bytes)
+            tally.log_files += 1
+            if done is not None:
+                self._check_log(buffer.view, path, size, sector_bytes)
+        finally:
+            buffer.release()
+        self._advance(size)
+
+    def _check_log(self, view: memoryview, path: Path, size: int, sector_bytes: int) -> None:
+        tally, db_id = self.tally, self.target.db_id
+        faults = [(0, log_header_fault(view, db_id, True))]
+        faults += [(at, log_scan_fault(view[at:], db_id, at, sector_bytes)) for at in range(SECTOR_BYTES, size, sector_bytes)]
+        tally.log_sectors_seen += len(faults)
+        for at, fault in faults:
+            if fault is None:
+                continue
+            kind, found = fault
+            tally.log_sectors_damaged[kind.value] = tally.log_sectors_damaged.get(kind.value, 0) + 1
+            report_problem(self.ctx, self.check_meter,
+                           IoProblem(kind, LOG_READ, str(path), LOG_SECTOR, at // sector_bytes, at, found=found))
