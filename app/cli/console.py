@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem, Severity
-from engine.protocol import IntervalEvent, LogEvent, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.results.scans import megabytes, row_words
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 
@@ -36,10 +37,12 @@ class ConsoleRenderer:
         self.stream = stream
         self.tty = stream.isatty()
         self.last_progress = 0.0
+        self.scans = False  # a Checksum or Backup test: its samples are read rates, not transactions
 
     def __call__(self, event: BaseModel) -> None:
         s = self.stream
         if isinstance(event, StartEvent):
+            self.scans = event.config.scans
             if event.session:
                 print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
         elif isinstance(event, PhaseEvent):
@@ -50,6 +53,12 @@ class ConsoleRenderer:
             sample = event.sample
             sm = sample.summary
             phase = "warm-up" if sample.phase == "warmup" else "measure"
+            if self.scans:
+                damaged = sum(row.io_errors for row in sample.instances)
+                print(f"   [read {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
+                      f"{format_bytes(sm.db_reads_per_s * sm.db_read_avg_bytes)}/s | DB read {sm.db_read_avg_latency_ms:.2f} ms "
+                      f"(max {sm.db_read_max_latency_ms:.1f}) | {damaged:,} damaged | CPU {sample.host.cpu_percent:.0f} %", file=s)
+                return
             print(
                 f"   [{phase} {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
                 f"IOPS {sm.transactional_iops:,.1f} | DB read {sm.db_read_avg_latency_ms:.2f} ms "
@@ -70,8 +79,9 @@ class ConsoleRenderer:
             return
         self.last_progress = now
         eta = format_duration(event.eta_s) if event.eta_s is not None else "?"
+        doing = "reading databases" if event.phase == Phase.MEASURING else "creating databases"
         line = (
-            f"   creating databases: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
+            f"   {doing}: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
             f"({format_bytes(event.rate_bytes_per_s)}/s, ETA {eta})"
         )
         print(("\r" + line) if self.tty else line, end="" if self.tty else "\n", file=self.stream)
@@ -85,6 +95,13 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
     for reason in summary.reasons:
         print(f"  - {reason}", file=stream)
+    if result.scan is not None:
+        scan = result.scan
+        print(f"Read {format_bytes(scan.bytes_read)} of {len(scan.databases)} database(s) in {scan.seconds:.1f} s "
+              f"({megabytes(scan.bytes_per_s):,.1f} MB/s for the server), in {scan.read_bytes // 1024} KiB reads", file=stream)
+        for database in scan.databases:
+            print(f"  {row_words(database)}", file=stream)
+        return
     if not was_measured(result):
         print(f"Nothing measured: {summary.measured_s:.1f} s of measurement, less than one sample interval; "
               "IOPS and latency are not judged", file=stream)

@@ -49,6 +49,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     config = load_or_say(args.config, sys.stderr)
     if config is None:
         return ExitCode.INVALID
+    if config.scans:
+        raise UsageError(f"{args.config}: a {config.test_type.value.replace('_', ' ')} test reads each database through "
+                         "once and has no thread count to tune; tune a performance or stress test of these databases")
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
     if output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")

@@ -6,16 +6,17 @@ touch, each problem tied to its field like the model's own validation.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections import defaultdict
 from pathlib import Path
 
-from engine.io.files import database_file_path, log_file_path
+from engine.io.files import backup_file_path, database_file_path, log_file_path
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
-from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig, TestType
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 
@@ -89,6 +90,15 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                                 f"this profile sizes it at {format_bytes(config.database_size_bytes)}",
                                 Severity.WARNING,
                             ))
+                    elif config.scans:
+                        if header.pages_planned != config.database_pages:
+                            problems.append(Problem(
+                                field,
+                                f"{db_file} is {'checked' if config.test_type == TestType.DATABASE_CHECKSUM else 'backed up'} "
+                                f"as it is ({format_bytes(header.pages_planned * PAGE_SIZE_BYTES)}); this profile sizes "
+                                f"it at {format_bytes(config.database_size_bytes)}",
+                                Severity.WARNING,
+                            ))
                     elif header.pages_planned != config.database_pages:
                         problems.append(Problem(
                             field,
@@ -101,6 +111,13 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 elif config.database_source == DatabaseSource.ATTACH:
                     problems.append(Problem(field, f"{db_file} does not exist: there is no database to attach"))
                     needed = 0
+                elif config.scans:
+                    problems.append(Problem(
+                        field,
+                        f"{db_file} does not exist yet: the test creates it ({format_bytes(needed)}) and then reads a "
+                        "database no load has touched; run it after a Performance or Stress test on these folders",
+                        Severity.WARNING,
+                    ))
                 if config.database_source == DatabaseSource.ATTACH:
                     needed = 0
                 needs[device] += needed
@@ -113,6 +130,8 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 needs[device] += needed
                 device_paths[device].append(f"log {index + 1}")
     problems += _lock_problems(config)
+    if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
+        problems += _backup_problems(config, needs, device_paths, device_folder)
 
     for device, needed in needs.items():
         folder = device_folder[device]
@@ -128,12 +147,48 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
     return problems, probes
 
 
+def _backup_problems(
+    config: TestConfig, needs: dict[int, int], device_paths: dict[int, list[str]], device_folder: dict[int, Path]
+) -> list[Problem]:
+    """The backup folder of a Database Backup to disk: usable, free of foreign files where a copy goes, and its
+    volume's share of the space (each database's copy, less the copies an earlier backup left to be replaced)."""
+    folder_path = config.backup_path
+    assert folder_path is not None
+    folder, missing = existing_folder(folder_path)
+    if folder is None:
+        return [Problem("backup_path", missing or f"{folder_path} is not usable")]
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return [Problem("backup_path", f"{folder} is not writable for this user")]
+    problems = []
+    device = os.stat(folder).st_dev
+    device_folder.setdefault(device, folder)
+    for index, spec in enumerate(config.databases):
+        copy = backup_file_path(folder_path, index)
+        size = config.database_size_bytes
+        db_file = database_file_path(spec.database_path, index)
+        with contextlib.suppress(FormatError, OSError):
+            size = read_database_header(db_file).pages_planned * PAGE_SIZE_BYTES
+        if copy.exists():
+            try:
+                read_database_header(copy)
+            except FormatError as exc:
+                problems.append(Problem("backup_path", f"{exc}; Jetwise does not replace files it did not create: "
+                                                       "move it or choose another backup folder"))
+                continue
+            size = max(0, size - copy.stat().st_size)
+        needs[device] += size
+        device_paths[device].append(f"backup {index + 1}")
+    return problems
+
+
 def run_folders(config: TestConfig) -> list[tuple[str, Path]]:
-    """Each database and log folder a run works in, with the field that names it, once each."""
+    """Each database, log and backup folder a run works in, with the field that names it, once each."""
     seen: dict[Path, str] = {}
     for index, spec in enumerate(config.databases):
         for attr in ("database_path", "log_path"):
             seen.setdefault(Path(os.path.abspath(getattr(spec, attr))), f"databases[{index}].{attr}")
+    if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
+        seen.setdefault(Path(os.path.abspath(config.backup_path)), "backup_path")
     return [(field, folder) for folder, field in seen.items()]
 
 
@@ -168,7 +223,7 @@ def _first_field_on(config: TestConfig, device: int) -> str:
             folder, _ = existing_folder(getattr(spec, attr))
             if folder is not None and os.stat(folder).st_dev == device:
                 return f"databases[{index}].{attr}"
-    return "databases"
+    return "backup_path" if config.backup_path is not None else "databases"
 
 
 def validate_config(config: TestConfig, backend: IoBackend) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:

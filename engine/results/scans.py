@@ -95,6 +95,30 @@ def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | No
     return Verdict(Outcome.FAIL if reasons else Outcome.PASS, criteria, reasons, outcomes, instance_reasons)
 
 
+def scan_words(config: TestConfig) -> str:
+    """What a Checksum or Backup test does, for the head of its test log."""
+    checksum = config.test_type == TestType.DATABASE_CHECKSUM
+    words = (f"{'Database checksum' if checksum else 'Database backup'} test begins: {config.database_count} "
+             f"database(s) read through at once in sequential {config.scan_read_bytes // 1024} KiB reads, every page verified")
+    if checksum:
+        words += ", then each instance's log files, sector by sector"
+    elif config.backup_path is not None:
+        words += f"; each database is copied to {config.backup_path}"
+    return words
+
+
+def row_words(row: DatabaseScan) -> str:
+    """One database's scan in one line, for the test log."""
+    rate = megabytes(row.bytes_per_s)
+    words = (f"{row.instance}: {row.seen_pages:,} of {row.pages:,} pages read in {row.seconds:.1f} s "
+             f"({rate:,.1f} MB/s), {row.damaged_pages:,} damaged")
+    if row.log_files:
+        words += f"; {row.log_files} log files, {row.log_sectors_damaged:,} damaged sectors"
+    if row.backup_file:
+        words += f"; copied to {row.backup_file}"
+    return words
+
+
 def damage_words(row: DatabaseScan) -> str:
     """A database's damaged pages in one line: how many of each kind, with ESE's error, and where the first was."""
     kinds = [

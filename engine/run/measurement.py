@@ -18,7 +18,7 @@ from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import interval_figures
-from engine.results.scans import CORRECTABLE_NOTE, judge_scan, scan_result
+from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
     Figures,
     HostFigures,
@@ -72,6 +72,7 @@ class Measurement:
         self.names = [config.instance_name(i) for i in range(config.database_count)]
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.host_samples: list[HostFigures] = []
+        self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
         if config.scans:  # measured from the first read to the last, however long that takes
             self.window = MeasureWindow(0, math.ceil(SCAN_LIMIT_S / config.sample_interval_s))
@@ -120,6 +121,8 @@ class Measurement:
         if phase == "measure":
             self.host_samples.append(host)
         total_s = self.total_intervals * self.config.sample_interval_s
+        if self.config.scans:  # a scan ends when the databases are read: its remaining time is the read's
+            total_s = elapsed_s + (self.eta_s or 0.0)
         sample = IntervalSample(
             interval=index,
             phase=phase,
@@ -193,6 +196,8 @@ class Measurement:
             scan = scan_result(config, end.scans, measured_s)
             verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
             notes.append(CORRECTABLE_NOTE)
+            for row in scan.databases:
+                self._log(row_words(row), "info")
         else:
             verdict = judge(
                 config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),

@@ -270,6 +270,8 @@ class _PoolRun:
         elapsed = max(1e-3, now - self.progress_started)
         rate = max(0, done - self.progress_base) / elapsed
         eta = (total - done) / rate if rate > 0 else None
+        if self.phase == Phase.MEASURING:
+            self.measurement.eta_s = eta
         self.runner.emit(
             ProgressEvent(phase=self.phase, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
         )

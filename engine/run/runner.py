@@ -23,6 +23,7 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
 from engine.results.document import output_folder_problem
+from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
@@ -145,6 +146,9 @@ class Runner:
     def _log_settings(self) -> None:
         """What the test runs with, at the head of its test log, as the Jetstress test log has it."""
         config = self.config
+        if config.scans:
+            self.log(scan_words(config))
+            return
         self.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
                    f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
         pages = config.database_cache_pages

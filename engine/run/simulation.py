@@ -210,7 +210,12 @@ class ModelSource:
         self.name = SimulatedBackend(model).name
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
-        return check_rules(config), {}
+        problems = check_rules(config)
+        if config.scans:
+            problems.append(Problem("test_type", f"the simulated storage runs performance and stress tests; a "
+                                    f"{config.test_type.value.replace('_', ' ')} test reads real databases, so run it "
+                                    "on the disk"))
+        return problems, {}
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model

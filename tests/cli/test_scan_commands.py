@@ -1,0 +1,78 @@
+"""Database Checksum and Database Backup from the command line, as an engineer runs them after a test:
+the same command twice, a damaged database, a backup to disk twice, and what the CLI refuses."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from engine.io.files import backup_file_path, database_file_path
+from engine.io.pages import is_jetwise_file
+from engine.model.config import PAGE_SIZE_BYTES, load_config
+from engine.results.document import read_result
+from tests.cli.test_cli import _init_small, jetwise
+
+
+def _with_type(config: Path, test_type: str, **values: object) -> Path:
+    data = json.loads(config.read_text())
+    data.update(test_type=test_type, **values)
+    out = config.with_name(f"{test_type}.json")
+    out.write_text(json.dumps(data))
+    return out
+
+
+def test_a_checksum_after_a_performance_run_passes_twice_then_fails_on_a_damaged_page(tmp_path):
+    performance = _init_small(tmp_path)
+    assert jetwise("run", str(performance), "--output", str(tmp_path / "perf"), cwd=tmp_path).returncode == 0
+    checksum = _with_type(performance, "database_checksum")
+    assert jetwise("validate", str(checksum), cwd=tmp_path).returncode == 0
+    for run in ("first", "second"):
+        done = jetwise("run", str(checksum), "--output", str(tmp_path / run), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "== Verifying database checksums" in done.stderr and "Overall test result: PASS" in done.stderr
+        assert "Instance 2: 128 of 128 pages read" in done.stderr and "16 log files, 0 damaged sectors" in done.stderr
+    db = database_file_path(load_config(checksum).databases[1].database_path, 1)
+    fd = os.open(db, os.O_WRONLY)
+    try:
+        os.pwrite(fd, bytes(PAGE_SIZE_BYTES), 9 * PAGE_SIZE_BYTES)  # page 9 never reached the disk
+    finally:
+        os.close(fd)
+    done = jetwise("run", str(checksum), "--output", str(tmp_path / "damaged"), "--json", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Instance 2: 1 damaged page of 128" in done.stderr and "1 uninitialised page (ESE -1019)" in done.stderr
+    document = json.loads(done.stdout)
+    assert document["scan"]["databases"][1]["uninitialised_pages"] == 1
+    assert read_result(tmp_path / "damaged").scan.databases[1].first_damaged[0].page == 9
+
+
+def test_a_backup_to_disk_replaces_its_own_copy_and_refuses_a_foreign_file(tmp_path):
+    performance = _init_small(tmp_path)
+    folder = tmp_path / "Backup"
+    folder.mkdir()
+    backup = _with_type(performance, "database_backup", backup_path=str(folder))
+    for run in ("first", "second"):
+        done = jetwise("run", str(backup), "--output", str(tmp_path / run), cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "== Backing up databases" in done.stderr and "in 256 KiB reads" in done.stderr
+        copies = [backup_file_path(folder, i) for i in range(2)]
+        assert all(is_jetwise_file(copy) for copy in copies)
+        config = load_config(backup)
+        assert [c.read_bytes() for c in copies] == [
+            database_file_path(spec.database_path, i).read_bytes() for i, spec in enumerate(config.databases)
+        ]
+    foreign = backup_file_path(folder, 0)
+    foreign.unlink()
+    foreign.write_text("the customer's own file")
+    done = jetwise("validate", str(backup), cwd=tmp_path)
+    assert done.returncode == 2 and "backup_path" in done.stdout + done.stderr
+    assert "does not replace files it did not create" in done.stdout + done.stderr
+    assert foreign.read_text() == "the customer's own file"
+
+
+def test_tune_and_the_simulated_device_refuse_a_scan_with_exit_2(tmp_path):
+    checksum = _with_type(_init_small(tmp_path), "database_checksum")
+    done = jetwise("tune", str(checksum), cwd=tmp_path)
+    assert done.returncode == 2 and "has no thread count to tune" in done.stderr
+    done = jetwise("run", str(checksum), "--simulate", "flash", "--output", str(tmp_path / "sim"), cwd=tmp_path)
+    assert done.returncode == 2 and "reads real databases" in done.stderr
