@@ -47,6 +47,7 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             bytes_read=tally.bytes_read,
             seconds=tally.database_seconds or tally.seconds,
             complete=tally.complete,
+            failure=tally.failure,
             first_damaged=[DamagedPage(page=page, offset=offset, kind=ErrorKind(kind))
                            for page, offset, kind in tally.first_damaged],
             log_files=tally.log_files,
@@ -81,7 +82,8 @@ def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | No
                             "the test log names each")
         criteria.append(make_criterion(PAGES_READ, row.instance, row.seen_pages, row.pages, "", ">="))
         if row.seen_pages < row.pages and aborted_reason is None:
-            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {row.database_file} were read")
+            why = f": {row.failure}" if row.failure else ""
+            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {row.database_file} were read{why}")
         instance_reasons[row.instance] = mine
         reasons.extend(mine)
     outcomes = {name: Outcome.FAIL if words else Outcome.PASS for name, words in instance_reasons.items()}

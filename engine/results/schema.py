@@ -301,6 +301,7 @@ class DatabaseScan(_Schema):
     bytes_read: int
     seconds: float = Field(description="How long the database file took, its logs not included.")
     complete: bool = Field(description="Every page was read; False when the test stopped first.")
+    failure: str = Field("", description="What ended the scan before its end, other than a stop.")
     first_damaged: list[DamagedPage] = Field(default_factory=list, description="The first damaged pages, at most 20.")
     log_files: int = 0
     log_sectors_seen: int = 0

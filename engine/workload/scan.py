@@ -71,6 +71,7 @@ class ScanTally:
     database_seconds: float = 0.0
     seconds: float = 0.0
     complete: bool = False
+    failure: str = ""  # what ended the scan before its end, other than a stop
 
     def damaged(self, kind: ErrorKind, page: int, offset: int) -> None:
         self.pages_damaged[kind.value] = self.pages_damaged.get(kind.value, 0) + 1
@@ -142,6 +143,9 @@ class Scan:
                     break
                 self._scan_log(path, sector_bytes)
             self.tally.complete = not self._stopped()
+        except Exception as exc:  # the scan cannot go on (a file vanished, a read of a header failed): say so, keep the rest
+            self.tally.failure = f"{type(exc).__name__}: {exc}"
+            self.ctx.say(f"{self.name}: the scan ended at byte {self._done:,}: {self.tally.failure}", "error")
         finally:
             self.tally.seconds = time.perf_counter() - started
             self.ended_ns = time.perf_counter_ns()
