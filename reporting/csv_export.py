@@ -1,7 +1,10 @@
 """The interval samples as CSV, one row per interval per instance.
 
 A load sweep's samples also name their step (numbered from 1, as the report and the run's log
-number them) and the setting it ran; outside a sweep those cells are empty.
+number them) and the setting it ran; outside a sweep those cells are empty. A Database Checksum
+or Backup run adds the scan's columns and, after its samples, a row per database (phase "scan")
+with what its scan found; its sample rows leave those cells empty, and the other tests' CSV has
+no such columns.
 """
 from __future__ import annotations
 
@@ -9,6 +12,8 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from engine.results.scans import megabytes
+from engine.results.schema import DatabaseScan
 from reporting.bundle import RunBundle
 
 CSV_COLUMNS = [
@@ -20,14 +25,22 @@ CSV_COLUMNS = [
     "db_cache_hit_ratio", "database_page_fault_stalls_per_s", "cpu_percent", "available_memory_mb",
     "sweep_step", "threads", "sluggish_sessions",
 ]
+SCAN_PHASE = "scan"
+SCAN_CSV_COLUMNS = [  # DatabaseScan's own names, and its figures in Jetstress's Mbytes (MiB)
+    "database_file", "pages", "seen_pages", "complete", "bad_pages", "correctable_pages", "wrong_page_number_pages",
+    "uninitialised_pages", "unreadable_pages", "damaged_pages", "first_damaged", "bytes_read", "seconds", "mbytes_per_s",
+    "log_files", "log_sectors_seen", "log_sectors_damaged", "backup_file", "bytes_written",
+]
 
 
 def write_csv(bundle: RunBundle, path: Path) -> int:
-    """The interval samples, one row per interval per instance; returns the rows written."""
+    """The interval samples, one row per interval per instance, then a scan's databases; returns the rows written."""
+    scan = bundle.result.scan
+    blank: list[Any] = [None] * len(SCAN_CSV_COLUMNS) if scan is not None else []  # a sample row's scan cells
     rows = 0
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(CSV_COLUMNS + (SCAN_CSV_COLUMNS if scan is not None else []))
         for sample in bundle.samples:
             for row in sample.instances:
                 values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, sample.duration_s,
@@ -35,6 +48,25 @@ def write_csv(bundle: RunBundle, path: Path) -> int:
                 values += [getattr(row, key) for key in CSV_COLUMNS[6:24]]
                 values += [sample.host.cpu_percent, sample.host.available_memory_mb]
                 values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
-                writer.writerow(values)
+                writer.writerow(values + blank)
                 rows += 1
+        for database in scan.databases if scan is not None else []:
+            writer.writerow(_scan_row(database))
+            rows += 1
     return rows
+
+
+def _scan_row(database: DatabaseScan) -> list[Any]:
+    """A database's scan: the sample cells empty but its phase and instance, then the scan's cells.
+
+    `first_damaged` lists the first damaged pages as page@byte offset:kind, separated by spaces."""
+    figures = {
+        **database.model_dump(include=set(SCAN_CSV_COLUMNS)),
+        "damaged_pages": database.damaged_pages,
+        "mbytes_per_s": round(megabytes(database.bytes_per_s), 3),
+        "first_damaged": " ".join(f"{p.page}@{p.offset}:{p.kind.value}" for p in database.first_damaged),
+    }
+    cells: list[Any] = [None] * len(CSV_COLUMNS)
+    cells[CSV_COLUMNS.index("phase")] = SCAN_PHASE
+    cells[CSV_COLUMNS.index("instance")] = database.instance
+    return cells + [figures[key] for key in SCAN_CSV_COLUMNS]

@@ -1,8 +1,9 @@
 """The printable report of a run: the Jetstress sections in their order, and what Jetstress lacks.
 
 `report_model` gathers every figure the template shows, from the run's `RunBundle`;
-`render_html` renders resources/templates/report.html.j2 with the charts as inline SVG
-(or as image references, for the PDF renderer).
+`render_html` renders resources/templates/report.html.j2 (a Database Checksum or Backup run:
+scan_report.html.j2, see `reporting.scan`) with the charts as inline SVG (or as image references,
+for the PDF renderer).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from engine.version import __version__
 from reporting import palette
 from reporting.bundle import RunBundle
 from reporting.charts import Level, Line, line_chart
+from reporting.scan import scan_charts, scan_model
 from reporting.sweep import step_marks, sweep_charts, sweep_model
 
 STREAM_TITLES = {
@@ -53,8 +55,11 @@ def _load_words(load: float) -> str:
 
 
 def charts(bundle: RunBundle) -> dict[str, str]:
-    """SVG charts: IOPS and latency over time (a sweep's steps marked), a sweep's curve, and the session's curves."""
+    """SVG charts: IOPS and latency over time (a sweep's steps marked), a sweep's curve, and the session's curves;
+    of a Database Checksum or Backup run, what it read per second (it has no target and no latency limits)."""
     config = bundle.result.configuration
+    if config.scans:
+        return scan_charts(bundle.samples)
     limits = config.active_thresholds
     samples = bundle.samples
     xs = [s.elapsed_s for s in samples]
@@ -111,6 +116,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     config = result.configuration
     summary = result.summary
     advice = session_advice(bundle)
+    scan = scan_model(result) if config.scans else {}
     return {
         "result": result,
         "summary": summary,
@@ -139,6 +145,8 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "version": __version__,
         "aborted": summary.verdict == Outcome.ABORTED,
         "tuning_run": summary.run_kind == RunKind.TUNING,
+        "is_scan": config.scans,
+        **scan,
     }
 
 
@@ -149,13 +157,14 @@ def _breakable_path(path: str, for_print: bool) -> str:
     return path.replace("\\", "\\\u200b").replace("/", "/\u200b")
 
 
-def _template_text() -> str:
-    return resources.files("resources").joinpath("templates/report.html.j2").read_text(encoding="utf-8")
+def _template_text(name: str) -> str:
+    return resources.files("resources").joinpath(f"templates/{name}").read_text(encoding="utf-8")
 
 
 def _environment() -> jinja2.Environment:
     # Lenient on missing figures: a result rebuilt after a crash, or from an older Jetwise, lacks some.
-    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_text), autoescape=True, trim_blocks=True,
+                             lstrip_blocks=True)
     env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
     env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
@@ -169,7 +178,7 @@ def _environment() -> jinja2.Environment:
 def render_html(bundle: RunBundle, *, for_print: bool = False) -> str:
     """The report as one self-contained HTML document (charts inline, or as `chart:NAME` images)."""
     env = _environment()
-    template = env.from_string(_template_text())
+    template = env.get_template("scan_report.html.j2" if bundle.result.configuration.scans else "report.html.j2")
     svgs = charts(bundle)
     return template.render(**report_model(bundle), charts=svgs, for_print=for_print, palette=palette,
                            chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
