@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", type=_run_reference, metavar="RUN", help="a run id from the store, or a run output folder")
     parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
     parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
-    parser.add_argument("--csv", type=path_type, default=None, metavar="FILE", help="interval samples, a row per interval per instance")
+    parser.add_argument("--csv", type=path_type, default=None, metavar="FILE", help="interval samples, a row per interval per instance (and, for a checksum or backup, a row per database)")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
@@ -59,7 +59,8 @@ def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
         print(f"HTML report: {args.html}", file=sys.stderr)
     if args.csv:
         rows = write_csv(bundle, args.csv)
-        print(f"CSV samples: {args.csv} ({rows} rows)", file=sys.stderr)
+        scanned = f", {len(bundle.result.scan.databases)} of them a database's scan" if bundle.result.scan else ""
+        print(f"CSV samples: {args.csv} ({rows} rows{scanned})", file=sys.stderr)
     if args.pdf:
         from app.window import (
             ensure_gui_application,  # Qt's printing: offscreen when there is no display
