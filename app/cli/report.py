@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", type=_run_reference, metavar="RUN", help="a run id from the store, or a run output folder")
     parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
     parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
-    parser.add_argument("--csv", type=path_type, default=None, metavar="FILE", help="interval samples, a row per interval per instance (and, for a checksum or backup, a row per database)")
+    parser.add_argument("--csv", type=path_type, default=None, metavar="FILE",
+                        help="interval samples, a row per interval per instance (a checksum or backup adds a row per database)")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
