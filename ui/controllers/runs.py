@@ -35,6 +35,7 @@ from engine.tuning.tuner import Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.wizard_services import TuningModes
+from ui.scans import scan_setting, type_words
 
 MAX_AUTO_RUNS = 8
 
@@ -86,8 +87,8 @@ class RunController(QObject):
     def session_results(self, config: TestConfig) -> list[RunResult]:
         """The results of the session a run of `config` goes into (cached until a run finishes)."""
         session, _note = self.store.resolve_session(self.draft.session or "Jetwise", config)
-        if session not in self._results_cache:
-            self._results_cache[session] = self.store.results(session)
+        if session not in self._results_cache:  # a checksum or a backup says nothing of a thread count's load
+            self._results_cache[session] = [r for r in self.store.results(session) if not r.configuration.scans]
         return self._results_cache[session]
 
     def first_setting(self, config: TestConfig) -> Advice:
@@ -109,7 +110,7 @@ class RunController(QObject):
         self.tuner = None
         self.tuning_log = []
         self.display.show_iterations(self.tuning_log)
-        if self.draft.auto_tune:
+        if self.draft.auto_tune and not config.scans:  # a scan has no thread count to tune: it runs as planned
             tuner = Tuner(config, self.session_results(config), max_runs=MAX_AUTO_RUNS)
             first = tuner.next_run()
             if first is not None:
@@ -128,7 +129,8 @@ class RunController(QObject):
         self.config = config
         session = self.draft.session or "Jetwise"
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        output = self.runs_root / _safe(session) / f"{stamp}-t{config.thread_count}-s{config.sluggish_sessions}"
+        name = config.test_type.value.split("_")[-1] if config.scans else f"t{config.thread_count}-s{config.sluggish_sessions}"
+        output = self.runs_root / _safe(session) / f"{stamp}-{name}"
         if output.exists():  # two runs started within a second: never share a folder
             output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
         engine = EngineProcess(self)
@@ -139,8 +141,10 @@ class RunController(QObject):
         self.engine = engine
         tuner = self.tuner
         plan = tuner.next_sweep() if tuner is not None else None
-        what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{config.test_type.value.capitalize()} test"
+        what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{type_words(config.test_type)} test"
         setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+        if config.scans:
+            setting = scan_setting(config)
         if plan is not None:
             plural = "s" if plan.start.threads != 1 else ""
             setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
@@ -223,8 +227,8 @@ class RunController(QObject):
         self.last_result = result
         assert self.config is not None
         tuner = self.tuner
-        if tuner is None:
-            self.finished.emit(result, self.advise(self.config), "")
+        if tuner is None:  # a checksum or a backup has no thread count to advise on
+            self.finished.emit(result, None if self.config.scans else self.advise(self.config), "")
             return
         tuner.record(result)
         self.display.show_sweep(result, tuner.advice)  # a sweep's chosen setting, on its curve

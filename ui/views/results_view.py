@@ -1,5 +1,9 @@
 """The verdict first, then every criterion, a load sweep's steps, then the advisor's next step.
 
+A Database checksum or backup (a scan) shows its verdict and reasons, then each database's
+scan and the first damaged pages; no thread count was at stake, so no advisor and no
+full-length run.
+
 Before a run has been shown, only New test and the session view do anything, so only they
 are enabled.
 """
@@ -22,9 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.results.schema import Criterion, Outcome, RunKind, RunResult
+from engine.model.config import TestType
+from engine.results.scans import megabytes
+from engine.results.schema import Criterion, Outcome, RunKind, RunResult, ScanResult
 from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
+from ui.scans import type_words
+from ui.widgets.scan_table import ScanTable
 from ui.widgets.style import verdict_colour, verdict_qcolor
 from ui.widgets.sweep_table import SweepTable
 
@@ -57,6 +65,7 @@ class ResultsView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.sweep = SweepTable()
+        self.scan = ScanTable()
         self.advice_box = QGroupBox("Advisor")
         self.advice = QLabel()
         self.advice.setWordWrap(True)
@@ -102,6 +111,8 @@ class ResultsView(QWidget):
         layout.addWidget(self.reasons)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.sweep, 1)
+        layout.addWidget(self.scan)
+        layout.addStretch()  # below a scan's table, which is as tall as its rows; the tables above take it otherwise
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
         self.suggestion: Advice | None = None
@@ -113,12 +124,16 @@ class ResultsView(QWidget):
         colour = verdict_colour(verdict)
         simulated = " (simulated device)" if result.simulated else ""
         kind = " — tuning run" if summary.run_kind == RunKind.TUNING else ""
+        if result.scan is not None:
+            kind = f" — {type_words(summary.test_type)}"
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
         setting = (f"{summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
                    f"{summary.threshold_set} thresholds")
         if result.sweep is not None and result.sweep.judged_step is not None:
             setting += f", judged on step {result.sweep.judged_step + 1} of the load sweep"
-        if was_measured(result):
+        if result.scan is not None:
+            achieved, setting = scan_headline(result, result.scan)
+        elif was_measured(result):
             achieved = (f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
                         f"target transactional IOPS over {_seconds(summary.measured_s)}")
         else:
@@ -131,10 +146,10 @@ class ResultsView(QWidget):
         failing = result.failing_instances()
         if failing:
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
-        if summary.host_bound:
+        if summary.host_bound and result.scan is None:
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")
-        if summary.run_kind == RunKind.TUNING:
+        if summary.run_kind == RunKind.TUNING and result.scan is None:
             parts.append(f"<p>This was a tuning run ({_seconds(summary.measured_s)} measured). The storage is qualified by "
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
@@ -150,8 +165,11 @@ class ResultsView(QWidget):
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.sweep.show_sweep(result.sweep)
+        self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
+        self.table.setVisible(result.scan is None)  # a scan's criteria are its table's counts, and its reasons
         # only a setting that passed is worth two hours (or a day) of the storage
-        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS)
+        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS
+                                    and result.scan is None)
         self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "
                                  f"SluggishSessions {summary.sluggish_sessions})")
         self.result = result
@@ -161,7 +179,7 @@ class ResultsView(QWidget):
         self.show_advice(advice, result)
 
     def show_advice(self, advice: Advice | None, result: RunResult | None = None) -> None:
-        if advice is None:
+        if advice is None or (result is not None and result.scan is not None):
             self.advice_box.hide()
             return
         self.advice_box.show()
@@ -208,6 +226,19 @@ class ResultsView(QWidget):
             text = f"<b>Out of reach on this storage.</b><br>{escape(_sentence(advice.rationale))}.{carries}"
             self.apply.setEnabled(False)
         self.advice.setText(text + notes)
+
+
+def scan_headline(result: RunResult, scan: ScanResult) -> tuple[str, str]:
+    """What a scan read, and what it was: "Read 8,192 of 8,192 pages …", "Database checksum, 64 KiB reads"."""
+    rows = scan.databases
+    plural = "s" if len(rows) != 1 else ""
+    read = (f"Read {sum(r.seen_pages for r in rows):,} of {sum(r.pages for r in rows):,} pages of {len(rows)} "
+            f"database{plural} in {_seconds(scan.seconds)} at {megabytes(scan.bytes_per_s):,.1f} MB/s")
+    config = result.configuration
+    copied = ""
+    if config.test_type == TestType.DATABASE_BACKUP:
+        copied = f", copied to {config.backup_path}" if config.backup_path is not None else ", read only"
+    return read, f"sequential {scan.read_bytes // 1024} KiB reads{copied}"
 
 
 def _sentence(text: str) -> str:

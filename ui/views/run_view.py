@@ -1,5 +1,9 @@
 """The running test: phase and progress, live plots, a running verdict per criterion, the test log.
 
+A Database checksum or backup (a scan) is judged on what it reads: its progress, read rate
+and time left show in large type, with the pages checked and the damaged ones met in place
+of the running verdict, and the plots draw read throughput and latency with no limits.
+
 A load sweep (auto-tune's first run) adds its curve beside the live plots, a point per step as
 each step completes; the runs that confirm the setting chosen from it keep it in view.
 """
@@ -7,7 +11,6 @@ each step completes; the runs that confirm the setting chosen from it keep it in
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
@@ -28,7 +31,8 @@ from engine.results.schema import Criterion, IntervalSample, RunResult
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
-from ui.widgets.style import FAIL_STYLE, PASS_STYLE
+from ui.widgets.scan_status import ScanStatus
+from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
 from ui.widgets.sweep_plots import SweepPlots
 from ui.widgets.sweep_points import LiveSweep, StepPoint
 
@@ -43,10 +47,7 @@ class RunView(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.title = QLabel("Run")
-        font = QFont()
-        font.setPointSize(font.pointSize() + 4)
-        font.setBold(True)
-        self.title.setFont(font)
+        self.title.setFont(larger_font(4))
         self.phase = QLabel("Starting the engine…")
         self.clock = QLabel()
         self.progress = QProgressBar()
@@ -62,6 +63,8 @@ class RunView(QWidget):
         self.sweep_plots = SweepPlots()
         self.sweep_plots.setToolTip("The load sweep's curve: one point per step, drawn as each step completes")
         self.sweep_plots.hide()
+        self.scan_status = ScanStatus()
+        self.scan_status.hide()
         self.criteria_box = QGroupBox(RUNNING_TITLE)
         self.criteria_grid = QGridLayout(self.criteria_box)
         self.criteria: dict[str, QLabel] = {}
@@ -86,6 +89,7 @@ class RunView(QWidget):
         top_layout.addLayout(header)
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
+        top_layout.addWidget(self.scan_status)
         top_layout.addWidget(self.iterations)
         plots = QHBoxLayout()
         plots.addWidget(self.plots, 3)
@@ -116,9 +120,13 @@ class RunView(QWidget):
         self.stop.setEnabled(True)
         self.log.clear()
         limits = config.active_thresholds
-        self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms)
+        self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms,
+                         scan=config.scans)
         self.sweep_plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms)
         self.sweep_plots.hide()
+        self.scan_status.setVisible(config.scans)
+        self.scan_status.reset(config)
+        self.criteria_box.setVisible(not config.scans)  # nothing of a scan is judged on latency
         self.criteria_box.setTitle(RUNNING_TITLE)
         for key, label in self.criteria.items():
             label.setText(f"{RUNNING_NAMES[key]}: —")
@@ -129,16 +137,25 @@ class RunView(QWidget):
             self.phase.setText(event.message)
             if event.phase in (Phase.MEASURING, Phase.WARMING_UP):
                 self.progress.setRange(0, 1000)
+            if event.phase == Phase.MEASURING and self.config is not None and self.config.scans:
+                self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
             if event.phase in (Phase.FINISHING, Phase.DONE):
                 self.stop.setEnabled(False)
         elif isinstance(event, ProgressEvent):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
+            if event.phase == Phase.MEASURING:  # a scan's reading, under its phase's own words
+                self.scan_status.add_progress(event)
+                return
             eta = f", about {format_duration(event.eta_s)} left" if event.eta_s is not None else ""
             self.phase.setText(
                 f"Creating databases: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
                 f"at {format_bytes(event.rate_bytes_per_s)}/s{eta}"
             )
+        elif isinstance(event, IntervalEvent) and self.config is not None and self.config.scans:
+            self.plots.add_sample(event.sample.elapsed_s, event.sample.summary, event.sample.instances)
+            self.scan_status.add_sample(event.sample)
+            self.clock.setText(f"reading: {format_duration(event.sample.elapsed_s)} elapsed")
         elif isinstance(event, IntervalEvent):
             sample = event.sample
             self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
@@ -154,6 +171,8 @@ class RunView(QWidget):
             if sample.phase == "measure" and self.running is not None:
                 self.running.add(sample)
                 self._show_running()
+        elif isinstance(event, ResultEvent) and event.result.scan is not None:
+            self.scan_status.finish(event.result.scan)
         elif isinstance(event, ResultEvent) and event.result.sweep is not None and self.sweep is not None:
             self.sweep.finish(event.result.sweep.steps)
             self.sweep_plots.show_points(self.sweep.points)

@@ -9,9 +9,20 @@ declared in the model needs no form code.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from engine.model.options import Option
 from engine.model.units import compact_duration, parse_duration_s
@@ -36,7 +47,7 @@ class OptionField(QWidget):
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.setWordWrap(True)
         self.error.hide()
-        row = QHBoxLayout()
+        row = self.row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(editor)
         row.addWidget(self.unit)
@@ -154,6 +165,38 @@ class ChoiceField(OptionField):
 
     def parsed(self) -> tuple[bool, object]:
         return True, self.combo.currentText()
+
+
+class FolderField(OptionField):
+    """An optional folder, typed or chosen with Browse; empty reads as None (the option's default: no folder)."""
+
+    def __init__(self, tooltip: str = "", placeholder: str = "") -> None:
+        self.edit = QLineEdit()
+        self.edit.setPlaceholderText(placeholder)
+        self.edit.setMinimumWidth(max(320, self.edit.fontMetrics().horizontalAdvance(placeholder) + 24))
+        self.edit.setMaximumWidth(480)
+        super().__init__(self.edit, "", tooltip)
+        self.browse = QPushButton("Browse…")
+        self.browse.setToolTip("Choose the folder")
+        self.browse.clicked.connect(self._on_browse_clicked)
+        self.row.insertWidget(1, self.browse)
+        self.edit.textChanged.connect(self.changed)
+
+    def _on_browse_clicked(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, "Choose a folder", self.edit.text().strip())
+        if chosen:
+            self.edit.setText(str(Path(chosen)))
+
+    def set_value(self, value: object, quiet: bool = False) -> None:
+        text = "" if value is None else str(value)
+        if text != self.edit.text():
+            blocked = self.edit.blockSignals(quiet)
+            self.edit.setText(text)
+            self.edit.blockSignals(blocked)
+
+    def parsed(self) -> tuple[bool, object]:
+        text = self.edit.text().strip()
+        return True, text or None
 
 
 class DurationChoice(OptionField):

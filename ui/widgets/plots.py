@@ -1,4 +1,5 @@
-"""Live plots of a run: transactional IOPS against the target, latencies against the thresholds.
+"""Live plots of a run: transactional IOPS against the target, latencies against the thresholds; for a scan
+(Database checksum or backup), read throughput and read latency, which nothing is judged against.
 
 Samples go into growing numpy arrays. What a curve is given is the part of its series
 in view, reduced to at most `MAX_POINTS` points as a min/max envelope (so a spike
@@ -15,12 +16,14 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 from engine.model.units import format_duration
+from engine.results.scans import megabytes
 from engine.results.schema import Figures, InstanceFigures
 from reporting.series import envelope
 from ui.widgets.style import GUIDE, INSTANCE_COLOURS, LOG, READS, TARGET
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 
+FEW_SAMPLES = 60  # a scan with no more samples marks each one: a short scan may have only one
 MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of a wide plot
 
 
@@ -60,7 +63,9 @@ class Series:
 class ElapsedAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph ships no type information
     """Seconds since the start, written as m:ss or h:mm:ss."""
 
-    def tickStrings(self, values: list[float], _scale: float, _spacing: float) -> list[str]:
+    def tickStrings(self, values: list[float], _scale: float, spacing: float) -> list[str]:
+        if spacing < 1:  # a short run (a scan of small databases) is read in tenths of a second
+            return [f"{value:.1f} s" for value in values]
         return [format_duration(value) for value in values]
 
 
@@ -71,6 +76,7 @@ def _plot(title: str, unit: str) -> pg.PlotWidget:
     item.setLabel("left", unit)
     item.setLabel("bottom", "elapsed (h:mm:ss)")
     item.getAxis("left").enableAutoSIPrefix(False)
+    item.getAxis("bottom").enableAutoSIPrefix(False)  # elapsed seconds, written by ElapsedAxis
     item.showGrid(x=False, y=True, alpha=0.2)
     item.addLegend(offset=(-10, 10))
     widget.setMinimumHeight(180)
@@ -96,18 +102,32 @@ class LivePlots(QWidget):
         layout.addWidget(self.latency_plot, 1)
         self.reset()
 
-    def reset(self, target: float | None = None, read_limit: float = 20.0, log_limit: float = 10.0) -> None:
+    def reset(self, target: float | None = None, read_limit: float = 20.0, log_limit: float = 10.0, *,
+              scan: bool = False) -> None:
+        """Empty plots for a run; a scan's (`scan`) show read throughput and read latency, with no target nor limits."""
+        self.scan = scan
         for plot in (self.iops_plot, self.latency_plot):
             plot.getPlotItem().clear()
+            floor = 0.0 if scan else None  # a scan's few samples: no negative time nor rate around them
+            plot.getPlotItem().getViewBox().setLimits(xMin=floor, yMin=floor)
+        self.iops_plot.getPlotItem().setTitle("Database read throughput" if scan else "Transactional IOPS")
+        self.iops_plot.getPlotItem().setLabel("left", "MB/s" if scan else "IOPS")
+        self.latency_plot.getPlotItem().setTitle("Average database read latency per interval" if scan
+                                                 else "Average latency per interval")
+        self.per_instance.setToolTip(f"Add one database read latency and one {'throughput' if scan else 'IOPS'} "
+                                     "curve per database instance")
         self.iops = Series()
         self.read = Series()
         self.log = Series()
         self.instance_iops: dict[str, Series] = {}
         self.instance_read: dict[str, Series] = {}
         self.instance_curves: list[pg.PlotDataItem] = []
-        self.iops_curve = self.iops_plot.plot(name="achieved", pen=pg.mkPen(READS, width=2))
+        self.iops_curve = self.iops_plot.plot(name="database reads" if scan else "achieved", pen=pg.mkPen(READS, width=2))
         self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen(READS, width=2))
-        self.log_curve = self.latency_plot.plot(name="log writes", pen=pg.mkPen(LOG, width=2))
+        self.log_curve = self.latency_plot.plot(name=None if scan else "log writes", pen=pg.mkPen(LOG, width=2))
+        if scan:  # nothing is judged against a target or a latency limit
+            self._toggle_instances()
+            return
         dash = pg.QtCore.Qt.PenStyle.DashLine
         if target is not None:
             line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen(TARGET, width=2, style=dash),
@@ -125,12 +145,17 @@ class LivePlots(QWidget):
                                                labelOpts={"position": 0.95, "color": GUIDE}))
         self.latency_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen))
 
+    def _rate(self, figures: Figures) -> float:
+        """What the upper plot draws: transactional IOPS, or a scan's database reads in MB/s (MiB, as Jetstress)."""
+        return megabytes(figures.db_reads_per_s * figures.db_read_avg_bytes) if self.scan else figures.transactional_iops
+
     def add_sample(self, elapsed_s: float, summary: Figures, instances: Sequence[InstanceFigures]) -> None:
-        self.iops.append(elapsed_s, summary.transactional_iops)
+        self.iops.append(elapsed_s, self._rate(summary))
         self.read.append(elapsed_s, summary.db_read_avg_latency_ms)
-        self.log.append(elapsed_s, summary.log_write_avg_latency_ms)
+        if not self.scan:
+            self.log.append(elapsed_s, summary.log_write_avg_latency_ms)
         for row in instances:
-            self.instance_iops.setdefault(row.name, Series()).append(elapsed_s, row.transactional_iops)
+            self.instance_iops.setdefault(row.name, Series()).append(elapsed_s, self._rate(row))
             self.instance_read.setdefault(row.name, Series()).append(elapsed_s, row.db_read_avg_latency_ms)
         self.refresh()
 
@@ -144,6 +169,13 @@ class LivePlots(QWidget):
 
     def refresh(self) -> None:
         iops_span, latency_span = self._span(self.iops_plot), self._span(self.latency_plot)
+        if self.scan:  # a short scan's one or two samples show as points
+            marked = "o" if self.iops.n <= FEW_SAMPLES else None
+            for curve in (self.iops_curve, self.read_curve):
+                if curve.opts["symbol"] != marked:
+                    curve.setSymbol(marked)
+                    curve.setSymbolSize(6)
+                    curve.setSymbolBrush(READS)
         self.iops_curve.setData(*self.iops.envelope(*iops_span), skipFiniteCheck=True)
         self.read_curve.setData(*self.read.envelope(*latency_span), skipFiniteCheck=True)
         self.log_curve.setData(*self.log.envelope(*latency_span), skipFiniteCheck=True)

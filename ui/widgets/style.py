@@ -6,11 +6,12 @@ the printed report and its charts say pass, fail, aborted and warning alike.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QFont
 
 from reporting import palette
 
 NEUTRAL = "#333333"  # a verdict the palette does not know (a run still going)
+NOTE_BACKGROUND = "#eef3fa"  # a note that says a page or a figure does not apply to the test planned
 GUIDE = "#999999"  # the line joining a session's runs, behind their verdict-coloured points
 
 READS = palette.READS
@@ -41,3 +42,11 @@ def verdict_qcolor(status: str) -> QColor:
 def severity_qcolor(kind: str) -> QColor:
     """A check's line: "error" red, "warning" amber, "ok" green."""
     return QColor(_SEVERITY[kind])
+
+
+def larger_font(points: int, *, bold: bool = True) -> QFont:
+    """The application's font, `points` larger: a title, a verdict, a running scan's figures."""
+    font = QFont()
+    font.setPointSize(font.pointSize() + points)
+    font.setBold(bold)
+    return font

@@ -35,23 +35,36 @@ def step_cells(step: SweepStep) -> list[str]:
             f"{step.page_fault_stalls_per_s:.2f}", f"{step.cpu_percent:.0f}", step_outcome(step)]
 
 
-class SweepTable(QGroupBox):
+def read_only_table(columns: list[str]) -> QTableWidget:
+    """A table of figures to read, not edit, with its column headings and no row numbers."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    return table
+
+
+class TableBox(QGroupBox):
+    """A titled table of figures with a line or two above it; hidden until there is something to show."""
+
+    def __init__(self, title: str, columns: list[str], tooltip: str) -> None:
+        super().__init__(title)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.table = read_only_table(columns)
+        self.table.setToolTip(tooltip)
+        self.box_layout = QVBoxLayout(self)
+        self.box_layout.addWidget(self.summary)
+        self.box_layout.addWidget(self.table, 1)
+        self.hide()
+
+
+class SweepTable(TableBox):
     """The steps of a sweep run, in the order they ran; hidden for a run at one setting."""
 
     def __init__(self) -> None:
-        super().__init__("Load sweep")
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.setToolTip("Each step of the load sweep: its setting, what its judged samples measured, "
-                              "and the first threshold it broke")
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.table, 1)
-        self.hide()
+        super().__init__("Load sweep", COLUMNS, "Each step of the load sweep: its setting, what its judged samples "
+                                                "measured, and the first threshold it broke")
 
     def show_sweep(self, sweep: Sweep | None) -> None:
         if sweep is None:

@@ -13,10 +13,11 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from engine.model.config import TestConfig
+from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig, TestType
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
+from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
 CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review; the run measures the real rate
@@ -100,13 +101,15 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
         f"<tr><td>{config.instance_name(i)}</td><td>{s.database_path}</td><td>{s.log_path}</td></tr>"
         for i, s in enumerate(config.databases)
     )
+    if config.scans:
+        return scan_review_html(config) + _databases_table(rows)
     running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
                if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
     tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
               f"SluggishSessions {config.sluggish_sessions}" if auto_tune
               else f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
     return f"""
-<h3>{config.test_type.value.capitalize()} test, {config.threshold_set_name} thresholds</h3>
+<h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">
 <tr><td><b>Target</b></td><td>{config.target_transactional_iops:,.1f} transactional IOPS
  ({config.profile.mailboxes:,} mailboxes × {config.profile.iops_per_mailbox:g} IOPS + {config.profile.headroom_percent:g} %)</td></tr>
@@ -122,6 +125,42 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
  {running}</td></tr>
 </table>
-<h4>Databases</h4>
-<table cellpadding="3" border="1" cellspacing="0"><tr><th>Instance</th><th>Database path</th><th>Log path</th></tr>{rows}</table>
+""" + _databases_table(rows)
+
+
+def _databases_table(rows: str) -> str:
+    return ("<h4>Databases</h4><table cellpadding='3' border='1' cellspacing='0'><tr><th>Instance</th>"
+            f"<th>Database path</th><th>Log path</th></tr>{rows}</table>")
+
+
+def scan_review_html(config: TestConfig) -> str:
+    """What Start runs for a Database checksum or Database backup: what is read, what is judged, how long it takes."""
+    total = config.database_size_bytes * config.database_count
+    checksum = config.test_type == TestType.DATABASE_CHECKSUM
+    plural = "s" if config.database_count != 1 else ""
+    reads = f"sequential {config.scan_read_bytes // 1024} KiB reads"
+    if checksum:
+        what = (f"Every page of the {config.database_count} database{plural} read in {reads} and verified (checksum, "
+                f"page number, database), then each instance's {LOG_FILES_PER_DATABASE} log files sector by sector")
+        judged = "Pass when every page is read and no database page and no log sector is damaged"
+    else:
+        what = f"Each of the {config.database_count} database{plural} read through in {reads}, every page verified"
+        judged = "Pass when every page is read and none is damaged"
+    copy = (f"each database copied to {html.escape(str(config.backup_path))} (Jetwise001.jwbak and so on; an earlier "
+            "copy there is replaced)" if config.backup_path is not None
+            else "none: read only (a backup folder on the Test type page writes a copy)")
+    backup = f"<tr><td><b>Backup copy</b></td><td>{copy}</td></tr>" if not checksum else ""
+    read_s = max(1, round(total / CREATE_RATE_BYTES_PER_S))
+    return f"""
+<h3>{type_words(config.test_type)} test</h3>
+<table cellpadding="3">
+<tr><td><b>Reads</b></td><td>{what}; the databases are read at once, one reader each</td></tr>
+{backup}<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
+ ({format_bytes(total)}) as this profile sizes them; Jetwise databases already in the folders are read as they are.
+ Run it after a Performance or Stress test on these folders</td></tr>
+<tr><td><b>Judged</b></td><td>{judged}; no IOPS target and no latency thresholds</td></tr>
+<tr><td><b>Thread tuning</b></td><td>does not apply</td></tr>
+<tr><td><b>Estimated time</b></td><td>as long as reading {format_bytes(total)} takes: about {compact_duration(read_s)}
+ at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s (databases not there yet are created first, about as long again)</td></tr>
+</table>
 """

@@ -13,6 +13,7 @@ from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import problems_html, review_html
+from ui.wizard.scan_options import backup_folder_problems
 from ui.wizard.services import MachineCheck, frees_itself
 from ui.workers import BackgroundCheck
 
@@ -119,7 +120,8 @@ class ReviewPage(WizardPage):
             problems += [p for p in self.state.problems() if p.field not in self.state.parse_errors]
         else:
             problems += self.state.problems()
-            if self.state.auto_tune:
+            problems += [p for p in backup_folder_problems(self.state.data) if p not in problems]
+            if self.state.auto_tune and not config.scans:
                 try:
                     shaped, _rule = calibration_rule(config, self.state.calibration_s)
                 except ValidationError as exc:

@@ -6,9 +6,13 @@ import html
 
 from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout
 
+from engine.model.config import SCAN_TEST_TYPES, TestType
 from engine.model.units import parse_duration_s
+from ui.scans import type_words
 from ui.widgets.fields import FieldEdit
+from ui.widgets.style import NOTE_BACKGROUND
 from ui.wizard.base import PageContext, WizardPage
+from ui.wizard.scan_options import kind_of
 
 
 class TuningPage(WizardPage):
@@ -41,7 +45,12 @@ class TuningPage(WizardPage):
         form.addRow("Confirmation run (at most):", self.calibration)
         self.suggestion = QLabel()
         self.suggestion.setWordWrap(True)
+        self.scan_note = QLabel()
+        self.scan_note.setWordWrap(True)
+        self.scan_note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
+        self.scan_note.hide()
         layout = QVBoxLayout(self)
+        layout.addWidget(self.scan_note)
         layout.addWidget(self.auto)
         layout.addWidget(self.manual)
         layout.addLayout(form)
@@ -57,14 +66,30 @@ class TuningPage(WizardPage):
             return {}  # the advisor's setting replaces the fields, and it is valid by construction
         return super().check()
 
+    def _scan(self) -> TestType | None:
+        """The test planned reads the databases through (a checksum or a backup): no thread count applies."""
+        kind = kind_of(self.state.data)
+        return kind if kind in SCAN_TEST_TYPES else None
+
     def refresh(self) -> None:
         auto = self.state.auto_tune
         wanted = self.auto if auto else self.manual
         if not wanted.isChecked():
             wanted.setChecked(True)
-        for path in self.OPTIONS:
-            self.fields[path].setEnabled(not auto)
-        self.calibration.setEnabled(auto)
+        scan = self._scan()
+        messages = super().check() if not auto else {}
+        for path in self.OPTIONS:  # a value the engine refuses stays editable, a scan or not
+            self.fields[path].setEnabled(not auto and (scan is None or path in messages))
+        self.calibration.setEnabled(auto and scan is None)
+        for button in (self.auto, self.manual):
+            button.setEnabled(scan is None)
+        self.scan_note.setVisible(scan is not None)
+        self.suggestion.setVisible(scan is None)
+        if scan is not None:
+            self.scan_note.setText(
+                f"<b>Thread tuning does not apply to a {type_words(scan)} test</b> (chosen on the Test type page): it "
+                "reads each database through once, one sequential reader per database, as fast as the storage "
+                "gives it. What is set here is kept for a Performance or Stress test.")
         super().refresh()
         config = self.state.config()
         if config is None:
@@ -84,6 +109,8 @@ class TuningPage(WizardPage):
         )
 
     def isComplete(self) -> bool:
+        if self.state.auto_tune and self._scan() is not None:
+            return True  # the calibration runs' length means nothing to a scan
         if self.state.auto_tune:
             try:
                 self.state.calibration_s = parse_duration_s(self.calibration.text() or "3m")

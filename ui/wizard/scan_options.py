@@ -1,0 +1,84 @@
+"""The Test type page's choice of test and what each choice leaves to set: a scan (Database checksum, Database
+backup) reads each database through once, so it has read sizes and a backup folder, and no duration or warm-up.
+
+The backup folder is checked as the database folders are: a relative path is refused where it
+is typed, and the engine's checks of the machine (the folder exists, is writable, has room for
+the copies, holds no foreign file where a copy goes) are said under the field.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.model.config import SCAN_TEST_TYPES, TestType
+from engine.model.validation import Problem
+from ui.scans import type_words
+
+# The test types the window offers, each with a line in the field's words (Soft recovery does not run yet).
+KINDS: tuple[tuple[TestType, str, str], ...] = (
+    (TestType.PERFORMANCE, "", "The standard 2-hour test of the design load"),
+    (TestType.STRESS, "", "A long soak at the design load, judged against the Lenient thresholds"),
+    (TestType.DATABASE_CHECKSUM,
+     "Reads every page of every database and its logs and verifies each; run it after a Stress test to prove the "
+     "storage lost nothing",
+     "Each database is read through once in sequential reads, every page's checksum, number and database verified, "
+     "then its log files sector by sector; damaged pages are counted by kind. It takes as long as the reading takes."),
+    (TestType.DATABASE_BACKUP,
+     "Reads each database through as a streaming backup does, verifying every page; can also copy it to a backup "
+     "folder",
+     "Shows how fast the storage gives up the databases for a backup, many databases at once; with a backup folder "
+     "each database is also written there (Jetstress's backup to disk)."),
+)
+
+BACKUP_EXAMPLE = "F:\\Backup" if os.name == "nt" else "/srv/jetwise/Backup"
+
+# The options each kind of test uses, beyond those every test has.
+RUN_OPTIONS = ("duration_s", "warmup_s", "background_maintenance", "continue_on_errors")
+SCAN_OPTIONS: dict[TestType, tuple[str, ...]] = {
+    TestType.DATABASE_CHECKSUM: ("checksum_read_kib",),
+    TestType.DATABASE_BACKUP: ("backup_read_kib", "backup_path"),
+}
+SCAN_NOTE = ("A scan reads each database through once: it lasts as long as the reading takes, with no warm-up, and "
+             "runs no transactions, so the duration, warm-up and background maintenance are set for the other tests.")
+
+
+def kind_of(data: dict[str, Any]) -> TestType | None:
+    try:
+        return TestType(str(data.get("test_type")))
+    except ValueError:
+        return None
+
+
+def applies(path: str, kind: TestType | None) -> bool:
+    """Option `path` means something for a test of `kind` (every option does while no kind is chosen)."""
+    if path in RUN_OPTIONS:
+        return kind not in SCAN_TEST_TYPES
+    scan_paths = {p for paths in SCAN_OPTIONS.values() for p in paths}
+    return path not in scan_paths or kind is None or path in SCAN_OPTIONS.get(kind, ())
+
+
+def backup_folder_problems(data: dict[str, Any]) -> list[Problem]:
+    """A backup folder given as a relative path: refused, as a relative database folder is."""
+    value = data.get("backup_path")
+    if kind_of(data) != TestType.DATABASE_BACKUP or not isinstance(value, str) or not value.strip():
+        return []
+    if Path(value.strip()).is_absolute():
+        return []
+    return [Problem("backup_path", f"give a full path, e.g. {BACKUP_EXAMPLE}: a relative "
+                                   f"path ({value.strip()}) would put the copies wherever Jetwise was started from")]
+
+
+def kind_label(kind: TestType, thresholds: dict[str, dict[str, float]]) -> str:
+    """The radio button's words: the type's name and what it does or is judged against."""
+    strict, lenient = thresholds["strict"], thresholds["lenient"]
+    if kind == TestType.PERFORMANCE:
+        return (f"Performance — Strict thresholds: database reads ≤ {strict['db_read_avg_latency_ms']:g} ms average, "
+                f"≤ {strict['db_read_max_latency_ms']:g} ms maximum; log writes ≤ {strict['log_write_avg_latency_ms']:g} ms / "
+                f"{strict['log_write_max_latency_ms']:g} ms")
+    if kind == TestType.STRESS:
+        return (f"Stress — Lenient thresholds: maximum database read ≤ {lenient['db_read_max_latency_ms']:g} ms, "
+                f"maximum log write ≤ {lenient['log_write_max_latency_ms']:g} ms (usually 24 h)")
+    line = next(words for found, words, _tip in KINDS if found == kind)
+    return f"{type_words(kind)} — {line}"
