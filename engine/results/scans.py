@@ -21,6 +21,10 @@ from engine.workload.scan import ScanTally
 DAMAGED_PAGES = "damaged database pages"
 DAMAGED_LOG_SECTORS = "damaged log sectors"
 PAGES_READ = "database pages read"
+SCAN_PHASE_WORDS = {  # what a scan does while it measures, as Jetstress's test log says it
+    TestType.DATABASE_CHECKSUM: "Verifying database checksums",
+    TestType.DATABASE_BACKUP: "Backing up databases",
+}
 CORRECTABLE_NOTE = (
     "Correctable pages: always 0. A Jetwise page carries one CRC-32 over the whole page and no error-correcting "
     "code, so a damaged page can be found and classified but not corrected, however small the damage."

@@ -21,10 +21,14 @@ import sys
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
+from engine.results.base import Schema as _Schema
+from engine.results.scan_schema import DamagedPage as DamagedPage
+from engine.results.scan_schema import DatabaseScan as DatabaseScan
+from engine.results.scan_schema import ScanResult as ScanResult
 
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`).
@@ -43,10 +47,6 @@ class RunKind(StrEnum):
 
     TUNING = "tuning"
     QUALIFICATION = "qualification"
-
-
-class _Schema(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=False)
 
 
 class Figures(_Schema):
@@ -274,65 +274,6 @@ class Sweep(_Schema):
     steps: list[SweepStep] = Field(default_factory=list)
     judged_step: int | None = Field(None, description="The step whose window the run's verdict judges.")
     ended: str = Field("", description="Why the sweep ended, in words.")
-
-
-class DamagedPage(_Schema):
-    """A page a scan found damaged: where it is and how."""
-
-    page: int
-    offset: int = Field(description="Its byte offset in the file.")
-    kind: ErrorKind
-
-
-class DatabaseScan(_Schema):
-    """One database's scan in a Database Checksum or Database Backup test (Jetstress's "Checksum Statistics" row)."""
-
-    instance: str
-    database_file: str
-    pages: int = Field(description="Pages in the file, its header page included.")
-    seen_pages: int
-    bad_pages: int = Field(description="Pages whose checksum does not match their contents (ESE -1018).")
-    wrong_page_number_pages: int = Field(description="Valid pages of another place or database (ESE -1118).")
-    uninitialised_pages: int = Field(description="Pages that read back as all zeros (ESE -1019).")
-    unreadable_pages: int = Field(0, description="Pages in reads the operating system failed, or past the file's end.")
-    correctable_pages: int = Field(
-        0, description="Always 0: a Jetwise page has one CRC-32 and no error-correcting code, so no damage is correctable."
-    )
-    bytes_read: int
-    seconds: float = Field(description="How long the database file took, its logs not included.")
-    complete: bool = Field(description="Every page was read; False when the test stopped first.")
-    failure: str = Field("", description="What ended the scan before its end, other than a stop.")
-    first_damaged: list[DamagedPage] = Field(default_factory=list, description="The first damaged pages, at most 20.")
-    log_files: int = 0
-    log_sectors_seen: int = 0
-    log_sectors_damaged: int = 0
-    backup_file: str = Field("", description="Database Backup to disk: the copy written.")
-    bytes_written: int = 0
-
-    @property
-    def damaged_pages(self) -> int:
-        return self.bad_pages + self.wrong_page_number_pages + self.uninitialised_pages + self.unreadable_pages
-
-    @property
-    def bytes_per_s(self) -> float:
-        return self.bytes_read / self.seconds if self.seconds > 0 else 0.0
-
-
-class ScanResult(_Schema):
-    """What a Database Checksum or Database Backup test read, database by database (`RunResult.scan`)."""
-
-    read_bytes: int = Field(description="The size of each sequential database read.")
-    databases: list[DatabaseScan] = Field(default_factory=list)
-    seconds: float = Field(0.0, description="From the first read to the end of the last database's scan.")
-
-    @property
-    def bytes_read(self) -> int:
-        return sum(d.bytes_read for d in self.databases)
-
-    @property
-    def bytes_per_s(self) -> float:
-        """The server's read rate: every database's bytes over the whole scan."""
-        return self.bytes_read / self.seconds if self.seconds > 0 else 0.0
 
 
 class RunFiles(_Schema):

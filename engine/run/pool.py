@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.platform.lifetime import contain_children
 from engine.io.preflight import validate_config
-from engine.model.config import TestConfig, TestType
+from engine.model.config import TestConfig
 from engine.model.validation import Problem
-from engine.protocol import PHASE_WORDS, Phase, PhaseEvent, ProgressEvent
+from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
+from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
 from engine.run.measurement import Measurement, RunEnd
@@ -38,6 +39,7 @@ from engine.run.messages import (
     WorkerSpec,
 )
 from engine.run.processes import WorkerProcesses
+from engine.run.progress import ProgressMeter
 from engine.run.worker import assign_instances
 from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval
@@ -46,10 +48,6 @@ if TYPE_CHECKING:
     from engine.run.runner import Runner
 
 START_DELAY_S = 0.3
-SCAN_WORDS = {  # what a scan does while it measures, as Jetstress's test log says it
-    TestType.DATABASE_CHECKSUM: "Verifying database checksums",
-    TestType.DATABASE_BACKUP: "Backing up databases",
-}
 EXIT_GRACE_S = 0.5  # how long an exited worker's last messages get to arrive before it is called dead
 
 
@@ -105,9 +103,7 @@ class _PoolRun:
         self.phase = Phase.PREPARING
         self.engine_error: str | None = None
         self.failures: list[str] = []  # reasons that fail the run (I/O errors)
-        self.progress: dict[int, tuple[int, int]] = {}
-        self.progress_started: float | None = None  # the first report starts the rate clock
-        self.progress_base = 0
+        self.progress = ProgressMeter()
         self.started_utc = self.wall0
         contained = contain_children()  # Windows: the workers end with this process however it ends
         if contained is not None:
@@ -118,7 +114,7 @@ class _PoolRun:
         self.refused: set[int] = set()  # workers that speak another message version: not listened to
         self.measuring_announced = False
         self.applied_load = measurement.load  # a sweep's load the workers were last told
-        self.scans: dict[int, ScanTally] = {}  # a Checksum or Backup test: each database's scan, as it ended
+        self.scans: dict[int, tuple[ScanTally, int]] = {}  # a Checksum or Backup test: each database's scan, and its end
         self.scan_end_ns: int | None = None  # when the last scan ended: the end of the run
 
     def _wall(self, perf_ns: int) -> datetime:
@@ -236,9 +232,9 @@ class _PoolRun:
             self.set_phase(Phase.WARMING_UP)
             self.runner.log(f"Attaining prerequisites: warm-up for {self.measurement.warmup_intervals * self.interval_s:g} s")
         else:
-            self.set_phase(Phase.MEASURING, SCAN_WORDS.get(self.config.test_type, ""))
+            self.set_phase(Phase.MEASURING, SCAN_PHASE_WORDS.get(self.config.test_type, ""))
             self.measuring_announced = True
-            self.progress.clear()  # a scan's progress is counted afresh from here
+            self.progress.restart()  # a scan's rate and time to go count from its own first read
 
     def _drain_until_done(self, worker_id: int) -> bool:
         """An exited worker: act on its last messages; False if its done never came."""
@@ -258,35 +254,19 @@ class _PoolRun:
     # events from workers ------------------------------------------------------------
 
     def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
-        now = time.monotonic()
-        if self.progress_started is None:
-            self.progress_started = now
-            self.progress_base = done_bytes  # bytes a resumed creation had already written
-        self.progress[instance] = (done_bytes, total_bytes)
-        done = sum(d for d, _ in self.progress.values())
-        total = self.config.database_size_bytes * self.config.database_count
-        if self.phase == Phase.MEASURING:  # a scan: the databases as they are, with their logs for a checksum
-            total = sum(t for _, t in self.progress.values())
-        elapsed = max(1e-3, now - self.progress_started)
-        rate = max(0, done - self.progress_base) / elapsed
-        eta = (total - done) / rate if rate > 0 else None
-        if self.phase == Phase.MEASURING:
-            self.measurement.eta_s = eta
-        self.runner.emit(
-            ProgressEvent(phase=self.phase, done_bytes=done, total_bytes=total, rate_bytes_per_s=rate, eta_s=eta)
-        )
+        scanning = self.phase == Phase.MEASURING  # a scan: the databases as they are, with their logs for a checksum
+        planned = None if scanning else self.config.database_size_bytes * self.config.database_count
+        event = self.progress.report(self.phase, instance, done_bytes, total_bytes, planned_total=planned)
+        self.measurement.eta_s = event.eta_s if scanning else None
+        self.runner.emit(event)
 
     def _on_scan(self, instance: int, tally: ScanTally, ended_ns: int) -> None:
-        """A database's scan ended; once every database's has, the run ends with the last."""
-        self.scans[instance] = tally
-        if len(self.scans) < self.config.database_count or self.scan_end_ns is not None:
-            return
-        end = max(self.t0_ns, ended_ns) if all(t.complete for t in self.scans.values()) else None
-        if end is None or self.workers.stopping:
-            return
-        self.scan_end_ns = end
-        self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
-        self.workers.end_at(end)
+        """A database's scan ended (read through, or unable to go on); once every one has, the run ends with the last."""
+        self.scans[instance] = tally, max(self.t0_ns, ended_ns)
+        if len(self.scans) == self.config.database_count and self.scan_end_ns is None and not self.workers.stopping:
+            self.scan_end_ns = end = max(ended for _tally, ended in self.scans.values())
+            self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
+            self.workers.end_at(end)
 
     def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
         merged = {name: InstanceInterval(name) for name in self.measurement.names}
@@ -309,11 +289,7 @@ class _PoolRun:
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
-        end = start + self.interval_ns
-        for stop in (self.stop_at_ns, self.scan_end_ns):
-            if stop is not None:
-                end = min(end, stop)
-        return start, end
+        return start, min(stop for stop in (start + self.interval_ns, self.stop_at_ns, self.scan_end_ns) if stop is not None)
 
     def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
         start, end = self._interval_span(index)
@@ -331,8 +307,6 @@ class _PoolRun:
         if load is not None and load != self.applied_load:
             self.applied_load = load
             self.workers.set_load(load.threads, load.sluggish)
-
-    # the end --------------------------------------------------------------------------
 
     def _finish(self) -> RunEnd:
         runner = self.runner
@@ -359,9 +333,8 @@ class _PoolRun:
             collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
             collection_end_utc=self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
         )
-        notes = []
-        if not self.representative:
-            notes.append(f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache.")
+        notes = [] if self.representative else [
+            f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache."]
         return RunEnd(
             measured_s=measured_s,
             aborted_reason=aborted_reason,
@@ -371,5 +344,5 @@ class _PoolRun:
             unbuffered_io=self.representative,
             io_detail=self.io_detail,
             notes=notes,
-            scans=dict(self.scans),
+            scans={index: tally for index, (tally, _ended) in self.scans.items()},
         )

@@ -19,23 +19,16 @@ import threading
 import time
 import traceback
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 from engine.io.files import (
     CreationInterruptedError,
     CreationProgress,
-    backup_file_path,
     database_file_path,
-    existing_logs,
-    log_sector_bytes,
-    prepare_backup_file,
     prepare_database,
-    prepare_logs,
 )
-from engine.io.pages import SECTOR_BYTES, FormatError, read_database_header
 from engine.io.platform import IoBackend, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.run.messages import (
     DatabaseProgress,
@@ -50,11 +43,12 @@ from engine.run.messages import (
     WorkerMessage,
     WorkerReady,
 )
+from engine.run.scanning import instance_logs, make_scans, pages_for
 from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.load import share
-from engine.workload.scan import Scan, ScanTarget
+from engine.workload.scan import ProgressFn, Scan
 from engine.workload.stats import InstanceInterval, IntervalBucket
 
 COLLECT_GRACE_S = 0.25  # wait this long after an interval ends before collecting it
@@ -156,7 +150,7 @@ class _Worker:
                 header = prepare_database(
                     self.backend,
                     path,
-                    self._pages_for(path),
+                    pages_for(self.config, path),
                     config.database_source,
                     unbuffered=self.spec.unbuffered,
                     progress=progress,
@@ -166,7 +160,8 @@ class _Worker:
             except CreationInterruptedError as exc:
                 self.log(str(exc), "warning")
                 return None
-            log_paths, sector = self._logs(spec.log_path, index, header.db_id)
+            log_paths, sector = instance_logs(self.backend, self.config, spec.log_path, index, header.db_id,
+                                              unbuffered=self.spec.unbuffered)
             self.log(f"{name}: log written in {sector}-byte sectors")
             plans.append(
                 InstancePlan(
@@ -182,54 +177,12 @@ class _Worker:
             )
         return plans
 
-    def _pages_for(self, path: Path) -> int:
-        """A test of transactions needs the databases at the size the configuration gives; a scan checks or
-        backs up a Jetwise database as it is, whatever size the test that made it gave it."""
-        if self.config.scans and path.exists():
-            try:
-                return read_database_header(path).pages_planned
-            except FormatError:
-                pass  # prepare_database refuses it, and says why
-        return self.config.database_pages
-
-    def _logs(self, folder: Path, index: int, db_id: bytes) -> tuple[list[Path], int]:
-        """The instance's log files and the sector size they are written in.
-
-        A scan reads back the logs a test left (it never writes them); other tests preformat them in the
-        sector size the device takes for unbuffered writes, probed in the first file.
-        """
-        unbuffered = self.spec.unbuffered
-        if self.config.scans:
-            found = existing_logs(folder, index, db_id)
-            if found:
-                return [path for path, _ in found], found[0][1].sector_bytes
-        paths = prepare_logs(self.backend, folder, index, db_id, unbuffered=unbuffered)
-        if self.config.scans:
-            return paths, SECTOR_BYTES
-        sector = log_sector_bytes(self.backend, paths[0], unbuffered=unbuffered)
-        if sector != SECTOR_BYTES:  # sealed again in the sector size the log stream writes, which the header records
-            paths = prepare_logs(self.backend, folder, index, db_id, unbuffered=unbuffered, sector_bytes=sector)
-        return paths, sector
-
     def _scans(self, plans: list[InstancePlan], clock: RunClock) -> list[Scan]:
-        config = self.config
-        checksum = config.test_type == TestType.DATABASE_CHECKSUM
-        scans = []
-        for plan in plans:
-            copy_to = None
-            if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
-                config.backup_path.mkdir(parents=False, exist_ok=True)
-                copy_to = backup_file_path(config.backup_path, plan.index)
-                prepare_backup_file(copy_to)
-            logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths) if checksum else ()
-            target = ScanTarget(plan.index, plan.name, plan.db_path, plan.db_id, plan.pages, logs, copy_to)
+        def progress_of(index: int) -> ProgressFn:
+            return lambda done, total: self.send(DatabaseProgress(self.worker_id, index, done, total))
 
-            def progress(done: int, total: int, index: int = plan.index) -> None:
-                self.send(DatabaseProgress(self.worker_id, index, done, total))
-
-            scans.append(Scan(self.backend, target, clock, config.scan_read_bytes, unbuffered=self.spec.unbuffered,
-                              errors=self.on_damage, say=self.say, progress=progress))
-        return scans
+        return make_scans(self.backend, self.config, plans, clock, unbuffered=self.spec.unbuffered,
+                          errors=self.on_damage, say=self.say, progress_of=progress_of)
 
     def measure(self, plans: list[InstancePlan]) -> None:
         interval_ns = int(self.config.sample_interval_s * 1e9)

@@ -31,11 +31,11 @@ def test_a_minimum_cache_above_the_maximum_is_named_under_the_minimum_field(qtbo
 
 
 def test_a_test_type_this_version_cannot_run_is_named_under_the_choice(qtbot, window, tmp_path):
-    config = _small(tmp_path / "data").model_copy(update={"test_type": model.TestType.DATABASE_BACKUP})
-    window.wizard.load_config(config, session="backup")
+    config = _small(tmp_path / "data").model_copy(update={"test_type": model.TestType.SOFT_RECOVERY})
+    window.wizard.load_config(config, session="recovery")
     window.wizard.restart_at(PAGE_TYPE)
     page = window.wizard.test_type
-    assert page.kind_error.isVisibleTo(page) and "database backup tests are not available" in page.kind_error.text()
+    assert page.kind_error.isVisibleTo(page) and "soft recovery tests are not available" in page.kind_error.text()
     assert not page.performance.isChecked() and not page.stress.isChecked() and not _next_enabled(window)
     qtbot.mouseClick(page.performance, Qt.MouseButton.LeftButton, pos=QPoint(6, 8))
     assert window.state.data["test_type"] == "performance"

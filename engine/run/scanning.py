@@ -1,0 +1,71 @@
+"""A worker's side of a Checksum or Backup test: which pages and logs it reads, and its scans.
+
+A scan reads a Jetwise database as it is on disk, whatever size the test that made it gave it,
+and the log files a test left, never rewriting them; a backup to disk first makes room for its
+copy (an earlier Jetwise copy is replaced, anything else refused).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from engine.io.files import backup_file_path, existing_logs, log_sector_bytes, prepare_backup_file, prepare_logs
+from engine.io.pages import SECTOR_BYTES, FormatError, read_database_header
+from engine.io.platform import IoBackend
+from engine.model.config import TestConfig, TestType
+from engine.workload.context import ErrorSink, RunClock, Say
+from engine.workload.instance import InstancePlan
+from engine.workload.scan import ProgressFn, Scan, ScanTarget
+
+
+def pages_for(config: TestConfig, path: Path) -> int:
+    """A test of transactions needs the databases at the size the configuration gives; a scan checks or
+    backs up a Jetwise database as it is, whatever size the test that made it gave it."""
+    if config.scans and path.exists():
+        try:
+            return read_database_header(path).pages_planned
+        except FormatError:
+            pass  # prepare_database refuses it, and says why
+    return config.database_pages
+
+
+def instance_logs(
+    backend: IoBackend, config: TestConfig, folder: Path, index: int, db_id: bytes, *, unbuffered: bool
+) -> tuple[list[Path], int]:
+    """The instance's log files and the sector size they are written in.
+
+    A scan reads back the logs a test left (it never writes them); other tests preformat them in the
+    sector size the device takes for unbuffered writes, probed in the first file.
+    """
+    if config.scans:
+        found = existing_logs(folder, index, db_id)
+        if found:
+            return [path for path, _ in found], found[0][1].sector_bytes
+    paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered)
+    if config.scans:
+        return paths, SECTOR_BYTES
+    sector = log_sector_bytes(backend, paths[0], unbuffered=unbuffered)
+    if sector != SECTOR_BYTES:  # sealed again in the sector size the log stream writes, which the header records
+        paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered, sector_bytes=sector)
+    return paths, sector
+
+
+def make_scans(
+    backend: IoBackend, config: TestConfig, plans: list[InstancePlan], clock: RunClock, *, unbuffered: bool,
+    errors: ErrorSink, say: Say, progress_of: Callable[[int], ProgressFn],
+) -> list[Scan]:
+    """A scan for each of the worker's databases: a checksum reads its logs after it, a backup may copy it."""
+    checksum = config.test_type == TestType.DATABASE_CHECKSUM
+    scans = []
+    for plan in plans:
+        copy_to = None
+        if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
+            config.backup_path.mkdir(parents=False, exist_ok=True)
+            copy_to = backup_file_path(config.backup_path, plan.index)
+            prepare_backup_file(copy_to)
+        logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths) if checksum else ()
+        target = ScanTarget(plan.index, plan.name, plan.db_path, plan.db_id, plan.pages, logs, copy_to)
+        scans.append(Scan(backend, target, clock, config.scan_read_bytes, unbuffered=unbuffered, errors=errors, say=say,
+                          progress=progress_of(plan.index)))
+    return scans
