@@ -123,3 +123,17 @@ def test_a_stopped_checksum_reports_what_it_covered_and_the_report_says_so(tmp_p
     assert read_samples(tmp_path / "stopped")
     bundle = load_run(str(tmp_path / "stopped"))
     assert bundle.result.scan == result.scan
+
+
+def test_a_killed_checksum_is_rebuilt_from_its_samples_with_how_far_each_database_got(tmp_path):
+    from engine.run.samples import rebuild_result
+
+    config, finished = _checksum(tmp_path / "data", tmp_path / "done")
+    samples = read_samples(tmp_path / "done")
+    rebuilt = rebuild_result(config, samples, finished.run_id, "the engine process was killed")
+    assert rebuilt.verdict == Outcome.ABORTED and "the engine process was killed" in rebuilt.summary.reasons[0]
+    for got, done in zip(rebuilt.scan.databases, finished.scan.databases, strict=True):
+        # the samples carry each database's reads (its logs are counted apart), so the rebuilt scan covers what it read
+        assert got.bytes_read == pytest.approx(done.bytes_read, rel=0.01)
+        assert got.seen_pages == pytest.approx(done.seen_pages, rel=0.01) and not got.complete
+    assert "the scan covered" in rebuilt.summary.reasons[0]
