@@ -19,30 +19,20 @@ from engine.workload.context import RunClock
 from engine.workload.errors import IoProblem
 from engine.workload.scan import Scan, ScanTarget
 from tests.conftest import small_config
+from tests.faults.pass_through import PassThroughFile
 
 PAGES = 256
 
 
-class _FailingFile(IoFile):
+class _FailingFile(PassThroughFile):
     def __init__(self, inner: IoFile, bad_offsets: set[int]) -> None:
-        self.inner, self.bad, self.path = inner, bad_offsets, inner.path
+        super().__init__(inner)
+        self.bad = bad_offsets
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         if offset in self.bad:
             raise OSError(errno.EIO, os.strerror(errno.EIO))
-        return self.inner.read_into(buffer, offset, length)
-
-    def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        return self.inner.write_from(buffer, offset, length)
-
-    def size_bytes(self) -> int:
-        return self.inner.size_bytes()
-
-    def flush(self) -> None:
-        self.inner.flush()
-
-    def close(self) -> None:
-        self.inner.close()
+        return super().read_into(buffer, offset, length)
 
 
 class _FailingDevice(IoBackend):
@@ -52,13 +42,6 @@ class _FailingDevice(IoBackend):
 
     def __init__(self, bad_offsets: set[int]) -> None:
         self.inner, self.bad = default_backend(), bad_offsets
-
-    def allocate(self, size: int) -> AlignedBuffer:
-        return self.inner.allocate(size)
-
-    @property
-    def alignment(self) -> int:
-        return self.inner.alignment
 
     def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
         handle = self.inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered, write_through=write_through)

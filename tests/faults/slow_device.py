@@ -20,6 +20,7 @@ from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
+from tests.faults.pass_through import PassThroughFile
 
 SLOWED_UP_TO = 256 * 1024  # page reads, flush writes and maintenance reads; creation's chunks are larger
 _queues: dict[str, tuple[threading.Lock, int]] = {}  # per process: the lock file's path -> (thread lock, its fd)
@@ -64,25 +65,15 @@ class SlowDevice(IoBackend):
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
 
-class _SlowFile(IoFile):
+class _SlowFile(PassThroughFile):
     def __init__(self, inner: IoFile, device: SlowDevice) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._device = device
-        self.path = inner.path
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         self._device.serve(self, length or buffer.size)
-        return self._inner.read_into(buffer, offset, length)
+        return super().read_into(buffer, offset, length)
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         self._device.serve(self, length or buffer.size)
-        return self._inner.write_from(buffer, offset, length)
-
-    def size_bytes(self) -> int:
-        return self._inner.size_bytes()
-
-    def flush(self) -> None:
-        self._inner.flush()
-
-    def close(self) -> None:
-        self._inner.close()
+        return super().write_from(buffer, offset, length)
