@@ -34,15 +34,14 @@ CORRECTABLE_NOTE = (
 def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: float) -> ScanResult:
     """Each database's scan as the result document keeps it; a database whose scan never reported has nothing seen."""
     rows = []
+    copy = config.backup_path if config.test_type == TestType.DATABASE_BACKUP else None
     for index, spec in enumerate(config.databases):
         tally = tallies.get(index) or ScanTally()
         damaged = tally.pages_damaged
-        copy = config.backup_path if config.test_type == TestType.DATABASE_BACKUP else None
-        pages = _pages(config, index, tally)
         rows.append(DatabaseScan(
             instance=config.instance_name(index),
             database_file=str(database_file_path(spec.database_path, index)),
-            pages=pages,
+            pages=tally.pages_total or config.database_pages,  # the file's own size, which a scan reads
             seen_pages=tally.pages_seen,
             bad_pages=damaged.get(ErrorKind.CHECKSUM, 0),
             wrong_page_number_pages=damaged.get(ErrorKind.WRONG_NUMBER, 0),
@@ -61,11 +60,6 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             bytes_written=tally.bytes_written,
         ))
     return ScanResult(read_bytes=config.scan_read_bytes, databases=rows, seconds=seconds)
-
-
-def _pages(config: TestConfig, index: int, tally: ScanTally) -> int:
-    """The pages of the database as scanned: the file's own size, which a scan reads whatever the configuration says."""
-    return tally.pages_total or config.database_pages
 
 
 def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | None, failure_reasons: list[str]) -> Verdict:

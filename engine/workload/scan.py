@@ -111,7 +111,6 @@ class Scan:
         self._file_bytes = 0
         self.ended_ns = 0  # when the scan ended (perf_counter_ns, the run's clock)
         self._thread = threading.Thread(target=self._run, name=f"scan-{target.name}", daemon=True)
-        self._finished = threading.Event()
 
     # the thread ------------------------------------------------------------------------
 
@@ -124,7 +123,7 @@ class Scan:
 
     @property
     def finished(self) -> bool:
-        return self._finished.is_set()
+        return self.ended_ns != 0
 
     def close(self) -> None:
         """Nothing stays open between reads: each file is closed as its scan leaves it."""
@@ -148,9 +147,8 @@ class Scan:
             self.ctx.say(f"{self.name}: the scan ended at byte {self._done:,}: {self.tally.failure}", "error")
         finally:
             self.tally.seconds = time.perf_counter() - started
-            self.ended_ns = time.perf_counter_ns()
             self._progress(self._done, self._total)
-            self._finished.set()
+            self.ended_ns = time.perf_counter_ns()  # last: a finished scan's tally is whole
 
     def _advance(self, nbytes: int) -> None:
         self._done += nbytes
