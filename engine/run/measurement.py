@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
-from engine.results.document import PAGE_FAULT_NOTE, build_result
+from engine.results.document import build_result
 from engine.results.figures import interval_figures
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
@@ -219,7 +219,7 @@ class Measurement:
                 f"A tuning run ({measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
                 f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
             )
-        document = build_result(
+        return build_result(
             run_id=run_id,
             config=config,
             verdict=verdict,
@@ -237,10 +237,7 @@ class Measurement:
             run_kind=run_kind,
             host_bound=bound,
             errors=errors,
-        )
-        if scan is not None:  # no transaction ran, so no page fault stalled one
-            document.notes = [note for note in document.notes if note != PAGE_FAULT_NOTE]
-        return document.model_copy(update={"sweep": sweep, "scan": scan})
+        ).model_copy(update={"sweep": sweep, "scan": scan})
 
     def _judged_step(
         self, notes: list[str]
