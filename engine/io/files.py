@@ -190,9 +190,11 @@ def prepare_logs(
     *,
     unbuffered: bool,
     sector_bytes: int = SECTOR_BYTES,
+    count: int = LOG_FILES_PER_DATABASE,
 ) -> list[Path]:
-    """Make the instance's circular set of preformatted 1 MiB log files, sealed in `sector_bytes` sectors
-    (the size the log is written in, which the header records, so a checksum pass reads them back whole).
+    """Make the instance's `count` preformatted 1 MiB log files (a circular set of 16, or a Soft Recovery's
+    files to replay), sealed in `sector_bytes` sectors (the size the log is written in, which the header
+    records, so a checksum pass reads them back whole).
 
     Existing files are reused only when they carry a Jetwise log header.
     """
@@ -200,7 +202,7 @@ def prepare_logs(
     writer = BlockWriter(db_id)
     buffer = backend.allocate(LOG_FILE_SIZE_BYTES)
     try:
-        for slot in range(LOG_FILES_PER_DATABASE):
+        for slot in range(count):
             path = log_file_path(folder, index, slot)
             header = LogFileHeader(db_id, LOG_FILE_SIZE_BYTES, slot, sector_bytes, now_ns())
             pack_log_header(buffer.view, header)

@@ -9,7 +9,10 @@ it either. The checksum (CRC-32) covers everything after the checksum field.
 
 Every log sector the log stream writes (512 bytes or 4 KiB, the log's sector size)
 carries the same header, with the log generation as its number and its byte offset
-in the file as its sequence, and a CRC-32 of its own.
+in the file as its sequence, and a CRC-32 of its own. After the header comes the
+sector's record directory: each update record that ends in the sector, as the page
+it changed and the write sequence it gave the page (ESE's dbtime), which is what
+soft recovery replays; the CRC covers it.
 
 File headers (page 0 of a database, sector 0 of a log file) are how Jetwise
 recognises its own files: it never writes into a file without a valid one.
@@ -53,6 +56,16 @@ _DB_FILE_BODY = struct.Struct("<QQQQq")  # page size, pages planned, pages creat
 _LOG_FILE_BODY = struct.Struct("<QQQq")  # file size, slot, sector bytes, created ns
 
 RANDOM_POOL_BYTES = 8 * 1024 * 1024
+
+# A log sector's record directory, after its header: a count, then (page, sequence) per record.
+_RECORD_COUNT = struct.Struct("<H")
+_RECORD = struct.Struct("<QQ")
+_RECORDS_AT = HEADER_BYTES + _RECORD_COUNT.size
+SMALLEST_LOG_SECTOR_BYTES = 512
+MAX_RECORDS_PER_SECTOR = (SMALLEST_LOG_SECTOR_BYTES - _RECORDS_AT) // _RECORD.size
+
+# An update record in a log write: the byte offset (in the write) of the sector it ends in, its page, its sequence.
+LogRecord = tuple[int, int, int]
 
 
 class Kind(IntEnum):
@@ -113,20 +126,30 @@ class BlockWriter:
             stamp(buf, sector * SECTOR_BYTES, page_no, seq, sector)
         struct.pack_into("<I", buf, _CHECKSUM_OFFSET, zlib.crc32(buf[_CHECKSUMMED_FROM:page_bytes]))
 
-    def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int) -> None:
+    def fill_log_write(
+        self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int,
+        records: list[LogRecord] | tuple[()] = (),
+    ) -> None:
         """Fill `buf[0:length]` with whole log sectors bound for `file_offset` of log `generation`.
 
-        Each sector carries its header and checksum, so no two 4 KiB blocks of a log are
-        alike and log replication can verify every sector it reads back.
+        Each sector carries its header, its record directory (the `records` that end in it,
+        in order) and its checksum, so no two 4 KiB blocks of a log are alike, log replication
+        and a checksum pass can verify every sector, and soft recovery can replay the records.
         """
         start = self._rng.randrange(self._pool_span)
         buf[:length] = self._pool[start : start + length]
-        self._seal_log_sectors(buf, length, generation, file_offset, sector_bytes)
-
-    def _seal_log_sectors(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int) -> None:
+        counts: dict[int, int] = {}
+        for at, page, sequence in records:
+            count = counts.get(at, 0)
+            if count == MAX_RECORDS_PER_SECTOR:
+                raise ValueError(f"more than {MAX_RECORDS_PER_SECTOR} log records end in one sector")
+            _RECORD.pack_into(buf, at + _RECORDS_AT + count * _RECORD.size, page, sequence)
+            counts[at] = count + 1
         stamp, seal, crc, db_id = _HEADER.pack_into, _CRC.pack_into, zlib.crc32, self.db_id
+        tally = _RECORD_COUNT.pack_into
         for at in range(0, length, sector_bytes):
             stamp(buf, at, LOG_SECTOR_MAGIC, FORMAT_VERSION, Kind.LOG_SECTOR, 0, db_id, generation, file_offset + at)
+            tally(buf, at + HEADER_BYTES, counts.get(at, 0))
             seal(buf, at + _CHECKSUM_OFFSET, crc(buf[at + _CHECKSUMMED_FROM : at + sector_bytes]))
 
 
@@ -149,6 +172,19 @@ def log_sector_fault(
         return _checksum_fault(buf, stored, sector_bytes, verify)
     holds = f"log sector {at // sector_bytes} of generation {number}"
     return _misplaced(buf, magic, LOG_SECTOR_MAGIC, sector_db == db_id, holds, sector_bytes)
+
+
+def log_records(buf: memoryview) -> list[tuple[int, int]]:
+    """The records a verified log sector carries: (page, sequence) of each update that ends in it, in order."""
+    (count,) = _RECORD_COUNT.unpack_from(buf, HEADER_BYTES)
+    if count > MAX_RECORDS_PER_SECTOR:
+        raise FormatError(f"a log sector lists {count} records, more than a sector holds")
+    return [_RECORD.unpack_from(buf, _RECORDS_AT + n * _RECORD.size) for n in range(count)]
+
+
+def page_sequence(buf: memoryview) -> int:
+    """The write sequence of a database page read back (ESE's dbtime): which updates it already holds."""
+    return int(_HEADER.unpack_from(buf, 0)[6])
 
 
 def log_scan_fault(buf: memoryview, db_id: bytes, file_offset: int, sector_bytes: int) -> Fault | None:

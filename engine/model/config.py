@@ -27,7 +27,6 @@ __all__ = [  # the parts in engine.model.profile are read through here too
     "MIN_DATABASE_PAGES",
     "MIN_FLUSH_START_PAGES",
     "PAGE_SIZE_BYTES",
-    "RUNNABLE_TEST_TYPES",
     "SCAN_TEST_TYPES",
     "SCHEMA_VERSION",
     "DatabaseSource",
@@ -61,7 +60,7 @@ MAX_THREADS = 4096
 
 
 class TestType(StrEnum):
-    """The Jetstress test types. Soft recovery does not run in this version yet."""
+    """The Jetstress test types."""
 
     PERFORMANCE = "performance"
     STRESS = "stress"
@@ -72,7 +71,6 @@ class TestType(StrEnum):
 
 # Tests that read the databases through once instead of running transactions for a time.
 SCAN_TEST_TYPES = frozenset({TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP})
-RUNNABLE_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS}) | SCAN_TEST_TYPES
 
 
 class DatabaseSource(StrEnum):
@@ -225,6 +223,17 @@ class TestConfig(ConfigPart):
         "Jetwise001.jwbak and so on; a copy an earlier backup left there is replaced.",
         json_schema_extra=cli("--backup-path", default_words="read only, no copy written"),
     )
+    log_files_to_replay: int = Field(
+        500, ge=2, le=100_000, title="Log files to replay",
+        description="Soft Recovery: the 1 MiB log files each instance generates under load and then replays "
+        "(Jetstress's LogFilesToReplay).",
+        json_schema_extra=cli("--log-files-to-replay", unit="files"),
+    )
+    replay_limit_s: float = Field(
+        6.0, gt=0, le=3600, title="Replay limit (s per log file)",
+        description="Soft Recovery: the longest average time to play one log file that passes.",
+        json_schema_extra=cli("--replay-limit", unit="s"),
+    )
     seed: int | None = Field(
         None, title="Random seed", description="Fixes the I/O pattern, to repeat a run exactly.",
         json_schema_extra=cli("--seed", default_words="a new pattern each run"),
@@ -262,6 +271,16 @@ class TestConfig(ConfigPart):
     def scans(self) -> bool:
         """The test reads each database through once (Checksum, Backup) instead of running transactions."""
         return self.test_type in SCAN_TEST_TYPES
+
+    @property
+    def recovers(self) -> bool:
+        """The test generates log files under load, then replays them (Soft Recovery)."""
+        return self.test_type == TestType.SOFT_RECOVERY
+
+    @property
+    def open_ended(self) -> bool:
+        """The test lasts as long as its work takes (a scan, or a soft recovery's log generation), not a duration."""
+        return self.scans or self.recovers
 
     @property
     def scan_read_bytes(self) -> int:
@@ -305,8 +324,13 @@ class TestConfig(ConfigPart):
         return start, stop
 
     @property
+    def log_files_per_database(self) -> int:
+        """A circular set of 16, or for a Soft Recovery every file it generates and replays."""
+        return self.log_files_to_replay if self.recovers else LOG_FILES_PER_DATABASE
+
+    @property
     def log_space_bytes_per_database(self) -> int:
-        return LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES
+        return self.log_files_per_database * LOG_FILE_SIZE_BYTES
 
     def threads_for_database(self, index: int) -> int:
         """Threads given to database `index` (0-based): the global count spread evenly."""

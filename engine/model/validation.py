@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.model.config import PAGE_SIZE_BYTES, RUNNABLE_TEST_TYPES, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import as_typed, format_bytes
 
 
@@ -125,14 +125,6 @@ def check_rules(config: TestConfig) -> list[Problem]:
                 )
             else:
                 seen[key] = index
-    if config.test_type not in RUNNABLE_TEST_TYPES:
-        problems.append(
-            Problem(
-                "test_type",
-                f"{config.test_type.value.replace('_', ' ')} tests are not available in this version; "
-                "choose performance, stress, database checksum or database backup",
-            )
-        )
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
     if cache_pages >= config.database_pages - 1:
         problems.append(

@@ -24,6 +24,7 @@ PAGES_READ = "database pages read"
 SCAN_PHASE_WORDS = {  # what a scan does while it measures, as Jetstress's test log says it
     TestType.DATABASE_CHECKSUM: "Verifying database checksums",
     TestType.DATABASE_BACKUP: "Backing up databases",
+    TestType.SOFT_RECOVERY: "Generating log files",
 }
 CORRECTABLE_NOTE = (
     "Correctable pages: always 0. A Jetwise page carries one CRC-32 over the whole page and no error-correcting "

@@ -26,14 +26,17 @@ from pydantic import Field
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.results.base import Schema as _Schema
+from engine.results.recovery_schema import InstanceRecovery as InstanceRecovery
+from engine.results.recovery_schema import RecoveryResult as RecoveryResult
 from engine.results.scan_schema import DamagedPage as DamagedPage
 from engine.results.scan_schema import DatabaseScan as DatabaseScan
 from engine.results.scan_schema import ScanResult as ScanResult
 
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
-# 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`).
-# Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan.
-RESULT_SCHEMA_VERSION = 5
+# 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
+# 6: a Soft Recovery test's replay (`recovery`).
+# Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery.
+RESULT_SCHEMA_VERSION = 6
 
 
 class Outcome(StrEnum):
@@ -305,6 +308,7 @@ class RunResult(_Schema):
     files: RunFiles = Field(default_factory=RunFiles)
     sweep: Sweep | None = Field(None, description="A load sweep's steps; None for a run at one setting.")
     scan: ScanResult | None = Field(None, description="A Database Checksum or Backup test's scan of each database.")
+    recovery: RecoveryResult | None = Field(None, description="A Soft Recovery test's log generation and replay.")
 
     @property
     def verdict(self) -> Outcome:

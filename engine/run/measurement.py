@@ -18,6 +18,7 @@ from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import interval_figures
+from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
     Figures,
@@ -35,6 +36,7 @@ from engine.results.verdict import judge
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
+from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval, split_totals
 
@@ -54,9 +56,11 @@ class RunEnd:
     io_detail: str = ""
     notes: list[str] = field(default_factory=list)
     scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
+    recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
 
 
-# A scan (Checksum, Backup) lasts as long as the databases take to read: its window is open-ended, within this bound.
+# A scan (Checksum, Backup) lasts as long as the databases take to read, a Soft Recovery as long as its logs take to
+# generate: their window is open-ended, within this bound.
 SCAN_LIMIT_S = 30 * 86400.0
 
 
@@ -74,7 +78,7 @@ class Measurement:
         self.host_samples: list[HostFigures] = []
         self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
-        if config.scans:  # measured from the first read to the last, however long that takes
+        if config.open_ended:  # measured from the start to the end of its work, however long that takes
             self.window = MeasureWindow(0, math.ceil(SCAN_LIMIT_S / config.sample_interval_s))
         elif sweep is None:
             self.window = MeasureWindow(*interval_counts(config), settle)
@@ -121,7 +125,7 @@ class Measurement:
         if phase == "measure":
             self.host_samples.append(host)
         total_s = self.total_intervals * self.config.sample_interval_s
-        if self.config.scans:  # a scan ends when the databases are read: its remaining time is the read's
+        if self.config.open_ended:  # it ends when its work is done: its remaining time is the work's
             total_s = elapsed_s + (self.eta_s or 0.0)
         sample = IntervalSample(
             interval=index,
@@ -172,7 +176,7 @@ class Measurement:
 
     def run_kind(self) -> RunKind:
         config = self.config
-        if config.scans:
+        if config.open_ended:
             return RunKind.QUALIFICATION
         if self.window.settle is None and self.steps is None and config.duration_s >= config.standard_duration_s:
             return RunKind.QUALIFICATION
@@ -203,6 +207,10 @@ class Measurement:
                 config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
                 errors=errors,
             )
+        recovery = None
+        if config.recovers:
+            recovery = recovery_result(config, end.recoveries)
+            verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
         cpu = [s.cpu_percent for s in host_samples]
@@ -237,7 +245,7 @@ class Measurement:
             run_kind=run_kind,
             host_bound=bound,
             errors=errors,
-        ).model_copy(update={"sweep": sweep, "scan": scan})
+        ).model_copy(update={"sweep": sweep, "scan": scan, "recovery": recovery})
 
     def _judged_step(
         self, notes: list[str]

@@ -20,9 +20,10 @@ from multiprocessing.synchronize import Event
 from typing import Any
 
 from engine.io.platform import IoBackend
+from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 
-MESSAGE_VERSION = 2  # raise it whenever a message or its fields change
+MESSAGE_VERSION = 3  # raise it whenever a message or its fields change
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +72,24 @@ class ScanReport:
 
 
 @dataclass(frozen=True, slots=True)
+class LogsGenerated:
+    """A Soft Recovery test's instance has written every log file it is to replay: its load stops there."""
+
+    worker_id: int
+    instance_index: int
+    ended_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    """A Soft Recovery test's replay of one instance ended (done, stopped, or unable to go on)."""
+
+    worker_id: int
+    instance_index: int
+    tally: RecoveryTally
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerLog:
     """A line for the test log."""
 
@@ -104,8 +123,8 @@ class WorkerDone:
 
 
 WorkerMessage = (
-    WorkerHello | DatabaseProgress | WorkerReady | IntervalCounters | ScanReport | WorkerLog | WorkerIoError | WorkerCrash
-    | WorkerDone
+    WorkerHello | DatabaseProgress | WorkerReady | IntervalCounters | ScanReport | LogsGenerated | RecoveryReport
+    | WorkerLog | WorkerIoError | WorkerCrash | WorkerDone
 )
 
 

@@ -21,6 +21,7 @@ from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
+from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
@@ -29,6 +30,8 @@ from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
     IntervalCounters,
+    LogsGenerated,
+    RecoveryReport,
     ScanReport,
     WorkerCrash,
     WorkerDone,
@@ -41,6 +44,7 @@ from engine.run.messages import (
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
 from engine.run.worker import assign_instances
+from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval
 
@@ -115,7 +119,10 @@ class _PoolRun:
         self.measuring_announced = False
         self.applied_load = measurement.load  # a sweep's load the workers were last told
         self.scans: dict[int, tuple[ScanTally, int]] = {}  # a Checksum or Backup test: each database's scan, and its end
-        self.scan_end_ns: int | None = None  # when the last scan ended: the end of the run
+        self.scan_end_ns: int | None = None  # when the last scan (or log generation) ended: the end of the measured run
+        self.generated: dict[int, int] = {}  # a Soft Recovery test: when each instance had written its logs
+        self.recoveries: dict[int, RecoveryTally] = {}  # ... and each instance's replay
+        self.replaying = False
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -189,6 +196,10 @@ class _PoolRun:
                 self._on_progress(index, done_bytes, total_bytes)
             case ScanReport(instance_index=index, tally=tally, ended_ns=ended_ns):
                 self._on_scan(index, tally, ended_ns)
+            case LogsGenerated(instance_index=index, ended_ns=ended_ns):
+                self._on_generated(index, ended_ns)
+            case RecoveryReport(instance_index=index, tally=tally):
+                self.recoveries[index] = tally
             case WorkerReady(worker_id=worker_id):
                 self.ready.add(worker_id)
                 if len(self.ready) == len(self.workers) and not self.workers.stopping:
@@ -263,10 +274,26 @@ class _PoolRun:
     def _on_scan(self, instance: int, tally: ScanTally, ended_ns: int) -> None:
         """A database's scan ended (read through, or unable to go on); once every one has, the run ends with the last."""
         self.scans[instance] = tally, max(self.t0_ns, ended_ns)
-        if len(self.scans) == self.config.database_count and self.scan_end_ns is None and not self.workers.stopping:
-            self.scan_end_ns = end = max(ended for _tally, ended in self.scans.values())
-            self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
-            self.workers.end_at(end)
+        if len(self.scans) == self.config.database_count:
+            self._end_measuring(max(ended for _tally, ended in self.scans.values()))
+
+    def _on_generated(self, instance: int, ended_ns: int) -> None:
+        """An instance wrote its last log file to replay; once every one has, the measured run ends and replay begins."""
+        self.generated[instance] = max(self.t0_ns, ended_ns)
+        if len(self.generated) == self.config.database_count and self._end_measuring(max(self.generated.values())):
+            self.replaying = True
+            self.runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
+            self.set_phase(Phase.MEASURING, REPLAY_WORDS)
+            self.progress.restart()
+
+    def _end_measuring(self, end: int) -> bool:
+        """The work of an open-ended test is done at `end`: its measured run ends there (False if it already ended)."""
+        if self.scan_end_ns is not None or self.workers.stopping:
+            return False
+        self.scan_end_ns = end
+        self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
+        self.workers.end_at(end)
+        return True
 
     def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
         merged = {name: InstanceInterval(name) for name in self.measurement.names}
@@ -325,7 +352,7 @@ class _PoolRun:
             where = {
                 Phase.PREPARING: "while preparing the databases",
                 Phase.WARMING_UP: "during warm-up, before measurement began",
-            }.get(self.phase, f"after {measured_s:.1f} s of measurement")
+            }.get(self.phase, "while replaying the log files" if self.replaying else f"after {measured_s:.1f} s of measurement")
             aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
         times = RunTimes(
             test_start_utc=self.started_utc.isoformat(timespec="seconds"),
@@ -345,4 +372,5 @@ class _PoolRun:
             io_detail=self.io_detail,
             notes=notes,
             scans={index: tally for index, (tally, _ended) in self.scans.items()},
+            recoveries=dict(self.recoveries),
         )

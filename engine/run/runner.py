@@ -23,6 +23,7 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
 from engine.results.document import output_folder_problem
+from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
@@ -149,6 +150,8 @@ class Runner:
         if config.scans:
             self.log(scan_words(config))
             return
+        if config.recovers:
+            self.log(recovery_words(config))
         self.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
                    f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
         pages = config.database_cache_pages

@@ -42,12 +42,13 @@ def instance_logs(
         found = existing_logs(folder, index, db_id)
         if found:
             return [path for path, _ in found], found[0][1].sector_bytes
-    paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered)
+    count = config.log_files_per_database
     if config.scans:
-        return paths, SECTOR_BYTES
+        return prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered, count=count), SECTOR_BYTES
+    paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered, count=1)
     sector = log_sector_bytes(backend, paths[0], unbuffered=unbuffered)
-    if sector != SECTOR_BYTES:  # sealed again in the sector size the log stream writes, which the header records
-        paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered, sector_bytes=sector)
+    # sealed in the sector size the log stream writes, which the header records
+    paths = prepare_logs(backend, folder, index, db_id, unbuffered=unbuffered, sector_bytes=sector, count=count)
     return paths, sector
 
 

@@ -33,6 +33,7 @@ from engine.model.units import format_bytes
 from engine.run.messages import (
     DatabaseProgress,
     IntervalCounters,
+    RecoveryReport,
     ScanReport,
     WorkerChannels,
     WorkerCrash,
@@ -43,6 +44,7 @@ from engine.run.messages import (
     WorkerMessage,
     WorkerReady,
 )
+from engine.run.recovering import Generation, replay_instances
 from engine.run.scanning import instance_logs, make_scans, pages_for
 from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
@@ -197,6 +199,7 @@ class _Worker:
         while time.perf_counter_ns() < t0:
             time.sleep(min(0.05, max(0.0, (t0 - time.perf_counter_ns()) / 1e9)))
         load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
+        generation = Generation(self.worker_id, instances, t0, self.send) if self.config.recovers else None
         for instance in instances:
             instance.start()
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
@@ -205,6 +208,8 @@ class _Worker:
         while time.perf_counter_ns() < clock.stop_at_ns:
             load = self._follow_load(instances, load)
             self._report_scans(instances, reported)
+            if generation is not None:
+                generation.watch()
             end_at = int(channels.end_at_ns.value)
             if end_at:
                 clock.stop_at_ns = min(clock.stop_at_ns, end_at)
@@ -221,6 +226,17 @@ class _Worker:
         if not stuck:
             for instance in instances:
                 instance.close()
+        if generation is not None:  # the instances stopped as a crash stops them: their logs are replayed now
+            tallies = {instance.plan.index: generation.tally(instance) for instance in instances}
+            if stuck:
+                for tally in tallies.values():
+                    tally.failure = "an I/O of the log generation did not complete, so the logs were not replayed"
+            replay_instances(self.backend, self.config, [] if stuck else plans, tallies, worker_id=self.worker_id,
+                             unbuffered=self.spec.unbuffered, should_stop=channels.stop.is_set, send=self.send,
+                             say=self.say)
+            if stuck:
+                for index, tally in tallies.items():
+                    self.send(RecoveryReport(self.worker_id, index, tally))
 
     def _report_scans(self, instances: list[Any], reported: set[str], everyone: bool = False) -> None:
         """Tell the runner of each scan that ended (all of them at the end of the run, however far they got):

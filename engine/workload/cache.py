@@ -111,13 +111,15 @@ class DatabaseCache:
                 return True
         return False
 
-    def dirty(self, page: int, log_position: int) -> None:
-        """An update changed a resident page (a page evicted meanwhile is left alone)."""
+    def dirty(self, page: int, log_position: int) -> bool:
+        """An update changed a resident page (a page evicted meanwhile is left alone: False)."""
         with self.lock:
-            if page in self._pages:
-                self._pages[page] = True
-                if page not in self._dirty:
-                    self._dirty[page] = log_position
+            if page not in self._pages:
+                return False
+            self._pages[page] = True
+            if page not in self._dirty:
+                self._dirty[page] = log_position
+            return True
 
     def allocate(self, page: int, log_position: int) -> bool:
         """A new page (a split): dirty in the cache without a read. False if no buffer is free."""
@@ -203,6 +205,18 @@ class DatabaseCache:
             pages[low] = False
             del dirty[low]
         return low, high - low + 1
+
+    def drain(self) -> list[tuple[int, int]]:
+        """Every dirty page, as coalesced runs to write now (a clean shutdown); they stay resident, clean.
+        Only once no flusher is writing."""
+        with self.lock:
+            runs = []
+            while self._dirty:
+                page = next(iter(self._dirty))
+                del self._dirty[page]
+                self._pages[page] = False
+                runs.append(self._coalesce(page))
+            return runs
 
     # state -------------------------------------------------------------------------
 

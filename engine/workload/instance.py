@@ -116,7 +116,7 @@ class Instance:
             )
         self.log = LogWriter(
             ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
-            on_close=self.replication.log_closed if self.replication else None,
+            on_close=self.replication.log_closed if self.replication else None, circular=not config.recovers,
         )
         self.maintenance: Maintenance | None = None
         if config.background_maintenance:
@@ -198,6 +198,7 @@ class Instance:
         levels = self.levels
         cache = self.cache
         fault, dirty, allocate = cache.fault, cache.dirty, cache.allocate
+        sequence = self._sequence
         log = self.log
         append = log.append
         buffer = self._backend.allocate(PAGE_SIZE_BYTES)
@@ -259,13 +260,15 @@ class Instance:
                 if kind < update_cut:
                     position = log.appended
                     dirty(page, position)
+                    split = 0
                     if kind < insert_cut:
                         size = INSERT_LOG_BYTES
                         if page < last_page and chance() < SPLIT_CHANCE:
-                            allocate(page + 1, position)
+                            split = page + 1
+                            allocate(split, position)
                     else:
                         size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES
-                    append(size, commit=chance() >= lazy_fraction)
+                    append(size, commit=chance() >= lazy_fraction, page=page, sequence=next(sequence), also=split)
                 now = perf_ns()
                 if now < clock.stop_at_ns:
                     index = (now - t0) // interval

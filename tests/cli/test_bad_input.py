@@ -226,8 +226,9 @@ CASES = [
     # init: words, choices and durations
     case("init", "{tmp}/t.json", "--background-maintenance", "maybe", says="--background-maintenance: say on or off (got 'maybe')"),
     case("init", "{tmp}/t.json", "--type", "backup", says="--type: invalid choice: 'backup'"),
-    case("init", "{tmp}/t.json", "--type", "soft_recovery",
-         says="--type: soft recovery tests are not available in this version; choose performance, stress, database checksum"),
+    case("init", "{tmp}/t.json", "--log-files-to-replay", "1",
+         says="--log-files-to-replay: input should be greater than or equal to 2 (got 1)"),
+    case("init", "{tmp}/t.json", "--replay-limit", "0", says="--replay-limit: input should be greater than 0"),
     case("init", "{tmp}/t.json", "--checksum-read-kib", "48", says="--checksum-read-kib: input should be a multiple of 32"),
     case("init", "{tmp}/t.json", "--description", "x" * 600, says="--description: string should have at most 500 characters"),
     case("init", "{tmp}/t.json", "--duration", "2x", says="--duration: cannot read duration '2x'"),

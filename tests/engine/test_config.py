@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.io import preflight
+from engine.model import config as config_module
 from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
 from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
@@ -83,9 +84,9 @@ def test_rules_across_fields(tmp_path):
     assert "own log folder" in messages["databases[1].log_path"]
 
 
-def test_test_types_not_yet_available_are_refused(tmp_path):
-    config = default_config(tmp_path, test_type="soft_recovery")
-    assert any("soft recovery tests are not available" in p.message for p in check_rules(config))
+def test_every_test_type_is_runnable(tmp_path):
+    for kind in config_module.TestType:
+        assert not [p for p in check_rules(default_config(tmp_path, test_type=kind)) if p.field == "test_type"]
 
 
 def _env_problems(config: TestConfig, backend=None):

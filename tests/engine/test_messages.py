@@ -18,6 +18,8 @@ from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
     IntervalCounters,
+    LogsGenerated,
+    RecoveryReport,
     ScanReport,
     WorkerCrash,
     WorkerDone,
@@ -30,6 +32,7 @@ from engine.run.messages import (
 )
 from engine.run.processes import UnreadableMessage, WorkerProcesses
 from engine.run.runner import Runner
+from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval, StreamStats
 from tests.conftest import small_config
@@ -50,6 +53,9 @@ EVERY_KIND: list[WorkerMessage] = [
     IntervalCounters(0, 7, _counters()),
     ScanReport(1, 2, ScanTally(pages_total=64, pages_seen=64, pages_damaged={"bad_checksum": 1},
                                first_damaged=[(17, 17 * 32768, "bad_checksum")], complete=True), 123_456_789),
+    LogsGenerated(0, 1, 987_654_321),
+    RecoveryReport(1, 0, RecoveryTally(log_files=500, log_files_generated=500, log_files_replayed=17, records=9_000,
+                                       failure="log file X is damaged")),
     WorkerLog(1, "warning", "Instance 2: log written in 4096-byte sectors"),
     WorkerIoError(0, "Instance 1: I/O error (Input/output error); the test stopped"),
     WorkerCrash(1, "ValueError: no such page", 'Traceback (most recent call last):\n  File "worker.py"'),

@@ -1,0 +1,192 @@
+"""Soft Recovery on real files: the log generated under load is replayed into the database, every logged update is on
+disk afterwards and a checksum pass finds the database whole; the test runs again, stops, and meets damage."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.io.files import database_file_path, log_file_path
+from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequence, read_database_header, read_log_header
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
+from engine.model import config as model
+from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
+from engine.protocol import Phase, PhaseEvent
+from engine.results.document import read_samples
+from engine.results.recovery import REPLAY_WORDS
+from engine.results.schema import Outcome
+from engine.run.runner import Runner
+from engine.workload.instance import InstancePlan
+from engine.workload.recovery import RecoveryTally, Replay
+from reporting.bundle import load_run
+from tests.conftest import small_config
+from tests.faults.pass_through import PassThroughFile
+
+FILES = 6
+
+
+def _soft_recovery(base: Path, out: Path, emit=lambda _event: None, **overrides: object):
+    config = small_config(base, test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES, **overrides)
+    runner = Runner(config, out, emit)
+    return config, runner, runner.run()
+
+
+def _newest_logged(config: model.TestConfig, index: int) -> dict[int, int]:
+    """page -> the newest sequence any record of the instance's log files gave it, read straight from the files."""
+    newest: dict[int, int] = {}
+    for generation in range(FILES):
+        path = log_file_path(config.databases[index].log_path, index, generation)
+        sector = read_log_header(path).sector_bytes
+        data = path.read_bytes()
+        for at in range(SECTOR_BYTES, LOG_FILE_SIZE_BYTES, sector):
+            for page, sequence in log_records(memoryview(data)[at:]):
+                newest[page] = max(sequence, newest.get(page, 0))
+    return newest
+
+
+def _on_disk(config: model.TestConfig, index: int) -> dict[int, int]:
+    data = database_file_path(config.databases[index].database_path, index).read_bytes()
+    return {page: page_sequence(memoryview(data)[page * PAGE_SIZE_BYTES :]) for page in range(1, config.database_pages)}
+
+
+def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(tmp_path):
+    base = tmp_path / "data"
+    for run in ("first", "again"):  # run twice: the second generates over the first's logs and replays them too
+        config, _runner, result = _soft_recovery(base, tmp_path / run)
+        assert result.verdict == Outcome.PASS, result.summary.reasons
+        for row in result.recovery.instances:
+            assert row.log_files_generated == row.log_files_replayed == FILES and row.complete
+            assert row.records > 1000 and row.pages_redone > 0 and row.pages_current > 0  # the crash lost some updates
+            assert row.records == row.pages_redone + row.pages_current and row.errors == 0
+            assert row.log_bytes_read == FILES * LOG_FILE_SIZE_BYTES and row.page_reads > 0 and row.pages_written > 0
+        assert result.recovery.seconds_per_log_file > 0
+        passed = {(c.name, c.instance) for c in result.criteria if c.passed}
+        assert ("seconds to play one log file", "Instance 1") in passed
+        assert ("log files replayed", "Instance 2") in passed
+        assert any(c.name.startswith("average database read latency") for c in result.criteria)  # the load is judged too
+        for index in range(2):
+            newest, on_disk = _newest_logged(config, index), _on_disk(config, index)
+            assert len(newest) > 100
+            behind = [page for page, sequence in newest.items() if on_disk[page] < sequence]
+            assert behind == []  # every update the logs hold is on its page
+        assert read_samples(tmp_path / run)
+        assert load_run(str(tmp_path / run)).result.recovery == result.recovery
+    checksum = small_config(base, test_type=model.TestType.DATABASE_CHECKSUM)
+    checked = Runner(checksum, tmp_path / "checksum", lambda _event: None).run()
+    assert checked.verdict == Outcome.PASS, checked.summary.reasons
+    assert all(d.seen_pages == d.pages and d.log_files == FILES for d in checked.scan.databases)
+
+
+def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(tmp_path):
+    runner: Runner
+
+    def emit(event: object) -> None:
+        if isinstance(event, PhaseEvent) and event.message == REPLAY_WORDS:
+            runner.request_stop("stopped by the user")
+
+    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
+    runner = Runner(config, tmp_path / "stopped", emit)
+    result = runner.run()
+    assert result.verdict == Outcome.ABORTED
+    reason = result.summary.reasons[0]
+    assert "while replaying the log files" in reason and f"{2 * FILES} of {2 * FILES} log files were generated" in reason
+    assert all(row.log_files_generated == FILES and not row.complete for row in result.recovery.instances)
+    assert read_samples(tmp_path / "stopped")
+    assert load_run(str(tmp_path / "stopped")).result.recovery == result.recovery
+    _config, _runner, again = _soft_recovery(tmp_path / "data", tmp_path / "again")
+    assert again.verdict == Outcome.PASS, again.summary.reasons
+
+
+def test_a_stop_during_log_generation_replays_nothing_and_says_how_far_it_got(tmp_path):
+    runner: Runner
+
+    def emit(event: object) -> None:
+        if isinstance(event, PhaseEvent) and event.phase == Phase.MEASURING and event.message != REPLAY_WORDS:
+            runner.request_stop("stopped by the user")
+
+    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=400)
+    runner = Runner(config, tmp_path / "stopped", emit)
+    result = runner.run()
+    assert result.verdict == Outcome.ABORTED
+    assert "of 800 log files were generated and 0 replayed" in result.summary.reasons[0]
+    assert all(row.log_files_generated < 400 and row.log_files_replayed == 0 for row in result.recovery.instances)
+
+
+def _plan(config: model.TestConfig, index: int) -> InstancePlan:
+    spec = config.databases[index]
+    db = database_file_path(spec.database_path, index)
+    logs = [log_file_path(spec.log_path, index, n) for n in range(FILES)]
+    header = read_database_header(db)
+    return InstancePlan(index, config.instance_name(index), db, logs, header.db_id, header.pages_planned,
+                        config.threads_for_database(index), read_log_header(logs[0]).sector_bytes)
+
+
+def _replay(config: model.TestConfig, backend: IoBackend | None = None) -> tuple[RecoveryTally, list[str]]:
+    said: list[str] = []
+    tally = RecoveryTally(log_files=FILES, log_files_generated=FILES)
+    Replay(backend or default_backend(), _plan(config, 0), config, tally, unbuffered=not config.allow_buffered_io,
+           should_stop=lambda: False, say=lambda text, _level: said.append(text), progress=lambda _d, _t: None).run()
+    return tally, said
+
+
+def test_a_damaged_log_sector_stops_the_replay_and_says_where(tmp_path):
+    config, _runner, result = _soft_recovery(tmp_path / "data", tmp_path / "out", databases=1)
+    assert result.verdict == Outcome.PASS, result.summary.reasons
+    log = log_file_path(config.databases[0].log_path, 0, 2)
+    at = 7 * SECTOR_BYTES + HEADER_BYTES + 30
+    fd = os.open(log, os.O_RDWR)
+    try:
+        os.pwrite(fd, bytes([os.pread(fd, 1, at)[0] ^ 0x5A]), at)
+    finally:
+        os.close(fd)
+    tally, said = _replay(config)
+    assert tally.log_files_replayed == 2 and tally.damaged == 1 and not tally.complete
+    assert f"log file {log} is damaged at byte {7 * SECTOR_BYTES:,}" in tally.failure and "ESE -612" in tally.failure
+    assert any(tally.failure in line for line in said)
+
+
+class _ForgetfulDevice(IoBackend):
+    """Acknowledges database writes and, once `marker` exists, keeps none of them: every flush is lost."""
+
+    name = "forgetful"
+
+    def __init__(self, marker: Path) -> None:
+        self.inner = default_backend()
+        self.marker = marker
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        inner = self.inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered, write_through=write_through)
+        return _Forgetful(inner, self.marker) if path.suffix == ".jwdb" else inner
+
+    def allocate(self, size: int) -> AlignedBuffer:
+        return self.inner.allocate(size)
+
+    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
+        return self.inner.probe_unbuffered(directory)
+
+
+class _Forgetful(PassThroughFile):
+    def __init__(self, inner: IoFile, marker: Path) -> None:
+        super().__init__(inner)
+        self.marker = marker
+
+    def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+        if self.marker.exists():
+            return length if length is not None else buffer.size
+        return super().write_from(buffer, offset, length)
+
+
+def test_writes_the_storage_acknowledged_and_lost_during_replay_are_found_as_lost_flushes(tmp_path):
+    marker = tmp_path / "forget"
+
+    def emit(event: object) -> None:
+        if isinstance(event, PhaseEvent) and event.message == REPLAY_WORDS:
+            marker.touch()
+
+    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
+    result = Runner(config, tmp_path / "out", emit, backend=_ForgetfulDevice(marker)).run()
+    assert result.verdict == Outcome.FAIL
+    assert sum(row.lost_flushes for row in result.recovery.instances) > 0
+    assert any("lost flushes, ESE -1119" in reason for reason in result.summary.reasons)
+    failed = {c.name for c in result.criteria if not c.passed}
+    assert failed == {"replay errors"}
