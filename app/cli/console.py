@@ -12,8 +12,9 @@ from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem, Severity
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import megabytes, row_words
-from engine.results.schema import RunResult
+from engine.results.schema import RecoveryResult, RunResult
 from engine.results.verdict import was_measured
 
 PROBLEM_LINES = 20
@@ -38,15 +39,19 @@ class ConsoleRenderer:
         self.tty = stream.isatty()
         self.last_progress = 0.0
         self.scans = False  # a Checksum or Backup test: its samples are read rates, not transactions
+        self.doing = "reading databases"  # what a progress line during measurement counts
 
     def __call__(self, event: BaseModel) -> None:
         s = self.stream
         if isinstance(event, StartEvent):
             self.scans = event.config.scans
+            self.doing = "generating log files" if event.config.recovers else "reading databases"
             if event.session:
                 print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
         elif isinstance(event, PhaseEvent):
             print(f"== {event.message}", file=s)
+            if event.message == REPLAY_WORDS:
+                self.doing = "replaying log files"
         elif isinstance(event, ProgressEvent):
             self._progress(event)
         elif isinstance(event, IntervalEvent):
@@ -79,7 +84,7 @@ class ConsoleRenderer:
             return
         self.last_progress = now
         eta = format_duration(event.eta_s) if event.eta_s is not None else "?"
-        doing = "reading databases" if event.phase == Phase.MEASURING else "creating databases"
+        doing = self.doing if event.phase == Phase.MEASURING else "creating databases"
         line = (
             f"   {doing}: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
             f"({format_bytes(event.rate_bytes_per_s)}/s, ETA {eta})"
@@ -128,8 +133,22 @@ def print_result(result: RunResult, stream: TextIO) -> None:
             rate = row.log_replication_reads_per_s * row.log_replication_read_avg_bytes / 1e6
             background.append(f"log replication {rate:.1f} MB/s")
         print(f"    {', '.join(background)}", file=stream)
+    if result.recovery is not None:
+        print_recovery(result.recovery, stream)
     if summary.host_bound:
         print("WARNING: the host's CPU was saturated while measuring; the engine, not the storage, may have set the pace",
               file=stream)
     if not result.unbuffered_io:
         print(f"WARNING: unbuffered I/O was not in effect ({result.unbuffered_io_detail})", file=stream)
+
+
+def print_recovery(recovery: RecoveryResult, stream: TextIO) -> None:
+    """A Soft Recovery's replay: the average time to play one log file against its limit, then each instance."""
+    print(f"Replayed {recovery.log_files_replayed:,} log file(s): {recovery.seconds_per_log_file:.2f} s to play one "
+          f"log file on average (limit {recovery.limit_s:g} s)", file=stream)
+    for row in recovery.instances:
+        words = (f"  {row.instance}: {row.log_files_generated} generated, {row.log_files_replayed} of {row.log_files} "
+                 f"replayed in {row.replay_seconds:.1f} s ({row.seconds_per_log_file:.2f} s per file), "
+                 f"{row.pages_redone:,} pages redone, {row.page_reads:,} read, {row.pages_written:,} written, "
+                 f"{row.errors} errors")
+        print(words + (f"; {row.failure}" if row.failure else ""), file=stream)

@@ -52,6 +52,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if config.scans:
         raise UsageError(f"{args.config}: a {config.test_type.value.replace('_', ' ')} test reads each database through "
                          "once and has no thread count to tune; tune a performance or stress test of these databases")
+    if config.recovers:
+        raise UsageError(f"{args.config}: a soft recovery test runs at the thread count it is given; tune a performance "
+                         "test of these databases, then run the soft recovery with the thread count it found")
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
     if output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")

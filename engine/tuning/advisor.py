@@ -50,8 +50,9 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     return what was written. It retries the setting that met them.
     """
     # A Checksum or Backup test reads the databases through once: it says nothing of a load (its own verdict
-    # says whether the storage kept what was written).
-    listed = [r for r in results if r is not None and not r.configuration.scans]
+    # says whether the storage kept what was written). A Soft Recovery's load lasts as long as its logs take to
+    # write and ends in a replay: it is judged on its own, not read as a setting to tune from.
+    listed = [r for r in results if r is not None and not r.configuration.open_ended]
     broken = unresolved_errors(listed)
     if broken is not None:
         _points, notes = evidence(config, [r for r in listed if r is not broken])

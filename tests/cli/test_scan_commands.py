@@ -1,4 +1,4 @@
-"""Database Checksum and Database Backup from the command line, as an engineer runs them after a test:
+"""Database Checksum, Database Backup and Soft Recovery from the command line, as an engineer runs them after a test:
 the same command twice, a damaged database, a backup to disk twice, and what the CLI refuses."""
 
 from __future__ import annotations
@@ -76,3 +76,17 @@ def test_tune_and_the_simulated_device_refuse_a_scan_with_exit_2(tmp_path):
     assert done.returncode == 2 and "has no thread count to tune" in done.stderr
     done = jetwise("run", str(checksum), "--simulate", "flash", "--output", str(tmp_path / "sim"), cwd=tmp_path)
     assert done.returncode == 2 and "reads real databases" in done.stderr
+
+
+def test_a_soft_recovery_runs_twice_from_the_command_line_and_is_not_tuned(tmp_path):
+    recovery = _with_type(_init_small(tmp_path), "soft_recovery", log_files_to_replay=4)
+    for run in ("first", "second"):  # the second generates over the first's log files and replays them
+        done = jetwise("run", str(recovery), "--output", str(tmp_path / run), "--json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "== Generating log files" in done.stderr and "== Replaying log files" in done.stderr
+        assert "Overall test result: PASS" in done.stderr and "s to play one log file on average (limit 6 s)" in done.stderr
+        assert "Instance 2: 4 generated, 4 of 4 replayed" in done.stderr
+        document = json.loads(done.stdout)
+        assert [row["log_files_replayed"] for row in document["recovery"]["instances"]] == [4, 4]
+    refused = jetwise("tune", str(recovery), cwd=tmp_path)
+    assert refused.returncode == 2 and "runs at the thread count it is given" in refused.stderr
