@@ -82,7 +82,7 @@ def judge_recovery(recovery: RecoveryResult, transactional: Verdict) -> Verdict:
         replayed = recovery.log_files_replayed
         total = sum(row.log_files for row in recovery.instances)
         generated = sum(row.log_files_generated for row in recovery.instances)
-        if reasons:
+        if reasons and generated:
             reasons[0] += (f"; {generated:,} of {total:,} log files were generated and {replayed:,} replayed, "
                            "and what was done is reported")
         return Verdict(Outcome.ABORTED, criteria, reasons, outcomes, instance_reasons)

@@ -115,6 +115,9 @@ def rebuild_result(
         notes=["Rebuilt from the samples recorded before the run stopped"
                + ("" if reads else "; none of them was measured") + "."],
     )
+    if config.recovers:
+        end.notes.append("A Soft Recovery's replay is not sampled: what it did ended with the engine process, and the "
+                         "samples show the log generation only.")
     if config.scans:
         end.scans = _scans_so_far(config, measurement.totals)
         damaged = sum(part.errors.total or sum(s.errors for s in part.streams.values())

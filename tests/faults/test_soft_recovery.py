@@ -190,3 +190,14 @@ def test_writes_the_storage_acknowledged_and_lost_during_replay_are_found_as_los
     assert any("lost flushes, ESE -1119" in reason for reason in result.summary.reasons)
     failed = {c.name for c in result.criteria if not c.passed}
     assert failed == {"replay errors"}
+
+
+def test_a_killed_soft_recovery_is_rebuilt_from_its_samples_of_the_log_generation(tmp_path):
+    from engine.run.samples import rebuild_result
+
+    config, _runner, finished = _soft_recovery(tmp_path / "data", tmp_path / "done")
+    rebuilt = rebuild_result(config, read_samples(tmp_path / "done"), finished.run_id, "the engine process was killed")
+    assert rebuilt.verdict == Outcome.ABORTED and "the engine process was killed" in rebuilt.summary.reasons[0]
+    assert rebuilt.recovery is not None and rebuilt.recovery.log_files_replayed == 0
+    assert any("samples show the log generation only" in note for note in rebuilt.notes)
+    assert rebuilt.summary.achieved_transactional_iops > 0
