@@ -37,6 +37,7 @@ COMMANDS: dict[str, Command] = {
     "validate": Command("app.cli.validate", "check a configuration and print every problem"),
     "run": Command("app.cli.run", "run a test and judge it"),
     "tune": Command("app.cli.tune", "find the passing thread count and SluggishSessions in short runs"),
+    "suite": Command("app.cli.suite", "the ESRP qualification: Performance, Stress, Checksum, Backup, Soft Recovery"),
     "report": Command("app.cli.report", "the printable report of a run: HTML, PDF, CSV"),
     "history": Command("app.cli.history", "tuning sessions and their runs"),
     "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),

@@ -1,0 +1,87 @@
+"""`jetwise suite CONFIG.json [--output DIR]`: the ESRP qualification, five tests on the same databases.
+
+The same command with the same `--output` resumes a suite from its first stage without a Pass or Fail;
+the folder keeps every stage's run folder and the combined report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TextIO
+
+from app.cli.configs import load_or_say
+from app.cli.console import ConsoleRenderer, print_problems
+from app.cli.options import duration_type, path_type
+from app.cli.signals import stop_on_signals
+from app.context import AppContext, UsageError, simulated_model
+from engine.model.options import option
+from engine.model.units import format_duration
+from engine.protocol import ExitCode
+from engine.run.runner import InvalidConfigError
+from engine.run.simulation import PROFILES
+from engine.run.suite import PERFORMANCE_S, STRESS_S, Stage, Suite, SuiteError, SuiteRecord, open_suite
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=path_type, metavar="CONFIG.json")
+    parser.add_argument("--output", type=path_type, default=None,
+                        help="the suite's folder (default ./jetwise-runs/suite-TIME); the same folder resumes the suite")
+    length = duration_type(option("duration_s"))
+    parser.add_argument("--performance-duration", type=length, default=PERFORMANCE_S, metavar="DURATION",
+                        help="the Performance test's length (default 2h, as ESRP publishes it)")
+    parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION",
+                        help="the Stress test's length (default 24h)")
+    parser.add_argument("--session", default=None, help="tuning session the runs belong to (default: the file's name)")
+    parser.add_argument("--simulate", default=None, metavar="PROFILE",
+                        help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})")
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    model = simulated_model(args.simulate)
+    config = load_or_say(args.config, sys.stderr)
+    if config is None:
+        return ExitCode.INVALID
+    folder = args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}"
+    try:
+        record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration)
+    except SuiteError as exc:
+        raise UsageError(str(exc)) from exc
+    session = context.session(args.session or args.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
+    print(f"Suite folder: {folder}", file=sys.stderr)
+    if record.finished:
+        print("Every stage of this suite has run; its verdicts:", file=sys.stderr)
+    renderer = ConsoleRenderer(sys.stderr)
+
+    def announce(number: int, stage: Stage) -> None:
+        length = ""
+        if stage.test_type.value in ("performance", "stress"):
+            length = f", {format_duration(record.stage_config(stage.test_type).duration_s)}"
+        print(f"\n=== Stage {number + 1} of {len(record.stages)}: {stage.title}{length}", file=sys.stderr)
+
+    suite = Suite(record, folder, lambda stage_config, out: context.runner(stage_config, out, renderer, session=session,
+                                                                           model=model), on_stage=announce)
+    try:
+        with stop_on_signals(suite.request_stop):
+            suite.run()
+    except InvalidConfigError as exc:
+        print_problems(exc.problems, sys.stderr)
+        return ExitCode.INVALID
+    print_suite(record, folder, sys.stderr)
+    return ExitCode.of(record.outcome)
+
+
+def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
+    """The five verdicts in a table, and how to go on when the suite is unfinished."""
+    print(f"\nESRP qualification: {record.outcome.value.upper() if record.finished else 'UNFINISHED'}", file=stream)
+    for number, stage in enumerate(record.stages):
+        verdict = stage.outcome.value.upper() if stage.outcome is not None else "not run"
+        where = f"  ({folder / stage.folder})" if stage.folder else ""
+        print(f"  {number + 1}. {stage.title:<18} {verdict:<8}{where}", file=stream)
+        if stage.outcome == "fail":
+            for reason in stage.reasons[:3]:
+                print(f"       - {reason}", file=stream)
+    if not record.finished:
+        print(f"Resume it with the same command and --output {folder}", file=stream)

@@ -1,0 +1,199 @@
+"""The ESRP qualification suite: the five Jetstress tests a storage vendor publishes, run one after another.
+
+Performance (2 h, Strict thresholds), Stress (24 h, Lenient), Database Checksum, Database
+Backup and Soft Recovery run on the same databases, in that order, each as an ordinary run in
+a folder of its own inside the suite's folder. `suite.json` there records the suite's
+configuration and each stage's folder and verdict, written after every stage, so:
+
+- a stage that fails does not stop the suite: every verdict is published, as in the ESRP paper;
+- a stage that is stopped (or killed, or cannot start) ends the suite there, and what the
+  stages before it found is kept;
+- the same command again, with the same folder, resumes from the first stage without a Pass or
+  Fail; a suite that ran through only says what it found. Another configuration in the same
+  folder is refused: a suite's five reports are of one storage design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import Field, ValidationError
+
+from engine.model.config import TestConfig, TestType
+from engine.results.base import Schema
+from engine.results.schema import Outcome, RunResult
+from engine.run.runner import Runner
+
+SUITE_FILE = "suite.json"
+SUITE_VERSION = 1
+STAGES = (TestType.PERFORMANCE, TestType.STRESS, TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP,
+          TestType.SOFT_RECOVERY)
+PERFORMANCE_S = 2 * 3600.0
+STRESS_S = 24 * 3600.0
+STAGE_WORDS = {
+    TestType.PERFORMANCE: "Performance",
+    TestType.STRESS: "Stress",
+    TestType.DATABASE_CHECKSUM: "Database Checksum",
+    TestType.DATABASE_BACKUP: "Database Backup",
+    TestType.SOFT_RECOVERY: "Soft Recovery",
+}
+
+MakeRunner = Callable[[TestConfig, Path], Runner]
+
+
+class SuiteError(Exception):
+    """The suite cannot run in this folder; the message says why."""
+
+
+class Stage(Schema):
+    """One test of the suite: the run folder it was last run in, and its verdict (None: not run to an end yet)."""
+
+    test_type: TestType
+    folder: str = Field("", description="The stage's run folder, inside the suite's folder.")
+    run_id: str = ""
+    outcome: Outcome | None = None
+    reasons: list[str] = Field(default_factory=list)
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome in (Outcome.PASS, Outcome.FAIL)
+
+    @property
+    def title(self) -> str:
+        return STAGE_WORDS[self.test_type]
+
+
+class SuiteRecord(Schema):
+    """What `suite.json` holds: the configuration every stage runs, the stage lengths, each stage so far."""
+
+    suite_version: int = SUITE_VERSION
+    config: TestConfig
+    performance_s: float
+    stress_s: float
+    stages: list[Stage]
+
+    @property
+    def finished(self) -> bool:
+        return all(stage.finished for stage in self.stages)
+
+    @property
+    def outcome(self) -> Outcome:
+        """Pass only when all five passed; Fail once all ran and one failed; Aborted while any is unfinished."""
+        if not self.finished:
+            return Outcome.ABORTED
+        return Outcome.PASS if all(s.outcome == Outcome.PASS for s in self.stages) else Outcome.FAIL
+
+    def stage_config(self, test_type: TestType) -> TestConfig:
+        """The suite's configuration as one stage runs it: its test type and, for Performance and Stress, its length."""
+        update: dict[str, object] = {"test_type": test_type}
+        if test_type == TestType.PERFORMANCE:
+            update["duration_s"] = self.performance_s
+        elif test_type == TestType.STRESS:
+            update["duration_s"] = self.stress_s
+        return self.config.model_copy(update=update)
+
+
+def read_suite(folder: Path) -> SuiteRecord:
+    """The suite recorded in `folder` (SuiteError if there is none, or it cannot be read)."""
+    path = folder / SUITE_FILE
+    try:
+        return SuiteRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise SuiteError(f"{folder} holds no suite ({SUITE_FILE} is missing)") from exc
+    except OSError as exc:
+        raise SuiteError(f"{path} cannot be read ({exc.strerror or exc})") from exc
+    except ValidationError as exc:
+        raise SuiteError(f"{path} is not a suite record Jetwise can read ({exc.error_count()} problem(s))") from exc
+
+
+def write_suite(record: SuiteRecord, folder: Path) -> None:
+    """Write suite.json atomically: a crash never leaves half a record."""
+    scratch = folder / (SUITE_FILE + ".partial")
+    scratch.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    scratch.replace(folder / SUITE_FILE)
+
+
+def open_suite(config: TestConfig, folder: Path, *, performance_s: float, stress_s: float) -> SuiteRecord:
+    """The suite in `folder`: the one recorded there when it has this configuration and these lengths, else a
+    new one (SuiteError when the folder holds another suite, or anything but a suite)."""
+    wanted = config.model_copy(update={"test_type": TestType.PERFORMANCE, "duration_s": performance_s})
+    if (folder / SUITE_FILE).exists():
+        record = read_suite(folder)
+        differs = _differences(record, wanted, performance_s, stress_s)
+        if differs:
+            raise SuiteError(f"{folder} holds a suite of another configuration ({', '.join(differs)} differ); resume it "
+                             "with its own configuration, or give the new suite a folder of its own")
+        return record
+    if folder.exists() and any(folder.iterdir()):
+        raise SuiteError(f"{folder} is not empty and holds no suite; give the suite a folder of its own")
+    folder.mkdir(parents=True, exist_ok=True)
+    record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s,
+                         stages=[Stage(test_type=kind) for kind in STAGES])
+    write_suite(record, folder)
+    return record
+
+
+def _differences(record: SuiteRecord, wanted: TestConfig, performance_s: float, stress_s: float) -> list[str]:
+    ours, theirs = record.config.model_dump(mode="json"), wanted.model_dump(mode="json")
+    differs = sorted(key for key in ours.keys() | theirs.keys() if ours.get(key) != theirs.get(key))
+    if record.performance_s != performance_s:
+        differs.append("the Performance length")
+    if record.stress_s != stress_s:
+        differs.append("the Stress length")
+    return differs
+
+
+class Suite:
+    """Runs the suite's unfinished stages in order (`run`); `request_stop` stops the stage running and the suite."""
+
+    def __init__(self, record: SuiteRecord, folder: Path, make_runner: MakeRunner,
+                 on_stage: Callable[[int, Stage], None] = lambda _n, _s: None) -> None:
+        self.record = record
+        self.folder = folder
+        self.make_runner = make_runner
+        self.on_stage = on_stage  # a stage is about to start
+        self.stop_reason: str | None = None
+        self._current: Runner | None = None
+
+    def request_stop(self, reason: str) -> None:
+        self.stop_reason = reason
+        if self._current is not None:
+            self._current.request_stop(reason)
+
+    def run(self) -> SuiteRecord:
+        """Run every stage without a Pass or Fail, from the first; stop at a stage that ends otherwise."""
+        record = self.record
+        for number, stage in enumerate(record.stages):
+            if stage.finished:
+                continue
+            if self.stop_reason is not None:
+                break
+            folder = self._stage_folder(number, stage)
+            self.on_stage(number, stage)
+            stage.folder = folder.name
+            write_suite(record, self.folder)  # a killed stage's folder is known to the next attempt
+            self._current = self.make_runner(record.stage_config(stage.test_type), folder)
+            if self.stop_reason is not None:
+                self._current.request_stop(self.stop_reason)
+            result = self._current.run()
+            self._current = None
+            self._record(stage, result)
+            if not stage.finished:
+                break
+        return record
+
+    def _stage_folder(self, number: int, stage: Stage) -> Path:
+        """A new folder for this attempt of the stage: a stopped or killed attempt keeps its own."""
+        base = f"{number + 1}-{stage.test_type.value.replace('_', '-')}"
+        folder, attempt = self.folder / base, 1
+        while folder.exists():
+            attempt += 1
+            folder = self.folder / f"{base}-{attempt}"
+        return folder
+
+    def _record(self, stage: Stage, result: RunResult) -> None:
+        stage.run_id = result.run_id
+        stage.outcome = result.verdict
+        stage.reasons = list(result.summary.reasons)
+        write_suite(self.record, self.folder)
