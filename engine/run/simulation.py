@@ -63,20 +63,21 @@ class StorageModel:
     logs_share_servers: bool = True  # log writes queue behind database I/O
     write_cache_iops: float = 0.0  # writes absorbed by a write cache up to this rate
     iops_ceiling: float | None = None  # a controller or QoS limit on all I/O
+    stream_mb_s: float = 140.0  # one server's sequential read rate (MB/s)
 
 
 PROFILES: dict[str, StorageModel] = {
     m.name: m
     for m in (
         StorageModel("sata-2x7k", "two 7,200 rpm SATA disks without write cache; log writes land in the controller cache",
-                     2, 10.0, 0.5, 1.0, logs_share_servers=False),
+                     2, 10.0, 0.5, 1.0, logs_share_servers=False, stream_mb_s=110.0),
         StorageModel("sas-8x10k", "eight 10,000 rpm SAS disks behind a 512 MB write cache", 8, 6.5, 0.5, 0.6,
                      logs_share_servers=False, write_cache_iops=1500.0),
         StorageModel("array-24x10k-saturating", "24 x 10k disks behind a controller that tops out at 3,000 IOPS",
                      24, 6.0, 0.5, 0.5, logs_share_servers=False, write_cache_iops=2000.0, iops_ceiling=3000.0),
         StorageModel("flash-qos-1000", "flash behind a 1,000 IOPS quality-of-service limit (a cloud volume)",
-                     16, 0.15, 0.3, 0.2, logs_share_servers=False, iops_ceiling=1000.0),
-        StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False),
+                     16, 0.15, 0.3, 0.2, logs_share_servers=False, iops_ceiling=1000.0, stream_mb_s=100.0),
+        StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0),
     )
 }
 
@@ -102,7 +103,7 @@ class _Mix:
     misses: float
 
 
-def _mix(config: TestConfig) -> _Mix:
+def mix_of(config: TestConfig) -> _Mix:
     mix = config.operation_mix
     update = mix.update_fraction
     forced = 1 - mix.lazy_commit_percent / 100.0
@@ -132,7 +133,7 @@ def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> flo
 
 def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
     """The steady state where the threads' cycle and the storage's latency agree."""
-    work = _mix(config)
+    work = mix_of(config)
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
     maintenance = MAINTENANCE_READS_PER_S * config.database_count if config.background_maintenance else 0.0
@@ -176,7 +177,7 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
 def steady_iops(model: StorageModel, config: TestConfig) -> tuple[float, OperatingPoint]:
     """Transactional IOPS (database reads and writes per second, all instances) at the steady state, and the state."""
     point = solve(model, config)
-    work = _mix(config)
+    work = mix_of(config)
     return sum(point.transactions_per_s) * (work.reads + work.writes), point
 
 
@@ -210,20 +211,19 @@ class ModelSource:
         self.name = SimulatedBackend(model).name
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
-        problems = check_rules(config)
-        if config.scans:
-            problems.append(Problem("test_type", f"the simulated storage runs performance and stress tests; a "
-                                    f"{config.test_type.value.replace('_', ' ')} test reads real databases, so run it "
-                                    "on the disk"))
-        return problems, {}
+        return check_rules(config), {}
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model
+        if config.open_ended:  # a scan or a Soft Recovery: the model's sequential reads and replay play it
+            from engine.run.simulated_work import OpenEndedWork  # it builds on this module
+
+            return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
         runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
-        work = _mix(config)
+        work = mix_of(config)
         names = measurement.names
         interval_s = config.sample_interval_s
         start = datetime.now(UTC)
@@ -239,7 +239,7 @@ class ModelSource:
                 point = solve(model, at_load(config, load)) if load is not None else point
             elapsed = (index + 1) * interval_s
             ramp = 1.0 - 0.35 * math.exp(-elapsed / 20.0)  # caches warming: latency climbs to its steady value
-            parts = {name: self._instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}
+            parts = {name: self.instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}
             if index >= measurement.warmup_intervals and not measuring:
                 measuring = True
                 runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
@@ -271,7 +271,7 @@ class ModelSource:
             notes=[f"Simulated device ({model.name}): {model.description}. No disk I/O was done; the times are virtual."],
         )
 
-    def _instance_interval(
+    def instance_interval(
         self, config: TestConfig, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float,
         rng: random.Random,
     ) -> InstanceInterval:
@@ -282,20 +282,20 @@ class ModelSource:
         tx = point.transactions_per_s[index] * (point.read_ms / read_ms) ** 0.8 * seconds
         part = InstanceInterval(name)
         spread = max(model.service_cv, 1.0 - model.service_ms / max(point.read_ms, model.service_ms) * 0.5)
-        _fill(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread)
-        _fill(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread)
-        _fill(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4)
+        fill_stream(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread)
+        fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread)
+        fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4)
         if config.background_maintenance:
-            _fill(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread)
+            fill_stream(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread)
         if config.copies_per_database > 1:
             log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
-            _fill(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4)
+            fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4)
         part.cache[CACHE_HITS] = round(tx * work.hits)
         part.cache[CACHE_MISSES] = round(tx * work.misses)
         return part
 
 
-def _fill(rng: random.Random, stats: StreamStats, count: float, avg_bytes: float, avg_ms: float, cv: float) -> None:
+def fill_stream(rng: random.Random, stats: StreamStats, count: float, avg_bytes: float, avg_ms: float, cv: float) -> None:
     """One interval of a stream: `count` I/Os whose latency is lognormal with mean `avg_ms`."""
     n = int(count) + (1 if rng.random() < count - int(count) else 0)
     if n <= 0:

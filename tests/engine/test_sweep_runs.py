@@ -134,8 +134,8 @@ def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path):
     runner = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2))
 
     class HeldByTheCache(type(runner.source)):  # the model's reads all served by the cache: none reach the disk
-        def _instance_interval(self, *args, **kwargs):
-            part = super()._instance_interval(*args, **kwargs)
+        def instance_interval(self, *args, **kwargs):
+            part = super().instance_interval(*args, **kwargs)
             part.streams.pop("db_read", None)
             return part
 

@@ -1,0 +1,218 @@
+"""The simulated device's Checksum, Backup and Soft Recovery tests, in virtual time.
+
+They run through the same measurement, verdict and result as on real files; only what
+the device does is modelled:
+
+- A scan reads every database at once, one stream each, sharing the device's
+  sequential read rate (each server streams `StorageModel.stream_mb_s`, an IOPS ceiling
+  caps the reads); a checksum reads each instance's 16 log files after its database.
+  The model's pages are never damaged.
+- A Soft Recovery generates its log files under the modelled transactional load until
+  each instance has written them, then replays them: each file is read at the stream
+  rate, and the pages its records touch that miss the cache are read, and the redone
+  ones written, with the replay's prefetch depth of I/Os in flight at the unloaded
+  service time.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.protocol import Phase, PhaseEvent
+from engine.results.recovery import REPLAY_WORDS
+from engine.results.scans import SCAN_PHASE_WORDS
+from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.run.measurement import Measurement, RunEnd
+from engine.run.runner import Runner
+from engine.run.simulation import ModelSource, StorageModel, fill_stream, mix_of, solve
+from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
+from engine.workload.logstream import LOG_DATA_BYTES
+from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
+from engine.workload.scan import ScanTally
+from engine.workload.stats import DB_READ, LOG_READ, LOG_WRITE, InstanceInterval
+
+Parts = Callable[[int], dict[str, InstanceInterval]]
+
+
+def stream_rate(model: StorageModel, read_bytes: int) -> float:
+    """Bytes per second the device reads sequentially in reads of `read_bytes`, all streams together."""
+    rate = model.servers * model.stream_mb_s * 1e6
+    if model.iops_ceiling:
+        rate = min(rate, model.iops_ceiling * read_bytes)
+    return rate
+
+
+class OpenEndedWork:
+    """A scan or a Soft Recovery on the simulated device (`ModelSource` hands these tests here)."""
+
+    def __init__(self, source: ModelSource) -> None:
+        self.source = source
+        self.model = source.model
+
+    def run(self, runner: Runner, measurement: Measurement) -> RunEnd:
+        config = runner.config
+        runner.log(f"SIMULATED DEVICE: {self.model.description}; no disk I/O is done and these figures come from a model")
+        clock = _VirtualClock(config.sample_interval_s)
+        if config.scans:
+            runner.emit(PhaseEvent(phase=Phase.MEASURING, message=f"{SCAN_PHASE_WORDS[config.test_type]} (simulated)"))
+            end = self._scan(runner, measurement, clock)
+        else:
+            runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Generating log files (simulated)"))
+            end = self._recover(runner, measurement, clock)
+        if runner.stop_reason is not None:
+            end.aborted_reason = f"Run aborted: {runner.stop_reason} after {end.measured_s:.1f} s (simulated)"
+        end.times = clock.times()
+        end.host = HostInfo(machine_name="simulated device", operating_system="simulated")
+        end.io_detail = "simulated device"
+        end.notes.append(f"Simulated device ({self.model.name}): {self.model.description}. No disk I/O was done; "
+                         "the times are virtual.")
+        return end
+
+    # scans ---------------------------------------------------------------------------
+
+    def _scan(self, runner: Runner, measurement: Measurement, clock: _VirtualClock) -> RunEnd:
+        config, model = runner.config, self.model
+        read = config.scan_read_bytes
+        count = config.database_count
+        per_database = stream_rate(model, read) / count
+        latency_ms = read / per_database * 1000.0 + 0.05 * model.service_ms
+        logs = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES if config.test_type == TestType.DATABASE_CHECKSUM else 0
+        total = config.database_size_bytes + logs
+        done = [0] * count
+        rng = random.Random(config.seed if config.seed is not None else 1)
+
+        def parts(_index: int) -> dict[str, InstanceInterval]:
+            out = {}
+            for i, name in enumerate(measurement.names):
+                part = InstanceInterval(name)
+                take = min(total - done[i], per_database * config.sample_interval_s)
+                in_database = max(0.0, min(take, config.database_size_bytes - done[i]))
+                fill_stream(rng, part.stream(DB_READ), in_database / read, read, latency_ms, 0.2)
+                fill_stream(rng, part.stream(LOG_READ), (take - in_database) / read, read, latency_ms, 0.2)
+                done[i] += int(take)
+                out[name] = part
+            measurement.eta_s = (total - min(done)) / per_database
+            return out
+
+        seconds = self._intervals(runner, measurement, clock, parts, lambda: min(done) >= total)
+        scans = {}
+        for i in range(count):
+            in_database = min(done[i], config.database_size_bytes)
+            scans[i] = ScanTally(
+                pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=done[i],
+                log_files=LOG_FILES_PER_DATABASE if logs else 0,
+                log_sectors_seen=max(0, done[i] - config.database_size_bytes) // 4096,
+                database_seconds=in_database / per_database, seconds=done[i] / per_database, complete=done[i] >= total,
+            )
+        notes = ["The simulated device writes no backup copy."] if config.backup_path is not None else []
+        # the scan ends when its last database does, within its last interval
+        return RunEnd(measured_s=min(seconds, max(t.seconds for t in scans.values())), scans=scans, notes=notes)
+
+    # soft recovery ---------------------------------------------------------------------
+
+    def _recover(self, runner: Runner, measurement: Measurement, clock: _VirtualClock) -> RunEnd:
+        config, model = runner.config, self.model
+        point = solve(model, config)
+        rng = random.Random(config.seed if config.seed is not None else 1)
+        target = config.log_files_to_replay * LOG_DATA_BYTES
+        generated = [0] * config.database_count
+        ended: dict[int, float] = {}
+
+        def parts(index: int) -> dict[str, InstanceInterval]:
+            ramp = 1.0 - 0.35 * math.exp(-(index + 1) * config.sample_interval_s / 20.0)
+            out = {}
+            for i, name in enumerate(measurement.names):
+                part = self.source.instance_interval(config, name, point, mix_of(config), i, ramp, rng)
+                generated[i] += part.stream(LOG_WRITE).bytes
+                if generated[i] >= target and i not in ended:
+                    ended[i] = (index + 1) * config.sample_interval_s
+                out[name] = part
+            rate = sum(point.transactions_per_s) * mix_of(config).log_writes * 4800 / config.database_count
+            measurement.eta_s = (target - min(generated)) / rate if rate > 0 else None
+            return out
+
+        seconds = self._intervals(runner, measurement, clock, parts, lambda: len(ended) == config.database_count)
+        recoveries = {}
+        for i in range(config.database_count):
+            files = config.log_files_to_replay if i in ended else min(config.log_files_to_replay, generated[i] // LOG_DATA_BYTES)
+            recoveries[i] = RecoveryTally(log_files=config.log_files_to_replay, log_files_generated=files,
+                                          generation_seconds=ended.get(i, seconds))
+        if runner.stop_reason is None and len(ended) == config.database_count:
+            runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
+            runner.emit(PhaseEvent(phase=Phase.MEASURING, message=f"{REPLAY_WORDS} (simulated)"))
+            for tally in recoveries.values():
+                self._replay(config, tally)
+            clock.extra_s = max(t.replay_seconds for t in recoveries.values())
+        return RunEnd(measured_s=seconds, recoveries=recoveries)
+
+    def _replay(self, config: TestConfig, tally: RecoveryTally) -> None:
+        """One instance's replay as the model plays it: log reads, page reads that miss the cache, redone writes."""
+        model = self.model
+        mix = config.operation_mix
+        updates = mix.insert_percent + mix.delete_percent + mix.replace_percent
+        record_bytes = (mix.insert_percent * INSERT_LOG_BYTES + mix.delete_percent * DELETE_LOG_BYTES
+                        + mix.replace_percent * REPLACE_LOG_BYTES) / updates
+        files = tally.log_files_generated
+        records = int(files * LOG_DATA_BYTES / record_bytes)
+        reads = int(records * mix_of(config).misses)
+        # redone: the records of the last checkpoint depth whose pages were still dirty in the cache at the crash
+        within = min(1.0, CHECKPOINT_DEPTH_BYTES / (files * LOG_DATA_BYTES))
+        redone = int(records * within * (1.0 - mix_of(config).misses))
+        writes = min(redone, config.database_cache_pages)
+        in_flight = min(PREFETCH_DEPTH, model.servers)
+        io_rate = in_flight * 1000.0 / model.service_ms
+        if model.iops_ceiling:
+            io_rate = min(io_rate, model.iops_ceiling)
+        log_rate = stream_rate(model, REPLAY_LOG_READ_BYTES) / config.database_count
+        log_bytes = files * LOG_FILE_SIZE_BYTES
+        tally.replay_seconds = log_bytes / log_rate + (reads + writes) / io_rate
+        tally.log_files_replayed = files
+        tally.records, tally.pages_redone, tally.pages_current = records, redone, records - redone
+        tally.log_reads = files * math.ceil(LOG_FILE_SIZE_BYTES / REPLAY_LOG_READ_BYTES)
+        tally.log_bytes_read = log_bytes
+        tally.log_read_ns = int(tally.log_reads * REPLAY_LOG_READ_BYTES / log_rate * 1e9)
+        tally.page_reads = reads
+        tally.page_read_ns = int(reads * model.service_ms * 1e6)
+        tally.page_writes = tally.pages_written = tally.pages_verified = writes
+        tally.page_write_ns = int(writes * model.service_ms * 1e6)
+        tally.complete = True
+
+    # the clock -------------------------------------------------------------------------
+
+    def _intervals(self, runner: Runner, measurement: Measurement, clock: _VirtualClock, parts: Parts,
+                   done: Callable[[], bool]) -> float:
+        """Add intervals until the work is `done` (or a stop); the measured window ends with the last. Its seconds."""
+        index = 0
+        while index < measurement.total_intervals and runner.stop_reason is None and not done():
+            interval = parts(index)
+            clock.intervals = index + 1
+            measurement.add(index, interval, duration_s=clock.interval_s, elapsed_s=clock.elapsed_s,
+                            time_utc=clock.at(clock.elapsed_s), host=HostFigures())
+            index += 1
+        measurement.window.total_intervals = max(1, index)
+        return clock.elapsed_s
+
+
+class _VirtualClock:
+    def __init__(self, interval_s: float) -> None:
+        self.interval_s = interval_s
+        self.start = datetime.now(UTC)
+        self.intervals = 0
+        self.extra_s = 0.0  # virtual time after the last sample (a replay)
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.intervals * self.interval_s
+
+    def at(self, seconds: float) -> str:
+        return (self.start + timedelta(seconds=seconds)).isoformat(timespec="milliseconds")
+
+    def times(self) -> RunTimes:
+        end = self.start + timedelta(seconds=self.elapsed_s + self.extra_s)
+        return RunTimes(test_start_utc=self.start.isoformat(timespec="seconds"), test_end_utc=end.isoformat(timespec="seconds"),
+                        collection_start_utc=self.start.isoformat(timespec="seconds"),
+                        collection_end_utc=(self.start + timedelta(seconds=self.elapsed_s)).isoformat(timespec="seconds"))

@@ -1,0 +1,73 @@
+"""The ESRP suite on the simulated device, in virtual time: the full 2 h Performance and 24 h Stress, then the
+Checksum, the Backup and the Soft Recovery on the model, stopped at a stage and resumed there, and refused in a
+folder that holds another suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.model.config import TestConfig
+from engine.results.document import read_result
+from engine.results.schema import Outcome
+from engine.run.runner import Runner
+from engine.run.simulation import PROFILES, runner_for
+from engine.run.suite import PERFORMANCE_S, STAGES, STRESS_S, Stage, Suite, SuiteError, open_suite, read_suite
+from tests.conftest import small_config
+
+
+def _config(tmp_path: Path) -> TestConfig:
+    # Jetstress's 15 s samples would do too; 30 s keeps the 26 virtual hours to a few thousand samples
+    return small_config(tmp_path / "data", sample_interval_s=30.0, warmup_s=60.0, log_files_to_replay=500)
+
+
+def _suite(config: TestConfig, folder: Path, stop_at: int | None = None) -> Suite:
+    record = open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S)
+
+    def make(stage_config: TestConfig, out: Path) -> Runner:
+        return runner_for(PROFILES["flash"], stage_config, out, lambda _event: None)
+
+    suite: Suite
+
+    def starting(number: int, _stage: Stage) -> None:
+        if number == stop_at:
+            suite.request_stop("stopped by the user")
+
+    suite = Suite(record, folder, make, on_stage=starting)
+    return suite
+
+
+def test_the_whole_suite_runs_on_the_simulated_device_and_each_stage_keeps_its_result(tmp_path):
+    config, folder = _config(tmp_path), tmp_path / "suite"
+    record = _suite(config, folder).run()
+    assert record.finished and record.outcome == Outcome.PASS
+    assert [s.test_type for s in record.stages] == list(STAGES)
+    results = [read_result(folder / stage.folder) for stage in record.stages]
+    assert all(r.simulated and r.verdict == Outcome.PASS for r in results)
+    assert results[0].summary.measured_s == pytest.approx(PERFORMANCE_S)  # the published lengths, in virtual time
+    assert results[1].summary.measured_s == pytest.approx(STRESS_S) and results[1].summary.threshold_set == "Lenient"
+    assert all(d.seen_pages == d.pages and d.log_files == 16 for d in results[2].scan.databases)
+    assert results[3].scan.read_bytes == 256 * 1024
+    recovery = results[4].recovery
+    assert recovery.log_files_replayed == 2 * 500 and 0 < recovery.seconds_per_log_file < recovery.limit_s
+    assert read_suite(folder) == record
+    again = _suite(config, folder).run()  # a finished suite runs nothing again
+    assert again == record and len([p for p in folder.iterdir() if p.is_dir()]) == 5
+
+
+def test_a_suite_stopped_at_a_stage_resumes_there_with_the_same_configuration_only(tmp_path):
+    config, folder = _config(tmp_path), tmp_path / "suite"
+    stopped = _suite(config, folder, stop_at=2).run()
+    assert [s.outcome for s in stopped.stages] == [Outcome.PASS, Outcome.PASS, Outcome.ABORTED, None, None]
+    assert stopped.outcome == Outcome.ABORTED
+    assert read_result(folder / "3-database-checksum").verdict == Outcome.ABORTED
+    with pytest.raises(SuiteError, match="another configuration"):
+        open_suite(config.model_copy(update={"thread_count": 8}), folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S)
+    with pytest.raises(SuiteError, match="the Stress length"):
+        open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=3600.0)
+    resumed = _suite(config, folder).run()
+    assert resumed.outcome == Outcome.PASS
+    assert [s.folder for s in resumed.stages] == [
+        "1-performance", "2-stress", "3-database-checksum-2", "4-database-backup", "5-soft-recovery"]
+    assert read_result(folder / "1-performance").run_id == stopped.stages[0].run_id  # not run again
