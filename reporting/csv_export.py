@@ -3,8 +3,9 @@
 A load sweep's samples also name their step (numbered from 1, as the report and the run's log
 number them) and the setting it ran; outside a sweep those cells are empty. A Database Checksum
 or Backup run adds the scan's columns and, after its samples, a row per database (phase "scan")
-with what its scan found; its sample rows leave those cells empty, and the other tests' CSV has
-no such columns.
+with what its scan found; a Soft Recovery run likewise adds its replay's columns and a row per
+instance (phase "recovery"). Their sample rows leave those cells empty, and the other tests' CSV
+has no such columns.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.results.scans import megabytes
-from engine.results.schema import DatabaseScan
+from engine.results.schema import DatabaseScan, InstanceRecovery, RunResult
 from reporting.bundle import RunBundle
 
 CSV_COLUMNS = [
@@ -32,15 +33,33 @@ SCAN_CSV_COLUMNS = [  # DatabaseScan's own names, and its figures in Jetstress's
     "log_files", "log_sectors_seen", "log_sectors_damaged", "backup_file", "bytes_written",
 ]
 
+RECOVERY_PHASE = "recovery"
+RECOVERY_CSV_COLUMNS = [  # InstanceRecovery's own names and properties, and its log reads in Jetstress's Mbytes (MiB)
+    "log_path", "log_files", "log_files_generated", "log_files_replayed", "generation_seconds", "replay_seconds",
+    "seconds_per_log_file", "records", "pages_redone", "pages_current", "log_reads", "log_bytes_read", "log_read_avg_ms",
+    "log_read_mbytes_per_s", "page_reads", "page_reads_per_s", "page_read_avg_ms", "page_writes", "page_writes_per_s",
+    "page_write_avg_ms", "pages_written", "pages_verified", "damaged", "lost_flushes", "complete", "failure",
+]
+
+
+def _after_samples(result: RunResult) -> tuple[list[str], list[list[Any]]]:
+    """The columns a scan or a soft recovery adds, and its rows after the samples (none for the other tests)."""
+    if result.scan is not None:
+        return SCAN_CSV_COLUMNS, [_scan_row(database) for database in result.scan.databases]
+    if result.recovery is not None:
+        return RECOVERY_CSV_COLUMNS, [_recovery_row(instance) for instance in result.recovery.instances]
+    return [], []
+
 
 def write_csv(bundle: RunBundle, path: Path) -> int:
-    """The interval samples, one row per interval per instance, then a scan's databases; returns the rows written."""
-    scan = bundle.result.scan
-    blank: list[Any] = [None] * len(SCAN_CSV_COLUMNS) if scan is not None else []  # a sample row's scan cells
+    """The interval samples, one row per interval per instance, then a scan's databases or a soft recovery's
+    instances; returns the rows written."""
+    extra, after = _after_samples(bundle.result)
+    blank: list[Any] = [None] * len(extra)  # a sample row's scan or recovery cells
     rows = 0
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS + (SCAN_CSV_COLUMNS if scan is not None else []))
+        writer.writerow(CSV_COLUMNS + extra)
         for sample in bundle.samples:
             for row in sample.instances:
                 values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, sample.duration_s,
@@ -50,10 +69,16 @@ def write_csv(bundle: RunBundle, path: Path) -> int:
                 values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
                 writer.writerow(values + blank)
                 rows += 1
-        for database in scan.databases if scan is not None else []:
-            writer.writerow(_scan_row(database))
-            rows += 1
-    return rows
+        writer.writerows(after)
+    return rows + len(after)
+
+
+def _leading(phase: str, instance: str) -> list[Any]:
+    """A row after the samples: its sample cells empty but its phase and instance."""
+    cells: list[Any] = [None] * len(CSV_COLUMNS)
+    cells[CSV_COLUMNS.index("phase")] = phase
+    cells[CSV_COLUMNS.index("instance")] = instance
+    return cells
 
 
 def _scan_row(database: DatabaseScan) -> list[Any]:
@@ -66,7 +91,14 @@ def _scan_row(database: DatabaseScan) -> list[Any]:
         "mbytes_per_s": round(megabytes(database.bytes_per_s), 3),
         "first_damaged": " ".join(f"{p.page}@{p.offset}:{p.kind.value}" for p in database.first_damaged),
     }
-    cells: list[Any] = [None] * len(CSV_COLUMNS)
-    cells[CSV_COLUMNS.index("phase")] = SCAN_PHASE
-    cells[CSV_COLUMNS.index("instance")] = database.instance
-    return cells + [figures[key] for key in SCAN_CSV_COLUMNS]
+    return _leading(SCAN_PHASE, database.instance) + [figures[key] for key in SCAN_CSV_COLUMNS]
+
+
+def _recovery_row(instance: InstanceRecovery) -> list[Any]:
+    """An instance's soft recovery: the sample cells empty but its phase and instance, then the replay's cells."""
+    figures = {
+        **instance.model_dump(include=set(RECOVERY_CSV_COLUMNS)),
+        **{key: getattr(instance, key) for key in ("seconds_per_log_file", "page_reads_per_s", "page_writes_per_s")},
+        "log_read_mbytes_per_s": round(megabytes(instance.log_bytes_per_s), 3),
+    }
+    return _leading(RECOVERY_PHASE, instance.instance) + [figures[key] for key in RECOVERY_CSV_COLUMNS]

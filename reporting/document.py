@@ -2,8 +2,8 @@
 
 `report_model` gathers every figure the template shows, from the run's `RunBundle`;
 `render_html` renders resources/templates/report.html.j2 (a Database Checksum or Backup run:
-scan_report.html.j2, see `reporting.scan`) with the charts as inline SVG (or as image references,
-for the PDF renderer).
+scan_report.html.j2, see `reporting.scan`; a Soft Recovery run: recovery_report.html.j2, see
+`reporting.recovery`) with the charts as inline SVG (or as image references, for the PDF renderer).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 import jinja2
 import markupsafe
 
+from engine.model.config import TestType
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.results.verdict import is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
@@ -21,13 +22,16 @@ from engine.version import __version__
 from reporting import palette
 from reporting.bundle import RunBundle
 from reporting.charts import Level, Line, line_chart
-from reporting.scan import scan_charts, scan_model
+from reporting.recovery import RECOVERY_TITLE, recovery_model
+from reporting.scan import SCAN_TITLES, scan_charts, scan_model
 from reporting.sweep import step_marks, sweep_charts, sweep_model
 
 STREAM_TITLES = {
     "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
     "bdm_read": "Maintenance reads", "log_replication_read": "Log replication reads", "log_read": "Log reads",
 }
+
+TEST_TITLES = {**SCAN_TITLES, TestType.SOFT_RECOVERY: RECOVERY_TITLE}
 
 
 def _total_row(row: Figures) -> dict[str, float]:
@@ -117,6 +121,10 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     summary = result.summary
     advice = session_advice(bundle)
     scan = scan_model(result) if config.scans else {}
+    recovery = recovery_model(result) if config.recovers else {"unreached": set()}
+    # an instance fails on a criterion it was judged on, not on one the stop left unreached
+    failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in recovery["unreached"]})
+    title = TEST_TITLES.get(config.test_type, config.test_type.value.capitalize())
     return {
         "result": result,
         "summary": summary,
@@ -131,7 +139,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "unmeasured": unmeasured_criteria(result),
         "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
         "error_groups": result.error_groups,
-        "failing": result.failing_instances(),
+        "failing": failing,
         "host_performance": result.host_performance,
         "floor": config.target_transactional_iops * (1 - config.target_margin_percent / 100.0),
         "stream_titles": STREAM_TITLES,
@@ -146,7 +154,10 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "aborted": summary.verdict == Outcome.ABORTED,
         "tuning_run": summary.run_kind == RunKind.TUNING,
         "is_scan": config.scans,
+        "test_title": title,
+        "report_heading": f"Jetwise {title} Test Report" if config.test_type in TEST_TITLES else "Jetwise Test Report",
         **scan,
+        **recovery,
     }
 
 
@@ -178,7 +189,9 @@ def _environment() -> jinja2.Environment:
 def render_html(bundle: RunBundle, *, for_print: bool = False) -> str:
     """The report as one self-contained HTML document (charts inline, or as `chart:NAME` images)."""
     env = _environment()
-    template = env.get_template("scan_report.html.j2" if bundle.result.configuration.scans else "report.html.j2")
+    config = bundle.result.configuration
+    template = env.get_template("scan_report.html.j2" if config.scans else
+                                "recovery_report.html.j2" if config.recovers else "report.html.j2")
     svgs = charts(bundle)
     return template.render(**report_model(bundle), charts=svgs, for_print=for_print, palette=palette,
                            chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
