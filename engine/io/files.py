@@ -225,13 +225,16 @@ def prepare_logs(
     return paths
 
 
-def existing_logs(folder: Path, index: int, db_id: bytes) -> list[tuple[Path, LogFileHeader]]:
-    """The instance's log files as a test left them, to be read back (never written): those that carry
-    a Jetwise log header of this database. A foreign file or another database's log raises FileSafetyError."""
+def existing_logs(folder: Path, index: int, db_id: bytes, limit: int = LOG_FILES_PER_DATABASE) -> list[tuple[Path, LogFileHeader]]:
+    """The instance's log files as a test left them, at most `limit`, to be read back (never written): those
+    that carry a Jetwise log header of this database (the circular 16, and the files a Soft Recovery generated
+    beyond them). A foreign file or another database's log raises FileSafetyError."""
     found = []
-    for slot in range(LOG_FILES_PER_DATABASE):
+    for slot in range(limit):
         path = log_file_path(folder, index, slot)
         if not path.exists():
+            if slot >= LOG_FILES_PER_DATABASE:
+                break  # past the circular set, the files a Soft Recovery made end at the first missing one
             continue
         try:
             header = read_log_header(path)

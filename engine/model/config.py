@@ -18,29 +18,10 @@ from engine.model.profile import ConfigPart, MailboxProfile, OperationMix, Thres
 from engine.model.units import MIB
 
 __all__ = [  # the parts in engine.model.profile are read through here too
-    "FLUSH_START_SHARE",
-    "FLUSH_STOP_SHARE",
-    "LOG_FILES_PER_DATABASE",
-    "LOG_FILE_SIZE_BYTES",
-    "MAX_THREADS",
-    "MIN_CACHE_PAGES",
-    "MIN_DATABASE_PAGES",
-    "MIN_FLUSH_START_PAGES",
-    "PAGE_SIZE_BYTES",
-    "SCAN_TEST_TYPES",
-    "SCHEMA_VERSION",
-    "DatabaseSource",
-    "DatabaseSpec",
-    "MailboxProfile",
-    "OperationMix",
-    "TestConfig",
-    "TestType",
-    "ThresholdSet",
-    "Thresholds",
-    "cli",
-    "default_config",
-    "load_config",
-    "save_config",
+    "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
+    "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
+    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "OperationMix", "TestConfig", "TestType",
+    "ThresholdSet", "Thresholds", "cli", "default_config", "load_config", "save_config",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -223,6 +204,12 @@ class TestConfig(ConfigPart):
         "Jetwise001.jwbak and so on; a copy an earlier backup left there is replaced.",
         json_schema_extra=cli("--backup-path", default_words="read only, no copy written"),
     )
+    log_files_to_checksum: int = Field(
+        500, ge=0, le=100_000, title="Log files to checksum",
+        description="Database Checksum: the most log files of each instance read after its database "
+        "(Jetstress's LogFilesToChecksum); 0 reads none.",
+        json_schema_extra=cli("--log-files-to-checksum", unit="files"),
+    )
     log_files_to_replay: int = Field(
         500, ge=2, le=100_000, title="Log files to replay",
         description="Soft Recovery: the 1 MiB log files each instance generates under load and then replays "
@@ -305,19 +292,15 @@ class TestConfig(ConfigPart):
 
     @property
     def database_cache_pages(self) -> int:
-        """Pages the model's cache holds per instance.
-
-        Scaled by `capacity_percent` like the database itself, so a test database
-        created at a fraction of its production size keeps the production
-        cache-to-database ratio, and so the same cache hit ratio.
-        """
+        """Pages the model's cache holds per instance. Scaled by `capacity_percent` like the database itself, so a
+        test database created at a fraction of its production size keeps the production cache-to-database ratio,
+        and so the same cache hit ratio."""
         size = self.database_cache_max_mb * MIB * self.capacity_percent / 100.0
         return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property
     def flush_thresholds_pages(self) -> tuple[int, int]:
-        """(start, stop): flushing starts when fewer buffers than `start` are available
-        and stops once `stop` are."""
+        """(start, stop): flushing starts when fewer buffers than `start` are available and stops once `stop` are."""
         pages = self.database_cache_pages
         start = max(1, round(pages * FLUSH_START_SHARE), min(MIN_FLUSH_START_PAGES, pages // 8))
         stop = max(start + 1, round(pages * FLUSH_STOP_SHARE), min(2 * MIN_FLUSH_START_PAGES, pages // 4))

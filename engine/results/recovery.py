@@ -110,7 +110,7 @@ def _replay_reasons(row: InstanceRecovery, limit_s: float) -> list[str]:
 
 def recovery_words(config: TestConfig) -> str:
     """What a Soft Recovery test does, for the head of its test log."""
-    return (f"Soft recovery test begins: each of {config.database_count} instance(s) generates "
+    return (f"Soft recovery: each of {config.database_count} instance(s) generates "
             f"{config.log_files_to_replay} log files of 1 MiB under the transactional load, then stops without a clean "
             f"checkpoint, as a crash does, and replays them against its database; an average of at most "
             f"{config.replay_limit_s:g} s to play one log file passes")

@@ -43,9 +43,8 @@ from engine.run.messages import (
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
+from engine.run.work_ends import WorkEnds
 from engine.run.worker import assign_instances
-from engine.workload.recovery import RecoveryTally
-from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
@@ -108,7 +107,6 @@ class _PoolRun:
         self.engine_error: str | None = None
         self.failures: list[str] = []  # reasons that fail the run (I/O errors)
         self.progress = ProgressMeter()
-        self.started_utc = self.wall0
         contained = contain_children()  # Windows: the workers end with this process however it ends
         if contained is not None:
             runner.log(contained, "warning")
@@ -118,11 +116,7 @@ class _PoolRun:
         self.refused: set[int] = set()  # workers that speak another message version: not listened to
         self.measuring_announced = False
         self.applied_load = measurement.load  # a sweep's load the workers were last told
-        self.scans: dict[int, tuple[ScanTally, int]] = {}  # a Checksum or Backup test: each database's scan, and its end
-        self.scan_end_ns: int | None = None  # when the last scan (or log generation) ended: the end of the measured run
-        self.generated: dict[int, int] = {}  # a Soft Recovery test: when each instance had written its logs
-        self.recoveries: dict[int, RecoveryTally] = {}  # ... and each instance's replay
-        self.replaying = False
+        self.ends = WorkEnds(config.database_count)  # a scan's or a Soft Recovery's work, as it ends
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -146,10 +140,8 @@ class _PoolRun:
         self.set_phase(Phase.PREPARING)
         try:
             for worker_id, indexes in enumerate(self.assignments):
-                self.workers.start(
-                    WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup,
-                               self.window.total_intervals, self.backend)
-                )
+                self.workers.start(WorkerSpec(worker_id, config_json, indexes, self.unbuffered, self.window.min_warmup,
+                                              self.window.total_intervals, self.backend))
             self._loop()
         except BaseException as exc:  # KeyboardInterrupt included: always leave a result
             if isinstance(exc, KeyboardInterrupt):
@@ -195,11 +187,15 @@ class _PoolRun:
             case DatabaseProgress(instance_index=index, done_bytes=done_bytes, total_bytes=total_bytes):
                 self._on_progress(index, done_bytes, total_bytes)
             case ScanReport(instance_index=index, tally=tally, ended_ns=ended_ns):
-                self._on_scan(index, tally, ended_ns)
+                self._end_measuring(self.ends.scan_ended(index, tally, max(self.t0_ns, ended_ns)))
             case LogsGenerated(instance_index=index, ended_ns=ended_ns):
-                self._on_generated(index, ended_ns)
+                if self._end_measuring(self.ends.logs_generated(index, max(self.t0_ns, ended_ns))):
+                    self.ends.replaying = True
+                    runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
+                    self.set_phase(Phase.MEASURING, REPLAY_WORDS)
+                    self.progress.restart()
             case RecoveryReport(instance_index=index, tally=tally):
-                self.recoveries[index] = tally
+                self.ends.recoveries[index] = tally
             case WorkerReady(worker_id=worker_id):
                 self.ready.add(worker_id)
                 if len(self.ready) == len(self.workers) and not self.workers.stopping:
@@ -271,26 +267,11 @@ class _PoolRun:
         self.measurement.eta_s = event.eta_s if scanning else None
         self.runner.emit(event)
 
-    def _on_scan(self, instance: int, tally: ScanTally, ended_ns: int) -> None:
-        """A database's scan ended (read through, or unable to go on); once every one has, the run ends with the last."""
-        self.scans[instance] = tally, max(self.t0_ns, ended_ns)
-        if len(self.scans) == self.config.database_count:
-            self._end_measuring(max(ended for _tally, ended in self.scans.values()))
-
-    def _on_generated(self, instance: int, ended_ns: int) -> None:
-        """An instance wrote its last log file to replay; once every one has, the measured run ends and replay begins."""
-        self.generated[instance] = max(self.t0_ns, ended_ns)
-        if len(self.generated) == self.config.database_count and self._end_measuring(max(self.generated.values())):
-            self.replaying = True
-            self.runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
-            self.set_phase(Phase.MEASURING, REPLAY_WORDS)
-            self.progress.restart()
-
-    def _end_measuring(self, end: int) -> bool:
-        """The work of an open-ended test is done at `end`: its measured run ends there (False if it already ended)."""
-        if self.scan_end_ns is not None or self.workers.stopping:
+    def _end_measuring(self, end: int | None) -> bool:
+        """The work of an open-ended test is done at `end` (None: not yet): its measured run ends there (False if it
+        already ended)."""
+        if end is None or self.workers.stopping or not self.ends.end(end):
             return False
-        self.scan_end_ns = end
         self.measurement.window.total_intervals = max(1, -(-(end - self.t0_ns) // self.interval_ns))
         self.workers.end_at(end)
         return True
@@ -316,7 +297,7 @@ class _PoolRun:
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
-        return start, min(stop for stop in (start + self.interval_ns, self.stop_at_ns, self.scan_end_ns) if stop is not None)
+        return start, min(stop for stop in (start + self.interval_ns, self.stop_at_ns, self.ends.end_ns) if stop is not None)
 
     def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
         start, end = self._interval_span(index)
@@ -343,7 +324,7 @@ class _PoolRun:
         self.pending.clear()
         measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
         planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
-        end = min(stop for stop in (planned_end, self.stop_at_ns, self.scan_end_ns) if stop is not None)
+        end = min(stop for stop in (planned_end, self.stop_at_ns, self.ends.end_ns) if stop is not None)
         measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
         aborted_reason = None
         if self.engine_error is not None:
@@ -352,25 +333,18 @@ class _PoolRun:
             where = {
                 Phase.PREPARING: "while preparing the databases",
                 Phase.WARMING_UP: "during warm-up, before measurement began",
-            }.get(self.phase, "while replaying the log files" if self.replaying else f"after {measured_s:.1f} s of measurement")
+            }.get(self.phase, "while replaying the log files" if self.ends.replaying else f"after {measured_s:.1f} s of measurement")
             aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
+        measured = self.t0_ns != 0
         times = RunTimes(
-            test_start_utc=self.started_utc.isoformat(timespec="seconds"),
+            test_start_utc=self.wall0.isoformat(timespec="seconds"),
             test_end_utc=datetime.now(UTC).isoformat(timespec="seconds"),
-            collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if self.t0_ns else None,
-            collection_end_utc=self._wall(end).isoformat(timespec="seconds") if self.t0_ns else None,
+            collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if measured else None,
+            collection_end_utc=self._wall(end).isoformat(timespec="seconds") if measured else None,
         )
         notes = [] if self.representative else [
             f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache."]
-        return RunEnd(
-            measured_s=measured_s,
-            aborted_reason=aborted_reason,
-            failures=list(self.failures),
-            host=HostInfo(**host_info()),
-            times=times,
-            unbuffered_io=self.representative,
-            io_detail=self.io_detail,
-            notes=notes,
-            scans={index: tally for index, (tally, _ended) in self.scans.items()},
-            recoveries=dict(self.recoveries),
-        )
+        return RunEnd(measured_s=measured_s, aborted_reason=aborted_reason, failures=list(self.failures),
+                      host=HostInfo(**host_info()), times=times, unbuffered_io=self.representative,
+                      io_detail=self.io_detail, notes=notes, scans=self.ends.scan_tallies(),
+                      recoveries=dict(self.ends.recoveries))

@@ -150,10 +150,11 @@ class Runner:
         if config.scans:
             self.log(scan_words(config))
             return
+        kind = "Soft recovery" if config.recovers else config.test_type.value.capitalize()
         if config.recovers:
             self.log(recovery_words(config))
-        self.log(f"{config.test_type.value.capitalize()} test begins: {config.database_count} database(s), "
-                   f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        self.log(f"{kind} test begins: {config.database_count} database(s), "
+                 f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"

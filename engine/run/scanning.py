@@ -39,7 +39,7 @@ def instance_logs(
     sector size the device takes for unbuffered writes, probed in the first file.
     """
     if config.scans:
-        found = existing_logs(folder, index, db_id)
+        found = existing_logs(folder, index, db_id, max(1, config.log_files_to_checksum))
         if found:
             return [path for path, _ in found], found[0][1].sector_bytes
     count = config.log_files_per_database
@@ -65,7 +65,7 @@ def make_scans(
             config.backup_path.mkdir(parents=False, exist_ok=True)
             copy_to = backup_file_path(config.backup_path, plan.index)
             prepare_backup_file(copy_to)
-        logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths) if checksum else ()
+        logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths[: config.log_files_to_checksum]) if checksum else ()
         target = ScanTarget(plan.index, plan.name, plan.db_path, plan.db_id, plan.pages, logs, copy_to)
         scans.append(Scan(backend, target, clock, config.scan_read_bytes, unbuffered=unbuffered, errors=errors, say=say,
                           progress=progress_of(plan.index)))

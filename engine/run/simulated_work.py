@@ -5,7 +5,7 @@ the device does is modelled:
 
 - A scan reads every database at once, one stream each, sharing the device's
   sequential read rate (each server streams `StorageModel.stream_mb_s`, an IOPS ceiling
-  caps the reads); a checksum reads each instance's 16 log files after its database.
+  caps the reads); a checksum reads each instance's 16 log files (or `log_files_to_checksum`) after its database.
   The model's pages are never damaged.
 - A Soft Recovery generates its log files under the modelled transactional load until
   each instance has written them, then replays them: each file is read at the stream
@@ -80,7 +80,8 @@ class OpenEndedWork:
         count = config.database_count
         per_database = stream_rate(model, read) / count
         latency_ms = read / per_database * 1000.0 + 0.05 * model.service_ms
-        logs = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES if config.test_type == TestType.DATABASE_CHECKSUM else 0
+        log_files = min(LOG_FILES_PER_DATABASE, config.log_files_to_checksum)
+        logs = log_files * LOG_FILE_SIZE_BYTES if config.test_type == TestType.DATABASE_CHECKSUM else 0
         total = config.database_size_bytes + logs
         done = [0] * count
         rng = random.Random(config.seed if config.seed is not None else 1)
@@ -104,7 +105,7 @@ class OpenEndedWork:
             in_database = min(done[i], config.database_size_bytes)
             scans[i] = ScanTally(
                 pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=done[i],
-                log_files=LOG_FILES_PER_DATABASE if logs else 0,
+                log_files=log_files if logs else 0,
                 log_sectors_seen=max(0, done[i] - config.database_size_bytes) // 4096,
                 database_seconds=in_database / per_database, seconds=done[i] / per_database, complete=done[i] >= total,
             )

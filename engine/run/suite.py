@@ -98,13 +98,17 @@ def read_suite(folder: Path) -> SuiteRecord:
     """The suite recorded in `folder` (SuiteError if there is none, or it cannot be read)."""
     path = folder / SUITE_FILE
     try:
-        return SuiteRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        record = SuiteRecord.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise SuiteError(f"{folder} holds no suite ({SUITE_FILE} is missing)") from exc
     except OSError as exc:
         raise SuiteError(f"{path} cannot be read ({exc.strerror or exc})") from exc
     except ValidationError as exc:
         raise SuiteError(f"{path} is not a suite record Jetwise can read ({exc.error_count()} problem(s))") from exc
+    if record.suite_version > SUITE_VERSION:
+        raise SuiteError(f"{path} was written by a newer Jetwise (suite record {record.suite_version}; this one reads "
+                         f"{SUITE_VERSION}); resume the suite with that version")
+    return record
 
 
 def write_suite(record: SuiteRecord, folder: Path) -> None:

@@ -11,7 +11,7 @@ from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequen
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.model import config as model
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
-from engine.protocol import Phase, PhaseEvent
+from engine.protocol import Phase, PhaseEvent, ProgressEvent
 from engine.results.document import read_samples
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Outcome
@@ -75,6 +75,9 @@ def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(
     checked = Runner(checksum, tmp_path / "checksum", lambda _event: None).run()
     assert checked.verdict == Outcome.PASS, checked.summary.reasons
     assert all(d.seen_pages == d.pages and d.log_files == FILES for d in checked.scan.databases)
+    fewer = checksum.model_copy(update={"log_files_to_checksum": 2})  # Jetstress's LogFilesToChecksum
+    checked = Runner(fewer, tmp_path / "checksum-2", lambda _event: None).run()
+    assert checked.verdict == Outcome.PASS and [d.log_files for d in checked.scan.databases] == [2, 2]
 
 
 def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(tmp_path):
@@ -100,8 +103,8 @@ def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(
 def test_a_stop_during_log_generation_replays_nothing_and_says_how_far_it_got(tmp_path):
     runner: Runner
 
-    def emit(event: object) -> None:
-        if isinstance(event, PhaseEvent) and event.phase == Phase.MEASURING and event.message != REPLAY_WORDS:
+    def emit(event: object) -> None:  # stopped once a few log files are written
+        if isinstance(event, ProgressEvent) and event.phase == Phase.MEASURING and event.done_bytes >= 4 * LOG_FILE_SIZE_BYTES:
             runner.request_stop("stopped by the user")
 
     config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=400)
@@ -110,6 +113,7 @@ def test_a_stop_during_log_generation_replays_nothing_and_says_how_far_it_got(tm
     assert result.verdict == Outcome.ABORTED
     assert "of 800 log files were generated and 0 replayed" in result.summary.reasons[0]
     assert all(row.log_files_generated < 400 and row.log_files_replayed == 0 for row in result.recovery.instances)
+    assert sum(row.log_files_generated for row in result.recovery.instances) >= 2
 
 
 def _plan(config: model.TestConfig, index: int) -> InstancePlan:

@@ -1,0 +1,43 @@
+"""When an open-ended test's work is done: the runner's record of each database's scan, each instance's log
+generation and each replay, as the workers report them.
+
+A Checksum or Backup test ends when the last database is read; a Soft Recovery's measured run ends when
+the last instance has written its log files, and its replays report afterwards.
+"""
+
+from __future__ import annotations
+
+from engine.workload.recovery import RecoveryTally
+from engine.workload.scan import ScanTally
+
+
+class WorkEnds:
+    def __init__(self, database_count: int) -> None:
+        self.database_count = database_count
+        self.scans: dict[int, tuple[ScanTally, int]] = {}  # each database's scan, and when it ended
+        self.generated: dict[int, int] = {}  # when each instance had written its log files
+        self.recoveries: dict[int, RecoveryTally] = {}  # each instance's replay
+        self.end_ns: int | None = None  # when the work of the measured run ended
+        self.replaying = False
+
+    def scan_ended(self, instance: int, tally: ScanTally, ended_ns: int) -> int | None:
+        """A database's scan ended (read through, or unable to go on): when the last has, the end of the run."""
+        self.scans[instance] = tally, ended_ns
+        if len(self.scans) < self.database_count:
+            return None
+        return max(ended for _tally, ended in self.scans.values())
+
+    def logs_generated(self, instance: int, ended_ns: int) -> int | None:
+        """An instance wrote its last log file: when the last has, the end of the measured run."""
+        self.generated[instance] = ended_ns
+        return max(self.generated.values()) if len(self.generated) == self.database_count else None
+
+    def end(self, end_ns: int) -> bool:
+        """The measured run ends at `end_ns` (False if it already ended)."""
+        if self.end_ns is not None:
+            return False
+        self.end_ns = end_ns
+        return True
+
+    def scan_tallies(self) -> dict[int, ScanTally]:
+        return {index: tally for index, (tally, _ended) in self.scans.items()}
