@@ -17,11 +17,12 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
 from engine.results.schema import IntervalSample, Outcome, RunResult
+from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
 EmitFn = Callable[[BaseModel], None]  # where a run sends its events: the front end, the store, the run folder
 
-PROTOCOL_VERSION = 1  # the event stream's version; a front end refuses an engine that speaks another
+PROTOCOL_VERSION = 2  # the event stream's version; a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
@@ -111,8 +112,18 @@ class ResultEvent(BaseModel):
     result: RunResult
 
 
+class SuiteEvent(BaseModel):
+    """An ESRP suite's record as it goes: before each stage (`stage`, 0-based), and once it stopped or ended (None).
+    Each stage is a run of its own, with its own events, in between."""
+
+    event: Literal["suite"] = "suite"
+    folder: str
+    stage: int | None
+    record: SuiteRecord
+
+
 Event = Annotated[
-    HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent,
+    HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent | SuiteEvent,
     Field(discriminator="event"),
 ]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
@@ -122,5 +133,7 @@ def to_json_line(event: BaseModel) -> str:
     return event.model_dump_json() + "\n"
 
 
-def from_json_line(line: str) -> HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent:
+def from_json_line(
+    line: str,
+) -> HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent | SuiteEvent:
     return _EVENT_ADAPTER.validate_json(line)

@@ -19,9 +19,11 @@ from app.cli.configs import load_checked
 from app.cli.options import duration_type, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
+from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, to_json_line
+from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, SuiteEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
+from engine.run.suite import PERFORMANCE_S, STRESS_S, Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
@@ -41,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              "limit, each step settled and judged (at most 8 minutes)",
     )
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
+    parser.add_argument("--suite", action="store_true",
+                        help="the ESRP suite in the --output folder (resumed when it holds one of this configuration)")
+    length = duration_type(option("duration_s"))
+    parser.add_argument("--performance-duration", type=length, default=PERFORMANCE_S, metavar="DURATION")
+    parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION")
 
 
 class _Stream:
@@ -73,7 +80,7 @@ def _stdin_is_a_pipe() -> bool:
         return False
 
 
-def _watch_stdin(runner: Runner, pipe: bool) -> None:
+def _watch_stdin(runner: Runner | Suite, pipe: bool) -> None:
     """The stop command stops the run. When stdin is a pipe from the front end, its end stops the
     run too: the front end ended however it ends (closed, crashed or killed) and nobody is left
     to watch. (Python reports Windows's anonymous pipes as FIFOs too.)"""
@@ -103,6 +110,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     except StoreError as exc:
         stream.log("error", str(exc))
         return ExitCode.INVALID
+    if args.suite:
+        return _suite(args, context, config, stream, session)
     runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
@@ -114,3 +123,29 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             stream.log("error", str(problem))
         return ExitCode.INVALID
     return ExitCode.of(result.verdict)
+
+
+def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:
+    """The ESRP suite for a front end: each stage's events, and a suite event before each stage and at the end."""
+    try:
+        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration)
+    except SuiteError as exc:
+        stream.log("error", str(exc))
+        return ExitCode.INVALID
+    model = simulated_model(args.simulate)
+    folder = str(args.output)
+    suite = Suite(record, args.output,
+                  lambda stage_config, out: context.runner(stage_config, out, stream, session=session, model=model),
+                  on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
+    if sys.stdin is not None and not sys.stdin.isatty():
+        threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
+    try:
+        with stop_on_signals(suite.request_stop):
+            suite.run()
+    except InvalidConfigError as exc:
+        for problem in exc.problems:
+            stream.log("error", str(problem))
+        return ExitCode.INVALID
+    finally:
+        stream(SuiteEvent(folder=folder, stage=None, record=record))
+    return ExitCode.of(record.outcome)

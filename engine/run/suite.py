@@ -18,80 +18,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 from engine.model.config import TestConfig, TestType
-from engine.results.base import Schema
-from engine.results.schema import Outcome, RunResult
+from engine.results.schema import RunResult
+from engine.results.suite import PERFORMANCE_S as PERFORMANCE_S
+from engine.results.suite import STAGES as STAGES
+from engine.results.suite import STRESS_S as STRESS_S
+from engine.results.suite import SUITE_VERSION
+from engine.results.suite import Stage as Stage
+from engine.results.suite import SuiteRecord as SuiteRecord
 from engine.run.runner import Runner
 
 SUITE_FILE = "suite.json"
-SUITE_VERSION = 1
-STAGES = (TestType.PERFORMANCE, TestType.STRESS, TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP,
-          TestType.SOFT_RECOVERY)
-PERFORMANCE_S = 2 * 3600.0
-STRESS_S = 24 * 3600.0
-STAGE_WORDS = {
-    TestType.PERFORMANCE: "Performance",
-    TestType.STRESS: "Stress",
-    TestType.DATABASE_CHECKSUM: "Database Checksum",
-    TestType.DATABASE_BACKUP: "Database Backup",
-    TestType.SOFT_RECOVERY: "Soft Recovery",
-}
 
 MakeRunner = Callable[[TestConfig, Path], Runner]
 
 
 class SuiteError(Exception):
     """The suite cannot run in this folder; the message says why."""
-
-
-class Stage(Schema):
-    """One test of the suite: the run folder it was last run in, and its verdict (None: not run to an end yet)."""
-
-    test_type: TestType
-    folder: str = Field("", description="The stage's run folder, inside the suite's folder.")
-    run_id: str = ""
-    outcome: Outcome | None = None
-    reasons: list[str] = Field(default_factory=list)
-
-    @property
-    def finished(self) -> bool:
-        return self.outcome in (Outcome.PASS, Outcome.FAIL)
-
-    @property
-    def title(self) -> str:
-        return STAGE_WORDS[self.test_type]
-
-
-class SuiteRecord(Schema):
-    """What `suite.json` holds: the configuration every stage runs, the stage lengths, each stage so far."""
-
-    suite_version: int = SUITE_VERSION
-    config: TestConfig
-    performance_s: float
-    stress_s: float
-    stages: list[Stage]
-
-    @property
-    def finished(self) -> bool:
-        return all(stage.finished for stage in self.stages)
-
-    @property
-    def outcome(self) -> Outcome:
-        """Pass only when all five passed; Fail once all ran and one failed; Aborted while any is unfinished."""
-        if not self.finished:
-            return Outcome.ABORTED
-        return Outcome.PASS if all(s.outcome == Outcome.PASS for s in self.stages) else Outcome.FAIL
-
-    def stage_config(self, test_type: TestType) -> TestConfig:
-        """The suite's configuration as one stage runs it: its test type and, for Performance and Stress, its length."""
-        update: dict[str, object] = {"test_type": test_type}
-        if test_type == TestType.PERFORMANCE:
-            update["duration_s"] = self.performance_s
-        elif test_type == TestType.STRESS:
-            update["duration_s"] = self.stress_s
-        return self.config.model_copy(update=update)
 
 
 def read_suite(folder: Path) -> SuiteRecord:
