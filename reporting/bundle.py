@@ -15,6 +15,7 @@ from engine.model.validation import problems_from_validation_error
 from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
 from engine.results.schema import IntervalSample, RunResult
 from engine.run.samples import rebuild_result
+from engine.run.suite import SUITE_FILE
 from engine.store.rows import RunRow
 from engine.store.sqlite import Store
 
@@ -73,7 +74,8 @@ def _from_folder(folder: Path, store: Store | None) -> RunBundle:
             config = TestConfig.model_validate_json((folder / CONFIG_FILE).read_text(encoding="utf-8"))
             result = rebuild_result(config, samples, folder.name, "the run ended without writing its result (a crash or a kill)")
         else:
-            raise ReportError(f"{folder} holds no Jetwise run ({RESULT_FILE} or {CONFIG_FILE} is missing)")
+            raise ReportError(f"{folder} holds no Jetwise run ({RESULT_FILE} or {CONFIG_FILE} is missing) and no suite "
+                              f"({SUITE_FILE} is missing)")
     except ValidationError as exc:
         raise ReportError(_unreadable(folder, exc)) from exc
     except (OSError, ValueError) as exc:

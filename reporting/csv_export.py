@@ -5,11 +5,13 @@ number them) and the setting it ran; outside a sweep those cells are empty. A Da
 or Backup run adds the scan's columns and, after its samples, a row per database (phase "scan")
 with what its scan found; a Soft Recovery run likewise adds its replay's columns and a row per
 instance (phase "recovery"). Their sample rows leave those cells empty, and the other tests' CSV
-has no such columns.
+has no such columns. An ESRP suite's CSV holds its stages' runs one after another, each row led by its
+stage, with both the scan's and the recovery's columns.
 """
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,7 @@ CSV_COLUMNS = [
     "db_cache_hit_ratio", "database_page_fault_stalls_per_s", "cpu_percent", "available_memory_mb",
     "sweep_step", "threads", "sluggish_sessions",
 ]
+STAGE_CSV_COLUMNS = ["stage", "test_type", "run_folder"]  # a suite's CSV: which stage's run each row is of
 SCAN_PHASE = "scan"
 SCAN_CSV_COLUMNS = [  # DatabaseScan's own names, and its figures in Jetstress's Mbytes (MiB)
     "database_file", "pages", "seen_pages", "complete", "bad_pages", "correctable_pages", "wrong_page_number_pages",
@@ -51,6 +54,17 @@ def _after_samples(result: RunResult) -> tuple[list[str], list[list[Any]]]:
     return [], []
 
 
+def _sample_rows(bundle: RunBundle) -> Iterator[list[Any]]:
+    """A row of the CSV_COLUMNS per interval per instance."""
+    for sample in bundle.samples:
+        for row in sample.instances:
+            values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, sample.duration_s, row.name]
+            values += [getattr(row, key) for key in CSV_COLUMNS[6:24]]
+            values += [sample.host.cpu_percent, sample.host.available_memory_mb]
+            values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
+            yield values
+
+
 def write_csv(bundle: RunBundle, path: Path) -> int:
     """The interval samples, one row per interval per instance, then a scan's databases or a soft recovery's
     instances; returns the rows written."""
@@ -60,17 +74,33 @@ def write_csv(bundle: RunBundle, path: Path) -> int:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS + extra)
-        for sample in bundle.samples:
-            for row in sample.instances:
-                values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, sample.duration_s,
-                                     row.name]
-                values += [getattr(row, key) for key in CSV_COLUMNS[6:24]]
-                values += [sample.host.cpu_percent, sample.host.available_memory_mb]
-                values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
-                writer.writerow(values + blank)
-                rows += 1
+        for values in _sample_rows(bundle):
+            writer.writerow(values + blank)
+            rows += 1
         writer.writerows(after)
     return rows + len(after)
+
+
+def write_stages_csv(stages: list[tuple[int, str, RunBundle]], path: Path) -> int:
+    """Several runs in one file, each row led by its stage (number, test type, run folder): an ESRP suite's stages.
+    Every row has the scan's and the soft recovery's columns, empty where they are not the row's (the two share
+    `log_files` and `complete`, told apart by the row's phase); returns the rows."""
+    extra = SCAN_CSV_COLUMNS + [c for c in RECOVERY_CSV_COLUMNS if c not in SCAN_CSV_COLUMNS]
+    rows = 0
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(STAGE_CSV_COLUMNS + CSV_COLUMNS + extra)
+        for number, folder, bundle in stages:
+            lead: list[Any] = [number, bundle.result.configuration.test_type.value, folder]
+            own, after = _after_samples(bundle.result)
+            for values in _sample_rows(bundle):
+                writer.writerow(lead + values + [None] * len(extra))
+                rows += 1
+            for row in after:
+                cells = dict(zip(own, row[len(CSV_COLUMNS):], strict=True))
+                writer.writerow(lead + row[:len(CSV_COLUMNS)] + [cells.get(column) for column in extra])
+                rows += 1
+    return rows
 
 
 def _leading(phase: str, instance: str) -> list[Any]:

@@ -172,7 +172,8 @@ def _template_text(name: str) -> str:
     return resources.files("resources").joinpath(f"templates/{name}").read_text(encoding="utf-8")
 
 
-def _environment() -> jinja2.Environment:
+def environment() -> jinja2.Environment:
+    """The templates and their filters, shared by a run's report and the sections of a combined one."""
     # Lenient on missing figures: a result rebuilt after a crash, or from an older Jetwise, lacks some.
     env = jinja2.Environment(loader=jinja2.FunctionLoader(_template_text), autoescape=True, trim_blocks=True,
                              lstrip_blocks=True)
@@ -186,12 +187,31 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+def _template_for(bundle: RunBundle, env: jinja2.Environment) -> jinja2.Template:
+    config = bundle.result.configuration
+    return env.get_template("scan_report.html.j2" if config.scans else
+                            "recovery_report.html.j2" if config.recovers else "report.html.j2")
+
+
+def _render(bundle: RunBundle, env: jinja2.Environment, *, for_print: bool, **layout: Any) -> str:
+    svgs = charts(bundle)
+    return _template_for(bundle, env).render(**{**report_model(bundle), **layout}, charts=svgs, for_print=for_print,
+                                             palette=palette, chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
+
+
 def render_html(bundle: RunBundle, *, for_print: bool = False) -> str:
     """The report as one self-contained HTML document (charts inline, or as `chart:NAME` images)."""
-    env = _environment()
-    config = bundle.result.configuration
-    template = env.get_template("scan_report.html.j2" if config.scans else
-                                "recovery_report.html.j2" if config.recovers else "report.html.j2")
-    svgs = charts(bundle)
-    return template.render(**report_model(bundle), charts=svgs, for_print=for_print, palette=palette,
-                           chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
+    return _render(bundle, environment(), for_print=for_print, section=0, chart_prefix="",
+                   document_title=f"Jetwise report {bundle.result.run_id}")
+
+
+def render_section(bundle: RunBundle, env: jinja2.Environment, *, number: int, heading: str, for_print: bool) -> markupsafe.Markup:
+    """The report as section `number` of a larger document: no page head of its own, `heading` as its title, a new
+    page on paper, its charts as `chart:NUMBER-NAME` images (see `section_charts`), and no tuning session."""
+    return markupsafe.Markup(_render(bundle, env, for_print=for_print, section=number, chart_prefix=f"{number}-",
+                                     report_heading=heading))
+
+
+def section_charts(bundle: RunBundle, number: int) -> dict[str, str]:
+    """The charts of section `number`, named as its printed images refer to them."""
+    return {f"{number}-{name}": svg for name, svg in charts(bundle).items()}

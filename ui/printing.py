@@ -45,6 +45,12 @@ def chart_image(svg: str, width_px: int = CHART_WIDTH_PX) -> QImage:
 
 def report_document(bundle: RunBundle, page_width_px: float, resolution: int = RESOLUTION) -> QTextDocument:
     """The report laid out for a page `page_width_px` device pixels wide at `resolution` dpi."""
+    return html_document(render_html(bundle, for_print=True), charts(bundle), page_width_px, resolution)
+
+
+def html_document(html: str, svgs: dict[str, str], page_width_px: float, resolution: int = RESOLUTION) -> QTextDocument:
+    """Report HTML rendered for print, its `chart:NAME` images drawn from `svgs`, laid out for a page `page_width_px`
+    device pixels wide at `resolution` dpi."""
     document = QTextDocument()
     font = QFont("Helvetica")
     font.setPointSizeF(8.5)
@@ -56,9 +62,8 @@ def report_document(bundle: RunBundle, page_width_px: float, resolution: int = R
     option = document.defaultTextOption()
     option.setWrapMode(QTextOption.WrapMode.WordWrap)
     document.setDefaultTextOption(option)
-    for name, svg in charts(bundle).items():
+    for name, svg in svgs.items():
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart:{name}"), chart_image(svg))
-    html = render_html(bundle, for_print=True)
     # charts fill the text width; QTextDocument sizes images in 96-dpi pixels and scales them to the device
     html = html.replace('width="640"', f'width="{int(page_width_px * 96 / resolution * 0.98)}"')
     document.setHtml(html)
@@ -117,13 +122,18 @@ def pdf_writer(path: Path, page_size: str = "a4") -> QPdfWriter:
 
 def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
     """Write the report as a PDF; returns its page count. Needs a Qt application (app.window)."""
+    return write_html_pdf(render_html(bundle, for_print=True), charts(bundle), path, page_size,
+                          title=report_title(bundle), document_title=f"Jetwise report {bundle.result.run_id}")
+
+
+def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, *, title: str, document_title: str) -> int:
+    """Write report HTML rendered for print (its charts in `svgs`) as a PDF with `title` atop every page; returns its
+    page count. Needs a Qt application (app.window)."""
     writer = pdf_writer(path, page_size)
-    writer.setTitle(f"Jetwise report {bundle.result.run_id}")
+    writer.setTitle(document_title)
     writer.setCreator("Jetwise")
     paint = writer.pageLayout().paintRectPixels(writer.resolution())
-    document = report_document(bundle, paint.width(), writer.resolution())
-    title = report_title(bundle)
-    return paint_pages(document, writer, title)
+    return paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
 
 
 def report_title(bundle: RunBundle) -> str:

@@ -1,4 +1,8 @@
-"""`jetwise report RUN [--html FILE] [--pdf FILE] [--csv FILE]`: the report of a run, headless."""
+"""`jetwise report RUN [--html FILE] [--pdf FILE] [--csv FILE]`: the report of a run, or of an ESRP suite, headless.
+
+RUN is a run id, a run folder, or a suite's folder (one `jetwise suite` wrote, with its suite.json): a suite's
+report is the combined one, its summary then each stage's report, and its CSV holds every stage's rows.
+"""
 
 from __future__ import annotations
 
@@ -11,39 +15,45 @@ from app.context import AppContext, UsageError
 from engine.protocol import ExitCode
 from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, RunBundle, load_run
-from reporting.csv_export import write_csv
+from reporting.csv_export import write_csv, write_stages_csv
 from reporting.document import render_html
+from reporting.suite import SuiteBundle, is_suite_folder, load_suite, render_suite_html, suite_charts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", type=_run_reference, metavar="RUN", help="a run id from the store, or a run output folder")
+    parser.add_argument("run", type=_run_reference, metavar="RUN",
+                        help="a run id from the store, a run output folder, or a suite's folder (the combined ESRP report)")
     parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
     parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
     parser.add_argument("--csv", type=path_type, default=None, metavar="FILE",
-                        help="interval samples, a row per interval per instance (a checksum or backup adds a row per database)")
+                        help="interval samples, a row per interval per instance (a checksum or backup adds a row per "
+                             "database; a suite's rows name their stage)")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if not (args.html or args.pdf or args.csv):
         args.html = Path(f"jetwise-report-{Path(args.run).name}.html")
-    try:
-        store: Store | None = context.store
-    except StoreError:
-        if not Path(args.run).is_dir():
-            raise
-        store = None  # a run folder reads without the store; only its session's other runs are missing
+    suite = is_suite_folder(Path(args.run))
+    store: Store | None = None
+    if not suite:  # a suite's report reads its folder alone
+        try:
+            store = context.store
+        except StoreError:
+            if not Path(args.run).is_dir():
+                raise
+            store = None  # a run folder reads without the store; only its session's other runs are missing
     for flag, target in (("--html", args.html), ("--pdf", args.pdf), ("--csv", args.csv)):
         if target is not None and (target.is_dir() or not target.parent.is_dir()):
             where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({target.parent})"
             raise UsageError(f"{flag} {target} {where}; give a file to write")
     try:
-        bundle = load_run(args.run, store)
+        report = load_suite(Path(args.run)) if suite else load_run(args.run, store)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     try:
-        return _write(args, bundle)
+        return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
 
@@ -63,12 +73,33 @@ def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
         scanned = f", {len(bundle.result.scan.databases)} of them a database's scan" if bundle.result.scan else ""
         print(f"CSV samples: {args.csv} ({rows} rows{scanned})", file=sys.stderr)
     if args.pdf:
-        from app.window import (
-            ensure_gui_application,  # Qt's printing: offscreen when there is no display
-        )
         from ui.printing import write_pdf
 
-        ensure_gui_application()
+        _gui()
         pages = write_pdf(bundle, args.pdf, args.page_size)
         print(f"PDF report: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     return ExitCode.PASS
+
+
+def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
+    if args.html:
+        args.html.write_text(render_suite_html(suite), encoding="utf-8")
+        print(f"HTML report of the ESRP suite: {args.html}", file=sys.stderr)
+    if args.csv:
+        rows = write_stages_csv(suite.runs, args.csv)
+        print(f"CSV samples: {args.csv} ({rows} rows of {len(suite.runs)} stage(s), each row naming its stage)",
+              file=sys.stderr)
+    if args.pdf:
+        from ui.printing import write_html_pdf
+
+        _gui()
+        pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
+                               title=suite.title, document_title=f"Jetwise ESRP report {suite.folder.name}")
+        print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
+    return ExitCode.PASS
+
+
+def _gui() -> None:
+    from app.window import ensure_gui_application  # Qt's printing: offscreen when there is no display
+
+    ensure_gui_application()

@@ -23,6 +23,8 @@ from engine.protocol import ExitCode
 from engine.run.runner import InvalidConfigError
 from engine.run.simulation import PROFILES
 from engine.run.suite import PERFORMANCE_S, STRESS_S, Stage, Suite, SuiteError, SuiteRecord, open_suite
+from reporting.bundle import ReportError
+from reporting.suite import write_suite_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,9 +70,21 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             suite.run()
     except InvalidConfigError as exc:
         print_problems(exc.problems, sys.stderr)
+        _write_report(folder)
         return ExitCode.INVALID
     print_suite(record, folder, sys.stderr)
+    _write_report(folder)
     return ExitCode.of(record.outcome)
+
+
+def _write_report(folder: Path) -> None:
+    """The combined HTML report, finished or not; its PDF is `jetwise report FOLDER --pdf FILE`'s."""
+    try:
+        path = write_suite_report(folder)
+    except (ReportError, OSError) as exc:
+        print(f"note: the combined report was not written: {exc}", file=sys.stderr)
+    else:
+        print(f"Combined report: {path}", file=sys.stderr)
 
 
 def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
