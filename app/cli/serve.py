@@ -12,6 +12,7 @@ import stat
 import sys
 import threading
 from datetime import datetime
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -147,5 +148,17 @@ def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, st
             stream.log("error", str(problem))
         return ExitCode.INVALID
     finally:
+        _suite_report(args.output, stream)
         stream(SuiteEvent(folder=folder, stage=None, record=record))
     return ExitCode.of(record.outcome)
+
+
+def _suite_report(folder: Path, stream: _Stream) -> None:
+    """The combined report beside the stages, however the suite ended; a report that cannot be written is said."""
+    from reporting.bundle import ReportError  # the renderer loads only for a suite
+    from reporting.suite import write_suite_report
+
+    try:
+        stream.log("info", f"ESRP report: {write_suite_report(folder)}")
+    except (ReportError, OSError) as exc:
+        stream.log("warning", f"the ESRP report could not be written in {folder}: {exc}")

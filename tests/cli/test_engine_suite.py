@@ -51,3 +51,4 @@ def test_the_engine_runs_the_suite_for_a_front_end_and_resumes_after_a_stop(tmp_
     results = [e.result for e in events if isinstance(e, ResultEvent)]
     assert [r.configuration.test_type for r in results] == ["database_backup", "soft_recovery"]
     assert results[-1].recovery is not None and results[-1].recovery.log_files_replayed == 40
+    assert (folder / "esrp-report.html").is_file()
