@@ -35,12 +35,19 @@ def store():
 @pytest.fixture
 def window(qtbot, qapp, tmp_path: Path, monkeypatch, store):
     from PySide6.QtGui import QDesktopServices
+    from PySide6.QtWidgets import QMessageBox
 
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    # A message box no test expects would wait for a click that never comes: it is kept, and fails the test.
+    dialogs: list[str] = []
+    for kind in ("warning", "critical", "information"):
+        monkeypatch.setattr(QMessageBox, kind, lambda _parent, title, text, *_a, _kind=kind: dialogs.append(
+            f"{_kind}: {title}: {text}") or QMessageBox.StandardButton.Ok)
     qapp.setOrganizationName("JetwiseTests")
     qapp.setApplicationName("Jetwise")
     main = open_window(qtbot, tmp_path, store)
     yield main
     if main.runs.running:
         main.runs.stop_and_wait()
+    assert not dialogs, f"the window showed a message box no test expected: {dialogs}"

@@ -5,7 +5,7 @@ results; Stop, New test, and a Performance test after them."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWizard
 
@@ -33,7 +33,8 @@ def test_the_test_type_page_offers_the_scans_each_with_its_own_settings(qtbot, w
     window.wizard.restart_at(PAGE_TYPE)
     page = window.wizard.test_type
     assert "Reads every page of every database and its logs and verifies each" in page.checksum.text()
-    assert "Soft recovery" not in " ".join(b.text() for b in page.buttons.values())
+    assert [b.text().split(" — ")[0] for b in page.buttons.values()] == [
+        "Performance", "Stress", "Database checksum", "Database backup", "Soft recovery"]
     assert _row_shown(page, "duration_s") and not _row_shown(page, "checksum_read_kib") and not page.scan_note.isVisibleTo(page)
 
     choose(qtbot, page.checksum)
@@ -150,15 +151,3 @@ def test_a_backup_copies_each_database_and_stop_shows_the_aborted_scan(qtbot, wi
     assert "ABORTED" in window.results_view.verdict.text() and "stopped by the user" in window.results_view.reasons.text()
     assert view.scan_status.figures.text().startswith("Stopped")
     assert window.reports.open_report() is not None
-
-
-def test_a_type_this_version_cannot_run_is_named_and_a_scan_clears_it(qtbot, window, tmp_path):
-    config = small_config(tmp_path / "data" / "dbs").model_copy(update={"test_type": model.TestType.SOFT_RECOVERY})
-    window.wizard.load_config(config, session="soft")
-    window.wizard.restart_at(PAGE_TYPE)
-    page = window.wizard.test_type
-    assert page.kind_error.isVisibleTo(page) and "soft recovery tests are not available" in page.kind_error.text()
-    assert not any(b.isChecked() for b in page.buttons.values()) and not _next_enabled(window)
-    qtbot.mouseClick(page.checksum, Qt.MouseButton.LeftButton, pos=QPoint(6, 8))
-    assert window.state.data["test_type"] == "database_checksum" and not page.kind_error.isVisibleTo(page)
-    assert _next_enabled(window)

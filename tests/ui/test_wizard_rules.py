@@ -30,13 +30,13 @@ def test_a_minimum_cache_above_the_maximum_is_named_under_the_minimum_field(qtbo
     assert "Configuration:" not in text
 
 
-def test_a_test_type_this_version_cannot_run_is_named_under_the_choice(qtbot, window, tmp_path):
-    config = _small(tmp_path / "data").model_copy(update={"test_type": model.TestType.SOFT_RECOVERY})
-    window.wizard.load_config(config, session="recovery")
-    window.wizard.restart_at(PAGE_TYPE)
-    page = window.wizard.test_type
-    assert page.kind_error.isVisibleTo(page) and "soft recovery tests are not available" in page.kind_error.text()
-    assert not page.performance.isChecked() and not page.stress.isChecked() and not _next_enabled(window)
+def test_every_test_type_loaded_from_a_file_is_chosen_on_the_page_and_runs(qtbot, window, tmp_path):
+    for kind in model.TestType:
+        config = _small(tmp_path / "data").model_copy(update={"test_type": kind})
+        window.wizard.load_config(config, session="types")
+        window.wizard.restart_at(PAGE_TYPE)
+        page = window.wizard.test_type
+        assert page.buttons[kind].isChecked() and _next_enabled(window), kind
+        assert [b for b in page.buttons.values() if b.isChecked()] == [page.buttons[kind]]
     qtbot.mouseClick(page.performance, Qt.MouseButton.LeftButton, pos=QPoint(6, 8))
-    assert window.state.data["test_type"] == "performance"
-    assert not page.kind_error.isVisibleTo(page) and _next_enabled(window)
+    assert window.state.data["test_type"] == "performance" and _next_enabled(window)

@@ -13,6 +13,10 @@ each at its field, so the Review page shows them where the engineer changes them
 waits until a value changes or the checks pass again; its run folder is removed
 (`EngineProcess`). Runs started from elsewhere (the advice applied, auto-tune's next run)
 show at once, and a refusal of one is `refused`, the draft still holding its problems.
+
+A test that lasts as long as its work takes (a Checksum or Backup scan, a Soft Recovery) runs
+as planned: it is never auto-tuned, no advice follows it, and its result is no evidence of how
+a thread count carries the load.
 """
 
 from __future__ import annotations
@@ -87,8 +91,8 @@ class RunController(QObject):
     def session_results(self, config: TestConfig) -> list[RunResult]:
         """The results of the session a run of `config` goes into (cached until a run finishes)."""
         session, _note = self.store.resolve_session(self.draft.session or "Jetwise", config)
-        if session not in self._results_cache:  # a checksum or a backup says nothing of a thread count's load
-            self._results_cache[session] = [r for r in self.store.results(session) if not r.configuration.scans]
+        if session not in self._results_cache:  # a scan or a soft recovery says nothing of a thread count's load
+            self._results_cache[session] = [r for r in self.store.results(session) if not r.configuration.open_ended]
         return self._results_cache[session]
 
     def first_setting(self, config: TestConfig) -> Advice:
@@ -110,7 +114,7 @@ class RunController(QObject):
         self.tuner = None
         self.tuning_log = []
         self.display.show_iterations(self.tuning_log)
-        if self.draft.auto_tune and not config.scans:  # a scan has no thread count to tune: it runs as planned
+        if self.draft.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
             tuner = Tuner(config, self.session_results(config), max_runs=MAX_AUTO_RUNS)
             first = tuner.next_run()
             if first is not None:
@@ -129,7 +133,9 @@ class RunController(QObject):
         self.config = config
         session = self.draft.session or "Jetwise"
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        name = config.test_type.value.split("_")[-1] if config.scans else f"t{config.thread_count}-s{config.sluggish_sessions}"
+        name = f"t{config.thread_count}-s{config.sluggish_sessions}"
+        if config.open_ended:  # "checksum", "backup", "recovery-t4-s1"
+            name = config.test_type.value.split("_")[-1] + (f"-{name}" if config.recovers else "")
         output = self.runs_root / _safe(session) / f"{stamp}-{name}"
         if output.exists():  # two runs started within a second: never share a folder
             output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
@@ -145,6 +151,8 @@ class RunController(QObject):
         setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
         if config.scans:
             setting = scan_setting(config)
+        if config.recovers:
+            setting = f"{config.log_files_to_replay:,} log files per instance, {setting}"
         if plan is not None:
             plural = "s" if plan.start.threads != 1 else ""
             setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
@@ -227,8 +235,8 @@ class RunController(QObject):
         self.last_result = result
         assert self.config is not None
         tuner = self.tuner
-        if tuner is None:  # a checksum or a backup has no thread count to advise on
-            self.finished.emit(result, None if self.config.scans else self.advise(self.config), "")
+        if tuner is None:  # a scan or a soft recovery is no setting to advise on
+            self.finished.emit(result, None if self.config.open_ended else self.advise(self.config), "")
             return
         tuner.record(result)
         self.display.show_sweep(result, tuner.advice)  # a sweep's chosen setting, on its curve

@@ -4,6 +4,10 @@ A Database checksum or backup (a scan) shows its verdict and reasons, then each 
 scan and the first damaged pages; no thread count was at stake, so no advisor and no
 full-length run.
 
+A Soft Recovery shows its criteria (the load's latencies, then each instance's replay) and a table
+of each instance's replay beneath, headed by the average time to play one log file against the
+limit; it was run at a setting chosen by hand, so no advisor and no full-length run either.
+
 Before a run has been shown, only New test and the session view do anything, so only they
 are enabled.
 """
@@ -27,14 +31,19 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestType
+from engine.results.recovery import FILES_REPLAYED
 from engine.results.scans import megabytes
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult, ScanResult
 from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
+from ui.recovery import recovery_headline
 from ui.scans import type_words
+from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
 from ui.widgets.style import verdict_colour, verdict_qcolor
 from ui.widgets.sweep_table import SweepTable
+
+NOT_REACHED = "Not reached"
 
 
 class ResultsView(QWidget):
@@ -66,6 +75,7 @@ class ResultsView(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.sweep = SweepTable()
         self.scan = ScanTable()
+        self.recovery = RecoveryTable()
         self.advice_box = QGroupBox("Advisor")
         self.advice = QLabel()
         self.advice.setWordWrap(True)
@@ -112,6 +122,7 @@ class ResultsView(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.sweep, 1)
         layout.addWidget(self.scan)
+        layout.addWidget(self.recovery)
         layout.addStretch()  # below a scan's table, which is as tall as its rows; the tables above take it otherwise
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
@@ -124,7 +135,7 @@ class ResultsView(QWidget):
         colour = verdict_colour(verdict)
         simulated = " (simulated device)" if result.simulated else ""
         kind = " — tuning run" if summary.run_kind == RunKind.TUNING else ""
-        if result.scan is not None:
+        if result.scan is not None or result.recovery is not None:
             kind = f" — {type_words(summary.test_type)}"
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated}{kind}")
         setting = (f"{summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
@@ -133,6 +144,8 @@ class ResultsView(QWidget):
             setting += f", judged on step {result.sweep.judged_step + 1} of the load sweep"
         if result.scan is not None:
             achieved, setting = scan_headline(result, result.scan)
+        elif result.recovery is not None:
+            achieved, setting = recovery_headline(result, result.recovery)
         elif was_measured(result):
             achieved = (f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
                         f"target transactional IOPS over {_seconds(summary.measured_s)}")
@@ -143,7 +156,9 @@ class ResultsView(QWidget):
         parts = []
         if summary.reasons:
             parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in summary.reasons) + "</ul>")
-        failing = result.failing_instances()
+        # a criterion a stop left unreached (a Soft Recovery's log files to replay) is no failure of the storage
+        unreached = {FILES_REPLAYED} if summary.verdict == Outcome.ABORTED and result.recovery is not None else set()
+        failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in unreached})
         if failing:
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
         if summary.host_bound and result.scan is None:
@@ -157,19 +172,20 @@ class ResultsView(QWidget):
         rows: list[Criterion | UnmeasuredCriterion] = [*judged_criteria(result), *unmeasured_criteria(result)]
         self.table.setRowCount(len(rows))
         for row, criterion in enumerate(rows):
-            for column, text in enumerate(_cells(criterion)):
+            for column, text in enumerate(_cells(criterion, unreached)):
                 item = QTableWidgetItem(text)
                 if column == 4:
-                    item.setForeground(verdict_qcolor(text.lower()))
+                    item.setForeground(verdict_qcolor("aborted" if text == NOT_REACHED else text.lower()))
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.sweep.show_sweep(result.sweep)
         self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
+        self.recovery.show_recovery(result.recovery, summary.verdict)
         self.table.setVisible(result.scan is None)  # a scan's criteria are its table's counts, and its reasons
         # only a setting that passed is worth two hours (or a day) of the storage
         self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS
-                                    and result.scan is None)
+                                    and not result.configuration.open_ended)
         self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "
                                  f"SluggishSessions {summary.sluggish_sessions})")
         self.result = result
@@ -179,7 +195,7 @@ class ResultsView(QWidget):
         self.show_advice(advice, result)
 
     def show_advice(self, advice: Advice | None, result: RunResult | None = None) -> None:
-        if advice is None or (result is not None and result.scan is not None):
+        if advice is None or (result is not None and result.configuration.open_ended):
             self.advice_box.hide()
             return
         self.advice_box.show()
@@ -250,14 +266,15 @@ def _seconds(value: float) -> str:
     return f"{value:,.0f} s" if value >= 10 else f"{value:.1f} s"
 
 
-def _cells(criterion: Criterion | UnmeasuredCriterion) -> list[str]:
+def _cells(criterion: Criterion | UnmeasuredCriterion, unreached: set[str]) -> list[str]:
     """A criterion's row: counts as whole numbers, rates and times with two decimals; "not measured" for what a run
-    with no measured time was not judged on."""
+    with no measured time was not judged on, "not reached" for what a stop left short (`unreached`)."""
     sign = "≤" if criterion.comparison == "<=" else "≥"
     unit = f" {criterion.unit}" if criterion.unit else ""
     name = criterion.name[:1].upper() + criterion.name[1:]
     if isinstance(criterion, UnmeasuredCriterion):
         return [name, criterion.instance, "not measured", f"{sign} {criterion.limit:,.2f}{unit}", "Not measured"]
     digits = 0 if is_count(criterion) else 2
+    outcome = "Pass" if criterion.passed else NOT_REACHED if criterion.name in unreached else "Fail"
     return [name, criterion.instance or "Server", f"{criterion.value:,.{digits}f}{unit}",
-            f"{sign} {criterion.limit:,.{digits}f}{unit}", "Pass" if criterion.passed else "Fail"]
+            f"{sign} {criterion.limit:,.{digits}f}{unit}", outcome]

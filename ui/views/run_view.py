@@ -4,6 +4,10 @@ A Database checksum or backup (a scan) is judged on what it reads: its progress,
 and time left show in large type, with the pages checked and the damaged ones met in place
 of the running verdict, and the plots draw read throughput and latency with no limits.
 
+A Soft Recovery shows its log generation as a Performance test (the plots and the running
+verdict on its load), with the log files generated and the time left beneath the progress; then
+the replay, which has no samples, by its progress and time left alone.
+
 A load sweep (auto-tune's first run) adds its curve beside the live plots, a point per step as
 each step completes; the runs that confirm the setting chosen from it keep it in view.
 """
@@ -27,10 +31,12 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
+from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Criterion, IntervalSample, RunResult
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
+from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
 from ui.widgets.sweep_plots import SweepPlots
@@ -38,6 +44,7 @@ from ui.widgets.sweep_points import LiveSweep, StepPoint
 
 RUNNING_TITLE = "Running verdict (measured samples so far)"
 STEP_RUNNING_TITLE = "Running verdict (this step's measured samples so far)"
+REPLAY_RUNNING_TITLE = "Verdict on the load that generated the log files (the replay is judged at its end)"
 CHOSEN_FROM_CURVE = ("next", "converged", "unreachable")  # the advice's setting was read from the measured curve
 
 
@@ -65,6 +72,8 @@ class RunView(QWidget):
         self.sweep_plots.hide()
         self.scan_status = ScanStatus()
         self.scan_status.hide()
+        self.recovery_status = RecoveryStatus()
+        self.recovery_status.hide()
         self.criteria_box = QGroupBox(RUNNING_TITLE)
         self.criteria_grid = QGridLayout(self.criteria_box)
         self.criteria: dict[str, QLabel] = {}
@@ -90,6 +99,7 @@ class RunView(QWidget):
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
         top_layout.addWidget(self.scan_status)
+        top_layout.addWidget(self.recovery_status)
         top_layout.addWidget(self.iterations)
         plots = QHBoxLayout()
         plots.addWidget(self.plots, 3)
@@ -126,6 +136,8 @@ class RunView(QWidget):
         self.sweep_plots.hide()
         self.scan_status.setVisible(config.scans)
         self.scan_status.reset(config)
+        self.recovery_status.setVisible(config.recovers)
+        self.recovery_status.reset(config)
         self.criteria_box.setVisible(not config.scans)  # nothing of a scan is judged on latency
         self.criteria_box.setTitle(RUNNING_TITLE)
         for key, label in self.criteria.items():
@@ -137,13 +149,24 @@ class RunView(QWidget):
             self.phase.setText(event.message)
             if event.phase in (Phase.MEASURING, Phase.WARMING_UP):
                 self.progress.setRange(0, 1000)
-            if event.phase == Phase.MEASURING and self.config is not None and self.config.scans:
+            if event.phase == Phase.MEASURING and self.config is not None and self.config.open_ended:
                 self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
+            if event.phase == Phase.MEASURING and self._recovers():
+                replaying = event.message.startswith(REPLAY_WORDS)
+                self.recovery_status.begin_phase(replaying)
+                if replaying:
+                    self.criteria_box.setTitle(REPLAY_RUNNING_TITLE)
             if event.phase in (Phase.FINISHING, Phase.DONE):
                 self.stop.setEnabled(False)
         elif isinstance(event, ProgressEvent):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
+            if event.phase == Phase.MEASURING and self._recovers():  # log files generated, or replayed
+                share = self.recovery_status.add_progress(event)
+                if share is not None:
+                    self.progress.setValue(int(1000 * share))
+                    self.clock.setText(self.recovery_status.clock_words())
+                return
             if event.phase == Phase.MEASURING:  # a scan's reading, under its phase's own words
                 self.scan_status.add_progress(event)
                 return
@@ -159,6 +182,9 @@ class RunView(QWidget):
         elif isinstance(event, IntervalEvent):
             sample = event.sample
             self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
+            if self._recovers():  # the log generation's load: its progress and time left are the log files'
+                self._add_running(sample)
+                return
             total = sample.elapsed_s + sample.remaining_s
             self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
             where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
@@ -168,11 +194,11 @@ class RunView(QWidget):
             self.clock.setText(
                 f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
             )
-            if sample.phase == "measure" and self.running is not None:
-                self.running.add(sample)
-                self._show_running()
+            self._add_running(sample)
         elif isinstance(event, ResultEvent) and event.result.scan is not None:
             self.scan_status.finish(event.result.scan)
+        elif isinstance(event, ResultEvent) and event.result.recovery is not None:
+            self.recovery_status.finish(event.result.recovery, event.result.verdict)
         elif isinstance(event, ResultEvent) and event.result.sweep is not None and self.sweep is not None:
             self.sweep.finish(event.result.sweep.steps)
             self.sweep_plots.show_points(self.sweep.points)
@@ -199,6 +225,14 @@ class RunView(QWidget):
         chosen = advice if advice is not None and advice.status in CHOSEN_FROM_CURVE else None
         self.sweep_plots.show_points([StepPoint.of(step) for step in result.sweep.steps], chosen, context)
         self.sweep_plots.show()
+
+    def _recovers(self) -> bool:
+        return self.config is not None and self.config.recovers
+
+    def _add_running(self, sample: IntervalSample) -> None:
+        if sample.phase == "measure" and self.running is not None:
+            self.running.add(sample)
+            self._show_running()
 
     def _on_step_sample(self, sample: IntervalSample) -> None:
         """A load sweep's sample: a new step marks the time plots; a completed step adds its point to the curve."""

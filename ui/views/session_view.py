@@ -5,7 +5,9 @@ window too. A row opens that run's report; its reasons (why it failed or was abo
 column of their own. The curves leave out runs with no measured time: their figures are a
 fraction of a second of a starting workload, not a point of the load curve. A load sweep's
 steps are small diamonds under the runs: filled where a step kept the latency thresholds,
-hollow where it broke one, grey where it said nothing of the storage.
+hollow where it broke one, grey where it said nothing of the storage. A test that runs as long as its
+work takes (a Checksum or Backup scan, a Soft Recovery) is named in its row and kept off the curves:
+it is no setting of the load to tune from.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from engine.model.config import TestConfig
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 from engine.store.rows import RunRow
+from ui.scans import type_words
 from ui.widgets.style import GUIDE, LIMIT, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
 from ui.widgets.sweep_points import StepPoint
 
@@ -121,6 +124,7 @@ class SessionView(QWidget):
         self.table.clearSelection()
         self.table.setRowCount(len(runs))
         unmeasured = {run.run_id for run in runs if run.run_id in results and not was_measured(results[run.run_id])}
+        off_curve = unmeasured | {run.run_id for run in runs if run.config.open_ended}
         for row, run in enumerate(runs):
             config = run.config
             cells = [
@@ -141,11 +145,14 @@ class SessionView(QWidget):
                 if column == 0 and (sweep := _sweep_words(results.get(run.run_id))):
                     item.setText(f"{run.run_id} (load sweep)")
                     item.setToolTip(sweep)
+                if column == 0 and config.open_ended:
+                    item.setText(f"{run.run_id} ({type_words(config.test_type)})")
+                    item.setToolTip("Not on the curves: it runs as long as its work takes, not a setting to tune from")
                 self.table.setItem(row, column, item)
         self.open_report.setEnabled(False)
         steps = [StepPoint.of(step) for run in runs if (result := results.get(run.run_id)) is not None
                  and result.sweep is not None for step in result.sweep.steps]
-        self._plot([run for run in runs if run.run_id not in unmeasured], runs[-1].config if runs else None)
+        self._plot([run for run in runs if run.run_id not in off_curve], runs[-1].config if runs else None)
         self._plot_steps(steps)
 
     def selected_run(self) -> str | None:

@@ -26,18 +26,10 @@ class ScanStatus(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.figures = QLabel("Waiting for the first reads…")
-        self.figures.setFont(larger_font(6))
-        self.figures.setToolTip("How much of the databases (and, for a checksum, their logs) is read, the read rate "
-                                "and the time left at that rate")
-        self.pages = QLabel()
-        self.pages.setWordWrap(True)
-        self.pages.setFont(larger_font(2, bold=False))
-        self.pages.setToolTip("Database pages read and verified so far, and the damaged pages and log sectors met")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 4, 0, 4)
-        layout.addWidget(self.figures)
-        layout.addWidget(self.pages)
+        self.figures, self.pages = status_lines(
+            self, "How much of the databases (and, for a checksum, their logs) is read, the read rate and the time left "
+            "at that rate", "Database pages read and verified so far, and the damaged pages and log sectors met")
+        self.figures.setText("Waiting for the first reads…")
         self.tally: ScanTally | None = None
         self._start: tuple[float, int] | None = None  # (monotonic s, bytes done) at the scan's first progress
 
@@ -89,6 +81,23 @@ class ScanStatus(QWidget):
         if self.tally is not None:
             self.pages.setText(self.tally.words())
             self.pages.setStyleSheet(FAIL_STYLE if self.tally.damaged else "")
+
+
+def status_lines(widget: QWidget, figures_tip: str, counts_tip: str) -> tuple[QLabel, QLabel]:
+    """A running test's status on `widget`: its figures in large type, and its counts beneath."""
+    figures = QLabel()
+    figures.setFont(larger_font(6))
+    figures.setWordWrap(True)
+    figures.setToolTip(figures_tip)
+    counts = QLabel()
+    counts.setWordWrap(True)
+    counts.setFont(larger_font(2, bold=False))
+    counts.setToolTip(counts_tip)
+    layout = QVBoxLayout(widget)
+    layout.setContentsMargins(0, 4, 0, 4)
+    layout.addWidget(figures)
+    layout.addWidget(counts)
+    return figures, counts
 
 
 def _seconds(value: float) -> str:

@@ -94,16 +94,8 @@ class ScanTable(TableBox):
                 self.table.setItem(index, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self._fit_rows()
+        self.fit_rows(VISIBLE_ROWS)
         html = first_damaged_html(rows)
         self.damaged.setText(html)
         self.damaged.setVisible(bool(html))
         self.show()
-
-    def _fit_rows(self) -> None:
-        """As tall as its rows, up to a dozen: a few databases leave no empty table below them."""
-        table = self.table
-        shown = min(table.rowCount(), VISIBLE_ROWS)
-        rows = sum(table.rowHeight(r) for r in range(shown))
-        scroll = table.horizontalScrollBar().sizeHint().height()
-        table.setFixedHeight(table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth() + scroll)

@@ -58,6 +58,13 @@ class TableBox(QGroupBox):
         self.box_layout.addWidget(self.table, 1)
         self.hide()
 
+    def fit_rows(self, visible: int) -> None:
+        """As tall as its rows, up to `visible` of them: a few rows leave no empty table below them."""
+        table = self.table
+        rows = sum(table.rowHeight(r) for r in range(min(table.rowCount(), visible)))
+        scroll = table.horizontalScrollBar().sizeHint().height()
+        table.setFixedHeight(table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth() + scroll)
+
 
 class SweepTable(TableBox):
     """The steps of a sweep run, in the order they ran; hidden for a run at one setting."""

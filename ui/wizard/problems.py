@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig, TestType
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
@@ -103,6 +103,8 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
     )
     if config.scans:
         return scan_review_html(config) + _databases_table(rows)
+    if config.recovers:
+        return recovery_review_html(config) + _databases_table(rows)
     running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
                if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
     tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
@@ -162,5 +164,39 @@ def scan_review_html(config: TestConfig) -> str:
 <tr><td><b>Thread tuning</b></td><td>does not apply</td></tr>
 <tr><td><b>Estimated time</b></td><td>as long as reading {format_bytes(total)} takes: about {compact_duration(read_s)}
  at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s (databases not there yet are created first, about as long again)</td></tr>
+</table>
+"""
+
+
+def recovery_review_html(config: TestConfig) -> str:
+    """What Start runs for a Soft recovery: the load that generates the log files, the crash, the replay, the verdict."""
+    files = config.log_files_to_replay
+    count = config.database_count
+    total = config.database_size_bytes * count
+    log_space = files * LOG_FILE_SIZE_BYTES
+    create_s = max(1, round((total + log_space * count) / CREATE_RATE_BYTES_PER_S))
+    mix = config.operation_mix
+    plural = "s" if count != 1 else ""
+    return f"""
+<h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds for its load</h3>
+<table cellpadding="3">
+<tr><td><b>Log generation</b></td><td>Each of the {count} instance{plural} generates {files:,} log files of 1 MiB under
+ the transactional load: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions} (auto-tune does not
+ apply), for a target of {config.target_transactional_iops:,.1f} transactional IOPS; background maintenance
+ {'on' if config.background_maintenance else 'off'}</td></tr>
+<tr><td><b>Crash and replay</b></td><td>Then the databases stop without a clean checkpoint, as a crash stops them, and
+ each instance replays its {files:,} log files into its database, redoing the updates the crash lost; every page the
+ replay wrote is read back afterwards</td></tr>
+<tr><td><b>Log space</b></td><td>{files:,} MiB per instance, free on its log path ({files * count:,} MiB in all)</td></tr>
+<tr><td><b>Judged</b></td><td>The log generation's latencies against the {config.threshold_set_name} thresholds, as a
+ Performance test's; then every instance must replay every log file with no damaged log sector or page and no lost
+ flush, taking at most {config.replay_limit_s:g} s on average to play one log file</td></tr>
+<tr><td><b>Databases</b></td><td>{count} × {format_bytes(config.database_size_bytes)} ({format_bytes(total)})</td></tr>
+<tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
+ replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
+<tr><td><b>Estimated time</b></td><td>Creating the databases and log files: about {compact_duration(create_s)}
+ (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused); then as long as the load takes to
+ write {files:,} log files per instance; then the replay, which passes within {files:,} × {config.replay_limit_s:g} s =
+ {compact_duration(files * config.replay_limit_s)} per instance. No warm-up, and the duration is not used</td></tr>
 </table>
 """

@@ -121,7 +121,7 @@ class ReviewPage(WizardPage):
         else:
             problems += self.state.problems()
             problems += [p for p in backup_folder_problems(self.state.data) if p not in problems]
-            if self.state.auto_tune and not config.scans:
+            if self.state.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
                 try:
                     shaped, _rule = calibration_rule(config, self.state.calibration_s)
                 except ValidationError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
 
 from engine.model.config import SCAN_TEST_TYPES, TestConfig, TestType
@@ -10,10 +9,10 @@ from engine.model.options import option
 from engine.model.units import compact_duration
 from engine.model.validation import Problem, Severity
 from ui.widgets.fields import DurationChoice, FolderField, tooltip_of, zero_allowed
-from ui.widgets.style import ERROR_STYLE, NOTE_BACKGROUND
+from ui.widgets.style import NOTE_BACKGROUND
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
-from ui.wizard.scan_options import KINDS, SCAN_NOTE, applies, backup_folder_problems, kind_label, kind_of
+from ui.wizard.scan_options import KINDS, SCAN_NOTE, applies, backup_folder_problems, kind_label, kind_of, recovery_note
 from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
@@ -27,7 +26,7 @@ class TestTypePage(WizardPage):
     TITLE = "Test type"
     SUBTITLE = "What to run, for how long, and with what alongside."
     OPTIONS = ("test_type", "duration_s", "warmup_s", "background_maintenance", "continue_on_errors",
-               "checksum_read_kib", "backup_read_kib", "backup_path")
+               "checksum_read_kib", "backup_read_kib", "backup_path", "log_files_to_replay", "replay_limit_s")
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
@@ -41,14 +40,10 @@ class TestTypePage(WizardPage):
             button.setToolTip(tip)
             group.addButton(button)
             column.addWidget(button)
-            button.toggled.connect(lambda on, chosen=kind: on and self.state.set("test_type", chosen.value))
-        self.performance, self.stress = self.buttons[TestType.PERFORMANCE], self.buttons[TestType.STRESS]
+            button.toggled.connect(lambda on, chosen=kind: self._choose(chosen) if on else None)
+        self.performance = self.buttons[TestType.PERFORMANCE]
         self.checksum, self.backup = self.buttons[TestType.DATABASE_CHECKSUM], self.buttons[TestType.DATABASE_BACKUP]
-        self.kind_error = QLabel()
-        self.kind_error.setStyleSheet(ERROR_STYLE)
-        self.kind_error.setWordWrap(True)
-        self.kind_error.hide()
-        column.addWidget(self.kind_error)
+        self.recovery = self.buttons[TestType.SOFT_RECOVERY]
         self.editors["test_type"] = kinds
         form = self.form = QFormLayout()
         durations = {}
@@ -64,37 +59,45 @@ class TestTypePage(WizardPage):
         folder = option("backup_path")
         self.backup_folder = FolderField(tooltip_of(folder), folder.default_words)
         form.addRow(f"{folder.label}:", self.bind("backup_path", self.backup_folder))
-        self.scan_note = QLabel(SCAN_NOTE)
-        self.scan_note.setWordWrap(True)
-        self.scan_note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
-        self.scan_note.hide()
+        self.add_field(form, "log_files_to_replay")
+        self.add_field(form, "replay_limit_s").unit.setText("s per log file")
+        self.scan_note = _note(SCAN_NOTE)
+        self.recovery_note = _note(recovery_note(None))
         self.more = more_settings(self, context.more_settings)
         layout = QVBoxLayout(self)
         layout.addWidget(kinds)
         layout.addWidget(self.scan_note)
+        layout.addWidget(self.recovery_note)
         layout.addLayout(form)
         layout.addWidget(self.more)
         layout.addStretch(1)
         self.folder_checks = BackgroundCheck(lambda config: context.services.check_machine(config), self)
         self.folder_checks.finished.connect(self.refresh)
+        self._auto_held = False  # auto-tune was on when a Soft recovery was chosen: another test gets it back
+        self.state.loaded.connect(self._on_state_loaded)
+
+    def _choose(self, kind: TestType) -> None:
+        """The test chosen. A Soft recovery runs at the thread count set by hand, never auto-tuned: choosing it turns
+        Manual on, and choosing another test after it turns auto-tune back on if it was."""
+        if kind == TestType.SOFT_RECOVERY and self.state.auto_tune:
+            self._auto_held = True
+            self.state.set_auto_tune(False)
+        elif kind != TestType.SOFT_RECOVERY and self._auto_held:
+            self._auto_held = False
+            self.state.set_auto_tune(True)
+        self.state.set("test_type", kind.value)
+
+    def _on_state_loaded(self) -> None:
+        self._auto_held = False  # a loaded configuration states its own setting and runs in Manual
 
     def load(self) -> None:
         kind = kind_of(self.state.data)
         if kind in self.buttons:
             self.buttons[kind].setChecked(True)
-        else:  # a type a file named that this version cannot run: none is chosen until one is
-            self.kinds.setExclusive(False)
-            for button in self.buttons.values():
-                with QSignalBlocker(button):
-                    button.setChecked(False)
-            self.kinds.setExclusive(True)
         super().load()
 
     def check(self) -> dict[str, str]:
         messages = super().check()
-        kind = next((p.message for p in self.state.problems() if p.field == "test_type" and p.severity == Severity.ERROR), None)
-        if kind is not None:
-            messages["test_type"] = kind
         for path in ("duration_s", "warmup_s"):
             if path in messages and path not in self.state.parse_errors:
                 messages[path] = _longest_words(path, self.state.data[path]) or messages[path]
@@ -117,15 +120,23 @@ class TestTypePage(WizardPage):
             self.folder_checks.want(key, self.state.config())
         super().refresh()
         messages = self.check()
-        kind = messages.get("test_type")
-        self.kind_error.setText(kind or "")
-        self.kind_error.setVisible(kind is not None)
         chosen = kind_of(self.state.data)
         for path in self.OPTIONS[1:]:  # a value that does not apply stays in view while it is wrong
             self.form.setRowVisible(self.fields[path], applies(path, chosen) or path in messages)
         self.scan_note.setVisible(chosen in SCAN_TEST_TYPES)
+        self.recovery_note.setText(recovery_note(self.state.data.get("log_files_to_replay")))
+        self.recovery_note.setVisible(chosen == TestType.SOFT_RECOVERY)
         if any(path in messages for path in self.fields if path not in self.OPTIONS):
             self.more.expand()  # a setting in the closed section keeps Next disabled: show why
+
+
+def _note(text: str) -> QLabel:
+    """A note on what the chosen test does with the page's settings, hidden until that test is chosen."""
+    note = QLabel(text)
+    note.setWordWrap(True)
+    note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
+    note.hide()
+    return note
 
 
 def _backup_check_key(config: TestConfig | None) -> str | None:

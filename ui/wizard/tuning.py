@@ -1,4 +1,9 @@
-"""Page 3, Thread tuning: auto-tune (the advisor picks the setting) or a thread count set by hand."""
+"""Page 3, Thread tuning: auto-tune (the advisor picks the setting) or a thread count set by hand.
+
+A scan has no thread count at all. A Soft recovery runs its load at the setting given here: it
+is never auto-tuned (choosing it on the Test type page turns Manual on), so Auto-tune is
+offered again only for another test.
+"""
 
 from __future__ import annotations
 
@@ -61,6 +66,9 @@ class TuningPage(WizardPage):
     def _on_auto_toggled(self) -> None:
         self.state.set_auto_tune(self.auto.isChecked())
 
+    def _recovers(self) -> bool:
+        return kind_of(self.state.data) == TestType.SOFT_RECOVERY
+
     def check(self) -> dict[str, str]:
         if self.state.auto_tune:
             return {}  # the advisor's setting replaces the fields, and it is valid by construction
@@ -77,19 +85,25 @@ class TuningPage(WizardPage):
         if not wanted.isChecked():
             wanted.setChecked(True)
         scan = self._scan()
+        recovers = self._recovers()
         messages = super().check() if not auto else {}
         for path in self.OPTIONS:  # a value the engine refuses stays editable, a scan or not
             self.fields[path].setEnabled(not auto and (scan is None or path in messages))
         self.calibration.setEnabled(auto and scan is None)
-        for button in (self.auto, self.manual):
-            button.setEnabled(scan is None)
-        self.scan_note.setVisible(scan is not None)
-        self.suggestion.setVisible(scan is None)
+        self.auto.setEnabled(scan is None and not recovers)
+        self.manual.setEnabled(scan is None)
+        self.scan_note.setVisible(scan is not None or recovers)
+        self.suggestion.setVisible(scan is None and not recovers)
         if scan is not None:
             self.scan_note.setText(
                 f"<b>Thread tuning does not apply to a {type_words(scan)} test</b> (chosen on the Test type page): it "
                 "reads each database through once, one sequential reader per database, as fast as the storage "
                 "gives it. What is set here is kept for a Performance or Stress test.")
+        elif recovers:
+            self.scan_note.setText(
+                f"<b>Auto-tune does not apply to a {type_words(TestType.SOFT_RECOVERY)} test</b> (chosen on the Test "
+                "type page): its log files are generated under the load of the thread count and SluggishSessions set "
+                "here, then replayed. Auto-tune is offered again for a Performance or Stress test.")
         super().refresh()
         config = self.state.config()
         if config is None:
