@@ -47,12 +47,14 @@ class Generation:
             self._next_progress = now + PROGRESS_EVERY_S
         for instance in self.instances:
             index, log = instance.plan.index, instance.log
-            if index not in self.ended and log.full.is_set():
+            if index in self.ended or not log.limit:
+                continue  # its generation was reported whole: what it sends next is its replay's progress
+            if log.full.is_set():
                 self.ended[index] = ended = time.perf_counter_ns()
                 instance.load.set(0, 1)  # its logs are written: it waits, dirty pages and all, for the crash
+                self.send(DatabaseProgress(self.worker_id, index, log.limit, log.limit))
                 self.send(LogsGenerated(self.worker_id, index, ended))
-                report = True
-            if report and log.limit:
+            elif report:
                 self.send(DatabaseProgress(self.worker_id, index, min(log.flushed, log.limit), log.limit))
 
     def tally(self, instance: Instance) -> RecoveryTally:

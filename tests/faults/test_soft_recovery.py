@@ -17,6 +17,7 @@ from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
 from engine.workload.instance import InstancePlan
+from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally, Replay
 from reporting.bundle import load_run
 from tests.conftest import small_config
@@ -52,8 +53,15 @@ def _on_disk(config: model.TestConfig, index: int) -> dict[int, int]:
 def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(tmp_path):
     base = tmp_path / "data"
     for run in ("first", "again"):  # run twice: the second generates over the first's logs and replays them too
-        config, _runner, result = _soft_recovery(base, tmp_path / run)
+        events: list[object] = []
+        config, _runner, result = _soft_recovery(base, tmp_path / run, events.append)
         assert result.verdict == Outcome.PASS, result.summary.reasons
+        replay = next(i for i, e in enumerate(events) if isinstance(e, PhaseEvent) and e.message == REPLAY_WORDS)
+        progress = [(i, e) for i, e in enumerate(events) if isinstance(e, ProgressEvent) and e.phase == Phase.MEASURING]
+        # the generation's progress counts log data bytes, the replay's whole files: none of one comes in the other's phase
+        assert progress and all(e.total_bytes % LOG_DATA_BYTES == 0 for i, e in progress if i < replay)
+        assert all(e.total_bytes % LOG_FILE_SIZE_BYTES == 0 for i, e in progress if i > replay)
+        assert [e.done_bytes for i, e in progress if i > replay][-1] == 2 * FILES * LOG_FILE_SIZE_BYTES
         for row in result.recovery.instances:
             assert row.log_files_generated == row.log_files_replayed == FILES and row.complete
             assert row.records > 1000 and row.pages_redone > 0 and row.pages_current > 0  # the crash lost some updates
