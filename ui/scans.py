@@ -41,6 +41,16 @@ def scan_setting(config: TestConfig) -> str:
     return words
 
 
+def setting_words(config: TestConfig) -> str:
+    """A run's setting in a few words, for its title: its threads, a scan's reads, a Soft recovery's log files."""
+    setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+    if config.scans:
+        return scan_setting(config)
+    if config.recovers:
+        return f"{config.log_files_to_replay:,} log files per instance, {setting}"
+    return setting
+
+
 @dataclass
 class ScanTally:
     """How far a running scan got: the database pages read so far (from the samples), the damaged pages and log

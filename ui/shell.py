@@ -29,10 +29,13 @@ from engine.version import __version__
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
 from ui.controllers.wizard_services import StoreServices
+from ui.suite import TITLE as SUITE_TITLE
+from ui.suite import SuiteSummary
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
 from ui.views.session_view import SessionView
 from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, TestWizard
+from ui.wizard.suite_plan import SuitePlan
 
 
 def default_runs_root() -> Path:
@@ -50,8 +53,9 @@ class MainWindow(QMainWindow):
         self.run_view = RunView()
         self.runs = RunController(store, self.state, self.run_view, runs_root or default_runs_root(), simulate, self)
         self.reports = ReportActions(self.runs, store, self)
-        self.wizard_services = StoreServices(store)
-        self.wizard = TestWizard(self.state, self.wizard_services)
+        self.wizard_services = StoreServices(store, self.runs.runs_root)
+        self.suite = SuitePlan(self)
+        self.wizard = TestWizard(self.state, self.suite, self.wizard_services)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.results_view = ResultsView()
         self.session_view = SessionView()
@@ -79,6 +83,7 @@ class MainWindow(QMainWindow):
         self.runs.started.connect(self._on_runs_started)
         self.runs.finished.connect(self._on_runs_finished)
         self.runs.refused.connect(self._on_runs_refused)
+        self.runs.suite_finished.connect(self._on_runs_suite_finished)
         self.runs.message.connect(self.statusBar().showMessage)
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
@@ -90,6 +95,12 @@ class MainWindow(QMainWindow):
         results.open_report_requested.connect(self.reports.open_report)
         results.export_pdf_requested.connect(self.reports.export_pdf)
         results.print_requested.connect(self.reports.print_report)
+        results.suite_requested.connect(self._show_suite_results)
+        suite = results.suite_table
+        suite.stage_requested.connect(self._show_stage_results)
+        suite.report_requested.connect(lambda: self.reports.open_suite_report(self._suite_folder()))
+        suite.folder_requested.connect(self.reports.open_run_folder)
+        suite.resume_requested.connect(self._resume_suite)
         self.session_view.back_requested.connect(self._on_session_view_back_requested)
         self.session_view.session_chosen.connect(self._show_session)
         self.session_view.report_requested.connect(self.reports.open_report)
@@ -199,6 +210,11 @@ class MainWindow(QMainWindow):
         if config is None:
             return
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
+        if self.suite.chosen:
+            resumed = self.suite.resuming(config)
+            self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,
+                                  resumed.folder if resumed is not None else None)
+            return
         self.runs.start_planned(config)
 
     def _on_runs_started(self) -> None:
@@ -209,6 +225,34 @@ class MainWindow(QMainWindow):
         self.results_view.show_result(result, advice, note)
         self.stack.setCurrentWidget(self.results_view)
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
+
+    def _on_runs_suite_finished(self, summary: SuiteSummary) -> None:
+        self.results_view.show_suite(summary)
+        self.stack.setCurrentWidget(self.results_view)
+        self.statusBar().showMessage(f"{SUITE_TITLE}: {summary.verdict.upper()}; results in {summary.folder}")
+
+    def _suite_folder(self) -> Path:
+        suite = self.results_view.suite
+        assert suite is not None  # the suite's buttons show only with a suite
+        return suite.folder
+
+    def _show_stage_results(self, number: int) -> None:
+        """A test of the suite shown with its own results: its report, PDF and run folder are the test's."""
+        suite = self.results_view.suite
+        if suite is None or number not in suite.results:
+            return
+        self.runs.last_result, self.runs.last_output = suite.results[number], suite.stage_folder(number)
+        self.results_view.show_stage(number)
+
+    def _resume_suite(self) -> None:
+        if self.results_view.suite is not None:
+            self.runs.resume_suite(self.results_view.suite)
+
+    def _show_suite_results(self) -> None:
+        suite = self.results_view.suite
+        if suite is not None:
+            self.runs.last_result, self.runs.last_output = None, suite.folder
+            self.results_view.show_suite(suite)
 
     def _on_runs_refused(self, outcome: str) -> None:
         """Refused before it started (nothing was written): back to the wizard with the engine's reasons."""
@@ -250,7 +294,7 @@ class MainWindow(QMainWindow):
     def _on_session_view_back_requested(self) -> None:
         """Back where the view was opened from; a results page with no run shown is no place to land."""
         back = self._before_session
-        if back is self.results_view and self.results_view.result is None:
+        if back is self.results_view and self.results_view.result is None and self.results_view.suite is None:
             back = self.wizard
         self.stack.setCurrentWidget(back)
 

@@ -1,2 +1,2 @@
-"""What the window drives rather than shows: the engine process, runs and auto-tune, the reports of a run,
-and the wizard's services on the run store and the machine."""
+"""What the window drives rather than shows: the engine process, runs and auto-tune, an ESRP suite's stages, the
+reports of a run or a suite, and the wizard's services on the run store, the machine and the runs folder."""

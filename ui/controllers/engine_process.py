@@ -3,7 +3,12 @@
 The window never runs I/O itself. It starts the same executable with the `engine`
 sub-command (frozen: the executable itself; from source: `python -m app`), reads one
 JSON event per line from its stdout and turns each into a signal. Stop writes `stop`
-to the engine's stdin; an engine that has not ended 5 s later is killed.
+to the engine's stdin; an engine that has not ended 5 s later is killed (an ESRP suite's, 30 s
+later: it writes the combined report once the test running has stopped).
+
+An ESRP suite (`suite`) runs in a folder that holds nothing but the suite: its configuration
+file is written in the temporary folder instead and removed once the engine ends (the suite's
+record keeps the configuration).
 
 An engine that refuses the configuration logs each problem as an error, "field: words",
 and ends with exit code 2 before its run begins: the outcome carries those problems, each
@@ -14,7 +19,9 @@ them, are removed; nothing else is ever touched.
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +42,7 @@ from engine.protocol import (
 from engine.results.schema import RunResult
 
 KILL_AFTER_MS = 5000
+SUITE_KILL_AFTER_MS = 30_000
 
 
 def engine_command() -> tuple[str, list[str]]:
@@ -72,6 +80,8 @@ class EngineProcess(QObject):
         self._refusal: list[Problem] = []  # the errors it logged before the run began
         self._written: tuple[Path, bytes] | None = None  # the configuration file this window wrote, as written
         self._made: list[Path] = []  # the folders this window made for the run, deepest first
+        self._kill_after_ms = KILL_AFTER_MS
+        self._temporary: Path | None = None  # a suite's configuration file, removed once the engine ends
 
     @property
     def running(self) -> bool:
@@ -86,10 +96,13 @@ class EngineProcess(QObject):
         calibrate_s: float | None = None,
         sweep: bool = False,
         simulate: str | None = None,
+        suite: tuple[float, float] | None = None,
     ) -> None:
+        """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
+        suite there instead, or resumes the one it holds."""
         self.began = False
         try:
-            config_path = self._write_config(config, output_dir)
+            config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
@@ -104,6 +117,10 @@ class EngineProcess(QObject):
             args += ["--calibrate", f"{calibrate_s:g}s"]
         if simulate is not None:
             args += ["--simulate", simulate]
+        if suite is not None:
+            performance_s, stress_s = suite
+            args += ["--suite", "--performance-duration", _seconds(performance_s), "--stress-duration", _seconds(stress_s)]
+        self._kill_after_ms = KILL_AFTER_MS if suite is None else SUITE_KILL_AFTER_MS
         self.output_dir = output_dir
         self.result = None
         self.session = None
@@ -130,13 +147,28 @@ class EngineProcess(QObject):
             raise
         return config_path
 
+    def _write_suite_config(self, config: TestConfig) -> Path:
+        """The suite's configuration, in the temporary folder: the suite's own folder takes nothing but the suite."""
+        self._made = []
+        handle, name = tempfile.mkstemp(prefix="jetwise-suite-", suffix=".json")
+        os.close(handle)
+        path = Path(name)
+        try:
+            save_config(config, path)
+        except OSError:
+            path.unlink(missing_ok=True)
+            raise
+        self._written = (path, path.read_bytes())
+        self._temporary = path
+        return path
+
     def stop(self) -> None:
-        """Ask the engine to stop; it keeps what it measured. Killed if it does not end in 5 s."""
+        """Ask the engine to stop; it keeps what it measured. Killed if it does not end in time."""
         if not self.running:
             return
         self._stop_requested = True
         self.process.write(f"{STOP_COMMAND}\n".encode())
-        self._kill_timer.start(KILL_AFTER_MS)
+        self._kill_timer.start(self._kill_after_ms)
 
     def _kill(self) -> None:
         if self.running:
@@ -181,6 +213,7 @@ class EngineProcess(QObject):
         normal = status == QProcess.ExitStatus.NormalExit
         if not self.began:
             self._discard_output()
+        self._remove_temporary()
         self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result,
                                          began=self.began, problems=tuple(self._refusal)))
 
@@ -188,6 +221,7 @@ class EngineProcess(QObject):
         if error == QProcess.ProcessError.FailedToStart:
             self.stderr_line.emit(f"the engine could not start: {self.process.errorString()}")
             self._discard_output()
+            self._remove_temporary()
             self.finished.emit(EngineOutcome(None, self._stop_requested, None, started=False))
 
     def _discard_output(self) -> None:
@@ -211,6 +245,16 @@ class EngineProcess(QObject):
             except OSError:
                 break  # not empty: kept, with every folder above it
         self._made = []
+
+    def _remove_temporary(self) -> None:
+        if self._temporary is not None:
+            self._temporary.unlink(missing_ok=True)
+            self._temporary = None
+
+
+def _seconds(value: float) -> str:
+    """A length as the engine's command line reads it, to the second's fraction: "7200s"."""
+    return f"{int(value)}s" if value == int(value) else f"{value}s"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The report of a run: in the browser (HTML), as a PDF, on a printer, and its run folder.
+"""The report of a run: in the browser (HTML), as a PDF, on a printer, and its run folder; an ESRP suite's combined
+report and its folder.
 
 The run is the one the window shows, or one picked by its id (a row of the session
 view). Each action reads the run again with the run store (`reporting.bundle.load_run`),
@@ -18,6 +19,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import render_html
+from reporting.suite import REPORT_FILE as SUITE_REPORT_FILE
+from reporting.suite import write_suite_report
 from ui.controllers.runs import RunController
 from ui.printing import paint_pages, report_document, report_title, write_pdf
 
@@ -102,6 +105,19 @@ class ReportActions(QObject):
         pages = paint_pages(report_document(bundle, paint.width(), printer.resolution()), printer, report_title(bundle))
         self.message.emit(f"Printed {pages} pages")
 
+    def open_suite_report(self, folder: Path) -> Path | None:
+        """The suite's combined report (esrp-report.html, the engine's; written here when a killed engine left
+        none) in the browser."""
+        path = folder / SUITE_REPORT_FILE
+        if not path.is_file():
+            try:
+                path = write_suite_report(folder)
+            except (ReportError, OSError) as exc:
+                QMessageBox.warning(self._window, "No ESRP report", f"The ESRP report cannot be written in {folder}: {exc}")
+                return None
+        self._open(path, "ESRP report", "browser")
+        return path
+
     def open_run_folder(self) -> None:
         folder = self._runs.last_output
         if folder is None:
@@ -114,7 +130,7 @@ class ReportActions(QObject):
     def _open(self, path: Path, what: str, opener: str) -> None:
         """Open `path` with the desktop's handler, and say where it is if nothing on this machine could."""
         if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
-            self.message.emit(f"{what.capitalize()}: {path}")
+            self.message.emit(f"{what[:1].upper()}{what[1:]}: {path}")
         else:
             self.message.emit(f"Nothing on this machine could open the {what} (no {opener} is set up); "
                               f"open it by hand: {path}")

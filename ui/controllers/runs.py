@@ -17,6 +17,11 @@ show at once, and a refusal of one is `refused`, the draft still holding its pro
 A test that lasts as long as its work takes (a Checksum or Backup scan, a Soft Recovery) runs
 as planned: it is never auto-tuned, no advice follows it, and its result is no evidence of how
 a thread count carries the load.
+
+The ESRP qualification runs in one engine process too (`start_suite`): each of its tests shows
+as a run of its own, under the suite's stage, and the suite's end is `suite_finished` with the
+verdict of each test. A suite is started in a new folder of the session's runs folder, or
+resumed in the folder of an unfinished one.
 """
 
 from __future__ import annotations
@@ -33,13 +38,16 @@ from engine.model.draft import Draft
 from engine.protocol import StartEvent
 from engine.results.document import CONFIG_FILE
 from engine.results.schema import RunResult
+from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.tuner import Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
+from ui.controllers.suite_runs import SuiteRun
 from ui.controllers.wizard_services import TuningModes
-from ui.scans import scan_setting, type_words
+from ui.scans import setting_words, type_words
+from ui.suite import FOLDER_SUFFIX, TITLE, SuiteSummary
 
 MAX_AUTO_RUNS = 8
 
@@ -47,7 +55,8 @@ MAX_AUTO_RUNS = 8
 class RunDisplay(Protocol):
     """Where a run shows while it runs: the run view."""
 
-    def begin(self, config: TestConfig, title: str) -> None: ...
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None: ...
+    def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None: ...
     def on_event(self, event: object) -> None: ...
     def engine_line(self, line: str) -> None: ...
     def append_log(self, line: str) -> None: ...
@@ -61,6 +70,7 @@ class RunController(QObject):
     started = Signal()  # the engine began a run: show the run view
     finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
     refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
+    suite_finished = Signal(object)  # SuiteSummary: the ESRP suite stopped or ran through
     message = Signal(str)  # a line for the status bar
 
     def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
@@ -77,6 +87,7 @@ class RunController(QObject):
         self.tuning_log: list[str] = []
         self.last_result: RunResult | None = None
         self.last_output: Path | None = None
+        self.suite: SuiteRun | None = None  # the ESRP suite under way
         self._results_cache: dict[str, list[RunResult]] = {}  # a session's results, read once per finished run
         self.modes = modes or TuningModes()
         self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
@@ -128,35 +139,42 @@ class RunController(QObject):
                               f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
         self.start_run(config)
 
-    def start_run(self, config: TestConfig) -> None:
-        config = TestConfig.model_validate(config.model_dump())
-        self.config = config
-        session = self.draft.session or "Jetwise"
+    def _output(self, name: str) -> Path:
+        """A new folder for a run (or a suite) in the session's runs folder, named by when it starts."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        name = f"t{config.thread_count}-s{config.sluggish_sessions}"
-        if config.open_ended:  # "checksum", "backup", "recovery-t4-s1"
-            name = config.test_type.value.split("_")[-1] + (f"-{name}" if config.recovers else "")
-        output = self.runs_root / _safe(session) / f"{stamp}-{name}"
+        output = self.runs_root / _safe(self.draft.session or "Jetwise") / f"{stamp}-{name}"
         if output.exists():  # two runs started within a second: never share a folder
             output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
+        return output
+
+    def _engine(self) -> EngineProcess:
         engine = EngineProcess(self)
         engine.event_received.connect(self.display.on_event)
         engine.event_received.connect(self._on_engine_event)
         engine.stderr_line.connect(self.display.engine_line)
         engine.finished.connect(self._on_engine_finished)
         self.engine = engine
+        return engine
+
+    def start_run(self, config: TestConfig) -> None:
+        config = TestConfig.model_validate(config.model_dump())
+        self.config = config
+        self.suite = None
+        session = self.draft.session or "Jetwise"
+        name = f"t{config.thread_count}-s{config.sluggish_sessions}"
+        if config.open_ended:  # "checksum", "backup", "recovery-t4-s1"
+            name = config.test_type.value.split("_")[-1] + (f"-{name}" if config.recovers else "")
+        output = self._output(name)
+        engine = self._engine()
         tuner = self.tuner
         plan = tuner.next_sweep() if tuner is not None else None
         what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{type_words(config.test_type)} test"
-        setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
-        if config.scans:
-            setting = scan_setting(config)
-        if config.recovers:
-            setting = f"{config.log_files_to_replay:,} log files per instance, {setting}"
+        setting = setting_words(config)
         if plan is not None:
             plural = "s" if plan.start.threads != 1 else ""
             setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
         self.display.begin(config, f"{what}: {setting}")
+        self.display.show_suite(None, None)
         swept = [run for run in tuner.runs if run.sweep is not None] if tuner is not None else []
         if tuner is not None and swept:  # the curve this run's setting was read from
             self.display.show_sweep(swept[-1], tuner.advice)
@@ -169,8 +187,43 @@ class RunController(QObject):
             self.started.emit()
             self.message.emit(f"Running; results go to {output}")
 
+    def start_suite(self, config: TestConfig, performance_s: float, stress_s: float, folder: Path | None = None,
+                    *, from_wizard: bool = True) -> None:
+        """The ESRP qualification: a new suite, or the unfinished one in `folder` resumed (same configuration and
+        lengths, or the engine refuses it)."""
+        if self.running:
+            self.message.emit("A run is starting or under way: stop it first")
+            return
+        self._from_wizard = from_wizard
+        self._planned_auto = False
+        self.tuner = None
+        self.tuning_log = []
+        self.display.show_iterations(self.tuning_log)
+        config = TestConfig.model_validate(config.model_dump())
+        self.config = config
+        output = folder or self._output(FOLDER_SUFFIX)
+        self.suite = SuiteRun(output)
+        engine = self._engine()
+        self.display.begin(config, f"{TITLE}: {setting_words(config)}")
+        self.display.show_suite(None, None)
+        self.draft.start_requested()
+        engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
+                     suite=(performance_s, stress_s))
+        if from_wizard:
+            self.message.emit("Starting: the engine checks the configuration and takes the folders")
+        else:
+            self.started.emit()
+            self.message.emit(f"Running the {TITLE}; its tests go to {output}")
+
+    def resume_suite(self, summary: SuiteSummary) -> None:
+        """Run on the unfinished suite shown, from its first test without a verdict."""
+        record = summary.record
+        self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False)
+
     def _on_engine_event(self, event: object) -> None:
         engine = self.engine
+        if self.suite is not None:
+            self.suite.on_event(event, self.display)
         if not isinstance(event, StartEvent) or engine is None:
             return
         self.last_output = engine.output_dir
@@ -222,6 +275,15 @@ class RunController(QObject):
         engine = self.engine
         if engine is not None and engine.session:
             self.draft.session = engine.session  # the engine may have moved the run to a session of its own
+        suite, self.suite = self.suite, None
+        # a suite stopped before its first test began is a suite all the same: its record says where it is
+        began = engine is not None and (engine.began or outcome.stop_requested)
+        summary = suite.summary() if suite is not None and began else None
+        if summary is not None:
+            self.tuner = None
+            self.last_result, self.last_output = None, summary.folder
+            self.suite_finished.emit(summary)
+            return
         result = outcome.result or self._recovered_result(outcome)
         if result is None:
             self.tuner = None

@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import sqlite3
+from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
@@ -22,6 +23,7 @@ from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
 from engine.store.sqlite import Store, StoreError
+from ui.suite import FoundSuite, unfinished_suites
 from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
 
@@ -56,8 +58,9 @@ class TuningModes:
 class StoreServices:
     """What the wizard asks for, answered from the window's store and this machine's disks."""
 
-    def __init__(self, store: Store, modes: TuningModes | None = None) -> None:
+    def __init__(self, store: Store, runs_root: Path, modes: TuningModes | None = None) -> None:
         self._store = store
+        self._runs_root = runs_root
         self._modes = modes or TuningModes()
 
     def recent_sessions(self) -> list[SessionSummary]:
@@ -84,6 +87,9 @@ class StoreServices:
 
     def check_machine(self, config: TestConfig) -> MachineCheck:
         return check_machine(config)
+
+    def unfinished_suites(self) -> list[FoundSuite]:
+        return unfinished_suites(self._runs_root)
 
 
 def check_machine(config: TestConfig) -> MachineCheck:

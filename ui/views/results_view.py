@@ -8,6 +8,10 @@ A Soft Recovery shows its criteria (the load's latencies, then each instance's r
 of each instance's replay beneath, headed by the average time to play one log file against the
 limit; it was run at a setting chosen by hand, so no advisor and no full-length run either.
 
+An ESRP qualification shows its verdict over its five tests, a table of each test's verdict and
+key figure, and the combined report; each test's own results open from there, with the way back.
+An unfinished suite says what it lacks, and Resume runs it on.
+
 Before a run has been shown, only New test and the session view do anything, so only they
 are enabled.
 """
@@ -34,13 +38,16 @@ from engine.model.config import TestType
 from engine.results.recovery import FILES_REPLAYED
 from engine.results.scans import megabytes
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult, ScanResult
+from engine.results.suite import STAGES
 from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
 from ui.recovery import recovery_headline
 from ui.scans import type_words
+from ui.suite import TITLE, SuiteSummary
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
 from ui.widgets.style import verdict_colour, verdict_qcolor
+from ui.widgets.suite_table import SuiteTable
 from ui.widgets.sweep_table import SweepTable
 
 NOT_REACHED = "Not reached"
@@ -55,6 +62,7 @@ class ResultsView(QWidget):
     open_report_requested = Signal()
     export_pdf_requested = Signal()
     print_requested = Signal()
+    suite_requested = Signal()  # back from a test of the suite to the suite
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,6 +84,11 @@ class ResultsView(QWidget):
         self.sweep = SweepTable()
         self.scan = ScanTable()
         self.recovery = RecoveryTable()
+        self.suite_table = SuiteTable()
+        self.back = QPushButton(f"Back to the {TITLE}")
+        self.back.setToolTip("The suite's five tests and its combined report")
+        self.back.clicked.connect(self.suite_requested)
+        self.back.hide()
         self.advice_box = QGroupBox("Advisor")
         self.advice = QLabel()
         self.advice.setWordWrap(True)
@@ -116,6 +129,10 @@ class ResultsView(QWidget):
                 self.run_buttons.append(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
+        top = QHBoxLayout()
+        top.addWidget(self.back)
+        top.addStretch(1)
+        layout.addLayout(top)
         layout.addWidget(self.verdict)
         layout.addWidget(self.headline)
         layout.addWidget(self.reasons)
@@ -123,13 +140,42 @@ class ResultsView(QWidget):
         layout.addWidget(self.sweep, 1)
         layout.addWidget(self.scan)
         layout.addWidget(self.recovery)
+        layout.addWidget(self.suite_table)
         layout.addStretch()  # below a scan's table, which is as tall as its rows; the tables above take it otherwise
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
         self.suggestion: Advice | None = None
         self.result: RunResult | None = None
+        self.suite: SuiteSummary | None = None  # the suite shown, or whose test is shown
+
+    def show_suite(self, summary: SuiteSummary) -> None:
+        """The suite's verdict over its five tests, and each test's."""
+        self.suite, self.result, self.suggestion = summary, None, None
+        verdict = summary.verdict
+        simulated = " (simulated device)" if any(r.simulated for r in summary.results.values()) else ""
+        colour = verdict_colour(summary.record.outcome.value)  # an unfinished suite in the colour of a stopped run
+        self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated} — {TITLE}")
+        self.headline.setText(f"{summary.headline()}. Results in {summary.folder}")
+        for widget in (self.reasons, self.table, self.sweep, self.scan, self.recovery, self.advice_box, self.full_length, self.back,
+                       *self.run_buttons):
+            widget.hide()
+        self.suite_table.show_summary(summary)
+
+    def show_stage(self, number: int) -> None:
+        """A test of the suite shown, with its own results, and the way back to the suite."""
+        suite = self.suite
+        if suite is None or number not in suite.results:
+            return
+        self.show_result(suite.results[number], None, f"Test {number + 1} of {len(STAGES)} of the {TITLE}.")
+        self.suite = suite
+        self.back.show()
 
     def show_result(self, result: RunResult, advice: Advice | None, tuning_note: str = "") -> None:
+        self.suite = None
+        self.back.hide()
+        self.suite_table.hide()
+        for widget in (self.reasons, *self.run_buttons):
+            widget.show()
         summary = result.summary
         verdict = summary.verdict.value
         colour = verdict_colour(verdict)

@@ -10,6 +10,9 @@ the replay, which has no samples, by its progress and time left alone.
 
 A load sweep (auto-tune's first run) adds its curve beside the live plots, a point per step as
 each step completes; the runs that confirm the setting chosen from it keep it in view.
+
+An ESRP qualification shows its stage ("Stage 2 of 5: Stress") and each test's verdict so far
+above the run view, and each test beneath it as a run of its own type; the log runs on.
 """
 
 from __future__ import annotations
@@ -33,12 +36,14 @@ from engine.model.units import format_bytes, format_duration
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Criterion, IntervalSample, RunResult
+from engine.results.suite import SuiteRecord
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
 from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
+from ui.widgets.suite_progress import SuiteProgress
 from ui.widgets.sweep_plots import SweepPlots
 from ui.widgets.sweep_points import LiveSweep, StepPoint
 
@@ -60,8 +65,9 @@ class RunView(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.stop = QPushButton("Stop")
-        self.stop.setToolTip("Stop the run: it ends within a couple of seconds and keeps what it measured")
         self.stop.clicked.connect(self.stop_requested)
+        self.stop.setToolTip(STOP_TIPS[False])
+        self.suite = SuiteProgress()
         self.iterations = QLabel()
         self.iterations.setWordWrap(True)
         self.iterations.setToolTip("Each auto-tune calibration run as it completes")
@@ -95,6 +101,7 @@ class RunView(QWidget):
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.suite)
         top_layout.addLayout(header)
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
@@ -118,7 +125,8 @@ class RunView(QWidget):
         self.sweep: LiveSweep | None = None
         self._errors: list[str] = []
 
-    def begin(self, config: TestConfig, title: str) -> None:
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None:
+        """A run begins; `keep_log` keeps the log of the runs before it (the tests of a suite)."""
         self.config = config
         self.running = RunningVerdict(config)
         self.sweep = LiveSweep(config)
@@ -128,7 +136,8 @@ class RunView(QWidget):
         self.clock.setText("")
         self.progress.setRange(0, 0)
         self.stop.setEnabled(True)
-        self.log.clear()
+        if not keep_log:
+            self.log.clear()
         limits = config.active_thresholds
         self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms,
                          scan=config.scans)
@@ -207,6 +216,11 @@ class RunView(QWidget):
             if event.level == "error":
                 self._errors.append(event.message)
             self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
+
+    def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None:
+        """The ESRP suite's stage running (numbered from 0), or no suite."""
+        self.suite.show_stage(record, stage)
+        self.stop.setToolTip(STOP_TIPS[record is not None])
 
     def show_iterations(self, lines: list[str]) -> None:
         """Auto-tune: the calibration runs so far, one line each."""
@@ -289,6 +303,9 @@ class RunView(QWidget):
             label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
 
 
+STOP_TIPS = {False: "Stop the run: it ends within a couple of seconds and keeps what it measured",
+             True: "Stop the ESRP qualification: the test running ends within a couple of seconds and keeps what it "
+                   "measured, the tests after it do not run; it can be resumed from there"}
 RUNNING_NAMES = {
     "iops": "Transactional IOPS", "read_avg": "Average database read latency",
     "read_max": "Maximum database read latency", "log_avg": "Average log write latency",

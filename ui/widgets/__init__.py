@@ -1,2 +1,2 @@
 """Widgets the window is built from: fields made from the option declarations, live plots, a collapsible section,
-and the one style module every colour comes from."""
+the status and tables of each kind of test (an ESRP suite's too), and the one style module every colour comes from."""

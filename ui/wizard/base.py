@@ -21,13 +21,16 @@ from engine.model.validation import Severity
 from engine.tuning.advisor import Advice
 from ui.widgets.fields import CheckField, OptionField, field_for
 from ui.wizard.services import WizardServices
+from ui.wizard.suite_plan import SuitePlan
 
 
 @dataclass(frozen=True)
 class PageContext:
-    """What every page is given: the draft, the window's services, and where each option is edited."""
+    """What every page is given: the draft, the ESRP qualification planned, the window's services, and where each
+    option is edited."""
 
     draft: Draft[Advice]
+    suite: SuitePlan
     services: WizardServices
     placed: Mapping[str, str]  # option path -> where it is edited: "Mailbox profile page"
     more_settings: tuple[Option, ...]  # the options with a flag that no page places itself
@@ -50,7 +53,9 @@ class WizardPage(QWizardPage):
         self.setSubTitle(self.SUBTITLE)
         self.fields: dict[str, OptionField] = {}  # bound to the draft by `bind`
         self.editors: dict[str, QWidget] = {}  # every option this page edits, with the widget it is edited in
+        self.suite = context.suite
         self.state.changed.connect(self.refresh)
+        self.suite.changed.connect(self.refresh)
 
     def add_field(self, form: QFormLayout, path: str) -> OptionField:
         """A row for option `path`, labelled, explained and bounded by its declaration."""

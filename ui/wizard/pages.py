@@ -16,6 +16,7 @@ from ui.wizard.more_settings import TITLE as MORE_SETTINGS
 from ui.wizard.profile import ProfilePage
 from ui.wizard.review import ReviewPage
 from ui.wizard.services import WizardServices
+from ui.wizard.suite_plan import SuitePlan
 from ui.wizard.test_type import TestTypePage
 from ui.wizard.tuning import TuningPage
 from ui.wizard.welcome import WelcomePage
@@ -30,9 +31,9 @@ PAGE_TYPE = PAGES.index(TestTypePage)
 PAGE_REVIEW = PAGES.index(ReviewPage)
 
 
-def page_context(draft: Draft[Advice], services: WizardServices) -> PageContext:
+def page_context(draft: Draft[Advice], suite: SuitePlan, services: WizardServices) -> PageContext:
     """What every page is given, with where each option is edited worked out from the pages' declarations."""
     placed = {path: f"{page.TITLE} page" for page in PAGES for path in page.OPTIONS}
     more = tuple(o for o in flagged() if o.path not in placed)
     placed.update({o.path: f"{MORE_SETTINGS} on the {TestTypePage.TITLE} page" for o in more})
-    return PageContext(draft, services, placed, more)
+    return PageContext(draft, suite, services, placed, more)

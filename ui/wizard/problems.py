@@ -97,14 +97,10 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
     mix = config.operation_mix
     total = config.database_size_bytes * config.database_count
     create_s = total / CREATE_RATE_BYTES_PER_S
-    rows = "".join(
-        f"<tr><td>{config.instance_name(i)}</td><td>{s.database_path}</td><td>{s.log_path}</td></tr>"
-        for i, s in enumerate(config.databases)
-    )
     if config.scans:
-        return scan_review_html(config) + _databases_table(rows)
+        return scan_review_html(config) + databases_table(config)
     if config.recovers:
-        return recovery_review_html(config) + _databases_table(rows)
+        return recovery_review_html(config) + databases_table(config)
     running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
                if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
     tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
@@ -127,10 +123,15 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
  {running}</td></tr>
 </table>
-""" + _databases_table(rows)
+""" + databases_table(config)
 
 
-def _databases_table(rows: str) -> str:
+def databases_table(config: TestConfig) -> str:
+    """Each instance with its database and log folders."""
+    rows = "".join(
+        f"<tr><td>{config.instance_name(i)}</td><td>{s.database_path}</td><td>{s.log_path}</td></tr>"
+        for i, s in enumerate(config.databases)
+    )
     return ("<h4>Databases</h4><table cellpadding='3' border='1' cellspacing='0'><tr><th>Instance</th>"
             f"<th>Database path</th><th>Log path</th></tr>{rows}</table>")
 

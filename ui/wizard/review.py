@@ -6,15 +6,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
 
+from engine.model.config import TestConfig, TestType
 from engine.model.validation import Problem, Severity, check_rules, errors_only, problems_from_validation_error
 from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import problems_html, review_html
 from ui.wizard.scan_options import backup_folder_problems
-from ui.wizard.services import MachineCheck, frees_itself
+from ui.wizard.services import MachineCheck, WizardServices, frees_itself
+from ui.wizard.suite_review import suite_review_html
 from ui.workers import BackgroundCheck
 
 THREAD_FIELDS = ("thread_count", "sluggish_sessions")
@@ -30,6 +32,11 @@ class ReviewPage(WizardPage):
     setting, shaped as a calibration run. Start stays disabled while any error remains,
     until the machine's checks of what would run are in, and while the engine checks what
     Start handed it. A refusal stands until a value changes or the checks pass again.
+
+    For the ESRP qualification the machine is checked for each of its tests (the Soft recovery's
+    log files, the Database backup's folder), and the page says which tests Start runs: all five
+    in a new suite, or, when the runs folder holds an unfinished suite of this configuration and
+    these lengths, those it still lacks (unless the engineer asks for a new suite instead).
     """
 
     NAME = "review"
@@ -55,6 +62,11 @@ class ReviewPage(WizardPage):
         self.recheck.setToolTip("A folder another run holds is free once that run ends: check the folders again")
         self.recheck.clicked.connect(lambda: self._ask(again=True))
         self.recheck.hide()
+        self.resume = QCheckBox()
+        self.resume.setToolTip("Run the tests the unfinished suite lacks, in its folder; untick it for a new suite")
+        self.resume.setChecked(self.suite.resume)
+        self.resume.toggled.connect(self.suite.set_resume)
+        self.resume.hide()
         row = QHBoxLayout()
         row.addWidget(QLabel("Tuning session:"))
         row.addWidget(self.session, 1)
@@ -62,11 +74,12 @@ class ReviewPage(WizardPage):
         row.addWidget(save)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
+        layout.addWidget(self.resume)
         layout.addWidget(self.status)
         layout.addLayout(row)
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
-        self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)
+        self.checks = BackgroundCheck(lambda configs: _check_all(services, configs), self)
         self.checks.finished.connect(self._on_checks_finished)
 
     def initializePage(self) -> None:
@@ -74,11 +87,17 @@ class ReviewPage(WizardPage):
             volume = Path(self.state.data["databases"][0]["database_path"]).anchor or "disk"
             self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {volume}"
         self.session.setText(self.state.session)
+        self._look_for_suites()
         self._ask(again=True)  # the folders may have changed since the Databases page looked
         self.refresh()
 
     def shown_again(self) -> None:
+        self._look_for_suites()  # a suite may have been stopped meanwhile
         self._ask(again=True)  # the window back from a run, or a page before: a run holding a folder may have ended
+
+    def _look_for_suites(self) -> None:
+        if self.suite.chosen:
+            self.suite.set_suites(self.context.services.unfinished_suites())
 
     def _on_checks_finished(self) -> None:
         answer = self.checks.answer
@@ -100,7 +119,19 @@ class ReviewPage(WizardPage):
 
     def _ask(self, again: bool = False) -> None:
         config = self.state.config()
-        self.checks.want(None if config is None else config.model_dump_json(), config, again=again)
+        configs = None if config is None else self._checked(config)
+        key = None if configs is None else "\n".join(c.model_dump_json() for c in configs)
+        self.checks.want(key, configs, again=again)
+
+    def _checked(self, config: TestConfig) -> tuple[TestConfig, ...]:
+        """The configurations Start runs: the test's, or each of the ESRP qualification's that needs more of the
+        machine than its Performance test (the Soft recovery's log files, the Database backup's folder)."""
+        if not self.suite.chosen:
+            return (config,)
+        stages = [config, config.model_copy(update={"test_type": TestType.SOFT_RECOVERY})]
+        if config.backup_path is not None:
+            stages.append(config.model_copy(update={"test_type": TestType.DATABASE_BACKUP}))
+        return tuple(stages)
 
     def environment_problems(self) -> list[Problem]:
         """The machine's problems with what would run; none until its checks are in."""
@@ -120,7 +151,7 @@ class ReviewPage(WizardPage):
             problems += [p for p in self.state.problems() if p.field not in self.state.parse_errors]
         else:
             problems += self.state.problems()
-            problems += [p for p in backup_folder_problems(self.state.data) if p not in problems]
+            problems += [p for p in backup_folder_problems(self.state.data, self.suite.chosen) if p not in problems]
             if self.state.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
                 try:
                     shaped, _rule = calibration_rule(config, self.state.calibration_s)
@@ -142,10 +173,20 @@ class ReviewPage(WizardPage):
         errors = errors_only(problems)
         config = self.state.config()
         listed = problems_html(problems, self.context.placed)
+        unfinished = self.suite.unfinished(config)
+        resumed = self.suite.resuming(config)
         if config is None:
             self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}")
+        elif self.suite.chosen:
+            self.text.setHtml(listed + suite_review_html(config, self.suite.performance_s, self.suite.stress_s,
+                                                         resumed, unfinished))
         else:
             self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s))
+        self.resume.setVisible(unfinished is not None)
+        if unfinished is not None:
+            self.resume.setText(f"Resume the unfinished ESRP qualification of this configuration in {unfinished.folder}")
+        self.resume.setEnabled(not self.state.starting)
+        self.setButtonText(QWizard.WizardButton.FinishButton, "Resume" if resumed is not None else "Start")
         self.session.setEnabled(not self.state.starting)
         self.recheck.setVisible(any(frees_itself(p) for p in errors))
         self.recheck.setEnabled(not self.checks.pending and not self.state.starting)
@@ -169,3 +210,16 @@ class ReviewPage(WizardPage):
         if self.state.config() is None or self.checks.pending or self.state.starting:
             return False
         return not errors_only(self.review_problems())
+
+
+def _check_all(services: WizardServices, configs: tuple[TestConfig, ...]) -> MachineCheck:
+    """The machine's problems with each configuration, once each; of a Database backup's beyond the first, only its
+    backup folder's (its warnings about databases not yet there are the earlier tests' to answer). Blocks."""
+    first, *others = configs
+    found = services.check_machine(first)
+    problems = list(found.problems)
+    for config in others:
+        for problem in services.check_machine(config).problems:
+            if problem not in problems and (config.test_type != TestType.DATABASE_BACKUP or problem.field == "backup_path"):
+                problems.append(problem)
+    return MachineCheck(problems, found.rows)

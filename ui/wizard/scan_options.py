@@ -61,8 +61,11 @@ def kind_of(data: dict[str, Any]) -> TestType | None:
         return None
 
 
-def applies(path: str, kind: TestType | None) -> bool:
-    """Option `path` means something for a test of `kind` (every option does while no kind is chosen)."""
+def applies(path: str, kind: TestType | None, suite: bool = False) -> bool:
+    """Option `path` means something for a test of `kind` (every option does while no kind is chosen); in an ESRP
+    qualification (`suite`) every option does but the duration, which each of its timed tests has its own of."""
+    if suite:
+        return path != "duration_s"
     if path in TIMED_OPTIONS:
         return kind not in SCAN_TEST_TYPES and kind != TestType.SOFT_RECOVERY
     if path in LOAD_OPTIONS:
@@ -83,10 +86,11 @@ def recovery_note(files: object) -> str:
             f"tests. Each instance needs {space} of free space on its log path.")
 
 
-def backup_folder_problems(data: dict[str, Any]) -> list[Problem]:
-    """A backup folder given as a relative path: refused, as a relative database folder is."""
+def backup_folder_problems(data: dict[str, Any], suite: bool = False) -> list[Problem]:
+    """A backup folder given as a relative path: refused, as a relative database folder is (for a Database backup,
+    and for an ESRP qualification (`suite`), whose Database backup writes there)."""
     value = data.get("backup_path")
-    if kind_of(data) != TestType.DATABASE_BACKUP or not isinstance(value, str) or not value.strip():
+    if (kind_of(data) != TestType.DATABASE_BACKUP and not suite) or not isinstance(value, str) or not value.strip():
         return []
     if Path(value.strip()).is_absolute():
         return []

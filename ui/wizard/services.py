@@ -1,4 +1,5 @@
-"""What the wizard asks of the world, and the window answers: tuning sessions from the store, checks of the machine.
+"""What the wizard asks of the world, and the window answers: tuning sessions from the store, checks of the machine,
+the unfinished ESRP suites in the runs folder.
 
 Pages never open the store nor touch a disk themselves (an import contract forbids it): the
 window gives the wizard an object with these methods, and a test can give it another.
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
+from ui.suite import FoundSuite
 
 
 class ServiceError(Exception):
@@ -56,4 +58,8 @@ class WizardServices(Protocol):
 
     def check_machine(self, config: TestConfig) -> MachineCheck:
         """Folders, writability, free space, unbuffered I/O and existing files, for `config`. Blocks."""
+        ...
+
+    def unfinished_suites(self) -> list[FoundSuite]:
+        """The ESRP suites in the window's runs folder that did not run through, latest first."""
         ...

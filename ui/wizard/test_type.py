@@ -1,4 +1,5 @@
-"""Page 5, Test type: what to run, for how long, with what alongside, and the settings most tests leave alone."""
+"""Page 5, Test type: what to run (one test, or the ESRP qualification's five), for how long, with what alongside, and
+the settings most tests leave alone."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from engine.model.config import SCAN_TEST_TYPES, TestConfig, TestType
 from engine.model.options import option
 from engine.model.units import compact_duration
 from engine.model.validation import Problem, Severity
-from ui.widgets.fields import DurationChoice, FolderField, tooltip_of, zero_allowed
+from ui.widgets.fields import DurationChoice, FolderField, bounds_problem, tooltip_of, zero_allowed
 from ui.widgets.style import NOTE_BACKGROUND
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
 from ui.wizard.scan_options import KINDS, SCAN_NOTE, applies, backup_folder_problems, kind_label, kind_of, recovery_note
 from ui.wizard.services import MachineCheck
+from ui.wizard.suite_options import LABEL, LENGTHS, TOOLTIP, length_field, note
 from ui.workers import BackgroundCheck
 
 PRESETS = {"duration_s": ["15m", "30m", "2h", "24h"], "warmup_s": ["1m", "5m", "10m"]}
@@ -30,6 +32,7 @@ class TestTypePage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
+        self._choosing = False
         group = self.kinds = QButtonGroup(self)
         self.buttons: dict[TestType, QRadioButton] = {}
         kinds = QWidget()
@@ -41,19 +44,25 @@ class TestTypePage(WizardPage):
             group.addButton(button)
             column.addWidget(button)
             button.toggled.connect(lambda on, chosen=kind: self._choose(chosen) if on else None)
+        self.esrp = QRadioButton(LABEL)
+        self.esrp.setToolTip(TOOLTIP)
+        group.addButton(self.esrp)
+        column.addWidget(self.esrp)
+        self.esrp.toggled.connect(lambda on: self._choose(None) if on else None)
         self.performance = self.buttons[TestType.PERFORMANCE]
         self.checksum, self.backup = self.buttons[TestType.DATABASE_CHECKSUM], self.buttons[TestType.DATABASE_BACKUP]
         self.recovery = self.buttons[TestType.SOFT_RECOVERY]
         self.editors["test_type"] = kinds
         form = self.form = QFormLayout()
-        durations = {}
-        for path in ("duration_s", "warmup_s"):
-            found = option(path)
-            field = DurationChoice(PRESETS[path], tooltip_of(found), allow_zero=zero_allowed(found))
-            form.addRow(f"{found.label}:", self.bind(path, field))
-            durations[path] = field
-        self.duration, self.duration_error = durations["duration_s"].combo, durations["duration_s"].error
-        self.warmup, self.warmup_error = durations["warmup_s"].combo, durations["warmup_s"].error
+        duration = self._duration_field(form, "duration_s")
+        self.duration, self.duration_error = duration.combo, duration.error
+        self.lengths: dict[str, DurationChoice] = {}  # the ESRP qualification's, in the duration's place
+        for key, (label, _published, _presets) in LENGTHS.items():
+            length = self.lengths[key] = length_field(key)
+            length.changed.connect(self._on_length_changed)
+            form.addRow(f"{label}:", length)
+        warmup = self._duration_field(form, "warmup_s")
+        self.warmup, self.warmup_error = warmup.combo, warmup.error
         for path in ("background_maintenance", "continue_on_errors", "checksum_read_kib", "backup_read_kib"):
             self.add_field(form, path)
         folder = option("backup_path")
@@ -63,11 +72,13 @@ class TestTypePage(WizardPage):
         self.add_field(form, "replay_limit_s").unit.setText("s per log file")
         self.scan_note = _note(SCAN_NOTE)
         self.recovery_note = _note(recovery_note(None))
+        self.suite_note = _note(note(self.suite.performance_s, self.suite.stress_s))
         self.more = more_settings(self, context.more_settings)
         layout = QVBoxLayout(self)
         layout.addWidget(kinds)
         layout.addWidget(self.scan_note)
         layout.addWidget(self.recovery_note)
+        layout.addWidget(self.suite_note)
         layout.addLayout(form)
         layout.addWidget(self.more)
         layout.addStretch(1)
@@ -76,23 +87,51 @@ class TestTypePage(WizardPage):
         self._auto_held = False  # auto-tune was on when a Soft recovery was chosen: another test gets it back
         self.state.loaded.connect(self._on_state_loaded)
 
-    def _choose(self, kind: TestType) -> None:
-        """The test chosen. A Soft recovery runs at the thread count set by hand, never auto-tuned: choosing it turns
-        Manual on, and choosing another test after it turns auto-tune back on if it was."""
-        if kind == TestType.SOFT_RECOVERY and self.state.auto_tune:
-            self._auto_held = True
-            self.state.set_auto_tune(False)
-        elif kind != TestType.SOFT_RECOVERY and self._auto_held:
-            self._auto_held = False
-            self.state.set_auto_tune(True)
-        self.state.set("test_type", kind.value)
+    def _duration_field(self, form: QFormLayout, path: str) -> DurationChoice:
+        found = option(path)
+        field = DurationChoice(PRESETS[path], tooltip_of(found), allow_zero=zero_allowed(found))
+        form.addRow(f"{found.label}:", self.bind(path, field))
+        return field
+
+    def _choose(self, kind: TestType | None) -> None:
+        """The test chosen, or (None) the ESRP qualification, which runs its tests on the draft's configuration as a
+        Performance test's. A Soft recovery, and so the qualification, runs at the thread count set by hand, never
+        auto-tuned: choosing it turns Manual on, and choosing another test after it turns auto-tune back on if it was."""
+        by_hand = kind in (TestType.SOFT_RECOVERY, None)
+        self._choosing = True  # the draft and the plan are told one after the other: the buttons keep the choice
+        try:
+            if by_hand and self.state.auto_tune:
+                self._auto_held = True
+                self.state.set_auto_tune(False)
+            elif not by_hand and self._auto_held:
+                self._auto_held = False
+                self.state.set_auto_tune(True)
+            self.suite.choose(kind is None)
+            self.state.set("test_type", (kind or TestType.PERFORMANCE).value)
+        finally:
+            self._choosing = False
 
     def _on_state_loaded(self) -> None:
         self._auto_held = False  # a loaded configuration states its own setting and runs in Manual
+        self.suite.choose(False)  # and its own test type
+
+    def _on_length_changed(self) -> None:
+        performance, stress = (self._length(field) for field in self.lengths.values())
+        if performance is not None and stress is not None:
+            self.suite.set_lengths(performance, stress)
+        self.refresh()
+
+    def _length(self, field: DurationChoice) -> float | None:
+        ok, value = field.parsed()
+        return value if ok and isinstance(value, float) and self._length_problem(value) is None else None
 
     def load(self) -> None:
         kind = kind_of(self.state.data)
-        if kind in self.buttons:
+        if self._choosing:
+            pass
+        elif self.suite.chosen:
+            self.esrp.setChecked(True)
+        elif kind in self.buttons:
             self.buttons[kind].setChecked(True)
         super().load()
 
@@ -101,31 +140,53 @@ class TestTypePage(WizardPage):
         for path in ("duration_s", "warmup_s"):
             if path in messages and path not in self.state.parse_errors:
                 messages[path] = _longest_words(path, self.state.data[path]) or messages[path]
-        for problem in backup_folder_problems(self.state.data) + self._folder_problems():
+        for problem in backup_folder_problems(self.state.data, self.suite.chosen) + self._folder_problems():
             messages.setdefault(problem.field, problem.message)
+        if self.suite.chosen:
+            for key, field in self.lengths.items():
+                ok, value = field.parsed()
+                wrong = self._length_problem(value) if ok and isinstance(value, float) else str(value)
+                if wrong is not None:
+                    messages[key] = wrong
         return messages
+
+    @staticmethod
+    def _length_problem(value: float) -> str | None:
+        return _longest_words("duration_s", value) or bounds_problem(option("duration_s"), value)
 
     def _folder_problems(self) -> list[Problem]:
         """The machine's errors with the backup folder, once its checks of the configuration as it is are in."""
-        config = self.state.config()
+        config = self._backup_config()
         wanted = _backup_check_key(config)
         answer = self.folder_checks.answer
         if wanted is None or not self.folder_checks.holds(wanted) or not isinstance(answer, MachineCheck):
             return []
         return [p for p in answer.problems if p.field == "backup_path" and p.severity == Severity.ERROR]
 
+    def _backup_config(self) -> TestConfig | None:
+        """The configuration whose backup folder is checked: the test planned's, or the suite's Database backup's."""
+        config = self.state.config()
+        if config is not None and self.suite.chosen:
+            return config.model_copy(update={"test_type": TestType.DATABASE_BACKUP})
+        return config
+
     def refresh(self) -> None:
-        key = _backup_check_key(self.state.config())
-        if not backup_folder_problems(self.state.data):
-            self.folder_checks.want(key, self.state.config())
+        config = self._backup_config()
+        if not backup_folder_problems(self.state.data, self.suite.chosen):
+            self.folder_checks.want(_backup_check_key(config), config)
         super().refresh()
         messages = self.check()
-        chosen = kind_of(self.state.data)
+        chosen, suite = kind_of(self.state.data), self.suite.chosen
         for path in self.OPTIONS[1:]:  # a value that does not apply stays in view while it is wrong
-            self.form.setRowVisible(self.fields[path], applies(path, chosen) or path in messages)
-        self.scan_note.setVisible(chosen in SCAN_TEST_TYPES)
+            self.form.setRowVisible(self.fields[path], applies(path, chosen, suite) or path in messages)
+        for key, field in self.lengths.items():
+            self.form.setRowVisible(field, suite)
+            field.set_error(messages.get(key))
+        self.scan_note.setVisible(chosen in SCAN_TEST_TYPES and not suite)
         self.recovery_note.setText(recovery_note(self.state.data.get("log_files_to_replay")))
-        self.recovery_note.setVisible(chosen == TestType.SOFT_RECOVERY)
+        self.recovery_note.setVisible(chosen == TestType.SOFT_RECOVERY and not suite)
+        self.suite_note.setText(note(self.suite.performance_s, self.suite.stress_s))
+        self.suite_note.setVisible(suite)
         if any(path in messages for path in self.fields if path not in self.OPTIONS):
             self.more.expand()  # a setting in the closed section keeps Next disabled: show why
 

@@ -2,7 +2,7 @@
 
 A scan has no thread count at all. A Soft recovery runs its load at the setting given here: it
 is never auto-tuned (choosing it on the Test type page turns Manual on), so Auto-tune is
-offered again only for another test.
+offered again only for another test. So does the ESRP qualification, every test of it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, Q
 from engine.model.config import SCAN_TEST_TYPES, TestType
 from engine.model.units import parse_duration_s
 from ui.scans import type_words
+from ui.suite import TITLE as SUITE_TITLE
 from ui.widgets.fields import FieldEdit
 from ui.widgets.style import NOTE_BACKGROUND
 from ui.wizard.base import PageContext, WizardPage
@@ -67,7 +68,7 @@ class TuningPage(WizardPage):
         self.state.set_auto_tune(self.auto.isChecked())
 
     def _recovers(self) -> bool:
-        return kind_of(self.state.data) == TestType.SOFT_RECOVERY
+        return kind_of(self.state.data) == TestType.SOFT_RECOVERY and not self.suite.chosen
 
     def check(self) -> dict[str, str]:
         if self.state.auto_tune:
@@ -77,7 +78,7 @@ class TuningPage(WizardPage):
     def _scan(self) -> TestType | None:
         """The test planned reads the databases through (a checksum or a backup): no thread count applies."""
         kind = kind_of(self.state.data)
-        return kind if kind in SCAN_TEST_TYPES else None
+        return kind if kind in SCAN_TEST_TYPES and not self.suite.chosen else None
 
     def refresh(self) -> None:
         auto = self.state.auto_tune
@@ -86,14 +87,15 @@ class TuningPage(WizardPage):
             wanted.setChecked(True)
         scan = self._scan()
         recovers = self._recovers()
+        by_hand = recovers or self.suite.chosen
         messages = super().check() if not auto else {}
         for path in self.OPTIONS:  # a value the engine refuses stays editable, a scan or not
             self.fields[path].setEnabled(not auto and (scan is None or path in messages))
         self.calibration.setEnabled(auto and scan is None)
-        self.auto.setEnabled(scan is None and not recovers)
+        self.auto.setEnabled(scan is None and not by_hand)
         self.manual.setEnabled(scan is None)
-        self.scan_note.setVisible(scan is not None or recovers)
-        self.suggestion.setVisible(scan is None and not recovers)
+        self.scan_note.setVisible(scan is not None or by_hand)
+        self.suggestion.setVisible(scan is None and not by_hand)
         if scan is not None:
             self.scan_note.setText(
                 f"<b>Thread tuning does not apply to a {type_words(scan)} test</b> (chosen on the Test type page): it "
@@ -104,6 +106,12 @@ class TuningPage(WizardPage):
                 f"<b>Auto-tune does not apply to a {type_words(TestType.SOFT_RECOVERY)} test</b> (chosen on the Test "
                 "type page): its log files are generated under the load of the thread count and SluggishSessions set "
                 "here, then replayed. Auto-tune is offered again for a Performance or Stress test.")
+        elif by_hand:
+            self.scan_note.setText(
+                f"<b>Auto-tune does not apply to the {SUITE_TITLE}</b> (chosen on the Test type page): its five tests "
+                "are judged at one setting, the thread count and SluggishSessions set here, as an ESRP submission "
+                "publishes it. Find the setting first with a tuned Performance test; auto-tune is offered again for a "
+                "Performance or Stress test.")
         super().refresh()
         config = self.state.config()
         if config is None:

@@ -16,6 +16,7 @@ from ui.wizard.pages import PAGES, page_context
 from ui.wizard.profile import ProfilePage
 from ui.wizard.review import ReviewPage
 from ui.wizard.services import WizardServices
+from ui.wizard.suite_plan import SuitePlan
 from ui.wizard.test_type import TestTypePage
 from ui.wizard.tuning import TuningPage
 from ui.wizard.welcome import WelcomePage
@@ -35,13 +36,15 @@ class TestWizard(QWizard):
 
     __test__ = False
 
-    def __init__(self, state: Draft[Advice], services: WizardServices, parent: QWidget | None = None) -> None:
+    def __init__(self, state: Draft[Advice], suite: SuitePlan, services: WizardServices,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self.suite = suite
         self.setWindowTitle("New Jetwise test")
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoCancelButton, True)
-        context = page_context(state, services)
+        context = page_context(state, suite, services)
         self.pages: list[WizardPage] = [page_class(context) for page_class in PAGES]
         for page_id, page in enumerate(self.pages):
             self.setPage(page_id, page)
