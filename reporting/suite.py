@@ -126,6 +126,8 @@ def _resume_command(suite: SuiteBundle) -> str:
     record = suite.record
     flags = "".join(f" --{name}-duration {_length(seconds)}" for name, seconds, default in (
         ("performance", record.performance_s, PERFORMANCE_S), ("stress", record.stress_s, STRESS_S)) if seconds != default)
+    if record.simulate:
+        flags += f" --simulate {record.simulate}"
     return f"jetwise suite CONFIG.json --output {suite.folder}{flags}"
 
 

@@ -102,7 +102,7 @@ def print_result(result: RunResult, stream: TextIO) -> None:
         print(f"  - {reason}", file=stream)
     if result.scan is not None:
         scan = result.scan
-        print(f"Read {format_bytes(scan.bytes_read)} of {len(scan.databases)} database(s) in {scan.seconds:.1f} s "
+        print(f"Read {format_bytes(scan.bytes_read)} of {len(scan.databases)} database(s) in {scan.database_seconds:.1f} s "
               f"({megabytes(scan.bytes_per_s):,.1f} MB/s for the server), in {scan.read_bytes // 1024} KiB reads", file=stream)
         for database in scan.databases:
             print(f"  {row_words(database)}", file=stream)
@@ -144,11 +144,16 @@ def print_result(result: RunResult, stream: TextIO) -> None:
 
 def print_recovery(recovery: RecoveryResult, stream: TextIO) -> None:
     """A Soft Recovery's replay: the average time to play one log file against its limit, then each instance."""
-    print(f"Replayed {recovery.log_files_replayed:,} log file(s): {recovery.seconds_per_log_file:.2f} s to play one "
-          f"log file on average (limit {recovery.limit_s:g} s)", file=stream)
+    if recovery.log_files_replayed:
+        print(f"Replayed {recovery.log_files_replayed:,} log file(s): {recovery.seconds_per_log_file:.2f} s to play one "
+              f"log file on average (limit {recovery.limit_s:g} s)", file=stream)
+    else:
+        generated = sum(row.log_files_generated for row in recovery.instances)
+        print(f"No log file was replayed ({generated:,} of {len(recovery.instances) * recovery.log_files_to_replay:,} "
+              "generated)", file=stream)
     for row in recovery.instances:
         words = (f"  {row.instance}: {row.log_files_generated} generated, {row.log_files_replayed} of {row.log_files} "
                  f"replayed in {row.replay_seconds:.1f} s ({row.seconds_per_log_file:.2f} s per file), "
-                 f"{row.pages_redone:,} pages redone, {row.page_reads:,} read, {row.pages_written:,} written, "
+                 f"{row.pages_redone:,} updates redone, {row.page_reads:,} pages read, {row.pages_written:,} written, "
                  f"{row.errors} errors")
         print(words + (f"; {row.failure}" if row.failure else ""), file=stream)

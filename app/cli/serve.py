@@ -129,7 +129,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:
     """The ESRP suite for a front end: each stage's events, and a suite event before each stage and at the end."""
     try:
-        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration)
+        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
+                            simulate=args.simulate)
     except SuiteError as exc:
         stream.log("error", str(exc))
         return ExitCode.INVALID

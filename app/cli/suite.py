@@ -48,7 +48,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         return ExitCode.INVALID
     folder = args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}"
     try:
-        record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration)
+        record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration,
+                            simulate=args.simulate)
     except SuiteError as exc:
         raise UsageError(str(exc)) from exc
     session = context.session(args.session or args.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
@@ -89,7 +90,11 @@ def _write_report(folder: Path) -> None:
 
 def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
     """The five verdicts in a table, and how to go on when the suite is unfinished."""
-    print(f"\nESRP qualification: {record.outcome.value.upper() if record.finished else 'UNFINISHED'}", file=stream)
+    device = f" (simulated {record.simulate})" if record.simulate else ""
+    print(f"\nESRP qualification{device}: {record.outcome.value.upper() if record.finished else 'UNFINISHED'}",
+          file=stream)
+    if record.rehearsal:
+        print("  a rehearsal: its stages are shorter than an ESRP publishes (2 h Performance, 24 h Stress)", file=stream)
     for number, stage in enumerate(record.stages):
         verdict = stage.outcome.value.upper() if stage.outcome is not None else "not run"
         where = f"  ({folder / stage.folder})" if stage.folder else ""
@@ -99,3 +104,5 @@ def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
                 print(f"       - {reason}", file=stream)
     if not record.finished:
         print(f"Resume it with the same command and --output {folder}", file=stream)
+    elif any(stage.folder and not (folder / stage.folder).is_dir() for stage in record.stages):
+        print(f"warning: a stage's run folder is missing from {folder}; its verdict stands as recorded", file=stream)

@@ -62,6 +62,12 @@ class ScanResult(Schema):
         return sum(d.bytes_read for d in self.databases)
 
     @property
+    def database_seconds(self) -> float:
+        """From the first read to the end of the last database file (a checksum's log files not included)."""
+        return max((d.seconds for d in self.databases), default=0.0)
+
+    @property
     def bytes_per_s(self) -> float:
-        """The server's read rate: every database's bytes over the whole scan."""
-        return self.bytes_read / self.seconds if self.seconds > 0 else 0.0
+        """The server's read rate: every database's bytes over the time the database files took."""
+        seconds = self.database_seconds
+        return self.bytes_read / seconds if seconds > 0 else 0.0

@@ -50,7 +50,13 @@ class SuiteRecord(Schema):
     config: TestConfig
     performance_s: float
     stress_s: float
+    simulate: str | None = Field(None, description="The simulated device's profile every stage runs on; None: the disk.")
     stages: list[Stage]
+
+    @property
+    def rehearsal(self) -> bool:
+        """Shorter stages than an ESRP publishes (2 h Performance, 24 h Stress): a rehearsal, not a qualification."""
+        return self.performance_s < PERFORMANCE_S or self.stress_s < STRESS_S
 
     @property
     def finished(self) -> bool:

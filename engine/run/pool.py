@@ -192,8 +192,7 @@ class _PoolRun:
                 if self._end_measuring(self.ends.logs_generated(index, max(self.t0_ns, ended_ns))):
                     self.ends.replaying = True
                     runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
-                    self.set_phase(Phase.MEASURING, REPLAY_WORDS)
-                    self.progress.restart()
+                    self._announce_replay()
             case RecoveryReport(instance_index=index, tally=tally):
                 self.ends.recoveries[index] = tally
             case WorkerReady(worker_id=worker_id):
@@ -220,10 +219,9 @@ class _PoolRun:
     def _refuse(self, worker_id: int, pid: int, version: int) -> None:
         """A worker of another Jetwise (the installation changed as the test started): end the run, aborted."""
         self.refused.add(worker_id)
-        self.engine_error = (
-            f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version {MESSAGE_VERSION}; "
-            "Jetwise was changed on disk while the test started: restart it and run the test again"
-        )
+        self.engine_error = (f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version "
+                             f"{MESSAGE_VERSION}; Jetwise was changed on disk while the test started: restart it and run "
+                             "the test again")
         self.runner.log(f"Worker refused: {self.engine_error}", "error")
         self._stop()
 
@@ -255,14 +253,21 @@ class _PoolRun:
         return False
 
     def _stop(self) -> None:
-        if not self.workers.stopping:
-            self.stop_at_ns = self.workers.stop_now()
+        self.stop_at_ns = self.stop_at_ns if self.workers.stopping else self.workers.stop_now()
 
     # events from workers ------------------------------------------------------------
 
+    def _announce_replay(self) -> None:
+        """A Soft Recovery's replay begins once its log generation's last sample is shown."""
+        if self.ends.announce_replay(self.next_interval >= self.measurement.total_intervals):
+            self.set_phase(Phase.MEASURING, REPLAY_WORDS)
+            self.progress.restart()
+
     def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
+        if self.ends.replaying and not self.ends.announced:
+            return  # a replay's first progress, before the generation's last sample is shown
         scanning = self.phase == Phase.MEASURING  # a scan: the databases as they are, with their logs for a checksum
-        planned = None if scanning else self.config.database_size_bytes * self.config.database_count
+        planned = self.ends.planned_bytes(self.config, scanning)
         event = self.progress.report(self.phase, instance, done_bytes, total_bytes, planned_total=planned)
         self.measurement.eta_s = event.eta_s if scanning else None
         self.runner.emit(event)
@@ -294,6 +299,7 @@ class _PoolRun:
         while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:
             self._emit_interval(self.next_interval, self.pending.pop(self.next_interval))
             self.next_interval += 1
+        self._announce_replay()
 
     def _interval_span(self, index: int) -> tuple[int, int]:
         start = self.t0_ns + index * self.interval_ns
@@ -325,17 +331,11 @@ class _PoolRun:
         measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
         planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
         end = min(stop for stop in (planned_end, self.stop_at_ns, self.ends.end_ns) if stop is not None)
-        measured_s = max(0.0, (end - measure_start) / 1e9) if self.t0_ns else 0.0
-        aborted_reason = None
-        if self.engine_error is not None:
-            aborted_reason = f"Run aborted by an engine error: {self.engine_error}"
-        elif runner.stop_reason is not None and (self.stop_at_ns is not None or not self.t0_ns):
-            where = {
-                Phase.PREPARING: "while preparing the databases",
-                Phase.WARMING_UP: "during warm-up, before measurement began",
-            }.get(self.phase, "while replaying the log files" if self.ends.replaying else f"after {measured_s:.1f} s of measurement")
-            aborted_reason = f"Run aborted: {runner.stop_reason} {where}"
         measured = self.t0_ns != 0
+        measured_s = max(0.0, (end - measure_start) / 1e9) if measured else 0.0
+        aborted_reason = f"Run aborted by an engine error: {self.engine_error}" if self.engine_error is not None else None
+        if aborted_reason is None and runner.stop_reason is not None and (self.stop_at_ns is not None or not measured):
+            aborted_reason = f"Run aborted: {runner.stop_reason} {self.ends.stopped_where(self.phase, measured_s)}"
         times = RunTimes(
             test_start_utc=self.wall0.isoformat(timespec="seconds"),
             test_end_utc=datetime.now(UTC).isoformat(timespec="seconds"),

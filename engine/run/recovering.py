@@ -104,6 +104,6 @@ def replay_words(name: str, tally: RecoveryTally) -> str:
     """One instance's replay in one line, for the test log."""
     per_file = tally.replay_seconds / tally.log_files_replayed if tally.log_files_replayed else 0.0
     return (f"{name}: {tally.log_files_replayed} of {tally.log_files} log files replayed in {tally.replay_seconds:.1f} s "
-            f"({per_file:.2f} s per log file): {tally.records:,} records, {tally.pages_redone:,} pages redone, "
+            f"({per_file:.2f} s per log file): {tally.records:,} records, {tally.pages_redone:,} updates redone, "
             f"{tally.page_reads:,} pages read, {tally.pages_written:,} written and {tally.pages_verified:,} read back; "
             f"{tally.log_bytes_read / LOG_FILE_SIZE_BYTES:,.0f} MiB of log read")

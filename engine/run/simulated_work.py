@@ -104,7 +104,7 @@ class OpenEndedWork:
         for i in range(count):
             in_database = min(done[i], config.database_size_bytes)
             scans[i] = ScanTally(
-                pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=done[i],
+                pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=in_database,
                 log_files=log_files if logs else 0,
                 log_sectors_seen=max(0, done[i] - config.database_size_bytes) // 4096,
                 database_seconds=in_database / per_database, seconds=done[i] / per_database, complete=done[i] >= total,
@@ -128,15 +128,18 @@ class OpenEndedWork:
             out = {}
             for i, name in enumerate(measurement.names):
                 part = self.source.instance_interval(config, name, point, mix_of(config), i, ramp, rng)
-                generated[i] += part.stream(LOG_WRITE).bytes
-                if generated[i] >= target and i not in ended:
-                    ended[i] = (index + 1) * config.sample_interval_s
+                written = part.stream(LOG_WRITE).bytes
+                if generated[i] + written >= target and i not in ended:  # within the interval, at the rate it wrote
+                    ended[i] = (index + (target - generated[i]) / max(1, written)) * config.sample_interval_s
+                generated[i] += written
                 out[name] = part
             rate = sum(point.transactions_per_s) * mix_of(config).log_writes * 4800 / config.database_count
             measurement.eta_s = (target - min(generated)) / rate if rate > 0 else None
             return out
 
         seconds = self._intervals(runner, measurement, clock, parts, lambda: len(ended) == config.database_count)
+        if len(ended) == config.database_count:  # the measured run ends as the last instance writes its last file
+            seconds = max(ended.values())
         recoveries = {}
         for i in range(config.database_count):
             files = config.log_files_to_replay if i in ended else min(config.log_files_to_replay, generated[i] // LOG_DATA_BYTES)

@@ -31,6 +31,7 @@ from engine.results.suite import SuiteRecord as SuiteRecord
 from engine.run.runner import Runner
 
 SUITE_FILE = "suite.json"
+MAX_STAGE_S = 30 * 86400.0  # as a run's duration
 
 MakeRunner = Callable[[TestConfig, Path], Runner]
 
@@ -49,7 +50,9 @@ def read_suite(folder: Path) -> SuiteRecord:
     except OSError as exc:
         raise SuiteError(f"{path} cannot be read ({exc.strerror or exc})") from exc
     except ValidationError as exc:
-        raise SuiteError(f"{path} is not a suite record Jetwise can read ({exc.error_count()} problem(s))") from exc
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the file"
+        raise SuiteError(f"{path} is not a suite record Jetwise can read ({where}: {first['msg']})") from exc
     if record.suite_version > SUITE_VERSION:
         raise SuiteError(f"{path} was written by a newer Jetwise (suite record {record.suite_version}; this one reads "
                          f"{SUITE_VERSION}); resume the suite with that version")
@@ -63,34 +66,57 @@ def write_suite(record: SuiteRecord, folder: Path) -> None:
     scratch.replace(folder / SUITE_FILE)
 
 
-def open_suite(config: TestConfig, folder: Path, *, performance_s: float, stress_s: float) -> SuiteRecord:
-    """The suite in `folder`: the one recorded there when it has this configuration and these lengths, else a
-    new one (SuiteError when the folder holds another suite, or anything but a suite)."""
+def open_suite(
+    config: TestConfig, folder: Path, *, performance_s: float, stress_s: float, simulate: str | None = None,
+) -> SuiteRecord:
+    """The suite in `folder`: the one recorded there when it has this configuration, these lengths and the same
+    device (the disk, or the simulated `simulate` profile), else a new one (SuiteError when the folder holds another
+    suite, or anything but a suite, or a length is out of bounds)."""
+    for name, seconds in (("Performance", performance_s), ("Stress", stress_s)):
+        if not 0 < seconds <= MAX_STAGE_S:
+            raise SuiteError(f"the {name} length must be more than 0 and at most {MAX_STAGE_S / 86400:g} days "
+                             f"(got {seconds / 3600:g} h)")
     wanted = config.model_copy(update={"test_type": TestType.PERFORMANCE, "duration_s": performance_s})
+    if folder.exists() and not folder.is_dir():
+        raise SuiteError(f"{folder} is a file; a suite needs a folder of its own")
     if (folder / SUITE_FILE).exists():
         record = read_suite(folder)
-        differs = _differences(record, wanted, performance_s, stress_s)
+        differs = suite_differences(record, config, performance_s, stress_s, simulate)
         if differs:
-            raise SuiteError(f"{folder} holds a suite of another configuration ({', '.join(differs)} differ); resume it "
-                             "with its own configuration, or give the new suite a folder of its own")
+            raise SuiteError(f"{folder} holds another suite (its {', '.join(differs)} differ); resume it as it was "
+                             "started, or give the new suite a folder of its own")
         return record
     if folder.exists() and any(folder.iterdir()):
         raise SuiteError(f"{folder} is not empty and holds no suite; give the suite a folder of its own")
-    folder.mkdir(parents=True, exist_ok=True)
-    record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s,
-                         stages=[Stage(test_type=kind) for kind in STAGES])
-    write_suite(record, folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s, simulate=simulate,
+                             stages=[Stage(test_type=kind) for kind in STAGES])
+        write_suite(record, folder)
+    except OSError as exc:
+        raise SuiteError(f"the suite folder {folder} cannot be made ({exc.strerror or exc})") from exc
     return record
 
 
-def _differences(record: SuiteRecord, wanted: TestConfig, performance_s: float, stress_s: float) -> list[str]:
+def suite_differences(record: SuiteRecord, config: TestConfig, performance_s: float, stress_s: float,
+                      simulate: str | None = None) -> list[str]:
+    """What keeps `record` from being resumed as a suite of `config` with these lengths on this device (nothing:
+    the same suite); a front end asks before it offers to resume one."""
+    wanted = config.model_copy(update={"test_type": TestType.PERFORMANCE})
     ours, theirs = record.config.model_dump(mode="json"), wanted.model_dump(mode="json")
-    differs = sorted(key for key in ours.keys() | theirs.keys() if ours.get(key) != theirs.get(key))
+    differs = sorted(f"configuration's {key}" for key in ours.keys() | theirs.keys()
+                     if key != "duration_s" and ours.get(key) != theirs.get(key))
     if record.performance_s != performance_s:
-        differs.append("the Performance length")
+        differs.append("Performance length")
     if record.stress_s != stress_s:
-        differs.append("the Stress length")
+        differs.append("Stress length")
+    if record.simulate != simulate:
+        differs.append(f"device ({_device(record.simulate)}, not {_device(simulate)})")
     return differs
+
+
+def _device(simulate: str | None) -> str:
+    return f"simulated {simulate}" if simulate else "the disk"
 
 
 class Suite:
@@ -119,9 +145,9 @@ class Suite:
             if self.stop_reason is not None:
                 break
             folder = self._stage_folder(number, stage)
-            self.on_stage(number, stage)
             stage.folder = folder.name
             write_suite(record, self.folder)  # a killed stage's folder is known to the next attempt
+            self.on_stage(number, stage)
             self._current = self.make_runner(record.stage_config(stage.test_type), folder)
             if self.stop_reason is not None:
                 self._current.request_stop(self.stop_reason)

@@ -7,6 +7,9 @@ the last instance has written its log files, and its replays report afterwards.
 
 from __future__ import annotations
 
+from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
+from engine.protocol import Phase
+from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 
@@ -18,7 +21,8 @@ class WorkEnds:
         self.generated: dict[int, int] = {}  # when each instance had written its log files
         self.recoveries: dict[int, RecoveryTally] = {}  # each instance's replay
         self.end_ns: int | None = None  # when the work of the measured run ended
-        self.replaying = False
+        self.replaying = False  # every instance has written its logs: the replay comes next
+        self.announced = False  # ... and its phase was announced
 
     def scan_ended(self, instance: int, tally: ScanTally, ended_ns: int) -> int | None:
         """A database's scan ended (read through, or unable to go on): when the last has, the end of the run."""
@@ -38,6 +42,30 @@ class WorkEnds:
             return False
         self.end_ns = end_ns
         return True
+
+    def announce_replay(self, generation_shown: bool) -> bool:
+        """True once, when the replay's phase is due: every log written and the generation's last sample shown."""
+        if self.replaying and not self.announced and generation_shown:
+            self.announced = True
+            return True
+        return False
+
+    def planned_bytes(self, config: TestConfig, measuring: bool) -> int | None:
+        """The bytes a phase's progress counts to, when known ahead: the databases to create; a Soft Recovery's log
+        data to generate, then its log files to replay. None for a scan, which counts what it finds."""
+        if not measuring:
+            return config.database_size_bytes * config.database_count
+        if config.recovers:
+            files = config.log_files_to_replay * config.database_count
+            return files * (LOG_FILE_SIZE_BYTES if self.announced else LOG_DATA_BYTES)
+        return None
+
+    def stopped_where(self, phase: Phase, measured_s: float) -> str:
+        """Where in the run a stop came, for the aborted reason."""
+        return {
+            Phase.PREPARING: "while preparing the databases",
+            Phase.WARMING_UP: "during warm-up, before measurement began",
+        }.get(phase, "while replaying the log files" if self.replaying else f"after {measured_s:.1f} s of measurement")
 
     def scan_tallies(self) -> dict[int, ScanTally]:
         return {index: tally for index, (tally, _ended) in self.scans.items()}

@@ -52,7 +52,16 @@ def test_a_failed_stage_does_not_stop_the_suite_and_a_finished_suite_runs_nothin
     other = tmp_path / "other.json"
     other.write_text(json.dumps({**json.loads(config.read_text()), "thread_count": 4}))
     refused = jetwise("suite", str(other), "--output", str(folder), *SHORT, cwd=tmp_path)
-    assert refused.returncode == 2 and "holds a suite of another configuration (thread_count differ)" in refused.stderr
+    assert refused.returncode == 2 and "holds another suite (its configuration's thread_count differ)" in refused.stderr
+    simulated = jetwise("suite", str(config), "--output", str(folder), *SHORT, "--simulate", "flash", cwd=tmp_path)
+    assert simulated.returncode == 2 and "device (the disk, not simulated flash)" in simulated.stderr
+    (tmp_path / "a-file").write_text("not a folder")
+    for output, says in ((tmp_path / "a-file", "is a file; a suite needs a folder of its own"),
+                         (tmp_path / "a-file" / "below", "cannot be made")):
+        refused = jetwise("suite", str(config), "--output", str(output), *SHORT, cwd=tmp_path)
+        assert refused.returncode == 2 and says in refused.stderr and "Traceback" not in refused.stderr
+    too_long = jetwise("suite", str(config), "--output", str(tmp_path / "long"), "--stress-duration", "721h", cwd=tmp_path)
+    assert too_long.returncode == 2 and "the Stress length must be more than 0 and at most 30 days" in too_long.stderr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")

@@ -23,7 +23,7 @@ def _config(tmp_path: Path) -> TestConfig:
 
 
 def _suite(config: TestConfig, folder: Path, stop_at: int | None = None) -> Suite:
-    record = open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S)
+    record = open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S, simulate="flash")
 
     def make(stage_config: TestConfig, out: Path) -> Runner:
         return runner_for(PROFILES["flash"], stage_config, out, lambda _event: None)
@@ -62,10 +62,13 @@ def test_a_suite_stopped_at_a_stage_resumes_there_with_the_same_configuration_on
     assert [s.outcome for s in stopped.stages] == [Outcome.PASS, Outcome.PASS, Outcome.ABORTED, None, None]
     assert stopped.outcome == Outcome.ABORTED
     assert read_result(folder / "3-database-checksum").verdict == Outcome.ABORTED
-    with pytest.raises(SuiteError, match="another configuration"):
-        open_suite(config.model_copy(update={"thread_count": 8}), folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S)
-    with pytest.raises(SuiteError, match="the Stress length"):
-        open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=3600.0)
+    with pytest.raises(SuiteError, match="its configuration's thread_count differ"):
+        open_suite(config.model_copy(update={"thread_count": 8}), folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S,
+                   simulate="flash")
+    with pytest.raises(SuiteError, match="Stress length"):
+        open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=3600.0, simulate="flash")
+    with pytest.raises(SuiteError, match=r"device \(simulated flash, not the disk\)"):  # a simulated suite ends simulated
+        open_suite(config, folder, performance_s=PERFORMANCE_S, stress_s=STRESS_S)
     resumed = _suite(config, folder).run()
     assert resumed.outcome == Outcome.PASS
     assert [s.folder for s in resumed.stages] == [

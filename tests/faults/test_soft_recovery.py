@@ -11,7 +11,7 @@ from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequen
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.model import config as model
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
-from engine.protocol import Phase, PhaseEvent, ProgressEvent
+from engine.protocol import IntervalEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import read_samples
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Outcome
@@ -62,6 +62,8 @@ def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(
         assert progress and all(e.total_bytes % LOG_DATA_BYTES == 0 for i, e in progress if i < replay)
         assert all(e.total_bytes % LOG_FILE_SIZE_BYTES == 0 for i, e in progress if i > replay)
         assert [e.done_bytes for i, e in progress if i > replay][-1] == 2 * FILES * LOG_FILE_SIZE_BYTES
+        assert {e.total_bytes for i, e in progress if i > replay} == {2 * FILES * LOG_FILE_SIZE_BYTES}  # known ahead
+        assert not [e for e in events[replay:] if isinstance(e, IntervalEvent)]  # the generation's samples come first
         for row in result.recovery.instances:
             assert row.log_files_generated == row.log_files_replayed == FILES and row.complete
             assert row.records > 1000 and row.pages_redone > 0 and row.pages_current > 0  # the crash lost some updates
