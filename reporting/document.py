@@ -9,6 +9,7 @@ scan_report.html.j2, see `reporting.scan`; a Soft Recovery run: recovery_report.
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -149,7 +150,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         **sweep_model(result.sweep, advice),
         "session_sweeps": {r.run_id: len(r.sweep.steps) for r in bundle.session_results if r.sweep is not None},
         "log": bundle.log,
-        "folder": str(bundle.folder) if bundle.folder else "",
+        "folder": str(Path(bundle.folder).absolute()) if bundle.folder else "",
         "version": __version__,
         "aborted": summary.verdict == Outcome.ABORTED,
         "tuning_run": summary.run_kind == RunKind.TUNING,
