@@ -7,9 +7,13 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from engine.protocol import ResultEvent, StartEvent, SuiteEvent, from_json_line
 from engine.results.schema import Outcome
 from tests.cli.test_cli import JETWISE, _init_small
+
+pytestmark = pytest.mark.slow  # the whole suite through the engine process, twice
 
 
 def _config(tmp_path: Path) -> Path:

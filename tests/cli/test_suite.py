@@ -16,6 +16,8 @@ from engine.results.document import read_result
 from engine.run.suite import STAGES, read_suite
 from tests.cli.test_cli import JETWISE, _init_small, jetwise
 
+pytestmark = pytest.mark.slow  # real files: five tests on tiny databases, run through
+
 SHORT = ("--performance-duration", "2s", "--stress-duration", "2s")
 
 

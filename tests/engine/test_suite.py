@@ -16,6 +16,8 @@ from engine.run.simulation import PROFILES, runner_for
 from engine.run.suite import PERFORMANCE_S, STAGES, STRESS_S, Stage, Suite, SuiteError, open_suite, read_suite
 from tests.conftest import small_config
 
+pytestmark = pytest.mark.slow  # 26 virtual hours of samples per suite
+
 
 def _config(tmp_path: Path) -> TestConfig:
     # Jetstress's 15 s samples would do too; 30 s keeps the 26 virtual hours to a few thousand samples

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from engine.io.files import database_file_path, log_file_path
 from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequence, read_database_header, read_log_header
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
@@ -24,6 +26,7 @@ from tests.conftest import small_config
 from tests.faults.pass_through import PassThroughFile
 
 FILES = 6
+pytestmark = pytest.mark.slow  # real files: each test generates and replays log files under load
 
 
 def _soft_recovery(base: Path, out: Path, emit=lambda _event: None, **overrides: object):
@@ -117,12 +120,12 @@ def test_a_stop_during_log_generation_replays_nothing_and_says_how_far_it_got(tm
         if isinstance(event, ProgressEvent) and event.phase == Phase.MEASURING and event.done_bytes >= 4 * LOG_FILE_SIZE_BYTES:
             runner.request_stop("stopped by the user")
 
-    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=400)
+    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=40)
     runner = Runner(config, tmp_path / "stopped", emit)
     result = runner.run()
     assert result.verdict == Outcome.ABORTED
-    assert "of 800 log files were generated and 0 replayed" in result.summary.reasons[0]
-    assert all(row.log_files_generated < 400 and row.log_files_replayed == 0 for row in result.recovery.instances)
+    assert "of 80 log files were generated and 0 replayed" in result.summary.reasons[0]
+    assert all(row.log_files_generated < 40 and row.log_files_replayed == 0 for row in result.recovery.instances)
     assert sum(row.log_files_generated for row in result.recovery.instances) >= 2
 
 
