@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from app.context import unusable_path
+from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
+from engine.results.suite import PERFORMANCE_S, STRESS_S
 
 
 def duration_type(option: Option) -> Callable[[str], float]:
@@ -107,3 +109,12 @@ def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     for key, value in overrides.items():
         out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
     return out
+
+
+def add_length_flags(parser: argparse.ArgumentParser) -> None:
+    """The stage lengths a suite is started (and resumed) with."""
+    length = duration_type(declared.option("duration_s"))
+    parser.add_argument("--performance-duration", type=length, default=PERFORMANCE_S, metavar="DURATION",
+                        help="the Performance test's length (default 2h, as ESRP publishes it)")
+    parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION",
+                        help="the Stress test's length (default 24h)")

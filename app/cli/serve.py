@@ -17,14 +17,14 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from app.cli.configs import load_checked
-from app.cli.options import duration_type, path_type
+from app.cli.options import add_length_flags, duration_type, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, SuiteEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
-from engine.run.suite import PERFORMANCE_S, STRESS_S, Suite, SuiteError, open_suite
+from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
@@ -46,9 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
     parser.add_argument("--suite", action="store_true",
                         help="the ESRP suite in the --output folder (resumed when it holds one of this configuration)")
-    length = duration_type(option("duration_s"))
-    parser.add_argument("--performance-duration", type=length, default=PERFORMANCE_S, metavar="DURATION")
-    parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION")
+    add_length_flags(parser)
 
 
 class _Stream:

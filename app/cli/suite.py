@@ -14,15 +14,14 @@ from typing import TextIO
 
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import duration_type, path_type
+from app.cli.options import add_length_flags, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
-from engine.model.options import option
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
 from engine.run.runner import InvalidConfigError
 from engine.run.simulation import PROFILES
-from engine.run.suite import PERFORMANCE_S, STRESS_S, Stage, Suite, SuiteError, SuiteRecord, open_suite
+from engine.run.suite import Stage, Suite, SuiteError, SuiteRecord, open_suite
 from reporting.bundle import ReportError
 from reporting.suite import write_suite_report
 
@@ -31,11 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=path_type, metavar="CONFIG.json")
     parser.add_argument("--output", type=path_type, default=None,
                         help="the suite's folder (default ./jetwise-runs/suite-TIME); the same folder resumes the suite")
-    length = duration_type(option("duration_s"))
-    parser.add_argument("--performance-duration", type=length, default=PERFORMANCE_S, metavar="DURATION",
-                        help="the Performance test's length (default 2h, as ESRP publishes it)")
-    parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION",
-                        help="the Stress test's length (default 24h)")
+    add_length_flags(parser)
     parser.add_argument("--session", default=None, help="tuning session the runs belong to (default: the file's name)")
     parser.add_argument("--simulate", default=None, metavar="PROFILE",
                         help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})")

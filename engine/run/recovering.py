@@ -19,6 +19,7 @@ from collections.abc import Callable
 from engine.io.platform import IoBackend
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
 from engine.run.messages import DatabaseProgress, LogsGenerated, RecoveryReport, WorkerMessage
+from engine.workload.context import Say
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally, Replay
@@ -26,7 +27,6 @@ from engine.workload.recovery import RecoveryTally, Replay
 PROGRESS_EVERY_S = 1.0
 
 Send = Callable[[WorkerMessage], None]
-Say = Callable[[str, str], None]
 
 
 class Generation:

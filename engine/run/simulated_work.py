@@ -120,6 +120,8 @@ class OpenEndedWork:
         point = solve(model, config)
         rng = random.Random(config.seed if config.seed is not None else 1)
         target = config.log_files_to_replay * LOG_DATA_BYTES
+        work = mix_of(config)
+        rate = sum(point.transactions_per_s) * work.log_writes * 4800 / config.database_count  # log bytes/s per instance
         generated = [0] * config.database_count
         ended: dict[int, float] = {}
 
@@ -127,13 +129,12 @@ class OpenEndedWork:
             ramp = 1.0 - 0.35 * math.exp(-(index + 1) * config.sample_interval_s / 20.0)
             out = {}
             for i, name in enumerate(measurement.names):
-                part = self.source.instance_interval(config, name, point, mix_of(config), i, ramp, rng)
+                part = self.source.instance_interval(config, name, point, work, i, ramp, rng)
                 written = part.stream(LOG_WRITE).bytes
                 if generated[i] + written >= target and i not in ended:  # within the interval, at the rate it wrote
                     ended[i] = (index + (target - generated[i]) / max(1, written)) * config.sample_interval_s
                 generated[i] += written
                 out[name] = part
-            rate = sum(point.transactions_per_s) * mix_of(config).log_writes * 4800 / config.database_count
             measurement.eta_s = (target - min(generated)) / rate if rate > 0 else None
             return out
 
@@ -162,10 +163,11 @@ class OpenEndedWork:
                         + mix.replace_percent * REPLACE_LOG_BYTES) / updates
         files = tally.log_files_generated
         records = int(files * LOG_DATA_BYTES / record_bytes)
-        reads = int(records * mix_of(config).misses)
+        misses = mix_of(config).misses
+        reads = int(records * misses)
         # redone: the records of the last checkpoint depth whose pages were still dirty in the cache at the crash
         within = min(1.0, CHECKPOINT_DEPTH_BYTES / (files * LOG_DATA_BYTES))
-        redone = int(records * within * (1.0 - mix_of(config).misses))
+        redone = int(records * within * (1.0 - misses))
         writes = min(redone, config.database_cache_pages)
         in_flight = min(PREFETCH_DEPTH, model.servers)
         io_rate = in_flight * 1000.0 / model.service_ms

@@ -228,15 +228,13 @@ class _Worker:
                 instance.close()
         if generation is not None:  # the instances stopped as a crash stops them: their logs are replayed now
             tallies = {instance.plan.index: generation.tally(instance) for instance in instances}
-            if stuck:
-                for tally in tallies.values():
-                    tally.failure = "an I/O of the log generation did not complete, so the logs were not replayed"
-            replay_instances(self.backend, self.config, [] if stuck else plans, tallies, worker_id=self.worker_id,
-                             unbuffered=self.spec.unbuffered, should_stop=channels.stop.is_set, send=self.send,
-                             say=self.say)
-            if stuck:
-                for index, tally in tallies.items():
-                    self.send(RecoveryReport(self.worker_id, index, tally))
+            if not stuck:
+                replay_instances(self.backend, self.config, plans, tallies, worker_id=self.worker_id,
+                                 unbuffered=self.spec.unbuffered, should_stop=channels.stop.is_set, send=self.send,
+                                 say=self.say)
+            for index, tally in tallies.items() if stuck else ():
+                tally.failure = "an I/O of the log generation did not complete, so the logs were not replayed"
+                self.send(RecoveryReport(self.worker_id, index, tally))
 
     def _report_scans(self, instances: list[Any], reported: set[str], everyone: bool = False) -> None:
         """Tell the runner of each scan that ended (all of them at the end of the run, however far they got):

@@ -35,15 +35,16 @@ from engine.io.pages import BlockWriter, ErrorKind, log_header_fault, log_record
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
+from engine.workload.context import Say
 from engine.workload.errors import LOG_SECTOR, PAGE, Unit, ese_error
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, InstancePlan
 from engine.workload.logstream import LOG_DATA_BYTES, LOG_DATA_START
+from engine.workload.scan import ProgressFn
 
 REPLAY_LOG_READ_BYTES = 256 * 1024  # log files are read whole, in reads of this size
 PREFETCH_DEPTH = 8  # page reads recovery keeps in flight, and flushers writing
 LOST_FLUSHES_NAMED = 10  # lost flushes the test log names one by one
 
-ProgressFn = Callable[[int, int], None]  # log bytes replayed, log bytes to replay
 StopFn = Callable[[], bool]
 
 
@@ -79,7 +80,7 @@ class Replay:
 
     def __init__(
         self, backend: IoBackend, plan: InstancePlan, config: TestConfig, tally: RecoveryTally, *,
-        unbuffered: bool, should_stop: StopFn, say: Callable[[str, str], None], progress: ProgressFn,
+        unbuffered: bool, should_stop: StopFn, say: Say, progress: ProgressFn,
     ) -> None:
         self.backend = backend
         self.plan = plan
