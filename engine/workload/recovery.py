@@ -108,8 +108,8 @@ class Replay:
         self.db = self.backend.open_file(self.plan.db_path, create=False, writable=True, unbuffered=self.unbuffered,
                                          write_through=False)
         self._flushing.set()
-        flushers = [threading.Thread(target=self._flusher, args=(n,), name=f"{self.plan.name} recovery flusher {n + 1}",
-                                     daemon=True) for n in range(PREFETCH_DEPTH)]
+        flushers = [threading.Thread(target=self._flusher, name=f"{self.plan.name} recovery flusher {n + 1}", daemon=True)
+                    for n in range(PREFETCH_DEPTH)]
         for thread in flushers:
             thread.start()
         try:
@@ -128,18 +128,14 @@ class Replay:
                     else:
                         tally.log_files_replayed += 1
                     self.progress(tally.log_files_replayed * LOG_FILE_SIZE_BYTES, tally.log_files * LOG_FILE_SIZE_BYTES)
-                self._flushing.clear()
-                self.cache.close()
-                for thread in flushers:
-                    thread.join()
+                self._stop_flushers(flushers)
                 if not self.should_stop():  # the clean shutdown that ends recovery: every redone page on disk
                     list(readers.map(self._write_run, self.cache.drain()))
                 tally.replay_seconds = (time.perf_counter_ns() - started) / 1e9
                 if not self.should_stop() and not tally.failure:  # then, untimed, every page it wrote is read back
                     list(readers.map(self._verify_page, sorted(self.written)))
         finally:
-            self._flushing.clear()
-            self.cache.close()
+            self._stop_flushers(flushers)  # none writes to the database once it is closed
             for buffer in self._buffers:
                 buffer.release()
             self.db.close()
@@ -280,7 +276,13 @@ class Replay:
             self.tally.pages_written += count
             self.tally.page_write_ns += spent
 
-    def _flusher(self, number: int) -> None:
+    def _stop_flushers(self, flushers: list[threading.Thread]) -> None:
+        self._flushing.clear()
+        self.cache.close()
+        for thread in flushers:
+            thread.join()
+
+    def _flusher(self) -> None:
         cache = self.cache
         while self._flushing.is_set():
             run = cache.next_write(self.position, 0.05)
