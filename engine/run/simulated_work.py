@@ -25,10 +25,10 @@ from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAG
 from engine.protocol import Phase, PhaseEvent
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import SCAN_PHASE_WORDS
-from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.results.schema import HostFigures, RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
-from engine.run.simulation import ModelSource, StorageModel, fill_stream, mix_of, solve
+from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, fill_stream, mix_of, solve
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
 from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
@@ -55,7 +55,6 @@ class OpenEndedWork:
 
     def run(self, runner: Runner, measurement: Measurement) -> RunEnd:
         config = runner.config
-        runner.log(f"SIMULATED DEVICE: {self.model.description}; no disk I/O is done and these figures come from a model")
         clock = _VirtualClock(config.sample_interval_s)
         if config.scans:
             runner.emit(PhaseEvent(phase=Phase.MEASURING, message=f"{SCAN_PHASE_WORDS[config.test_type]} (simulated)"))
@@ -66,10 +65,9 @@ class OpenEndedWork:
         if runner.stop_reason is not None:
             end.aborted_reason = f"Run aborted: {runner.stop_reason} after {end.measured_s:.1f} s (simulated)"
         end.times = clock.times()
-        end.host = HostInfo(machine_name="simulated device", operating_system="simulated")
+        end.host = SIMULATED_HOST
         end.io_detail = "simulated device"
-        end.notes.append(f"Simulated device ({self.model.name}): {self.model.description}. No disk I/O was done; "
-                         "the times are virtual.")
+        end.notes.append(self.source.note)
         return end
 
     # scans ---------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from engine.workload.stats import (
 )
 
 _QUANTILES = [statistics.NormalDist().inv_cdf((i + 0.5) / 16) for i in range(16)]
+SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="simulated")
 CPU_MS_PER_TRANSACTION = 0.05
 MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
 SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
@@ -210,17 +211,22 @@ class ModelSource:
         self.model = model
         self.name = SimulatedBackend(model).name
 
+    @property
+    def note(self) -> str:
+        """What every simulated result says of its device."""
+        return f"Simulated device ({self.model.name}): {self.model.description}. No disk I/O was done; the times are virtual."
+
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return check_rules(config), {}
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model
+        runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
         if config.open_ended:  # a scan or a Soft Recovery: the model's sequential reads and replay play it
             from engine.run.simulated_work import OpenEndedWork  # it builds on this module
 
             return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
-        runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = mix_of(config)
@@ -259,7 +265,7 @@ class ModelSource:
         return RunEnd(
             measured_s=measured_s,
             aborted_reason=aborted,
-            host=HostInfo(machine_name="simulated device", operating_system="simulated"),
+            host=SIMULATED_HOST,
             times=RunTimes(
                 test_start_utc=start.isoformat(timespec="seconds"),
                 test_end_utc=end.isoformat(timespec="seconds"),
@@ -268,7 +274,7 @@ class ModelSource:
             ),
             unbuffered_io=True,
             io_detail="simulated device",
-            notes=[f"Simulated device ({model.name}): {model.description}. No disk I/O was done; the times are virtual."],
+            notes=[self.note],
         )
 
     def instance_interval(
