@@ -9,10 +9,11 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWizard
 
 from engine.model import config as model
-from engine.protocol import PhaseEvent
+from engine.protocol import ProgressEvent
 from engine.results.recovery import REPLAY_WORDS, judge_recovery, recovery_result
 from engine.results.schema import Outcome
 from engine.results.verdict import Verdict
+from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally
 from tests.conftest import small_config
 from tests.engine.test_report import known_result
@@ -173,8 +174,9 @@ def test_stop_during_the_replay_shows_what_was_done_and_new_test_plans_the_next(
     start(qtbot, window, _recovery(tmp_path / "data" / "dbs"), "recovery")
     view = window.run_view
 
-    def stop_at_replay(event: object) -> None:  # at once, as the replay of a few tiny log files is quick
-        if isinstance(event, PhaseEvent) and event.message == REPLAY_WORDS:
+    def stop_at_replay(event: object) -> None:
+        # when the last log data is written: the replay of a few tiny log files is over before its phase is shown
+        if isinstance(event, ProgressEvent) and event.done_bytes == event.total_bytes == 2 * FILES * LOG_DATA_BYTES:
             view.stop.click()
 
     window.runs.engine.event_received.connect(stop_at_replay)
