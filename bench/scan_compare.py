@@ -43,7 +43,7 @@ TARGETS = {"database_checksum": 0.85, "database_backup": 0.90}
 MIB = 1024 * 1024
 
 
-FIO_VERIFY = ["--verify=crc32c", f"--verify_interval={PAGE_SIZE_BYTES}"]
+FIO_VERIFY = ["--verify=crc32c", f"--verify_interval={PAGE_SIZE_BYTES}", "--verify_state_save=0"]
 
 
 def _fio(paths: list[Path], block: int, options: list[str]) -> subprocess.CompletedProcess[str]:
