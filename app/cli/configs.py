@@ -1,4 +1,5 @@
-"""Configuration files as the command line meets them: read, parsed and checked, every problem said."""
+"""Configuration files as the command line meets them (Jetwise's JSON or a JetstressConfig.xml): read, parsed and
+checked, every problem said."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from typing import TextIO
 
 from app.cli.console import print_problems
 from engine.model.config import TestConfig
+from engine.model.jetstress.loading import config_from_xml
+from engine.model.jetstress.reading import JetstressXmlError
 from engine.model.units import MIB, format_bytes
-from engine.model.validation import Problem, validate_data
+from engine.model.validation import Problem, errors_only, validate_data
 
 CONFIG_LIMIT_BYTES = 1 * MIB
 """A configuration is a few kilobytes; anything near this is another file named by mistake."""
@@ -17,7 +20,7 @@ CONFIG_LIMIT_BYTES = 1 * MIB
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true or false", type(None): "null"}
 
 
-def _text(path: Path) -> str | Problem:
+def read_text(path: Path) -> str | Problem:
     """The file's text (a byte-order mark, as Notepad writes, is fine), or why it cannot be read as a configuration."""
     if "\0" in str(path):
         return Problem("", "the configuration's path holds a NUL character (\\x00), which no file system accepts")
@@ -32,18 +35,36 @@ def _text(path: Path) -> str | Problem:
         return Problem("", f"{path} is larger than {format_bytes(CONFIG_LIMIT_BYTES)}; a configuration is a small JSON "
                            "file (jetwise init writes one): was another file named?")
     try:
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16, as Notepad may save a JetstressConfig.xml
+            return raw.decode("utf-16")
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return Problem("", f"{path} is not a text file (a configuration is JSON in UTF-8); was another file named?")
 
 
+def is_jetstress_xml(path: Path, text: str) -> bool:
+    """A JetstressConfig.xml rather than Jetwise's JSON: named .xml, or starting as XML does."""
+    return path.suffix.lower() == ".xml" or text.lstrip().startswith("<")
+
+
+def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = None) -> tuple[TestConfig | None, list[Problem]]:
+    """A JetstressConfig.xml made into a configuration: the errors, warnings and notes of the import come with it."""
+    try:
+        loaded = config_from_xml(text, databases)
+    except JetstressXmlError as exc:
+        return None, [Problem("", f"{path} cannot be read as a JetstressConfig.xml: {exc}")]
+    return loaded.config, loaded.said()
+
+
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
-    """A configuration file read and checked against the model, or every problem with it."""
-    text = _text(path)
+    """A configuration file (Jetwise's JSON or a JetstressConfig.xml) read and checked, or every problem with it."""
+    text = read_text(path)
     if isinstance(text, Problem):
         return None, [text]
     if not text.strip():
         return None, [Problem("", f"{path} is empty; write a configuration with jetwise init")]
+    if is_jetstress_xml(path, text):
+        return load_xml(path, text)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -63,5 +84,7 @@ def load_or_say(path: Path, stream: TextIO) -> TestConfig | None:
     if config is None:
         print_problems(problems, stream)
         if any(problem.field for problem in problems):  # a field's problem does not say which file it is in
-            print(f"{path}: {len(problems):,} problem(s)", file=stream)
+            print(f"{path}: {len(errors_only(problems)):,} problem(s)", file=stream)
+    elif problems:  # what an imported JetstressConfig.xml said: values replaced, elements ignored
+        print_problems(problems, stream)
     return config

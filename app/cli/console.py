@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
-from engine.model.validation import Problem, Severity
+from engine.model.validation import Problem
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import megabytes, row_words
@@ -25,7 +25,7 @@ def print_problems(problems: Sequence[Problem], stream: TextIO, *, flags: bool =
     """Each problem on a line of its own, the first screenful of them; with `flags`, named by the flag typed."""
     for problem in problems[:PROBLEM_LINES]:
         where = where_typed(problem.field) if flags and problem.field else problem.field
-        prefix = "error" if problem.severity == Severity.ERROR else "warning"
+        prefix = problem.severity.value
         print(f"{prefix}: {where}: {problem.message}" if where else f"{prefix}: {problem.message}", file=stream)
     if len(problems) > PROBLEM_LINES:
         print(f"... and {len(problems) - PROBLEM_LINES:,} more problem(s)", file=stream)

@@ -16,13 +16,13 @@ from engine.protocol import ExitCode
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("config", type=path_type, metavar="CONFIG.json")
+    parser.add_argument("config", type=path_type, metavar="CONFIG")
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
     config, problems = load_checked(args.config)
-    if config is not None:
-        problems, _ = validate_config(config, default_backend())
+    if config is not None:  # what reading said (an imported JetstressConfig.xml's warnings), then the checks
+        problems = problems + validate_config(config, default_backend())[0]
     print_problems(problems, sys.stdout)
     if errors_only(problems):
         print(f"{args.config}: {len(errors_only(problems)):,} problem(s)", file=sys.stderr)

@@ -23,6 +23,7 @@ from engine.model.units import as_typed, format_bytes
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # how an input was carried over: nothing to act on
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class Problem:
         return f"{self.field}: {self.message}" if self.field else self.message
 
     def __str__(self) -> str:
-        prefix = "" if self.severity == Severity.ERROR else "warning: "
+        prefix = "" if self.severity == Severity.ERROR else f"{self.severity.value}: "
         return prefix + self.located
 
 

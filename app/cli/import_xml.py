@@ -1,0 +1,46 @@
+"""`jetwise import-xml JetstressConfig.xml [-o CONFIG.json]`: a Jetstress configuration made into Jetwise's."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.cli.configs import load_xml, read_text
+from app.cli.console import print_problems
+from app.cli.options import path_type
+from app.cli.xml_files import add_folder_flags, add_output, typed_databases, writable_output
+from app.context import AppContext, UsageError
+from engine.model.config import save_config
+from engine.model.jetstress.reading import read_xml
+from engine.model.validation import Problem
+from engine.protocol import ExitCode
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("xml", type=path_type, metavar="JetstressConfig.xml")
+    add_output(parser, "CONFIG.json", "the XML file's name with .json")
+    add_folder_flags(parser)
+
+
+def run(args: argparse.Namespace, _context: AppContext) -> int:
+    output = writable_output(args.output or args.xml.with_suffix(".json"), args.force)
+    if output.resolve() == args.xml.resolve():
+        raise UsageError(f"{output} is the file being imported; give another output file")
+    text = read_text(args.xml)
+    if isinstance(text, Problem):
+        print_problems([text], sys.stderr)
+        return ExitCode.INVALID
+    config, said = load_xml(args.xml, text, typed_databases(args))
+    print_problems(said, sys.stderr)
+    if config is None:
+        return ExitCode.INVALID
+    try:
+        save_config(config, output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    auto_tune = read_xml(text).auto_tune
+    then = (f"jetwise tune {output} (SuppressTuning is false: Jetstress would auto-tune)" if auto_tune
+            else f"jetwise run {output}")
+    print(f"Wrote {output}: {config.database_count} database(s), target {config.target_transactional_iops:,.1f} "
+          f"transactional IOPS, {config.thread_count} thread(s). Next: {then}", file=sys.stderr)
+    return ExitCode.PASS

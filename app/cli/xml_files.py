@@ -1,0 +1,60 @@
+"""What `jetwise import-xml` and `jetwise export-xml` share: the file they write, never one they were not told to
+replace, and the database folders typed in place of a JetstressConfig.xml's EseInstances."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.cli.options import path_type
+from app.context import UsageError
+from engine.model.derive import FolderListError, expand_paths
+from engine.model.options import option
+
+FOLDERS = (("databases[].database_path", "DB"), ("databases[].log_path", "Log"))
+
+
+def add_output(parser: argparse.ArgumentParser, metavar: str, default_words: str) -> None:
+    parser.add_argument("-o", "--output", type=path_type, default=None, metavar=metavar,
+                        help=f"the file to write (default: {default_words})")
+    parser.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
+
+
+def writable_output(output: Path, force: bool) -> Path:
+    """`output` when it may be written: not a folder, not an existing file without --force, in a folder that exists."""
+    if output.is_dir():
+        raise UsageError(f"{output} is a folder; give the file to write")
+    if output.exists() and not force:
+        raise UsageError(f"{output} exists; use --force to overwrite it")
+    if not output.parent.is_dir():
+        what = "is a file, not a folder" if output.parent.exists() else "does not exist"
+        raise UsageError(f"the folder {output.parent} {what}; create it or write the file elsewhere")
+    return output
+
+
+def add_folder_flags(parser: argparse.ArgumentParser) -> None:
+    for path, leaf in FOLDERS:
+        declared = option(path)
+        parser.add_argument(
+            declared.flag or "", dest=path.rpartition(".")[2], action="extend", nargs="+", type=str, default=None,
+            metavar="DIR", help=f"{declared.description} One per database, or one with {{n}} (F:\\{leaf}{{n}}), in "
+            "place of the file's EseInstances",
+        )
+
+
+def typed_databases(args: argparse.Namespace) -> list[dict[str, str]] | None:
+    """The databases' folders typed on the command line (one database per --db-path), or None when none were."""
+    typed = {name: getattr(args, name) for name in ("database_path", "log_path")}
+    if not any(typed.values()):
+        return None
+    if not all(typed.values()):
+        missing = option(FOLDERS[1][0] if typed["database_path"] else FOLDERS[0][0]).flag
+        raise UsageError(f"give {missing} too: each database needs its database folder and its log folder")
+    count = len(typed["database_path"])
+    try:
+        folders = {name: expand_paths(typed[name], count, Path.cwd(), leaf)
+                   for (path, leaf), name in zip(FOLDERS, typed, strict=True)}
+    except FolderListError as exc:
+        raise UsageError(f"{option(FOLDERS[1][0]).flag}: {exc}") from exc
+    return [{"database_path": str(d), "log_path": str(lg)}
+            for d, lg in zip(folders["database_path"], folders["log_path"], strict=True)]

@@ -1,0 +1,378 @@
+"""A JetstressConfig.xml as found in the field, read into Jetwise's configuration data.
+
+Real files differ from the documentation: an element may be empty or hold junk, the database list
+may be missing (a script adds it later), the root declares namespaces, paths are Windows paths that
+need not exist here. Each bad value gives a warning naming the element and the default used; each
+element Jetwise does not model is listed; a file that is not XML, or not a Jetstress configuration,
+is refused with the line and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.model.jetstress.elements import (
+    DATABASE_SOURCES,
+    JETSTRESS_2010_MAJOR,
+    JETWISE_COMMENT,
+    MODELLED,
+    ROOT,
+    STRESS_AFTER_S,
+    TEST_TYPES,
+)
+from engine.model.validation import Problem, Severity
+
+_DURATION = re.compile(
+    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
+)
+_DURATION_PARTS_S = (365 * 86400, 30 * 86400, 86400, 3600, 60, 1)
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
+
+
+class JetstressXmlError(ValueError):
+    """The file is not a JetstressConfig.xml Jetwise can read: the reason, with its line where there is one."""
+
+
+@dataclass
+class XmlImport:
+    """What a JetstressConfig.xml says, as Jetwise configuration data, and everything said about reading it."""
+
+    data: dict[str, Any]
+    auto_tune: bool = False
+    warnings: list[Problem] = field(default_factory=list)  # a value not used, and what was used instead
+    ignored: list[str] = field(default_factory=list)  # elements present that Jetwise does not model
+    notes: list[str] = field(default_factory=list)  # how a Jetstress setting was carried over
+    version: str = ""
+
+    def warn(self, element: str, words: str) -> None:
+        self.warnings.append(Problem(element, words, Severity.WARNING))
+
+
+def _local(tag: object) -> str:
+    """An element's name without its namespace."""
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _children(parent: ET.Element | None) -> dict[str, list[ET.Element]]:
+    found: dict[str, list[ET.Element]] = {}
+    for child in parent if parent is not None else ():
+        if isinstance(child.tag, str):
+            found.setdefault(_local(child.tag), []).append(child)
+    return found
+
+
+def _text(element: ET.Element | None) -> str:
+    return (element.text or "").strip() if element is not None else ""
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in an xs:duration as Jetstress writes it (P0Y0M0DT2H0M0S), None when it is not one or is zero."""
+    found = _DURATION.match(text.strip())
+    if found is None or text.strip() in ("P", "PT") or text.strip().endswith("T"):
+        return None
+    seconds = sum(float(part) * scale for part, scale in zip(found.groups(), _DURATION_PARTS_S, strict=True) if part)
+    return seconds if seconds > 0 else None
+
+
+class _Reader:
+    def __init__(self, result: XmlImport) -> None:
+        self.result = result
+
+    def value(self, parent: dict[str, list[ET.Element]], section: str, name: str, convert: Callable[[str], Any],
+              default_words: str) -> Any:
+        """The element's value converted, or None (after a warning when it held something unusable)."""
+        elements = parent.get(name)
+        if not elements:
+            return None
+        text = _text(elements[0])
+        if not text:
+            if name not in ("Description", "ThreadCount", "MailboxCount"):  # left empty on purpose in real files
+                self.result.warn(f"{section}/{name}", f"is empty; {default_words}")
+            return None
+        try:
+            return convert(text)
+        except ValueError:
+            self.result.warn(f"{section}/{name}", f"{text[:60]!r} is not {_WHAT.get(convert, 'a value')}; {default_words}")
+            return None
+
+
+def _boolean(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE or lowered in _FALSE:
+        return lowered in _TRUE
+    raise ValueError(text)
+
+
+def _number(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(text)
+    return number
+
+
+def _whole(text: str) -> int:
+    number = _number(text)
+    if number != int(number):
+        raise ValueError(text)
+    return int(number)
+
+
+def _duration(text: str) -> float:
+    seconds = parse_duration(text)
+    if seconds is None:
+        raise ValueError(text)
+    return seconds
+
+
+def _refuse(text: str) -> str:
+    raise ValueError(text)
+
+
+def _test_type(text: str) -> str:
+    """Jetwise's name of a Jetstress test type, whatever its case."""
+    return next((ours for name, ours in TEST_TYPES.items() if name.lower() == text.lower()), None) or _refuse(text)
+
+
+def _source(text: str) -> str:
+    return next((ours for name, ours in DATABASE_SOURCES.items() if name.lower() == text.lower()), None) or _refuse(text)
+
+
+_WHAT: dict[Callable[[str], Any], str] = {
+    _test_type: "Performance, Stress, DatabaseBackup or SoftRecovery", _source: "New or Open",
+    _boolean: "true or false", _number: "a number", _whole: "a whole number",
+    _duration: "a duration such as P0Y0M0DT2H0M0S",
+}
+
+
+def _root(text: str) -> ET.Element:
+    if re.search(r"<!DOCTYPE", text, re.IGNORECASE):
+        raise JetstressXmlError("it declares a document type (<!DOCTYPE>), which a JetstressConfig.xml never has")
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except ET.ParseError as exc:
+        line, column = exc.position
+        reason = str(exc).split(":")[0]
+        raise JetstressXmlError(f"it is not well-formed XML (line {line}, column {column + 1}: {reason})") from exc
+    if _local(root.tag) != ROOT:
+        raise JetstressXmlError(f"its root element is <{_local(root.tag)}>, not <{ROOT}>: this is not a JetstressConfig.xml")
+    return root
+
+
+def read_xml(text: str) -> XmlImport:
+    """Read a JetstressConfig.xml's text; raise JetstressXmlError when it cannot be one."""
+    root = _root(text.lstrip("\ufeff"))
+    top = _children(root)
+    if not any(name in top for name in ("TestDesignInfo", "ExchangeProfile")):
+        raise JetstressXmlError(f"<{ROOT}> holds neither <TestDesignInfo> nor <ExchangeProfile>: this is not a JetstressConfig.xml")
+    result = XmlImport(data={}, version=_text(top.get("JetstressVersionGenerated", [None])[0]))
+    reader = _Reader(result)
+    _test_design(reader, _children(top.get("TestDesignInfo", [None])[0]), result)
+    _profile(reader, _children(top.get("ExchangeProfile", [None])[0]), result)
+    _system(reader, _children(top.get("JetSystemParams", [None])[0]), result)
+    for section in ("TestDesignInfo", "ExchangeProfile", "JetSystemParams"):
+        for element in top.get(section, []):
+            result.ignored += [name for name in _children(element) if name not in MODELLED and name not in result.ignored]
+    finish_threads(result)
+    comments = [c.text or "" for c in root if not isinstance(c.tag, str)]  # ElementTree's comments carry a function as tag
+    comment = next((c for c in comments if c.strip().startswith(JETWISE_COMMENT)), "")
+    return _with_jetwise_settings(result, comment) if comment else result
+
+
+def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: XmlImport) -> None:
+    data, section = result.data, "TestDesignInfo"
+    kind = reader.value(design, section, "Type", _test_type, "Performance is used")
+    data["test_type"] = kind or "performance"
+    description = reader.value(design, section, "Description", str, "")
+    if description:
+        words = " ".join(description.split())
+        if len(words) > 500:
+            result.warn(f"{section}/Description", "is longer than 500 characters; the first 500 are kept")
+        data["description"] = words[:500]
+    duration = reader.value(design, section, "Duration", _duration, "Jetwise's default duration is used")
+    if duration is not None:
+        data["duration_s"] = duration
+        if data["test_type"] == "performance" and duration > STRESS_AFTER_S:
+            data["test_type"] = "stress"
+            result.notes.append("a Performance test longer than 6 hours runs as a Stress test (Lenient thresholds), "
+                                "as in Jetstress")
+    for name, key in (("VerifyChecksum", "verify_checksum"), ("ContinueOnErrors", "continue_on_errors")):
+        flag = reader.value(design, section, name, _boolean, "the default is used")
+        if flag is not None:
+            data[key] = flag
+    maintenance = "RunDatabaseMaintenanceSoftRecovery" if data["test_type"] == "soft_recovery" else "RunDatabaseMaintenancePerformance"
+    flag = reader.value(design, section, maintenance, _boolean, "background maintenance stays on")
+    if flag is not None:
+        data["background_maintenance"] = flag
+    suppress = reader.value(design, section, "SuppressTuning", _boolean, "auto-tune is used")
+    result.auto_tune = not suppress
+    for name, key in (("LogFilesToReplay", "log_files_to_replay"), ("LogFilesToChecksum", "log_files_to_checksum"),
+                      ("SluggishSessions", "sluggish_sessions")):
+        number = reader.value(design, section, name, _whole, "the default is used")
+        if number is not None:
+            data[key] = number
+    _operation_mix(design.get("OperationMix", []), result)
+    _thresholds(reader, design.get("Thresholds", []), result)
+    if reader.value(design, section, "BackupToDisk", _boolean, "no copy is written"):
+        result.notes.append("BackupToDisk: each database's copy goes to the first instance's DatabaseBackupPath")
+        data["_backup_to_disk"] = True
+
+
+def _operation_mix(elements: list[ET.Element], result: XmlImport) -> None:
+    if not elements:
+        return
+    mix: dict[str, float] = {}
+    for attribute, key in (("InsertOps", "insert_percent"), ("DeleteOps", "delete_percent"),
+                           ("ReplaceOps", "replace_percent"), ("LazyCommits", "lazy_commit_percent")):
+        text = elements[0].get(attribute, "").strip()
+        if not text:
+            continue
+        try:
+            mix[key] = _number(text)
+        except ValueError:
+            result.warn(f"TestDesignInfo/OperationMix/@{attribute}", f"{text[:60]!r} is not a number; the default is used")
+    if mix:
+        writes = sum(v for k, v in mix.items() if k != "lazy_commit_percent")
+        if {"insert_percent", "delete_percent", "replace_percent"} <= mix.keys() and 0 <= writes <= 100:
+            mix["read_percent"] = 100 - writes
+        result.data["operation_mix"] = mix
+
+
+def _thresholds(reader: _Reader, elements: list[ET.Element], result: XmlImport) -> None:
+    keys = {"AverageDatabaseReadLatency": "db_read_avg_latency_ms", "MaximumDatabaseReadLatency": "db_read_max_latency_ms",
+            "AverageLogWriteLatency": "log_write_avg_latency_ms", "MaximumLogWriteLatency": "log_write_max_latency_ms"}
+    sets: dict[str, dict[str, float]] = {}
+    for element in elements:
+        name = (element.get("Name") or "").strip()
+        if name.lower() not in ("strict", "lenient"):
+            result.warn("TestDesignInfo/Thresholds", f"a set named {name[:40]!r} is neither Strict nor Lenient; it is not used")
+            continue
+        values = sets.setdefault(name.lower(), {})
+        children = _children(element)
+        for child, key in keys.items():
+            number = reader.value(children, f"TestDesignInfo/Thresholds[{name}]", child, _number, "the default is used")
+            if number is not None:
+                values[key] = number
+    if any(sets.values()):
+        result.data["thresholds"] = {name: values for name, values in sets.items() if values}
+
+
+def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlImport) -> None:
+    data, section = result.data, "ExchangeProfile"
+    mailbox: dict[str, Any] = {"headroom_percent": 0.0}  # Jetstress's MailboxIops is the figure tested, headroom included
+    for name, key, convert in (("MailboxCount", "mailboxes", _whole), ("MailboxQuota", "mailbox_size_mb", _whole),
+                               ("MailboxIops", "iops_per_mailbox", _number)):
+        number = reader.value(profile, section, name, convert, "Jetwise's default is used")
+        if number is not None:
+            mailbox[key] = number
+    data["profile"] = mailbox
+    threads = reader.value(profile, section, "ThreadCount", _whole, "")
+    if threads is not None:
+        data["thread_count"] = threads
+    source = reader.value(profile, section, "DatabaseSource", _source, "new databases are created")
+    if source is not None:
+        data["database_source"] = source
+    for name, key, convert in (("CapacityPercentage", "capacity_percent", _number),
+                               ("DatabaseCopyCount", "copies_per_database", _whole)):
+        number = reader.value(profile, section, name, convert, "the default is used")
+        if number is not None:
+            data[key] = number
+    _instances(profile.get("EseInstances", []), result)
+
+
+def _instances(elements: list[ET.Element], result: XmlImport) -> None:
+    instances = [child for element in elements for child in element if _local(child.tag) == "EseInstance"]
+    if not instances:
+        result.warn("ExchangeProfile/EseInstances", "lists no database: give each database's folders before running "
+                                                    "(the window's database page, or --db-path and --log-path)")
+        return
+    databases, backups = [], []
+    for number, instance in enumerate(instances, 1):
+        children = _children(instance)
+        paths = [_text(p) for holder in children.get("DatabasePaths", []) for p in holder if _local(p.tag) == "Path"]
+        paths = [p for p in paths if p]
+        log = _text(children.get("LogPath", [None])[0])
+        where = f"ExchangeProfile/EseInstances/EseInstance[{number}]"
+        if not paths or not log:
+            missing = " and ".join(w for w, v in (("DatabasePaths/Path", paths), ("LogPath", log)) if not v)
+            result.warn(where, f"has no {missing}; this instance is left out")
+            continue
+        if len(paths) > 1:
+            result.warn(f"{where}/DatabasePaths", f"lists {len(paths)} paths; Jetwise runs one database per instance, in {paths[0]}")
+        databases.append({"database_path": paths[0], "log_path": log})
+        backup = _text(children.get("DatabaseBackupPath", [None])[0])
+        if backup:
+            backups.append(backup)
+    if databases:
+        result.data["databases"] = databases
+    if result.data.pop("_backup_to_disk", False) and backups:
+        result.data["backup_path"] = backups[0]
+
+
+def _system(reader: _Reader, params: dict[str, list[ET.Element]], result: XmlImport) -> None:
+    for name, supported, words in (("DatabasePageSize", 32768, "Jetwise's pages are 32,768 bytes"),
+                                   ("LogFileSize", 1024, "Jetwise's log files are 1,024 KB")):
+        number = reader.value(params, "JetSystemParams", name, _whole, words)
+        if number is not None and number != supported:
+            result.warn(f"JetSystemParams/{name}", f"is {number}; {words}, as Jetstress 2013's")
+
+
+def finish_threads(result: XmlImport) -> None:
+    """Jetstress 2010 counts threads per database, 2013 for the server: a 2010 count is multiplied out."""
+    threads, databases = result.data.get("thread_count"), len(result.data.get("databases", []))
+    if result.version.split(".")[0] == JETSTRESS_2010_MAJOR and isinstance(threads, int) and databases:
+        result.data["thread_count"] = threads * databases
+        result.notes.append(f"Jetstress 2010 counts threads per database: {threads} x {databases} databases = "
+                            f"{threads * databases} threads for the server")
+
+
+def _with_jetwise_settings(result: XmlImport, comment: str) -> XmlImport:
+    """A file Jetwise wrote carries its own settings in a comment; they fill what the elements cannot say, and an
+    element edited since wins over them."""
+    try:
+        saved = json.loads(comment.strip()[len(JETWISE_COMMENT):])
+    except ValueError:
+        result.warn("Jetwise settings", "the comment Jetwise wrote is damaged; the elements alone are used")
+        return result
+    if not isinstance(saved, dict):
+        return result
+    from engine.model.jetstress.writing import expected_data  # the writer's view of the saved settings
+
+    expected = expected_data(saved)
+    if expected is None:
+        result.warn("Jetwise settings", "the comment Jetwise wrote holds no valid configuration; the elements alone are used")
+        return result
+    merged = dict(saved)
+    found, wrote = _flat(result.data), _flat(expected)
+    for key, value in found.items():
+        if wrote.get(key) != value:  # edited since Jetwise wrote the file: the element wins
+            _put(merged, key, value)
+            if key.startswith("profile.iops_per_mailbox"):
+                _put(merged, "profile.headroom_percent", 0.0)
+    result.data = merged
+    result.notes = [n for n in result.notes if "Jetstress 2010" not in n]
+    return result
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    for parent in parents:
+        data = data.setdefault(parent, {})
+    data[leaf] = value

@@ -1,0 +1,134 @@
+"""A Jetwise configuration written as a JetstressConfig.xml that Jetstress 2013 accepts.
+
+Every element of the 2013 file is written, in its order, with Jetstress's defaults where Jetwise
+has no equivalent. Jetstress's MailboxIops is the figure tested, so Jetwise's headroom is folded
+into it. What Jetstress cannot say (the headroom itself, the cache sizes, the target margin, a
+Database Checksum test type, ...) travels in a comment Jetstress ignores: Jetwise reading the
+file back gets the same configuration, unless an element was edited since, which then wins.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from engine.model.config import TestConfig, TestType
+from engine.model.jetstress.elements import (
+    DATABASE_SOURCES,
+    ESE_VERSION,
+    EXCHANGE_PROFILE,
+    JET_SYSTEM_PARAMS,
+    JETSTRESS_VERSION,
+    JETWISE_COMMENT,
+    ROOT,
+    TEST_DESIGN_INFO,
+    TEST_TYPES,
+)
+
+_NAMESPACES = {"xmlns:xsd": "http://www.w3.org/2001/XMLSchema", "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance"}
+# Jetstress has no Database Checksum test in its configuration: it checksums after a Stress test
+_JETSTRESS_TYPE = {ours: name for name, ours in TEST_TYPES.items()} | {TestType.DATABASE_CHECKSUM.value: "Stress"}
+
+
+def number(value: float) -> str:
+    """A number as Jetstress writes it: whole numbers without a point, others to 12 significant digits."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.12g}"
+
+
+def xs_duration(seconds: float) -> str:
+    """Seconds as Jetstress's xs:duration, P0Y0M{d}DT{h}H{m}M{s}S."""
+    whole = int(seconds)
+    days, rest = divmod(whole, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"P0Y0M{days}DT{hours}H{minutes}M{number(secs + seconds - whole)}S"
+
+
+def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
+    soft = config.test_type == TestType.SOFT_RECOVERY
+    flag = {True: "true", False: "false"}
+    return {
+        "Type": _JETSTRESS_TYPE[config.test_type.value],
+        "Description": config.description,
+        "Duration": xs_duration(config.duration_s),
+        "VerifyChecksum": flag[config.verify_checksum],
+        "RunDatabaseMaintenancePerformance": flag[config.background_maintenance and not soft],
+        "RunDatabaseMaintenanceSoftRecovery": flag[config.background_maintenance and soft],
+        "ContinueOnErrors": flag[config.continue_on_errors],
+        "SuppressTuning": flag[not auto_tune],
+        "BackupToDisk": flag[config.backup_path is not None],
+        "LogFilesToReplay": str(config.log_files_to_replay),
+        "LogFilesToChecksum": str(config.log_files_to_checksum),
+        "SluggishSessions": str(config.sluggish_sessions),
+        "ThreadCount": str(config.thread_count),
+        "DatabaseSource": next(name for name, ours in DATABASE_SOURCES.items() if ours == config.database_source.value),
+        "CapacityPercentage": number(config.capacity_percent),
+        "MailboxCount": str(config.profile.mailboxes),
+        "MailboxQuota": str(config.profile.mailbox_size_mb),
+        "MailboxIops": number(config.profile.iops_per_mailbox * config.profile.headroom_factor),
+        "DatabaseCopyCount": str(config.copies_per_database),
+    }
+
+
+def _section(parent: ET.Element, name: str, declared: tuple[tuple[str, str | None], ...], values: dict[str, str],
+             config: TestConfig) -> None:
+    section = ET.SubElement(parent, name)
+    for element, default in declared:
+        if element == "OperationMix":
+            mix = config.operation_mix
+            ET.SubElement(section, element, {
+                "LockOps": "true", "InsertOps": number(mix.insert_percent), "DeleteOps": number(mix.delete_percent),
+                "ReplaceOps": number(mix.replace_percent), "LazyCommits": number(mix.lazy_commit_percent)})
+        elif element == "Thresholds":
+            for set_name, chosen, extra in (("Strict", config.thresholds.strict, {}),
+                                            ("Lenient", config.thresholds.lenient, {"TestRunTypes": "Stress"})):
+                thresholds = ET.SubElement(section, element, {"Name": set_name, **extra})
+                for child, value in (("AverageDatabaseReadLatency", chosen.db_read_avg_latency_ms),
+                                     ("MaximumDatabaseReadLatency", chosen.db_read_max_latency_ms),
+                                     ("AverageLogWriteLatency", chosen.log_write_avg_latency_ms),
+                                     ("MaximumLogWriteLatency", chosen.log_write_max_latency_ms)):
+                    ET.SubElement(thresholds, child).text = number(value)
+        elif element == "EseInstances":
+            instances = ET.SubElement(section, element)
+            for spec in config.databases:
+                instance = ET.SubElement(instances, "EseInstance", {"IopsBias": "1"})
+                ET.SubElement(ET.SubElement(instance, "DatabasePaths"), "Path").text = str(spec.database_path)
+                ET.SubElement(instance, "LogPath").text = str(spec.log_path)
+                if config.backup_path is not None:
+                    ET.SubElement(instance, "DatabaseBackupPath").text = str(config.backup_path)
+        else:
+            ET.SubElement(section, element).text = values[element] if default is None else default
+
+
+def write_xml(config: TestConfig, *, auto_tune: bool = False) -> str:
+    """The JetstressConfig.xml of `config` (UTF-8 text, CRLF as Jetstress writes on Windows)."""
+    root = ET.Element(ROOT, _NAMESPACES)
+    root.append(ET.Comment(f" {JETWISE_COMMENT} {_comment_json(config)} "))
+    ET.SubElement(root, "JetstressVersionGenerated").text = JETSTRESS_VERSION
+    ET.SubElement(root, "EseVersionGenerated").text = ESE_VERSION
+    values = _values(config, auto_tune)
+    _section(root, "TestDesignInfo", TEST_DESIGN_INFO, values, config)
+    _section(root, "ExchangeProfile", EXCHANGE_PROFILE, values, config)
+    _section(root, "JetSystemParams", JET_SYSTEM_PARAMS, values, config)
+    ET.indent(root, space="  ")
+    body = ET.tostring(root, encoding="unicode", short_empty_elements=True)
+    return ('<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n").replace("\n", "\r\n")
+
+
+def _comment_json(config: TestConfig) -> str:
+    # "--" may not appear in an XML comment; inside a JSON string "\u002d" reads back as "-"
+    return json.dumps(config.model_dump(mode="json"), separators=(",", ":")).replace("--", "-\\u002d")
+
+
+def expected_data(saved: dict[str, Any]) -> dict[str, Any] | None:
+    """What reading the elements Jetwise wrote for the saved settings gives: the baseline an edit is found against."""
+    from engine.model.jetstress.reading import read_xml
+
+    try:
+        config = TestConfig.model_validate(saved)
+    except ValueError:
+        return None
+    text = write_xml(config)
+    without_comment = text.replace(text[text.index("<!--") : text.index("-->") + 3], "")
+    return read_xml(without_comment).data
