@@ -9,8 +9,7 @@ from app.cli.configs import load_or_say
 from app.cli.options import path_type
 from app.cli.xml_files import add_output, writable_output
 from app.context import AppContext, UsageError
-from engine.model.config import TestType
-from engine.model.jetstress.writing import write_xml
+from engine.model.jetstress.writing import export_notes, write_xml
 from engine.protocol import ExitCode
 
 
@@ -33,9 +32,8 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
             file.write(write_xml(config, auto_tune=args.auto_tune))
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    if config.test_type == TestType.DATABASE_CHECKSUM:
-        print("note: Jetstress has no Database Checksum test in its configuration (it checksums after a Stress "
-              "test): written as Stress", file=sys.stderr)
+    for note in export_notes(config):
+        print(f"note: {note}", file=sys.stderr)
     print(f"Wrote {output} for Jetstress 2013: {config.database_count} database(s), {config.thread_count} thread(s)"
           f"{', auto-tuned' if args.auto_tune else ''}", file=sys.stderr)
     return ExitCode.PASS

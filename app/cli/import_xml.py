@@ -7,8 +7,8 @@ import sys
 
 from app.cli.configs import load_xml, read_text
 from app.cli.console import print_problems
-from app.cli.options import path_type
-from app.cli.xml_files import add_folder_flags, add_output, typed_databases, writable_output
+from app.cli.options import add_folder_flags, path_type
+from app.cli.xml_files import add_output, typed_databases, writable_output
 from app.context import AppContext, UsageError
 from engine.model.config import save_config
 from engine.model.jetstress.reading import read_xml
@@ -19,7 +19,7 @@ from engine.protocol import ExitCode
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("xml", type=path_type, metavar="JetstressConfig.xml")
     add_output(parser, "CONFIG.json", "the XML file's name with .json")
-    add_folder_flags(parser)
+    add_folder_flags(parser, "in place of the file's EseInstances")
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:

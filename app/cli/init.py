@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.console import print_problems
-from app.cli.options import add_option_flags, number_type, option_values, path_type
+from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, number_type, option_values, path_type
 from app.context import AppContext, UsageError
 from engine.model.config import TestConfig, save_config
 from engine.model.derive import FolderListError, expand_paths, with_derived_defaults
@@ -17,8 +17,6 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, check_rules, errors_only, validate_data
 from engine.protocol import ExitCode
 
-FOLDERS = (("databases[].database_path", "DB"), ("databases[].log_path", "Log"))  # each database's two folders
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("output", type=path_type, metavar="OUT.json")
@@ -26,13 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     databases = option("databases")
     parser.add_argument("--databases", type=number_type(int, "--databases"), default=2, metavar="N",
                         help=f"{databases.description} [{databases.bounds_words()}] (default 2)")
-    for path, leaf in FOLDERS:
-        declared = option(path)
-        parser.add_argument(
-            declared.flag or "", dest=path.rpartition(".")[2], action="extend", nargs="+", type=str, default=None,
-            metavar="DIR", help=f"{declared.description} One per database, or one with {{n}} (F:\\{leaf}{{n}}), "
-            f"or a base folder that gets {leaf}1, {leaf}2, ...",
-        )
+    add_folder_flags(parser, "or a base folder that gets {leaf}1, {leaf}2, ...")
     add_option_flags(parser)
 
 

@@ -118,3 +118,17 @@ def add_length_flags(parser: argparse.ArgumentParser) -> None:
                         help="the Performance test's length (default 2h, as ESRP publishes it)")
     parser.add_argument("--stress-duration", type=length, default=STRESS_S, metavar="DURATION",
                         help="the Stress test's length (default 24h)")
+
+
+FOLDERS = (("databases[].database_path", "DB"), ("databases[].log_path", "Log"))  # each database's two folders
+
+
+def add_folder_flags(parser: argparse.ArgumentParser, more: str) -> None:
+    """--db-path and --log-path: one folder per database, or one with {n}; `more` says what else they take."""
+    for path, leaf in FOLDERS:
+        folder = declared.option(path)
+        parser.add_argument(
+            folder.flag or "", dest=path.rpartition(".")[2], action="extend", nargs="+", type=str, default=None,
+            metavar="DIR", help=f"{folder.description} One per database, or one with {{n}} (F:\\{leaf}{{n}}), "
+            + more.format(leaf=leaf),
+        )

@@ -6,12 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.options import path_type
+from app.cli.options import FOLDERS, path_type
 from app.context import UsageError
 from engine.model.derive import FolderListError, expand_paths
 from engine.model.options import option
-
-FOLDERS = (("databases[].database_path", "DB"), ("databases[].log_path", "Log"))
 
 
 def add_output(parser: argparse.ArgumentParser, metavar: str, default_words: str) -> None:
@@ -30,16 +28,6 @@ def writable_output(output: Path, force: bool) -> Path:
         what = "is a file, not a folder" if output.parent.exists() else "does not exist"
         raise UsageError(f"the folder {output.parent} {what}; create it or write the file elsewhere")
     return output
-
-
-def add_folder_flags(parser: argparse.ArgumentParser) -> None:
-    for path, leaf in FOLDERS:
-        declared = option(path)
-        parser.add_argument(
-            declared.flag or "", dest=path.rpartition(".")[2], action="extend", nargs="+", type=str, default=None,
-            metavar="DIR", help=f"{declared.description} One per database, or one with {{n}} (F:\\{leaf}{{n}}), in "
-            "place of the file's EseInstances",
-        )
 
 
 def typed_databases(args: argparse.Namespace) -> list[dict[str, str]] | None:

@@ -9,30 +9,23 @@ is refused with the line and the reason.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.model.jetstress import values
 from engine.model.jetstress.elements import (
-    DATABASE_SOURCES,
     JETSTRESS_2010_MAJOR,
     JETWISE_COMMENT,
     MODELLED,
     ROOT,
     STRESS_AFTER_S,
-    TEST_TYPES,
+    THRESHOLDS,
 )
+from engine.model.jetstress.merging import with_jetwise_settings
 from engine.model.validation import Problem, Severity
-
-_DURATION = re.compile(
-    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
-)
-_DURATION_PARTS_S = (365 * 86400, 30 * 86400, 86400, 3600, 60, 1)
-_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
 
 
 class JetstressXmlError(ValueError):
@@ -71,15 +64,6 @@ def _text(element: ET.Element | None) -> str:
     return (element.text or "").strip() if element is not None else ""
 
 
-def parse_duration(text: str) -> float | None:
-    """Seconds in an xs:duration as Jetstress writes it (P0Y0M0DT2H0M0S), None when it is not one or is zero."""
-    found = _DURATION.match(text.strip())
-    if found is None or text.strip() in ("P", "PT") or text.strip().endswith("T"):
-        return None
-    seconds = sum(float(part) * scale for part, scale in zip(found.groups(), _DURATION_PARTS_S, strict=True) if part)
-    return seconds if seconds > 0 else None
-
-
 class _Reader:
     def __init__(self, result: XmlImport) -> None:
         self.result = result
@@ -98,56 +82,8 @@ class _Reader:
         try:
             return convert(text)
         except ValueError:
-            self.result.warn(f"{section}/{name}", f"{text[:60]!r} is not {_WHAT.get(convert, 'a value')}; {default_words}")
+            self.result.warn(f"{section}/{name}", f"{text[:60]!r} is not {values.WHAT.get(convert, 'a value')}; {default_words}")
             return None
-
-
-def _boolean(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in _TRUE or lowered in _FALSE:
-        return lowered in _TRUE
-    raise ValueError(text)
-
-
-def _number(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(text)
-    return number
-
-
-def _whole(text: str) -> int:
-    number = _number(text)
-    if number != int(number):
-        raise ValueError(text)
-    return int(number)
-
-
-def _duration(text: str) -> float:
-    seconds = parse_duration(text)
-    if seconds is None:
-        raise ValueError(text)
-    return seconds
-
-
-def _refuse(text: str) -> str:
-    raise ValueError(text)
-
-
-def _test_type(text: str) -> str:
-    """Jetwise's name of a Jetstress test type, whatever its case."""
-    return next((ours for name, ours in TEST_TYPES.items() if name.lower() == text.lower()), None) or _refuse(text)
-
-
-def _source(text: str) -> str:
-    return next((ours for name, ours in DATABASE_SOURCES.items() if name.lower() == text.lower()), None) or _refuse(text)
-
-
-_WHAT: dict[Callable[[str], Any], str] = {
-    _test_type: "Performance, Stress, DatabaseBackup or SoftRecovery", _source: "New or Open",
-    _boolean: "true or false", _number: "a number", _whole: "a whole number",
-    _duration: "a duration such as P0Y0M0DT2H0M0S",
-}
 
 
 def _root(text: str) -> ET.Element:
@@ -183,12 +119,12 @@ def read_xml(text: str) -> XmlImport:
     finish_threads(result)
     comments = [c.text or "" for c in root if not isinstance(c.tag, str)]  # ElementTree's comments carry a function as tag
     comment = next((c for c in comments if c.strip().startswith(JETWISE_COMMENT)), "")
-    return _with_jetwise_settings(result, comment) if comment else result
+    return with_jetwise_settings(result, comment) if comment else result
 
 
 def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: XmlImport) -> None:
     data, section = result.data, "TestDesignInfo"
-    kind = reader.value(design, section, "Type", _test_type, "Performance is used")
+    kind = reader.value(design, section, "Type", values.kind, "Performance is used")
     data["test_type"] = kind or "performance"
     description = reader.value(design, section, "Description", str, "")
     if description:
@@ -196,7 +132,7 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
         if len(words) > 500:
             result.warn(f"{section}/Description", "is longer than 500 characters; the first 500 are kept")
         data["description"] = words[:500]
-    duration = reader.value(design, section, "Duration", _duration, "Jetwise's default duration is used")
+    duration = reader.value(design, section, "Duration", values.duration, "Jetwise's default duration is used")
     if duration is not None:
         data["duration_s"] = duration
         if data["test_type"] == "performance" and duration > STRESS_AFTER_S:
@@ -204,23 +140,23 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
             result.notes.append("a Performance test longer than 6 hours runs as a Stress test (Lenient thresholds), "
                                 "as in Jetstress")
     for name, key in (("VerifyChecksum", "verify_checksum"), ("ContinueOnErrors", "continue_on_errors")):
-        flag = reader.value(design, section, name, _boolean, "the default is used")
+        flag = reader.value(design, section, name, values.boolean, "the default is used")
         if flag is not None:
             data[key] = flag
     maintenance = "RunDatabaseMaintenanceSoftRecovery" if data["test_type"] == "soft_recovery" else "RunDatabaseMaintenancePerformance"
-    flag = reader.value(design, section, maintenance, _boolean, "background maintenance stays on")
+    flag = reader.value(design, section, maintenance, values.boolean, "background maintenance stays on")
     if flag is not None:
         data["background_maintenance"] = flag
-    suppress = reader.value(design, section, "SuppressTuning", _boolean, "auto-tune is used")
+    suppress = reader.value(design, section, "SuppressTuning", values.boolean, "auto-tune is used")
     result.auto_tune = not suppress
     for name, key in (("LogFilesToReplay", "log_files_to_replay"), ("LogFilesToChecksum", "log_files_to_checksum"),
                       ("SluggishSessions", "sluggish_sessions")):
-        number = reader.value(design, section, name, _whole, "the default is used")
+        number = reader.value(design, section, name, values.whole, "the default is used")
         if number is not None:
             data[key] = number
     _operation_mix(design.get("OperationMix", []), result)
     _thresholds(reader, design.get("Thresholds", []), result)
-    if reader.value(design, section, "BackupToDisk", _boolean, "no copy is written"):
+    if reader.value(design, section, "BackupToDisk", values.boolean, "no copy is written"):
         result.notes.append("BackupToDisk: each database's copy goes to the first instance's DatabaseBackupPath")
         data["_backup_to_disk"] = True
 
@@ -235,52 +171,54 @@ def _operation_mix(elements: list[ET.Element], result: XmlImport) -> None:
         if not text:
             continue
         try:
-            mix[key] = _number(text)
+            mix[key] = values.number(text)
         except ValueError:
             result.warn(f"TestDesignInfo/OperationMix/@{attribute}", f"{text[:60]!r} is not a number; the default is used")
     if mix:
         writes = sum(v for k, v in mix.items() if k != "lazy_commit_percent")
-        if {"insert_percent", "delete_percent", "replace_percent"} <= mix.keys() and 0 <= writes <= 100:
-            mix["read_percent"] = 100 - writes
+        if writes > 100:
+            result.warn("TestDesignInfo/OperationMix", f"InsertOps, DeleteOps and ReplaceOps make {writes:g} %, more "
+                                                       "than 100 %; Jetwise's default mix is used")
+            return
+        if {"insert_percent", "delete_percent", "replace_percent"} <= mix.keys():
+            mix["read_percent"] = 100 - writes  # reads are the remainder
         result.data["operation_mix"] = mix
 
 
 def _thresholds(reader: _Reader, elements: list[ET.Element], result: XmlImport) -> None:
-    keys = {"AverageDatabaseReadLatency": "db_read_avg_latency_ms", "MaximumDatabaseReadLatency": "db_read_max_latency_ms",
-            "AverageLogWriteLatency": "log_write_avg_latency_ms", "MaximumLogWriteLatency": "log_write_max_latency_ms"}
     sets: dict[str, dict[str, float]] = {}
     for element in elements:
         name = (element.get("Name") or "").strip()
         if name.lower() not in ("strict", "lenient"):
             result.warn("TestDesignInfo/Thresholds", f"a set named {name[:40]!r} is neither Strict nor Lenient; it is not used")
             continue
-        values = sets.setdefault(name.lower(), {})
+        chosen = sets.setdefault(name.lower(), {})
         children = _children(element)
-        for child, key in keys.items():
-            number = reader.value(children, f"TestDesignInfo/Thresholds[{name}]", child, _number, "the default is used")
+        for child, key in THRESHOLDS:
+            number = reader.value(children, f"TestDesignInfo/Thresholds[{name}]", child, values.number, "the default is used")
             if number is not None:
-                values[key] = number
+                chosen[key] = number
     if any(sets.values()):
-        result.data["thresholds"] = {name: values for name, values in sets.items() if values}
+        result.data["thresholds"] = {name: chosen for name, chosen in sets.items() if chosen}
 
 
 def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlImport) -> None:
     data, section = result.data, "ExchangeProfile"
     mailbox: dict[str, Any] = {"headroom_percent": 0.0}  # Jetstress's MailboxIops is the figure tested, headroom included
-    for name, key, convert in (("MailboxCount", "mailboxes", _whole), ("MailboxQuota", "mailbox_size_mb", _whole),
-                               ("MailboxIops", "iops_per_mailbox", _number)):
+    for name, key, convert in (("MailboxCount", "mailboxes", values.whole), ("MailboxQuota", "mailbox_size_mb", values.whole),
+                               ("MailboxIops", "iops_per_mailbox", values.number)):
         number = reader.value(profile, section, name, convert, "Jetwise's default is used")
         if number is not None:
             mailbox[key] = number
     data["profile"] = mailbox
-    threads = reader.value(profile, section, "ThreadCount", _whole, "")
+    threads = reader.value(profile, section, "ThreadCount", values.whole, "")
     if threads is not None:
         data["thread_count"] = threads
-    source = reader.value(profile, section, "DatabaseSource", _source, "new databases are created")
+    source = reader.value(profile, section, "DatabaseSource", values.source, "new databases are created")
     if source is not None:
         data["database_source"] = source
-    for name, key, convert in (("CapacityPercentage", "capacity_percent", _number),
-                               ("DatabaseCopyCount", "copies_per_database", _whole)):
+    for name, key, convert in (("CapacityPercentage", "capacity_percent", values.number),
+                               ("DatabaseCopyCount", "copies_per_database", values.whole)):
         number = reader.value(profile, section, name, convert, "the default is used")
         if number is not None:
             data[key] = number
@@ -319,7 +257,7 @@ def _instances(elements: list[ET.Element], result: XmlImport) -> None:
 def _system(reader: _Reader, params: dict[str, list[ET.Element]], result: XmlImport) -> None:
     for name, supported, words in (("DatabasePageSize", 32768, "Jetwise's pages are 32,768 bytes"),
                                    ("LogFileSize", 1024, "Jetwise's log files are 1,024 KB")):
-        number = reader.value(params, "JetSystemParams", name, _whole, words)
+        number = reader.value(params, "JetSystemParams", name, values.whole, words)
         if number is not None and number != supported:
             result.warn(f"JetSystemParams/{name}", f"is {number}; {words}, as Jetstress 2013's")
 
@@ -331,48 +269,3 @@ def finish_threads(result: XmlImport) -> None:
         result.data["thread_count"] = threads * databases
         result.notes.append(f"Jetstress 2010 counts threads per database: {threads} x {databases} databases = "
                             f"{threads * databases} threads for the server")
-
-
-def _with_jetwise_settings(result: XmlImport, comment: str) -> XmlImport:
-    """A file Jetwise wrote carries its own settings in a comment; they fill what the elements cannot say, and an
-    element edited since wins over them."""
-    try:
-        saved = json.loads(comment.strip()[len(JETWISE_COMMENT):])
-    except ValueError:
-        result.warn("Jetwise settings", "the comment Jetwise wrote is damaged; the elements alone are used")
-        return result
-    if not isinstance(saved, dict):
-        return result
-    from engine.model.jetstress.writing import expected_data  # the writer's view of the saved settings
-
-    expected = expected_data(saved)
-    if expected is None:
-        result.warn("Jetwise settings", "the comment Jetwise wrote holds no valid configuration; the elements alone are used")
-        return result
-    merged = dict(saved)
-    found, wrote = _flat(result.data), _flat(expected)
-    for key, value in found.items():
-        if wrote.get(key) != value:  # edited since Jetwise wrote the file: the element wins
-            _put(merged, key, value)
-            if key.startswith("profile.iops_per_mailbox"):
-                _put(merged, "profile.headroom_percent", 0.0)
-    result.data = merged
-    result.notes = [n for n in result.notes if "Jetstress 2010" not in n]
-    return result
-
-
-def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, dict):
-            flat.update(_flat(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
-
-def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
-    *parents, leaf = dotted.split(".")
-    for parent in parents:
-        data = data.setdefault(parent, {})
-    data[leaf] = value

@@ -24,6 +24,7 @@ from engine.model.jetstress.elements import (
     ROOT,
     TEST_DESIGN_INFO,
     TEST_TYPES,
+    THRESHOLDS,
 )
 
 _NAMESPACES = {"xmlns:xsd": "http://www.w3.org/2001/XMLSchema", "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance"}
@@ -77,18 +78,15 @@ def _section(parent: ET.Element, name: str, declared: tuple[tuple[str, str | Non
     for element, default in declared:
         if element == "OperationMix":
             mix = config.operation_mix
-            ET.SubElement(section, element, {
-                "LockOps": "true", "InsertOps": number(mix.insert_percent), "DeleteOps": number(mix.delete_percent),
-                "ReplaceOps": number(mix.replace_percent), "LazyCommits": number(mix.lazy_commit_percent)})
+            ET.SubElement(section, element, {  # whole percentages: Jetstress reads them as integers
+                "LockOps": "true", "InsertOps": str(round(mix.insert_percent)), "DeleteOps": str(round(mix.delete_percent)),
+                "ReplaceOps": str(round(mix.replace_percent)), "LazyCommits": str(round(mix.lazy_commit_percent))})
         elif element == "Thresholds":
             for set_name, chosen, extra in (("Strict", config.thresholds.strict, {}),
                                             ("Lenient", config.thresholds.lenient, {"TestRunTypes": "Stress"})):
                 thresholds = ET.SubElement(section, element, {"Name": set_name, **extra})
-                for child, value in (("AverageDatabaseReadLatency", chosen.db_read_avg_latency_ms),
-                                     ("MaximumDatabaseReadLatency", chosen.db_read_max_latency_ms),
-                                     ("AverageLogWriteLatency", chosen.log_write_avg_latency_ms),
-                                     ("MaximumLogWriteLatency", chosen.log_write_max_latency_ms)):
-                    ET.SubElement(thresholds, child).text = number(value)
+                for child, key in THRESHOLDS:
+                    ET.SubElement(thresholds, child).text = number(getattr(chosen, key))
         elif element == "EseInstances":
             instances = ET.SubElement(section, element)
             for spec in config.databases:
@@ -114,6 +112,26 @@ def write_xml(config: TestConfig, *, auto_tune: bool = False) -> str:
     ET.indent(root, space="  ")
     body = ET.tostring(root, encoding="unicode", short_empty_elements=True)
     return ('<?xml version="1.0" encoding="utf-8"?>\n' + body + "\n").replace("\n", "\r\n")
+
+
+def export_notes(config: TestConfig) -> list[str]:
+    """What Jetstress will run differently from Jetwise with the file `write_xml` gives (Jetwise reads it back exact)."""
+    notes = []
+    if config.test_type == TestType.DATABASE_CHECKSUM:
+        notes.append("Jetstress has no Database Checksum test in its configuration (it checksums after a Stress test): "
+                     "written as Stress")
+    mix = config.operation_mix
+    parts = (mix.insert_percent, mix.delete_percent, mix.replace_percent, mix.lazy_commit_percent)
+    if any(not float(value).is_integer() for value in parts):
+        notes.append("Jetstress takes whole percentages in its operation mix: "
+                     + ", ".join(f"{name} {round(value)}" for name, value in zip(("InsertOps", "DeleteOps", "ReplaceOps",
+                                                                                  "LazyCommits"), parts, strict=True))
+                     + " written")
+    if config.profile.headroom_percent:
+        notes.append(f"Jetstress's MailboxIops is the figure tested: {number(config.profile.iops_per_mailbox)} IOPS per "
+                     f"mailbox with {number(config.profile.headroom_percent)} % headroom is written as "
+                     f"{number(config.profile.iops_per_mailbox * config.profile.headroom_factor)}")
+    return notes
 
 
 def _comment_json(config: TestConfig) -> str:

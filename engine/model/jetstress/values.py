@@ -1,0 +1,73 @@
+"""The values of a JetstressConfig.xml's elements as Jetstress writes them, each converter raising ValueError on junk."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from engine.model.jetstress.elements import DATABASE_SOURCES, TEST_TYPES
+
+_DURATION = re.compile(
+    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
+)
+_DURATION_PARTS_S = (365 * 86400, 30 * 86400, 86400, 3600, 60, 1)
+_TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
+
+
+def parse_duration(text: str) -> float | None:
+    """Seconds in an xs:duration as Jetstress writes it (P0Y0M0DT2H0M0S), None when it is not one or is zero."""
+    found = _DURATION.match(text.strip())
+    if found is None or text.strip() in ("P", "PT") or text.strip().endswith("T"):
+        return None
+    seconds = sum(float(part) * scale for part, scale in zip(found.groups(), _DURATION_PARTS_S, strict=True) if part)
+    return seconds if seconds > 0 else None
+
+
+def boolean(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in _TRUE or lowered in _FALSE:
+        return lowered in _TRUE
+    raise ValueError(text)
+
+
+def number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def whole(text: str) -> int:
+    value = number(text)
+    if value != int(value):
+        raise ValueError(text)
+    return int(value)
+
+
+def duration(text: str) -> float:
+    seconds = parse_duration(text)
+    if seconds is None:
+        raise ValueError(text)
+    return seconds
+
+
+def refuse(text: str) -> str:
+    raise ValueError(text)
+
+
+def kind(text: str) -> str:
+    """Jetwise's name of a Jetstress test type, whatever its case."""
+    return next((ours for name, ours in TEST_TYPES.items() if name.lower() == text.lower()), None) or refuse(text)
+
+
+def source(text: str) -> str:
+    return next((ours for name, ours in DATABASE_SOURCES.items() if name.lower() == text.lower()), None) or refuse(text)
+
+
+WHAT: dict[Callable[[str], Any], str] = {
+    kind: "Performance, Stress, DatabaseBackup or SoftRecovery", source: "New or Open",
+    boolean: "true or false", number: "a number", whole: "a whole number",
+    duration: "a duration such as P0Y0M0DT2H0M0S",
+}
