@@ -17,15 +17,14 @@ import pyqtgraph
 import PySide6
 from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMessageBox, QStackedWidget, QWidget
+from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 
-from engine.model.config import save_config
 from engine.model.draft import Draft
-from engine.model.validation import validate_data
 from engine.results.schema import RunResult
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice
 from engine.version import __version__
+from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
 from ui.controllers.wizard_services import StoreServices
@@ -57,6 +56,7 @@ class MainWindow(QMainWindow):
         self.suite = SuitePlan(self)
         self.wizard = TestWizard(self.state, self.suite, self.wizard_services)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
+        self.files = ConfigFiles(self, self.state, self.wizard, store, self.settings)
         self.results_view = ResultsView()
         self.session_view = SessionView()
         self._before_session: QWidget = self.wizard  # the page the session view's Back returns to
@@ -77,8 +77,11 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         self.wizard.accepted.connect(self.start_from_wizard)
-        self.wizard.welcome.open_requested.connect(self.open_config)
-        self.wizard.review.save_requested.connect(self.save_config)
+        self.wizard.welcome.open_requested.connect(self.files.open_config)
+        self.wizard.review.save_requested.connect(self.files.save_json)
+        self.wizard.review.save_xml_requested.connect(self.files.save_xml)
+        self.files.loaded.connect(lambda: self.stack.setCurrentWidget(self.wizard))
+        self.files.message.connect(self.statusBar().showMessage)
         self.run_view.stop_requested.connect(self.runs.stop)
         self.runs.started.connect(self._on_runs_started)
         self.runs.finished.connect(self._on_runs_finished)
@@ -111,11 +114,13 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu("&File")
         for text, shortcut, slot in (
             ("&New test", QKeySequence.StandardKey.New, self.new_test),
-            ("&Open configuration…", QKeySequence.StandardKey.Open, self.open_config),
-            ("&Save configuration…", QKeySequence.StandardKey.Save, self.save_config),
+            ("&Open configuration…", QKeySequence.StandardKey.Open, self.files.open_config),
+            ("&Save configuration…", QKeySequence.StandardKey.Save, self.files.save_json),
+            ("Save as &Jetstress XML…", None, self.files.save_xml),
         ):
             action = QAction(text, self)
-            action.setShortcut(shortcut)
+            if shortcut is not None:
+                action.setShortcut(shortcut)
             action.triggered.connect(slot)
             file_menu.addAction(action)
         file_menu.addSeparator()
@@ -147,51 +152,17 @@ class MainWindow(QMainWindow):
 
     # configuration files ---------------------------------------------------------------
 
-    def open_config(self) -> None:
-        folder = str(self.settings.value("last_config_folder", str(Path.home())))
-        name, _ = QFileDialog.getOpenFileName(self, "Open a Jetwise configuration", folder, "Jetwise configuration (*.json)")
-        if name:
-            self.load_config_file(Path(name))
-
     def load_config_file(self, path: Path) -> bool:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            QMessageBox.warning(self, "Cannot open the configuration", f"{path}: cannot be read ({exc})")
-            return False
-        config, problems = validate_data(text)
-        if config is None:
-            words = "\n".join(f"• {p}" for p in problems[:12])
-            QMessageBox.warning(self, "Cannot open the configuration", f"{path} is not a valid Jetwise configuration:\n\n{words}")
-            return False
-        self.settings.setValue("last_config_folder", str(path.parent))
-        # the latest session that tests this storage design is continued
-        self.wizard.load_config(config, session=self.store.session_of_design(config) or path.stem)
-        self.wizard.welcome.show_loaded(path)
-        self.stack.setCurrentWidget(self.wizard)
-        self.statusBar().showMessage(f"Loaded {path}")
-        return True
-
-    def save_config(self) -> None:
-        config = self.state.config()
-        if config is None:
-            QMessageBox.information(self, "Not saved", "The configuration has problems; the wizard shows them at each field.")
-            return
-        folder = str(self.settings.value("last_config_folder", str(Path.home())))
-        name, _ = QFileDialog.getSaveFileName(self, "Save the configuration", str(Path(folder) / "jetwise-test.json"),
-                                              "Jetwise configuration (*.json)")
-        if name:
-            save_config(config, Path(name))
-            self.settings.setValue("last_config_folder", str(Path(name).parent))
-            self.statusBar().showMessage(f"Saved {name}")
+        """Fill the wizard from a Jetwise JSON file or a JetstressConfig.xml (see `ConfigFiles`)."""
+        return self.files.load_file(path)
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if any(url.toLocalFile().lower().endswith(".json") for url in event.mimeData().urls()):
+        if any(url.toLocalFile().lower().endswith(SUFFIXES) for url in event.mimeData().urls()):
             event.acceptProposedAction()
 
     def dropEvent(self, event: QDropEvent) -> None:
         for url in event.mimeData().urls():
-            if url.toLocalFile().lower().endswith(".json"):
+            if url.toLocalFile().lower().endswith(SUFFIXES):
                 self.load_config_file(Path(url.toLocalFile()))
                 break
 

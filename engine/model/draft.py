@@ -118,8 +118,12 @@ class Draft(Generic[SettingT]):
             self.refusal = []
             self.changed.emit()
 
-    def load(self, config: TestConfig, session: str = "") -> None:
+    def load(self, config: TestConfig, session: str = "", databases: list[dict[str, str]] | None = None) -> None:
+        """Replace the data with `config`'s; `databases` in place of its own (a JetstressConfig.xml that lists none
+        is loaded with [], so the configuration waits for the engineer's folders rather than runs on made-up ones)."""
         self.data = json.loads(config.model_dump_json())
+        if databases is not None:
+            self.data["databases"] = databases
         self.session = session
         self.parse_errors.clear()
         self._announce()

@@ -41,6 +41,7 @@ from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
 SOURCES = {"create": "Create new databases", "attach": "Attach existing Jetwise databases"}
+NO_DATABASES = "enter how many databases there are, then each one's database and log folder"
 
 
 class DatabasesPage(WizardPage):
@@ -204,6 +205,8 @@ class DatabasesPage(WizardPage):
         """What is wrong with the count: as typed, or as a loaded file gave it."""
         if "databases" in self.state.parse_errors:
             return self.state.parse_errors["databases"]
+        if not self.state.data["databases"]:  # a JetstressConfig.xml whose EseInstances a script adds later
+            return NO_DATABASES
         return next((p.message for p in errors_only(self.state.problems()) if p.field == "databases"), None)
 
     def _on_pattern_changed(self) -> None:
@@ -297,6 +300,8 @@ class DatabasesPage(WizardPage):
             # a field on another page is wrong: say which, or Next is disabled for no visible reason
             words = "; ".join(f"{field_words(p.field, self.context.placed)}: {p.message}" for p in elsewhere)
             text = f"{html.escape(words)} — correct it to check the rows."
+        elif not self.state.data["databases"]:
+            text = f"No databases yet: {NO_DATABASES}."
         elif config is not None and self.checks.pending:
             self.summary.setText("Checking the database and log folders…")
             return

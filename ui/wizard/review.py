@@ -44,6 +44,7 @@ class ReviewPage(WizardPage):
     SUBTITLE = "Everything on one page. Start runs the test; the configuration can be saved first."
 
     save_requested = Signal()
+    save_xml_requested = Signal()
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
@@ -58,6 +59,9 @@ class ReviewPage(WizardPage):
         save = QPushButton("Save configuration…")
         save.setToolTip("Save this configuration as a Jetwise JSON file")
         save.clicked.connect(self.save_requested)
+        save_xml = QPushButton("Save as Jetstress XML…")
+        save_xml.setToolTip("Save this configuration as a JetstressConfig.xml that Jetstress 2013 opens")
+        save_xml.clicked.connect(self.save_xml_requested)
         self.recheck = QPushButton("Check again")
         self.recheck.setToolTip("A folder another run holds is free once that run ends: check the folders again")
         self.recheck.clicked.connect(lambda: self._ask(again=True))
@@ -72,6 +76,7 @@ class ReviewPage(WizardPage):
         row.addWidget(self.session, 1)
         row.addWidget(self.recheck)
         row.addWidget(save)
+        row.addWidget(save_xml)
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.resume)

@@ -37,11 +37,13 @@ class WelcomePage(WizardPage):
     SUBTITLE = "Prove the storage carries the mailbox workload before production."
 
     open_requested = Signal()
+    report_requested = Signal()  # the import report of the JetstressConfig.xml loaded, shown again
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
         self.new_test = QRadioButton("Start a new test")
-        self.open_file = QRadioButton("Open a configuration file (or drop a Jetwise JSON file on this window)")
+        self.open_file = QRadioButton("Open a configuration file: Jetwise's JSON or a JetstressConfig.xml "
+                                      "(or drop one on this window)")
         self.resume = QRadioButton("Continue a tuning session")
         self.new_test.setChecked(True)
         group = QButtonGroup(self)
@@ -51,6 +53,10 @@ class WelcomePage(WizardPage):
         self.browse.clicked.connect(self.open_requested)
         self.loaded = QLabel()
         self.loaded.setWordWrap(True)
+        self.report = QLabel()
+        self.report.setTextFormat(Qt.TextFormat.RichText)
+        self.report.linkActivated.connect(self.report_requested)
+        self.report.hide()
         self.sessions = QListWidget()
         self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; click one (or press Enter) to continue it")
         self.sessions.itemClicked.connect(self._session_chosen)
@@ -67,6 +73,7 @@ class WelcomePage(WizardPage):
         row.addSpacing(24)
         row.addWidget(self.browse)
         row.addWidget(self.loaded, 1)
+        row.addWidget(self.report)
         layout.addLayout(row)
         layout.addWidget(self.resume)
         layout.addWidget(self.sessions, 1)
@@ -128,14 +135,18 @@ class WelcomePage(WizardPage):
             self.state.set_auto_tune(mode)
         self.state.load(config, session=name)
         self.chosen = name
+        self.report.hide()  # the draft no longer holds the imported file
         tuning = "" if mode is None else " in auto-tune" if mode else " in Manual tuning"
         self.loaded.setText(f"Continuing '{name}' from its last run's configuration{tuning}")
         self._show_reason()
 
-    def show_loaded(self, path: Path) -> None:
+    def show_loaded(self, path: Path, said: str = "") -> None:
+        """The file the draft holds now; `said`: what its import report lists ("2 warnings, 1 note"), if anything."""
         self.chosen = None  # the draft holds the file now
         self.open_file.setChecked(True)
-        self.loaded.setText(f"Loaded {path}")
+        self.loaded.setText(f"Loaded {path}" + (f": {said}" if said else ""))
+        self.report.setText("<a href='report'>Show the import report</a>")
+        self.report.setVisible(bool(said))
         self._show_reason()
 
 

@@ -110,15 +110,17 @@ class TestWizard(QWizard):
     def review(self) -> ReviewPage:
         return self._page(ReviewPage)
 
-    def load_config(self, config: TestConfig, session: str = "") -> None:
-        """Fill the wizard from a configuration (a file, a dropped file) in Manual mode.
+    def load_config(self, config: TestConfig, session: str = "", *, auto_tune: bool = False,
+                    databases: list[dict[str, str]] | None = None) -> None:
+        """Fill the wizard from a configuration (a file, a dropped file), in Manual mode unless `auto_tune`.
 
         A configuration file states a thread count and SluggishSessions, and loading it
         means the engineer chose that setting: the Thread tuning page opens in Manual with
-        those values in its fields. Auto-tune stays one click away.
+        those values in its fields. Auto-tune stays one click away. A JetstressConfig.xml
+        says which it wants (SuppressTuning), and may list no databases (`databases=[]`).
         """
-        self.state.set_auto_tune(False)
-        self.state.load(config, session)
+        self.state.set_auto_tune(auto_tune)
+        self.state.load(config, session, databases)
 
     def restart_at(self, page_id: int) -> None:
         """Show page `page_id` as if the engineer had walked to it with Next from the Welcome page.
