@@ -233,3 +233,21 @@ def test_an_element_edited_after_the_export_wins_over_the_settings_jetwise_kept(
     assert edited.operation_mix == config.operation_mix and edited.database_cache_max_mb == config.database_cache_max_mb
     damaged = config_from_xml(text.replace('"schema_version"', '"schema_version'))
     assert damaged.config is not None and any("comment Jetwise wrote is damaged" in str(w) for w in damaged.warnings)
+
+
+def test_a_backup_to_disk_goes_to_the_first_instances_backup_folder_and_needs_no_instances_to_read():
+    with_backup = COMPLETE.replace("<BackupToDisk>false</BackupToDisk>", "<BackupToDisk>true</BackupToDisk>").replace(
+        "<LogPath>L:\\log1</LogPath>", "<LogPath>L:\\log1</LogPath><DatabaseBackupPath>B:\\copies</DatabaseBackupPath>")
+    loaded = config_from_xml(with_backup)
+    assert loaded.config is not None and str(loaded.config.backup_path) == "B:\\copies"
+    start = with_backup.index("<EseInstances>")
+    bare = with_backup[:start] + with_backup[with_backup.index("</EseInstances>") + len("</EseInstances>"):]
+    given = config_from_xml(bare, [{"database_path": "D:\\one", "log_path": "L:\\one"}])
+    assert given.config is not None and given.config.backup_path is None, given.said()
+
+
+def test_a_file_jetwise_wrote_names_only_the_jetstress_elements_edited_since(tmp_path):
+    text = write_xml(_configs(tmp_path)[0])
+    assert not config_from_xml(text).imported.ignored
+    edited = config_from_xml(text.replace("<LogInterval>15000</LogInterval>", "<LogInterval>10000</LogInterval>"))
+    assert edited.imported.ignored == ["LogInterval"]

@@ -79,6 +79,8 @@ JET_SYSTEM_PARAMS: tuple[tuple[str, str | None], ...] = (
     ("DBMThrottling", "100"),
 )
 
+ELEMENT_DEFAULTS = TEST_DESIGN_INFO + EXCHANGE_PROFILE + JET_SYSTEM_PARAMS
+
 # Jetstress's names of the test types, and Jetwise's
 TEST_TYPES = {
     "Performance": "performance",

@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.model.jetstress import values
 from engine.model.jetstress.elements import (
+    ELEMENT_DEFAULTS,
     JETSTRESS_2010_MAJOR,
     JETWISE_COMMENT,
     MODELLED,
@@ -42,6 +43,7 @@ class XmlImport:
     ignored: list[str] = field(default_factory=list)  # elements present that Jetwise does not model
     notes: list[str] = field(default_factory=list)  # how a Jetstress setting was carried over
     version: str = ""
+    backup_to_disk: bool = False  # BackupToDisk: the copies go to the first instance's DatabaseBackupPath
 
     def warn(self, element: str, words: str) -> None:
         self.warnings.append(Problem(element, words, Severity.WARNING))
@@ -119,6 +121,11 @@ def read_xml(text: str) -> XmlImport:
     finish_threads(result)
     comments = [c.text or "" for c in root if not isinstance(c.tag, str)]  # ElementTree's comments carry a function as tag
     comment = next((c for c in comments if c.strip().startswith(JETWISE_COMMENT)), "")
+    if comment:  # a file Jetwise wrote: its Jetstress-only elements hold Jetstress's defaults unless edited since
+        written = {name: text for name, text in ELEMENT_DEFAULTS if text is not None}
+        found = {name: _text(elements[0]) for section in top.values() for element in section
+                 for name, elements in _children(element).items()}
+        result.ignored = [name for name in result.ignored if found.get(name) != written.get(name)]
     return with_jetwise_settings(result, comment) if comment else result
 
 
@@ -158,7 +165,7 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
     _thresholds(reader, design.get("Thresholds", []), result)
     if reader.value(design, section, "BackupToDisk", values.boolean, "no copy is written"):
         result.notes.append("BackupToDisk: each database's copy goes to the first instance's DatabaseBackupPath")
-        data["_backup_to_disk"] = True
+        result.backup_to_disk = True
 
 
 def _operation_mix(elements: list[ET.Element], result: XmlImport) -> None:
@@ -228,8 +235,8 @@ def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlI
 def _instances(elements: list[ET.Element], result: XmlImport) -> None:
     instances = [child for element in elements for child in element if _local(child.tag) == "EseInstance"]
     if not instances:
-        result.warn("ExchangeProfile/EseInstances", "lists no database: give each database's folders before running "
-                                                    "(the window's database page, or --db-path and --log-path)")
+        result.warn("ExchangeProfile/EseInstances", "lists no database: give each database's folder and log folder "
+                                                    "before running")
         return
     databases, backups = [], []
     for number, instance in enumerate(instances, 1):
@@ -250,7 +257,7 @@ def _instances(elements: list[ET.Element], result: XmlImport) -> None:
             backups.append(backup)
     if databases:
         result.data["databases"] = databases
-    if result.data.pop("_backup_to_disk", False) and backups:
+    if result.backup_to_disk and backups:
         result.data["backup_path"] = backups[0]
 
 
