@@ -7,7 +7,7 @@ import sys
 
 from app.cli.configs import load_or_say
 from app.cli.options import path_type
-from app.cli.xml_files import add_output, writable_output
+from app.cli.xml_files import add_output, output_for, writable_output
 from app.context import AppContext, UsageError
 from engine.model.jetstress.writing import export_notes, write_xml
 from engine.protocol import ExitCode
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
-    output = writable_output(args.output or args.config.with_suffix(".xml"), args.force)
+    output = writable_output(output_for(args.output, args.config, ".xml"), args.force)
     if output.resolve() == args.config.resolve():
         raise UsageError(f"{output} is the configuration being exported; give another output file")
     config = load_or_say(args.config, sys.stderr)

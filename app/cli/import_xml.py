@@ -8,7 +8,7 @@ import sys
 from app.cli.configs import load_xml, read_text
 from app.cli.console import print_problems
 from app.cli.options import add_folder_flags, path_type
-from app.cli.xml_files import add_output, typed_databases, writable_output
+from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
 from app.context import AppContext, UsageError
 from engine.model.config import save_config
 from engine.model.jetstress.reading import read_xml
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
-    output = writable_output(args.output or args.xml.with_suffix(".json"), args.force)
+    output = writable_output(output_for(args.output, args.xml, ".json"), args.force)
     if output.resolve() == args.xml.resolve():
         raise UsageError(f"{output} is the file being imported; give another output file")
     text = read_text(args.xml)

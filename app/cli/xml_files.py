@@ -18,6 +18,13 @@ def add_output(parser: argparse.ArgumentParser, metavar: str, default_words: str
     parser.add_argument("--force", action="store_true", help="overwrite the output file if it exists")
 
 
+def output_for(given: Path | None, source: Path, suffix: str) -> Path:
+    """The file to write: the one given, else `source`'s name with `suffix` beside it (a folder is no source)."""
+    if source.is_dir() or not source.name:
+        raise UsageError(f"{source} is a folder; give the file to read")
+    return given or source.with_suffix(suffix)
+
+
 def writable_output(output: Path, force: bool) -> Path:
     """`output` when it may be written: not a folder, not an existing file without --force, in a folder that exists."""
     if output.is_dir():

@@ -251,9 +251,9 @@ CASES = [
     case("validate", "{tmp}", says="{tmp} is a folder; give the configuration file"),
     case("validate", "{tmp}/nothing.json", says="cannot read {tmp}/nothing.json: No such file or directory"),
     case("validate", "{a_file}/inner.json", says="cannot read {a_file}/inner.json: Not a directory"),
-    case("validate", "", says="CONFIG.json: the path is empty"),
-    case("validate", f"{{tmp}}/ok{NUL}.json", says="CONFIG.json: the path holds a NUL character"),
-    case("validate", "n" * 300, says="CONFIG.json: the path cannot be used: File name too long"),
+    case("validate", "", says="CONFIG: the path is empty"),
+    case("validate", f"{{tmp}}/ok{NUL}.json", says="CONFIG: the path holds a NUL character"),
+    case("validate", "n" * 300, says="CONFIG: the path cannot be used: File name too long"),
     case("validate", "{empty}", says="{empty} is empty; write a configuration with jetwise init"),
     case("validate", "{not_json}", says="{not_json} is not valid JSON (line 1, column 2: Expecting value)"),
     case("validate", "{truncated}", says="{truncated} is not valid JSON (line"),
@@ -261,7 +261,13 @@ CASES = [
     case("validate", "{huge}", says="{huge} is larger than 1.0 MB; a configuration is a small JSON file"),
     case("validate", "{deep}", says="{deep} nests its JSON too deeply to be a configuration"),
     case("validate", "{config}", "{config}", says="unrecognized arguments: {config}"),
-    case("validate", says="the following arguments are required: CONFIG.json"),
+    case("validate", says="the following arguments are required: CONFIG"),
+    # import-xml and export-xml: a JetstressConfig.xml in and out
+    case("import-xml", "{tmp}", says="{tmp} is a folder; give the file to read"),
+    case("import-xml", "{a_list}", "-o", "{tmp}/out.json", says="cannot be read as a JetstressConfig.xml: it is not "
+                                                                 "well-formed XML (line 1, column 1"),
+    case("export-xml", ".", says=". is a folder; give the file to read"),
+    case("export-xml", "{config}", "-o", "{config}", "--force", says="is the configuration being exported"),
     # validate: the fields in the file
     case("validate", "{wrong_type}", says="thread_count: input should be a valid integer, unable to parse string as an integer "
          "(got 'eight')"),
