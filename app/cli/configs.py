@@ -9,13 +9,11 @@ from typing import TextIO
 
 from app.cli.console import print_problems
 from engine.model.config import TestConfig
-from engine.model.jetstress.loading import config_from_xml
+from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
+from engine.model.jetstress.loading import XmlConfig, config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
-from engine.model.units import MIB, format_bytes
+from engine.model.units import format_bytes
 from engine.model.validation import Problem, errors_only, validate_data
-
-CONFIG_LIMIT_BYTES = 1 * MIB
-"""A configuration is a few kilobytes; anything near this is another file named by mistake."""
 
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true or false", type(None): "null"}
 
@@ -35,25 +33,17 @@ def read_text(path: Path) -> str | Problem:
         return Problem("", f"{path} is larger than {format_bytes(CONFIG_LIMIT_BYTES)}; a configuration is a small JSON "
                            "file (jetwise init writes one): was another file named?")
     try:
-        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16, as Notepad may save a JetstressConfig.xml
-            return raw.decode("utf-16")
-        return raw.decode("utf-8-sig")
+        return decode_config(raw)
     except UnicodeDecodeError:
         return Problem("", f"{path} is not a text file (a configuration is JSON in UTF-8); was another file named?")
 
 
-def is_jetstress_xml(path: Path, text: str) -> bool:
-    """A JetstressConfig.xml rather than Jetwise's JSON: named .xml, or starting as XML does."""
-    return path.suffix.lower() == ".xml" or text.lstrip().startswith("<")
-
-
-def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = None) -> tuple[TestConfig | None, list[Problem]]:
-    """A JetstressConfig.xml made into a configuration: the errors, warnings and notes of the import come with it."""
+def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = None) -> XmlConfig | Problem:
+    """A JetstressConfig.xml made into a configuration, with all its import says; or why it cannot be one."""
     try:
-        loaded = config_from_xml(text, databases)
+        return config_from_xml(text, databases)
     except JetstressXmlError as exc:
-        return None, [Problem("", f"{path} cannot be read as a JetstressConfig.xml: {exc}")]
-    return loaded.config, loaded.said()
+        return Problem("", f"{path} cannot be read as a JetstressConfig.xml: {exc}")
 
 
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
@@ -64,7 +54,8 @@ def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
     if not text.strip():
         return None, [Problem("", f"{path} is empty; write a configuration with jetwise init")]
     if is_jetstress_xml(path, text):
-        return load_xml(path, text)
+        loaded = load_xml(path, text)
+        return (None, [loaded]) if isinstance(loaded, Problem) else (loaded.config, loaded.said())
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

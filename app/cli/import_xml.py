@@ -11,7 +11,6 @@ from app.cli.options import add_folder_flags, path_type
 from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
 from app.context import AppContext, UsageError
 from engine.model.config import save_config
-from engine.model.jetstress.reading import read_xml
 from engine.model.validation import Problem
 from engine.protocol import ExitCode
 
@@ -30,16 +29,17 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if isinstance(text, Problem):
         print_problems([text], sys.stderr)
         return ExitCode.INVALID
-    config, said = load_xml(args.xml, text, typed_databases(args))
+    loaded = load_xml(args.xml, text, typed_databases(args))
+    said = [loaded] if isinstance(loaded, Problem) else loaded.said()
     print_problems(said, sys.stderr)
-    if config is None:
+    if isinstance(loaded, Problem) or loaded.config is None:
         return ExitCode.INVALID
+    config = loaded.config
     try:
         save_config(config, output)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
-    auto_tune = read_xml(text).auto_tune
-    then = (f"jetwise tune {output} (SuppressTuning is false: Jetstress would auto-tune)" if auto_tune
+    then = (f"jetwise tune {output} (SuppressTuning is false: Jetstress would auto-tune)" if loaded.auto_tune
             else f"jetwise run {output}")
     print(f"Wrote {output}: {config.database_count} database(s), target {config.target_transactional_iops:,.1f} "
           f"transactional IOPS, {config.thread_count} thread(s). Next: {then}", file=sys.stderr)

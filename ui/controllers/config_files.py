@@ -18,18 +18,17 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.model.config import TestConfig, TestType, save_config
+from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
 from engine.model.draft import Draft
 from engine.model.jetstress.loading import config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
 from engine.model.jetstress.writing import write_xml
-from engine.model.units import MIB
 from engine.model.validation import Problem, Severity, check_rules, errors_only, validate_data
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice
 from ui.widgets.import_report import ImportReport, said_words
 from ui.wizard import PAGE_DATABASES, TestWizard
 
-CONFIG_LIMIT_BYTES = 1 * MIB  # a configuration is a few kilobytes: anything near this is another file chosen by mistake
 SUFFIXES = (".json", ".xml")
 OPEN_FILTER = ("Configurations (*.json *.xml);;Jetwise configuration (*.json);;Jetstress configuration (*.xml);;"
                "All files (*)")
@@ -63,16 +62,9 @@ def read_text(path: Path) -> str:
         raise ConfigFileError(f"{path} is larger than 1 MiB; a configuration is a small JSON or XML file. "
                               "Was another file chosen?")
     try:
-        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            return raw.decode("utf-16")
-        return raw.decode("utf-8-sig")
+        return decode_config(raw)
     except UnicodeDecodeError as exc:
         raise ConfigFileError(f"{path} is not a text file (a configuration is JSON or XML). Was another file chosen?") from exc
-
-
-def is_jetstress_xml(path: Path, text: str) -> bool:
-    """A JetstressConfig.xml rather than Jetwise's JSON: named .xml, or starting as XML does."""
-    return path.suffix.lower() == ".xml" or text.lstrip().startswith("<")
 
 
 def open_xml(text: str, stand_in: Path) -> XmlOpened:

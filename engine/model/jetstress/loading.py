@@ -62,14 +62,14 @@ class XmlConfig:
         return self.imported.auto_tune
 
 
-def _source(field_path: str) -> str | None:
+def _source_key(field_path: str) -> str | None:
+    """The key of ELEMENT_OF a field's value came under: the longest that is the field or holds it."""
     matches = [key for key in ELEMENT_OF if field_path == key or field_path.startswith(key + ".")]
-    return ELEMENT_OF[max(matches, key=len)] if matches else None
+    return max(matches, key=len) if matches else None
 
 
-def _drop(data: dict[str, Any], field_path: str) -> bool:
-    """Remove the value at `field_path` (the whole group when it is one, such as the operation mix)."""
-    key = max((k for k in ELEMENT_OF if field_path == k or field_path.startswith(k + ".")), key=len)
+def _drop(data: dict[str, Any], key: str) -> bool:
+    """Remove the value at `key` (the whole group when it is one, such as the operation mix)."""
     *parents, leaf = key.split(".")
     holder: Any = data
     for parent in parents:
@@ -96,9 +96,10 @@ def config_from_xml(text: str, databases: list[dict[str, str]] | None = None) ->
         config, problems = validate_data(with_derived_defaults(data, len(data["databases"])))
         dropped = False
         for problem in problems:
-            element = _source(problem.field)
-            if element is not None and _drop(data, problem.field):
-                imported.warnings.append(Problem(element, f"{problem.message}; Jetwise's default is used", Severity.WARNING))
+            key = _source_key(problem.field)
+            if key is not None and _drop(data, key):
+                imported.warnings.append(Problem(ELEMENT_OF[key], f"{problem.message}; Jetwise's default is used",
+                                                 Severity.WARNING))
                 dropped = True
         if config is not None or not dropped:
             break
