@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from engine.model.config import TestConfig
-from engine.protocol import EmitFn
+from engine.protocol import EmitFn, ResultEvent
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulation import PROFILES, StorageModel, runner_for
@@ -42,6 +44,27 @@ def simulated_model(name: str | None) -> StorageModel | None:
         known = ", ".join(sorted(PROFILES))
         raise UsageError(f"no simulated storage profile '{name}'; choose one of: {known}")
     return PROFILES[name]
+
+
+class JetstressResults:
+    """A sink that writes the run's Jetstress-layout result files (`reporting.jetstress_files`) when its result
+    arrives, into `folder`; what it wrote, or why it could not, is said in the run's log (`say`, the runner's)."""
+
+    def __init__(self, folder: Path, run_folder: Path) -> None:
+        self.folder, self.run_folder = folder, run_folder
+        self.say: Callable[[str, str], None] = lambda _message, _level: None
+
+    def __call__(self, event: BaseModel) -> None:
+        if not isinstance(event, ResultEvent):
+            return
+        from reporting.jetstress_files import JetstressFileError, read_log, write_jetstress_files  # loads at a run's end
+
+        try:
+            written = write_jetstress_files(event.result, read_log(self.run_folder), self.folder, self.run_folder)
+        except JetstressFileError as exc:
+            self.say(f"the Jetstress-layout result files were not written: {exc}", "warning")
+            return
+        self.say(f"Jetstress-layout result files: {', '.join(p.name for p in written)} in {self.folder}", "info")
 
 
 class AppContext:
@@ -80,11 +103,18 @@ class AppContext:
         model: StorageModel | None = None,
         settle: SettleRule | None = None,
         sweep: SweepPlan | None = None,
+        jetstress_folder: Path | None = None,
     ) -> Runner:
-        """A runner whose events also go to the store, in `session` (None: not recorded); a load sweep with `sweep`."""
+        """A runner whose events also go to the store, in `session` (None: not recorded); a load sweep with `sweep`.
+
+        When the run ends with a result, its Jetstress-layout result files are written in `jetstress_folder`
+        (default: the run folder)."""
         unusable = unusable_path(output)
         if unusable is not None:
             raise UsageError(f"the run folder {output} cannot be used: {unusable}")
+        jetstress = JetstressResults(jetstress_folder or output, output)
         if session is not None:
             emit = fan_out(RunRecorder(self.store, session, output), emit)
-        return runner_for(model, config, output, emit, session=session, settle=settle, sweep=sweep)
+        runner = runner_for(model, config, output, fan_out(emit, jetstress), session=session, settle=settle, sweep=sweep)
+        jetstress.say = runner.log
+        return runner

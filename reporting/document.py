@@ -35,7 +35,7 @@ STREAM_TITLES = {
 TEST_TITLES = {**SCAN_TITLES, TestType.SOFT_RECOVERY: RECOVERY_TITLE}
 
 
-def _total_row(row: Figures) -> dict[str, float]:
+def total_row(row: Figures) -> dict[str, float]:
     """The Jetstress "Total I/O" row: database reads with maintenance reads, log reads with replication."""
 
     def combine(a: str, b: str, what: str) -> float:
@@ -134,7 +134,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "times": result.times,
         "host": result.host,
         "instances": result.instances,
-        "totals": [dict(name=r.name, **_total_row(r)) for r in result.instances],
+        "totals": [dict(name=r.name, **total_row(r)) for r in result.instances],
         "criteria": judged_criteria(result),
         "measured": was_measured(result),
         "unmeasured": unmeasured_criteria(result),

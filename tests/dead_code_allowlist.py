@@ -17,3 +17,5 @@ MainWindow.closeEvent
 ElapsedAxis.tickStrings  # pyqtgraph calls it for every tick
 _.row_factory  # noqa: F821 (sqlite3 reads the connection's attribute)
 pytestmark  # noqa: F821 (pytest reads a module's marks)
+_.usage  # noqa: F821 (argparse reads a parser's usage and formatter_class when it prints help: jetwise cmd)
+_.formatter_class  # noqa: F821

@@ -1,4 +1,6 @@
-"""`jetwise report RUN [--html FILE] [--pdf FILE] [--csv FILE]`: the report of a run, or of an ESRP suite, headless.
+"""`jetwise report RUN [--html FILE] [--pdf FILE] [--csv FILE] [--jetstress DIR]`: the report of a run, or of an ESRP
+suite, headless; with --jetstress, the run's result files in Jetstress's layout (written at a run's end too), for a
+killed run as well.
 
 RUN is a run id, a run folder, or a suite's folder (one `jetwise suite` wrote, with its suite.json): a suite's
 report is the combined one, its summary then each stage's report, and its CSV holds every stage's rows.
@@ -28,11 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", type=path_type, default=None, metavar="FILE",
                         help="interval samples, a row per interval per instance (a checksum or backup adds a row per "
                              "database; a suite's rows name their stage)")
+    parser.add_argument("--jetstress", type=path_type, default=None, metavar="DIR",
+                        help="write the Jetstress-layout result files (<Type>_<yyyy>_<M>_<d>_<H>_<m>_<s>.html and .xml) "
+                             "in this folder; a suite: each stage's")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
-    if not (args.html or args.pdf or args.csv):
+    if not (args.html or args.pdf or args.csv or args.jetstress):
         args.html = Path(f"jetwise-report-{Path(args.run).name}.html")
     suite = is_suite_folder(Path(args.run))
     store: Store | None = None
@@ -47,6 +52,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         if target is not None and (target.is_dir() or not target.parent.is_dir()):
             where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({target.parent})"
             raise UsageError(f"{flag} {target} {where}; give a file to write")
+    if args.jetstress is not None and not args.jetstress.is_dir():
+        raise UsageError(f"--jetstress {args.jetstress} is not a folder; give the folder to write the files in")
     try:
         report = load_suite(Path(args.run)) if suite else load_run(args.run, store)
     except ReportError as exc:
@@ -78,6 +85,21 @@ def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
         _gui()
         pages = write_pdf(bundle, args.pdf, args.page_size)
         print(f"PDF report: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
+    if args.jetstress:
+        return _jetstress(args.jetstress, [bundle])
+    return ExitCode.PASS
+
+
+def _jetstress(folder: Path, bundles: list[RunBundle]) -> int:
+    from reporting.jetstress_files import JetstressFileError, write_jetstress_files
+
+    for bundle in bundles:
+        try:
+            written = write_jetstress_files(bundle.result, bundle.log, folder, bundle.folder)
+        except JetstressFileError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return ExitCode.INVALID
+        print(f"Jetstress-layout result files: {', '.join(str(p) for p in written)}", file=sys.stderr)
     return ExitCode.PASS
 
 
@@ -96,6 +118,8 @@ def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
         pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
                                title=suite.title, document_title=f"Jetwise ESRP report {suite.folder.name}")
         print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
+    if args.jetstress:
+        return _jetstress(args.jetstress, [bundle for _, _, bundle in suite.runs])
     return ExitCode.PASS
 
 

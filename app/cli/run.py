@@ -18,7 +18,8 @@ from engine.model.derive import quick_config
 from engine.model.validation import validate_data
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem
-from engine.run.runner import InvalidConfigError
+from engine.results.schema import RunResult
+from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
 
 OVERRIDES = ("duration_s", "warmup_s")  # what a run may change in the configuration it was given
@@ -83,18 +84,26 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     print(f"Run folder: {output}", file=sys.stderr)
     runner = context.runner(config, output, ConsoleRenderer(sys.stderr), session=session, model=model)
     try:
-        with stop_on_signals(runner.request_stop):
-            result = runner.run()
-    except InvalidConfigError as exc:
-        print_problems(exc.problems, sys.stderr)
-        return ExitCode.INVALID
+        result = run_until_stopped(runner)
     finally:
         if args.quick:
             remove_quick_data(config)
+    if result is None:
+        return ExitCode.INVALID
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     print(f"Results: {output}", file=sys.stderr)
     return ExitCode.of(result.verdict)
+
+
+def run_until_stopped(runner: Runner) -> RunResult | None:
+    """The run's result, a signal (Ctrl+C) stopping it; None once the problems that refused it are printed."""
+    try:
+        with stop_on_signals(runner.request_stop):
+            return runner.run()
+    except InvalidConfigError as exc:
+        print_problems(exc.problems, sys.stderr)
+        return None
 
 
 def remove_quick_data(config: TestConfig) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -18,9 +19,9 @@ from engine.model.options import option
 from engine.protocol import ExitCode
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
-from engine.run.simulation import PROFILES
+from engine.run.simulation import PROFILES, StorageModel
 from engine.run.sweep import SweepPlan
-from engine.tuning.tuner import Tuner, calibration_rule
+from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +43,44 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class Tuning:
+    """Where and how a tuning session's runs go: its name, the folder of their folders, the storage, their lengths."""
+
+    session: str
+    output: Path
+    model: StorageModel | None
+    calibration_s: float
+    max_runs: int
+
+
+def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
+    """The load sweep and calibration runs of `config`, stopped by a signal; progress said on stderr."""
+    tuner = Tuner(config, context.store.results(how.session), max_runs=how.max_runs)
+    current: list[Runner] = []
+
+    def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
+        if sweep is not None:
+            folder = how.output / f"calibration-{number:02d}-sweep"
+            runner = context.runner(run_config, folder, lambda _event: None, session=how.session, model=how.model,
+                                    sweep=sweep)
+            current[:] = [runner]
+            return runner.run()
+        shaped, rule = calibration_rule(run_config, how.calibration_s)
+        folder = how.output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
+        runner = context.runner(shaped, folder, lambda _event: None, session=how.session, model=how.model, settle=rule)
+        current[:] = [runner]
+        return runner.run()
+
+    def stop(reason: str) -> None:
+        tuner.stop()
+        for runner in current:
+            runner.request_stop(reason)
+
+    with stop_on_signals(stop):
+        return tuner.run(run_one, say)
+
+
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.max_runs < 1:
         raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
@@ -59,33 +98,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
-    tuner = Tuner(config, context.store.results(session), max_runs=args.max_runs)
-    current: list[Runner] = []
-
-    def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
-        if sweep is not None:
-            folder = output / f"calibration-{number:02d}-sweep"
-            runner = context.runner(run_config, folder, lambda _event: None, session=session, model=model, sweep=sweep)
-            current[:] = [runner]
-            return runner.run()
-        shaped, rule = calibration_rule(run_config, args.calibration)
-        folder = output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
-        runner = context.runner(shaped, folder, lambda _event: None, session=session, model=model, settle=rule)
-        current[:] = [runner]
-        return runner.run()
-
-    def stop(reason: str) -> None:
-        tuner.stop()
-        for runner in current:
-            runner.request_stop(reason)
-
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
         f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
         f"{args.calibration:g} s; runs in {output}")
     try:
-        with stop_on_signals(stop):
-            outcome = tuner.run(run_one, say)
+        outcome = tune(context, config, Tuning(session, output, model, args.calibration, args.max_runs))
     except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID

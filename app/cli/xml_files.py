@@ -39,17 +39,23 @@ def writable_output(output: Path, force: bool) -> Path:
 
 def typed_databases(args: argparse.Namespace) -> list[dict[str, str]] | None:
     """The databases' folders typed on the command line (one database per --db-path), or None when none were."""
-    typed = {name: getattr(args, name) for name in ("database_path", "log_path")}
-    if not any(typed.values()):
+    flags = (option(FOLDERS[0][0]).flag or "", option(FOLDERS[1][0]).flag or "")
+    return databases_from(args.database_path, args.log_path, flags)
+
+
+def databases_from(database_paths: list[str] | None, log_paths: list[str] | None,
+                   flags: tuple[str, str]) -> list[dict[str, str]] | None:
+    """Databases from their folders as typed after `flags`: one folder each, or one with {n} for all of them (the
+    other list gives the count); None when neither was typed."""
+    if not database_paths and not log_paths:
         return None
-    if not all(typed.values()):
-        missing = option(FOLDERS[1][0] if typed["database_path"] else FOLDERS[0][0]).flag
+    if not (database_paths and log_paths):
+        missing = flags[1] if database_paths else flags[0]
         raise UsageError(f"give {missing} too: each database needs its database folder and its log folder")
-    count = len(typed["database_path"])
+    count = max(len(database_paths), len(log_paths))
     try:
-        folders = {name: expand_paths(typed[name], count, Path.cwd(), leaf)
-                   for (path, leaf), name in zip(FOLDERS, typed, strict=True)}
+        folders = [expand_paths(typed, count, Path.cwd(), leaf)
+                   for typed, (_, leaf) in zip((database_paths, log_paths), FOLDERS, strict=True)]
     except FolderListError as exc:
-        raise UsageError(f"{option(FOLDERS[1][0]).flag}: {exc}") from exc
-    return [{"database_path": str(d), "log_path": str(lg)}
-            for d, lg in zip(folders["database_path"], folders["log_path"], strict=True)]
+        raise UsageError(f"{flags[0]}, {flags[1]}: {exc}") from exc
+    return [{"database_path": str(d), "log_path": str(lg)} for d, lg in zip(*folders, strict=True)]

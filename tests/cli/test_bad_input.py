@@ -268,6 +268,21 @@ CASES = [
                                                                  "well-formed XML (line 1, column 1"),
     case("export-xml", ".", says=". is a folder; give the file to read"),
     case("export-xml", "{config}", "-o", "{config}", "--force", says="is the configuration being exported"),
+    # cmd: JetstressCmd's switches
+    case("cmd", says="give the configuration with /c CONFIG.xml"),
+    case("cmd", "{config}", says="'{config}' is not a switch; JetstressCmd's switches start with /"),
+    case("cmd", "/c", says="/c takes one value (got 0: none)"),
+    case("cmd", "/c", "{config}", "/threads", "eight", says="/threads takes a number (got 'eight')"),
+    case("cmd", "/c", "{config}", "/threads", "2.5", says="/threads takes a whole number (got '2.5')"),
+    case("cmd", "/c", "{config}", "/timeout", "soon", says="/timeout soon:"),
+    case("cmd", "/c", "{config}", "/new", "/OPEN", says="/new and /open contradict each other"),
+    case("cmd", "/c", "{config}", "/pctcapacity", "0", says="/pctcapacity takes 0.001 to 100 (got '0')"),
+    case("cmd", "/c", "{config}", "/dbpath", "{tmp}/DB1", says="give /logpath too"),
+    case("cmd", "/c", "{config}", "/output", "{a_file}", says="/output {a_file} is a file"),
+    case("cmd", "/c", "{config}", "/g", says="/g (generate a configuration) is not taken"),
+    case("cmd", "/c", "{config}", "/c", "{config}", says="/c is given twice"),
+    case("cmd", "/c", "{not_json}", says="{not_json} is not valid JSON"),
+    case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is not a folder"),
     # validate: the fields in the file
     case("validate", "{wrong_type}", says="thread_count: input should be a valid integer, unable to parse string as an integer "
          "(got 'eight')"),

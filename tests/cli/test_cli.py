@@ -7,11 +7,21 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-from engine.protocol import PROTOCOL_VERSION, HelloEvent, IntervalEvent, PhaseEvent, ResultEvent, from_json_line
+from engine.protocol import (
+    PROTOCOL_VERSION,
+    HelloEvent,
+    IntervalEvent,
+    LogEvent,
+    Phase,
+    PhaseEvent,
+    ResultEvent,
+    from_json_line,
+)
 
 JETWISE = [sys.executable, "-m", "app"]
 
@@ -122,7 +132,10 @@ def test_run_json_prints_the_result_document(tmp_path):
     result = json.loads(done.stdout)
     assert result["summary"]["verdict"] == "pass"
     assert "Overall test result: PASS" in done.stderr and "[measure" in done.stderr
-    assert {p.name for p in (tmp_path / "run1").iterdir()} == {"result.json", "samples.jsonl", "test.log", "config.json"}
+    stem = "Performance_{0.year}_{0.month}_{0.day}_{0.hour}_{0.minute}_{0.second}".format(
+        datetime.fromisoformat(result["times"]["test_start_utc"]).astimezone())
+    assert {p.name for p in (tmp_path / "run1").iterdir()} == {
+        "result.json", "samples.jsonl", "test.log", "config.json", f"{stem}.html", f"{stem}.xml"}  # Jetstress's, for scripts
 
 
 def test_failing_run_exits_1(tmp_path):
@@ -147,7 +160,9 @@ def test_engine_subcommand_writes_json_lines(tmp_path):
     assert isinstance(events[0], HelloEvent) and events[0].protocol == PROTOCOL_VERSION
     assert isinstance(events[1], PhaseEvent)
     assert any(isinstance(e, IntervalEvent) for e in events)
-    assert isinstance(events[-2], ResultEvent) and events[-2].result.verdict == "pass"
+    assert isinstance(events[-3], ResultEvent) and events[-3].result.verdict == "pass"
+    assert isinstance(events[-2], LogEvent) and events[-2].message.startswith("Jetstress-layout result files: Performance_")
+    assert isinstance(events[-1], PhaseEvent) and events[-1].phase == Phase.DONE
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")

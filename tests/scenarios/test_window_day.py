@@ -133,6 +133,7 @@ def test_a_database_in_the_cache_fails_with_a_failing_row_and_auto_tune_ends_on_
     assert fails >= 1  # the FAIL has its failing row: no database reads in the measured window
     assert "made no database reads" in results.advice.text()
     window.new_test()
+    window.runs.simulate = "flash"  # the load sweep in virtual time: the cache holds the database as on the disk
     _start(qtbot, window, config, "cached", auto=True, calibration="8s")
     _wait_for_results(qtbot, window)
     assert window.runs.tuner is None and "Auto-tune: inconclusive after 1 run(s)" in results.headline.text()

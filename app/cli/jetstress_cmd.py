@@ -1,0 +1,141 @@
+"""`jetwise cmd /c JetstressConfig.xml ...`: JetstressCmd's command line, so that a runbook works by changing the
+program's name.
+
+The test runs as `jetwise run` runs it (the same engine, run store and session), in a folder of its own
+under /output; its Jetstress-layout result files (`<Type>_<yyyy>_<M>_<d>_<H>_<m>_<s>.html` and `.xml`) are
+written in /output itself, where scripts look for the newest. The thread count is /threads, else the
+file's ThreadCount when its SuppressTuning is true, else found first by auto-tune (`jetwise tune`'s load
+sweep and calibration runs), as Jetstress tunes when no thread count is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
+from app.cli.configs import load_checked, load_xml, read_text
+from app.cli.console import ConsoleRenderer, print_problems
+from app.cli.options import merged
+from app.cli.run import run_until_stopped
+from app.cli.tune import Tuning, tune
+from app.cli.xml_files import databases_from
+from app.context import AppContext, UsageError, simulated_model
+from engine.model.config import TestConfig, TestType
+from engine.model.config_text import is_jetstress_xml
+from engine.model.jetstress.elements import STRESS_AFTER_S
+from engine.model.validation import Problem, validate_data
+from engine.protocol import ExitCode
+from engine.run.runner import InvalidConfigError
+
+CALIBRATION_S = 180.0  # each auto-tune confirmation run at most, as `jetwise tune` by default
+MAX_TUNING_RUNS = 8
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = HELP.split("\n\n")[0].removeprefix("usage: ")
+    parser.description = HELP.split("\n\n", 1)[1]
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("switches", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _load(switches: CmdSwitches) -> tuple[TestConfig | None, bool]:
+    """The configuration /c names with the folders typed, and whether its file asks for auto-tune; problems said."""
+    path = switches.config
+    assert path is not None
+    databases = databases_from(switches.dbpath, switches.logpath, ("/dbpath", "/logpath"))
+    text = read_text(path)
+    if not isinstance(text, Problem) and is_jetstress_xml(path, text):
+        loaded = load_xml(path, text, databases)
+        said = [loaded] if isinstance(loaded, Problem) else loaded.said()
+        print_problems(said, sys.stderr)
+        if isinstance(loaded, Problem) or loaded.config is None:
+            return None, False
+        return loaded.config, loaded.auto_tune
+    config, problems = load_checked(path)
+    print_problems(problems, sys.stderr)
+    if config is not None and databases is not None:
+        config, problems = validate_data(merged(config.model_dump(mode="json"), {"databases": databases}))
+        print_problems(problems, sys.stderr, flags=True)
+    return config, False
+
+
+def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:
+    changes: dict[str, Any] = {}
+    if switches.timeout_s is not None:
+        changes["duration_s"] = switches.timeout_s
+        if config.test_type == TestType.PERFORMANCE and switches.timeout_s > STRESS_AFTER_S:
+            changes["test_type"] = TestType.STRESS.value
+            print("note: /timeout is over 6 hours: the performance test runs as a stress test with the Lenient "
+                  "thresholds, as Jetstress runs it", file=sys.stderr)
+    if switches.threads is not None:
+        changes["thread_count"] = switches.threads
+    if switches.source is not None:
+        changes["database_source"] = switches.source
+    if switches.capacity_percent is not None:
+        changes["capacity_percent"] = switches.capacity_percent
+    if not changes:
+        return config
+    overridden, problems = validate_data(merged(config.model_dump(mode="json"), changes))
+    print_problems(problems, sys.stderr, flags=True)
+    return overridden
+
+
+def _new_folder(parent: Path, name: str) -> Path:
+    folder, number = parent / name, 1
+    while folder.exists():
+        number += 1
+        folder = parent / f"{name}-{number}"
+    return folder
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    switches = parse_switches(list(args.switches))
+    if switches.help:
+        sys.stdout.write(HELP)
+        return ExitCode.PASS
+    model = simulated_model(switches.simulate)
+    output = switches.output or Path.cwd()
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"/output {output} is a file; give the folder for the result files")
+    loaded, auto_tune = _load(switches)
+    config = None if loaded is None else _overridden(loaded, switches)
+    if config is None:
+        return ExitCode.INVALID
+    assert switches.config is not None
+    session = context.session(switches.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
+    stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
+    if switches.threads is None and auto_tune and not (config.scans or config.recovers):
+        tuned = _auto_tune(context, config, Tuning(session, _new_folder(output, f"jetwise-tune-{stamp}"), model,
+                                                    CALIBRATION_S, MAX_TUNING_RUNS))
+        if isinstance(tuned, int):
+            return tuned
+        config = tuned
+    folder = _new_folder(output, f"jetwise-run-{stamp}")
+    print(f"Run folder: {folder}; result files in {output}", file=sys.stderr)
+    output.mkdir(parents=True, exist_ok=True)
+    runner = context.runner(config, folder, ConsoleRenderer(sys.stderr), session=session, model=model,
+                            jetstress_folder=output)
+    result = run_until_stopped(runner)
+    return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
+
+
+def _auto_tune(context: AppContext, config: TestConfig, how: Tuning) -> TestConfig | int:
+    """The configuration at the thread count and SluggishSessions auto-tune found, or the exit code when it found none."""
+    print(f"Auto-tune (no /threads, and the file's SuppressTuning is false): calibration runs in {how.output}",
+          file=sys.stderr)
+    try:
+        outcome = tune(context, config, how)
+    except InvalidConfigError as exc:
+        print_problems(exc.problems, sys.stderr)
+        return ExitCode.INVALID
+    if outcome.status != "converged" or not outcome.recommendation:
+        words = outcome.advice.rationale if outcome.advice is not None else ""
+        print(f"Auto-tune found no passing setting ({outcome.status}); no test was run. {words}".rstrip(), file=sys.stderr)
+        return ExitCode.ABORTED if outcome.status in ("aborted", "host-bound") else ExitCode.FAIL
+    threads, sluggish = outcome.recommendation
+    print(f"Auto-tune: {threads} thread(s), SluggishSessions {sluggish}", file=sys.stderr)
+    return config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish})
