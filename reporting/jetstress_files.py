@@ -13,10 +13,8 @@ from pathlib import Path
 
 from engine.results.document import LOG_FILE
 from engine.results.schema import RunResult
-from reporting.jetstress_html import MARK as HTML_MARK
 from reporting.jetstress_html import jetstress_html
-from reporting.jetstress_model import JetstressReport, jetstress_report
-from reporting.jetstress_xml import MARK as XML_MARK
+from reporting.jetstress_model import jetstress_report
 from reporting.jetstress_xml import jetstress_xml
 
 HEAD_BYTES = 512  # the mark is within the file's first lines
@@ -36,7 +34,7 @@ def read_log(folder: Path) -> list[str]:
 def _is_this_runs(path: Path, mark: str) -> bool:
     try:
         with open(path, "rb") as handle:
-            return mark.encode() in handle.read(HEAD_BYTES)
+            return f"<!-- {mark} -->".encode() in handle.read(HEAD_BYTES)
     except OSError:
         return False
 
@@ -57,9 +55,9 @@ def _write(path: Path, text: str, mark: str) -> None:
 def write_jetstress_files(result: RunResult, log: list[str], into: Path, run_folder: Path | None = None) -> list[Path]:
     """The HTML and XML result files of `result` (whose samples are in `run_folder`) in the folder `into`; the
     paths written."""
-    report: JetstressReport = jetstress_report(result, log, run_folder)
+    report = jetstress_report(result, log, run_folder)
     html = into / f"{report.stem}.html"
     xml = into / f"{report.stem}.xml"
-    _write(html, jetstress_html(report), HTML_MARK.format(run_id=report.run_id))
-    _write(xml, jetstress_xml(report), XML_MARK.format(run_id=report.run_id.replace("--", "- -")))
+    _write(html, jetstress_html(report), report.mark)
+    _write(xml, jetstress_xml(report), report.mark)
     return [html, xml]

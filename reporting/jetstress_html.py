@@ -13,8 +13,6 @@ from markupsafe import escape
 
 from reporting.jetstress_model import JetstressReport, Row, Table
 
-MARK = "<!-- Jetwise result file in Jetstress's layout; run {run_id} -->"  # how Jetwise knows the file is its own
-
 STYLE = """body { font-family: Tahoma, Arial, sans-serif; font-size: 10pt; }
 fieldset { margin: 10px 0; border: 1px solid #999; }
 legend { font-weight: bold; }
@@ -50,7 +48,7 @@ def _table(table: Table) -> list[str]:
 
 def jetstress_html(report: JetstressReport) -> str:
     lines = [
-        "<!DOCTYPE html>", MARK.format(run_id=escape(report.run_id)), "<html>", "<head>", '<meta charset="utf-8">',
+        "<!DOCTYPE html>", f"<!-- {report.mark} -->", "<html>", "<head>", '<meta charset="utf-8">',
         f"<title>{escape(report.title)}</title>", f"<style>{STYLE}</style>", "</head>", "<body>",
         f"<h1>{escape(report.title)}</h1>",
         "<p>Written by Jetwise in the layout of Jetstress's result file, for scripts that read it. "

@@ -9,6 +9,7 @@ with three decimals and a dot, as Jetstress writes them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -88,6 +89,11 @@ class JetstressReport:
     tables: list[Table]
     issues: list[str]
     log: list[str]
+
+    @property
+    def mark(self) -> str:
+        """The run's id as the files' first lines name it (safe in an HTML or XML comment): how Jetwise knows them."""
+        return f"Jetwise result file in Jetstress's layout; run {re.sub(r'[^A-Za-z0-9_.]+', '-', self.run_id)}"
 
     @property
     def stem(self) -> str:

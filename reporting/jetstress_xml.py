@@ -13,8 +13,6 @@ import xml.etree.ElementTree as ET
 
 from reporting.jetstress_model import INSTANCES_OBJECT, JetstressReport, Table
 
-MARK = " Jetwise result file in Jetstress's layout; run {run_id} "
-
 
 def _table(parent: ET.Element, table: Table) -> None:
     block = ET.SubElement(parent, table.tag, title=table.title)
@@ -46,5 +44,4 @@ def jetstress_xml(report: JetstressReport) -> str:
         ET.SubElement(log, "line").text = line
     ET.indent(root)
     body = ET.tostring(root, encoding="unicode")
-    mark = MARK.format(run_id=report.run_id.replace("--", "- -"))
-    return f'<?xml version="1.0" encoding="utf-8"?>\n<!--{mark}-->\n{body}\n'
+    return f'<?xml version="1.0" encoding="utf-8"?>\n<!-- {report.mark} -->\n{body}\n'

@@ -117,7 +117,11 @@ def test_a_file_of_that_name_is_replaced_only_when_it_is_the_same_run_s(tmp_path
     first = write_jetstress_files(result, [], tmp_path)
     again = write_jetstress_files(result, ["more"], tmp_path)  # the same run's files: written again
     assert first == again and "more" in again[0].read_text(encoding="utf-8")
-    other = result.model_copy(update={"run_id": "another-run"})
+    odd_folder = tmp_path / "odd"
+    odd_folder.mkdir()
+    odd = result.model_copy(update={"run_id": "a folder -- named <&> by hand"})  # a killed run's id is its folder's name
+    assert write_jetstress_files(odd, [], odd_folder) == write_jetstress_files(odd, ["again"], odd_folder)
+    other = result.model_copy(update={"run_id": "known-run-2"})  # another run whose id starts with this one's
     before = first[0].read_bytes()
     with pytest.raises(JetstressFileError, match="exists and is not this run's"):
         write_jetstress_files(other, [], tmp_path)
