@@ -55,12 +55,9 @@ def jetstress_html(report: JetstressReport) -> str:
         "Jetwise's own report of this run (its charts, criteria and advice) is made with "
         f"<code>jetwise report {escape(report.run_id)}</code>.</p>",
     ]
-    for section in report.sections[:1]:
-        lines += _section(section.title, section.rows)
-    if report.issues:
-        lines += _section("Test Issues", [Row("Issue", issue) for issue in report.issues])
-    for section in report.sections[1:]:
-        lines += _section(section.title, section.rows)
+    for section in report.sections:
+        if section.rows:  # Test Issues only when there are some
+            lines += _section(section.title, section.rows)
     for table in report.tables:
         lines += _table(table)
     lines += ["<fieldset><legend>Test Log</legend>", "<pre>", *(str(escape(line)) for line in report.log), "</pre>",

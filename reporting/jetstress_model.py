@@ -87,7 +87,6 @@ class JetstressReport:
     started: datetime  # local time, as Jetstress names its files
     sections: list[Section]
     tables: list[Table]
-    issues: list[str]
     log: list[str]
 
     @property
@@ -257,7 +256,8 @@ def jetstress_report(result: RunResult, log: list[str], run_folder: Path | None 
     """The run's result and test log (from its `run_folder`) as Jetstress's result files lay them out."""
     test_type = result.configuration.test_type
     started = _local(result.times.test_start_utc) or datetime.now().astimezone()
-    sections = [_summary(result, run_folder)]
+    issues = Section("Test Issues", "test-issues", [Row("Issue", reason) for reason in result.summary.reasons])
+    sections = [_summary(result, run_folder), issues]
     tables: list[Table] = []
     if result.scan is not None:
         tables.append(_scan_table(result))
@@ -274,5 +274,4 @@ def jetstress_report(result: RunResult, log: list[str], run_folder: Path | None 
                        _total_table(result)]
     sections.append(_configuration(result))
     tables.append(_host(result))
-    return JetstressReport(FILE_KINDS[test_type], TITLES[test_type], result.run_id, started, sections, tables,
-                           list(result.summary.reasons), log)
+    return JetstressReport(FILE_KINDS[test_type], TITLES[test_type], result.run_id, started, sections, tables, log)

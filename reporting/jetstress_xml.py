@@ -26,14 +26,7 @@ def _table(parent: ET.Element, table: Table) -> None:
 
 def jetstress_xml(report: JetstressReport) -> str:
     root = ET.Element("output", type=report.kind, title=report.title)
-    for section in report.sections[:1]:
-        block = ET.SubElement(root, section.tag)
-        for row in section.rows:
-            ET.SubElement(block, "element", name=row.key, value=row.value)
-    issues = ET.SubElement(root, "test-issues")
-    for issue in report.issues:
-        ET.SubElement(issues, "element", name="Issue", value=issue)
-    for section in report.sections[1:]:
+    for section in report.sections:  # test-issues too when empty: a script may look for it
         block = ET.SubElement(root, section.tag)
         for row in section.rows:
             ET.SubElement(block, "element", name=row.key, value=row.value)

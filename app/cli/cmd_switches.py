@@ -51,7 +51,7 @@ class CmdSwitches:
 
 
 def _switch(word: str) -> str | None:
-    if word.lower() in ("--simulate",):
+    if word.lower() == "--simulate":
         return "simulate"
     if len(word) < 2 or word[0] not in "/-":
         return None

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from app.cli.console import print_problems
+from app.cli.options import merged
 from engine.model.config import TestConfig
 from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
 from engine.model.jetstress.loading import XmlConfig, config_from_xml
@@ -46,11 +47,31 @@ def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = Non
         return Problem("", f"{path} cannot be read as a JetstressConfig.xml: {exc}")
 
 
+def load_xml_or_say(path: Path, text: str, databases: list[dict[str, str]] | None, stream: TextIO) -> XmlConfig | None:
+    """A JetstressConfig.xml made into a configuration, all its import says printed; None when it gives none."""
+    loaded = load_xml(path, text, databases)
+    print_problems([loaded] if isinstance(loaded, Problem) else loaded.said(), stream)
+    return None if isinstance(loaded, Problem) or loaded.config is None else loaded
+
+
+def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO) -> TestConfig | None:
+    """`config` with `changes` laid over it and checked again; None once what refuses them is printed."""
+    changed, problems = validate_data(merged(config.model_dump(mode="json"), changes))
+    if changed is None:
+        print_problems(problems, stream, flags=True)
+    return changed
+
+
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
     """A configuration file (Jetwise's JSON or a JetstressConfig.xml) read and checked, or every problem with it."""
     text = read_text(path)
     if isinstance(text, Problem):
         return None, [text]
+    return checked_text(path, text)
+
+
+def checked_text(path: Path, text: str) -> tuple[TestConfig | None, list[Problem]]:
+    """The text of the configuration file at `path` parsed and checked, or every problem with it."""
     if not text.strip():
         return None, [Problem("", f"{path} is empty; write a configuration with jetwise init")]
     if is_jetstress_xml(path, text):

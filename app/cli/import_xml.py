@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.configs import load_xml, read_text
+from app.cli.configs import load_xml_or_say, read_text
 from app.cli.console import print_problems
 from app.cli.options import add_folder_flags, path_type
 from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
@@ -29,10 +29,8 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if isinstance(text, Problem):
         print_problems([text], sys.stderr)
         return ExitCode.INVALID
-    loaded = load_xml(args.xml, text, typed_databases(args))
-    said = [loaded] if isinstance(loaded, Problem) else loaded.said()
-    print_problems(said, sys.stderr)
-    if isinstance(loaded, Problem) or loaded.config is None:
+    loaded = load_xml_or_say(args.xml, text, typed_databases(args), sys.stderr)
+    if loaded is None or loaded.config is None:
         return ExitCode.INVALID
     config = loaded.config
     try:

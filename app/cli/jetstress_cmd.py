@@ -17,17 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
-from app.cli.configs import load_checked, load_xml, read_text
+from app.cli.configs import checked_text, load_xml_or_say, read_text, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import merged
-from app.cli.run import run_until_stopped
+from app.cli.run import new_folder, run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import TestConfig, TestType
 from engine.model.config_text import is_jetstress_xml
 from engine.model.jetstress.elements import STRESS_AFTER_S
-from engine.model.validation import Problem, validate_data
+from engine.model.validation import Problem
 from engine.protocol import ExitCode
 from engine.run.runner import InvalidConfigError
 
@@ -48,18 +47,16 @@ def _load(switches: CmdSwitches) -> tuple[TestConfig | None, bool]:
     assert path is not None
     databases = databases_from(switches.dbpath, switches.logpath, ("/dbpath", "/logpath"))
     text = read_text(path)
-    if not isinstance(text, Problem) and is_jetstress_xml(path, text):
-        loaded = load_xml(path, text, databases)
-        said = [loaded] if isinstance(loaded, Problem) else loaded.said()
-        print_problems(said, sys.stderr)
-        if isinstance(loaded, Problem) or loaded.config is None:
-            return None, False
-        return loaded.config, loaded.auto_tune
-    config, problems = load_checked(path)
+    if isinstance(text, Problem):
+        print_problems([text], sys.stderr)
+        return None, False
+    if is_jetstress_xml(path, text):
+        loaded = load_xml_or_say(path, text, databases, sys.stderr)
+        return (None, False) if loaded is None else (loaded.config, loaded.auto_tune)
+    config, problems = checked_text(path, text)
     print_problems(problems, sys.stderr)
     if config is not None and databases is not None:
-        config, problems = validate_data(merged(config.model_dump(mode="json"), {"databases": databases}))
-        print_problems(problems, sys.stderr, flags=True)
+        config = with_changes(config, {"databases": databases}, sys.stderr)
     return config, False
 
 
@@ -77,19 +74,7 @@ def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:
         changes["database_source"] = switches.source
     if switches.capacity_percent is not None:
         changes["capacity_percent"] = switches.capacity_percent
-    if not changes:
-        return config
-    overridden, problems = validate_data(merged(config.model_dump(mode="json"), changes))
-    print_problems(problems, sys.stderr, flags=True)
-    return overridden
-
-
-def _new_folder(parent: Path, name: str) -> Path:
-    folder, number = parent / name, 1
-    while folder.exists():
-        number += 1
-        folder = parent / f"{name}-{number}"
-    return folder
+    return with_changes(config, changes, sys.stderr) if changes else config
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
@@ -109,12 +94,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     session = context.session(switches.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
     stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
     if switches.threads is None and auto_tune and not (config.scans or config.recovers):
-        tuned = _auto_tune(context, config, Tuning(session, _new_folder(output, f"jetwise-tune-{stamp}"), model,
+        tuned = _auto_tune(context, config, Tuning(session, new_folder(output, f"jetwise-tune-{stamp}"), model,
                                                     CALIBRATION_S, MAX_TUNING_RUNS))
         if isinstance(tuned, int):
             return tuned
         config = tuned
-    folder = _new_folder(output, f"jetwise-run-{stamp}")
+    folder = new_folder(output, f"jetwise-run-{stamp}")
     print(f"Run folder: {folder}; result files in {output}", file=sys.stderr)
     output.mkdir(parents=True, exist_ok=True)
     runner = context.runner(config, folder, ConsoleRenderer(sys.stderr), session=session, model=model,

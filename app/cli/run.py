@@ -7,15 +7,14 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.configs import load_or_say
+from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import add_option_flags, merged, option_values, path_type
+from app.cli.options import add_option_flags, option_values, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
-from engine.model.validation import validate_data
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem
 from engine.results.schema import RunResult
@@ -40,11 +39,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_output() -> Path:
     """A new folder under ./jetwise-runs named by the time; a second run in the same second gets "-2"."""
-    base = Path.cwd() / "jetwise-runs" / datetime.now().strftime("%Y%m%d-%H%M%S")
-    folder, number = base, 1
+    return new_folder(Path.cwd() / "jetwise-runs", datetime.now().strftime("%Y%m%d-%H%M%S"))
+
+
+def new_folder(parent: Path, name: str) -> Path:
+    """`parent / name`, or "name-2", "name-3"... when a folder of that name is there already."""
+    folder, number = parent / name, 1
     while folder.exists():
         number += 1
-        folder = base.with_name(f"{base.name}-{number}")
+        folder = parent / f"{name}-{number}"
     return folder
 
 
@@ -57,12 +60,7 @@ def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:
             return None
         config = loaded
     overrides = option_values(args)
-    if not overrides:
-        return config
-    overridden, problems = validate_data(merged(config.model_dump(mode="json"), overrides))
-    if overridden is None:
-        print_problems(problems, sys.stderr, flags=True)
-    return overridden
+    return with_changes(config, overrides, sys.stderr) if overrides else config
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:

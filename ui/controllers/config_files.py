@@ -11,6 +11,7 @@ no folder is made up for it.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,37 +188,39 @@ class ConfigFiles(QObject):
     # saving ------------------------------------------------------------------------------
 
     def save_json(self) -> None:
-        config = self._valid_config()
-        if config is None:
-            return
-        path = self._save_path("Save the configuration", "jetwise-test.json", "Jetwise configuration (*.json)")
-        if path is None:
-            return
-        try:
-            save_config(config, path)
-        except OSError as exc:
-            self._not_written(path, exc)
-            return
-        self.message.emit(f"Saved {path}")
+        saved = self._save("Save the configuration", "jetwise-test.json", "Jetwise configuration (*.json)", save_config)
+        if saved is not None:
+            self.message.emit(f"Saved {saved[1]}")
 
     def save_xml(self) -> None:
         """The configuration as a JetstressConfig.xml, SuppressTuning false when the wizard auto-tunes."""
-        config = self._valid_config()
-        if config is None:
-            return
-        path = self._save_path("Save as a JetstressConfig.xml", "JetstressConfig.xml", "Jetstress configuration (*.xml)")
-        if path is None:
-            return
         auto_tune = self._state.auto_tune
-        try:
+
+        def write(config: TestConfig, path: Path) -> None:
             path.write_text(write_xml(config, auto_tune=auto_tune), encoding="utf-8", newline="")
-        except OSError as exc:
-            self._not_written(path, exc)
+
+        saved = self._save("Save as a JetstressConfig.xml", "JetstressConfig.xml", "Jetstress configuration (*.xml)", write)
+        if saved is None:
             return
+        config, path = saved
         threads = (f"SuppressTuning false (Jetstress tunes the threads), ThreadCount {config.thread_count} to start from"
                    if auto_tune else f"ThreadCount {config.thread_count}, SluggishSessions {config.sluggish_sessions}, "
                                      "SuppressTuning true")
         self.message.emit(f"Saved {path} as a JetstressConfig.xml: {config.database_count} database(s), {threads}")
+
+    def _save(self, title: str, name: str, kinds: str,
+              write: Callable[[TestConfig, Path], None]) -> tuple[TestConfig, Path] | None:
+        """The wizard's configuration written where the engineer chooses; None when it is not (said why, if not by choice)."""
+        config = self._valid_config()
+        path = None if config is None else self._save_path(title, name, kinds)
+        if config is None or path is None:
+            return None
+        try:
+            write(config, path)
+        except OSError as exc:
+            self._not_written(path, exc)
+            return None
+        return config, path
 
     def _valid_config(self) -> TestConfig | None:
         config = self._state.config()
