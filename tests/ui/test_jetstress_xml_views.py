@@ -10,6 +10,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWizard
 
+from engine.model.config import load_config
 from engine.model.jetstress.loading import config_from_xml
 from tests.conftest import small_config
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING
@@ -245,6 +246,23 @@ def test_save_as_jetstress_xml_writes_a_file_that_imports_to_the_same_configurat
     _action(window, "Save as Jetstress XML…").trigger()
     assert information == ["Not saved: The configuration has problems; the wizard shows them at each field."]
     assert not written.exists() and len(chosen) == 2
+
+
+def test_save_configuration_writes_the_json_and_a_folder_that_cannot_take_it_is_said(qtbot, window, tmp_path, monkeypatch):
+    window.wizard.load_config(small_config(tmp_path / "data", databases=2), session="saved")
+    target = tmp_path / "jetwise-test"  # a dialog that adds no suffix
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(target), ""))
+    _action(window, "Save configuration…").trigger()
+    written = target.with_suffix(".json")
+    assert load_config(written) == window.state.config()
+    assert window.statusBar().currentMessage() == f"Saved {written}"
+    warnings = _messages(monkeypatch, "warning")
+    missing = tmp_path / "no such folder" / "test.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(missing), ""))
+    for words in ("Save configuration…", "Save as Jetstress XML…"):
+        _action(window, words).trigger()
+    assert len(warnings) == 2 and all(w.startswith(f"Not saved: {missing} cannot be written") for w in warnings)
+    assert not missing.parent.exists()
 
 
 def test_a_dropped_xml_opens(qtbot, window, tmp_path):
