@@ -25,7 +25,7 @@ from reporting.bundle import RunBundle
 from reporting.charts import Level, Line, line_chart
 from reporting.recovery import RECOVERY_TITLE, recovery_model
 from reporting.scan import SCAN_TITLES, scan_charts, scan_model
-from reporting.sweep import step_marks, sweep_charts, sweep_model
+from reporting.sweep import step_marks, sweep_charts, sweep_model, target_levels
 
 STREAM_TITLES = {
     "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
@@ -75,7 +75,7 @@ def charts(bundle: RunBundle) -> dict[str, str]:
         out["iops"] = line_chart(
             "Transactional IOPS per interval", "IOPS",
             [Line("achieved", xs, [s.summary.transactional_iops for s in samples], palette.READS)],
-            [Level(config.target_transactional_iops, f"target {config.target_transactional_iops:,.0f}", palette.TARGET)],
+            target_levels(config, f"target {config.target_transactional_iops:,.0f}"),
             marks=marks,
         )
         out["latency"] = line_chart(
@@ -97,7 +97,7 @@ def charts(bundle: RunBundle) -> dict[str, str]:
         out["session_iops"] = line_chart(
             "IOPS against effective load (threads / SluggishSessions)", "IOPS",
             [Line("achieved", loads, [p[1].achieved_transactional_iops for p in points], palette.READS, markers=True)],
-            [Level(config.target_transactional_iops, "target", palette.TARGET)],
+            target_levels(config, "target"),
             x_label="effective load (threads ÷ SluggishSessions)", x_words=_load_words,
         )
         out["session_latency"] = line_chart(

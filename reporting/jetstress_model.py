@@ -181,9 +181,10 @@ def _sizing(result: RunResult) -> Section:
     size = config.database_size_bytes
     return Section("Database Sizing and Throughput", "database-sizing", [
         Row("Achieved Transactional I/O per Second", number(summary.achieved_transactional_iops)),
-        Row("Target Transactional I/O per Second", f"{summary.target_transactional_iops:g}"),
+        *([] if config.seeks_maximum else [
+            Row("Target Transactional I/O per Second", f"{summary.target_transactional_iops:g}")]),
         Row("Capacity Percentage", f"{config.capacity_percent:g}"),
-        Row("Throughput Percentage", "100"),
+        Row("Throughput Percentage", f"{config.throughput_percent:g}"),
         Row("Initial Database Size (bytes)", str(size * config.database_count)),
         Row("Final Database Size (bytes)", str(size * config.database_count)),
         Row("Database Files (Count)", str(config.database_count)),

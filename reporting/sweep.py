@@ -131,10 +131,15 @@ def sweep_charts(sweep: Sweep, config: TestConfig, advice: Advice | None) -> dic
         "sweep_iops": line_chart(
             "Load sweep: transactional IOPS against effective load", "IOPS",
             _points(steps, lambda s: s.transactional_iops),
-            [Level(target, f"target {target:,.0f}", palette.TARGET)],
+            target_levels(config, f"target {target:,.0f}"),
             marks=marks, spans=spans, x_label=LOAD_AXIS, x_words=_load_words,
         ),
     }
+
+
+def target_levels(config: TestConfig, words: str) -> list[Level]:
+    """The target line of an IOPS chart: none in the disk throughput scenario, which has no target."""
+    return [] if config.seeks_maximum else [Level(config.target_transactional_iops, words, palette.TARGET)]
 
 
 def _load_words(load: float) -> str:

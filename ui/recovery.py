@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.derive import achieved_words
 from engine.model.units import format_duration
 from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
 from engine.results.verdict import was_measured
@@ -53,8 +54,8 @@ def recovery_headline(result: RunResult, recovery: RecoveryResult) -> tuple[str,
     else:
         replayed = f"Generated {total:,} log files; none was replayed"
     if was_measured(result):
-        load += (f" at {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} target "
-                 f"transactional IOPS over {_seconds(summary.measured_s)}")
+        load += (f" at {achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)} "
+                 f"over {_seconds(summary.measured_s)}")
     return replayed, f"{load}, {summary.threshold_set} thresholds"
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.model.config import TestConfig, TestType
+from engine.model.derive import achieved_words
 from engine.model.units import compact_duration
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome, RunResult
@@ -119,8 +120,8 @@ def key_figure(result: RunResult | None) -> str:
     summary = result.summary
     if not was_measured(result):
         return "nothing measured"
-    return (f"{summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} transactional "
-            f"IOPS, database reads {summary.db_read_avg_latency_ms:.1f} ms")
+    return (f"{achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)}, "
+            f"database reads {summary.db_read_avg_latency_ms:.1f} ms")
 
 
 @dataclass

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
+from engine.model.derive import achieved_words
 from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem
@@ -112,8 +113,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
               "IOPS and latency are not judged", file=stream)
     else:
         print(
-            f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
-            f"target transactional IOPS over {summary.measured_s:.1f} s "
+            f"Achieved {achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)} "
+            f"over {summary.measured_s:.1f} s "
             f"({summary.threads} threads, SluggishSessions {summary.sluggish_sessions}, "
             f"{summary.threshold_set} thresholds)",
             file=stream,

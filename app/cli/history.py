@@ -8,6 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from app.context import AppContext, UsageError
+from engine.model.derive import target_words
 from engine.protocol import ExitCode
 from engine.store.rows import RunRow, SessionRow
 from engine.store.sqlite import Store
@@ -56,7 +57,7 @@ def print_sessions(sessions: list[SessionRow], runs: dict[str, list[RunRow]], ou
 
 
 def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO) -> None:
-    print(f"Tuning session '{session.name}': target {session.target_iops:,.1f} transactional IOPS", file=out)
+    print(f"Tuning session '{session.name}': {target_words(session.target_iops)}", file=out)
     if not runs:
         print("  no runs yet", file=out)
         return

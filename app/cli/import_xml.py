@@ -11,6 +11,7 @@ from app.cli.options import add_folder_flags, path_type
 from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
 from app.context import AppContext, UsageError
 from engine.model.config import save_config
+from engine.model.derive import target_words
 from engine.model.validation import Problem
 from engine.protocol import ExitCode
 
@@ -39,6 +40,6 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
     then = (f"jetwise tune {output} (SuppressTuning is false: Jetstress would auto-tune)" if loaded.auto_tune
             else f"jetwise run {output}")
-    print(f"Wrote {output}: {config.database_count} database(s), target {config.target_transactional_iops:,.1f} "
-          f"transactional IOPS, {config.thread_count} thread(s). Next: {then}", file=sys.stderr)
+    print(f"Wrote {output}: {config.database_count} database(s), {target_words(config.target_transactional_iops)}, "
+          f"{config.thread_count} thread(s). Next: {then}", file=sys.stderr)
     return ExitCode.PASS

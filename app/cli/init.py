@@ -10,8 +10,9 @@ from typing import Any
 from app.cli.console import print_problems
 from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, number_type, option_values, path_type
 from app.context import AppContext, UsageError
+from engine.io.capacity import CapacityError, sized_for_capacity
 from engine.model.config import TestConfig, save_config
-from engine.model.derive import FolderListError, expand_paths, with_derived_defaults
+from engine.model.derive import FolderListError, expand_paths, target_words, with_derived_defaults
 from engine.model.options import option
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, check_rules, errors_only, validate_data
@@ -44,6 +45,12 @@ def config_from_args(args: argparse.Namespace) -> tuple[TestConfig | None, list[
     data["databases"] = [{"database_path": str(d), "log_path": str(lg)}
                          for d, lg in zip(folders["database_path"], folders["log_path"], strict=True)]
     config, problems = validate_data(with_derived_defaults(data, args.databases))
+    if config is not None and config.seeks_maximum and config.database_size_mb is None:
+        try:
+            config, words = sized_for_capacity(config)
+        except CapacityError as exc:
+            raise UsageError(f"{option('databases[].database_path').flag}: {exc}; or give --database-size-mb") from exc
+        print(f"Disk throughput: {words}", file=sys.stderr)
     if config is not None:  # what validate would refuse is not written: each database's thread, folders of its own
         problems = check_rules(config)
     return (None if errors_only(problems) else config), problems
@@ -67,7 +74,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
     print(
         f"Wrote {args.output}: {config.database_count} database(s) of {format_bytes(config.database_size_bytes)}, "
-        f"target {config.target_transactional_iops:,.1f} transactional IOPS, {config.thread_count} thread(s)",
+        f"{target_words(config.target_transactional_iops)}, {config.thread_count} thread(s)",
         file=sys.stderr,
     )
     return ExitCode.PASS

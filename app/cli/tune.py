@@ -15,6 +15,7 @@ from app.cli.options import duration_type, number_type, path_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import TestConfig
+from engine.model.derive import target_words
 from engine.model.options import option
 from engine.protocol import ExitCode
 from engine.results.schema import RunResult
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
-    say(f"Tuning session '{session}' on {where}: target {config.target_transactional_iops:,.1f} transactional IOPS; "
+    say(f"Tuning session '{session}' on {where}: {target_words(config.target_transactional_iops)}; "
         f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
         f"{args.calibration:g} s; runs in {output}")
     try:
@@ -115,9 +116,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         say(f"  note: {line}")
     if outcome.status == "converged" and outcome.recommendation:
         threads, sluggish = outcome.recommendation
-        say(f"Converged in {len(outcome.runs)} calibration run(s): {threads} threads, SluggishSessions {sluggish}.")
+        found = "Measured the most that passes" if config.seeks_maximum else "Converged"
+        say(f"{found} in {len(outcome.runs)} calibration run(s): {threads} threads, SluggishSessions {sluggish}.")
         if advice is not None:
             say(f"  {advice.rationale}")
+            if advice.capacity:
+                say(f"  This storage carries {advice.capacity}.")
         say("These were tuning runs: run the full-length test with this setting to qualify the storage.")
         return ExitCode.PASS
     if outcome.status == "aborted":

@@ -8,19 +8,30 @@ against the model's own rules are in `engine.model.validation`, against the mach
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from engine.model.profile import ConfigPart, MailboxProfile, OperationMix, Thresholds, ThresholdSet, cli
+from engine.model.profile import (
+    SCAN_TEST_TYPES,
+    ConfigPart,
+    DatabaseSource,
+    DatabaseSpec,
+    MailboxProfile,
+    OperationMix,
+    Scenario,
+    TestType,
+    Thresholds,
+    ThresholdSet,
+    cli,
+)
 from engine.model.units import MIB
 
 __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
     "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
-    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "OperationMix", "TestConfig", "TestType",
+    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "OperationMix", "Scenario", "TestConfig", "TestType",
     "ThresholdSet", "Thresholds", "cli", "default_config", "load_config", "save_config",
 ]
 
@@ -40,45 +51,6 @@ MIN_FLUSH_START_PAGES = 32
 MAX_THREADS = 4096
 
 
-class TestType(StrEnum):
-    """The Jetstress test types."""
-
-    PERFORMANCE = "performance"
-    STRESS = "stress"
-    DATABASE_BACKUP = "database_backup"
-    SOFT_RECOVERY = "soft_recovery"
-    DATABASE_CHECKSUM = "database_checksum"
-
-
-# Tests that read the databases through once instead of running transactions for a time.
-SCAN_TEST_TYPES = frozenset({TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP})
-
-
-class DatabaseSource(StrEnum):
-    CREATE = "create"
-    ATTACH = "attach"
-
-
-class DatabaseSpec(ConfigPart):
-    """Where one database instance keeps its database file and its log files."""
-
-    database_path: Path = Field(
-        title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
-    )
-    log_path: Path = Field(
-        title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
-    )
-
-    @field_validator("database_path", "log_path", mode="before")
-    @classmethod
-    def _a_folder(cls, value: object) -> object:
-        if isinstance(value, str) and not value.strip():
-            raise ValueError("enter a folder: an empty path would put the files wherever Jetwise was started from")
-        if "\0" in str(value):
-            raise ValueError("the path holds a NUL character (\\x00), which no file system accepts")
-        return value
-
-
 class TestConfig(ConfigPart):
     """Everything that defines one Jetwise test run."""
 
@@ -88,6 +60,12 @@ class TestConfig(ConfigPart):
     description: str = Field(
         "", max_length=500, title="Description", description="Words for the report: the server, the storage design.",
         json_schema_extra=cli("--description"),
+    )
+    scenario: Scenario = Field(
+        Scenario.MAILBOX_PROFILE, title="Scenario",
+        description="mailbox_profile: a test against the profile's target IOPS; disk_throughput: no target, tuning "
+        "finds the most transactional IOPS the storage passes within the thresholds.",
+        json_schema_extra=cli("--scenario"),
     )
     profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
     databases: list[DatabaseSpec] = Field(
@@ -143,8 +121,21 @@ class TestConfig(ConfigPart):
         gt=0,
         le=100,
         title="Database size to create (%)",
-        description="How much of the computed database size to create; lower for quick tests.",
+        description="Mailbox profile: how much of the profile's database size to create (lower for quick tests). "
+        "Disk throughput: how much of each database volume's free space the databases take.",
         json_schema_extra=cli("--capacity-percent", unit="%"),
+    )
+    database_size_mb: float | None = Field(
+        None, gt=0, le=1024 * 1024 * 1024, title="Database size (MB)",
+        description="Each database's size; set, it replaces the size the mailbox profile gives. The disk throughput "
+        "scenario sets it when the configuration is made, from the capacity percentage of each volume's free space.",
+        json_schema_extra=cli("--database-size-mb", unit="MB", default_words="from the mailbox profile"),
+    )
+    throughput_percent: float = Field(
+        100.0, gt=0, le=100, title="Throughput (%)",
+        description="Disk throughput: the share of the most transactional IOPS that passed to plan mailboxes on "
+        "(Jetstress's ThroughputPercentage).",
+        json_schema_extra=cli("--throughput-percent", unit="%"),
     )
     database_source: DatabaseSource = Field(DatabaseSource.CREATE, title="Database source")
     database_cache_min_mb: float = Field(
@@ -242,8 +233,14 @@ class TestConfig(ConfigPart):
         return len(self.databases)
 
     @property
+    def seeks_maximum(self) -> bool:
+        """The disk throughput scenario: no target; tuning looks for the most transactional IOPS that pass."""
+        return self.scenario == Scenario.DISK_THROUGHPUT
+
+    @property
     def target_transactional_iops(self) -> float:
-        return self.profile.target_iops
+        """The profile's target; 0 in the disk throughput scenario, which has none (any throughput meets it)."""
+        return 0.0 if self.seeks_maximum else self.profile.target_iops
 
     @property
     def active_thresholds(self) -> ThresholdSet:
@@ -280,10 +277,12 @@ class TestConfig(ConfigPart):
 
     @property
     def database_pages(self) -> int:
-        """Pages per database file (page 0 is the file header)."""
-        p = self.profile
-        size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_count
-        size *= self.capacity_percent / 100.0
+        """Pages per database file (page 0 is the file header): the size set, or the profile's share at the capacity."""
+        if self.database_size_mb is not None:
+            size = self.database_size_mb * MIB
+        else:
+            p = self.profile
+            size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_count * self.capacity_percent / 100.0
         return max(MIN_DATABASE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property
@@ -292,10 +291,11 @@ class TestConfig(ConfigPart):
 
     @property
     def database_cache_pages(self) -> int:
-        """Pages the model's cache holds per instance. Scaled by `capacity_percent` like the database itself, so a
-        test database created at a fraction of its production size keeps the production cache-to-database ratio,
-        and so the same cache hit ratio."""
-        size = self.database_cache_max_mb * MIB * self.capacity_percent / 100.0
+        """Pages the model's cache holds per instance. Scaled by `capacity_percent` like a database sized from the
+        profile, so a test database created at a fraction of its production size keeps the production
+        cache-to-database ratio, and so the same cache hit ratio; a database of a set size keeps the cache set."""
+        share = self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
+        size = self.database_cache_max_mb * MIB * share
         return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property

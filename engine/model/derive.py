@@ -72,3 +72,17 @@ def quick_config(output: Path) -> TestConfig:
         duration_s=45.0,
         warmup_s=10.0,
     )
+
+
+def target_words(target_iops: float, places: int = 1) -> str:
+    """A target in words; a target of 0 is the disk throughput scenario's, which has none."""
+    if target_iops <= 0:
+        return "no target: the most transactional IOPS that pass"
+    return f"target {target_iops:,.{places}f} transactional IOPS"
+
+
+def achieved_words(achieved_iops: float, target_iops: float) -> str:
+    """Achieved transactional IOPS against the target ("1,234.5 of 1,200.0 target transactional IOPS")."""
+    if target_iops <= 0:
+        return f"{achieved_iops:,.1f} transactional IOPS (disk throughput: no target)"
+    return f"{achieved_iops:,.1f} of {target_iops:,.1f} target transactional IOPS"

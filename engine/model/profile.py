@@ -1,4 +1,5 @@
-"""What the mailboxes ask of the storage, and the limits it must keep: the parts of a test configuration.
+"""What the mailboxes ask of the storage, the limits it must keep, and where the databases go: the parts of a test
+configuration.
 
 Each field declares its title, description and bounds for pydantic and, through `cli()`, its
 unit and command-line flag; `engine.model.options` reads them back for the CLI and the wizard.
@@ -7,9 +8,11 @@ unit and command-line flag; `engine.model.options` reads them back for the CLI a
 from __future__ import annotations
 
 import math
+from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False) -> dict[str, Any]:
@@ -124,3 +127,49 @@ class OperationMix(ConfigPart):
     @property
     def update_fraction(self) -> float:
         return (self.insert_percent + self.delete_percent + self.replace_percent) / 100.0
+
+
+class Scenario(StrEnum):
+    """Jetstress's two scenarios: a mailbox profile's target, or the most the disk subsystem passes."""
+
+    MAILBOX_PROFILE = "mailbox_profile"
+    DISK_THROUGHPUT = "disk_throughput"
+
+
+class TestType(StrEnum):
+    """The Jetstress test types."""
+
+    PERFORMANCE = "performance"
+    STRESS = "stress"
+    DATABASE_BACKUP = "database_backup"
+    SOFT_RECOVERY = "soft_recovery"
+    DATABASE_CHECKSUM = "database_checksum"
+
+
+# Tests that read the databases through once instead of running transactions for a time.
+SCAN_TEST_TYPES = frozenset({TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP})
+
+
+class DatabaseSource(StrEnum):
+    CREATE = "create"
+    ATTACH = "attach"
+
+
+class DatabaseSpec(ConfigPart):
+    """Where one database instance keeps its database file and its log files."""
+
+    database_path: Path = Field(
+        title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
+    )
+    log_path: Path = Field(
+        title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
+    )
+
+    @field_validator("database_path", "log_path", mode="before")
+    @classmethod
+    def _a_folder(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("enter a folder: an empty path would put the files wherever Jetwise was started from")
+        if "\0" in str(value):
+            raise ValueError("the path holds a NUL character (\\x00), which no file system accepts")
+        return value

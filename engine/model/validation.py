@@ -137,6 +137,14 @@ def check_rules(config: TestConfig) -> list[Problem]:
                 Severity.WARNING,
             )
         )
+    if config.seeks_maximum and config.database_size_mb is None:
+        problems.append(Problem(
+            "database_size_mb",
+            f"the disk throughput scenario sizes each database from its volume's free space, but this configuration "
+            f"has no database size: the mailbox profile sizes them ({format_bytes(config.database_size_bytes)} each); "
+            "`jetwise init --scenario disk_throughput` sizes them, or set --database-size-mb",
+            Severity.WARNING,
+        ))
     if config.warmup_s + config.duration_s < config.sample_interval_s:
         problems.append(
             Problem(

@@ -5,7 +5,8 @@ write latency against the active threshold set (Strict for Performance, Lenient 
 Stress), database page fault stalls at most one per second on average, and its I/O errors:
 one criterion and one reason per kind, with a count and where the first was, unless the test
 continues despite them. For the server: achieved transactional IOPS against the target less the
-margin, and the I/O errors of every instance together.
+margin (not in the disk throughput scenario, which has no target), and the I/O errors of every
+instance together.
 
 A run that measured less than one sample interval (it stopped on an I/O error as
 measurement began) has no measured time: its throughput and latency are a fraction of a
@@ -71,7 +72,8 @@ def unmeasured_criteria(result: RunResult) -> list[UnmeasuredCriterion]:
     rows = [UnmeasuredCriterion(name, "each instance", float(getattr(limits, threshold)), "ms", "<=")
             for name, _stream, _statistic, threshold in LATENCY_CRITERIA]
     rows.append(UnmeasuredCriterion(STALLS_CRITERION, "each instance", MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<="))
-    rows.append(UnmeasuredCriterion(IOPS_CRITERION, "Server", _floor(config), "", ">="))
+    if not config.seeks_maximum:
+        rows.append(UnmeasuredCriterion(IOPS_CRITERION, "Server", _floor(config), "", ">="))
     return rows
 
 
@@ -170,7 +172,7 @@ def judge(
 
     target = config.target_transactional_iops
     floor = _floor(config)
-    if measured:
+    if measured and not config.seeks_maximum:  # the disk throughput scenario has no target to judge against
         achieved = total_transfers / measured_s
         iops = make_criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")
         criteria.append(iops)

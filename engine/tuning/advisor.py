@@ -36,6 +36,7 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import RunPoint, evidence, once, storage_errors_words, unresolved_errors
+from engine.tuning.most import read_most
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
@@ -64,7 +65,9 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
             notes=once([storage_errors_words(broken), *notes]),
         )
     points, notes = evidence(config, listed)
-    if sweeps_of(listed) and not any(p.passed for p in points):
+    if config.seeks_maximum:
+        advice = advise_most(config, listed, points, cpu_count)
+    elif sweeps_of(listed) and not any(p.passed for p in points):
         advice = advise_from_curve(config, listed, points)
     else:
         advice = advise(config, points, cpu_count)
@@ -82,6 +85,24 @@ def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: 
         max_passing_iops=carried,
         capacity=capacity_words(config, carried) if status == "unreachable" and carried else None,
     )
+
+
+def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint], cpu_count: int) -> Advice:
+    """The disk throughput scenario's advice: the next run in search of the most that passes, or that most."""
+    found = curve(results, points)
+    if not found:
+        threads, sluggish = starting_setting(config, cpu_count)
+        return Advice("start", threads, sluggish, None, None, None,
+                      f"first run: a load sweep from the configured {threads} threads / SluggishSessions {sluggish} "
+                      "toward the latency limit; the disk throughput scenario has no target, so Microsoft's rule has "
+                      "nothing to start from")
+    reading = read_most(config, found, cpu_count)
+    load, carried = reading.load, reading.max_passing_iops
+    status: Literal["next", "converged", "unreachable"] = {"most": "converged", "unreachable": "unreachable"}.get(
+        reading.status, "next")  # type: ignore[assignment]
+    return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
+                  max_passing_iops=carried, capacity=capacity_words(config, carried) if status == "converged" and carried
+                  else None)
 
 
 @dataclass(frozen=True)
@@ -172,21 +193,26 @@ def setting_for(load: float, databases: int) -> tuple[int, int]:
 
 
 def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
-    """Microsoft's rule of thumb (`default_thread_count`), within what the host's cores can drive."""
+    """Microsoft's rule of thumb (`default_thread_count`), within what the host's cores can drive; with no target
+    (the disk throughput scenario), the configured setting."""
+    if config.seeks_maximum:
+        return max(config.database_count, config.thread_count), config.sluggish_sessions
     threads = default_thread_count(config.target_transactional_iops, config.database_count)
     return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
 
 
 def capacity_words(config: TestConfig, iops: float) -> str:
-    """What a throughput means in the profile's terms."""
+    """What a throughput means in the profile's terms (in the disk throughput scenario: mailboxes at its throughput
+    percentage, each at the profile's IOPS per mailbox)."""
     p = config.profile
-    mailboxes = int(iops / (p.iops_per_mailbox * p.headroom_factor))
-    per_mailbox = iops / (p.mailboxes * p.headroom_factor)
-    headroom = f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""
-    return (
-        f"about {iops:,.0f} transactional IOPS: {mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS each{headroom}, "
-        f"or {per_mailbox:.3f} IOPS per mailbox for {p.mailboxes:,} mailboxes"
-    )
+    share = config.throughput_percent / 100.0 if config.seeks_maximum else 1.0
+    mailboxes = int(iops * share / (p.iops_per_mailbox * p.headroom_factor))
+    planned = f"at {config.throughput_percent:g} % of it, " if share < 1 else ""
+    words = (f"about {iops:,.0f} transactional IOPS: {planned}{mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS "
+             "each" + (f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""))
+    if config.seeks_maximum:
+        return words
+    return f"{words}, or {iops / (p.mailboxes * p.headroom_factor):.3f} IOPS per mailbox for {p.mailboxes:,} mailboxes"
 
 
 def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:

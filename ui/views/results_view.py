@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestType
+from engine.model.derive import achieved_words
 from engine.results.recovery import FILES_REPLAYED
 from engine.results.scans import megabytes
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult, ScanResult
@@ -193,8 +194,8 @@ class ResultsView(QWidget):
         elif result.recovery is not None:
             achieved, setting = recovery_headline(result, result.recovery)
         elif was_measured(result):
-            achieved = (f"Achieved {summary.achieved_transactional_iops:,.1f} of {summary.target_transactional_iops:,.1f} "
-                        f"target transactional IOPS over {_seconds(summary.measured_s)}")
+            achieved = (f"Achieved {achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)} "
+                        f"over {_seconds(summary.measured_s)}")
         else:
             achieved = (f"Nothing measured: {_seconds(summary.measured_s)} of measurement, less than one "
                         f"{result.configuration.sample_interval_s:g} s sample interval, so IOPS and latency were not judged")
@@ -275,6 +276,10 @@ class ResultsView(QWidget):
                 text = (f"<b>This qualification run passed at {setting}.</b><br>The storage carries the design's "
                         f"{result.summary.target_transactional_iops:,.0f} transactional IOPS within the "
                         f"{result.summary.threshold_set} thresholds.")
+            elif result is not None and result.configuration.seeks_maximum:
+                carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
+                text = (f"<b>The most this storage passes: {setting}.</b><br>{escape(_sentence(advice.rationale))}."
+                        f"{carries}")
             else:
                 head = "This setting passes" if passed_here else "A setting of this session passes"
                 text = (f"<b>{head}: {setting}.</b><br>{escape(_sentence(advice.rationale))}. Run the full-length "

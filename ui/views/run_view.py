@@ -139,9 +139,9 @@ class RunView(QWidget):
         if not keep_log:
             self.log.clear()
         limits = config.active_thresholds
-        self.plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms,
+        self.plots.reset(config.target_transactional_iops or None, limits.db_read_avg_latency_ms, limits.log_write_avg_latency_ms,
                          scan=config.scans)
-        self.sweep_plots.reset(config.target_transactional_iops, limits.db_read_avg_latency_ms)
+        self.sweep_plots.reset(config.target_transactional_iops or None, limits.db_read_avg_latency_ms)
         self.sweep_plots.hide()
         self.scan_status.setVisible(config.scans)
         self.scan_status.reset(config)

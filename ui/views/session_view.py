@@ -129,7 +129,7 @@ class SessionView(QWidget):
             config = run.config
             cells = [
                 run.run_id, str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
-                _num(run.achieved_iops, 1), f"{config.target_transactional_iops:,.1f}",
+                _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2), run.status,
                 "; ".join(run.reasons),
             ]
@@ -189,9 +189,10 @@ class SessionView(QWidget):
         )
         if config is not None:
             dash = Qt.PenStyle.DashLine
-            self.iops_plot.addItem(pg.InfiniteLine(config.target_transactional_iops, angle=0,
-                                                   pen=pg.mkPen(TARGET, width=2, style=dash),
-                                                   label="target", labelOpts={"color": TARGET}))
+            if not config.seeks_maximum:
+                self.iops_plot.addItem(pg.InfiniteLine(config.target_transactional_iops, angle=0,
+                                                       pen=pg.mkPen(TARGET, width=2, style=dash),
+                                                       label="target", labelOpts={"color": TARGET}))
             limit = config.active_thresholds.db_read_avg_latency_ms
             self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(LIMIT, width=2, style=dash),
                                                       label=f"limit {limit:g} ms", labelOpts={"color": LIMIT}))

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
+from engine.model.derive import target_words
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
@@ -109,8 +110,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
     return f"""
 <h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">
-<tr><td><b>Target</b></td><td>{config.target_transactional_iops:,.1f} transactional IOPS
- ({config.profile.mailboxes:,} mailboxes × {config.profile.iops_per_mailbox:g} IOPS + {config.profile.headroom_percent:g} %)</td></tr>
+<tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
 <tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
  ({format_bytes(total)}), {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
  {config.database_source.value}</td></tr>
@@ -124,6 +124,16 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  {running}</td></tr>
 </table>
 """ + databases_table(config)
+
+
+def target_cell(config: TestConfig) -> str:
+    """The target a review shows: the profile's, or the disk throughput scenario's aim."""
+    p = config.profile
+    if config.seeks_maximum:
+        return (f"none: disk throughput, the most transactional IOPS that pass; mailboxes planned at "
+                f"{config.throughput_percent:g} % of it, {p.iops_per_mailbox:g} IOPS each")
+    return (f"{config.target_transactional_iops:,.1f} transactional IOPS ({p.mailboxes:,} mailboxes × "
+            f"{p.iops_per_mailbox:g} IOPS + {p.headroom_percent:g} %)")
 
 
 def databases_table(config: TestConfig) -> str:
@@ -183,7 +193,7 @@ def recovery_review_html(config: TestConfig) -> str:
 <table cellpadding="3">
 <tr><td><b>Log generation</b></td><td>Each of the {count} instance{plural} generates {files:,} log files of 1 MiB under
  the transactional load: {config.thread_count} threads, SluggishSessions {config.sluggish_sessions} (auto-tune does not
- apply), for a target of {config.target_transactional_iops:,.1f} transactional IOPS; background maintenance
+ apply), {target_words(config.target_transactional_iops)}; background maintenance
  {'on' if config.background_maintenance else 'off'}</td></tr>
 <tr><td><b>Crash and replay</b></td><td>Then the databases stop without a clean checkpoint, as a crash stops them, and
  each instance replays its {files:,} log files into its database, redoing the updates the crash lost; every page the

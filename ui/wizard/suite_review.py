@@ -10,7 +10,7 @@ from engine.model.units import compact_duration, format_bytes
 from engine.results.suite import STAGES
 from ui.scans import type_words
 from ui.suite import TITLE, FoundSuite, lengths_words, stage_verdict, titles, to_run
-from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table
+from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table, target_cell
 
 DONE_WORDS = {"pass": "passed: kept", "fail": "failed: kept", "aborted": "stopped before its end: runs again",
               "not run": "runs"}
@@ -71,7 +71,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
 <table cellpadding="3">
 <tr><td><b>Start</b></td><td>{start}</td></tr>
 <tr><td><b>Lengths</b></td><td>{lengths_words(performance_s, stress_s)}</td></tr>
-<tr><td><b>Target</b></td><td>{config.target_transactional_iops:,.1f} transactional IOPS</td></tr>
+<tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
 <tr><td><b>Thread tuning</b></td><td>{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}, for every
  test (auto-tune does not apply)</td></tr>
 <tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from engine.model.derive import target_words
 from ui.widgets.style import ERROR_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.services import ServiceError, SessionSummary
@@ -151,7 +152,7 @@ class WelcomePage(WizardPage):
 
 
 def _words(session: SessionSummary) -> str:
-    words = f"{session.name} — target {session.target_iops:,.0f} IOPS — {session.runs} run(s)"
+    words = f"{session.name} — {target_words(session.target_iops, 0)} — {session.runs} run(s)"
     if session.last_status is not None:
         words += (f", last: {session.last_status.upper()} at {session.last_threads} threads / "
                   f"SluggishSessions {session.last_sluggish_sessions}")
