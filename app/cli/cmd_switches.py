@@ -19,7 +19,7 @@ SWITCHES: dict[str, int | str] = {
     "pctcapacity": 1, "throughput": 1, "?": 0, "g": 0,
 }
 HELP = """usage: jetwise cmd /c CONFIG.xml [/timeout 2H0M0S] [/threads N] [/new | /open] [/dbpath DIR ...]
-                   [/logpath DIR ...] [/pctcapacity N] [/output DIR] [--simulate PROFILE]
+                   [/logpath DIR ...] [/pctcapacity N] [/throughput N] [/output DIR] [--simulate PROFILE]
 
 JetstressCmd's switches, so that a runbook works by changing the program's name:
   /c CONFIG        the JetstressConfig.xml (or a Jetwise configuration) to run
@@ -28,7 +28,10 @@ JetstressCmd's switches, so that a runbook works by changing the program's name:
   /new | /open     create the databases, or attach those a previous test left
   /dbpath DIR ...  the databases' folders, one per database (in place of the file's EseInstances)
   /logpath DIR ... the logs' folders, one per database
-  /pctcapacity N   the share of the databases' size to create, in percent
+  /pctcapacity N   the share of the databases' size to create, in percent; in the disk throughput scenario, the
+                   share of each database volume's free space the databases take
+  /throughput N    run the disk subsystem throughput scenario: no target, auto-tune (unless /threads) finds the most
+                   transactional IOPS that pass; mailboxes are planned at N percent of it
   /output DIR      where the result files go (default: the current folder): <Type>_<yyyy>_<M>_<d>_<H>_<m>_<s>.html
                    and .xml, beside a folder per run with Jetwise's own files
   --simulate P     run on a simulated storage model instead of the disk (Jetwise's, for rehearsals)
@@ -46,6 +49,7 @@ class CmdSwitches:
     logpath: list[str] = field(default_factory=list)
     output: Path | None = None
     capacity_percent: float | None = None
+    throughput_percent: float | None = None  # given: the disk subsystem throughput scenario
     simulate: str | None = None
     help: bool = False
 
@@ -127,8 +131,7 @@ def _apply(found: CmdSwitches, name: str, values: list[str]) -> None:
     elif name == "pctcapacity":
         found.capacity_percent = _number(name, value, 0.001, 100)
     elif name == "throughput":
-        raise UsageError("/throughput belongs to Jetstress's disk subsystem throughput scenario, which this version "
-                         "does not run; run the mailbox profile in the file")
+        found.throughput_percent = _number(name, value, 0.001, 100)
     elif name == "simulate":
         found.simulate = value
     elif name == "?":

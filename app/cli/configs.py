@@ -9,12 +9,13 @@ from typing import Any, TextIO
 
 from app.cli.console import print_problems
 from app.cli.options import merged
+from engine.io.capacity import CapacityError, sized_if_throughput
 from engine.model.config import TestConfig
 from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
 from engine.model.jetstress.loading import XmlConfig, config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
 from engine.model.units import format_bytes
-from engine.model.validation import Problem, errors_only, validate_data
+from engine.model.validation import Problem, Severity, check_rules, errors_only, validate_data
 
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true or false", type(None): "null"}
 
@@ -48,10 +49,35 @@ def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = Non
 
 
 def load_xml_or_say(path: Path, text: str, databases: list[dict[str, str]] | None, stream: TextIO) -> XmlConfig | None:
-    """A JetstressConfig.xml made into a configuration, all its import says printed; None when it gives none."""
+    """A JetstressConfig.xml made into a configuration, all its import says printed; None when it gives none.
+
+    A disk throughput file's databases are sized from their volumes' free space where those are on this machine."""
     loaded = load_xml(path, text, databases)
-    print_problems([loaded] if isinstance(loaded, Problem) else loaded.said(), stream)
-    return None if isinstance(loaded, Problem) or loaded.config is None else loaded
+    if isinstance(loaded, Problem) or loaded.config is None:
+        print_problems([loaded] if isinstance(loaded, Problem) else loaded.said(), stream)
+        return None
+    config, sized = sized_or_problem(loaded.config)
+    if config is not loaded.config:  # sized: the warning that it has no size is moot
+        loaded.imported.warnings = [w for w in loaded.imported.warnings if w.field != "database_size_mb"]
+        loaded.config = config
+    print_problems([*loaded.said(), *sized], stream)
+    return loaded
+
+
+def sized_or_problem(config: TestConfig) -> tuple[TestConfig, list[Problem]]:
+    """A disk throughput configuration without a database size, sized from its volumes' free space, with how in words
+    and the cache's warning if it now holds the whole database (a warning instead when a volume is not on this
+    machine: the profile sizes them); any other configuration as it is."""
+    try:
+        sized, words = sized_if_throughput(config)
+    except CapacityError as exc:
+        return config, [Problem("databases[0].database_path", f"disk throughput: {exc}; the mailbox profile sizes the "
+                                                             "databases until the configuration is made on the server",
+                                Severity.WARNING)]
+    if not words:
+        return sized, []
+    cache = [p for p in check_rules(sized) if p.field == "database_cache_max_mb"]
+    return sized, [Problem("", f"disk throughput: {words}", Severity.NOTE), *cache]
 
 
 def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO) -> TestConfig | None:

@@ -10,7 +10,7 @@ from typing import Any
 from app.cli.console import print_problems
 from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, number_type, option_values, path_type
 from app.context import AppContext, UsageError
-from engine.io.capacity import CapacityError, sized_for_capacity
+from engine.io.capacity import CapacityError, sized_if_throughput
 from engine.model.config import TestConfig, save_config
 from engine.model.derive import FolderListError, expand_paths, target_words, with_derived_defaults
 from engine.model.options import option
@@ -45,12 +45,13 @@ def config_from_args(args: argparse.Namespace) -> tuple[TestConfig | None, list[
     data["databases"] = [{"database_path": str(d), "log_path": str(lg)}
                          for d, lg in zip(folders["database_path"], folders["log_path"], strict=True)]
     config, problems = validate_data(with_derived_defaults(data, args.databases))
-    if config is not None and config.seeks_maximum and config.database_size_mb is None:
+    if config is not None:
         try:
-            config, words = sized_for_capacity(config)
+            config, words = sized_if_throughput(config)
         except CapacityError as exc:
             raise UsageError(f"{option('databases[].database_path').flag}: {exc}; or give --database-size-mb") from exc
-        print(f"Disk throughput: {words}", file=sys.stderr)
+        if words:
+            print(f"Disk throughput: {words}", file=sys.stderr)
     if config is not None:  # what validate would refuse is not written: each database's thread, folders of its own
         problems = check_rules(config)
     return (None if errors_only(problems) else config), problems

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
-from app.cli.configs import checked_text, load_xml_or_say, read_text, with_changes
+from app.cli.configs import checked_text, load_xml_or_say, read_text, sized_or_problem, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import new_folder, run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
 from app.context import AppContext, UsageError, simulated_model
-from engine.model.config import TestConfig, TestType
+from engine.model.config import Scenario, TestConfig, TestType
 from engine.model.config_text import is_jetstress_xml
 from engine.model.jetstress.elements import STRESS_AFTER_S
 from engine.model.validation import Problem
@@ -74,7 +74,18 @@ def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:
         changes["database_source"] = switches.source
     if switches.capacity_percent is not None:
         changes["capacity_percent"] = switches.capacity_percent
-    return with_changes(config, changes, sys.stderr) if changes else config
+    if switches.throughput_percent is not None:
+        changes.update(scenario=Scenario.DISK_THROUGHPUT.value, throughput_percent=switches.throughput_percent)
+    resized = (switches.throughput_percent is not None and not config.seeks_maximum) or (
+        switches.capacity_percent not in (None, config.capacity_percent))
+    if resized and (config.seeks_maximum or switches.throughput_percent is not None):
+        changes["database_size_mb"] = None  # sized again from the free space: another scenario, or another capacity
+    changed = with_changes(config, changes, sys.stderr) if changes else config
+    if changed is None or changed.database_size_mb is not None:
+        return changed
+    sized, said = sized_or_problem(changed)
+    print_problems(said, sys.stderr)
+    return sized
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
@@ -118,8 +129,11 @@ def _auto_tune(context: AppContext, config: TestConfig, how: Tuning) -> TestConf
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID
     if outcome.status != "converged" or not outcome.recommendation:
-        words = outcome.advice.rationale if outcome.advice is not None else ""
-        print(f"Auto-tune found no passing setting ({outcome.status}); no test was run. {words}".rstrip(), file=sys.stderr)
+        advice = outcome.advice
+        print(f"Auto-tune found no passing setting ({outcome.status}); no test was run. {advice.rationale if advice else ''}"
+              .rstrip(), file=sys.stderr)
+        for line in advice.notes if advice is not None else []:
+            print(f"  note: {line}", file=sys.stderr)
         return ExitCode.ABORTED if outcome.status in ("aborted", "host-bound") else ExitCode.FAIL
     threads, sluggish = outcome.recommendation
     print(f"Auto-tune: {threads} thread(s), SluggishSessions {sluggish}", file=sys.stderr)

@@ -33,6 +33,13 @@ def free_bytes(folder: Path) -> int:
     return shutil.disk_usage(folder).free
 
 
+def sized_if_throughput(config: TestConfig, free_space: Callable[[Path], int] = free_bytes) -> tuple[TestConfig, str]:
+    """A disk throughput configuration without a database size, sized (`sized_for_capacity`); any other as it is, ""."""
+    if not config.seeks_maximum or config.database_size_mb is not None:
+        return config, ""
+    return sized_for_capacity(config, free_space)
+
+
 def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = free_bytes) -> tuple[TestConfig, str]:
     """`config` with each database sized at its capacity percentage of its volume's free space, and how, in words.
 

@@ -69,7 +69,8 @@ def _beyond(stops: Sequence[CurvePoint], best: CurvePoint, heaviest: int) -> str
     """What lies past the answer: the next heavier load's failure, the host's limit, or the heaviest load run."""
     above = [c for c in stops if c.step.load.effective > best.step.load.effective]
     if not above:
-        return f"{heaviest} threads is the heaviest load this test runs on this host"
+        return (f"{heaviest} threads is the heaviest load this test runs on this host: the storage may carry more than "
+                "this host can drive")
     nearest = min(above, key=lambda c: c.step.load.effective)
     if nearest.step.host_bound:
         return f"at {nearest.step.load.words} the host's CPU, not the storage, set the pace"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.model.config import TestConfig
+from engine.model.derive import achieved_words
 from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import was_measured
 from engine.run.settling import SettleRule
@@ -148,8 +149,9 @@ class Tuner:
         a = self.advice
         sweep = self.next_sweep()
         if sweep is not None:
+            origin = "as configured: no target to start from" if self.config.seeks_maximum else "Microsoft's rule"
             return (f"Run {len(self.runs) + 1}: a load sweep from {a.threads} thread{'s' if a.threads != 1 else ''}, "
-                    f"SluggishSessions {a.sluggish_sessions} (Microsoft's rule), at most {sweep.max_steps} steps "
+                    f"SluggishSessions {a.sluggish_sessions} ({origin}), at most {sweep.max_steps} steps "
                     "toward the latency limit")
         return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
                 f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
@@ -200,7 +202,7 @@ class Tuner:
                          + (" (host-bound)" if step.host_bound else ""))
             s = result.summary
             progress(
-                f"  achieved {s.achieved_transactional_iops:,.1f} IOPS (target {s.target_transactional_iops:,.1f}), "
+                f"  achieved {achieved_words(s.achieved_transactional_iops, s.target_transactional_iops)}, "
                 f"reads {s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: "
                 f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
             )

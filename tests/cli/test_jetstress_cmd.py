@@ -31,8 +31,9 @@ def test_switches_read_as_a_runbook_types_them():
     repeated = parse_switches(["/c", "a.xml", "/dbpath", "D1", "/dbpath", "D2"])
     assert repeated.dbpath == ["D1", "D2"]
     assert parse_switches(["/?"]).help
-    with pytest.raises(UsageError, match="/throughput belongs to Jetstress's disk subsystem throughput scenario"):
-        parse_switches(["/c", "a.xml", "/throughput", "80"])
+    assert parse_switches(["/c", "a.xml", "/Throughput", "80"]).throughput_percent == 80
+    with pytest.raises(UsageError, match="/throughput"):
+        parse_switches(["/c", "a.xml", "/throughput", "0"])
 
 
 def test_a_file_without_databases_takes_them_from_dbpath_and_logpath(tmp_path):

@@ -202,6 +202,7 @@ def _configs(tmp_path) -> list[TestConfig]:
                    description="replay -- on the SAN <east>"),
         like_small(test_type="database_backup", backup_path=str(tmp_path / "backup")),
         like_small(test_type="database_checksum", database_source="attach", duration_s=90061.5),
+        like_small(scenario="disk_throughput", throughput_percent=70, database_size_mb=300),
         TestConfig.model_validate({"databases": [{"database_path": "E:\\db1\\db", "log_path": "F:\\log1"}],
                                    "operation_mix": {"insert_percent": 40.5, "delete_percent": 19.5, "replace_percent": 5,
                                                      "read_percent": 35, "lazy_commit_percent": 70},
@@ -221,8 +222,27 @@ def test_an_export_is_a_complete_jetstress_2013_file_and_reads_back_as_the_same_
             assert again == text  # export, import, export: the same file
 
 
+def test_database_sizing_other_than_profile_is_the_disk_throughput_scenario():
+    def sized(value: str):
+        return config_from_xml(COMPLETE.replace("<TransPerSec>0</TransPerSec>", "<TransPerSec>0</TransPerSec><ThroughputPercentage>"
+                                                f"60</ThroughputPercentage><DatabaseSizing>{value}</DatabaseSizing>"))
+
+    throughput = sized("Capacity")
+    config = throughput.config
+    assert config is not None and config.seeks_maximum and config.throughput_percent == 60
+    assert config.target_transactional_iops == 0 and config.capacity_percent == 80
+    assert any("DatabaseSizing 'Capacity': the disk subsystem throughput scenario" in n for n in _said(throughput, Severity.NOTE))
+    assert any("has no database size" in w for w in _said(throughput, Severity.WARNING)), \
+        "sized from the free space only where the volumes are (the front ends do it)"
+    for element in ("DatabaseSizing", "ThroughputPercentage"):
+        assert element not in next(line for line in _said(throughput, Severity.NOTE) if "ignored" in line)
+    for profile in ("Profile", "profile"):
+        loaded = sized(profile).config
+        assert loaded is not None and not loaded.seeks_maximum and loaded.target_transactional_iops == 2500
+
+
 def test_an_element_edited_after_the_export_wins_over_the_settings_jetwise_kept(tmp_path):
-    config = _configs(tmp_path)[4]  # 0.1 IOPS per mailbox and 20 % headroom: MailboxIops 0.12
+    config = _configs(tmp_path)[5]  # 0.1 IOPS per mailbox and 20 % headroom: MailboxIops 0.12
     text = write_xml(config)
     assert "<MailboxIops>0.12</MailboxIops>" in text and "<InsertOps" not in text and 'InsertOps="40"' in text
     assert any("whole percentages" in note for note in export_notes(config))

@@ -56,9 +56,9 @@ THRESHOLDS = (("AverageDatabaseReadLatency", "db_read_avg_latency_ms"), ("Maximu
 EXCHANGE_PROFILE: tuple[tuple[str, str | None], ...] = (
     ("ThreadCount", None),
     ("TransPerSec", "0"),
-    ("ThroughputPercentage", "100"),
+    ("ThroughputPercentage", None),
     ("DatabaseSource", None),
-    ("DatabaseSizing", "Profile"),
+    ("DatabaseSizing", None),
     ("CapacityPercentage", None),
     ("MailboxCount", None),
     ("MailboxQuota", None),
@@ -89,6 +89,10 @@ TEST_TYPES = {
     "SoftRecovery": "soft_recovery",
 }
 DATABASE_SOURCES = {"New": "create", "Open": "attach"}
+# DatabaseSizing: "Profile" sizes the databases from the mailbox profile (the mailbox profile scenario); the disk
+# subsystem throughput scenario sizes them from the disks' capacity. The reference names only "Profile": any other
+# value is read as the throughput scenario, and Jetwise writes SIZING_BY_CAPACITY for it.
+SIZING_BY_PROFILE, SIZING_BY_CAPACITY = "Profile", "Capacity"
 STRESS_AFTER_S = 6 * 3600  # Jetstress runs a performance test longer than this as a stress test, Lenient thresholds
 
 # The elements Jetwise reads into its configuration; every other element present is named as ignored.
@@ -96,8 +100,8 @@ MODELLED = frozenset({
     "Type", "Description", "Duration", "VerifyChecksum", "RunDatabaseMaintenancePerformance",
     "RunDatabaseMaintenanceSoftRecovery", "ContinueOnErrors", "SuppressTuning", "BackupToDisk", "LogFilesToReplay",
     "LogFilesToChecksum", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
-    "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops", "DatabaseCopyCount", "EseInstances",
-    "DatabasePageSize", "LogFileSize",
+    "ThroughputPercentage", "DatabaseSizing", "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops",
+    "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize",
 })
 
 # The comment in which a written file carries the Jetwise settings Jetstress has no element for.

@@ -28,6 +28,8 @@ ELEMENT_OF = {
     "thresholds.lenient": "TestDesignInfo/Thresholds[Lenient]",
     "thread_count": "ExchangeProfile/ThreadCount",
     "capacity_percent": "ExchangeProfile/CapacityPercentage",
+    "throughput_percent": "ExchangeProfile/ThroughputPercentage",
+    "scenario": "ExchangeProfile/DatabaseSizing",
     "copies_per_database": "ExchangeProfile/DatabaseCopyCount",
     "profile.mailboxes": "ExchangeProfile/MailboxCount",
     "profile.mailbox_size_mb": "ExchangeProfile/MailboxQuota",

@@ -224,7 +224,15 @@ def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlI
     source = reader.value(profile, section, "DatabaseSource", values.source, "new databases are created")
     if source is not None:
         data["database_source"] = source
+    scenario = reader.value(profile, section, "DatabaseSizing", values.sizing, "the mailbox profile scenario is used")
+    if scenario is not None:
+        data["scenario"] = scenario
+        if scenario == "disk_throughput":
+            text = _text(profile["DatabaseSizing"][0])
+            result.notes.append(f"DatabaseSizing {text[:40]!r}: the disk subsystem throughput scenario (no target; tuning "
+                                "finds the most transactional IOPS that pass)")
     for name, key, convert in (("CapacityPercentage", "capacity_percent", values.number),
+                               ("ThroughputPercentage", "throughput_percent", values.number),
                                ("DatabaseCopyCount", "copies_per_database", values.whole)):
         number = reader.value(profile, section, name, convert, "the default is used")
         if number is not None:

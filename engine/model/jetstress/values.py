@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from engine.model.jetstress.elements import DATABASE_SOURCES, TEST_TYPES
+from engine.model.jetstress.elements import DATABASE_SOURCES, SIZING_BY_PROFILE, TEST_TYPES
 
 _DURATION = re.compile(
     r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
@@ -60,6 +60,11 @@ def refuse(text: str) -> str:
 def kind(text: str) -> str:
     """Jetwise's name of a Jetstress test type, whatever its case."""
     return next((ours for name, ours in TEST_TYPES.items() if name.lower() == text.lower()), None) or refuse(text)
+
+
+def sizing(text: str) -> str:
+    """The scenario a DatabaseSizing names: Profile, the mailbox profile; anything else, the disk throughput."""
+    return "mailbox_profile" if text.lower() == SIZING_BY_PROFILE.lower() else "disk_throughput"
 
 
 def source(text: str) -> str:
