@@ -19,6 +19,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 
+from engine.io.capacity import sized_for_capacity
 from engine.model.draft import Draft
 from engine.results.schema import RunResult
 from engine.store.sqlite import Store
@@ -48,7 +49,8 @@ class MainWindow(QMainWindow):
         self.settings = QSettings()
         self.store = store
         last_data = str(self.settings.value("last_data_folder", str(Path.home() / "Jetwise data")))
-        self.state: Draft[Advice] = Draft(data_base or Path(last_data), lambda config: self.runs.first_setting(config))
+        self.state: Draft[Advice] = Draft(data_base or Path(last_data), lambda config: self.runs.first_setting(config),
+                                          sized_for_capacity)
         self.run_view = RunView()
         self.runs = RunController(store, self.state, self.run_view, runs_root or default_runs_root(), simulate, self)
         self.reports = ReportActions(self.runs, store, self)

@@ -11,6 +11,10 @@ path (the command line reads a relative one against the folder it is typed in, w
 explicit there; a window has no such folder the engineer sees). And when Start hands the
 configuration to the engine, the engine's answer comes back here: the problems it refused
 the configuration for stand with the draft's own until a value changes or they are cleared.
+
+In the disk throughput scenario the databases are sized from their volumes' free space (`sizer`,
+given by the front end) once the configuration is valid, and the size is kept in the data; it is
+sized again when what it comes from changes (the scenario, the capacity percentage, the folders).
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
-from engine.model.config import TestConfig, default_config
+from engine.model.config import Scenario, TestConfig, default_config
 from engine.model.options import options
 from engine.model.validation import Problem, check_rules, validate_data
 
 P = ParamSpec("P")
+SIZED_FROM = frozenset({"scenario", "capacity_percent"})  # with the folders: what the throughput scenario's size comes from
 
 
 class Notice(Generic[P]):
@@ -68,9 +73,12 @@ class Draft(Generic[SettingT]):
     for a return to Manual.
     """
 
-    def __init__(self, base: Path, first_setting: Callable[[TestConfig], SettingT]) -> None:
+    def __init__(self, base: Path, first_setting: Callable[[TestConfig], SettingT],
+                 sizer: Callable[[TestConfig], tuple[TestConfig, str]] | None = None) -> None:
         self.base = base
         self.first_setting = first_setting
+        self.sizer = sizer  # the disk throughput scenario's sizing (raises ValueError when it cannot size)
+        self.sizing = ""  # how the databases were sized, or why they could not be, in words
         self.data: dict[str, Any] = json.loads(default_config(base).model_dump_json())
         self.auto_tune = True
         self.calibration_s = 180.0
@@ -152,8 +160,16 @@ class Draft(Generic[SettingT]):
         if node[key] == value and not cleared:
             return False
         node[key] = value
+        if path in SIZED_FROM:
+            self._size_again(scenario_changed=path == "scenario")
         self._announce()
         return True
+
+    def _size_again(self, scenario_changed: bool = False) -> None:
+        """What the disk throughput scenario's size comes from changed: forget it, so it is sized again."""
+        if scenario_changed or self.data.get("scenario") == Scenario.DISK_THROUGHPUT.value:
+            self.data["database_size_mb"] = None
+            self.sizing = ""
 
     def set_parse_error(self, path: str, message: str | None) -> None:
         """What the text typed for `path` cannot be read as (None: it reads again)."""
@@ -164,6 +180,8 @@ class Draft(Generic[SettingT]):
         self._announce()
 
     def set_databases(self, specs: list[dict[str, str]]) -> None:
+        if specs != self.data.get("databases"):
+            self._size_again()
         self.data["databases"] = specs
         self._announce()
 
@@ -179,6 +197,8 @@ class Draft(Generic[SettingT]):
                 data["thread_count"] = min(4096, max(1, len(databases) if isinstance(databases, list) else 1))
                 data["sluggish_sessions"] = 1
             config, problems = validate_data(data)
+            if config is not None and not relative:
+                config = self._sized(config)
             advice = self._advice = self.first_setting(config) if config is not None else None
             if config is not None and advice is not None and self.auto_tune:
                 data = json.loads(config.model_dump_json())
@@ -189,6 +209,18 @@ class Draft(Generic[SettingT]):
             found = check_rules(config) if config is not None else problems
             self._verdict = (config, [_at_named_field(p) for p in found])
         return self._verdict
+
+    def _sized(self, config: TestConfig) -> TestConfig:
+        """`config` with the disk throughput scenario's size, once sized (kept in the data too)."""
+        if self.sizer is None or not config.seeks_maximum or config.database_size_mb is not None:
+            return config
+        try:
+            config, self.sizing = self.sizer(config)
+        except ValueError as exc:
+            self.sizing = f"the databases cannot be sized from the free space: {exc}"
+            return config
+        self.data["database_size_mb"] = config.database_size_mb
+        return config
 
     def config(self) -> TestConfig | None:
         """The configuration that would run, or None while the data is not valid."""

@@ -104,7 +104,8 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
         return recovery_review_html(config) + databases_table(config)
     running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
                if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
-    tuning = (f"Auto-tune (calibration runs until a setting passes), starting at {config.thread_count} threads, "
+    aim = "the most that passes is confirmed" if config.seeks_maximum else "a setting passes"
+    tuning = (f"Auto-tune (calibration runs until {aim}), starting at {config.thread_count} threads, "
               f"SluggishSessions {config.sluggish_sessions}" if auto_tune
               else f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
     return f"""

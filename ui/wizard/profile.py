@@ -1,13 +1,20 @@
-"""Page 2, Mailbox profile: what the mailbox design asks of this server's storage, and what it means."""
+"""Page 2, Mailbox profile: what the mailbox design asks of this server's storage, and what it means; in the disk
+throughput scenario, how much of the disks the databases take and how mailboxes are planned on what passes."""
 
 from __future__ import annotations
+
+import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout
 
+from engine.model.config import Scenario
 from engine.model.units import format_bytes
 from ui.widgets.fields import OptionField
 from ui.wizard.base import PageContext, WizardPage
+
+THROUGHPUT_TITLE = "Disk subsystem throughput"
+THROUGHPUT_SUBTITLE = "How much of the disks the databases take, and how mailboxes are planned on the most that passes."
 
 # Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS
 # per mailbox (stand-alone) or 0.05 (with database copies).
@@ -19,7 +26,8 @@ class ProfilePage(WizardPage):
     TITLE = "Mailbox profile"
     SUBTITLE = "What the mailbox design asks of this server's storage."
     OPTIONS = ("profile.mailboxes", "profile.iops_per_mailbox", "profile.mailbox_size_mb", "profile.headroom_percent",
-               "capacity_percent")
+               "capacity_percent", "throughput_percent")
+    PROFILE_ONLY = ("profile.mailboxes", "profile.mailbox_size_mb")
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
@@ -34,8 +42,9 @@ class ProfilePage(WizardPage):
         self.messages.setToolTip("Exchange 2010 guidance: about 0.06 IOPS per mailbox per 50 messages a day")
         self.messages.activated.connect(lambda _i: self._profile_picked(iops))
         form.addRow("", self.messages)
-        for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent"):
+        for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent", "throughput_percent"):
             self.add_field(form, path)
+        self.form = form
         self.readout = QLabel()
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         box = QGroupBox("What this means")
@@ -53,11 +62,26 @@ class ProfilePage(WizardPage):
 
     def refresh(self) -> None:
         super().refresh()
+        throughput = self.state.get("scenario") == Scenario.DISK_THROUGHPUT.value
+        self.setTitle(THROUGHPUT_TITLE if throughput else self.TITLE)
+        self.setSubTitle(THROUGHPUT_SUBTITLE if throughput else self.SUBTITLE)
+        for path in self.PROFILE_ONLY:
+            self.form.setRowVisible(self.fields[path], not throughput)
+        self.form.setRowVisible(self.messages, not throughput)
+        self.form.setRowVisible(self.fields["throughput_percent"], throughput)
         config = self.state.config()
         if config is None:
             self.readout.setText("<i>Correct the fields above to see the target and sizes.</i>")
             return
         databases = config.database_count
+        if config.seeks_maximum:
+            p = config.profile
+            sized = html.escape(self.state.sizing) or "sized from the free space of their volumes once their folders are chosen"
+            self.readout.setText(
+                "Target: <b>none</b>: tuning finds the most transactional IOPS the storage passes within the thresholds<br>"
+                f"Databases: {sized}<br>Mailboxes are planned at {config.throughput_percent:g} % of the most that passes, "
+                f"{p.iops_per_mailbox:g} IOPS each" + (f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""))
+            return
         self.readout.setText(
             f"Target: <b>{config.target_transactional_iops:,.1f} transactional IOPS</b> "
             f"({config.profile.mailboxes:,} × {config.profile.iops_per_mailbox:g} + {config.profile.headroom_percent:g} %)<br>"

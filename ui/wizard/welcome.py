@@ -7,6 +7,7 @@ from pathlib import Path
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -16,10 +17,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from engine.model.config import Scenario
 from engine.model.derive import target_words
 from ui.widgets.style import ERROR_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.services import ServiceError, SessionSummary
+
+SCENARIOS = {
+    Scenario.MAILBOX_PROFILE: "Test an Exchange mailbox profile: pass or fail against the target IOPS its mailboxes ask for",
+    Scenario.DISK_THROUGHPUT: "Test a disk subsystem throughput: no target; find the most transactional IOPS the storage "
+                              "passes within the thresholds, and what that means in mailboxes",
+}
 
 
 class WelcomePage(WizardPage):
@@ -36,6 +44,7 @@ class WelcomePage(WizardPage):
     NAME = "welcome"
     TITLE = "Welcome to Jetwise"
     SUBTITLE = "Prove the storage carries the mailbox workload before production."
+    OPTIONS = ("scenario",)
 
     open_requested = Signal()
     report_requested = Signal()  # the import report of the JetstressConfig.xml loaded, shown again
@@ -65,6 +74,7 @@ class WelcomePage(WizardPage):
         self.resume.toggled.connect(self._on_resume_toggled)
         self.reason = QLabel()
         self.reason.setWordWrap(True)
+        self.scenarios = self._scenario_box()
         self.chosen: str | None = None  # the session whose last run's configuration the draft holds
         self._summaries: dict[str, SessionSummary] = {}
         layout = QVBoxLayout(self)
@@ -79,8 +89,30 @@ class WelcomePage(WizardPage):
         layout.addWidget(self.resume)
         layout.addWidget(self.sessions, 1)
         layout.addWidget(self.reason)
+        layout.addWidget(self.scenarios)
         self.fill_sessions()
         self._show_reason()
+
+    def _scenario_box(self) -> QGroupBox:
+        """Jetstress's two scenarios, as its wizard offers them: the test's, whichever way in was taken."""
+        box = QGroupBox("Scenario")
+        column = QVBoxLayout(box)
+        group = QButtonGroup(box)
+        self.scenario_buttons: dict[Scenario, QRadioButton] = {}
+        for scenario, words in SCENARIOS.items():
+            button = self.scenario_buttons[scenario] = QRadioButton(words)
+            group.addButton(button)
+            column.addWidget(button)
+            button.toggled.connect(lambda on, chosen=scenario: self.state.set("scenario", chosen.value) if on else None)
+        self.editors["scenario"] = box
+        return box
+
+    def refresh(self) -> None:
+        super().refresh()
+        chosen = self.scenario_buttons.get(Scenario(self.state.get("scenario")))
+        if chosen is not None and not chosen.isChecked():
+            with QSignalBlocker(chosen):
+                chosen.setChecked(True)
 
     def fill_sessions(self) -> None:
         self.sessions.clear()
