@@ -14,7 +14,7 @@ import os
 import shutil
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from engine.io.files import database_file_path
 from engine.io.pages import FormatError, read_database_header
@@ -78,9 +78,12 @@ def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = f
 
 
 def _volume_folder(path: Path) -> Path:
-    """The nearest folder of `path` that exists: its volume's free space is the database's to take."""
+    """The nearest folder of `path` that exists: its volume's free space is the database's to take. A relative path is
+    read against the current folder, as the command line reads it; a Windows path read elsewhere cannot be measured."""
     if not path.is_absolute():
-        raise CapacityError(f"{path} is not a full path on this machine: its volume's free space cannot be measured")
+        if PureWindowsPath(str(path)).drive or "\\" in str(path):
+            raise CapacityError(f"{path} is not a path on this machine: its volume's free space cannot be measured")
+        path = path.absolute()
     for folder in (path, *path.parents):
         if folder.is_dir():
             return folder

@@ -9,11 +9,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout
 
 from engine.model.config import Scenario
+from engine.model.options import option
 from engine.model.units import format_bytes
 from ui.widgets.fields import OptionField
 from ui.wizard.base import PageContext, WizardPage
 
 THROUGHPUT_TITLE = "Disk subsystem throughput"
+CAPACITY_LABEL = "Share of each volume's free space:"
 THROUGHPUT_SUBTITLE = "How much of the disks the databases take, and how mailboxes are planned on the most that passes."
 
 # Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS
@@ -47,6 +49,7 @@ class ProfilePage(WizardPage):
         self.form = form
         self.readout = QLabel()
         self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setWordWrap(True)
         box = QGroupBox("What this means")
         QVBoxLayout(box).addWidget(self.readout)
         layout = QVBoxLayout(self)
@@ -69,6 +72,9 @@ class ProfilePage(WizardPage):
             self.form.setRowVisible(self.fields[path], not throughput)
         self.form.setRowVisible(self.messages, not throughput)
         self.form.setRowVisible(self.fields["throughput_percent"], throughput)
+        capacity = self.form.labelForField(self.fields["capacity_percent"])
+        if isinstance(capacity, QLabel):
+            capacity.setText(CAPACITY_LABEL if throughput else f"{option('capacity_percent').label}:")
         config = self.state.config()
         if config is None:
             self.readout.setText("<i>Correct the fields above to see the target and sizes.</i>")

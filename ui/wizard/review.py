@@ -90,7 +90,9 @@ class ReviewPage(WizardPage):
     def initializePage(self) -> None:
         if not self.state.session:
             volume = Path(self.state.data["databases"][0]["database_path"]).anchor or "disk"
-            self.state.session = f"{self.state.data['profile']['mailboxes']} mailboxes on {volume}"
+            what = ("Disk throughput" if self.state.data.get("scenario") == "disk_throughput"
+                    else f"{self.state.data['profile']['mailboxes']} mailboxes")
+            self.state.session = f"{what} on {volume}"
         self.session.setText(self.state.session)
         self._look_for_suites()
         self._ask(again=True)  # the folders may have changed since the Databases page looked
