@@ -50,7 +50,7 @@ def print_sessions(sessions: list[SessionRow], runs: dict[str, list[RunRow]], ou
         last = mine[-1] if mine else None
         setting = f"{last.threads} threads, SluggishSessions {last.sluggish_sessions}" if last else "-"
         print(
-            f"{s.name[:28]:<28} {s.created_utc[:19].replace('T', ' '):<20} {s.target_iops:>12,.1f} {len(mine):>5}  "
+            f"{s.name[:28]:<28} {s.created_utc[:19].replace('T', ' '):<20} {_num(s.target_iops or None, 1):>12} {len(mine):>5}  "
             f"{(last.status if last else '-'):<12} {setting}",
             file=out,
         )

@@ -98,8 +98,9 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
                       "nothing to start from")
     reading = read_most(config, found, cpu_count)
     load, carried = reading.load, reading.max_passing_iops
-    status: Literal["next", "converged", "unreachable"] = {"most": "converged", "unreachable": "unreachable"}.get(
-        reading.status, "next")  # type: ignore[assignment]
+    status: Literal["next", "converged", "unreachable"] = "next"
+    if reading.status in ("most", "unreachable"):
+        status = "converged" if reading.status == "most" else "unreachable"
     return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
                   max_passing_iops=carried, capacity=capacity_words(config, carried) if status == "converged" and carried
                   else None)

@@ -82,7 +82,10 @@ class ProfilePage(WizardPage):
         databases = config.database_count
         if config.seeks_maximum:
             p = config.profile
-            sized = html.escape(self.state.sizing) or "sized from the free space of their volumes once their folders are chosen"
+            sized = html.escape(self.state.sizing) or (
+                f"each database is {format_bytes(config.database_size_bytes)}, as the configuration keeps it"
+                if config.database_size_mb is not None
+                else "sized from the free space of their volumes once their folders are chosen")
             self.readout.setText(
                 "Target: <b>none</b>: tuning finds the most transactional IOPS the storage passes within the thresholds<br>"
                 f"Databases: {sized}<br>Mailboxes are planned at {config.throughput_percent:g} % of the most that passes, "
