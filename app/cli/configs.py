@@ -81,11 +81,21 @@ def sized_or_problem(config: TestConfig) -> tuple[TestConfig, list[Problem]]:
 
 
 def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO) -> TestConfig | None:
-    """`config` with `changes` laid over it and checked again; None once what refuses them is printed."""
-    changed, problems = validate_data(merged(config.model_dump(mode="json"), changes))
+    """`config` with `changes` laid over it and checked again; None once what refuses them is printed.
+
+    A disk throughput configuration whose size comes from something changed (the scenario, the capacity percentage,
+    the folders) is sized again from the free space, unless the changes set the size."""
+    data = config.model_dump(mode="json")
+    moved = any(key in changes and changes[key] != data[key] for key in ("scenario", "capacity_percent", "databases"))
+    if moved and "database_size_mb" not in changes and (config.seeks_maximum or "scenario" in changes):
+        changes = {**changes, "database_size_mb": None}
+    changed, problems = validate_data(merged(data, changes))
     if changed is None:
         print_problems(problems, stream, flags=True)
-    return changed
+        return None
+    sized, said = sized_or_problem(changed)
+    print_problems(said, stream)
+    return sized
 
 
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
@@ -117,12 +127,17 @@ def checked_text(path: Path, text: str) -> tuple[TestConfig | None, list[Problem
 
 
 def load_or_say(path: Path, stream: TextIO) -> TestConfig | None:
-    """The configuration at `path`, or None once every problem with it is printed, the file named."""
+    """The configuration at `path`, or None once every problem with it is printed, the file named. A disk throughput
+    configuration without a database size is sized from the free space (a Jetwise database already there counts as
+    free, so every run of it sizes the same)."""
     config, problems = load_checked(path)
     if config is None:
         print_problems(problems, stream)
         if any(problem.field for problem in problems):  # a field's problem does not say which file it is in
             print(f"{path}: {len(errors_only(problems)):,} problem(s)", file=stream)
-    elif problems:  # what an imported JetstressConfig.xml said: values replaced, elements ignored
-        print_problems(problems, stream)
-    return config
+        return None
+    sized, said = sized_or_problem(config)
+    if sized is not config:  # the warning that it has no size is moot
+        problems = [p for p in problems if p.field != "database_size_mb"]
+    print_problems([*problems, *said], stream)  # what an imported JetstressConfig.xml said, and how it was sized
+    return sized

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
-from app.cli.configs import checked_text, load_xml_or_say, read_text, sized_or_problem, with_changes
+from app.cli.configs import checked_text, load_xml_or_say, read_text, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import new_folder, run_until_stopped
 from app.cli.tune import Tuning, tune
@@ -54,10 +54,14 @@ def _load(switches: CmdSwitches) -> tuple[TestConfig | None, bool]:
         loaded = load_xml_or_say(path, text, databases, sys.stderr)
         return (None, False) if loaded is None else (loaded.config, loaded.auto_tune)
     config, problems = checked_text(path, text)
+    if config is None:
+        print_problems(problems, sys.stderr)
+        return None, False
+    changed = with_changes(config, {"databases": databases} if databases is not None else {}, sys.stderr)  # sized
+    if changed is not None and changed.database_size_mb != config.database_size_mb:  # its "no size" warning is moot
+        problems = [p for p in problems if p.field != "database_size_mb"]
     print_problems(problems, sys.stderr)
-    if config is not None and databases is not None:
-        config = with_changes(config, {"databases": databases}, sys.stderr)
-    return config, False
+    return changed, False
 
 
 def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:
@@ -76,16 +80,7 @@ def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:
         changes["capacity_percent"] = switches.capacity_percent
     if switches.throughput_percent is not None:
         changes.update(scenario=Scenario.DISK_THROUGHPUT.value, throughput_percent=switches.throughput_percent)
-    resized = (switches.throughput_percent is not None and not config.seeks_maximum) or (
-        switches.capacity_percent not in (None, config.capacity_percent))
-    if resized and (config.seeks_maximum or switches.throughput_percent is not None):
-        changes["database_size_mb"] = None  # sized again from the free space: another scenario, or another capacity
-    changed = with_changes(config, changes, sys.stderr) if changes else config
-    if changed is None or changed.database_size_mb is not None:
-        return changed
-    sized, said = sized_or_problem(changed)
-    print_problems(said, sys.stderr)
-    return sized
+    return with_changes(config, changes, sys.stderr) if changes else config
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:

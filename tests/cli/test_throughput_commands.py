@@ -76,3 +76,22 @@ def test_cmd_throughput_tunes_then_runs_at_the_most_and_writes_what_runbooks_rea
     lines = page.read_text(encoding="utf-8").splitlines()
     assert re.sub(r"<[^>]+>", "", next_line_after(lines, "Throughput Percentage")).strip() == "75"
     assert not any("Target Transactional I/O per Second" in line for line in lines)
+
+
+def test_a_configuration_without_its_size_is_sized_when_run_and_again_when_cmd_changes_the_capacity(tmp_path):
+    config = _init(tmp_path, "--duration", "2s", "--warmup", "1s")
+    data = json.loads(config.read_text())
+    size = data.pop("database_size_mb")  # written by hand, without the size init computes
+    config.write_text(json.dumps(data))
+    first = jetwise("run", str(config), "--simulate", "flash", "--output", str(tmp_path / "a"), cwd=tmp_path)
+    assert first.returncode == ExitCode.PASS, first.stderr
+    assert "note: disk throughput: each database is" in first.stderr and "has no database size" not in first.stderr
+    sized = read_result(tmp_path / "a").configuration.database_size_mb
+    assert sized is not None and abs(sized - size) <= 0.05 * size  # the same share of about the same free space
+    percent = data["capacity_percent"] * 2
+    again = jetwise("cmd", "/c", str(config), "/threads", "1", "/pctcapacity", f"{percent:.6f}", "/output",
+                    str(tmp_path / "b"), "--simulate", "flash", cwd=tmp_path)
+    assert again.returncode == ExitCode.PASS, again.stderr
+    (folder,) = (tmp_path / "b").glob("jetwise-run-*")
+    larger = read_result(folder).configuration.database_size_mb
+    assert larger is not None and larger > 1.5 * sized
