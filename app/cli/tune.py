@@ -117,7 +117,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if outcome.status == "converged" and outcome.recommendation:
         threads, sluggish = outcome.recommendation
         found = "Measured the most that passes" if config.seeks_maximum else "Converged"
-        say(f"{found} in {len(outcome.runs)} calibration run(s): {threads} threads, SluggishSessions {sluggish}.")
+        how = f"in {len(outcome.runs)} calibration run(s)" if outcome.runs else "from the runs the session already holds"
+        say(f"{found} {how}: {threads} threads, SluggishSessions {sluggish}.")
         if advice is not None:
             say(f"  {advice.rationale}")
             if advice.capacity:

@@ -36,7 +36,7 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import RunPoint, evidence, once, storage_errors_words, unresolved_errors
-from engine.tuning.most import read_most
+from engine.tuning.most import host_limited, read_most
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
@@ -101,9 +101,11 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
     status: Literal["next", "converged", "unreachable"] = "next"
     if reading.status in ("most", "unreachable"):
         status = "converged" if reading.status == "most" else "unreachable"
+    capacity = None
+    if status == "converged" and carried:
+        capacity = capacity_words(config, carried, at_least=host_limited(found, load))
     return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
-                  max_passing_iops=carried, capacity=capacity_words(config, carried) if status == "converged" and carried
-                  else None)
+                  max_passing_iops=carried, capacity=capacity)
 
 
 @dataclass(frozen=True)
@@ -202,14 +204,16 @@ def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
     return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
 
 
-def capacity_words(config: TestConfig, iops: float) -> str:
+def capacity_words(config: TestConfig, iops: float, at_least: bool = False) -> str:
     """What a throughput means in the profile's terms (in the disk throughput scenario: mailboxes at its throughput
-    percentage, each at the profile's IOPS per mailbox)."""
+    percentage, each at the profile's IOPS per mailbox); `at_least`: the host, not the storage, set the limit."""
     p = config.profile
     share = config.throughput_percent / 100.0 if config.seeks_maximum else 1.0
     mailboxes = int(iops * share / (p.iops_per_mailbox * p.headroom_factor))
     planned = f"at {config.throughput_percent:g} % of it, " if share < 1 else ""
-    words = (f"about {iops:,.0f} transactional IOPS: {planned}{mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS "
+    bound = "at least" if at_least else "about"
+    limit = " (the host, not the storage, set the limit)" if at_least else ""
+    words = (f"{bound} {iops:,.0f} transactional IOPS{limit}: {planned}{mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS "
              "each" + (f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""))
     if config.seeks_maximum:
         return words

@@ -61,6 +61,12 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
                    f"{_beyond(stops, best, heaviest)}", best.step.iops)
 
 
+def host_limited(points: Sequence[CurvePoint], load: Load) -> bool:
+    """Whether what passed at `load` is bounded by the host, not the storage: nothing heavier broke the thresholds."""
+    return not any(not c.step.latency_ok and not c.step.host_bound and c.step.load.effective > load.effective
+                   for c in points)
+
+
 def _nearest(loads: Sequence[Load], effective: float) -> Load:
     return min(loads, key=lambda load: abs(math.log(load.effective / effective)))
 

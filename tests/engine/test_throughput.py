@@ -22,7 +22,7 @@ from engine.run.simulation import PROFILES
 from engine.run.sweep import Load, Step
 from engine.tuning.advisor import advise_session, capacity_words
 from engine.tuning.curve import CurvePoint
-from engine.tuning.most import read_most
+from engine.tuning.most import host_limited, read_most
 from engine.tuning.tuner import Tuner
 from tests.engine.test_advisor import _exhaustive_best, simulated_tuning
 
@@ -63,6 +63,10 @@ def test_the_curve_is_read_for_the_most_that_passes(tmp_path):
     assert gap.status == "next" and 2 < gap.load.effective < 8, "untried loads between the best and the ceiling"
     host = read_most(config, [_point(64, 1, 9000, True, True)], cpu_count=2)
     assert host.status == "most" and "heaviest load this test runs on this host" in host.rationale
+    assert host_limited([_point(64, 1, 9000, True, True)], Load(64, 1))
+    assert not host_limited([_point(3, 1, 128, True, True), _point(7, 2, 140, False, False)], Load(3, 1))
+    assert capacity_words(config, 9000, at_least=True).startswith("at least 9,000 transactional IOPS (the host, not the "
+                                                                  "storage, set the limit): at 80 % of it, 72,000 mailboxes")
     lighter = read_most(config, [_point(4, 1, 140, False, True)], cpu_count=2)
     assert lighter.status == "next" and lighter.load.effective < 4
     none = read_most(config, [_point(1, 100, 3, False, True)], cpu_count=2)
