@@ -4,6 +4,7 @@ checked, every problem said."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -14,6 +15,7 @@ from engine.model.config import TestConfig
 from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
 from engine.model.jetstress.loading import XmlConfig, config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
+from engine.model.profile import SIZED_FROM
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules, errors_only, validate_data
 
@@ -56,45 +58,46 @@ def load_xml_or_say(path: Path, text: str, databases: list[dict[str, str]] | Non
     if isinstance(loaded, Problem) or loaded.config is None:
         print_problems([loaded] if isinstance(loaded, Problem) else loaded.said(), stream)
         return None
-    config, sized = sized_or_problem(loaded.config)
-    if config is not loaded.config:  # sized: the warning that it has no size is moot
-        loaded.imported.warnings = [w for w in loaded.imported.warnings if w.field != "database_size_mb"]
-        loaded.config = config
-    print_problems([*loaded.said(), *sized], stream)
+    loaded.config, said = sized_or_problem(loaded.config, loaded.said())
+    print_problems(said, stream)
     return loaded
 
 
-def sized_or_problem(config: TestConfig) -> tuple[TestConfig, list[Problem]]:
-    """A disk throughput configuration without a database size, sized from its volumes' free space, with how in words
-    and the cache's warning if it now holds the whole database (a warning instead when a volume is not on this
-    machine: the profile sizes them); any other configuration as it is."""
+def sized_or_problem(config: TestConfig, said: Sequence[Problem] = ()) -> tuple[TestConfig, list[Problem]]:
+    """A disk throughput configuration without a database size, sized from its volumes' free space, and what to say:
+    `said` (what was said of it already, less its warning that it has no size once sized), then how it was sized and
+    the cache's warning if it now holds the whole database (a warning instead when a volume is not on this machine:
+    the profile sizes them); any other configuration as it is, with `said`."""
     try:
         sized, words = sized_if_throughput(config)
     except CapacityError as exc:
-        return config, [Problem("databases[0].database_path", f"disk throughput: {exc}; the mailbox profile sizes the "
-                                                             "databases until the configuration is made on the server",
-                                Severity.WARNING)]
+        return config, [*said, Problem("databases[0].database_path", f"disk throughput: {exc}; the mailbox profile "
+                                       "sizes the databases until the configuration is made on the server",
+                                       Severity.WARNING)]
     if not words:
-        return sized, []
+        return sized, list(said)
+    kept = [p for p in said if p.field != "database_size_mb"]
     cache = [p for p in check_rules(sized) if p.field == "database_cache_max_mb"]
-    return sized, [Problem("", f"disk throughput: {words}", Severity.NOTE), *cache]
+    return sized, [*kept, Problem("", f"disk throughput: {words}", Severity.NOTE), *cache]
 
 
-def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO) -> TestConfig | None:
-    """`config` with `changes` laid over it and checked again; None once what refuses them is printed.
+def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO, said: Sequence[Problem] = ()) -> TestConfig | None:
+    """`config` with `changes` laid over it and checked again, `said` (what was said of `config`) printed first; None
+    once what refuses them is printed.
 
-    A disk throughput configuration whose size comes from something changed (the scenario, the capacity percentage,
-    the folders) is sized again from the free space, unless the changes set the size."""
+    A disk throughput configuration whose size comes from something changed (`SIZED_FROM`) is sized again from the
+    free space, unless the changes set the size."""
     data = config.model_dump(mode="json")
-    moved = any(key in changes and changes[key] != data[key] for key in ("scenario", "capacity_percent", "databases"))
+    moved = any(key in changes and changes[key] != data[key] for key in SIZED_FROM)
     if moved and "database_size_mb" not in changes and (config.seeks_maximum or "scenario" in changes):
         changes = {**changes, "database_size_mb": None}
     changed, problems = validate_data(merged(data, changes))
     if changed is None:
+        print_problems(said, stream)
         print_problems(problems, stream, flags=True)
         return None
-    sized, said = sized_or_problem(changed)
-    print_problems(said, stream)
+    sized, told = sized_or_problem(changed, said)
+    print_problems(told, stream)
     return sized
 
 
@@ -136,8 +139,6 @@ def load_or_say(path: Path, stream: TextIO) -> TestConfig | None:
         if any(problem.field for problem in problems):  # a field's problem does not say which file it is in
             print(f"{path}: {len(errors_only(problems)):,} problem(s)", file=stream)
         return None
-    sized, said = sized_or_problem(config)
-    if sized is not config:  # the warning that it has no size is moot
-        problems = [p for p in problems if p.field != "database_size_mb"]
-    print_problems([*problems, *said], stream)  # what an imported JetstressConfig.xml said, and how it was sized
+    sized, said = sized_or_problem(config, problems)  # what an imported JetstressConfig.xml said, and how it was sized
+    print_problems(said, stream)
     return sized

@@ -57,11 +57,8 @@ def _load(switches: CmdSwitches) -> tuple[TestConfig | None, bool]:
     if config is None:
         print_problems(problems, sys.stderr)
         return None, False
-    changed = with_changes(config, {"databases": databases} if databases is not None else {}, sys.stderr)  # sized
-    if changed is not None and changed.database_size_mb != config.database_size_mb:  # its "no size" warning is moot
-        problems = [p for p in problems if p.field != "database_size_mb"]
-    print_problems(problems, sys.stderr)
-    return changed, False
+    changes = {"databases": databases} if databases is not None else {}
+    return with_changes(config, changes, sys.stderr, said=problems), False  # sized, for the folders it runs on
 
 
 def _overridden(config: TestConfig, switches: CmdSwitches) -> TestConfig | None:

@@ -63,7 +63,7 @@ def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = f
             logs[os.stat(_volume_folder(spec.log_path)).st_dev] += config.log_space_bytes_per_database
     sizes = {}
     for device, indexes in shares.items():
-        usable = free[device] - max(MIN_RESERVE_BYTES, RESERVE_SHARE * free[device])
+        usable = free[device] - _reserve(free[device])
         sizes[device] = (usable * config.capacity_percent / 100.0 - logs[device]) / len(indexes)
     tightest = min(sizes, key=lambda device: sizes[device])
     size_mb = max(MIN_DATABASE_PAGES * PAGE_SIZE_BYTES // MIB, int(sizes[tightest] // MIB))
@@ -73,8 +73,13 @@ def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = f
              f"{format_bytes(free[tightest])} free on the volume of {folders[tightest]}"
              + (f", shared by its {count} databases" if count > 1 else "")
              + (" and their logs" if logs[tightest] else "")
-             + f", less a reserve of {format_bytes(max(MIN_RESERVE_BYTES, RESERVE_SHARE * free[tightest]))}")
+             + f", less a reserve of {format_bytes(_reserve(free[tightest]))}")
     return sized, words
+
+
+def _reserve(free: int) -> float:
+    """What stays free on a volume: 1 % of its free space, at least 256 MB."""
+    return max(MIN_RESERVE_BYTES, RESERVE_SHARE * free)
 
 
 def _volume_folder(path: Path) -> Path:

@@ -30,10 +30,10 @@ from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from engine.model.config import Scenario, TestConfig, default_config
 from engine.model.options import options
+from engine.model.profile import SIZED_FROM
 from engine.model.validation import Problem, check_rules, validate_data
 
 P = ParamSpec("P")
-SIZED_FROM = frozenset({"scenario", "capacity_percent"})  # with the folders: what the throughput scenario's size comes from
 
 
 class Notice(Generic[P]):

@@ -136,6 +136,10 @@ class Scenario(StrEnum):
     DISK_THROUGHPUT = "disk_throughput"
 
 
+# What the disk throughput scenario's database size comes from: a change to one of them sizes the databases again.
+SIZED_FROM = ("scenario", "capacity_percent", "databases")
+
+
 class TestType(StrEnum):
     """The Jetstress test types."""
 

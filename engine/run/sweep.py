@@ -165,6 +165,12 @@ def measured_bracket(steps: Sequence[Step]) -> tuple[Step, Step] | None:
     return latest[loads[low]], latest[loads[high]]
 
 
+def heaviest_threads(databases: int, cpu_count: int, *asked: int) -> int:
+    """The heaviest thread count a ladder goes to: what the host's cores drive, or more when asked, within a test's
+    limit."""
+    return min(MAX_THREADS, max(databases, THREADS_PER_CORE * max(1, cpu_count), *asked))
+
+
 @dataclass(frozen=True)
 class SweepPlan:
     """What a sweep runs: its ladder of loads, where it starts, and how each step settles and is judged."""
@@ -202,7 +208,7 @@ def plan_sweep(config: TestConfig, cpu_count: int, budget_s: float = SWEEP_BUDGE
     """
     databases = config.database_count
     start = Load(max(databases, config.thread_count), config.sluggish_sessions)
-    heaviest = min(MAX_THREADS, max(start.threads, databases, THREADS_PER_CORE * max(1, cpu_count)))
+    heaviest = heaviest_threads(databases, cpu_count, start.threads)
     interval = config.sample_interval_s
     warmup = max(2, round(WARMUP_S / interval))
     available = max(0, int((budget_s - warmup * interval) / interval + 1e-9))

@@ -14,16 +14,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from engine.model.config import MAX_THREADS, TestConfig
-from engine.run.sweep import EXPAND, MAX_SLUGGISH, THREADS_PER_CORE, Load, ladder
+from engine.model.config import TestConfig
+from engine.run.sweep import EXPAND, MAX_SLUGGISH, Load, heaviest_threads, ladder
 from engine.tuning.curve import CurvePoint, Reading
 
 
 def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) -> Reading:
     """The setting to run next in search of the most that passes, or (status "most") what that is, confirmed."""
     databases = config.database_count
-    heaviest = min(MAX_THREADS, max([databases, THREADS_PER_CORE * max(1, cpu_count)]
-                                    + [c.step.load.threads for c in points]))
+    heaviest = heaviest_threads(databases, cpu_count, *(c.step.load.threads for c in points))
     loads = ladder(databases, heaviest, MAX_SLUGGISH)
     stops = [c for c in points if not c.step.latency_ok or c.step.host_bound]
     ceiling = min((c.step.load.effective for c in stops), default=math.inf)

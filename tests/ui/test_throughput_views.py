@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QWizard
 
 from engine.model.config import Scenario
 from tests.ui.test_runs import _wait_for_results
-from tests.ui.test_wizard_loop import _go_next, _type
+from tests.ui.test_wizard_loop import _go_next, _type, fill_folders
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
 
 
@@ -37,10 +37,7 @@ def test_the_scenario_changes_the_profile_page_and_the_databases_are_sized_from_
     assert wizard.currentId() == PAGE_TUNING
     _go_next(qtbot, wizard)
     assert wizard.currentId() == PAGE_DATABASES
-    databases = wizard.databases
-    databases.db_pattern.setText(str(tmp_path / "data" / "DB{n}"))
-    databases.log_pattern.setText(str(tmp_path / "data" / "Log{n}"))
-    qtbot.mouseClick(databases.fill_button, Qt.MouseButton.LeftButton)
+    fill_folders(qtbot, wizard.databases, tmp_path / "data")
     config = wizard.state.config()
     assert config is not None and config.database_size_mb is not None
     assert f"{float(f'{percent:.6f}'):g} % of the" in wizard.state.sizing and str(tmp_path / "data") in wizard.state.sizing

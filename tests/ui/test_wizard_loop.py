@@ -29,6 +29,13 @@ def _go_back(qtbot, wizard) -> None:
     qtbot.mouseClick(_button(wizard, QWizard.WizardButton.BackButton), Qt.MouseButton.LeftButton)
 
 
+def fill_folders(qtbot, page, data) -> None:
+    """The Databases page's folders typed as patterns below `data` and filled into its rows."""
+    page.db_pattern.setText(str(data / "DB{n}"))
+    page.log_pattern.setText(str(data / "Log{n}"))
+    qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
+
+
 def _walk_to_review(qtbot, wizard, tmp_path) -> None:
     """Welcome to Review with Next only, entering values on the way."""
     _go_next(qtbot, wizard)
@@ -42,9 +49,7 @@ def _walk_to_review(qtbot, wizard, tmp_path) -> None:
     _go_next(qtbot, wizard)
     assert wizard.currentId() == PAGE_DATABASES
     page = wizard.databases
-    page.db_pattern.setText(str(tmp_path / "data" / "DB{n}"))
-    page.log_pattern.setText(str(tmp_path / "data" / "Log{n}"))
-    qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
+    fill_folders(qtbot, page, tmp_path / "data")
     qtbot.waitUntil(lambda: "✓ will be created" in (page.table.item(0, 2).text() if page.table.item(0, 2) else ""),
                     timeout=5000)
     _go_next(qtbot, wizard)
