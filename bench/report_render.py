@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.results.sample_file import SampleList
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
 from reporting.bundle import RunBundle
 from reporting.document import render_html
@@ -46,7 +47,7 @@ def synthetic_bundle(samples: int, instances: int, folder: Path) -> RunBundle:
         for i in range(samples)
     ]
     log = [f"2026-11-21 10:{i // 60 % 60:02d}:{i % 60:02d} -- line {i}" for i in range(2000)]
-    return RunBundle(result, data, log, folder)
+    return RunBundle(result, SampleList(data), log, folder)
 
 
 def main() -> int:

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from engine.model.config import TestConfig
 from engine.model.validation import problems_from_validation_error
 from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
-from engine.results.schema import IntervalSample, RunResult
+from engine.results.sample_file import SampleList, Samples
+from engine.results.schema import RunResult
 from engine.run.samples import rebuild_result
 from engine.run.suite import SUITE_FILE
 from engine.store.rows import RunRow
@@ -27,7 +28,7 @@ class ReportError(Exception):
 @dataclass
 class RunBundle:
     result: RunResult
-    samples: list[IntervalSample]
+    samples: Samples
     log: list[str]
     folder: Path | None
     session: str | None = None
@@ -45,13 +46,16 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     row = store.run(reference)
     if row is None:
         raise ReportError(f"{reference} is neither a run folder nor a run id in the store {store.path}")
-    samples = store.samples(reference)
+    folder = Path(row.output_dir)
+    samples = read_samples(folder) if folder.is_dir() else SampleList()
+    if not samples:
+        samples = SampleList(store.samples(reference))  # kept in the store by an older version
     log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(reference)]
     result = store.result(reference)
     if result is None:
         reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
         result = rebuild_result(row.config, samples, reference, reason)
-    bundle = RunBundle(result, samples, log, Path(row.output_dir), row.session)
+    bundle = RunBundle(result, samples, log, folder, row.session)
     _add_session(bundle, store)
     return bundle
 

@@ -1,4 +1,5 @@
-"""The interval samples as CSV, one row per interval per instance.
+"""The interval samples as CSV: a row per interval for the server (instance `_Total`, as Jetstress's counters
+name it), and a row per instance where its figures end (every 15 s, covering the 15 s before).
 
 A load sweep's samples also name their step (numbered from 1, as the report and the run's log
 number them) and the setting it ran; outside a sweep those cells are empty. A Database Checksum
@@ -11,12 +12,12 @@ stage, with both the scan's and the recovery's columns.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from engine.results.scans import megabytes
-from engine.results.schema import DatabaseScan, InstanceRecovery, RunResult
+from engine.results.schema import DatabaseScan, Figures, InstanceRecovery, IntervalSample, RunResult
 from reporting.bundle import RunBundle
 
 CSV_COLUMNS = [
@@ -28,6 +29,7 @@ CSV_COLUMNS = [
     "db_cache_hit_ratio", "database_page_fault_stalls_per_s", "cpu_percent", "available_memory_mb",
     "sweep_step", "threads", "sluggish_sessions",
 ]
+TOTAL = "_Total"  # the server's row: every instance together
 STAGE_CSV_COLUMNS = ["stage", "test_type", "run_folder"]  # a suite's CSV: which stage's run each row is of
 SCAN_PHASE = "scan"
 SCAN_CSV_COLUMNS = [  # DatabaseScan's own names, and its figures in Jetstress's Mbytes (MiB)
@@ -54,19 +56,26 @@ def _after_samples(result: RunResult) -> tuple[list[str], list[list[Any]]]:
     return [], []
 
 
-def _sample_rows(bundle: RunBundle) -> Iterator[list[Any]]:
-    """A row of the CSV_COLUMNS per interval per instance."""
-    for sample in bundle.samples:
-        for row in sample.instances:
-            values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, sample.duration_s, row.name]
-            values += [getattr(row, key) for key in CSV_COLUMNS[6:24]]
+def sample_rows(samples: Iterable[IntervalSample]) -> Iterator[list[Any]]:
+    """Rows of the CSV_COLUMNS: the server's (instance `_Total`) per interval, and each instance's where its
+    figures end (its duration is then the span they cover: a window of 15 s in a samples file)."""
+    for sample in samples:
+        rows: list[tuple[Figures, str, float]] = [(sample.summary, TOTAL, sample.duration_s)]
+        rows += [(row, row.name, sample.duration_s if row.span_s is None else row.span_s) for row in sample.instances]
+        for figures, name, seconds in rows:
+            values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, seconds, name]
+            values += [getattr(figures, key) for key in CSV_COLUMNS[6:24]]
             values += [sample.host.cpu_percent, sample.host.available_memory_mb]
             values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
             yield values
 
 
+def _sample_rows(bundle: RunBundle) -> Iterator[list[Any]]:
+    return sample_rows(bundle.samples)
+
+
 def write_csv(bundle: RunBundle, path: Path) -> int:
-    """The interval samples, one row per interval per instance, then a scan's databases or a soft recovery's
+    """The interval samples (`sample_rows`), then a scan's databases or a soft recovery's
     instances; returns the rows written."""
     extra, after = _after_samples(bundle.result)
     blank: list[Any] = [None] * len(extra)  # a sample row's scan or recovery cells

@@ -66,22 +66,22 @@ def charts(bundle: RunBundle) -> dict[str, str]:
     if config.scans:
         return scan_charts(bundle.samples)
     limits = config.active_thresholds
-    samples = bundle.samples
-    xs = [s.elapsed_s for s in samples]
+    series = bundle.samples.columns("elapsed_s", "transactional_iops", "db_read_avg_latency_ms", "log_write_avg_latency_ms")
+    xs = series["elapsed_s"]
     sweep = bundle.result.sweep
-    marks = step_marks(sweep, samples)  # a sweep's steps, where each starts
+    marks = step_marks(sweep, bundle.samples)  # a sweep's steps, where each starts
     out: dict[str, str] = {}
-    if samples:
+    if xs:
         out["iops"] = line_chart(
             "Transactional IOPS per interval", "IOPS",
-            [Line("achieved", xs, [s.summary.transactional_iops for s in samples], palette.READS)],
+            [Line("achieved", xs, series["transactional_iops"], palette.READS)],
             target_levels(config, f"target {config.target_transactional_iops:,.0f}"),
             marks=marks,
         )
         out["latency"] = line_chart(
             "Average latency per interval", "ms",
-            [Line("database reads", xs, [s.summary.db_read_avg_latency_ms for s in samples], palette.READS),
-             Line("log writes", xs, [s.summary.log_write_avg_latency_ms for s in samples], palette.LOG)],
+            [Line("database reads", xs, series["db_read_avg_latency_ms"], palette.READS),
+             Line("log writes", xs, series["log_write_avg_latency_ms"], palette.LOG)],
             [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", palette.READS),
              Level(limits.log_write_avg_latency_ms, f"log limit {limits.log_write_avg_latency_ms:g} ms", palette.LOG)],
             marks=marks,

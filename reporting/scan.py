@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.model.config import PAGE_SIZE_BYTES, TestType
+from engine.results.sample_file import Samples
 from engine.results.scans import CORRECTABLE_NOTE, megabytes
-from engine.results.schema import DatabaseScan, Figures, IntervalSample, RunResult, ScanResult
+from engine.results.schema import DatabaseScan, Figures, RunResult, ScanResult
 from engine.workload.errors import PAGE, ese_error, title
 from reporting import palette
 from reporting.charts import Line, line_chart
@@ -108,15 +109,19 @@ def scan_model(result: RunResult) -> dict[str, Any]:
     return model
 
 
-def scan_charts(samples: list[IntervalSample]) -> dict[str, str]:
+def scan_charts(samples: Samples) -> dict[str, str]:
     """What the scan read per second over time, in Mbytes/s: the databases, and a checksum's logs."""
-    if not samples:
+    series = samples.columns("elapsed_s", "db_reads_per_s", "db_read_avg_bytes", "log_reads_per_s", "log_read_avg_bytes")
+    xs = series["elapsed_s"]
+    if not xs:
         return {}
-    xs = [s.elapsed_s for s in samples]
-    few = len(samples) < FEW_SAMPLES
-    lines = [Line("database reads", xs, [megabytes(s.summary.db_reads_per_s * s.summary.db_read_avg_bytes) for s in samples],
-                  palette.READS, markers=few)]
-    if any(s.summary.log_reads_per_s for s in samples):
-        lines.append(Line("log reads", xs, [megabytes(s.summary.log_reads_per_s * s.summary.log_read_avg_bytes)
-                                            for s in samples], palette.LOG, markers=few, shape="square"))
+    few = len(xs) < FEW_SAMPLES
+
+    def mbytes(stream: str) -> list[float]:
+        return [megabytes((rate or 0.0) * (size or 0.0))
+                for rate, size in zip(series[f"{stream}s_per_s"], series[f"{stream}_avg_bytes"], strict=True)]
+
+    lines = [Line("database reads", xs, mbytes("db_read"), palette.READS, markers=few)]
+    if any(series["log_reads_per_s"]):
+        lines.append(Line("log reads", xs, mbytes("log_read"), palette.LOG, markers=few, shape="square"))
     return {"scan_reads": line_chart("Read throughput per interval", "Mbytes/s", lines)}

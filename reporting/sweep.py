@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.model.config import TestConfig
-from engine.results.schema import IntervalSample, Sweep, SweepStep
+from engine.results.sample_file import Samples
+from engine.results.schema import Sweep, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import measured_bracket
 from engine.tuning.advisor import Advice
@@ -158,10 +159,12 @@ def _points(steps: list[SweepStep], value: Callable[[SweepStep], float]) -> list
     return lines
 
 
-def step_marks(sweep: Sweep | None, samples: list[IntervalSample]) -> list[Mark]:
+def step_marks(sweep: Sweep | None, samples: Samples) -> list[Mark]:
     """Where each step starts on the time charts (the start of its first interval), labelled threads÷SluggishSessions."""
     if sweep is None:
         return []
-    starts = {s.interval: s.elapsed_s - s.duration_s for s in samples}
+    columns = samples.columns("interval", "elapsed_s", "duration_s")
+    starts = {interval: elapsed - duration for interval, elapsed, duration
+              in zip(columns["interval"], columns["elapsed_s"], columns["duration_s"], strict=True)}
     return [Mark(starts[s.first_interval], _setting(s.threads, s.sluggish_sessions))
             for s in sweep.steps if s.first_interval in starts]

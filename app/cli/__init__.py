@@ -41,6 +41,7 @@ COMMANDS: dict[str, Command] = {
     "tune": Command("app.cli.tune", "find the passing thread count and SluggishSessions in short runs"),
     "suite": Command("app.cli.suite", "the ESRP qualification: Performance, Stress, Checksum, Backup, Soft Recovery"),
     "report": Command("app.cli.report", "the printable report of a run: HTML, PDF, CSV"),
+    "export": Command("app.cli.export", "a run's full sample series: CSV, JSON lines or Parquet"),
     "history": Command("app.cli.history", "tuning sessions and their runs"),
     "cmd": Command("app.cli.jetstress_cmd", "JetstressCmd's switches (/c JetstressConfig.xml /timeout ...) for runbooks"),
     "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),

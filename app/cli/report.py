@@ -23,13 +23,13 @@ from reporting.suite import SuiteBundle, is_suite_folder, load_suite, render_sui
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", type=_run_reference, metavar="RUN",
+    parser.add_argument("run", type=run_reference, metavar="RUN",
                         help="a run id from the store, a run output folder, or a suite's folder (the combined ESRP report)")
     parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
     parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
     parser.add_argument("--csv", type=path_type, default=None, metavar="FILE",
-                        help="interval samples, a row per interval per instance (a checksum or backup adds a row per "
-                             "database; a suite's rows name their stage)")
+                        help="interval samples, a row per interval for the server, per instance every 15 s (a checksum or "
+                             "backup adds a row per database; a suite's rows name their stage)")
     parser.add_argument("--jetstress", type=path_type, default=None, metavar="DIR",
                         help="write the Jetstress-layout result files (<Type>_<yyyy>_<M>_<d>_<H>_<m>_<s>.html and .xml) "
                              "in this folder; a suite: each stage's")
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
 
 
-def _run_reference(text: str) -> str:
+def run_reference(text: str) -> str:
     """A run id or folder as typed, refused as a path is when empty (the current folder) or holding a NUL."""
     path_type(text)
     return text

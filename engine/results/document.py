@@ -9,6 +9,7 @@ from typing import Any
 from engine.io.files import database_file_path
 from engine.model.config import TestConfig
 from engine.results.figures import cache_figures, merge_streams, percentile_figures, stream_figures
+from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
 from engine.results.schema import (
     ErrorGroup,
     HostFigures,
@@ -28,7 +29,7 @@ from engine.workload.errors import ErrorTally, KindCount, ese_error
 from engine.workload.stats import StreamStats
 
 RESULT_FILE = "result.json"
-SAMPLES_FILE = "samples.jsonl"
+SAMPLES_FILE = "samples.jsonl"  # the samples of a run folder written by an older version
 LOG_FILE = "test.log"
 CONFIG_FILE = "config.json"
 
@@ -42,7 +43,7 @@ def output_folder_problem(folder: Path) -> str | None:
     """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed."""
     if folder.exists() and not folder.is_dir():
         return f"{folder} is a file; a run needs a folder of its own"
-    held = [name for name in (RESULT_FILE, SAMPLES_FILE, LOG_FILE, CONFIG_FILE) if (folder / name).exists()]
+    held = [name for name in (RESULT_FILE, SAMPLES_DB, SAMPLES_FILE, LOG_FILE, CONFIG_FILE) if (folder / name).exists()]
     if held:
         return f"{folder} already holds a run ({', '.join(held)}); give each run a folder of its own"
     return None
@@ -173,17 +174,21 @@ def read_result(folder: Path) -> RunResult:
     return RunResult.model_validate_json((folder / RESULT_FILE).read_text(encoding="utf-8"))
 
 
-def read_samples(folder: Path) -> list[IntervalSample]:
-    """The interval samples of a run folder; a line cut short by a crash is skipped."""
+def read_samples(folder: Path) -> Samples:
+    """The interval samples of a run folder: its samples file, or an older version's samples.jsonl (a line cut
+    short by a crash is skipped)."""
+    if (folder / SAMPLES_DB).exists():
+        return SampleFile(folder / SAMPLES_DB)
     path = folder / SAMPLES_FILE
     if not path.exists():
-        return []
+        return SampleList()
     samples = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            samples.append(IntervalSample.model_validate_json(line))
-        except ValueError:
-            continue
-    return samples
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                samples.append(IntervalSample.model_validate_json(line))
+            except ValueError:
+                continue
+    return SampleList(samples)

@@ -56,14 +56,37 @@ def interval_figures(parts: Mapping[str, InstanceInterval], seconds: float) -> t
     rows = []
     server = InstanceInterval("server")
     for name, part in parts.items():
-        reads = part.streams.get(DB_READ)
         rows.append(
             InstanceFigures(
                 name=name,
                 **stream_figures(part.streams, seconds),
                 **cache_figures(part.cache, seconds),
-                db_read_p99_latency_ms=reads.percentiles()["p99"] if reads and reads.count else None,
             )
         )
         server.merge(part)
     return rows, Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))
+
+
+def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
+    """A stream's counters as far as figures over `seconds` tell them (no histogram: no percentiles)."""
+    stats = StreamStats()
+    count = round(figures.rate(stream) * seconds)
+    stats.count = count
+    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
+    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
+    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
+    return stats
+
+
+def part_from_figures(row: Figures, seconds: float) -> InstanceInterval:
+    """An instance's (or the server's) counters as far as its figures over `seconds` tell them, to total and judge like
+    live intervals (of the cache, its stalls and whether it was ever hit)."""
+    part = InstanceInterval(row.name if isinstance(row, InstanceFigures) else "")
+    for stream in STREAMS:
+        stats = _stats_from(row, stream, seconds)
+        if stats.count:
+            part.streams[stream] = stats
+    part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * seconds)
+    if row.db_cache_hit_ratio is not None:
+        part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
+    return part

@@ -1,7 +1,7 @@
 """The run schema: one typed shape for an interval sample and one for a run's result.
 
 Everything that passes a run's figures between parts reads and writes these models:
-`samples.jsonl` and `result.json` in the run folder, the store, the event stream to the
+`samples.sqlite` and `result.json` in the run folder, the store, the event stream to the
 window, the advisor, the report and both front ends. `docs/result.schema.json` is
 generated from `RunResult` (`python -m engine.results.schema`).
 
@@ -97,6 +97,8 @@ class InstanceFigures(Figures):
 
     name: str
     db_read_p99_latency_ms: float | None = None
+    span_s: float | None = Field(None, description="Seconds these figures cover when not their sample's own: an "
+                                                   "instance's window in a samples file, ending with that sample.")
 
 
 class HostFigures(_Schema):
@@ -280,7 +282,7 @@ class Sweep(_Schema):
 
 
 class RunFiles(_Schema):
-    samples: str = "samples.jsonl"
+    samples: str = Field("samples.sqlite", description="The interval samples (samples.jsonl in runs of older versions).")
     log: str = "test.log"
     configuration: str = "config.json"
 

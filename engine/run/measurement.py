@@ -11,13 +11,15 @@ A run that crashed before its end is rebuilt through the same path from its samp
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
-from engine.results.figures import interval_figures
+from engine.results.figures import cache_figures, interval_figures, stream_figures
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
@@ -140,6 +142,26 @@ class Measurement:
         )
         self._emit(IntervalEvent(sample=sample))
         return settled
+
+    def add_window(self, first: int, parts: Mapping[str, InstanceInterval], summaries: Sequence[Figures], *,
+                   duration_s: float, elapsed_s: float, start: datetime, host: HostFigures) -> None:
+        """Intervals `first`.. at once, as a simulated device plays a long run: the server's figures each interval
+        (`summaries`), each instance's over all of them (`parts`), shown with the last, as a samples file keeps them.
+        Never across the start of the measured time, and not in a sweep or a calibration run."""
+        seconds = duration_s * len(summaries)
+        rows = [InstanceFigures(name=name, span_s=seconds, **stream_figures(part.streams, seconds),
+                                **cache_figures(part.cache, seconds)) for name, part in parts.items()]
+        phase: Literal["warmup", "measure"] = "measure" if first >= self.warmup_intervals else "warmup"
+        self.add_late(first, parts)
+        total_s = self.total_intervals * self.config.sample_interval_s
+        for offset, summary in enumerate(summaries):
+            at = elapsed_s + offset * duration_s
+            if phase == "measure":
+                self.host_samples.append(host)
+            self._emit(IntervalEvent(sample=IntervalSample(
+                interval=first + offset, phase=phase, time_utc=(start + timedelta(seconds=at)).isoformat(timespec="milliseconds"),
+                elapsed_s=at, duration_s=duration_s, remaining_s=max(0.0, total_s - at), host=host, summary=summary,
+                instances=rows if offset == len(summaries) - 1 else [])))
 
     def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], rows: list[InstanceFigures], summary: Figures, *,
                   duration_s: float, elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:

@@ -1,51 +1,33 @@
 """What a run's samples tell after the fact: the running verdict the window shows, and a killed run's result.
 
 Both read the samples as they were recorded (`IntervalSample`), through the same totals and
-verdict as a live run (`Measurement`); samples keep no histograms, so percentiles are lost.
+verdict as a live run (`Measurement`); samples keep no histograms, so percentiles are lost. An
+instance's figures in a samples file cover a window of samples (`span_s`), not one; they are
+read one sample at a time, so a day-long run is never held in memory.
 A Checksum or Backup test killed before its end is rebuilt with how far each database's scan
 got, from the bytes its samples read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
-from engine.results.schema import Figures, IntervalSample, RunResult, RunTimes
+from engine.results.figures import part_from_figures
+from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.verdict import Verdict, judge
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.settling import SettleRule
 from engine.run.steps import at_load
 from engine.run.sweep import Load
 from engine.workload.scan import ScanTally
-from engine.workload.stats import CACHE_HITS, DB_READ, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats, split_totals
-
-
-def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
-    """A stream's counters as far as a sample's figures tell them (no histogram: no percentiles)."""
-    stats = StreamStats()
-    count = round(figures.rate(stream) * seconds)
-    stats.count = count
-    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
-    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
-    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
-    return stats
+from engine.workload.stats import DB_READ, InstanceInterval, split_totals
 
 
 def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
     """Each instance's counters as far as a sample tells them, to total and judge like live intervals."""
-    parts = {}
-    for row in sample.instances:
-        part = InstanceInterval(row.name)
-        for stream in STREAMS:
-            stats = _stats_from(row, stream, sample.duration_s)
-            if stats.count:
-                part.streams[stream] = stats
-        part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * sample.duration_s)
-        if row.db_cache_hit_ratio is not None:
-            part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
-        parts[row.name] = part
-    return parts
+    return {row.name: part_from_figures(row, sample.duration_s if row.span_s is None else row.span_s)
+            for row in sample.instances}
 
 
 def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
@@ -86,32 +68,39 @@ class RunningVerdict:
 
 
 def rebuild_result(
-    config: TestConfig, samples: Sequence[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
+    config: TestConfig, samples: Iterable[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
 ) -> RunResult:
     """The aborted result of a run that ended without writing one, from the samples it recorded.
 
-    The samples go through the same measurement as a live run; criteria are judged on
-    the figures they carry (percentiles are lost, as samples keep no histograms).
+    The samples go through the same measurement as a live run, one at a time; criteria are judged
+    on the figures they carry (percentiles are lost, as samples keep no histograms).
     """
-    measured = [s for s in samples if s.phase == "measure"]
-    if measured and measured[-1].step is not None:  # a sweep: the last step measured, at its setting
-        final = measured[-1]
-        measured = [sample for sample in measured if sample.step == final.step]
-        if final.threads is not None and final.sluggish_sessions is not None:
-            config = at_load(config, Load(final.threads, final.sluggish_sessions))
     measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
-    for sample in measured:
+    first: IntervalSample | None = None
+    last: IntervalSample | None = None
+    collecting: IntervalSample | None = None  # the first measured sample of what is judged
+    step: int | None = None
+    measured_s = 0.0
+    for sample in samples:
+        first, last = first or sample, sample
+        if sample.phase != "measure":
+            continue
+        if collecting is None or sample.step != step:  # a sweep: the last step measured is judged, at its setting
+            measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
+            collecting, step, measured_s = sample, sample.step, 0.0
         merge_sample(measurement.totals, sample)
         measurement.host_samples.append(sample.host)
+        measured_s += sample.duration_s
+    if collecting is not None and collecting.threads is not None and collecting.sluggish_sessions is not None:
+        config = at_load(config, Load(collecting.threads, collecting.sluggish_sessions))
+        measurement.config = config
     reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
-    measured_s = sum(s.duration_s for s in measured)
-    first = samples[0].time_utc if samples else None
-    last = samples[-1].time_utc if samples else None
     end = RunEnd(
         measured_s=measured_s,
         aborted_reason=f"Run aborted: {reason}",
-        times=RunTimes(test_start_utc=first, test_end_utc=last,
-                       collection_start_utc=measured[0].time_utc if measured else None, collection_end_utc=last),
+        times=RunTimes(test_start_utc=first.time_utc if first else None, test_end_utc=last.time_utc if last else None,
+                       collection_start_utc=collecting.time_utc if collecting else None,
+                       collection_end_utc=last.time_utc if last else None),
         notes=["Rebuilt from the samples recorded before the run stopped"
                + ("" if reads else "; none of them was measured") + "."],
     )

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import random
-import statistics
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -30,9 +29,10 @@ from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
+from engine.run.simulated_draws import fill_stream
+from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
 from engine.run.sweep import SweepPlan
-from engine.workload.histogram import bucket_index
 from engine.workload.instance import upper_levels
 from engine.workload.stats import (
     BDM_READ,
@@ -43,10 +43,8 @@ from engine.workload.stats import (
     LOG_REPLICATION_READ,
     LOG_WRITE,
     InstanceInterval,
-    StreamStats,
 )
 
-_QUANTILES = [statistics.NormalDist().inv_cdf((i + 0.5) / 16) for i in range(16)]
 SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="simulated")
 CPU_MS_PER_TRANSACTION = 0.05
 MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
@@ -237,7 +235,12 @@ class ModelSource:
         index = 0
         measuring = False
         load = measurement.load
-        while index < measurement.total_intervals:
+        if plays_windows(measurement):  # a long run: a window at a time
+            def draw(name: str, i: int, ramp: float, seconds: float) -> InstanceInterval:
+                return self.instance_interval(config, name, point, work, i, ramp, rng, seconds)
+
+            index = play(runner, measurement, draw, rng, start, host)
+        while index < measurement.total_intervals and not plays_windows(measurement):
             if runner.stop_reason is not None:
                 break
             if measurement.load != load:  # a sweep's next step: the storage settles at the new load
@@ -279,43 +282,29 @@ class ModelSource:
 
     def instance_interval(
         self, config: TestConfig, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float,
-        rng: random.Random,
+        rng: random.Random, seconds: float | None = None,
     ) -> InstanceInterval:
+        """One instance's I/O over `seconds` (a sample interval by default)."""
         model = self.model
-        seconds = config.sample_interval_s
+        seconds = config.sample_interval_s if seconds is None else seconds
+        spans = max(1, round(seconds / config.sample_interval_s))  # sample intervals drawn at once
         noise = math.exp(rng.gauss(0.0, 0.04))
         read_ms = point.read_ms * ramp * noise
         tx = point.transactions_per_s[index] * (point.read_ms / read_ms) ** 0.8 * seconds
         part = InstanceInterval(name)
         spread = max(model.service_cv, 1.0 - model.service_ms / max(point.read_ms, model.service_ms) * 0.5)
-        fill_stream(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread)
-        fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread)
-        fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4)
+        fill_stream(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread, spans)
+        fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread,
+                    spans)
+        fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4, spans)
         if config.background_maintenance:
-            fill_stream(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread)
+            fill_stream(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread, spans)
         if config.copies_per_database > 1:
             log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
-            fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4)
+            fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4, spans)
         part.cache[CACHE_HITS] = round(tx * work.hits)
         part.cache[CACHE_MISSES] = round(tx * work.misses)
         return part
-
-
-def fill_stream(rng: random.Random, stats: StreamStats, count: float, avg_bytes: float, avg_ms: float, cv: float) -> None:
-    """One interval of a stream: `count` I/Os whose latency is lognormal with mean `avg_ms`."""
-    n = int(count) + (1 if rng.random() < count - int(count) else 0)
-    if n <= 0:
-        return
-    sigma = math.sqrt(math.log(1 + cv * cv))
-    mu = math.log(avg_ms * 1e6) - sigma * sigma / 2
-    stats.count += n
-    stats.bytes += int(n * avg_bytes)
-    stats.sum_ns += int(n * avg_ms * 1e6)
-    tail = statistics.NormalDist().inv_cdf(1 - 1 / (n + 1)) if n > 1 else 0.0
-    stats.max_ns = max(stats.max_ns, int(math.exp(mu + sigma * tail)))
-    share, extra = divmod(n, len(_QUANTILES))
-    for position, z in enumerate(_QUANTILES):
-        stats.hist[bucket_index(int(math.exp(mu + sigma * z)))] += share + (1 if position < extra else 0)
 
 
 def runner_for(

@@ -1,6 +1,6 @@
 """Event sinks: where a run's events go besides the front end.
 
-`RunFolderWriter` keeps the run folder (config.json, test.log, samples.jsonl,
+`RunFolderWriter` keeps the run folder (config.json, test.log, samples.sqlite,
 result.json) from the events alone, so the CLI, the engine sub-command and the window
 get the same artefacts; the store's `RunRecorder` sits beside it.
 
@@ -12,7 +12,10 @@ from the start, given back when its volume fills, so the aborted result still fi
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,12 +27,13 @@ from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity
 from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
-from engine.results.document import CONFIG_FILE, LOG_FILE, SAMPLES_FILE, write_result
+from engine.results.document import CONFIG_FILE, LOG_FILE, write_result
+from engine.results.sample_file import SAMPLES_DB, SampleWriter
 
 RESERVE_FILE = "jetwise-reserve.tmp"
 RESERVE_BYTES = 1024 * 1024  # room for the result document and the last log lines of a run whose volume filled
-SAMPLE_BYTES = 1024  # a sample line's size: about this much for the server...
-SAMPLE_BYTES_PER_INSTANCE = 1300  # ...and this much for each database instance (measured: 3.2 KB with two)
+SAMPLE_BYTES = 200  # what a sample takes in the samples file: about this much for the server...
+SAMPLE_BYTES_PER_INSTANCE = 40  # ...and this much for each database instance (bench/day_long.py measures it)
 
 
 class SinkFailedError(Exception):
@@ -58,7 +62,10 @@ def output_space_problem(config: TestConfig, folder: Path) -> Problem | None:
     return None
 
 
-def _words(exc: OSError) -> str:
+def _words(exc: OSError | sqlite3.Error) -> str:
+    """The system's words for what failed (SQLite's full disk is the same full disk)."""
+    if isinstance(exc, sqlite3.Error):
+        return os.strerror(errno.ENOSPC) if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL else str(exc)
     return exc.strerror or str(exc)
 
 
@@ -68,13 +75,13 @@ class RunFolderWriter:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self._log: TextIO | None = None
-        self._samples: TextIO | None = None
+        self._samples: SampleWriter | None = None
         self.failure: str | None = None
 
     def __call__(self, event: BaseModel) -> None:
         try:
             self._write(event)
-        except OSError as exc:
+        except (OSError, sqlite3.Error) as exc:
             self._failed(event, exc)
 
     def _write(self, event: BaseModel) -> None:
@@ -82,7 +89,7 @@ class RunFolderWriter:
             self.folder.mkdir(parents=True, exist_ok=True)
             (self.folder / CONFIG_FILE).write_text(event.config.model_dump_json(indent=2) + "\n", encoding="utf-8")
             self._log = open(self.folder / LOG_FILE, "a", encoding="utf-8")
-            self._samples = open(self.folder / SAMPLES_FILE, "a", encoding="utf-8")
+            self._samples = SampleWriter(self.folder / SAMPLES_DB, event.config.sample_interval_s)
             with open(self.folder / RESERVE_FILE, "xb") as reserve:
                 reserve.write(bytes(RESERVE_BYTES))
         elif isinstance(event, LogEvent) and self._log is not None:
@@ -90,17 +97,15 @@ class RunFolderWriter:
             self._log.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {event.message}\n")
             self._log.flush()
         elif isinstance(event, IntervalEvent) and self._samples is not None:
-            self._samples.write(event.sample.model_dump_json() + "\n")
-            self._samples.flush()
+            self._samples.add(event.sample)
         elif isinstance(event, ResultEvent):
+            self._close_samples()
             self._give_back_reserve()
             write_result(event.result, self.folder)
 
-    def _failed(self, event: BaseModel, exc: OSError) -> None:
+    def _failed(self, event: BaseModel, exc: OSError | sqlite3.Error) -> None:
         """Stop writing samples (what was written stays), give back the reserve for the result and the log's last lines."""
-        samples, self._samples = self._samples, None
-        if samples is not None:
-            _close_quietly(samples)
+        self._close_samples()
         self._give_back_reserve()
         if isinstance(event, LogEvent) and self._log is not None:
             _close_quietly(self._log)  # the line was cut short; the log cannot be trusted for more
@@ -116,11 +121,20 @@ class RunFolderWriter:
         except OSError:
             pass
 
+    def _close_samples(self) -> None:
+        """The window under way goes in and the file closes (what cannot be written stays unwritten)."""
+        samples, self._samples = self._samples, None
+        if samples is not None:
+            try:
+                samples.close()
+            except (OSError, sqlite3.Error):
+                pass
+
     def close(self) -> None:
-        for handle in (self._log, self._samples):
-            if handle is not None:
-                _close_quietly(handle)
-        self._log = self._samples = None
+        if self._log is not None:
+            _close_quietly(self._log)
+        self._log = None
+        self._close_samples()
         self._give_back_reserve()
 
 

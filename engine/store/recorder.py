@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.protocol import LogEvent, ResultEvent, StartEvent
 from engine.run.sinks import SinkFailedError
 from engine.store.sqlite import Store
 
@@ -16,8 +16,9 @@ class RunRecorder:
     """Writes one run's events into the store as they happen: use it in the Runner's emit.
 
     The run is opened when it starts (a configuration refused by validation leaves no
-    run behind). Samples and log lines are committed one by one, so a run that dies
-    keeps all it measured; the result, when it comes, closes the run with its verdict.
+    run behind), with its run folder, which alone keeps its samples. Log lines are committed
+    one by one, so a run that dies keeps all it said; the result, when it comes, closes the
+    run with its verdict.
     When the store cannot be written (its volume is full, its disk failed) the recorder says
     so once (`SinkFailedError`), which stops the run; the run folder still gets everything,
     and the store takes the result from there when it is next opened.
@@ -46,8 +47,6 @@ class RunRecorder:
                                  self.output_dir)
         elif self.run_id is None:
             return
-        elif isinstance(event, IntervalEvent):
-            self.store.add_sample(self.run_id, event.sample)
         elif isinstance(event, LogEvent):
             self.store.add_log_line(self.run_id, event.time, event.level, event.message)
         elif isinstance(event, ResultEvent):

@@ -194,14 +194,6 @@ class Store:
             raise StoreError(f"no run {run_id} in the run store")
         return int(row["id"])
 
-    def add_sample(self, run_id: str, sample: IntervalSample) -> None:
-        key = self._run_key(run_id)
-        with self._transaction() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO samples (run_id, interval, phase, sample_json) VALUES (?, ?, ?, ?)",
-                (key, sample.interval, sample.phase, sample.model_dump_json()),
-            )
-
     def add_log_line(self, run_id: str, time_utc: str, level: str, text: str) -> None:
         key = self._run_key(run_id)
         with self._transaction() as db:
@@ -271,6 +263,7 @@ class Store:
         return [r for r in (self.result(run.run_id) for run in self.runs(session)) if r is not None]
 
     def samples(self, run_id: str) -> list[IntervalSample]:
+        """The samples an older version kept in the store (a run now keeps them in its run folder alone)."""
         key = self._run_key(run_id)
         rows = self._db.execute("SELECT sample_json FROM samples WHERE run_id = ? ORDER BY interval", (key,))
         return [IntervalSample.model_validate_json(r[0]) for r in rows]

@@ -1,12 +1,15 @@
 """Log-linear latency histogram in integer nanoseconds (fio's PLAT_BITS scheme).
 
 Values below 2**BITS ns are kept exactly; above, each power of two is split into
-2**BITS equal buckets, so any value is known to within 1/64 (about 1.6 %). Memory
-is bounded (NBUCKETS counters) and histograms merge by adding counters.
+2**BITS equal buckets, so any value is known to within 1/64 (about 1.6 %). A histogram
+holds only the buckets something fell in (a one-second interval of a stream fills a few
+dozen of the NBUCKETS), so making, merging and reading one costs what it holds; memory
+is bounded (NBUCKETS counters at most) and histograms merge by adding counters.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 BITS = 6
@@ -42,31 +45,33 @@ def bucket_value(index: int) -> float:
     return (low + high - 1) / 2.0
 
 
-def new_counts() -> list[int]:
-    return [0] * NBUCKETS
+Counts = defaultdict[int, int]  # bucket index -> how many values fell in it; a missing bucket holds none
 
 
-def percentile_ns(counts: list[int], fraction: float, total: int | None = None) -> float | None:
+def new_counts() -> Counts:
+    return defaultdict(int)
+
+
+def percentile_ns(counts: Mapping[int, int], fraction: float, total: int | None = None) -> float | None:
     """The value below which `fraction` of the samples fall (None for no samples)."""
     if not 0.0 <= fraction <= 1.0:
         raise ValueError(f"percentile fraction {fraction} is outside 0..1")
-    n = sum(counts) if total is None else total
+    n = sum(counts.values()) if total is None else total
     if n == 0:
         return None
     # nearest-rank: the smallest bucket whose cumulative count reaches ceil(fraction * n)
     rank = max(1, -(-round(fraction * n * 1_000_000) // 1_000_000))
     seen = 0
-    for index, count in enumerate(counts):
-        if count:
-            seen += count
-            if seen >= rank:
-                return bucket_value(index)
+    for index in sorted(counts):
+        seen += counts[index]
+        if seen >= rank:
+            return bucket_value(index)
     return bucket_value(NBUCKETS - 1)
 
 
-def percentiles_ms(counts: list[int], fractions: Iterable[float] = (0.5, 0.9, 0.99, 0.999)) -> dict[str, float | None]:
+def percentiles_ms(counts: Mapping[int, int], fractions: Iterable[float] = (0.5, 0.9, 0.99, 0.999)) -> dict[str, float | None]:
     """{'p50': ms, 'p90': ms, ...} from a histogram."""
-    total = sum(counts)
+    total = sum(counts.values())
     out: dict[str, float | None] = {}
     for fraction in fractions:
         value = percentile_ns(counts, fraction, total)
@@ -75,10 +80,10 @@ def percentiles_ms(counts: list[int], fractions: Iterable[float] = (0.5, 0.9, 0.
     return out
 
 
-def to_sparse(counts: list[int]) -> dict[int, int]:
-    return {index: count for index, count in enumerate(counts) if count}
+def to_sparse(counts: Mapping[int, int]) -> dict[int, int]:
+    return {index: count for index, count in sorted(counts.items()) if count}
 
 
-def add_sparse(counts: list[int], sparse: Mapping[int | str, int]) -> None:
+def add_sparse(counts: Counts, sparse: Mapping[int | str, int]) -> None:
     for index, count in sparse.items():
         counts[int(index)] += count

@@ -49,16 +49,19 @@ class StreamStats:
         self.hist = new_counts()
 
     def merge(self, other: StreamStats) -> None:
+        self.merge_counts(other)
+        mine = self.hist
+        for index, value in other.hist.items():
+            mine[index] += value
+
+    def merge_counts(self, other: StreamStats) -> None:
+        """Add another's counts, latency sum and maximum, not its histogram (for figures that take no percentile)."""
         self.count += other.count
         self.bytes += other.bytes
         self.sum_ns += other.sum_ns
         self.errors += other.errors
         if other.max_ns > self.max_ns:
             self.max_ns = other.max_ns
-        mine = self.hist
-        for index, value in enumerate(other.hist):
-            if value:
-                mine[index] += value
 
     def to_wire(self) -> dict[str, Any]:
         return {

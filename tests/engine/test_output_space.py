@@ -30,7 +30,7 @@ def test_a_volume_without_room_for_the_result_is_refused_before_anything_is_writ
 
 def test_a_volume_the_samples_may_fill_is_a_warning_with_the_estimate(tmp_path, monkeypatch):
     config = default_config(tmp_path / "data", databases=4, duration_s=24 * 3600)
-    _free(monkeypatch, 50 * 1024 * 1024)
+    _free(monkeypatch, 20 * 1024 * 1024)  # a day on four databases takes about 30 MB of samples
     problem = sinks.output_space_problem(config, tmp_path / "out")
     assert problem is not None and problem.severity == Severity.WARNING
     assert "this run's samples take about" in problem.message and "the run stops there, aborted" in problem.message

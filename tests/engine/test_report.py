@@ -15,6 +15,7 @@ import pytest
 from engine.io.pages import ErrorKind
 from engine.model.config import default_config, save_config
 from engine.results.document import build_result
+from engine.results.sample_file import SampleList
 from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
@@ -69,8 +70,8 @@ def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorT
     )
 
 
-def _samples(count: int = 6) -> list[IntervalSample]:
-    return [IntervalSample.model_validate(s) for s in _sample_documents(count)]
+def _samples(count: int = 6) -> SampleList:
+    return SampleList([IntervalSample.model_validate(s) for s in _sample_documents(count)])
 
 
 def _sample_documents(count: int = 6) -> list[dict]:
@@ -111,13 +112,14 @@ def test_failing_instances_are_named_with_value_and_limit(tmp_path):
     assert "Instance 2: average database read latency 22.4 ms &gt; 20.0 ms (Strict)" in html
 
 
-def test_csv_has_a_row_per_interval_per_instance(tmp_path):
+def test_csv_has_a_row_per_interval_for_the_server_and_one_per_instance_where_its_figures_end(tmp_path):
     bundle = RunBundle(known_result(tmp_path), _samples(6), [], tmp_path)
-    assert write_csv(bundle, tmp_path / "s.csv") == 12
+    assert write_csv(bundle, tmp_path / "s.csv") == 6 + 12  # these samples carry each instance every interval
     rows = list(csv.reader((tmp_path / "s.csv").open()))
-    assert rows[0] == CSV_COLUMNS and len(rows) == 13
-    assert rows[1][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "Instance 1"]
-    assert rows[1][CSV_COLUMNS.index("db_reads_per_s")] == "291.7"
+    assert rows[0] == CSV_COLUMNS and len(rows) == 19
+    assert rows[1][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "_Total"]
+    assert rows[2][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "Instance 1"]
+    assert rows[2][CSV_COLUMNS.index("db_reads_per_s")] == "291.7"
 
 
 def _run_folder(tmp_path: Path, result: RunResult | None) -> Path:

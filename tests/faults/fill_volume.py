@@ -17,6 +17,9 @@ import sys
 import time
 from pathlib import Path
 
+from engine.results.document import read_samples
+from engine.results.sample_file import SAMPLES_DB
+
 JETWISE = [sys.executable, "-m", "app"]
 
 
@@ -37,10 +40,9 @@ def main(mount: Path, size: str, config: Path, output: Path, copy: Path, store: 
     with open(copy.parent / "stderr.txt", "w") as stderr:
         run = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(output)], cwd=config.parent,
                                stdout=subprocess.DEVNULL, stderr=stderr, env=env)
-        samples = output / "samples.jsonl"
         deadline = time.monotonic() + 120
         while run.poll() is None and time.monotonic() < deadline:
-            if samples.exists() and samples.read_text().count("\n") >= 2:
+            if (output / SAMPLES_DB).exists() and len(read_samples(output)) >= 2:
                 break
             time.sleep(0.2)
         _fill(mount)

@@ -50,9 +50,12 @@ def _fill_mid_run(tmp_path: Path, *, store: bool) -> tuple[Path, str]:
     assert done.returncode == 0, done.stderr
     folder = tmp_path / "run" if store else copy / "run"
     stderr = (tmp_path / "stderr.txt").read_text()
-    assert int(done.stdout.split()[-1]) == 3, stderr  # aborted, never 1 (the code for FAIL)
     assert "Traceback" not in stderr
     result = json.loads((folder / "result.json").read_text())
+    if store:  # the store takes a run's start, log lines and result, not its samples: the run goes on to its verdict
+        assert int(done.stdout.split()[-1]) in (0, 1), stderr
+        return folder, result["summary"]["verdict"]
+    assert int(done.stdout.split()[-1]) == 3, stderr  # aborted, never 1 (the code for FAIL)
     assert result["summary"]["verdict"] == "aborted"
     return folder, " ".join(result["summary"]["reasons"])
 
@@ -68,13 +71,11 @@ def test_a_run_folder_whose_volume_fills_ends_aborted_with_its_samples_and_the_r
     assert runs[-1]["verdict"] == "aborted" and "could not be written" in runs[-1]["reasons"][0], history.stdout
 
 
-def test_a_store_whose_volume_fills_stops_the_run_and_the_history_says_why(tmp_path):
-    _folder, reason = _fill_mid_run(tmp_path, store=True)
-    assert "the run store" in reason and "database or disk is full" in reason
+def test_a_store_whose_volume_fills_leaves_the_run_to_its_verdict_and_the_history_takes_it_from_the_folder(tmp_path):
+    folder, verdict = _fill_mid_run(tmp_path, store=True)
+    assert verdict in ("pass", "fail") and len(read_samples(folder)) >= 50  # the run folder has all of it
     # The store (copied off the small volume) missed the run's end; the history takes it from the run folder.
     history = subprocess.run([sys.executable, "-m", "app", "history", "--json"], capture_output=True, text=True,
                              cwd=tmp_path, env=dict(os.environ, JETWISE_DATA_DIR=str(tmp_path / "copy")))
     assert history.returncode == 0, history.stderr
-    runs = _runs(history.stdout)
-    assert runs[-1]["verdict"] == "aborted"
-    assert "the run store" in runs[-1]["reasons"][0] and "power loss" not in runs[-1]["reasons"][0]
+    assert _runs(history.stdout)[-1]["verdict"] == verdict

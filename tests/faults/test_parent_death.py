@@ -12,6 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from engine.results.document import read_samples
 from tests.cli.test_cli import JETWISE, jetwise
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and /dev/shm are POSIX; Windows uses the same sentinel")
@@ -75,8 +76,8 @@ def test_workers_end_within_seconds_when_the_runner_is_killed_while_measuring(tm
     children = _kill_when(config, tmp_path, "[measure")
     assert _wait_gone(children) == [], "workers still running after the runner died"
     assert _semaphores() - before == set()
-    samples = (tmp_path / "run" / "samples.jsonl").read_text().strip().splitlines()
-    assert samples and json.loads(samples[0])["interval"] >= 0  # what was measured stays
+    samples = list(read_samples(tmp_path / "run"))
+    assert samples and samples[0].interval >= 0  # what was measured stays
 
 
 def test_workers_end_within_seconds_when_the_runner_is_killed_while_creating(tmp_path):

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from engine.model.config import default_config
+from engine.results.document import read_samples
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.steps import as_step
@@ -50,7 +51,7 @@ def test_a_sweep_on_a_slow_disk_brackets_its_latency_limit_and_the_advisor_reads
     assert low is not None and high is not None and high - low == 1, (
         f"not bracketed: {[(s.threads, s.sluggish_sessions, round(s.db_read_avg_latency_ms, 1)) for s in steps]}")
     assert "latency limit lies between" in result.sweep.ended
-    samples = (tmp_path / "run" / "samples.jsonl").read_text().splitlines()
+    samples = read_samples(tmp_path / "run")
     assert len(samples) == steps[-1].last_interval + 1, "every step's samples are kept"
 
     advice = advise_session(config, [result])

@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QSizeF
 from PySide6.QtGui import QTextCursor, QTextDocument
 
+from engine.results.sample_file import SampleList
 from reporting.bundle import RunBundle, load_run
 from tests.engine.test_report import known_result
 from tests.reporting.test_sweep_report import sweep_folder
@@ -37,7 +38,7 @@ def test_no_line_of_the_printed_report_is_cut_by_a_page_edge_wherever_its_tables
     width = writer.pageLayout().paintRectPixels(writer.resolution()).width()
     # a run at one setting, or a load sweep: its steps' table, with a line of its own under a step that broke
     result = known_result(tmp_path) if run == "known" else load_run(str(sweep_folder(tmp_path))).result
-    bundle = RunBundle(result, [], [], tmp_path)
+    bundle = RunBundle(result, SampleList(), [], tmp_path)
     document = report_document(bundle, width, writer.resolution())
     body = paginate(document, writer)
     for shorter in range(0, 400, stride):  # pages ever shorter, so that every table ends at some page's foot

@@ -1,0 +1,70 @@
+"""`jetwise export RUN --format csv|jsonl|parquet [--interval 15s] [--output FILE]`: a run's full sample series.
+
+The server's figures per sample interval (or per `--interval`, added up), each instance's per window
+(15 s, or the interval when longer). Written as read: a day-long run on 48 databases is never held in
+memory. RUN is a run id from the store or a run folder, killed runs included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from app.cli.options import path_type
+from app.cli.report import run_reference
+from app.context import AppContext, UsageError
+from engine.model.units import parse_duration_s
+from engine.protocol import ExitCode
+from engine.store.sqlite import Store, StoreError
+from reporting.bundle import ReportError, load_run
+from reporting.export import FORMATS, export
+
+SUFFIXES = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run", type=run_reference, metavar="RUN", help="a run id from the store or a run output folder")
+    parser.add_argument("--format", choices=FORMATS, default="csv",
+                        help="csv (a row per interval: the server's as _Total, each instance's every 15 s), jsonl (a "
+                             "sample per line, as older run folders kept them) or parquet (needs pyarrow) (default csv)")
+    parser.add_argument("--interval", type=_interval, default=None,
+                        metavar="DURATION", help="add the samples up over this long each, e.g. 15s or 1m (default: "
+                                                 "as recorded)")
+    parser.add_argument("--output", type=path_type, default=None, metavar="FILE",
+                        help="the file to write (default jetwise-samples-RUN.<format> here)")
+    parser.add_argument("--force", action="store_true", help="overwrite the file if it exists")
+
+
+def _interval(text: str) -> float:
+    try:
+        return parse_duration_s(text, allow_zero=False)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def run(args: argparse.Namespace, context: AppContext) -> int:
+    output: Path = args.output or Path(f"jetwise-samples-{Path(args.run).name}{SUFFIXES[args.format]}")
+    if output.is_dir() or not output.absolute().parent.is_dir():
+        where = "is a folder" if output.is_dir() else f"is in a folder that does not exist ({output.absolute().parent})"
+        raise UsageError(f"--output {output} {where}; give a file to write")
+    if output.exists() and not args.force:
+        raise UsageError(f"{output} exists; use --force to overwrite it")
+    store: Store | None
+    try:
+        store = context.store
+    except StoreError:
+        if not Path(args.run).is_dir():
+            raise
+        store = None  # a run folder reads without the store
+    try:
+        bundle = load_run(args.run, store)
+        rows = export(bundle, output, args.format, args.interval)
+    except ReportError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+    except OSError as exc:
+        raise UsageError(f"cannot write {exc.filename or output}: {exc.strerror or exc}") from exc
+    what = "lines" if args.format == "jsonl" else "rows"
+    print(f"Samples of {bundle.result.run_id}: {output} ({rows:,} {what}, {args.format})", file=sys.stderr)
+    return ExitCode.PASS

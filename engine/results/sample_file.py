@@ -1,0 +1,291 @@
+"""A run's interval samples on disk, compact enough for a day on 48 databases: `samples.sqlite` in the run folder.
+
+SQLite (the standard library's) because it appends a row a second and survives a kill with every
+committed row, reads back one column at a time for a chart or an export without loading the rest, and
+opens on any machine the run folder is copied to. The file is the run's only copy of its samples.
+
+- `server`: one row per sample interval: phase, times, the host, a sweep's step and the server's
+  figures (the live view's one-second resolution).
+- `instances`: each database instance's figures per window of `WINDOW_S` seconds (Jetstress logs
+  every 15 s), the window's totals as rates and averages plus the lowest and highest one-second
+  IOPS and read latency in it. A window never spans a change of phase or sweep step, so a verdict
+  over measured samples (a killed run's rebuilt result) takes whole windows.
+
+Figures are kept as integers in ten-thousandths (SQLite writes a small integer in one to four
+bytes, a float in eight). A file is Jetwise's by its SQLite application id.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engine.results.figures import cache_figures, part_from_figures, stream_figures
+from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from engine.workload.stats import InstanceInterval
+
+SAMPLES_DB = "samples.sqlite"
+APPLICATION_ID = 0x4A775331  # "JwS1"
+FORMAT_VERSION = 1
+WINDOW_S = 15.0
+SCALE = 10_000
+FIGURES = tuple(Figures.model_fields)
+SPREAD = ("transactional_iops", "db_read_avg_latency_ms")  # an instance window's lowest and highest second
+PHASES = ("warmup", "measure")
+COMMIT_S = 0.5  # samples are committed at least this often (every sample of a run in real time)
+CHECKPOINT_PAGES = 64  # what lives only in the -wal file beside it: a few minutes of a run
+
+_SERVER_HEAD = ("interval", "phase", "time_utc", "elapsed_s", "duration_s", "remaining_s", "cpu_percent",
+                "available_memory_mb", "step", "threads", "sluggish_sessions")
+_INSTANCE_HEAD = ("window", "instance", "first_interval", "last_interval", "phase", "step", "span_s")
+_SPREAD_COLUMNS = tuple(f"{edge}_{name}" for name in SPREAD for edge in ("min", "max"))
+
+
+def _schema() -> str:
+    figures = ", ".join(FIGURES)
+    return f"""
+    CREATE TABLE names (instance INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    CREATE TABLE server ({", ".join(_SERVER_HEAD)}, {figures}, PRIMARY KEY (interval)) WITHOUT ROWID;
+    CREATE TABLE instances ({", ".join(_INSTANCE_HEAD)}, {figures}, {", ".join(_SPREAD_COLUMNS)},
+                            PRIMARY KEY (window, instance)) WITHOUT ROWID;
+    """
+
+
+def _scaled(value: float | None) -> int | None:
+    return None if value is None else round(value * SCALE)
+
+
+def _unscaled(value: int | None) -> float | None:
+    return None if value is None else value / SCALE
+
+
+def _stamp(text: str | None) -> float | None:
+    return None if text is None else datetime.fromisoformat(text).timestamp()
+
+
+def _text(stamp: float | None) -> str | None:
+    return None if stamp is None else datetime.fromtimestamp(stamp, UTC).isoformat()
+
+
+def is_sample_file(path: Path) -> bool:
+    """A Jetwise samples file (by its SQLite application id), not someone else's database."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(72)
+    except OSError:
+        return False
+    return len(head) == 72 and head.startswith(b"SQLite format 3\0") and int.from_bytes(head[68:72], "big") == APPLICATION_ID
+
+
+class FigureSum:
+    """An instance's (or the server's) figures over consecutive spans, added up: a window's, or an export's interval."""
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.seconds = 0.0
+        self.part = InstanceInterval("")
+        self.errors = 0
+        self.hit_ratios: list[float] = []
+        self.lowest: dict[str, float] = {}
+        self.highest: dict[str, float] = {}
+
+    def add(self, row: Figures, seconds: float) -> None:
+        self.seconds += seconds
+        self.part.merge(part_from_figures(row, seconds))
+        self.errors += row.io_errors
+        if row.db_cache_hit_ratio is not None:
+            self.hit_ratios.append(row.db_cache_hit_ratio)
+        for name in SPREAD:
+            value = float(getattr(row, name))
+            self.lowest[name] = min(self.lowest.get(name, value), value)
+            self.highest[name] = max(self.highest.get(name, value), value)
+
+    def figures(self) -> dict[str, float | None]:
+        out = stream_figures(self.part.streams, self.seconds)
+        out.update(cache_figures(self.part.cache, self.seconds))
+        out["io_errors"] = self.errors
+        out["db_cache_hit_ratio"] = sum(self.hit_ratios) / len(self.hit_ratios) if self.hit_ratios else None
+        return out
+
+
+class SampleWriter:
+    """Appends a run's samples as they come, each with its instances' window so far, committed at least every
+    `commit_s` (every sample of a run in real time), so a kill keeps all but the last moment's."""
+
+    def __init__(self, path: Path, sample_interval_s: float = 1.0, *, commit_s: float = COMMIT_S) -> None:
+        self.path = path
+        self.commit_s = commit_s
+        self.window_intervals = max(1, round(WINDOW_S / sample_interval_s))
+        fresh = not path.exists()
+        self._db = sqlite3.connect(path, isolation_level=None)
+        if fresh:  # the header first, in the file itself: it is Jetwise's from its first byte, even if killed next
+            self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            self._db.execute(f"PRAGMA user_version = {FORMAT_VERSION}")
+            self._db.executescript(_schema())
+        self._db.execute("PRAGMA journal_mode = WAL")  # a sample appends to the log, no journal file per second
+        self._db.execute("PRAGMA synchronous = NORMAL")  # a kill loses nothing committed; only a power cut may
+        self._db.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+        self._names: dict[str, int] = {}
+        self._open: dict[str, FigureSum] = {}
+        self._key: tuple[str, int | None] | None = None  # the phase and step of the window under way
+        self._window = 0
+        self._committed = -math.inf
+        self._server = f"INSERT OR REPLACE INTO server VALUES ({', '.join('?' * (len(_SERVER_HEAD) + len(FIGURES)))})"
+        width = len(_INSTANCE_HEAD) + len(FIGURES) + len(_SPREAD_COLUMNS)
+        self._instance = f"INSERT OR REPLACE INTO instances VALUES ({', '.join('?' * width)})"
+
+    def add(self, sample: IntervalSample) -> None:
+        key = (sample.phase, sample.step)
+        if self._open and (key != self._key or sample.interval - self._first() >= self.window_intervals):
+            self._open.clear()  # the window is complete (its rows are written): the next begins
+            self._window += 1
+        self._key = key
+        summary = sample.summary
+        head = (sample.interval, PHASES.index(sample.phase), _stamp(sample.time_utc), sample.elapsed_s, sample.duration_s,
+                sample.remaining_s, sample.host.cpu_percent, sample.host.available_memory_mb, sample.step, sample.threads,
+                sample.sluggish_sessions)
+        db = self._db
+        if not db.in_transaction:
+            db.execute("BEGIN")
+        try:
+            db.execute(self._server, (*head, *(_scaled(getattr(summary, name)) for name in FIGURES)))
+            for row in sample.instances:
+                if row.name not in self._names:
+                    self._names[row.name] = len(self._names)
+                    db.execute("INSERT OR REPLACE INTO names VALUES (?, ?)", (self._names[row.name], row.name))
+                if row.span_s is not None:  # figures over a window already (a simulated day): kept as they are
+                    db.execute(self._instance, self._window_row(row, sample))
+                    continue
+                window = self._open.setdefault(row.name, FigureSum(sample.interval))
+                window.add(row, sample.duration_s)
+                # The window so far replaces its row each second, so a kill loses no instance's figures.
+                db.execute(self._instance, self._instance_row(row.name, window, sample))
+            if any(row.span_s is not None for row in sample.instances):
+                self._window += 1
+        except BaseException:
+            db.rollback()
+            raise
+        now = time.monotonic()
+        if now - self._committed >= self.commit_s:  # a real run: every sample; a simulated one, far faster: each second
+            db.commit()
+            self._committed = now
+
+    def _first(self) -> int:
+        return min(window.first for window in self._open.values())
+
+    def _instance_row(self, name: str, window: FigureSum, sample: IntervalSample) -> tuple[object, ...]:
+        figures = window.figures()
+        spread = [_scaled(edge[item]) for item in SPREAD for edge in (window.lowest, window.highest)]
+        return (self._window, self._names[name], window.first, sample.interval, PHASES.index(sample.phase), sample.step,
+                window.seconds, *(_scaled(figures[item]) for item in FIGURES), *spread)
+
+    def _window_row(self, row: InstanceFigures, sample: IntervalSample) -> tuple[object, ...]:
+        span = row.span_s or sample.duration_s
+        first = sample.interval - max(0, round(span / sample.duration_s) - 1)
+        spread = [_scaled(float(getattr(row, item))) for item in SPREAD for _edge in (0, 1)]
+        return (self._window, self._names[row.name], first, sample.interval, PHASES.index(sample.phase), sample.step,
+                span, *(_scaled(getattr(row, item)) for item in FIGURES), *spread)
+
+    def close(self) -> None:
+        try:
+            if self._db.in_transaction:
+                self._db.commit()
+        finally:
+            self._db.close()
+
+
+def _column(sample: IntervalSample, name: str) -> float | None:
+    if name in FIGURES:
+        return getattr(sample.summary, name)  # type: ignore[no-any-return]
+    if name in HostFigures.model_fields:
+        return getattr(sample.host, name)  # type: ignore[no-any-return]
+    return PHASES.index(sample.phase) if name == "phase" else getattr(sample, name)
+
+
+class SampleList:
+    """Samples held in memory: an older run folder's samples.jsonl, an older store's, a run's so far."""
+
+    def __init__(self, samples: Sequence[IntervalSample] = ()) -> None:
+        self._samples = list(samples)
+
+    def __iter__(self) -> Iterator[IntervalSample]:
+        return iter(self._samples)
+
+    def __len__(self) -> int:
+        return len(self._samples)
+
+    def columns(self, *names: str) -> dict[str, list[Any]]:
+        """Columns of the server's figures and each sample's head, in interval order."""
+        return {name: [_column(sample, name) for sample in self._samples] for name in names}
+
+
+class SampleFile:
+    """A samples file, read column by column or sample by sample without holding the run in memory.
+
+    Each read opens the file and closes it again, so no handle outlives it (Windows could not move the folder)."""
+
+    def __init__(self, path: Path) -> None:
+        if not is_sample_file(path):
+            raise ValueError(f"{path} is not a Jetwise samples file")
+        self.path = path
+        if path.with_name(path.name + "-wal").exists():
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """A run killed while writing left its last samples in the -wal file beside it: move them into the file
+        itself, so the folder copied elsewhere still has them (when the file cannot be written, they are read
+        from there)."""
+        try:
+            with closing(sqlite3.connect(self.path)) as db:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error:
+            pass
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+
+    def __len__(self) -> int:
+        with closing(self._connect()) as db:
+            return int(db.execute("SELECT COUNT(*) FROM server").fetchone()[0])
+
+    def columns(self, *names: str) -> dict[str, list[Any]]:
+        """Columns of the server's rows in interval order (figures unscaled), e.g. ("elapsed_s", "transactional_iops")."""
+        columns: dict[str, list[Any]] = {name: [] for name in names}
+        scaled = [name in FIGURES for name in names]
+        with closing(self._connect()) as db:
+            for row in db.execute(f"SELECT {', '.join(names)} FROM server ORDER BY interval"):
+                for name, value, figure in zip(names, row, scaled, strict=True):
+                    columns[name].append(_unscaled(value) if figure else value)
+        return columns
+
+    def __iter__(self) -> Iterator[IntervalSample]:
+        """Every sample in interval order; an instance window's figures come with the sample that ends it."""
+        with closing(self._connect()) as db:
+            names = dict(db.execute("SELECT instance, name FROM names"))
+            windows = db.execute(f"SELECT last_interval, instance, span_s, {', '.join(FIGURES)} FROM instances "
+                                 "ORDER BY last_interval, instance")
+            pending = next(windows, None)
+            for row in db.cursor().execute("SELECT * FROM server ORDER BY interval"):
+                head = dict(zip(_SERVER_HEAD, row[: len(_SERVER_HEAD)], strict=True))
+                instances = []
+                while pending is not None and pending[0] <= head["interval"]:
+                    values = {name: _unscaled(value) for name, value in zip(FIGURES, pending[3:], strict=True)}
+                    instances.append(InstanceFigures(name=names.get(pending[1], f"Instance {pending[1] + 1}"),
+                                                     span_s=pending[2], **values))
+                    pending = next(windows, None)
+                summary = {name: _unscaled(value) for name, value in zip(FIGURES, row[len(_SERVER_HEAD):], strict=True)}
+                yield IntervalSample(
+                    interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_text(head["time_utc"]),
+                    elapsed_s=head["elapsed_s"], duration_s=head["duration_s"], remaining_s=head["remaining_s"],
+                    host=HostFigures(cpu_percent=head["cpu_percent"], available_memory_mb=head["available_memory_mb"]),
+                    summary=Figures(**summary), instances=instances, step=head["step"], threads=head["threads"],
+                    sluggish_sessions=head["sluggish_sessions"])
+
+
+Samples = SampleFile | SampleList

@@ -1,0 +1,88 @@
+"""`jetwise export`: a run's full series as CSV, JSON lines and Parquet, at its interval or a coarser one, twice."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from engine.results.document import read_samples
+from engine.results.schema import IntervalSample
+from tests.cli.test_cli import jetwise
+
+
+@pytest.fixture(scope="module")
+def stress_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A simulated 10-minute Stress test on three databases (60 warm-up samples, 600 measured)."""
+    here = tmp_path_factory.mktemp("export")
+    config = here / "stress.json"
+    made = jetwise("init", "--databases", "3", "--db-path", str(here / "db"), "--log-path", str(here / "log"),
+                   "--type", "stress", "--duration", "10m", "--warmup", "1m", str(config), cwd=here)
+    assert made.returncode == 0, made.stderr
+    done = jetwise("run", str(config), "--simulate", "flash", "--output", str(here / "run"), cwd=here)
+    assert done.returncode in (0, 1), done.stderr
+    return here / "run"
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_csv_has_every_second_of_the_server_and_each_instance_every_15_s(stress_run, tmp_path):
+    done = jetwise("export", str(stress_run), "--output", str(tmp_path / "all.csv"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "all.csv")
+    server = [r for r in rows if r["instance"] == "_Total"]
+    mine = [r for r in rows if r["instance"] == "Instance 2"]
+    assert len(server) == 660 and len(mine) == 4 + 40  # 60 s warm-up, then 600 s, in windows of 15 s
+    assert {float(r["duration_s"]) for r in mine} == {15.0}
+    reads = sum(float(r["db_reads_per_s"]) * float(r["duration_s"]) for r in server if r["phase"] == "measure")
+    each = sum(float(r["db_reads_per_s"]) * float(r["duration_s"])
+               for r in rows if r["instance"].startswith("Instance") and r["phase"] == "measure")
+    assert each == pytest.approx(reads, rel=1e-5)
+    again = jetwise("export", str(stress_run), "--output", str(tmp_path / "all.csv"), cwd=tmp_path)
+    assert again.returncode == 2 and "exists; use --force to overwrite it" in again.stderr
+    forced = jetwise("export", str(stress_run), "--output", str(tmp_path / "all.csv"), "--force", cwd=tmp_path)
+    assert forced.returncode == 0 and _rows(tmp_path / "all.csv") == rows
+
+
+def test_a_coarser_interval_keeps_the_totals_and_never_spans_the_warm_up(stress_run, tmp_path):
+    done = jetwise("export", str(stress_run), "--interval", "1m", "--output", str(tmp_path / "minute.csv"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "minute.csv")
+    server = [r for r in rows if r["instance"] == "_Total"]
+    assert [r["phase"] for r in server] == ["warmup"] + ["measure"] * 10
+    assert {float(r["duration_s"]) for r in server} == {60.0}
+    original = [s for s in read_samples(stress_run) if s.phase == "measure"]
+    assert sum(float(r["db_reads_per_s"]) * 60 for r in server[1:]) == pytest.approx(
+        sum(s.summary.db_reads_per_s * s.duration_s for s in original), rel=1e-6)
+    assert max(float(r["db_read_max_latency_ms"]) for r in server[1:]) == pytest.approx(
+        max(s.summary.db_read_max_latency_ms for s in original))
+
+
+def test_json_lines_read_back_as_samples_and_parquet_as_a_table(stress_run, tmp_path):
+    done = jetwise("export", str(stress_run), "--format", "jsonl", "--output", str(tmp_path / "s.jsonl"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "s.jsonl").read_text().splitlines()
+    samples = [IntervalSample.model_validate_json(line) for line in lines]
+    assert len(samples) == 660 and sum(len(s.instances) for s in samples) == 3 * 44
+    assert json.loads(lines[0])["phase"] == "warmup"
+    done = jetwise("export", str(stress_run), "--format", "parquet", "--output", str(tmp_path / "s.parquet"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    table = pq.read_table(tmp_path / "s.parquet")
+    assert table.num_rows == 660 + 3 * 44 and "1 rows" not in done.stderr
+    assert table.column("instance").to_pylist().count("_Total") == 660
+
+
+def test_bad_input_is_exit_2_with_what_was_wrong(stress_run, tmp_path):
+    done = jetwise("export", str(stress_run), "--interval", "soon", cwd=tmp_path)
+    assert done.returncode == 2 and "--interval" in done.stderr
+    done = jetwise("export", str(tmp_path / "nothing"), cwd=tmp_path)
+    assert done.returncode == 2 and "neither a run folder nor a run id" in done.stderr
+    done = jetwise("export", str(stress_run), "--output", str(tmp_path / "no" / "such.csv"), cwd=tmp_path)
+    assert done.returncode == 2 and "is in a folder that does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
