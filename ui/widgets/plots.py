@@ -28,11 +28,13 @@ MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of
 
 
 class Series:
-    """A growing (x, y) series with amortised appends."""
+    """A growing (x, y) series with amortised appends (`compact`: in single precision, as each instance's curves
+    are kept: half the memory, still exact to a hundredth of a second over a day)."""
 
-    def __init__(self) -> None:
-        self.x = np.empty(1024)
-        self.y = np.empty(1024)
+    def __init__(self, *, compact: bool = False) -> None:
+        kind = np.float32 if compact else np.float64
+        self.x = np.empty(1024, dtype=kind)
+        self.y = np.empty(1024, dtype=kind)
         self.n = 0
 
     def append(self, x: float, y: float) -> None:
@@ -155,8 +157,8 @@ class LivePlots(QWidget):
         if not self.scan:
             self.log.append(elapsed_s, summary.log_write_avg_latency_ms)
         for row in instances:
-            self.instance_iops.setdefault(row.name, Series()).append(elapsed_s, self._rate(row))
-            self.instance_read.setdefault(row.name, Series()).append(elapsed_s, row.db_read_avg_latency_ms)
+            self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
+            self.instance_read.setdefault(row.name, Series(compact=True)).append(elapsed_s, row.db_read_avg_latency_ms)
         self.refresh()
 
     def _span(self, plot: pg.PlotWidget) -> tuple[float | None, float | None]:
