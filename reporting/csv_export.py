@@ -12,12 +12,14 @@ stage, with both the scan's and the recovery's columns.
 from __future__ import annotations
 
 import csv
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from engine.results.scans import megabytes
 from engine.results.schema import DatabaseScan, Figures, InstanceRecovery, IntervalSample, RunResult
+from engine.workload.histogram import percentiles_ms
 from reporting.bundle import RunBundle
 
 CSV_COLUMNS = [
@@ -28,7 +30,9 @@ CSV_COLUMNS = [
     "bdm_reads_per_s", "bdm_read_avg_bytes", "log_replication_reads_per_s", "log_replication_read_avg_bytes",
     "db_cache_hit_ratio", "database_page_fault_stalls_per_s", "cpu_percent", "available_memory_mb",
     "sweep_step", "threads", "sluggish_sessions",
+    *(f"{stream}_{label}_latency_ms" for stream in ("db_read", "db_write", "log_write") for label in ("p50", "p99")),
 ]
+PERCENTILE_COLUMNS = CSV_COLUMNS[29:]  # the server's, where its histograms cover the row's span (15 s windows)
 TOTAL = "_Total"  # the server's row: every instance together
 STAGE_CSV_COLUMNS = ["stage", "test_type", "run_folder"]  # a suite's CSV: which stage's run each row is of
 SCAN_PHASE = "scan"
@@ -56,9 +60,23 @@ def _after_samples(result: RunResult) -> tuple[list[str], list[list[Any]]]:
     return [], []
 
 
+def _percentiles(sample: IntervalSample) -> list[float | None]:
+    """The server's latency percentiles over the sample's span, when its histograms cover exactly that."""
+    latency = sample.latency
+    if latency is None or not math.isclose(latency.span_s, sample.duration_s, rel_tol=1e-6):
+        return [None] * len(PERCENTILE_COLUMNS)
+    values: list[float | None] = []
+    for column in PERCENTILE_COLUMNS:
+        stream, label = column.removesuffix("_latency_ms").rsplit("_", 1)
+        counts = latency.streams.get(stream)
+        values.append(percentiles_ms(counts, (int(label[1:]) / 100,))[label] if counts else None)
+    return values
+
+
 def sample_rows(samples: Iterable[IntervalSample]) -> Iterator[list[Any]]:
     """Rows of the CSV_COLUMNS: the server's (instance `_Total`) per interval, and each instance's where its
-    figures end (its duration is then the span they cover: a window of 15 s in a samples file)."""
+    figures end (its duration is then the span they cover: a window of 15 s in a samples file). The server's
+    percentiles are given where exact: over a row of whole windows (an export at 15 s or a multiple of it)."""
     for sample in samples:
         rows: list[tuple[Figures, str, float]] = [(sample.summary, TOTAL, sample.duration_s)]
         rows += [(row, row.name, sample.duration_s if row.span_s is None else row.span_s) for row in sample.instances]
@@ -67,6 +85,7 @@ def sample_rows(samples: Iterable[IntervalSample]) -> Iterator[list[Any]]:
             values += [getattr(figures, key) for key in CSV_COLUMNS[6:24]]
             values += [sample.host.cpu_percent, sample.host.available_memory_mb]
             values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
+            values += _percentiles(sample) if name == TOTAL else [None] * len(PERCENTILE_COLUMNS)
             yield values
 
 

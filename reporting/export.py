@@ -2,7 +2,8 @@
 
 Read sample by sample from the run's samples file and written as read, so a day-long run on 48 databases is
 never held in memory. A coarser interval (`--interval 15s`) adds consecutive samples up, never across a
-change of phase or sweep step, the same way an instance's window is added up in the samples file.
+change of phase or sweep step, the same way an instance's window is added up in the samples file: at 15 s
+or a multiple of it, each interval is whole windows, and the server's latency percentiles are exact.
 Parquet needs pyarrow, an optional extra (`pip install "jetwise[parquet]"`): a 60 MB library most field
 engineers never need, so the window and the CLI do not carry it.
 """
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.results.sample_file import FigureSum
+from engine.results.sample_file import FigureSum, LatencySum
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
 from reporting.bundle import ReportError, RunBundle
 from reporting.csv_export import CSV_COLUMNS, sample_rows
@@ -24,13 +25,14 @@ FORMATS = ("csv", "jsonl", "parquet")
 PARQUET_BATCH = 20_000  # rows a Parquet row group takes: bounded memory whatever the run's length
 
 
-def coarser(samples: Iterable[IntervalSample], seconds: float) -> Iterator[IntervalSample]:
-    """The samples added up over `seconds` each (a span ends early at a change of phase or sweep step)."""
+def coarser(samples: Iterable[IntervalSample], seconds: float, sample_interval_s: float = 1.0) -> Iterator[IntervalSample]:
+    """The samples added up over `seconds` each, at whole multiples of it from the run's start, by their interval
+    numbers (a span ends early at a change of phase or sweep step)."""
     group: list[IntervalSample] = []
     key: tuple[str, int | None, int] | None = None
+    per_group = max(1, round(seconds / sample_interval_s))
     for sample in samples:
-        start = sample.elapsed_s - sample.duration_s
-        here = (sample.phase, sample.step, math.floor(start / seconds + 1e-9))
+        here = (sample.phase, sample.step, sample.interval // per_group)
         if group and here != key:
             yield _added(group)
             group = []
@@ -50,7 +52,13 @@ def _added(group: list[IntervalSample]) -> IntervalSample:
                 row, sample.duration_s if row.span_s is None else row.span_s)
     last = group[-1]
     hosts = [s.host for s in group]
+    latency = LatencySum()
+    for sample in group:
+        if sample.latency is not None:
+            latency.add(sample.latency)
+    whole = math.isclose(latency.seconds, server.seconds, rel_tol=1e-6)  # no part of a window: exact percentiles
     return last.model_copy(update={
+        "latency": latency.histograms() if whole else None,
         "duration_s": server.seconds,
         "host": HostFigures(cpu_percent=sum(h.cpu_percent for h in hosts) / len(hosts),
                             available_memory_mb=min(h.available_memory_mb for h in hosts)),
@@ -64,7 +72,7 @@ def export(bundle: RunBundle, path: Path, fmt: str, interval_s: float | None = N
     """Write the run's samples to `path` in `fmt`; returns the rows (CSV, Parquet) or lines (JSON lines) written."""
     samples: Iterable[IntervalSample] = bundle.samples
     if interval_s is not None:
-        samples = coarser(samples, interval_s)
+        samples = coarser(samples, interval_s, bundle.result.configuration.sample_interval_s)
     if fmt == "jsonl":
         lines = 0
         with path.open("w", encoding="utf-8") as handle:

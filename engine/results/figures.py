@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.results.schema import Figures, InstanceFigures
+from engine.results.schema import Figures, InstanceFigures, LatencyHistograms
+from engine.workload.histogram import to_sparse
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats
 
 
@@ -51,8 +52,15 @@ def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, Strea
     return merged
 
 
-def interval_figures(parts: Mapping[str, InstanceInterval], seconds: float) -> tuple[list[InstanceFigures], Figures]:
-    """One sample interval's figures per instance and the server's."""
+def latency_histograms(streams: Mapping[str, StreamStats], seconds: float) -> LatencyHistograms:
+    """The histograms of the streams that saw any I/O, as a sample carries them."""
+    return LatencyHistograms(span_s=seconds, streams={name: to_sparse(stats.hist) for name, stats in streams.items()
+                                                      if stats.count})
+
+
+def interval_figures(parts: Mapping[str, InstanceInterval],
+                     seconds: float) -> tuple[list[InstanceFigures], Figures, LatencyHistograms]:
+    """One sample interval's figures per instance and the server's, and the server's latency histograms."""
     rows = []
     server = InstanceInterval("server")
     for name, part in parts.items():
@@ -64,7 +72,8 @@ def interval_figures(parts: Mapping[str, InstanceInterval], seconds: float) -> t
             )
         )
         server.merge(part)
-    return rows, Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))
+    summary = Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))
+    return rows, summary, latency_histograms(server.streams, seconds)
 
 
 def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:

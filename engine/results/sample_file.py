@@ -8,8 +8,12 @@ opens on any machine the run folder is copied to. The file is the run's only cop
   figures (the live view's one-second resolution).
 - `instances`: each database instance's figures per window of `WINDOW_S` seconds (Jetstress logs
   every 15 s), the window's totals as rates and averages plus the lowest and highest one-second
-  IOPS and read latency in it. A window never spans a change of phase or sweep step, so a verdict
-  over measured samples (a killed run's rebuilt result) takes whole windows.
+  IOPS and read latency in it. Windows fall at whole multiples of `WINDOW_S` from the run's start and
+  never span a change of phase or sweep step, so a verdict over measured samples (a killed run's
+  rebuilt result) takes whole windows, and so does an export at a coarser interval of 15 s or more.
+- `latency`: the server's latency histogram per stream and window, packed (a few hundred bytes):
+  windows add up, so percentiles over any of them together (the measured time, an export's
+  minute) are exact.
 
 Figures are kept as integers in ten-thousandths (SQLite writes a small integer in one to four
 bytes, a float in eight). A file is Jetwise's by its SQLite application id.
@@ -27,12 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.results.figures import cache_figures, part_from_figures, stream_figures
-from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
-from engine.workload.stats import InstanceInterval
+from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample, LatencyHistograms
+from engine.workload.histogram import Counts, add_sparse, new_counts, packed, to_sparse, unpacked
+from engine.workload.stats import STREAMS, InstanceInterval
 
 SAMPLES_DB = "samples.sqlite"
 APPLICATION_ID = 0x4A775331  # "JwS1"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the latency table, windows at multiples of WINDOW_S
 WINDOW_S = 15.0
 SCALE = 10_000
 FIGURES = tuple(Figures.model_fields)
@@ -54,6 +59,8 @@ def _schema() -> str:
     CREATE TABLE server ({", ".join(_SERVER_HEAD)}, {figures}, PRIMARY KEY (interval)) WITHOUT ROWID;
     CREATE TABLE instances ({", ".join(_INSTANCE_HEAD)}, {figures}, {", ".join(_SPREAD_COLUMNS)},
                             PRIMARY KEY (window, instance)) WITHOUT ROWID;
+    CREATE TABLE latency (window INTEGER PRIMARY KEY, last_interval INTEGER NOT NULL, span_s REAL NOT NULL,
+                          {", ".join(f"{name} BLOB" for name in STREAMS)});
     """
 
 
@@ -114,6 +121,22 @@ class FigureSum:
         return out
 
 
+class LatencySum:
+    """The server's latency histograms over consecutive spans, added up."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.streams: dict[str, Counts] = {}
+
+    def add(self, latency: LatencyHistograms) -> None:
+        self.seconds += latency.span_s
+        for name, sparse in latency.streams.items():
+            add_sparse(self.streams.setdefault(name, new_counts()), sparse)
+
+    def histograms(self) -> LatencyHistograms:
+        return LatencyHistograms(span_s=self.seconds, streams={name: to_sparse(c) for name, c in self.streams.items()})
+
+
 class SampleWriter:
     """Appends a run's samples as they come, each with its instances' window so far, committed at least every
     `commit_s` (every sample of a run in real time), so a kill keeps all but the last moment's."""
@@ -133,17 +156,20 @@ class SampleWriter:
         self._db.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
         self._names: dict[str, int] = {}
         self._open: dict[str, FigureSum] = {}
-        self._key: tuple[str, int | None] | None = None  # the phase and step of the window under way
+        self._latency = LatencySum()
+        self._key: tuple[str, int | None, int] | None = None  # the phase, step and place of the window under way
         self._window = 0
         self._committed = -math.inf
         self._server = f"INSERT OR REPLACE INTO server VALUES ({', '.join('?' * (len(_SERVER_HEAD) + len(FIGURES)))})"
         width = len(_INSTANCE_HEAD) + len(FIGURES) + len(_SPREAD_COLUMNS)
         self._instance = f"INSERT OR REPLACE INTO instances VALUES ({', '.join('?' * width)})"
+        self._latency_row = f"INSERT OR REPLACE INTO latency VALUES ({', '.join('?' * (3 + len(STREAMS)))})"
 
     def add(self, sample: IntervalSample) -> None:
-        key = (sample.phase, sample.step)
-        if self._open and (key != self._key or sample.interval - self._first() >= self.window_intervals):
+        key = (sample.phase, sample.step, sample.interval // self.window_intervals)
+        if self._key is not None and key != self._key:
             self._open.clear()  # the window is complete (its rows are written): the next begins
+            self._latency = LatencySum()
             self._window += 1
         self._key = key
         summary = sample.summary
@@ -166,8 +192,8 @@ class SampleWriter:
                 window.add(row, sample.duration_s)
                 # The window so far replaces its row each second, so a kill loses no instance's figures.
                 db.execute(self._instance, self._instance_row(row.name, window, sample))
-            if any(row.span_s is not None for row in sample.instances):
-                self._window += 1
+            if sample.latency is not None:
+                db.execute(self._latency_row, self._latency_values(sample.latency, sample.interval))
         except BaseException:
             db.rollback()
             raise
@@ -176,8 +202,12 @@ class SampleWriter:
             db.commit()
             self._committed = now
 
-    def _first(self) -> int:
-        return min(window.first for window in self._open.values())
+    def _latency_values(self, latency: LatencyHistograms, interval: int) -> tuple[object, ...]:
+        """The window's histograms so far, with this sample's added."""
+        window = self._latency
+        window.add(latency)
+        blobs = [packed(window.streams[name]) if name in window.streams else None for name in STREAMS]
+        return (self._window, interval, window.seconds, *blobs)
 
     def _instance_row(self, name: str, window: FigureSum, sample: IntervalSample) -> tuple[object, ...]:
         figures = window.figures()
@@ -271,6 +301,8 @@ class SampleFile:
             windows = db.execute(f"SELECT last_interval, instance, span_s, {', '.join(FIGURES)} FROM instances "
                                  "ORDER BY last_interval, instance")
             pending = next(windows, None)
+            histograms = _latency(db)
+            latency = next(histograms, None)
             for row in db.cursor().execute("SELECT * FROM server ORDER BY interval"):
                 head = dict(zip(_SERVER_HEAD, row[: len(_SERVER_HEAD)], strict=True))
                 instances = []
@@ -280,12 +312,25 @@ class SampleFile:
                                                      span_s=pending[2], **values))
                     pending = next(windows, None)
                 summary = {name: _unscaled(value) for name, value in zip(FIGURES, row[len(_SERVER_HEAD):], strict=True)}
+                histogram = None
+                while latency is not None and latency[0] <= head["interval"]:
+                    histogram, latency = latency[1], next(histograms, None)
                 yield IntervalSample(
                     interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_text(head["time_utc"]),
                     elapsed_s=head["elapsed_s"], duration_s=head["duration_s"], remaining_s=head["remaining_s"],
                     host=HostFigures(cpu_percent=head["cpu_percent"], available_memory_mb=head["available_memory_mb"]),
                     summary=Figures(**summary), instances=instances, step=head["step"], threads=head["threads"],
-                    sluggish_sessions=head["sluggish_sessions"])
+                    sluggish_sessions=head["sluggish_sessions"], latency=histogram)
+
+
+def _latency(db: sqlite3.Connection) -> Iterator[tuple[int, LatencyHistograms]]:
+    """Each window's histograms with the interval that ends it (none in a file of the first format)."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'latency'").fetchone():
+        return
+    for last, span, *blobs in db.execute(f"SELECT last_interval, span_s, {', '.join(STREAMS)} FROM latency "
+                                         "ORDER BY last_interval"):
+        streams = {name: to_sparse(unpacked(blob)) for name, blob in zip(STREAMS, blobs, strict=True) if blob is not None}
+        yield last, LatencyHistograms(span_s=span, streams=streams)
 
 
 Samples = SampleFile | SampleList

@@ -106,6 +106,16 @@ class HostFigures(_Schema):
     available_memory_mb: float = 0.0
 
 
+class LatencyHistograms(_Schema):
+    """The server's latency histograms, every instance's I/O together, over the span ending with their sample."""
+
+    span_s: float = Field(description="Seconds they cover: the sample's own interval, or a samples file's window.")
+    streams: dict[str, dict[int, int]] = Field(
+        description="Per stream, bucket -> operations: log-linear buckets of nanoseconds, 64 per power of two "
+                    "(engine.workload.histogram); only buckets that hold any. Histograms over adjacent spans add up, "
+                    "so percentiles over any run of them are exact.")
+
+
 class IntervalSample(_Schema):
     """One sample interval, as merged in the parent: the server's figures, each instance's, the host's."""
 
@@ -121,6 +131,7 @@ class IntervalSample(_Schema):
     step: int | None = Field(None, description="A load sweep's step this sample belongs to (0-based); None outside a sweep.")
     threads: int | None = Field(None, description="In a load sweep: the thread count the step ran.")
     sluggish_sessions: int | None = Field(None, description="In a load sweep: the SluggishSessions the step ran.")
+    latency: LatencyHistograms | None = None
 
 
 class Criterion(_Schema):

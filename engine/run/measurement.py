@@ -19,7 +19,7 @@ from typing import Literal
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
-from engine.results.figures import cache_figures, interval_figures, stream_figures
+from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
@@ -28,6 +28,7 @@ from engine.results.schema import (
     HostInfo,
     InstanceFigures,
     IntervalSample,
+    LatencyHistograms,
     Outcome,
     RunKind,
     RunResult,
@@ -112,9 +113,9 @@ class Measurement:
         host: HostFigures,
     ) -> bool:
         """Show interval `index`; True when it settled a calibration run (its end moved earlier)."""
-        rows, summary = interval_figures(parts, duration_s)
+        rows, summary, latency = interval_figures(parts, duration_s)
         if self.steps is not None:
-            return self._add_step(index, parts, rows, summary, duration_s=duration_s, elapsed_s=elapsed_s,
+            return self._add_step(index, parts, rows, summary, latency, duration_s=duration_s, elapsed_s=elapsed_s,
                                   time_utc=time_utc, host=host)
         settled = False
         if index < self.warmup_intervals:
@@ -139,6 +140,7 @@ class Measurement:
             host=host,
             summary=summary,
             instances=rows,
+            latency=latency,
         )
         self._emit(IntervalEvent(sample=sample))
         return settled
@@ -151,6 +153,7 @@ class Measurement:
         seconds = duration_s * len(summaries)
         rows = [InstanceFigures(name=name, span_s=seconds, **stream_figures(part.streams, seconds),
                                 **cache_figures(part.cache, seconds)) for name, part in parts.items()]
+        latency = latency_histograms(merge_streams(part.streams for part in parts.values()), seconds)
         phase: Literal["warmup", "measure"] = "measure" if first >= self.warmup_intervals else "warmup"
         self.add_late(first, parts)
         total_s = self.total_intervals * self.config.sample_interval_s
@@ -158,13 +161,14 @@ class Measurement:
             at = elapsed_s + offset * duration_s
             if phase == "measure":
                 self.host_samples.append(host)
+            last = offset == len(summaries) - 1
             self._emit(IntervalEvent(sample=IntervalSample(
                 interval=first + offset, phase=phase, time_utc=(start + timedelta(seconds=at)).isoformat(timespec="milliseconds"),
                 elapsed_s=at, duration_s=duration_s, remaining_s=max(0.0, total_s - at), host=host, summary=summary,
-                instances=rows if offset == len(summaries) - 1 else [])))
+                instances=rows if last else [], latency=latency if last else None)))
 
-    def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], rows: list[InstanceFigures], summary: Figures, *,
-                  duration_s: float, elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
+    def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], rows: list[InstanceFigures], summary: Figures,
+                  latency: LatencyHistograms, *, duration_s: float, elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
         """A sweep's interval: its step's phase, its errors counted for the run; True when the sweep ended here."""
         steps = self.steps
         assert steps is not None
@@ -183,7 +187,7 @@ class Measurement:
         self._emit(IntervalEvent(sample=IntervalSample(
             interval=index, phase=phase, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s,
             remaining_s=max(0.0, total_s - elapsed_s), host=host, summary=summary, instances=rows,
-            step=step, threads=load.threads, sluggish_sessions=load.sluggish,
+            step=step, threads=load.threads, sluggish_sessions=load.sluggish, latency=latency,
         )))
         return ended
 

@@ -1,7 +1,8 @@
 """What a run's samples tell after the fact: the running verdict the window shows, and a killed run's result.
 
 Both read the samples as they were recorded (`IntervalSample`), through the same totals and
-verdict as a live run (`Measurement`); samples keep no histograms, so percentiles are lost. An
+verdict as a live run (`Measurement`); a samples file keeps the server's latency histograms per
+window, not each instance's, so a rebuilt result has the server's percentiles only. An
 instance's figures in a samples file cover a window of samples (`span_s`), not one; they are
 read one sample at a time, so a day-long run is never held in memory.
 A Checksum or Backup test killed before its end is rebuilt with how far each database's scan
@@ -14,12 +15,14 @@ from collections.abc import Iterable, Mapping
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import part_from_figures
+from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.verdict import Verdict, judge
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.settling import SettleRule
 from engine.run.steps import at_load
 from engine.run.sweep import Load
+from engine.workload.histogram import percentiles_ms
 from engine.workload.scan import ScanTally
 from engine.workload.stats import DB_READ, InstanceInterval, split_totals
 
@@ -73,7 +76,8 @@ def rebuild_result(
     """The aborted result of a run that ended without writing one, from the samples it recorded.
 
     The samples go through the same measurement as a live run, one at a time; criteria are judged
-    on the figures they carry (percentiles are lost, as samples keep no histograms).
+    on the figures they carry. The server's latency percentiles come from the histograms the samples
+    carry (a samples file's, per window); each instance's are lost (it keeps the server's only).
     """
     measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
     first: IntervalSample | None = None
@@ -81,6 +85,7 @@ def rebuild_result(
     collecting: IntervalSample | None = None  # the first measured sample of what is judged
     step: int | None = None
     measured_s = 0.0
+    latency = LatencySum()
     for sample in samples:
         first, last = first or sample, sample
         if sample.phase != "measure":
@@ -88,7 +93,10 @@ def rebuild_result(
         if collecting is None or sample.step != step:  # a sweep: the last step measured is judged, at its setting
             measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
             collecting, step, measured_s = sample, sample.step, 0.0
+            latency = LatencySum()
         merge_sample(measurement.totals, sample)
+        if sample.latency is not None:
+            latency.add(sample.latency)
         measurement.host_samples.append(sample.host)
         measured_s += sample.duration_s
     if collecting is not None and collecting.threads is not None and collecting.sluggish_sessions is not None:
@@ -114,7 +122,9 @@ def rebuild_result(
         if damaged:
             end.notes.append(f"{damaged:,} damaged pages or log sectors were met before the test stopped; the samples "
                              "keep their count, not their kinds, and the test log names each")
-    return measurement.result(run_id, end, backend_name="", simulated=False)
+    result = measurement.result(run_id, end, backend_name="", simulated=False)
+    percentiles = {name: percentiles_ms(counts) for name, counts in latency.streams.items() if counts}
+    return result.model_copy(update={"summary": result.summary.model_copy(update={"latency_percentiles_ms": percentiles})})
 
 
 def _scans_so_far(config: TestConfig, totals: Mapping[str, InstanceInterval]) -> dict[int, ScanTally]:

@@ -77,7 +77,8 @@ def play(runner: Runner, measurement: Measurement, draw: Draw, rng: random.Rando
         if runner.stop_reason is not None:
             break
         warm = measurement.warmup_intervals
-        end = min(measurement.total_intervals, index + per_window, warm if index < warm else measurement.total_intervals)
+        window_end = (index // per_window + 1) * per_window  # windows at whole multiples of 15 s, as a samples file's
+        end = min(measurement.total_intervals, window_end, warm if index < warm else measurement.total_intervals)
         count = end - index
         if index >= warm and not measuring:
             measuring = True

@@ -9,6 +9,9 @@ is bounded (NBUCKETS counters at most) and histograms merge by adding counters.
 
 from __future__ import annotations
 
+import sys
+import zlib
+from array import array
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
@@ -84,6 +87,34 @@ def to_sparse(counts: Mapping[int, int]) -> dict[int, int]:
     return {index: count for index, count in sorted(counts.items()) if count}
 
 
-def add_sparse(counts: Counts, sparse: Mapping[int | str, int]) -> None:
+def add_sparse(counts: Counts, sparse: Mapping[int, int] | Mapping[str, int]) -> None:
     for index, count in sparse.items():
         counts[int(index)] += count
+
+
+def packed(counts: Mapping[int, int]) -> bytes:
+    """A histogram in a few hundred bytes, as a samples file keeps it: each held bucket as its distance from the
+    one before and its count (little-endian 64-bit), deflated."""
+    values = array("Q")
+    previous = 0
+    for index, count in sorted(counts.items()):
+        if count:
+            values.extend((index - previous, count))
+            previous = index
+    if sys.byteorder == "big":
+        values.byteswap()
+    return zlib.compress(values.tobytes(), 6)
+
+
+def unpacked(blob: bytes) -> Counts:
+    """The histogram `packed` made."""
+    values = array("Q")
+    values.frombytes(zlib.decompress(blob))
+    if sys.byteorder == "big":
+        values.byteswap()
+    counts = new_counts()
+    index = 0
+    for gap, count in zip(values[::2], values[1::2], strict=True):
+        index += gap
+        counts[index] += count
+    return counts

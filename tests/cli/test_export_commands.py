@@ -10,7 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.results.document import read_samples
+from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample
+from engine.workload.histogram import percentiles_ms
 from tests.cli.test_cli import jetwise
 
 
@@ -62,6 +64,35 @@ def test_a_coarser_interval_keeps_the_totals_and_never_spans_the_warm_up(stress_
         sum(s.summary.db_reads_per_s * s.duration_s for s in original), rel=1e-6)
     assert max(float(r["db_read_max_latency_ms"]) for r in server[1:]) == pytest.approx(
         max(s.summary.db_read_max_latency_ms for s in original))
+
+
+def test_the_servers_percentiles_are_exact_over_the_measured_time_and_each_minute(stress_run, tmp_path):
+    samples = list(read_samples(stress_run))
+    measured = LatencySum()
+    for sample in samples:
+        if sample.phase == "measure" and sample.latency is not None:
+            measured.add(sample.latency)
+    result = json.loads((stress_run / "result.json").read_text())
+    assert measured.seconds == 600.0
+    assert {name: percentiles_ms(counts) for name, counts in measured.streams.items()} == \
+        result["summary"]["latency_percentiles_ms"]  # the file's windows add up to the run's own histograms
+    done = jetwise("export", str(stress_run), "--interval", "1m", "--output", str(tmp_path / "minute.csv"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    server = [r for r in _rows(tmp_path / "minute.csv") if r["instance"] == "_Total"]
+    for minute, row in enumerate(server):
+        own = LatencySum()
+        for sample in samples[60 * minute: 60 * (minute + 1)]:
+            if sample.latency is not None:
+                own.add(sample.latency)
+        for stream in ("db_read", "log_write"):
+            expected = percentiles_ms(own.streams[stream], (0.5, 0.99))
+            assert float(row[f"{stream}_p50_latency_ms"]) == pytest.approx(expected["p50"])
+            assert float(row[f"{stream}_p99_latency_ms"]) == pytest.approx(expected["p99"])
+    every_second = [r for r in _rows(tmp_path / "minute.csv") if r["instance"] != "_Total"]
+    assert all(r["db_read_p99_latency_ms"] == "" for r in every_second)  # an instance keeps no histogram
+    done = jetwise("export", str(stress_run), "--interval", "10s", "--output", str(tmp_path / "ten.csv"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert all(r["db_read_p99_latency_ms"] == "" for r in _rows(tmp_path / "ten.csv"))  # parts of windows: not exact
 
 
 def test_json_lines_read_back_as_samples_and_parquet_as_a_table(stress_run, tmp_path):

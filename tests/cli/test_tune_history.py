@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 from engine.results.document import read_samples
-from engine.results.sample_file import SAMPLES_DB
+from engine.results.sample_file import SAMPLES_DB, LatencySum
 from engine.store.sqlite import Store
+from engine.workload.histogram import percentiles_ms
+from reporting.bundle import load_run
 from tests.cli.test_cli import JETWISE, _init_small, jetwise
 
 
@@ -124,6 +126,13 @@ def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path)
     [run] = reopened.runs("killed")
     assert run.status == "aborted" and "ended without finishing" in run.reasons[0]
     assert len(read_samples(Path(run.output_dir))) >= samples  # the run folder keeps them, the store names it
+    measured = LatencySum()
+    for sample in read_samples(Path(run.output_dir)):
+        if sample.phase == "measure" and sample.latency is not None:
+            measured.add(sample.latency)
+    rebuilt = load_run(run.output_dir, reopened).result.summary.latency_percentiles_ms
+    assert rebuilt["db_read"]["p99"] is not None  # the server's percentiles survive a kill, from the samples file
+    assert rebuilt == {name: percentiles_ms(counts) for name, counts in measured.streams.items()}
     listing = jetwise("history", "--session", "killed", cwd=tmp_path)
     assert "aborted" in listing.stdout
 

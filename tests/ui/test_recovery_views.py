@@ -148,7 +148,10 @@ def test_a_soft_recovery_shows_the_load_then_the_replay_and_each_instances_recov
     results = window.results_view
     assert "Soft recovery" in results.verdict.text()
     assert results.headline.text().startswith(f"Replayed {2 * FILES} of {2 * FILES} log files in ")
-    assert "generated under 2 threads, SluggishSessions 1 at " in results.headline.text()
+    if result.summary.measured_s >= result.configuration.sample_interval_s:
+        assert "generated under 2 threads, SluggishSessions 1 at " in results.headline.text()
+    else:  # a fast disk writes the load's few log files within one sample interval: no rate to give
+        assert "generated under 2 threads, SluggishSessions 1, Strict thresholds" in results.headline.text()
     assert results.table.isVisibleTo(results) and results.recovery.isVisibleTo(results)
     criteria = {results.table.item(r, 0).text() for r in range(results.table.rowCount())}
     assert {"Seconds to play one log file", "Log files replayed", "Replay errors", "Average database read latency"} <= criteria
