@@ -11,10 +11,11 @@ import sys
 import threading
 import traceback
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from engine.protocol import ExitCode
@@ -60,6 +61,11 @@ def _log(text: str) -> Path:
     return path
 
 
+def icon_path() -> Path:
+    """The application's icon (an SVG among the resources; a frozen Windows build makes its .ico from it)."""
+    return Path(str(resources.files("resources").joinpath("icons/jetwise.svg")))
+
+
 def ensure_gui_application() -> QGuiApplication:
     """Qt's text layout needs an application; headless machines get the offscreen platform."""
     app = QGuiApplication.instance()
@@ -71,11 +77,12 @@ def ensure_gui_application() -> QGuiApplication:
     return app
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], config: Path | None = None, *, start: bool = False) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0], *argv])
     app.setOrganizationName("Jetwise")
     app.setApplicationName("Jetwise")
     app.setApplicationVersion(__version__)
+    QApplication.setWindowIcon(QIcon(str(icon_path())))
     install_exception_hook()
     from ui.shell import MainWindow
 
@@ -87,6 +94,8 @@ def main(argv: list[str]) -> int:
     try:
         window = MainWindow(store)
         window.show()
+        if config is not None and window.load_config_file(config) and start:
+            window.start_from_wizard()
         return int(app.exec())
     finally:
         store.close()

@@ -19,3 +19,7 @@ _.row_factory  # noqa: F821 (sqlite3 reads the connection's attribute)
 pytestmark  # noqa: F821 (pytest reads a module's marks)
 _.usage  # noqa: F821 (argparse reads a parser's usage and formatter_class when it prints help: jetwise cmd)
 _.formatter_class  # noqa: F821
+_.datas  # noqa: F821 (packaging/jetwise.spec reads them from the Analysis tests/test_packaging.py records)
+_.pure  # noqa: F821
+_.scripts  # noqa: F821
+includes  # noqa: F821 (a keyword the spec passes PyInstaller's collect_data_files, recorded by the test)

@@ -16,6 +16,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
@@ -44,6 +45,7 @@ COMMANDS: dict[str, Command] = {
     "export": Command("app.cli.export", "a run's full sample series: CSV, JSON lines or Parquet"),
     "history": Command("app.cli.history", "tuning sessions and their runs"),
     "cmd": Command("app.cli.jetstress_cmd", "JetstressCmd's switches (/c JetstressConfig.xml /timeout ...) for runbooks"),
+    "window": Command("app.cli.window", "open the window, a configuration loaded (--start: started)"),
     "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),
 }
 
@@ -83,8 +85,9 @@ def command_parser(name: str) -> tuple[argparse.ArgumentParser, ModuleType]:
     return parser, module
 
 
-def open_window() -> int:
-    """`jetwise` alone opens the wizard; without a display it says how to run headless."""
+def open_window(config: Path | None = None, *, start: bool = False) -> int:
+    """`jetwise` alone opens the wizard (`jetwise window CONFIG` with a configuration loaded, `--start`: started);
+    without a display it says how to run headless."""
     headless = sys.platform.startswith("linux") and not any(
         os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
     )
@@ -97,7 +100,7 @@ def open_window() -> int:
     except ImportError as exc:  # Qt's system libraries are missing
         print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
         return ExitCode.ABORTED
-    return window_main([])
+    return window_main([], config, start=start)
 
 
 def run_cli(argv: Sequence[str]) -> int:

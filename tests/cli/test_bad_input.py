@@ -270,6 +270,9 @@ CASES = [
                                                                  "well-formed XML (line 1, column 1"),
     case("export-xml", ".", says=". is a folder; give the file to read"),
     case("export-xml", "{config}", "-o", "{config}", "--force", says="is the configuration being exported"),
+    # window: a configuration to load, and --start
+    case("window", "--start", says="--start needs a CONFIG to start"),
+    case("window", "{tmp}", "--start", says="{tmp} is not a file"),
     # cmd: JetstressCmd's switches
     case("cmd", says="give the configuration with /c CONFIG.xml"),
     case("cmd", "{config}", says="'{config}' is not a switch; JetstressCmd's switches start with /"),

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.cli import COMMANDS, command_parser, run_cli
+from app.cli import window as window_command
 from app.cli.configs import load_checked
 from app.context import AppContext
 from engine.model.config import TestConfig, save_config
@@ -192,7 +193,7 @@ def _flag_tokens(action: argparse.Action, paths: list[str]) -> st.SearchStrategy
 def command_lines(draw: st.DrawFn, places: dict[str, list[str]]) -> list[str]:
     name = draw(st.sampled_from(sorted(COMMANDS)))
     parser, _ = command_parser(name)
-    starts_runs = name in ("run", "tune", "engine")
+    starts_runs = name in ("run", "tune", "engine", "window")
     paths = places["bad"] if starts_runs else places["out"] if name == "init" else places["any"]
     flags = [a for a in parser._actions if a.option_strings and "--quick" not in a.option_strings]
     positionals = [a for a in parser._actions if not a.option_strings]
@@ -218,9 +219,13 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     def no_runner(*_args: object, **_kwargs: object) -> None:
         raise RunStarted("a measured run was about to start")
 
+    def window_closed(*_args: object, **_kwargs: object) -> int:
+        return ExitCode.PASS  # the window opened and was closed again: a valid command line
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "store"))
     monkeypatch.setattr(AppContext, "runner", no_runner)
+    monkeypatch.setattr(window_command, "open_window", window_closed)
     return tmp_path
 
 

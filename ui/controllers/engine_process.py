@@ -45,11 +45,20 @@ KILL_AFTER_MS = 5000
 SUITE_KILL_AFTER_MS = 30_000
 
 
-def engine_command() -> tuple[str, list[str]]:
-    """The program and leading arguments that run Jetwise itself."""
-    if getattr(sys, "frozen", False):
-        return sys.executable, []
-    return sys.executable, ["-m", "app"]
+def engine_command(executable: str | None = None, *, frozen: bool | None = None) -> tuple[str, list[str]]:
+    """The program and leading arguments that run Jetwise itself (by default this process's executable).
+
+    Frozen on Windows, the window is `jetwisew.exe` (no console); its engine is `jetwise.exe` beside it, a
+    console program whose standard streams are the pipes the window reads (QProcess starts it without a
+    console window when the window has none)."""
+    executable = sys.executable if executable is None else executable
+    if not (getattr(sys, "frozen", False) if frozen is None else frozen):
+        return executable, ["-m", "app"]
+    program = Path(executable)
+    console = program.with_name(program.name.replace("jetwisew", "jetwise", 1))
+    if program.stem.lower() == "jetwisew" and console.is_file():
+        return str(console), []
+    return executable, []
 
 
 class EngineProcess(QObject):

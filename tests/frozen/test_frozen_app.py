@@ -1,0 +1,68 @@
+"""The frozen Jetwise does what the installed one does: the CLI to a verdict twice, a PDF report, a tuning
+session on the simulated device, and the window running a test through its own engine sub-process.
+
+Run after `python packaging/build.py` with `python -m pytest -m frozen tests/frozen` (JETWISE_FROZEN names
+the folder when it is not dist/jetwise). CI does both on Linux; docs/packaging.md says how on Windows."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from engine.version import __version__
+from tests.frozen.programs import frozen_program, jetwise, small_config, window_run
+
+pytestmark = pytest.mark.frozen
+
+
+@pytest.fixture(scope="module")
+def program() -> list[str]:
+    return frozen_program()
+
+
+def test_it_says_its_version_and_its_commands(program, tmp_path):
+    version = jetwise(program, "--version", cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.strip() == f"Jetwise {__version__}"
+    usage = jetwise(program, "--help", cwd=tmp_path)
+    assert usage.returncode == 0 and "window" in usage.stdout and "report" in usage.stdout
+    wrong = jetwise(program, "rnu", cwd=tmp_path)
+    assert wrong.returncode == 2 and "did you mean 'run'?" in wrong.stderr and "Traceback" not in wrong.stderr
+
+
+def test_a_quick_run_twice_to_its_verdicts_then_a_pdf_and_an_export(program, tmp_path):
+    for _ in range(2):
+        done = jetwise(program, "run", "--quick", cwd=tmp_path)
+        assert done.returncode in (0, 1), done.stderr
+        assert "Traceback" not in done.stderr
+    runs = sorted((tmp_path / "jetwise-runs").iterdir())
+    assert len(runs) == 2 and all((run / "result.json").is_file() for run in runs)
+    verdict = json.loads((runs[1] / "result.json").read_text())["summary"]["verdict"]
+    report = jetwise(program, "report", str(runs[1]), "--pdf", "r.pdf", "--html", "r.html", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF-")
+    if shutil.which("pdftotext"):
+        text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True).stdout
+        assert verdict.upper() in text and "Transactional I/O" in text  # the templates were found in the bundle
+    csv = jetwise(program, "export", str(runs[0]), "--output", "s.csv", cwd=tmp_path)
+    assert csv.returncode == 0 and (tmp_path / "s.csv").read_text().startswith("interval,phase")
+    parquet = jetwise(program, "export", str(runs[0]), "--format", "parquet", "--output", "s.parquet", cwd=tmp_path)
+    assert parquet.returncode == 2 and "Parquet needs pyarrow" in parquet.stderr  # left out of the frozen build
+
+
+def test_a_tuning_session_on_the_simulated_device(program, tmp_path):
+    config = small_config(program, tmp_path)
+    done = jetwise(program, "tune", str(config), "--simulate", "sas-8x10k", "--json", cwd=tmp_path)
+    assert done.returncode in (0, 1), done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome and "Traceback" not in done.stderr
+
+
+def test_the_window_runs_a_test_through_its_frozen_engine_sub_process(program, tmp_path):
+    result, started = window_run(program, tmp_path)
+    assert result["summary"]["verdict"] in ("pass", "fail")
+    engines = [line for line in started if "engine" in line[1:2]]
+    assert engines and all(Path(line[0]).resolve() == Path(program[0]).resolve() for line in engines), started
