@@ -1,4 +1,4 @@
-"""How the window words the test types, and a Database checksum or Database backup test as it runs.
+"""How the window words the test types, and a Database checksum or Database backup test as it runs and once it ended.
 
 A checksum or a backup (a scan) reads each database through once instead of running
 transactions for a time: the window shows how far the reading got, not IOPS against a
@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
-from engine.results.schema import IntervalSample, ScanResult
+from engine.model.units import seconds_words
+from engine.results.scans import megabytes
+from engine.results.schema import IntervalSample, RunResult, ScanResult
 
 TYPE_WORDS = {
     TestType.PERFORMANCE: "Performance",
@@ -98,3 +100,16 @@ def final_words(config: TestConfig, scan: ScanResult) -> str:
         damaged = sum(r.log_sectors_damaged for r in rows)
         line += f"; {sum(r.log_files for r in rows):,} log files read, {damaged:,} damaged log sectors"
     return line
+
+
+def scan_headline(result: RunResult, scan: ScanResult) -> tuple[str, str]:
+    """What a scan read, and what it was: "Read 8,192 of 8,192 pages …", "Database checksum, 64 KiB reads"."""
+    rows = scan.databases
+    plural = "s" if len(rows) != 1 else ""
+    read = (f"Read {sum(r.seen_pages for r in rows):,} of {sum(r.pages for r in rows):,} pages of {len(rows)} "
+            f"database{plural} in {seconds_words(scan.seconds)} at {megabytes(scan.bytes_per_s):,.1f} MB/s")
+    config = result.configuration
+    copied = ""
+    if config.test_type == TestType.DATABASE_BACKUP:
+        copied = f", copied to {config.backup_path}" if config.backup_path is not None else ", read only"
+    return read, f"sequential {scan.read_bytes // 1024} KiB reads{copied}"

@@ -93,7 +93,7 @@ class MainWindow(QMainWindow):
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
         results.apply_requested.connect(lambda: self.runs.apply_advice(results.suggestion))
-        results.full_length_requested.connect(lambda: self.runs.run_full_length(results.result))
+        results.full_length_requested.connect(lambda: self.runs.run_full_length(results.full_length_setting))
         results.new_test_requested.connect(self.new_test)
         results.session_requested.connect(self.show_session)
         results.open_folder_requested.connect(self.reports.open_run_folder)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWizard
 
-from engine.model.config import load_config
+from engine.model.config import load_config, save_config
 from engine.model.jetstress.loading import config_from_xml
 from tests.conftest import small_config
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING
@@ -277,3 +277,23 @@ def test_a_dropped_xml_opens(qtbot, window, tmp_path):
                                 Qt.KeyboardModifier.NoModifier))
     assert window.state.session == "Dropped JetstressConfig" and len(window.state.data["databases"]) == 3
     assert window.state.data["thread_count"] == 12 and window.files.report.isVisible()
+
+
+def test_save_proposes_the_name_of_the_file_opened_then_of_the_file_saved(qtbot, window, tmp_path, monkeypatch):
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    opened = folder / "tier2-design.json"
+    save_config(small_config(tmp_path / "data", databases=2), opened)
+    assert window.load_config_file(opened)
+    # each save in turn, and the file the engineer picks in its dialog ("" cancels)
+    saves = [("Save configuration…", opened), ("Save configuration…", folder / "tier2-design-v2.json"),
+             ("Save as Jetstress XML…", folder / "tier2.xml"), ("Save configuration…", ""), ("Save configuration…", "")]
+    proposed: list[Path] = []
+    for words, answer in saves:
+        monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                            lambda _p, _t, name, _k, answer=answer: proposed.append(Path(name)) or (str(answer), ""))
+        _action(window, words).trigger()
+    # the file opened, then the one saved last; an XML's own default name first; a cancelled save changes nothing
+    assert proposed == [opened, opened, folder / "JetstressConfig.xml", folder / "tier2-design-v2.json",
+                        folder / "tier2-design-v2.json"]
+    assert load_config(folder / "tier2-design-v2.json") == window.state.config() and (folder / "tier2.xml").is_file()

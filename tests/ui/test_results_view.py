@@ -1,9 +1,14 @@
 """The results page of a run that stopped on a bad checksum before one sample interval was measured: nothing
-judged on what it did not measure, counts as whole numbers, and the storage's errors said first."""
+judged on what it did not measure, counts as whole numbers, and the storage's errors said first. The full-length
+test offered at a setting that passed: a passing tuning run's own, or the session's when this run did not qualify."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from engine.io.pages import ErrorKind
+from engine.model.config import TestConfig
+from engine.results.schema import Outcome, RunKind, RunResult
 from engine.tuning.advisor import advise_session
 from engine.workload.errors import IoProblem
 from engine.workload.stats import DB_READ
@@ -36,3 +41,65 @@ def test_a_run_stopped_by_a_bad_checksum_at_once_is_judged_on_its_errors_alone(q
     assert "passes" not in text and "full-length" not in text and not view.apply.isEnabled()
     lines = text.split("<br>")
     assert len(lines) == len(set(lines))
+
+
+def _as(result: RunResult, **summary: object) -> RunResult:
+    return result.model_copy(update={"summary": result.summary.model_copy(update=summary)})
+
+
+def _session(tmp_path):
+    """A tuning session in which 26 threads at SluggishSessions 1 passed, then a run at 30 threads was stopped."""
+    passed = _as(known_result(tmp_path / "passed"), run_kind=RunKind.TUNING)
+    stopped = _as(known_result(tmp_path / "stopped"), run_kind=RunKind.TUNING, verdict=Outcome.ABORTED, threads=30)
+    return passed, stopped
+
+
+def test_a_tuning_run_that_passed_offers_the_full_length_test_at_its_own_setting(qtbot, tmp_path):
+    passed, _ = _session(tmp_path)
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(passed, advise_session(passed.configuration, [passed]))
+
+    assert view.full_length.isVisibleTo(view) and view.full_length_setting == (26, 1)
+    assert view.full_length.text() == "Run the full-length test with this setting (26 threads, SluggishSessions 1)"
+
+
+def test_a_stopped_run_of_a_session_with_a_passing_setting_offers_the_full_length_test_at_that_setting(qtbot, tmp_path):
+    passed, stopped = _session(tmp_path)
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped]))
+
+    assert view.advice.text().startswith("<b>A setting of this session passes: 26 threads, SluggishSessions 1.</b>")
+    assert view.full_length.isVisibleTo(view) and view.full_length_setting == (26, 1)
+    assert view.full_length.text() == "Run the full-length test with the passing setting (26 threads, SluggishSessions 1)"
+
+    # the same run shown again in a session where nothing passed: no setting to qualify, no button
+    view.show_result(stopped, advise_session(stopped.configuration, [stopped]))
+    assert not view.full_length.isVisibleTo(view) and view.full_length_setting is None
+
+
+def test_a_qualification_run_that_passed_offers_no_full_length_test(qtbot, tmp_path):
+    qualified = known_result(tmp_path)
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(qualified, advise_session(qualified.configuration, [qualified]))
+
+    assert view.advice.text().startswith("<b>This qualification run passed at 26 threads")
+    assert not view.full_length.isVisibleTo(view) and view.full_length_setting is None
+
+
+def test_the_full_length_button_starts_the_standard_length_run_at_the_passing_setting(qtbot, window, tmp_path,
+                                                                                      monkeypatch):
+    passed, stopped = _session(tmp_path)
+    window.runs.config = stopped.configuration.model_copy(update={"thread_count": 30})
+    started: list[TestConfig] = []
+    monkeypatch.setattr(window.runs, "start_run", started.append)
+    window.results_view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped]))
+    window.stack.setCurrentWidget(window.results_view)
+
+    qtbot.mouseClick(window.results_view.full_length, Qt.MouseButton.LeftButton)
+
+    [config] = started
+    assert (config.thread_count, config.sluggish_sessions) == (26, 1)
+    assert config.duration_s == stopped.configuration.standard_duration_s == 2 * 3600

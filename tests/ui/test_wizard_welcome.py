@@ -59,10 +59,20 @@ def test_continue_with_no_session_chosen_keeps_next_disabled_and_says_why(qtbot,
 
 def test_continue_with_no_session_at_all_says_there_is_none(qtbot, tmp_path, store):
     window = _window_with_sessions(qtbot, tmp_path, store)
+    welcome = window.wizard.welcome
+    # no empty white box: the words in its place say why the list is empty
+    assert welcome.no_sessions.isVisible() and not welcome.sessions.isVisible()
+    assert welcome.no_sessions.text().startswith("No tuning sessions yet.")
     _tick_continue(qtbot, window)
-    assert not _next_enabled(window) and "no tuning session to continue yet" in window.wizard.welcome.reason.text()
-    _tick(qtbot, window.wizard.welcome.new_test)
-    assert _next_enabled(window) and window.wizard.welcome.reason.text() == ""
+    assert not _next_enabled(window) and "no tuning session to continue yet" in welcome.reason.text()
+    _tick(qtbot, welcome.new_test)
+    assert _next_enabled(window) and welcome.reason.text() == ""
+
+    # once a run has begun a session, the list is back, with it
+    config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3)
+    store.begin_run(store.session_for("first design", config), "r-first", config, tmp_path / "out")
+    welcome.fill_sessions()
+    assert welcome.sessions.isVisible() and not welcome.no_sessions.isVisible() and welcome.sessions.count() == 1
 
 
 def test_a_continued_session_comes_back_in_its_own_tuning_mode(qtbot, tmp_path, store):

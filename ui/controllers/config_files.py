@@ -99,6 +99,7 @@ class ConfigFiles(QObject):
         self._settings = settings
         self.report = ImportReport(window)
         self._report: tuple[str, str, list[Problem]] | None = None  # the last import's report, to show again
+        self._names: dict[str, str] = {}  # by suffix, the last file opened or saved: the name a save proposes
         wizard.welcome.report_requested.connect(self.show_report)
 
     def _folder(self) -> Path:
@@ -171,6 +172,7 @@ class ConfigFiles(QObject):
 
     def _loaded(self, path: Path, said: str = "") -> None:
         self._settings.setValue("last_config_folder", str(path.parent))
+        self._names[path.suffix.lower()] = path.name
         if not said:
             self._report = None
             self.report.close()  # an earlier file's report no longer applies
@@ -188,7 +190,8 @@ class ConfigFiles(QObject):
     # saving ------------------------------------------------------------------------------
 
     def save_json(self) -> None:
-        saved = self._save("Save the configuration", "jetwise-test.json", "Jetwise configuration (*.json)", save_config)
+        name = self._names.get(".json", "jetwise-test.json")
+        saved = self._save("Save the configuration", name, "Jetwise configuration (*.json)", save_config)
         if saved is not None:
             self.message.emit(f"Saved {saved[1]}")
 
@@ -199,7 +202,8 @@ class ConfigFiles(QObject):
         def write(config: TestConfig, path: Path) -> None:
             path.write_text(write_xml(config, auto_tune=auto_tune), encoding="utf-8", newline="")
 
-        saved = self._save("Save as a JetstressConfig.xml", "JetstressConfig.xml", "Jetstress configuration (*.xml)", write)
+        name = self._names.get(".xml", "JetstressConfig.xml")
+        saved = self._save("Save as a JetstressConfig.xml", name, "Jetstress configuration (*.xml)", write)
         if saved is None:
             return
         config, path = saved
@@ -236,6 +240,7 @@ class ConfigFiles(QObject):
         if not path.suffix:  # a dialog that adds no suffix: the file still opens as what it is
             path = path.with_suffix(Path(name).suffix)
         self._settings.setValue("last_config_folder", str(path.parent))
+        self._names[path.suffix.lower()] = path.name
         return path
 
     def _not_written(self, path: Path, exc: OSError) -> None:

@@ -243,14 +243,15 @@ class RunController(QObject):
         self.start_run(self.config.model_copy(
             update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
 
-    def run_full_length(self, result: RunResult | None) -> None:
-        """A qualification run at the setting of `result`: the standard 2 h (Performance) or 24 h (Stress)."""
-        if result is None or self.config is None:
+    def run_full_length(self, setting: tuple[int, int] | None) -> None:
+        """A qualification run at `setting` (threads, SluggishSessions): the standard 2 h (Performance) or 24 h
+        (Stress)."""
+        if setting is None or self.config is None:
             return
         self._from_wizard = False
+        threads, sluggish = setting
         self.start_run(self.config.model_copy(update={
-            "thread_count": result.summary.threads, "sluggish_sessions": result.summary.sluggish_sessions,
-            "duration_s": self.config.standard_duration_s,
+            "thread_count": threads, "sluggish_sessions": sluggish, "duration_s": self.config.standard_duration_s,
         }))
 
     def stop(self) -> None:

@@ -1,5 +1,8 @@
 """The verdict first, then every criterion, a load sweep's steps, then the advisor's next step.
 
+A tuning run that passed offers the full-length test at its setting; a run that did not qualify the
+storage (failed, stopped) in a session where a setting passed offers it at that setting.
+
 A Database checksum or backup (a scan) shows its verdict and reasons, then each database's
 scan and the first damaged pages; no thread count was at stake, so no advisor and no
 full-length run.
@@ -36,14 +39,14 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
+from engine.model.units import seconds_words
 from engine.results.recovery import FILES_REPLAYED
-from engine.results.scans import megabytes
-from engine.results.schema import Criterion, Outcome, RunKind, RunResult, ScanResult
+from engine.results.schema import Criterion, Outcome, RunKind, RunResult
 from engine.results.suite import STAGES
 from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
 from ui.recovery import recovery_headline
-from ui.scans import type_words
+from ui.scans import scan_headline, type_words
 from ui.suite import TITLE, SuiteSummary
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
@@ -146,12 +149,13 @@ class ResultsView(QWidget):
         layout.addWidget(self.advice_box)
         layout.addLayout(buttons)
         self.suggestion: Advice | None = None
+        self.full_length_setting: tuple[int, int] | None = None  # (threads, SluggishSessions) the button would run
         self.result: RunResult | None = None
         self.suite: SuiteSummary | None = None  # the suite shown, or whose test is shown
 
     def show_suite(self, summary: SuiteSummary) -> None:
         """The suite's verdict over its five tests, and each test's."""
-        self.suite, self.result, self.suggestion = summary, None, None
+        self.suite, self.result, self.suggestion, self.full_length_setting = summary, None, None, None
         verdict = summary.verdict
         simulated = " (simulated device)" if any(r.simulated for r in summary.results.values()) else ""
         colour = verdict_colour(summary.record.outcome.value)  # an unfinished suite in the colour of a stopped run
@@ -195,9 +199,9 @@ class ResultsView(QWidget):
             achieved, setting = recovery_headline(result, result.recovery)
         elif was_measured(result):
             achieved = (f"Achieved {achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)} "
-                        f"over {_seconds(summary.measured_s)}")
+                        f"over {seconds_words(summary.measured_s)}")
         else:
-            achieved = (f"Nothing measured: {_seconds(summary.measured_s)} of measurement, less than one "
+            achieved = (f"Nothing measured: {seconds_words(summary.measured_s)} of measurement, less than one "
                         f"{result.configuration.sample_interval_s:g} s sample interval, so IOPS and latency were not judged")
         self.headline.setText(f"{achieved} — {setting}. {tuning_note}")
         parts = []
@@ -212,7 +216,7 @@ class ResultsView(QWidget):
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")
         if summary.run_kind == RunKind.TUNING and result.scan is None:
-            parts.append(f"<p>This was a tuning run ({_seconds(summary.measured_s)} measured). The storage is qualified by "
+            parts.append(f"<p>This was a tuning run ({seconds_words(summary.measured_s)} measured). The storage is qualified by "
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
@@ -230,11 +234,13 @@ class ResultsView(QWidget):
         self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
         self.recovery.show_recovery(result.recovery, summary.verdict)
         self.table.setVisible(result.scan is None)  # a scan's criteria are its table's counts, and its reasons
-        # only a setting that passed is worth two hours (or a day) of the storage
-        self.full_length.setVisible(summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS
-                                    and not result.configuration.open_ended)
-        self.full_length.setText(f"Run the full-length test with this setting ({summary.threads} threads, "
-                                 f"SluggishSessions {summary.sluggish_sessions})")
+        self.full_length_setting = full_length_setting(result, advice)
+        self.full_length.setVisible(self.full_length_setting is not None)
+        if self.full_length_setting is not None:
+            threads, sluggish = self.full_length_setting
+            this = "this" if (threads, sluggish) == (summary.threads, summary.sluggish_sessions) else "the passing"
+            self.full_length.setText(f"Run the full-length test with {this} setting ({threads} threads, "
+                                     f"SluggishSessions {sluggish})")
         self.result = result
         self.suggestion = advice
         for button in self.run_buttons:
@@ -295,26 +301,24 @@ class ResultsView(QWidget):
         self.advice.setText(text + notes)
 
 
-def scan_headline(result: RunResult, scan: ScanResult) -> tuple[str, str]:
-    """What a scan read, and what it was: "Read 8,192 of 8,192 pages …", "Database checksum, 64 KiB reads"."""
-    rows = scan.databases
-    plural = "s" if len(rows) != 1 else ""
-    read = (f"Read {sum(r.seen_pages for r in rows):,} of {sum(r.pages for r in rows):,} pages of {len(rows)} "
-            f"database{plural} in {_seconds(scan.seconds)} at {megabytes(scan.bytes_per_s):,.1f} MB/s")
-    config = result.configuration
-    copied = ""
-    if config.test_type == TestType.DATABASE_BACKUP:
-        copied = f", copied to {config.backup_path}" if config.backup_path is not None else ", read only"
-    return read, f"sequential {scan.read_bytes // 1024} KiB reads{copied}"
+def full_length_setting(result: RunResult, advice: Advice | None) -> tuple[int, int] | None:
+    """The setting a full-length run would qualify: this tuning run's when it passed, else the session's setting that
+    passed (the advisor converged on it) when this run did not qualify the storage. None for a scan, a replay, an
+    open-ended run or a search for the most the storage carries: only a setting that passed is worth two hours (or a
+    day) of the storage."""
+    config, summary = result.configuration, result.summary
+    if config.open_ended or result.scan is not None or result.recovery is not None:
+        return None
+    if summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS:
+        return summary.threads, summary.sluggish_sessions
+    qualified = summary.run_kind == RunKind.QUALIFICATION and summary.verdict == Outcome.PASS
+    if advice is None or advice.status != "converged" or config.seeks_maximum or qualified:
+        return None
+    return advice.threads, advice.sluggish_sessions
 
 
 def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _seconds(value: float) -> str:
-    """Measured time as read: a decimal under ten seconds, so 0.1 s is not "0 s"."""
-    return f"{value:,.0f} s" if value >= 10 else f"{value:.1f} s"
 
 
 def _cells(criterion: Criterion | UnmeasuredCriterion, unreached: set[str]) -> list[str]:

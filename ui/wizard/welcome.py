@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QRadioButton,
+    QStackedWidget,
     QVBoxLayout,
 )
 
@@ -71,6 +72,13 @@ class WelcomePage(WizardPage):
         self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; click one (or press Enter) to continue it")
         self.sessions.itemClicked.connect(self._session_chosen)
         self.sessions.itemActivated.connect(self._session_chosen)
+        self.no_sessions = QLabel("No tuning sessions yet. Each test started here begins one (or continues the "
+                                  "session that tests the same storage design), and it is listed here to continue.")
+        self.no_sessions.setWordWrap(True)
+        self.no_sessions.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.session_list = QStackedWidget()  # the list, or the words that say it is empty
+        self.session_list.addWidget(self.sessions)
+        self.session_list.addWidget(self.no_sessions)
         self.resume.toggled.connect(self._on_resume_toggled)
         self.reason = QLabel()
         self.reason.setWordWrap(True)
@@ -87,7 +95,7 @@ class WelcomePage(WizardPage):
         row.addWidget(self.report)
         layout.addLayout(row)
         layout.addWidget(self.resume)
-        layout.addWidget(self.sessions, 1)
+        layout.addWidget(self.session_list, 1)
         layout.addWidget(self.reason)
         layout.addWidget(self.scenarios)
         self.fill_sessions()
@@ -119,12 +127,13 @@ class WelcomePage(WizardPage):
         try:
             sessions = self.context.services.recent_sessions()
         except ServiceError:  # a broken store must not stop a new test
-            return
+            sessions = []
         self._summaries = {session.name: session for session in sessions}
         for session in sessions:
             item = QListWidgetItem(_words(session))
             item.setData(Qt.ItemDataRole.UserRole, session.name)
             self.sessions.addItem(item)
+        self.session_list.setCurrentWidget(self.sessions if sessions else self.no_sessions)
 
     def _on_resume_toggled(self, on: bool) -> None:
         selected = self.sessions.selectedItems()
