@@ -1,4 +1,4 @@
-"""Real runs through the window: the engine in its own process, a verdict, the advisor's next run, Stop."""
+"""Real runs through the window: the engine in its own process, a verdict, the advisor's next run, Stop, the full-length run."""
 
 from __future__ import annotations
 
@@ -155,3 +155,35 @@ def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeyp
     assert "RuntimeError: a slot went wrong" in crash_log_path().read_text()
     assert "ValueError: a helper thread went wrong" in crash_log_path().read_text()
     assert window.isVisible()  # the window carries on
+
+
+def test_after_a_stopped_run_the_full_length_test_runs_at_the_session_s_passing_setting(qtbot, window, tmp_path):
+    # a tuning session as the field has it: a setting passes, a later try at another is stopped; the page still
+    # leads to the full-length run at the setting that passed, and that run, stopped too, leads there again
+    config = small_config(tmp_path / "data" / "dbs", thread_count=2, sluggish_sessions=1, sample_interval_s=0.5)
+    _start(qtbot, window, config, "qualify")
+    _wait_for_results(qtbot, window)
+    assert window.runs.last_result.verdict == "pass" and window.runs.last_result.summary.run_kind == "tuning"
+    results = window.results_view
+
+    def stop_once_measuring() -> None:
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is window.run_view and window.run_view.plots.iops.n >= 2,
+                        timeout=ENGINE_TIMEOUT_MS)
+        qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
+        _wait_for_results(qtbot, window)
+
+    window.new_test()
+    _start(qtbot, window, config.model_copy(update={"thread_count": 3, "duration_s": 120.0}), "qualify")
+    stop_once_measuring()
+    assert window.runs.last_result.verdict == "aborted"
+    assert results.full_length.isVisible()
+    assert results.full_length.text() == "Run the full-length test with the passing setting (2 threads, SluggishSessions 1)"
+
+    qtbot.mouseClick(results.full_length, Qt.MouseButton.LeftButton)
+    stop_once_measuring()
+    qualification = window.runs.last_result
+    assert qualification.summary.run_kind == "qualification" and qualification.verdict == "aborted"
+    assert (qualification.summary.threads, qualification.summary.sluggish_sessions) == (2, 1)
+    assert qualification.configuration.duration_s == config.standard_duration_s
+    assert results.full_length.isVisible() and "(2 threads, SluggishSessions 1)" in results.full_length.text()
+    assert [r.summary.verdict for r in window.runs.store.results("qualify")] == ["pass", "aborted", "aborted"]
