@@ -16,6 +16,7 @@ import jinja2
 import markupsafe
 
 from engine.model.config import TestType
+from engine.model.units import seconds_words
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.results.verdict import is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
@@ -181,8 +182,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
     env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
-    # measured time as read: a decimal under ten seconds, so 0.1 s is not "0 s"
-    env.filters["seconds"] = lambda v: f"{v:,.0f} s" if v >= 10 else f"{v:.1f} s"
+    env.filters["seconds"] = seconds_words
     env.filters["path"] = _breakable_path
     env.tests["count"] = is_count
     return env
