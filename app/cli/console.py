@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from pydantic import BaseModel
@@ -21,6 +21,10 @@ from engine.results.verdict import was_measured
 PROBLEM_LINES = 20
 """A file of 10,000 unknown settings is refused in a screenful, not 10,000 lines."""
 
+LINE_EVERY_S = 0.25
+"""Interval lines come at most this often: a real run prints every one-second sample, a simulated day (86,400
+samples in half a minute) a readable few a second, and the last before each phase change and the result."""
+
 
 def print_problems(problems: Sequence[Problem], stream: TextIO, *, flags: bool = False) -> None:
     """Each problem on a line of its own, the first screenful of them; with `flags`, named by the flag typed."""
@@ -35,14 +39,29 @@ def print_problems(problems: Sequence[Problem], stream: TextIO, *, flags: bool =
 class ConsoleRenderer:
     """Shows a run's events on stderr: phases, creation progress, one line per interval."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream
+        self.clock = clock
         self.tty = stream.isatty()
         self.last_progress = 0.0
         self.scans = False  # a Checksum or Backup test: its samples are read rates, not transactions
         self.doing = "reading databases"  # what a progress line during measurement counts
+        self.last_line = -LINE_EVERY_S
+        self.held: IntervalEvent | None = None  # a sample that came too soon after the last line printed
 
     def __call__(self, event: BaseModel) -> None:
+        if isinstance(event, IntervalEvent):
+            now = self.clock()
+            if now - self.last_line < LINE_EVERY_S:
+                self.held = event
+                return
+            self.last_line, self.held = now, None
+        elif self.held is not None and not isinstance(event, ProgressEvent):
+            held, self.held = self.held, None
+            self._show(held)
+        self._show(event)
+
+    def _show(self, event: BaseModel) -> None:
         s = self.stream
         if isinstance(event, StartEvent):
             self.scans = event.config.scans
@@ -80,7 +99,7 @@ class ConsoleRenderer:
             print_result(event.result, s)
 
     def _progress(self, event: ProgressEvent) -> None:
-        now = time.monotonic()
+        now = self.clock()
         if now - self.last_progress < (0.2 if self.tty else 2.0) and event.done_bytes < event.total_bytes:
             return
         self.last_progress = now

@@ -1,11 +1,14 @@
-"""The console's run summary says when nothing was measured instead of quoting IOPS over 0 s."""
+"""The console: a run's summary says when nothing was measured instead of quoting IOPS over 0 s; interval lines come
+as a run gives them in real time, a few a second when a simulated run gives them faster."""
 
 from __future__ import annotations
 
 import io
 
-from app.cli.console import print_result
+from app.cli.console import LINE_EVERY_S, ConsoleRenderer, print_result
 from engine.model.config import default_config
+from engine.model.units import format_duration
+from engine.protocol import IntervalEvent
 from engine.run.simulation import PROFILES, runner_for
 
 
@@ -26,3 +29,37 @@ def test_a_measured_run_quotes_its_iops(tmp_path):
     out = io.StringIO()
     print_result(_result(tmp_path), out)
     assert "Achieved" in out.getvalue() and "Nothing measured" not in out.getvalue()
+
+
+def _events(tmp_path):
+    """A simulated run's events as the console gets them: start, phases, 70 samples, the result."""
+    events = []
+    config = default_config(tmp_path / "data", duration_s=60.0, warmup_s=10.0)
+    runner_for(PROFILES["flash"], config, tmp_path / "run", events.append).run()
+    return events
+
+
+def _shown(events, seconds_apart):
+    """What the console prints when the events come `seconds_apart` of wall time after each other."""
+    ticks = iter(range(len(events)))
+    out = io.StringIO()
+    renderer = ConsoleRenderer(out, clock=lambda: next(ticks) * seconds_apart)
+    for event in events:
+        renderer(event)
+    return out.getvalue().splitlines()
+
+
+def test_a_run_in_real_time_prints_every_sample(tmp_path):
+    lines = _shown(_events(tmp_path), 1.0)
+    assert sum("[warm-up" in line for line in lines) == 10 and sum("[measure" in line for line in lines) == 60
+
+
+def test_a_simulated_run_prints_a_few_lines_a_second_and_the_last_of_each_phase(tmp_path):
+    events = _events(tmp_path)
+    warmup = [event.sample for event in events if isinstance(event, IntervalEvent) and event.sample.phase == "warmup"]
+    lines = _shown(events, 0.01)  # 70 samples in 0.7 s of wall time
+    shown = [line for line in lines if line.lstrip().startswith("[")]
+    assert 3 <= len(shown) <= 2 + 0.7 / LINE_EVERY_S + 1
+    before_measuring = lines[next(i for i, line in enumerate(lines) if line.startswith("== Measuring")) - 1]
+    assert before_measuring.lstrip().startswith(f"[warm-up {format_duration(warmup[-1].elapsed_s)},")
+    assert shown[-1].lstrip().startswith("[measure") and "0:00 left" in shown[-1]
