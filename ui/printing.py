@@ -2,7 +2,8 @@
 
 The HTML report is laid out by QTextDocument, with each chart's SVG rendered to an
 image at print resolution. Every page gets a header (the report and its run) and a
-footer ("page x of y"); tables break between rows and repeat their header row.
+footer ("page x of y"); tables break between rows and repeat their header row, and a heading near a
+page's foot starts the next page.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCursor,
     QTextDocument,
+    QTextFormat,
     QTextOption,
 )
 from PySide6.QtPrintSupport import QPrinter
@@ -29,6 +34,8 @@ from reporting.document import charts, render_html
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF
 CHART_WIDTH_PX = 2400  # about 200 mm at 300 dpi: crisp in print
+KEEP_WITH_HEADING_IN = 1.0  # a heading has at least this much of what it heads below it on its page (2.5 cm)
+_MOVED = int(QTextFormat.Property.UserProperty) + 1  # a heading's page break of keep_headings_with_next, not of the HTML
 
 
 def chart_image(svg: str, width_px: int = CHART_WIDTH_PX) -> QImage:
@@ -76,7 +83,36 @@ def paginate(document: QTextDocument, device: QPdfWriter | QPrinter) -> QSizeF:
     body = QSizeF(paint.width(), paint.height() - 2 * _band(device))
     document.documentLayout().setPaintDevice(device)
     document.setPageSize(body)
+    keep_headings_with_next(document, device.resolution() * KEEP_WITH_HEADING_IN)
     return body
+
+
+def keep_headings_with_next(document: QTextDocument, keep_px: float) -> None:
+    """A heading that would stand less than `keep_px` above its page's foot starts the next page instead, so it is
+    never left alone under what it heads. Headings moved for another page size move back first; a page break the
+    HTML asks for stays."""
+    layout = document.documentLayout()
+    page_height = document.pageSize().height()
+    block = document.begin()
+    while block.isValid():
+        form = block.blockFormat()
+        if form.headingLevel():
+            if form.boolProperty(_MOVED):
+                form.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+                form.clearProperty(_MOVED)
+                _set_format(document, block, form)
+            breaks = bool(form.pageBreakPolicy() & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+            if not breaks and page_height - layout.blockBoundingRect(block).bottom() % page_height < keep_px:
+                form.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+                form.setProperty(_MOVED, True)
+                _set_format(document, block, form)
+        block = block.next()
+
+
+def _set_format(document: QTextDocument, block: QTextBlock, form: QTextBlockFormat) -> None:
+    """Give `block` a new format and lay out again all that follows it (Qt moves only the block itself)."""
+    QTextCursor(block).setBlockFormat(form)
+    document.markContentsDirty(block.position(), document.characterCount() - block.position())
 
 
 def _band(device: QPdfWriter | QPrinter) -> float:
