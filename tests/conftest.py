@@ -72,6 +72,14 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
     return default_config(base, databases=int(values.pop("databases", 2)), **values)  # type: ignore[call-overload]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def scratch_store_outside_tests(tmp_path_factory):
+    """What runs outside a test, a module's fixture, keeps its run store in a scratch folder too, never the user's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JETWISE_DATA_DIR", str(tmp_path_factory.mktemp("module-store")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def private_store(tmp_path_factory, monkeypatch):
     """Every test, and every process it starts, keeps its run store in a scratch folder."""
