@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
-from engine.results.figures import part_from_figures
+from engine.results.figures import merge_streams, part_from_figures
 from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.verdict import Verdict, judge
@@ -123,7 +123,9 @@ def rebuild_result(
             end.notes.append(f"{damaged:,} damaged pages or log sectors were met before the test stopped; the samples "
                              "keep their count, not their kinds, and the test log names each")
     result = measurement.result(run_id, end, backend_name="", simulated=False)
-    percentiles = {name: percentiles_ms(counts) for name, counts in latency.streams.items() if counts}
+    highest = merge_streams(part.streams for part in measurement.totals.values())  # the samples' maxima
+    percentiles = {name: percentiles_ms(counts, highest_ns=highest[name].max_ns if name in highest else None)
+                   for name, counts in latency.streams.items() if counts}
     return result.model_copy(update={"summary": result.summary.model_copy(update={"latency_percentiles_ms": percentiles})})
 
 

@@ -1,8 +1,9 @@
 """The simulated device's I/O draws: a stream's I/Os over a span, their latency lognormal around the model's.
 
 A span's histogram holds 16 quantiles of the distribution, each an equal share of its I/Os, and its
-highest latency where the highest of that many draws lies. The quantiles' buckets are computed once
-per distribution (the mean to 0.5 %, a third of a histogram bucket), so a day on 48 databases draws fast.
+highest latency where the highest of that many draws lies, never below the highest quantile it counted.
+The quantiles' buckets are computed once per distribution (the mean to 0.5 %, a third of a histogram
+bucket), so a day on 48 databases draws fast.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def fill_stream(rng: random.Random, stats: StreamStats, count: float, avg_bytes:
     hist = stats.hist
     # mu to a hundredth (0.5 % of the latency, a third of a histogram bucket): the buckets repeat, computed once
     buckets = _quantile_buckets(round(mu * 100), round(sigma * 1000))
+    # and no lower than the highest quantile counted, so no percentile lies above the maximum
+    stats.max_ns = max(stats.max_ns, int(math.exp(mu + sigma * _QUANTILES[-1 if share else extra - 1])))
     if share:
         for index in buckets:
             hist[index] += share

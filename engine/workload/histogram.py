@@ -72,12 +72,16 @@ def percentile_ns(counts: Mapping[int, int], fraction: float, total: int | None 
     return bucket_value(NBUCKETS - 1)
 
 
-def percentiles_ms(counts: Mapping[int, int], fractions: Iterable[float] = (0.5, 0.9, 0.99, 0.999)) -> dict[str, float | None]:
-    """{'p50': ms, 'p90': ms, ...} from a histogram."""
+def percentiles_ms(counts: Mapping[int, int], fractions: Iterable[float] = (0.5, 0.9, 0.99, 0.999), *,
+                   highest_ns: int | None = None) -> dict[str, float | None]:
+    """{'p50': ms, 'p90': ms, ...} from a histogram; never above `highest_ns`, the highest value counted, when it is
+    known (a bucket stands for the middle of its range, which may lie above the highest value that fell in it)."""
     total = sum(counts.values())
     out: dict[str, float | None] = {}
     for fraction in fractions:
         value = percentile_ns(counts, fraction, total)
+        if value is not None and highest_ns:
+            value = min(value, float(highest_ns))
         label = "p" + f"{fraction * 100:g}".replace(".", ".")
         out[label] = None if value is None else value / 1e6
     return out

@@ -94,7 +94,7 @@ class StreamStats:
         return self.bytes / self.count if self.count else 0.0
 
     def percentiles(self) -> dict[str, float | None]:
-        return percentiles_ms(self.hist)
+        return percentiles_ms(self.hist, highest_ns=self.max_ns)
 
 
 def new_cache_counts() -> list[int]:

@@ -56,3 +56,11 @@ def test_merging_histograms_equals_histogram_of_union():
 
 def test_empty_histogram_has_no_percentiles():
     assert percentiles_ms(new_counts()) == {"p50": None, "p90": None, "p99": None, "p99.9": None}
+
+
+def test_a_percentile_is_never_above_the_highest_value_counted():
+    # 100.083 ms falls in a bucket whose middle is 100.139 ms: the highest latency measured bounds every percentile
+    counts = new_counts()
+    counts[bucket_index(100_083_000)] += 1000
+    assert percentiles_ms(counts)["p99"] == pytest.approx(100.139, abs=0.001)
+    assert percentiles_ms(counts, highest_ns=100_083_000) == dict.fromkeys(("p50", "p90", "p99", "p99.9"), 100.083)
