@@ -109,6 +109,8 @@ class MainWindow(QMainWindow):
         self.session_view.back_requested.connect(self._on_session_view_back_requested)
         self.session_view.session_chosen.connect(self._show_session)
         self.session_view.report_requested.connect(self.reports.open_report)
+        self.session_view.pdf_requested.connect(lambda run_id: self.reports.export_pdf(run_id=run_id))
+        self.session_view.print_requested.connect(lambda run_id: self.reports.print_report(run_id=run_id))
 
     # menus ---------------------------------------------------------------------------
 

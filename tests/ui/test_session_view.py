@@ -3,6 +3,9 @@ open their run's report with their reasons, and no page with a button that does 
 
 from __future__ import annotations
 
+import re
+import subprocess
+
 from PySide6.QtCore import Qt
 
 from engine.run.simulation import PROFILES, runner_for
@@ -68,3 +71,40 @@ def test_with_no_session_in_the_store_the_view_says_so_and_the_empty_results_pag
 
 def _button(view, text: str):
     return next(b for b in view.findChildren(type(view.open_report)) if b.text() == text)
+
+
+def test_any_run_of_a_session_is_exported_as_a_pdf_or_printed_from_the_view(qtbot, window, tmp_path, monkeypatch):
+    """Where no browser is set up (Windows Server Core), a past run's printable report comes from the window too."""
+    from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+    from PySide6.QtWidgets import QFileDialog
+
+    record_run(window.store, "walk", tmp_path / "runs" / "a")
+    _record_stopped_run(window.store, "walk", tmp_path / "runs" / "b")
+    window.show_session()
+    view = window.session_view
+    assert not view.export_pdf.isEnabled() and not view.print_report.isEnabled()  # nothing selected yet
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(tmp_path / "stopped.pdf"), "PDF, Letter (*.pdf)"))
+    view.table.selectRow(1)
+    qtbot.mouseClick(view.export_pdf, Qt.MouseButton.LeftButton)
+    assert window.statusBar().currentMessage().startswith(f"PDF report: {tmp_path / 'stopped.pdf'} (")
+    text = subprocess.run(["pdftotext", str(tmp_path / "stopped.pdf"), "-"], capture_output=True, text=True).stdout
+    assert "ABORTED" in text and "stopped by the user" in text
+
+    printed = tmp_path / "printed.pdf"
+
+    class AcceptingDialog:  # the system's print dialog, the engineer choosing a printer that writes a file
+        DialogCode = QPrintDialog.DialogCode
+
+        def __init__(self, printer: QPrinter, _parent) -> None:
+            self.printer = printer
+
+        def exec(self):
+            self.printer.setOutputFileName(str(printed))
+            return QPrintDialog.DialogCode.Accepted
+
+    monkeypatch.setattr("PySide6.QtPrintSupport.QPrintDialog", AcceptingDialog)
+    view.table.selectRow(0)
+    qtbot.mouseClick(view.print_report, Qt.MouseButton.LeftButton)
+    assert re.fullmatch(r"Printed \d+ pages", window.statusBar().currentMessage())
+    assert printed.read_bytes().startswith(b"%PDF-")

@@ -1,7 +1,7 @@
 """A tuning session's iterations: a table, and the IOPS and latency curves they trace.
 
 Any session of the store can be chosen (latest first), so the view serves with no run in the
-window too. A row opens that run's report; its reasons (why it failed or was aborted) are a
+window too. A row opens that run's report, or exports it as a PDF or prints it; its reasons (why it failed or was aborted) are a
 column of their own. The curves leave out runs with no measured time: their figures are a
 fraction of a second of a starting workload, not a point of the load curve. A load sweep's
 steps are small diamonds under the runs: filled where a step kept the latency thresholds,
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -46,6 +46,8 @@ class SessionView(QWidget):
     back_requested = Signal()
     session_chosen = Signal(str)  # a session's name, picked in the chooser
     report_requested = Signal(str)  # a run's id, its row opened
+    pdf_requested = Signal(str)  # a run's id: its report exported as a PDF
+    print_requested = Signal(str)  # a run's id: its report printed
 
     def __init__(self) -> None:
         super().__init__()
@@ -77,8 +79,17 @@ class SessionView(QWidget):
             plot.setMinimumHeight(200)
         self.open_report = QPushButton("Open report")
         self.open_report.setToolTip("The full report of the selected run in the browser (HTML)")
-        self.open_report.setEnabled(False)
         self.open_report.clicked.connect(self._on_open_report_clicked)
+        # the printable report of any run of the store, a killed one's too, where no browser is set up (Server Core)
+        self.export_pdf = QPushButton("Export PDF…")
+        self.export_pdf.setToolTip("The report of the selected run as a PDF, A4 or Letter")
+        self.export_pdf.clicked.connect(lambda: self._for_selected(self.pdf_requested))
+        self.print_report = QPushButton("Print…")
+        self.print_report.setToolTip("The report of the selected run on a printer")
+        self.print_report.clicked.connect(lambda: self._for_selected(self.print_requested))
+        self.run_buttons = (self.open_report, self.export_pdf, self.print_report)
+        for button in self.run_buttons:
+            button.setEnabled(False)
         back = QPushButton("Back")
         back.setToolTip("Back to the page this view was opened from")
         back.clicked.connect(self.back_requested)
@@ -90,7 +101,8 @@ class SessionView(QWidget):
         plots.addWidget(self.iops_plot)
         plots.addWidget(self.latency_plot)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.open_report)
+        for button in self.run_buttons:
+            buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(back)
         layout = QVBoxLayout(self)
@@ -149,7 +161,8 @@ class SessionView(QWidget):
                     item.setText(f"{run.run_id} ({type_words(config.test_type)})")
                     item.setToolTip("Not on the curves: it runs as long as its work takes, not a setting to tune from")
                 self.table.setItem(row, column, item)
-        self.open_report.setEnabled(False)
+        for button in self.run_buttons:
+            button.setEnabled(False)
         steps = [StepPoint.of(step) for run in runs if (result := results.get(run.run_id)) is not None
                  and result.sweep is not None for step in result.sweep.steps]
         self._plot([run for run in runs if run.run_id not in off_curve], runs[-1].config if runs else None)
@@ -166,12 +179,16 @@ class SessionView(QWidget):
         self.report_requested.emit(self.runs[row].run_id)
 
     def _on_table_item_selection_changed(self) -> None:
-        self.open_report.setEnabled(self.selected_run() is not None)
+        for button in self.run_buttons:
+            button.setEnabled(self.selected_run() is not None)
 
     def _on_open_report_clicked(self) -> None:
+        self._for_selected(self.report_requested)
+
+    def _for_selected(self, signal: SignalInstance) -> None:
         run_id = self.selected_run()
         if run_id is not None:
-            self.report_requested.emit(run_id)
+            signal.emit(run_id)
 
     def _plot(self, runs: list[RunRow], config: TestConfig | None) -> None:
         self.iops_plot.clear()
