@@ -5,7 +5,6 @@ replaying and one killed say how far they got; the PDF and the CSV. Real runs on
 from __future__ import annotations
 
 import csv
-import html as markup
 import re
 import shutil
 import subprocess
@@ -26,6 +25,7 @@ from reporting.csv_export import CSV_COLUMNS, RECOVERY_CSV_COLUMNS, write_csv
 from reporting.document import render_html
 from tests.conftest import small_config
 from tests.engine.test_report import _samples, known_result
+from tests.reporting.reading import html_text
 
 FILES = 4
 LIMIT_S = 60.0
@@ -85,11 +85,6 @@ def runs(tmp_path_factory) -> dict[str, RunBundle]:
     }
 
 
-def _words(html: str) -> str:
-    """The HTML report as read: tags out, entities decoded, spaces collapsed."""
-    return re.sub(r"\s+", " ", markup.unescape(re.sub(r"<[^>]+>", " ", html)))
-
-
 def _achieved(result: RunResult) -> str:
     """The report's achieved IOPS row: the figure, or why there is none (a fast disk writes the load's few log
     files within one sample interval)."""
@@ -113,7 +108,7 @@ def test_a_soft_recovery_has_jetstress_sections_in_order_with_each_instance_repl
     bundle = runs["passed"]
     result, recovery = bundle.result, bundle.result.recovery
     assert result.verdict == Outcome.PASS and recovery is not None
-    text = _words(render_html(bundle))
+    text = html_text(render_html(bundle))
     _in_order(text, SECTIONS)
     for words in NOT_OF_RECOVERY:
         assert words not in text, words
@@ -142,7 +137,7 @@ def test_a_failed_replay_names_its_failure_under_its_row_and_an_average_over_the
     first = recovery.instances[0]
     first.failure, first.damaged, first.complete = "log file E00.log is damaged at byte 3,584 (ESE -612)", 1, False
     failed = bundle.result.model_copy(update={"recovery": recovery})
-    text = _words(render_html(RunBundle(failed, bundle.samples, bundle.log, bundle.folder)))
+    text = html_text(render_html(RunBundle(failed, bundle.samples, bundle.log, bundle.folder)))
     assert f"{first.records:,} {first.pages_redone:,} 1 failed Log file E00.log is damaged at byte 3,584 (ESE -612)" in text
     assert "Limit (sec) ≤ 0.001" in text and "Result Over the limit" in text
     assert "Not every instance got to the end: Instance 1 (see its row)" in text
@@ -152,7 +147,7 @@ def test_a_run_stopped_while_replaying_says_what_was_generated_and_replayed(runs
     bundle = runs["replaying"]
     recovery = bundle.result.recovery
     assert bundle.result.verdict == Outcome.ABORTED and recovery is not None
-    text = _words(render_html(bundle))
+    text = html_text(render_html(bundle))
     _in_order(text, SECTIONS)
     replayed = recovery.log_files_replayed
     assert "ABORTED : this run did not complete" in text and "stopped by the user" in text
@@ -176,7 +171,7 @@ def test_a_run_stopped_while_generating_says_how_far_it_got_and_that_nothing_was
     assert bundle.result.verdict == Outcome.ABORTED and recovery is not None
     generated = sum(r.log_files_generated for r in recovery.instances)
     assert 0 < generated < 80 and recovery.log_files_replayed == 0
-    text = _words(render_html(bundle))
+    text = html_text(render_html(bundle))
     _in_order(text, SECTIONS)
     assert f"The test stopped while generating the log files: {generated} of 80 were generated and none was replayed" in text
     for r in recovery.instances:
@@ -191,7 +186,7 @@ def test_a_run_stopped_while_generating_says_how_far_it_got_and_that_nothing_was
 def test_a_killed_run_is_reported_from_its_samples_and_says_its_replay_is_not_known(runs):
     bundle = runs["killed"]
     assert bundle.result.verdict == Outcome.ABORTED and bundle.result.recovery is not None
-    text = _words(render_html(bundle))
+    text = html_text(render_html(bundle))
     _in_order(text, SECTIONS)
     assert "the run ended without writing its result" in text and "samples show the log generation only" in text
     assert "No instance reported its log generation or replay" in text
@@ -224,7 +219,7 @@ def test_the_csv_of_a_soft_recovery_has_its_samples_then_a_row_per_instance(runs
 
 
 def test_a_performance_report_keeps_its_title_and_has_no_replay(tmp_path):
-    text = _words(render_html(RunBundle(known_result(tmp_path), _samples(), [], tmp_path)))
+    text = html_text(render_html(RunBundle(known_result(tmp_path), _samples(), [], tmp_path)))
     assert "Jetwise Test Report" in text and "Test Type Performance (Strict thresholds)" in text
     assert "Soft Recovery" not in text and "Log Files to Replay" not in text and "Not reached" not in text
 

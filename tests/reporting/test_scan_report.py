@@ -5,7 +5,6 @@ limits or tuning; the PDF and the CSV. Real runs on tiny databases."""
 from __future__ import annotations
 
 import csv
-import html as markup
 import os
 import re
 import shutil
@@ -28,6 +27,7 @@ from reporting.csv_export import CSV_COLUMNS, SCAN_CSV_COLUMNS, write_csv
 from reporting.document import charts, render_html
 from tests.conftest import small_config
 from tests.engine.test_report import _samples, known_result
+from tests.reporting.reading import html_text
 
 PAGE = PAGE_SIZE_BYTES
 DAMAGE = [(5, "Bad checksum", "-1018 JET_errReadVerifyFailure"), (33, "Wrong page number", "-1118 JET_errReadPgnoVerifyFailure"),
@@ -87,9 +87,8 @@ def runs(tmp_path_factory) -> dict[str, RunBundle]:
 
 
 def _text(bundle: RunBundle) -> str:
-    """The HTML report as read: tags out, entities decoded, spaces collapsed."""
-    words = re.sub(r"<[^>]+>", " ", render_html(bundle))
-    return re.sub(r"\s+", " ", markup.unescape(words))
+    """The HTML report as read."""
+    return html_text(render_html(bundle))
 
 
 def _in_order(text: str, *headings: str) -> None:

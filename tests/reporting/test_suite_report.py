@@ -25,7 +25,8 @@ from engine.run.suite import PERFORMANCE_S, STRESS_S, SUITE_FILE, Stage, Suite, 
 from reporting.suite import REPORT_FILE, load_suite, render_suite_html
 from tests.cli.test_cli import JETWISE
 from tests.conftest import small_config
-from tests.reporting.test_recovery_report import _in_order, _words
+from tests.reporting.reading import html_text
+from tests.reporting.test_recovery_report import _in_order
 
 TITLES = ["Performance", "Stress", "Database Checksum", "Database Backup", "Soft Recovery"]
 # a heading only each stage's own report has, so its section is known to be the stage's
@@ -105,7 +106,7 @@ def test_jetwise_suite_leaves_the_combined_report_in_its_folder(finished):
 def test_the_combined_report_summarises_the_five_stages_then_gives_each_stage_s_report_in_order(finished):
     folder = finished[0]
     html = (folder / REPORT_FILE).read_text(encoding="utf-8")
-    text = _words(html)
+    text = html_text(html)
     record = read_suite(folder)
     results = [read_result(folder / stage.folder) for stage in record.stages]
     assert html.count("<html") == 1 and html.count("</html>") == 1 and "<title>Jetwise ESRP report suite</title>" in html
@@ -140,7 +141,7 @@ def test_the_combined_report_summarises_the_five_stages_then_gives_each_stage_s_
 
 
 def test_an_unfinished_suite_shows_its_stopped_stage_the_stages_not_run_and_how_to_resume(unfinished):
-    text = _words(render_suite_html(load_suite(unfinished)))
+    text = html_text(render_suite_html(load_suite(unfinished)))
     assert "Overall Result UNFINISHED" in text and "All five tests passed" not in text
     assert ("UNFINISHED : Stress was stopped before its end; Database Checksum, Database Backup and Soft Recovery have "
             "not run.") in text
@@ -155,7 +156,7 @@ def test_an_unfinished_suite_shows_its_stopped_stage_the_stages_not_run_and_how_
 
 
 def test_a_failed_suite_names_its_failed_stages_and_why(failed):
-    text = _words(render_suite_html(load_suite(failed)))
+    text = html_text(render_suite_html(load_suite(failed)))
     assert "Overall Result FAIL" in text and "Every test ran; Performance and Soft Recovery failed." in text
     _in_order(text, ["1. Performance FAIL", "Instance 1: average database read latency", "2. Stress PASS", "5. Soft Recovery FAIL",
                      "1. Performance Test Report", "Overall Test Result FAIL", "5. Soft Recovery Test Report",
@@ -171,7 +172,7 @@ def test_a_stage_killed_before_its_result_is_reported_aborted_from_its_samples(u
     record.stages[0].outcome, record.stages[0].run_id = None, ""  # as suite.json is left when the process is killed
     write_suite(record, folder)
     (folder / record.stages[0].folder / RESULT_FILE).unlink()
-    text = _words(render_suite_html(load_suite(folder)))
+    text = html_text(render_suite_html(load_suite(folder)))
     _in_order(text, ["UNFINISHED : Performance and Stress were stopped before their end", "1. Performance ABORTED",
                      "1. Performance Test Report", "the run ended without writing its result"])
 
@@ -240,6 +241,6 @@ def test_the_published_lengths_resume_with_no_length_flags(unfinished, tmp_path)
     folder = _copy(unfinished, tmp_path)
     record = read_suite(folder)
     write_suite(record.model_copy(update={"performance_s": PERFORMANCE_S, "stress_s": STRESS_S}), folder)
-    text = _words(render_suite_html(load_suite(folder)))
+    text = html_text(render_suite_html(load_suite(folder)))
     assert f"jetwise suite CONFIG.json --output {folder} Stage Result Key figure" in text
     assert "--performance-duration" not in text and "Performance 2h, as ESRP publishes it" in text
