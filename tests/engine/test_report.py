@@ -23,6 +23,7 @@ from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_R
 from reporting.bundle import RunBundle, load_run
 from reporting.csv_export import CSV_COLUMNS, write_csv
 from reporting.document import charts, render_html, report_model
+from tests.reporting.reading import html_text
 
 SECTIONS = [
     "Test Summary", "Database Sizing and Throughput", "System Parameters", "Database Configuration",
@@ -110,6 +111,20 @@ def test_failing_instances_are_named_with_value_and_limit(tmp_path):
     html = render_html(RunBundle(known_result(tmp_path, slow=True), _samples(), [], tmp_path))
     assert ">FAIL<" in html and "Failing instances:</b> Instance 2" in html
     assert "Instance 2: average database read latency 22.4 ms &gt; 20.0 ms (Strict)" in html
+
+
+def test_the_summary_on_the_first_page_says_why_a_run_failed_the_first_five_reasons_and_how_many_more(tmp_path):
+    failed = known_result(tmp_path, slow=True)
+    summary = html_text(render_html(RunBundle(failed, _samples(), [], tmp_path)))
+    summary = summary[summary.index("Test Summary"): summary.index("Machine Name")]
+    assert summary == "Test Summary Overall Test Result FAIL Failed On " + " ".join(failed.summary.reasons) + " "
+    many = failed.model_copy(update={"summary": failed.summary.model_copy(
+        update={"reasons": [f"Instance {n}: average database read latency 22.4 ms > 20.0 ms (Strict)" for n in range(1, 9)]})})
+    summary = html_text(render_html(RunBundle(many, _samples(), [], tmp_path)))
+    summary = summary[summary.index("Failed On"): summary.index("Machine Name")]
+    assert "Instance 5:" in summary and "Instance 6:" not in summary and "and 3 more under Pass/Fail Criteria" in summary
+    passed = html_text(render_html(RunBundle(known_result(tmp_path), _samples(), [], tmp_path)))
+    assert "Overall Test Result PASS Machine Name" in passed
 
 
 def test_csv_has_a_row_per_interval_for_the_server_and_one_per_instance_where_its_figures_end(tmp_path):
