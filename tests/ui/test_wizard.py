@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWizard
 
+from engine.model import config as model
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
 
 
@@ -317,3 +318,11 @@ def test_a_duration_the_engine_refuses_is_named_under_its_field_and_on_the_datab
     assert wizard.currentId() == PAGE_DATABASES
     qtbot.waitUntil(lambda: "Duration (s) (Test type page)" in wizard.databases.summary.text(), timeout=5000)
     assert not _next_enabled(window)
+
+
+def test_each_threshold_set_is_described_by_every_limit_its_verdict_judges(qtbot, window):
+    """A Stress test fails on an average read latency over 20 ms as well: its description says so (Jetstress's sets)."""
+    _to_page(window, PAGE_TYPE)
+    buttons = window.wizard.test_type.buttons
+    assert "database reads ≤ 20 ms average, ≤ 100 ms maximum; log writes ≤ 10 ms / 100 ms" in buttons[model.TestType.PERFORMANCE].text()
+    assert "database reads ≤ 20 ms average, ≤ 200 ms maximum; log writes ≤ 10 ms / 200 ms" in buttons[model.TestType.STRESS].text()

@@ -98,15 +98,18 @@ def backup_folder_problems(data: dict[str, Any], suite: bool = False) -> list[Pr
                                    f"path ({value.strip()}) would put the copies wherever Jetwise was started from")]
 
 
+def _limits(limits: dict[str, float]) -> str:
+    """Every latency limit a threshold set judges, averages and maximums alike."""
+    return (f"database reads ≤ {limits['db_read_avg_latency_ms']:g} ms average, ≤ {limits['db_read_max_latency_ms']:g} ms "
+            f"maximum; log writes ≤ {limits['log_write_avg_latency_ms']:g} ms / {limits['log_write_max_latency_ms']:g} ms")
+
+
 def kind_label(kind: TestType, thresholds: dict[str, dict[str, float]]) -> str:
     """The radio button's words: the type's name and what it does or is judged against."""
     strict, lenient = thresholds["strict"], thresholds["lenient"]
     if kind == TestType.PERFORMANCE:
-        return (f"Performance — Strict thresholds: database reads ≤ {strict['db_read_avg_latency_ms']:g} ms average, "
-                f"≤ {strict['db_read_max_latency_ms']:g} ms maximum; log writes ≤ {strict['log_write_avg_latency_ms']:g} ms / "
-                f"{strict['log_write_max_latency_ms']:g} ms")
+        return f"Performance — Strict thresholds: {_limits(strict)}"
     if kind == TestType.STRESS:
-        return (f"Stress — Lenient thresholds: maximum database read ≤ {lenient['db_read_max_latency_ms']:g} ms, "
-                f"maximum log write ≤ {lenient['log_write_max_latency_ms']:g} ms (usually 24 h)")
+        return f"Stress — Lenient thresholds: {_limits(lenient)} (usually 24 h)"
     line = next(words for found, words, _tip in KINDS if found == kind)
     return f"{type_words(kind)} — {line}"
