@@ -4,12 +4,14 @@ test offered at a setting that passed: a passing tuning run's own, or the sessio
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunKind, RunResult
-from engine.tuning.advisor import advise_session
+from engine.tuning.advisor import Advice, advise_session
 from engine.workload.errors import IoProblem
 from engine.workload.stats import DB_READ
 from tests.engine.test_report import _tally, known_result
@@ -103,3 +105,21 @@ def test_the_full_length_button_starts_the_standard_length_run_at_the_passing_se
     [config] = started
     assert (config.thread_count, config.sluggish_sessions) == (26, 1)
     assert config.duration_s == stopped.configuration.standard_duration_s == 2 * 3600
+
+
+def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_but_what_to_change(qtbot, tmp_path):
+    served = _as(known_result(tmp_path), run_kind=RunKind.TUNING, verdict=Outcome.FAIL, db_reads_per_s=0.0,
+                 db_read_avg_latency_ms=0.0, reasons=["Instance 1: no database reads completed in the measured window; "
+                                                      "the database cache holds the whole database, so test a database "
+                                                      "larger than the cache"])
+    start = Advice(status="start", threads=26, sluggish_sessions=1, predicted_iops=None, predicted_read_ms=None,
+                   predicted_log_ms=None, rationale="Microsoft's rule: one thread per 135 target IOPS")
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(served, start)
+    assert view.advice.text().startswith("<b>This run made no database reads: the database cache held the whole database.")
+    assert "Mailbox size" in view.advice.text() and "Maximum database cache" in view.advice.text()
+    assert not view.apply.isEnabled()  # the same setting again would measure the cache again
+
+    view.show_result(served, replace(start, threads=30))  # a setting other than this run's: worth running
+    assert view.advice.text().startswith("<b>Nothing in this session steers the advisor yet") and view.apply.isEnabled()

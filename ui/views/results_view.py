@@ -262,12 +262,18 @@ class ResultsView(QWidget):
         setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
         this_setting = result is not None and (result.summary.threads, result.summary.sluggish_sessions) == (
             advice.threads, advice.sluggish_sessions)
-        host_bound_again = this_setting and result is not None and result.summary.host_bound \
-            and result.verdict == Outcome.FAIL and advice.status in ("next", "start")
-        if host_bound_again:
+        failed_here = this_setting and result is not None and result.verdict == Outcome.FAIL \
+            and advice.status in ("next", "start")
+        if failed_here and result is not None and result.summary.host_bound:
             text = (f"<b>This setting was host-bound: the host's processors, not the storage, set the pace.</b><br>"
                     f"Running it again would measure the host again. Free the host's CPU (other load, a larger server) "
                     f"or plan fewer threads; the advisor's setting was {setting}.")
+            self.apply.setEnabled(False)
+        elif failed_here and result is not None and was_measured(result) and result.summary.db_reads_per_s <= 0:
+            text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
+                    f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
+                    f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
+                    f"settings on the Test type page), then run: New test keeps every other value.")
             self.apply.setEnabled(False)
         elif advice.status == "next":
             text = f"<b>Next: {setting}.</b>{predicted}<br>Why: {escape(advice.rationale)}."
