@@ -326,3 +326,38 @@ def test_each_threshold_set_is_described_by_every_limit_its_verdict_judges(qtbot
     buttons = window.wizard.test_type.buttons
     assert "database reads ≤ 20 ms average, ≤ 100 ms maximum; log writes ≤ 10 ms / 100 ms" in buttons[model.TestType.PERFORMANCE].text()
     assert "database reads ≤ 20 ms average, ≤ 200 ms maximum; log writes ≤ 10 ms / 200 ms" in buttons[model.TestType.STRESS].text()
+
+
+def test_missing_folders_are_created_from_the_page_and_a_folder_made_outside_is_seen_on_check_again(qtbot, window,
+                                                                                                      tmp_path):
+    """The suggested folders on a new machine are two levels deep in a folder not yet there: no dead end."""
+    wizard = window.wizard
+    wizard.load_config(_small(tmp_path / "new" / "deeper", thread_count=2))
+    _to_page(window, PAGE_DATABASES)
+    page = wizard.databases
+    qtbot.waitUntil(lambda: page.make.isVisibleTo(page), timeout=5000)
+    assert "does not exist (nor does" in page.table.item(0, 2).text() and not _next_enabled(window)
+    assert "Create folders makes the folders that are missing" in page.summary.text() and page.recheck.isVisibleTo(page)
+    qtbot.mouseClick(page.make, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
+    assert all((tmp_path / "new" / "deeper" / f"{kind}{n}").is_dir() for kind in ("DB", "Log") for n in (1, 2))
+    assert not page.make.isVisibleTo(page) and not page.recheck.isVisibleTo(page)
+
+    # the engineer makes the folders in Explorer instead: Check again sees them, no value changed
+    page.db_pattern.setText(str(tmp_path / "elsewhere" / "deeper" / "DB{n}"))
+    page.log_pattern.setText(str(tmp_path / "elsewhere" / "deeper" / "Log{n}"))
+    qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.recheck.isVisibleTo(page) and page.recheck.isEnabled(), timeout=5000)
+    (tmp_path / "elsewhere" / "deeper").mkdir(parents=True)
+    qtbot.mouseClick(page.recheck, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
+
+    # a folder that cannot be made (a file stands where a folder above it would go) is said, with the system's words
+    (tmp_path / "a-file").write_text("not a folder")
+    page.db_pattern.setText(str(tmp_path / "a-file" / "deeper" / "DB{n}"))
+    qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: page.make.isVisibleTo(page) and page.make.isEnabled(), timeout=5000)
+    qtbot.mouseClick(page.make, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "cannot be made" in page.summary.text(), timeout=5000)
+    assert f"{tmp_path / 'a-file' / 'deeper' / 'DB1'} cannot be made (" in page.summary.text() and not _next_enabled(window)
+    assert (tmp_path / "a-file").read_text() == "not a folder"  # the file is as it was

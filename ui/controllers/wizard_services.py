@@ -88,8 +88,24 @@ class StoreServices:
     def check_machine(self, config: TestConfig) -> MachineCheck:
         return check_machine(config)
 
+    def make_folders(self, config: TestConfig) -> list[str]:
+        return make_folders(config)
+
     def unfinished_suites(self) -> list[FoundSuite]:
         return unfinished_suites(self._runs_root)
+
+
+def make_folders(config: TestConfig) -> list[str]:
+    """Each database and log folder of `config`, made with the folders above it when missing (a folder is all Jetwise
+    makes here: no file is touched); what could not be made, each with the system's words."""
+    failed = []
+    for spec in config.databases:
+        for path in (spec.database_path, spec.log_path):
+            try:
+                Path(path).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                failed.append(f"{path} cannot be made ({exc.strerror or exc})")
+    return failed
 
 
 def check_machine(config: TestConfig) -> MachineCheck:

@@ -6,7 +6,9 @@ machine says. The machine's checks (folder, writable, free space, unbuffered I/O
 already there, a run holding the folder) probe each folder, which can take seconds on a SAN
 or SMB path: they run off the GUI thread, a moment after the last edit and again whenever
 the page shows again, and Next waits for the answer about the rows as they are now. A folder
-another run holds is free once that run ends: "Check again" asks without a value changing.
+another run holds is free once that run ends, and a folder made outside Jetwise is there: "Check again" asks
+without a value changing. A folder missing with the folder above it (the run makes only the last one) is made by
+"Create folders", off the GUI thread too, and the rows are checked again.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
 from ui.widgets.style import ERROR_STYLE, severity_qcolor
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import field_words, placed_at
-from ui.wizard.rows import COLUMNS, Line, RowWords, fix_rows_words
+from ui.wizard.rows import COLUMNS, Line, RowWords, filled, fix_rows_words
 from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
@@ -87,9 +89,15 @@ class DatabasesPage(WizardPage):
         browse_db.clicked.connect(lambda: self._browse(0))
         browse_log.clicked.connect(lambda: self._browse(1))
         self.recheck = QPushButton("Check again")
-        self.recheck.setToolTip("A folder another run holds is free once that run ends: check every row again")
+        self.recheck.setToolTip("Check every row against the machine again: after a folder was made or space freed "
+                                "outside Jetwise, or a run that held a folder ended")
         self.recheck.clicked.connect(lambda: self._ask(again=True))
         self.recheck.hide()
+        self.make = QPushButton("Create folders")
+        self.make.setToolTip("Make every database and log folder that is missing, with the folders above it")
+        self.make.clicked.connect(self._on_make_clicked)
+        self.make.hide()
+        self.made_problems: list[str] = []  # what Create folders could not make, said under the rows
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         top = QGridLayout()
@@ -107,6 +115,7 @@ class DatabasesPage(WizardPage):
         buttons.addWidget(browse_db)
         buttons.addWidget(browse_log)
         buttons.addStretch(1)
+        buttons.addWidget(self.make)
         buttons.addWidget(self.recheck)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -117,6 +126,8 @@ class DatabasesPage(WizardPage):
         services = context.services
         self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)
         self.checks.finished.connect(self._on_checks_finished)
+        self.maker = BackgroundCheck(lambda config: services.make_folders(config), self, delay_ms=0)
+        self.maker.finished.connect(self._on_maker_finished)
         self._filling = False
         self.source.currentIndexChanged.connect(self._on_source_changed)
         self.state.loaded.connect(self._load_rows)
@@ -131,6 +142,8 @@ class DatabasesPage(WizardPage):
         self._ask(again=True)  # Back from a later page, or the window back from a run: a run holding a folder may have ended
 
     def _ask(self, again: bool = False) -> None:
+        if not again:
+            self.made_problems = []  # the rows changed: what could not be made was about others
         config = self.state.config()
         self.checks.want(None if config is None else config.model_dump_json(), config, again=again)
         self._show_rows()
@@ -216,13 +229,7 @@ class DatabasesPage(WizardPage):
                                     else "Type a database or log folder pattern first, e.g. F:\\DB{n}")
 
     def _fill(self) -> None:
-        specs = [dict(s) for s in self.state.data["databases"]]
-        for n, spec in enumerate(specs, start=1):
-            if self.db_pattern.text().strip():
-                spec["database_path"] = _expand(self.db_pattern.text().strip(), n, "DB")
-            if self.log_pattern.text().strip():
-                spec["log_path"] = _expand(self.log_pattern.text().strip(), n, "Log")
-        self.state.set_databases(specs)
+        self.state.set_databases(filled(self.state.data["databases"], self.db_pattern.text(), self.log_pattern.text()))
         self._load_rows()
 
     def _browse(self, column: int) -> None:
@@ -247,6 +254,16 @@ class DatabasesPage(WizardPage):
             self.state.clear_refusal()  # checked again and passed: what the engine refused for is gone
         self._show_rows()
         self.completeChanged.emit()
+
+    def _on_make_clicked(self) -> None:
+        if (config := self.state.config()) is not None:
+            self.make.setEnabled(False)
+            self.maker.want(config.model_dump_json(), config, again=True)
+
+    def _on_maker_finished(self) -> None:
+        failed = self.maker.answer if isinstance(self.maker.answer, list) else [str(self.maker.error)]
+        self.made_problems = [str(line) for line in failed]
+        self._ask(again=True)  # the rows as the disk is now
 
     def _rows(self) -> RowWords:
         """What the rows say now: the draft's problems, and the machine's last answer with what it was about."""
@@ -286,14 +303,16 @@ class DatabasesPage(WizardPage):
         self.table.resizeRowsToContents()
         self._filling = False
         held = words.held()
-        self.recheck.setVisible(held)
+        self.recheck.setVisible(held or bool(bad))
         self.recheck.setEnabled(not self.checks.pending)
-        self._show_summary(bad, held)
+        self.make.setVisible(words.missing())
+        self.make.setEnabled(not self.checks.pending and not self.maker.pending)
+        self._show_summary(bad, held, words.missing())
 
     def _here(self, field: str) -> bool:
         return placed_at(field, self.context.placed) == f"{self.TITLE} page"
 
-    def _show_summary(self, bad: list[int], held: bool) -> None:
+    def _show_summary(self, bad: list[int], held: bool, missing: bool = False) -> None:
         config = self.state.config()
         elsewhere = [p for p in errors_only(self.state.problems()) if not self._here(p.field)]
         if config is None and elsewhere:
@@ -308,9 +327,7 @@ class DatabasesPage(WizardPage):
         elif config is not None and self.checks.error is not None:
             text = f"The folders could not be checked: {html.escape(str(self.checks.error))}"
         elif bad:
-            text = fix_rows_words(bad)
-            if held:
-                text += " A folder another run holds is free once that run ends: then press Check again."
+            text = html.escape(fix_rows_words(bad, missing=missing, held=held, unmade=self.made_problems))
         else:
             self.summary.setText("")
             return
@@ -325,9 +342,3 @@ class DatabasesPage(WizardPage):
         if self.count.parsed() != (True, len(self.state.data["databases"])):
             return False  # a count typed, not entered yet: the rows are not the ones it asks for
         return not self._rows().bad_rows()
-
-
-def _expand(pattern: str, n: int, leaf: str) -> str:
-    if "{n}" in pattern:
-        return pattern.replace("{n}", str(n))
-    return str(Path(pattern) / f"{leaf}{n}")

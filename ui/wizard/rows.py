@@ -17,7 +17,7 @@ from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import Problem, Severity, errors_only
 from ui.wizard.problems import rows_words
-from ui.wizard.services import MachineCheck, frees_itself
+from ui.wizard.services import MachineCheck, frees_itself, wants_folders
 
 COLUMNS = ("database_path", "log_path")
 ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
@@ -38,9 +38,28 @@ def column_of(field: str) -> str | None:
     return found.group(2) if found is not None else None
 
 
-def fix_rows_words(rows: list[int]) -> str:
-    """"Fix row 1 to continue.", "Fix rows 1, 3 to continue.", past a few rows "… and 94 more"."""
-    return f"Fix {rows_words(rows, ROWS_NAMED)} to continue."
+def filled(specs: list[dict[str, str]], db_pattern: str, log_pattern: str) -> list[dict[str, str]]:
+    """Every row's folders from the patterns typed (Fill down): {n} becomes the row's number, a plain folder gets DB1,
+    DB2 (Log1, Log2) below it; a pattern left empty leaves its column as it is."""
+    rows = [dict(spec) for spec in specs]
+    for n, spec in enumerate(rows, start=1):
+        for key, pattern, leaf in (("database_path", db_pattern.strip(), "DB"), ("log_path", log_pattern.strip(), "Log")):
+            if pattern:
+                spec[key] = pattern.replace("{n}", str(n)) if "{n}" in pattern else str(Path(pattern) / f"{leaf}{n}")
+    return rows
+
+
+def fix_rows_words(rows: list[int], *, missing: bool = False, held: bool = False, unmade: list[str] | None = None) -> str:
+    """"Fix row 1 to continue.", "Fix rows 1, 3 to continue.", past a few rows "… and 94 more"; what the page's buttons
+    do for `missing` folders and `held` ones, and the folders Create folders could not make (`unmade`)."""
+    text = f"Fix {rows_words(rows, ROWS_NAMED)} to continue."
+    if missing:
+        text += " Create folders makes the folders that are missing."
+    if held:
+        text += " A folder another run holds is free once that run ends: then press Check again."
+    if unmade:
+        text += f" {'; '.join(unmade)}."
+    return text
 
 
 @dataclass(frozen=True)
@@ -96,6 +115,10 @@ class RowWords:
     def held(self) -> bool:
         """A row has a problem that can go away by itself: a folder another run holds."""
         return any(frees_itself(p) for row in range(len(self.specs)) for p in self.own(row) + self.machine(row)[1])
+
+    def missing(self) -> bool:
+        """A row's folder is missing with the folder above it: "Create folders" makes them."""
+        return any(wants_folders(p) for row in range(len(self.specs)) for p in self.machine(row)[1])
 
     def bad_rows(self) -> list[int]:
         """The rows (1-based) in error."""

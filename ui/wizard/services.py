@@ -3,7 +3,7 @@ the unfinished ESRP suites in the runs folder.
 
 Pages never open the store nor touch a disk themselves (an import contract forbids it): the
 window gives the wizard an object with these methods, and a test can give it another.
-`check_machine` may block for seconds on a slow volume; pages call it off the GUI thread.
+`check_machine` and `make_folders` may block for seconds on a slow volume; pages call them off the GUI thread.
 """
 
 from __future__ import annotations
@@ -47,6 +47,12 @@ def frees_itself(problem: Problem) -> bool:
     return " is in use by " in problem.message
 
 
+def wants_folders(problem: Problem) -> bool:
+    """A database or log folder missing with the folder above it (the run creates only the last one): "Create
+    folders" makes them."""
+    return " does not exist (nor does " in problem.message
+
+
 class WizardServices(Protocol):
     def recent_sessions(self) -> list[SessionSummary]:
         """The tuning sessions, latest first (raises ServiceError)."""
@@ -58,6 +64,11 @@ class WizardServices(Protocol):
 
     def check_machine(self, config: TestConfig) -> MachineCheck:
         """Folders, writability, free space, unbuffered I/O and existing files, for `config`. Blocks."""
+        ...
+
+    def make_folders(self, config: TestConfig) -> list[str]:
+        """Every database and log folder of `config` made, with the folders above it; what could not be, in words.
+        Blocks."""
         ...
 
     def unfinished_suites(self) -> list[FoundSuite]:
