@@ -176,6 +176,7 @@ class MainWindow(QMainWindow):
         if self.runs.running:
             self.statusBar().showMessage("A test is running: stop it first to plan a new one")
             return
+        self.statusBar().clearMessage()  # the last run's words (a report written, a PDF exported) were about that run
         self.stack.setCurrentWidget(self.wizard)
         if self.wizard.currentId() > PAGE_PROFILE:
             self.wizard.restart_at(PAGE_PROFILE)

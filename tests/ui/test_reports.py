@@ -59,3 +59,5 @@ def test_a_report_nothing_can_open_is_said_with_its_path(window, tmp_path, monke
     assert window.statusBar().currentMessage() == (
         f"Nothing on this machine could open the run folder (no file manager is set up); open it by hand: "
         f"{tmp_path / 'runs' / 'one'}")
+    window.new_test()  # the next test is planned: words about the last run's files go with it
+    assert window.statusBar().currentMessage() == "" and window.stack.currentWidget() is window.wizard
