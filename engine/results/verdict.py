@@ -47,6 +47,12 @@ def was_measured(result: RunResult) -> bool:
     return has_measured_time(result.configuration, result.summary.measured_s)
 
 
+def cache_served(result: RunResult) -> bool:
+    """A measured run that made no database reads: the database cache held the database, so its latency says nothing
+    of the storage and the same setting again would measure the cache again."""
+    return was_measured(result) and (result.summary.db_reads_per_s <= 0 or result.summary.db_read_avg_latency_ms <= 0)
+
+
 def is_count(criterion: Criterion) -> bool:
     """A criterion on a number of things (I/O errors, reads completed): shown as a whole number."""
     return criterion.unit == "" and criterion.name != IOPS_CRITERION

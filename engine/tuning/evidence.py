@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.results.schema import Figures, Outcome, RunResult
-from engine.results.verdict import was_measured
+from engine.results.verdict import cache_served, was_measured
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         elif not was_measured(result):
             notes.append(f"{setting} has no measured time ({s.measured_s:.1f} s, less than one sample interval), so "
                          "it says nothing of the load")
-        elif s.db_reads_per_s <= 0 or s.db_read_avg_latency_ms <= 0:
+        elif cache_served(result):
             notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
                          "says nothing of the storage; test databases larger than the cache")
         elif s.host_bound and s.verdict == Outcome.FAIL:

@@ -43,7 +43,7 @@ from engine.model.units import seconds_words
 from engine.results.recovery import FILES_REPLAYED
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult
 from engine.results.suite import STAGES
-from engine.results.verdict import UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria, was_measured
+from engine.results.verdict import UnmeasuredCriterion, cache_served, is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice
 from ui.recovery import recovery_headline
 from ui.scans import scan_headline, type_words
@@ -269,7 +269,7 @@ class ResultsView(QWidget):
                     f"Running it again would measure the host again. Free the host's CPU (other load, a larger server) "
                     f"or plan fewer threads; the advisor's setting was {setting}.")
             self.apply.setEnabled(False)
-        elif failed_here and result is not None and was_measured(result) and result.summary.db_reads_per_s <= 0:
+        elif failed_here and result is not None and cache_served(result):
             text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
                     f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
                     f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
