@@ -5,7 +5,7 @@ random bytes, valid configurations cut short or edited) and returns a configurat
 problems. (b) `run_cli` is fed argument lists built from the real sub-commands and their parsers'
 flags, with the values engineers get wrong, and refuses them with exit 2 and a short message.
 
-No measured run can start: the configurations `run`, `tune` and `engine` are given are never
+No measured run can start: the configurations `run`, `tune`, `suite` and `engine` are given are never
 valid, and a runner asked for anyway stops the test. Everything is written below tmp_path.
 """
 
@@ -193,7 +193,7 @@ def _flag_tokens(action: argparse.Action, paths: list[str]) -> st.SearchStrategy
 def command_lines(draw: st.DrawFn, places: dict[str, list[str]]) -> list[str]:
     name = draw(st.sampled_from(sorted(COMMANDS)))
     parser, _ = command_parser(name)
-    starts_runs = name in ("run", "tune", "engine", "window")
+    starts_runs = name in ("run", "tune", "suite", "engine", "window")
     paths = places["bad"] if starts_runs else places["out"] if name == "init" else places["any"]
     flags = [a for a in parser._actions if a.option_strings and "--quick" not in a.option_strings]
     positionals = [a for a in parser._actions if not a.option_strings]
