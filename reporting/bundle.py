@@ -37,24 +37,30 @@ class RunBundle:
 
 
 def load_run(reference: str, store: Store | None = None) -> RunBundle:
-    """A run by its id in the store, or by its output folder."""
+    """A run by its output folder, or by its id in the store (or the id's first or last characters, when they name one
+    run alone)."""
     folder = Path(reference)
     if folder.is_dir():
         return _from_folder(folder, store)
     if store is None:
         raise ReportError(f"{reference} is not a run folder (and there is no run store to look its id up in)")
-    row = store.run(reference)
-    if row is None:
+    named = store.runs_named(reference)
+    if not named:
         raise ReportError(f"{reference} is neither a run folder nor a run id in the store {store.path}")
+    if len(named) > 1:
+        listed = ", ".join(r.run_id for r in named[:5]) + (f" and {len(named) - 5} more" if len(named) > 5 else "")
+        raise ReportError(f"{reference} names {len(named)} runs ({listed}); give more of the run id")
+    row = named[0]
+    run_id = row.run_id
     folder = Path(row.output_dir)
     samples = read_samples(folder) if folder.is_dir() else SampleList()
     if not samples:
-        samples = SampleList(store.samples(reference))  # kept in the store by an older version
-    log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(reference)]
-    result = store.result(reference)
+        samples = SampleList(store.samples(run_id))  # kept in the store by an older version
+    log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(run_id)]
+    result = store.result(run_id)
     if result is None:
         reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
-        result = rebuild_result(row.config, samples, reference, reason)
+        result = rebuild_result(row.config, samples, run_id, reason)
     bundle = RunBundle(result, samples, log, folder, row.session)
     _add_session(bundle, store)
     return bundle

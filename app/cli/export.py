@@ -24,7 +24,8 @@ SUFFIXES = {"csv": ".csv", "jsonl": ".jsonl", "parquet": ".parquet"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run", type=run_reference, metavar="RUN", help="a run id from the store or a run output folder")
+    parser.add_argument("run", type=run_reference, metavar="RUN",
+                        help="a run id from the store (or its first or last characters) or a run output folder")
     parser.add_argument("--format", choices=FORMATS, default="csv",
                         help="csv (a row per interval: the server's as _Total, each instance's every 15 s), jsonl (a "
                              "sample per line, as older run folders kept them) or parquet (needs pyarrow) (default csv)")
@@ -44,12 +45,8 @@ def _interval(text: str) -> float:
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
-    output: Path = args.output or Path(f"jetwise-samples-{Path(args.run).name}{SUFFIXES[args.format]}")
-    if output.is_dir() or not output.absolute().parent.is_dir():
-        where = "is a folder" if output.is_dir() else f"is in a folder that does not exist ({output.absolute().parent})"
-        raise UsageError(f"--output {output} {where}; give a file to write")
-    if output.exists() and not args.force:
-        raise UsageError(f"{output} exists; use --force to overwrite it")
+    if args.output is not None:
+        _check_output(args.output, args.force)  # before the run is read: a mistyped --output is said at once
     store: Store | None
     try:
         store = context.store
@@ -59,12 +56,23 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         store = None  # a run folder reads without the store
     try:
         bundle = load_run(args.run, store)
+        name = Path(args.run).name if Path(args.run).is_dir() else bundle.result.run_id  # the whole id, when part was typed
+        output: Path = args.output or _check_output(Path(f"jetwise-samples-{name}{SUFFIXES[args.format]}"), args.force)
         rows = export(bundle, output, args.format, args.interval)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     except OSError as exc:
-        raise UsageError(f"cannot write {exc.filename or output}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot write {exc.filename or 'the samples'}: {exc.strerror or exc}") from exc
     what = "lines" if args.format == "jsonl" else "rows"
     print(f"Samples of {bundle.result.run_id}: {output} ({rows:,} {what}, {args.format})", file=sys.stderr)
     return ExitCode.PASS
+
+
+def _check_output(output: Path, force: bool) -> Path:
+    if output.is_dir() or not output.absolute().parent.is_dir():
+        where = "is a folder" if output.is_dir() else f"is in a folder that does not exist ({output.absolute().parent})"
+        raise UsageError(f"--output {output} {where}; give a file to write")
+    if output.exists() and not force:
+        raise UsageError(f"{output} exists; use --force to overwrite it")
+    return output

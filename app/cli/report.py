@@ -2,8 +2,9 @@
 suite, headless; with --jetstress, the run's result files in Jetstress's layout (written at a run's end too), for a
 killed run as well.
 
-RUN is a run id, a run folder, or a suite's folder (one `jetwise suite` wrote, with its suite.json): a suite's
-report is the combined one, its summary then each stage's report, and its CSV holds every stage's rows.
+RUN is a run id (or its first or last characters, when they name one run alone), a run folder, or a suite's folder
+(one `jetwise suite` wrote, with its suite.json): a suite's report is the combined one, its summary then each stage's
+report, and its CSV holds every stage's rows.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from reporting.suite import SuiteBundle, is_suite_folder, load_suite, render_sui
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run", type=run_reference, metavar="RUN",
-                        help="a run id from the store, a run output folder, or a suite's folder (the combined ESRP report)")
+                        help="a run id from the store (or its first or last characters), a run output folder, or a suite's "
+                             "folder (the combined ESRP report)")
     parser.add_argument("--html", type=path_type, default=None, metavar="FILE", help="self-contained HTML report")
     parser.add_argument("--pdf", type=path_type, default=None, metavar="FILE", help="PDF report")
     parser.add_argument("--csv", type=path_type, default=None, metavar="FILE",
@@ -32,13 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "backup adds a row per database; a suite's rows name their stage)")
     parser.add_argument("--jetstress", type=path_type, default=None, metavar="DIR",
                         help="write the Jetstress-layout result files (<Type>_<yyyy>_<M>_<d>_<H>_<m>_<s>.html and .xml) "
-                             "in this folder; a suite: each stage's")
+                             "in this folder (made if it is new); a suite: each stage's")
     parser.add_argument("--page-size", choices=["a4", "letter"], default="a4", help="PDF page size (default A4)")
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
-    if not (args.html or args.pdf or args.csv or args.jetstress):
-        args.html = Path(f"jetwise-report-{Path(args.run).name}.html")
+    named_html = not (args.html or args.pdf or args.csv or args.jetstress)
     suite = is_suite_folder(Path(args.run))
     store: Store | None = None
     if not suite:  # a suite's report reads its folder alone
@@ -52,17 +53,33 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         if target is not None and (target.is_dir() or not target.parent.is_dir()):
             where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({target.parent})"
             raise UsageError(f"{flag} {target} {where}; give a file to write")
-    if args.jetstress is not None and not args.jetstress.is_dir():
-        raise UsageError(f"--jetstress {args.jetstress} is not a folder; give the folder to write the files in")
+    if args.jetstress is not None:
+        _jetstress_folder(args.jetstress)
     try:
         report = load_suite(Path(args.run)) if suite else load_run(args.run, store)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    if named_html:  # the run folder's name, or the run's whole id when part of it was typed
+        name = Path(args.run).name if isinstance(report, SuiteBundle) or Path(args.run).is_dir() else report.result.run_id
+        args.html = Path(f"jetwise-report-{name}.html")
     try:
         return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
+
+
+def _jetstress_folder(folder: Path) -> None:
+    """The folder --jetstress names, made when its parent exists (a new folder holds only what Jetwise writes)."""
+    if folder.is_dir():
+        return
+    if folder.exists() or not folder.parent.is_dir():
+        where = "is not a folder" if folder.exists() else f"is in a folder that does not exist ({folder.parent})"
+        raise UsageError(f"--jetstress {folder} {where}; give the folder to write the files in")
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        raise UsageError(f"--jetstress {folder} cannot be made: {exc.strerror or exc}") from exc
 
 
 def run_reference(text: str) -> str:

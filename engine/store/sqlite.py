@@ -254,6 +254,14 @@ class Store:
         rows = [r for r in self.runs() if r.run_id == run_id]
         return rows[0] if rows else None
 
+    def runs_named(self, typed: str) -> list[RunRow]:
+        """The runs an engineer means by `typed`: the run with that id, else every run whose id starts or ends with it
+        (`20261125-1405` or the id's last characters, `3fa9c1`), oldest first."""
+        exact = self.run(typed)
+        if exact is not None or not typed.strip():
+            return [exact] if exact is not None else []
+        return [r for r in self.runs() if r.run_id.startswith(typed) or r.run_id.endswith(typed)]
+
     def result(self, run_id: str) -> RunResult | None:
         row = self._db.execute("SELECT result_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return None if row is None or row[0] is None else RunResult.model_validate_json(row[0])

@@ -161,3 +161,16 @@ def test_report_writes_html_csv_and_pdf_from_a_run_id_or_its_folder(tmp_path):
         assert "PASS" in subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True).stdout
     missing = jetwise("report", "no-such-run", cwd=tmp_path)
     assert missing.returncode == 2 and "neither a run folder nor a run id" in missing.stderr
+    # The id's last characters, as an engineer reads them off `history`; the report is named with the whole id.
+    short = jetwise("report", run_id[-6:], "--jetstress", "jetstress-files", cwd=tmp_path)  # a new folder: made
+    assert short.returncode == 0, short.stderr
+    assert [p.suffix for p in sorted((tmp_path / "jetstress-files").iterdir())] == [".html", ".xml"]
+    assert jetwise("report", run_id[-6:], cwd=tmp_path).returncode == 0
+    assert f"<title>Jetwise report {run_id}" in (tmp_path / f"jetwise-report-{run_id}.html").read_text()
+    assert jetwise("run", str(config), "--output", str(tmp_path / "run2"), "--session", "reported",
+                   cwd=tmp_path).returncode == 0
+    second = json.loads((tmp_path / "run2" / "result.json").read_text())["run_id"]
+    # the characters both ids begin with (the date both began, at least): two runs, not a guess
+    common = next(run_id[:n] for n in range(len(run_id), 0, -1) if second.startswith(run_id[:n]))
+    both = jetwise("report", common, cwd=tmp_path)
+    assert both.returncode == 2 and f"{common} names 2 runs ({run_id}, {second}); give more" in both.stderr

@@ -65,6 +65,22 @@ def test_a_run_round_trips_with_its_samples_log_and_result(tmp_path):
     assert [r.run_id for r in again.runs()] == ["run-1"] and again.version == SCHEMA_VERSION
 
 
+def test_a_run_is_named_by_its_id_or_by_the_first_or_last_characters_that_name_it_alone(tmp_path):
+    store = Store(tmp_path / "s.sqlite3")
+    config = default_config(tmp_path)
+    ids = ["20261125-140501-3fa9c1", "20261125-140733-77b20e", "20261126-090000-3fa9c1x"]
+    for run_id in ids:
+        record = RunRecorder(store, "SATA pair", tmp_path / run_id)
+        record(_start(config, run_id))
+        record(ResultEvent(result=_result(config, run_id=run_id)))
+    assert [r.run_id for r in store.runs_named(ids[1])] == [ids[1]]  # the whole id
+    assert [r.run_id for r in store.runs_named("77b20e")] == [ids[1]]  # its last characters
+    assert [r.run_id for r in store.runs_named("20261126")] == [ids[2]]  # its first
+    assert [r.run_id for r in store.runs_named("20261125-14")] == ids[:2]  # more than one: the caller asks for more
+    assert [r.run_id for r in store.runs_named("3fa9c1")] == [ids[0]]  # an end, not a middle
+    assert store.runs_named("") == [] and store.runs_named("nope") == []
+
+
 def test_a_session_is_one_storage_design_and_another_design_gets_a_session_of_its_own(tmp_path):
     store = Store(tmp_path / "s.sqlite3")
     store.session_for("design A", default_config(tmp_path))
