@@ -120,6 +120,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
     for reason in summary.reasons:
         print(f"  - {reason}", file=stream)
+    for spike in summary.latency_spikes:
+        print(f"    When: {spike}.", file=stream)
     if result.scan is not None:
         scan = result.scan
         print(f"Read {format_bytes(scan.bytes_read)} of {len(scan.databases)} database(s) in {scan.database_seconds:.1f} s "

@@ -34,9 +34,10 @@ from engine.results.scan_schema import ScanResult as ScanResult
 
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
-# 6: a Soft Recovery test's replay (`recovery`).
-# Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery.
-RESULT_SCHEMA_VERSION = 6
+# 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`).
+# Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
+# no spikes.
+RESULT_SCHEMA_VERSION = 7
 
 
 class Outcome(StrEnum):
@@ -185,6 +186,9 @@ class Summary(Figures):
         False, description="The host's CPU was saturated while measuring: the engine, not the storage, set the pace."
     )
     io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
+    latency_spikes: list[str] = Field(
+        default_factory=list, description="For a failed maximum latency: in how many measured samples the server passed "
+        "it, when, and how high (engine.results.spikes).")
 
     @property
     def effective_load(self) -> float:

@@ -35,6 +35,7 @@ from engine.results.schema import (
     RunTimes,
     Sweep,
 )
+from engine.results.spikes import WATCHED, LatencySpikes
 from engine.results.verdict import judge
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
@@ -81,6 +82,8 @@ class Measurement:
         self.host_samples: list[HostFigures] = []
         self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
+        limits = config.active_thresholds
+        self.spikes = LatencySpikes({name: getattr(limits, name) for _, name, _ in WATCHED}, config.sample_interval_s)
         if config.open_ended:  # measured from the start to the end of its work, however long that takes
             self.window = MeasureWindow(0, math.ceil(SCAN_LIMIT_S / config.sample_interval_s))
         elif sweep is None:
@@ -127,6 +130,7 @@ class Measurement:
         self.add_late(index, parts)
         if phase == "measure":
             self.host_samples.append(host)
+            self.spikes.observe(summary, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s)
         total_s = self.total_intervals * self.config.sample_interval_s
         if self.config.open_ended:  # it ends when its work is done: its remaining time is the work's
             total_s = elapsed_s + (self.eta_s or 0.0)
@@ -159,11 +163,13 @@ class Measurement:
         total_s = self.total_intervals * self.config.sample_interval_s
         for offset, summary in enumerate(summaries):
             at = elapsed_s + offset * duration_s
+            time_utc = (start + timedelta(seconds=at)).isoformat(timespec="milliseconds")
             if phase == "measure":
                 self.host_samples.append(host)
+                self.spikes.observe(summary, time_utc=time_utc, elapsed_s=at, duration_s=duration_s)
             last = offset == len(summaries) - 1
             self._emit(IntervalEvent(sample=IntervalSample(
-                interval=first + offset, phase=phase, time_utc=(start + timedelta(seconds=at)).isoformat(timespec="milliseconds"),
+                interval=first + offset, phase=phase, time_utc=time_utc,
                 elapsed_s=at, duration_s=duration_s, remaining_s=max(0.0, total_s - at), host=host, summary=summary,
                 instances=rows if last else [], latency=latency if last else None)))
 
@@ -239,6 +245,9 @@ class Measurement:
             verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
+        spikes = [] if self.steps is not None else self.spikes.sentences(verdict.criteria, config.threshold_set_name)
+        for spike in spikes:
+            self._log(spike, "info")
         cpu = [s.cpu_percent for s in host_samples]
         bound = host_bound(host_samples) and not config.scans
         if bound:
@@ -253,7 +262,7 @@ class Measurement:
                 f"A tuning run ({measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
                 f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
             )
-        return build_result(
+        result = build_result(
             run_id=run_id,
             config=config,
             verdict=verdict,
@@ -271,7 +280,9 @@ class Measurement:
             run_kind=run_kind,
             host_bound=bound,
             errors=errors,
-        ).model_copy(update={"sweep": sweep, "scan": scan, "recovery": recovery})
+        )
+        summary = result.summary.model_copy(update={"latency_spikes": spikes})
+        return result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery})
 
     def _judged_step(
         self, notes: list[str]

@@ -98,6 +98,8 @@ def rebuild_result(
         if sample.latency is not None:
             latency.add(sample.latency)
         measurement.host_samples.append(sample.host)
+        measurement.spikes.observe(sample.summary, time_utc=sample.time_utc, elapsed_s=sample.elapsed_s,
+                                   duration_s=sample.duration_s)
         measured_s += sample.duration_s
     if collecting is not None and collecting.threads is not None and collecting.sluggish_sessions is not None:
         config = at_load(config, Load(collecting.threads, collecting.sluggish_sessions))

@@ -1,8 +1,30 @@
-"""A file of a test device: every call goes to the platform's own file; a device overrides what it changes."""
+"""A test device's backend and file: every call goes to the platform's own; a device overrides what it changes."""
 
 from __future__ import annotations
 
-from engine.io.platform import AlignedBuffer, IoFile
+from pathlib import Path
+
+from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+
+
+class PassThroughBackend(IoBackend):
+    """The platform's backend, whose database files opened for I/O (not while created) a device may wrap (`wrap`)."""
+
+    def __init__(self) -> None:
+        from engine.io.platform.posix import PosixBackend  # the devices are POSIX's: their tests are skipped elsewhere
+
+        self._inner = PosixBackend()
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        handle = self._inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered,
+                                       write_through=write_through)
+        return self.wrap(handle) if path.suffix == ".jwdb" and not create else handle
+
+    def wrap(self, handle: IoFile) -> IoFile:
+        return handle
+
+    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
+        return self._inner.probe_unbuffered(directory)
 
 
 class PassThroughFile(IoFile):

@@ -18,9 +18,8 @@ import threading
 import time
 from pathlib import Path
 
-from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
-from engine.io.platform.posix import PosixBackend
-from tests.faults.pass_through import PassThroughFile
+from engine.io.platform import AlignedBuffer, IoFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile
 
 SLOWED_UP_TO = 256 * 1024  # page reads, flush writes and maintenance reads; creation's chunks are larger
 _queues: dict[str, tuple[threading.Lock, int]] = {}  # per process: the lock file's path -> (thread lock, its fd)
@@ -35,22 +34,17 @@ def _queue(lock_path: Path) -> tuple[threading.Lock, int]:
         return _queues[key]
 
 
-class SlowDevice(IoBackend):
+class SlowDevice(PassThroughBackend):
     """The platform's backend with database I/O queued on one server of `service_ms` per I/O."""
 
     def __init__(self, lock_path: Path, service_ms: float) -> None:
+        super().__init__()
         self.lock_path = lock_path
         self.service_s = service_ms / 1000.0
         self.name = f"slow device ({service_ms:g} ms per database I/O, one at a time)"
-        self._inner = PosixBackend()
 
-    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
-        handle = self._inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered,
-                                       write_through=write_through)
-        return _SlowFile(handle, self) if path.suffix == ".jwdb" and not create else handle
-
-    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
-        return self._inner.probe_unbuffered(directory)
+    def wrap(self, handle: IoFile) -> IoFile:
+        return _SlowFile(handle, self)
 
     def serve(self, io: object, length: int) -> None:
         """Hold the caller in the device's one queue, then for the service time."""

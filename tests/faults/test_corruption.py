@@ -152,7 +152,7 @@ def test_a_corrupted_page_fails_the_run_with_one_reason_per_kind_in_result_and_r
     assert any(e.level == "error" for e in log)
 
     document = (disk_dir / "corrupted" / RESULT_FILE).read_text()
-    assert '"schema_version": 6' in document and '"error_groups"' in document
+    assert '"schema_version": 7' in document and '"error_groups"' in document
     html = render_html(load_run(str(disk_dir / "corrupted")))
     table = html[html.index(">I/O Errors</h2>") :]
     for group in result.error_groups:

@@ -123,3 +123,15 @@ def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_bu
 
     view.show_result(served, replace(start, threads=30))  # a setting other than this run's: worth running
     assert view.advice.text().startswith("<b>Nothing in this session steers the advisor yet") and view.apply.isEnabled()
+
+
+def test_a_failed_maximum_says_when_its_spike_came_under_the_reasons(qtbot, tmp_path):
+    spike = ("Database reads took longer than the Strict maximum of 100 ms in 1 of the 120 measured one-second samples, "
+             "at 10:01:14 UTC, 74 s into the measurement; 109.3 ms at most")
+    failed = _as(known_result(tmp_path), verdict=Outcome.FAIL, latency_spikes=[spike],
+                 reasons=["Instance 1: maximum database read latency 109 ms > 100 ms (Strict)"])
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(failed, advise_session(failed.configuration, [failed]))
+    shown = view.reasons.text()
+    assert shown.index("maximum database read latency 109 ms") < shown.index(f"<b>When:</b> {spike}.")

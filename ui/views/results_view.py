@@ -212,6 +212,7 @@ class ResultsView(QWidget):
         failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in unreached})
         if failing:
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
+        parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in summary.latency_spikes)
         if summary.host_bound and result.scan is None:
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")

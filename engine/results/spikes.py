@@ -1,0 +1,91 @@
+"""When a run's maximum latency passed its threshold: in how many measured samples, when, and how high.
+
+A maximum-latency criterion fails on a single I/O. The server's maximum in each sample says whether that was one
+spike (often the host rather than the storage: a virtual machine paused, a snapshot taken, a path failed over) or
+the storage over its limit again and again, and when, so the engineer can set it beside the host's own events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.results.schema import Criterion, Figures
+
+# (the failing criterion's name, the figures' field, the words for the I/O)
+WATCHED = (
+    ("maximum database read latency", "db_read_max_latency_ms", "Database reads"),
+    ("maximum log write latency", "log_write_max_latency_ms", "Log writes"),
+)
+FEW = 0.01  # at most this share of the samples (and at least one) is a few spikes, worth a second run
+
+
+@dataclass
+class _Passed:
+    samples: int
+    first_utc: str | None
+    first_in_s: float
+    last_utc: str | None
+    highest_ms: float
+
+
+class LatencySpikes:
+    """The measured samples whose highest database read or log write latency was above the threshold set's maximum."""
+
+    def __init__(self, limits_ms: dict[str, float], sample_interval_s: float) -> None:
+        self.limits_ms = limits_ms  # the figures' field -> its maximum, in ms
+        self.sample_interval_s = sample_interval_s
+        self.samples = 0
+        self._start_s: float | None = None
+        self._passed: dict[str, _Passed] = {}
+
+    def observe(self, summary: Figures, *, time_utc: str | None, elapsed_s: float, duration_s: float) -> None:
+        """One measured sample of the server (the samples of what is judged, in order)."""
+        if self._start_s is None:
+            self._start_s = elapsed_s - duration_s
+        self.samples += 1
+        for _, name, _ in WATCHED:
+            value, limit = float(getattr(summary, name)), self.limits_ms.get(name)
+            if limit is None or value <= limit:
+                continue
+            seen = self._passed.get(name)
+            if seen is None:
+                self._passed[name] = _Passed(1, time_utc, elapsed_s - self._start_s, time_utc, value)
+            else:
+                seen.samples += 1
+                seen.last_utc = time_utc
+                seen.highest_ms = max(seen.highest_ms, value)
+
+    def sentences(self, criteria: Sequence[Criterion], set_name: str) -> list[str]:
+        """For each maximum-latency criterion that failed, a sentence on the samples that passed its limit."""
+        failed = {c.name for c in criteria if not c.passed}
+        out = []
+        for label, name, words in WATCHED:
+            seen = self._passed.get(name)
+            if label not in failed or seen is None:
+                continue
+            each = "one-second" if self.sample_interval_s == 1 else f"{self.sample_interval_s:g}-second"
+            text = (f"{words} took longer than the {set_name} maximum of {self.limits_ms[name]:g} ms in {seen.samples:,} "
+                    f"of the {self.samples:,} measured {each} samples")
+            into = f"{seen.first_in_s:,.0f} s into the measurement"
+            if seen.samples == 1:
+                text += f", at {_clock(seen.first_utc)}{into}"
+            else:
+                text += f", the first at {_clock(seen.first_utc)}{into}"
+                text += f", the last at {(seen.last_utc or '')[11:19]} UTC" if _has_clock(seen.last_utc) else ""
+            text += f"; {seen.highest_ms:,.1f} ms at most"
+            if seen.samples <= max(1, self.samples * FEW):
+                text += (": a single spike is" if seen.samples == 1 else ": spikes this rare are") + (
+                    " often the host, not the storage (a virtual machine paused, a snapshot, a path failing over), so run "
+                    "the test again before judging the storage on it")
+            out.append(text)
+        return out
+
+
+def _has_clock(time_utc: str | None) -> bool:
+    return bool(time_utc) and len(time_utc or "") >= 19
+
+
+def _clock(time_utc: str | None) -> str:
+    """'12:03:41 UTC, ' from an ISO time, before the seconds into the measurement; '' without one."""
+    return f"{time_utc[11:19]} UTC, " if time_utc and _has_clock(time_utc) else ""

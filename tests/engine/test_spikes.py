@@ -1,0 +1,50 @@
+"""When a maximum latency failed: how many measured samples passed it, when, how high, and whether that is rare."""
+
+from __future__ import annotations
+
+from engine.results.schema import Criterion, Figures
+from engine.results.spikes import LatencySpikes
+
+LIMITS = {"db_read_max_latency_ms": 100.0, "log_write_max_latency_ms": 100.0}
+
+
+def _failed(*names: str) -> list[Criterion]:
+    return [Criterion(name=name, instance="Instance 1", value=150.0, limit=100.0, unit="ms", comparison="<=", passed=False)
+            for name in names]
+
+
+def _seen(maxima: list[tuple[float, float]], interval_s: float = 1.0) -> LatencySpikes:
+    """Samples whose server maxima are (database read, log write), from 10:00:00 UTC on."""
+    spikes = LatencySpikes(LIMITS, interval_s)
+    for index, (read, log) in enumerate(maxima):
+        at = (index + 1) * interval_s
+        spikes.observe(Figures(db_read_max_latency_ms=read, log_write_max_latency_ms=log),
+                       time_utc=f"2026-11-25T10:{int(at) // 60:02d}:{int(at) % 60:02d}.000+00:00", elapsed_s=30 + at,
+                       duration_s=interval_s)
+    return spikes
+
+
+def test_one_second_over_the_maximum_is_a_single_spike_with_its_time():
+    maxima = [(20.0, 2.0)] * 200
+    maxima[73] = (109.3, 2.0)
+    [words] = _seen(maxima).sentences(_failed("maximum database read latency"), "Strict")
+    assert words == ("Database reads took longer than the Strict maximum of 100 ms in 1 of the 200 measured one-second "
+                     "samples, at 10:01:14 UTC, 74 s into the measurement; 109.3 ms at most: a single spike is often the "
+                     "host, not the storage (a virtual machine paused, a snapshot, a path failing over), so run the test "
+                     "again before judging the storage on it")
+
+
+def test_many_samples_over_the_maximum_name_the_first_and_the_last_and_no_rerun():
+    maxima = [(20.0, 2.0)] * 10 + [(150.0, 120.0 + i) for i in range(20)] + [(20.0, 2.0)] * 10
+    reads, logs = _seen(maxima, 2.0).sentences(_failed("maximum database read latency", "maximum log write latency"), "Lenient")
+    assert reads.startswith("Database reads took longer than the Lenient maximum of 100 ms in 20 of the 40 measured "
+                            "2-second samples, the first at 10:00:22 UTC, 22 s into the measurement, the last at "
+                            "10:01:00 UTC; 150.0 ms at most")
+    assert reads.endswith("at most") and logs.endswith("139.0 ms at most")
+
+
+def test_a_passed_criterion_or_no_sample_over_its_limit_says_nothing():
+    maxima = [(20.0, 2.0)] * 5 + [(150.0, 2.0)]
+    assert _seen(maxima).sentences(_failed("average database read latency"), "Strict") == []  # the maximum passed
+    # the maximum failed on an I/O no sample showed (a straggler counted after its sample): nothing to say of when
+    assert _seen([(20.0, 2.0)] * 6).sentences(_failed("maximum database read latency"), "Strict") == []
