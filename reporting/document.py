@@ -17,6 +17,7 @@ import markupsafe
 
 from engine.model.config import TestType
 from engine.model.units import seconds_words
+from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.results.verdict import is_count, judged_criteria, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
@@ -130,6 +131,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     return {
         "result": result,
         "summary": summary,
+        "failed_on": grouped_reasons(result),
         "config": config,
         "mix": config.operation_mix,
         "times": result.times,

@@ -13,6 +13,7 @@ from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.results.reasons import grouped_reasons
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
@@ -118,7 +119,7 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     summary = result.summary
     kind = " (tuning run)" if summary.run_kind == "tuning" else ""
     print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
-    for reason in summary.reasons:
+    for reason in grouped_reasons(result):
         print(f"  - {reason}", file=stream)
     for spike in summary.latency_spikes:
         print(f"    When: {spike}.", file=stream)

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
 from engine.model.units import seconds_words
+from engine.results.reasons import grouped_reasons
 from engine.results.recovery import FILES_REPLAYED
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult
 from engine.results.suite import STAGES
@@ -206,7 +207,7 @@ class ResultsView(QWidget):
         self.headline.setText(f"{achieved} — {setting}. {tuning_note}")
         parts = []
         if summary.reasons:
-            parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in summary.reasons) + "</ul>")
+            parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in grouped_reasons(result)) + "</ul>")
         # a criterion a stop left unreached (a Soft Recovery's log files to replay) is no failure of the storage
         unreached = {FILES_REPLAYED} if summary.verdict == Outcome.ABORTED and result.recovery is not None else set()
         failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in unreached})

@@ -1,0 +1,50 @@
+"""A run's reasons as a person reads them: a criterion many instances failed is one line, with its range and worst."""
+
+from __future__ import annotations
+
+from engine.model.config import default_config
+from engine.results.document import build_result
+from engine.results.reasons import grouped_reasons
+from engine.results.sample_file import SampleList
+from engine.results.schema import HostInfo, RunKind, RunResult, RunTimes
+from engine.results.verdict import judge
+from reporting.bundle import RunBundle
+from reporting.document import render_html
+from tests.engine.test_verdict import _instance
+from tests.reporting.reading import html_text
+
+LIMIT = "20.0 ms (Strict)"
+
+
+def _judged(tmp_path, instances: dict) -> RunResult:
+    config = default_config(tmp_path, databases=len(instances), thread_count=len(instances),
+                            profile={"mailboxes": 100, "iops_per_mailbox": 0.1, "headroom_percent": 0})
+    verdict = judge(config, instances, 100.0)
+    return build_result(run_id="grouped", config=config, verdict=verdict, instances=instances, cache={}, measured_s=100.0,
+                        host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=True, io_detail="",
+                        backend_name="posix", simulated=False, notes=[], run_kind=RunKind.QUALIFICATION, host_bound=False)
+
+
+def test_a_criterion_failed_on_many_instances_is_one_line_in_the_place_of_its_first(tmp_path):
+    instances = {f"Instance {i}": _instance(read_avg=20.5 + i / 10) for i in range(1, 49)}  # 48 slow readers
+    instances["Instance 7"] = _instance(read_avg=30.2, read_max=180.0)  # the worst, and over the maximum too
+    instances["Instance 9"] = _instance(read_avg=5.0)  # one that kept up
+    result = _judged(tmp_path, instances)
+    assert len(result.summary.reasons) == 48  # 47 slow averages and one maximum, each instance's
+    assert grouped_reasons(result) == [
+        f"47 of 48 instances: average database read latency 20.6 to 30.2 ms > {LIMIT}, the highest on Instance 7",
+        "Instance 7: maximum database read latency 180 ms > 100 ms (Strict)",
+    ]
+    page = html_text(render_html(RunBundle(result, SampleList(), [], tmp_path)))
+    summary, criteria = page.split("Pass/Fail Criteria", 1)[0], page.rsplit("Pass/Fail Criteria", 1)[1]
+    assert "Failed On 47 of 48 instances: average database read latency" in summary and "more under" not in summary
+    assert "Instance 48: average database read latency 25.3 ms" in criteria  # the criteria keep every instance's
+
+
+def test_two_instances_keep_their_own_lines_and_other_reasons_stay_as_they_are(tmp_path):
+    instances = {"Instance 1": _instance(read_avg=22.4), "Instance 2": _instance(read_avg=21.0),
+                 "Instance 3": _instance(reads=0, writes=0)}
+    result = _judged(tmp_path, instances)
+    assert grouped_reasons(result) == result.summary.reasons  # under three of a kind: nothing to group
+    assert f"Instance 1: average database read latency 22.4 ms > {LIMIT}" in result.summary.reasons
+    assert any("no database reads completed" in r for r in grouped_reasons(result))
