@@ -37,6 +37,7 @@ from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, Progress
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Criterion, IntervalSample, RunResult
 from engine.results.suite import SuiteRecord
+from engine.results.verdict import ACTIVITY_CRITERIA
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
@@ -289,10 +290,13 @@ class RunView(QWidget):
             if held is None or (held.passed and not criterion.passed) or (
                     held.passed == criterion.passed and _margin(criterion) < _margin(held)):
                 worst[key] = criterion
+        # no database read completed on any instance yet: its latency is not judged, and the page says why
+        unread = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
         for key, label in self.criteria.items():
             shown = worst.get(key)
             if shown is None:
-                label.setText(f"{RUNNING_NAMES[key]}: —")
+                why = " no database reads yet" if unread and key in READ_KEYS else " —"
+                label.setText(f"{RUNNING_NAMES[key]}:{why}")
                 label.setStyleSheet("")
                 continue
             sign = "≤" if shown.comparison == "<=" else "≥"
@@ -311,6 +315,7 @@ RUNNING_NAMES = {
     "read_max": "Maximum database read latency", "log_avg": "Average log write latency",
     "log_max": "Maximum log write latency",
 }
+READ_KEYS = ("read_avg", "read_max")
 RUNNING_CRITERIA = {
     "achieved transactional IOPS": "iops",
     "average database read latency": "read_avg",
