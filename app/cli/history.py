@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from app.context import AppContext, UsageError
 from engine.model.derive import target_words
 from engine.protocol import ExitCode
+from engine.results.reasons import grouped_reasons
 from engine.store.rows import RunRow, SessionRow
 from engine.store.sqlite import Store
 
@@ -56,7 +57,10 @@ def print_sessions(sessions: list[SessionRow], runs: dict[str, list[RunRow]], ou
         )
 
 
-def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO) -> None:
+SHOWN_REASONS = 3  # a run's reasons under its row; the report has them all
+
+
+def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO, store: Store | None = None) -> None:
     print(f"Tuning session '{session.name}': {target_words(session.target_iops)}", file=out)
     if not runs:
         print("  no runs yet", file=out)
@@ -73,8 +77,12 @@ def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO) -> None:
             f"{r.status}",
             file=out,
         )
-        for reason in r.reasons[:3]:
+        result = store.result(r.run_id) if store is not None and len(r.reasons) > SHOWN_REASONS else None
+        reasons = grouped_reasons(result) if result is not None else r.reasons  # 48 instances' one failing: a line
+        for reason in reasons[:SHOWN_REASONS]:
             print(f"      {reason}", file=out)
+        if len(reasons) > SHOWN_REASONS:
+            print(f"      and {len(reasons) - SHOWN_REASONS} more: jetwise report {r.run_id}", file=out)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,5 +100,5 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     else:
         session = store.session(args.session)
         assert session is not None
-        print_runs(session, store.runs(session.name), sys.stdout)
+        print_runs(session, store.runs(session.name), sys.stdout, store)
     return ExitCode.PASS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -102,6 +103,23 @@ def test_history_lists_sessions_and_their_runs(tmp_path):
     assert "Threads" in runs.stdout and "Achieved IOPS" in runs.stdout
     missing = jetwise("history", "--session", "nope", cwd=tmp_path)
     assert missing.returncode == 2 and "no tuning session 'nope'" in missing.stderr
+
+
+def test_history_says_once_what_every_instance_failed_and_when_the_maximum_was_passed(tmp_path):
+    config = tmp_path / "six.json"
+    made = jetwise("init", str(config), "--databases", "6", "--db-path", str(tmp_path / "DB{n}"), "--log-path",
+                   str(tmp_path / "Log{n}"), "--mailboxes", "2000", "--threads", "48", "--duration", "2m", "--warmup",
+                   "10s", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    done = jetwise("run", str(config), "--simulate", "sata-2x7k", "--session", "six", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr  # six databases on two SATA disks: every one reads too slowly
+    assert "  - 6 of 6 instances: average database read latency " in done.stderr
+    assert "    When: Database reads took longer than the Strict maximum of 100 ms in " in done.stderr
+    listing = jetwise("history", "--session", "six", cwd=tmp_path).stdout
+    lines = [line.strip() for line in listing.splitlines()]
+    grouped = r"6 of 6 instances: average database read latency [\d,.]+ to [\d,.]+ ms > 20\.0 ms \(Strict\), the highest on Instance \d"
+    assert any(re.fullmatch(grouped, line) for line in lines), listing
+    assert not any(line.startswith("Instance ") for line in lines)  # no instance's own line under the run
 
 
 def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path):
