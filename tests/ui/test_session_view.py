@@ -108,3 +108,19 @@ def test_any_run_of_a_session_is_exported_as_a_pdf_or_printed_from_the_view(qtbo
     qtbot.mouseClick(view.print_report, Qt.MouseButton.LeftButton)
     assert re.fullmatch(r"Printed \d+ pages", window.statusBar().currentMessage())
     assert printed.read_bytes().startswith(b"%PDF-")
+
+
+def test_a_criterion_every_instance_failed_is_one_reason_in_its_row(qtbot, window, tmp_path):
+    from engine.model.config import default_config
+
+    config = default_config(tmp_path / "data", databases=6, thread_count=48, duration_s=120.0, warmup_s=10.0,
+                            profile={"mailboxes": 2000})
+    folder = tmp_path / "runs" / "six"
+    result = runner_for(PROFILES["sata-2x7k"], config, folder,
+                        fan_out(RunRecorder(window.store, "six", folder), lambda _e: None), session="six").run()
+    assert len(result.summary.reasons) >= 12  # each instance's average and maximum read latency
+    window.show_session()
+    view = window.session_view
+    reasons = view.table.item(0, view.table.columnCount() - 1).text()
+    assert reasons.startswith("6 of 6 instances: average database read latency ") and "Instance 1:" not in reasons
+    assert view.table.item(0, view.table.columnCount() - 1).toolTip() == reasons.replace("; ", "\n")

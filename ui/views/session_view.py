@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestConfig
+from engine.results.reasons import grouped_reasons
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 from engine.store.rows import RunRow
@@ -139,11 +140,13 @@ class SessionView(QWidget):
         off_curve = unmeasured | {run.run_id for run in runs if run.config.open_ended}
         for row, run in enumerate(runs):
             config = run.config
+            # a criterion many instances failed is one line, as the run's results page and report say it
+            reasons = grouped_reasons(results[run.run_id]) if run.run_id in results else run.reasons
             cells = [
                 run.run_id, str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
                 _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2), run.status,
-                "; ".join(run.reasons),
+                "; ".join(reasons),
             ]
             if run.run_id in unmeasured:
                 for column in MEASURED:
@@ -152,8 +155,8 @@ class SessionView(QWidget):
                 item = QTableWidgetItem(text)
                 if column == VERDICT:
                     item.setForeground(verdict_qcolor(run.status))
-                if column == REASONS and run.reasons:
-                    item.setToolTip("\n".join(run.reasons))
+                if column == REASONS and reasons:
+                    item.setToolTip("\n".join(reasons))
                 if column == 0 and (sweep := _sweep_words(results.get(run.run_id))):
                     item.setText(f"{run.run_id} (load sweep)")
                     item.setToolTip(sweep)
