@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.model.config import TestType
 from engine.results.document import CONFIG_FILE, RESULT_FILE
+from engine.results.reasons import grouped_reasons
 from engine.results.schema import Outcome, RunResult
 from engine.results.suite import PERFORMANCE_S, STAGE_WORDS, STAGES, STRESS_S, Stage, SuiteRecord
 from engine.results.verdict import was_measured
@@ -177,7 +178,7 @@ def _row(report: StageReport) -> dict[str, Any]:
         "key": _key_figure(result) if result else None,
         "start": _clock(result.times.test_start_utc) if result else None,
         "end": _clock(result.times.test_end_utc) if result else None,
-        "reasons": (result.summary.reasons if result else report.stage.reasons)[:3],
+        "reasons": (grouped_reasons(result) if result else report.stage.reasons)[:3],
     }
 
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.results.reasons import grouped_reasons
 from ui.scans import type_words
 from ui.suite import NOT_RUN, TITLE, SuiteSummary, key_figure, stage_verdict
 from ui.widgets.style import verdict_qcolor
@@ -79,7 +80,7 @@ class SuiteTable(QWidget):
         for row, stage in enumerate(stages):
             verdict = stage_verdict(stage)
             result = summary.results.get(row)
-            why = "" if verdict in ("pass", NOT_RUN) else "; ".join((result.summary.reasons if result else stage.reasons)[:2])
+            why = "" if verdict in ("pass", NOT_RUN) else "; ".join((grouped_reasons(result) if result else stage.reasons)[:2])
             cells = (f"{row + 1}. {type_words(stage.test_type)}", verdict.upper() if verdict != NOT_RUN else "Not run",
                      key_figure(result) if verdict != NOT_RUN else "—", why)
             for column, text in enumerate(cells):
