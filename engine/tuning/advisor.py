@@ -18,7 +18,8 @@ latency predicted under 85 % of its limit. It never repeats a setting that faile
 for the same reason, never adds load beyond a setting whose latency failed, and never
 removes load below one whose latency passed but missed the target. A target is
 declared out of reach only on evidence: a run whose latency failed while its
-throughput was still below the target (throughput only falls with less load).
+throughput was still below the target (throughput only falls with less load); a
+maximum a stall failed beside low averages is run again before it counts.
 
 A session whose latest run failed on I/O errors gets no setting at all until a later run
 measures without any: the advice says first what the storage returned and where.
@@ -35,7 +36,7 @@ from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.tuning.curve import curve, read_curve, sweeps_of
-from engine.tuning.evidence import RunPoint, evidence, once, storage_errors_words, unresolved_errors
+from engine.tuning.evidence import RunPoint, again_words, evidence, once, spike_retry, storage_errors_words, unresolved_errors
 from engine.tuning.most import host_limited, read_most
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
@@ -65,6 +66,9 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
             notes=once([storage_errors_words(broken), *notes]),
         )
     points, notes = evidence(config, listed)
+    if (stalled := spike_retry(listed)) is not None and not config.seeks_maximum:  # a stall: its setting again
+        s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
+        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again_words(stalled), best, notes=notes)
     if config.seeks_maximum:
         advice = advise_most(config, listed, points, cpu_count)
     elif sweeps_of(listed) and not any(p.passed for p in points):

@@ -4,6 +4,11 @@ each run it cannot learn from and why.
 A run that failed on I/O errors teaches nothing about load: the storage did not return what
 was written. While the latest of them stands (no later run measured without any), the
 advisor says so first (`unresolved_errors`, `storage_errors_words`).
+
+A run that failed on a maximum latency alone while every average stayed under half its limit met a stall
+(a paused virtual machine, a snapshot, a path failing over), not its load: storage at its limit queues, and its
+averages rise with its maximums. It is run again before it counts (`spike_retry`); a setting that spikes twice
+counts as failed.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.results.schema import Figures, Outcome, RunResult
 from engine.results.verdict import cache_served, was_measured
+
+SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
 
 
 @dataclass(frozen=True)
@@ -76,11 +83,13 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
     """
     points: list[RunPoint] = []
     notes: list[str] = []
+    spiked: set[tuple[int, int]] = set()  # the settings a stall failed once already
     for result in results:
         if result is None:
             continue
         s = result.summary
         setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
+        first_spike = spiky(result) and (s.threads, s.sluggish_sessions) not in spiked
         if failed_on_io_errors(result):
             notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
         elif result.sweep is not None:  # its steps are the curve's points (`engine.tuning.curve`), not one run's
@@ -102,9 +111,53 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         elif s.host_bound and s.verdict == Outcome.FAIL:
             notes.append(f"{setting} was host-bound (CPU saturated while measuring): its shortfall is the host's, "
                          "not the storage's, and is not read as a storage limit")
+        elif first_spike:
+            spiked.add((s.threads, s.sluggish_sessions))
+            notes.append(f"{setting} failed only on a maximum latency ({spike_words(result)}) while every average "
+                         "stayed under half its limit: a stall, not the load, so it is not read as the storage's limit "
+                         "until the same setting spikes again")
         else:
             points.append(RunPoint.from_result(result, config))
     return points, once(notes)
+
+
+def spiky(result: RunResult) -> bool:
+    """A run judged Fail on maximum latencies alone, every instance's average latency under half its limit."""
+    if result.summary.verdict != Outcome.FAIL or not was_measured(result):
+        return False
+    judged = [c for c in result.criteria if c.instance is not None]
+    failed = [c for c in judged if not c.passed]
+    averages = [c for c in judged if c.unit == "ms" and c.name.startswith("average ")]
+    return (bool(failed) and all(c.name.startswith("maximum ") for c in failed)
+            and all(c.value <= c.limit * SPIKY_AVERAGE_SHARE for c in averages)
+            and all(c.passed for c in result.criteria if c.instance is None and c.name.startswith("I/O errors")))
+
+
+def spike_retry(results: Sequence[RunResult]) -> RunResult | None:
+    """The latest run, when it is a stall's first failure at its setting: the advice is to run it again."""
+    if not results:
+        return None
+    latest = results[-1]
+    s = latest.summary
+    again = any(spiky(r) and (r.summary.threads, r.summary.sluggish_sessions) == (s.threads, s.sluggish_sessions)
+                for r in results[:-1])
+    return latest if spiky(latest) and not again and latest.sweep is None else None
+
+
+def again_words(result: RunResult) -> str:
+    """Why the advice is to run a stall's setting again."""
+    s = result.summary
+    return (f"the same setting again: {s.threads} threads / SluggishSessions {s.sluggish_sessions} failed only on a "
+            f"maximum latency ({spike_words(result)}), a stall rather than the load; if it comes back at this setting "
+            "it counts as this setting's failure")
+
+
+def spike_words(result: RunResult) -> str:
+    """The run's first failed maximum beside the highest average read latency, in a few words."""
+    failed = next(c for c in result.criteria if c.instance is not None and not c.passed)
+    reads = max((r.db_read_avg_latency_ms for r in result.instances), default=result.summary.db_read_avg_latency_ms)
+    return (f"{failed.instance} {failed.name} {failed.value:,.0f} ms over {failed.limit:g} ms, with database reads "
+            f"averaging {reads:.2f} ms")
 
 
 def failed_on_io_errors(result: RunResult) -> bool:

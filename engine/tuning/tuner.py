@@ -29,7 +29,7 @@ from engine.run.settling import SettleRule
 from engine.run.sweep import SweepPlan, plan_sweep
 from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.curve import sweeps_of
-from engine.tuning.evidence import evidence, failed_on_io_errors
+from engine.tuning.evidence import evidence, failed_on_io_errors, spike_retry
 
 MIN_WARMUP_SAMPLES = 5
 
@@ -170,7 +170,7 @@ class Tuner:
                 self.status = "inconclusive"  # no step measured the storage: another sweep would not either
             return
         learned, _notes = evidence(self.config, [result])
-        if not learned:
+        if not learned and spike_retry([*self.history, *self.runs]) is None:  # a stall's setting is run again
             # The same setting would come back and teach nothing again: stop, and say why (the advice's notes).
             # Host-bound only when that is what kept it from teaching: a run that read nothing from the
             # disk (the cache held the database) saturates the CPU by its nature.
