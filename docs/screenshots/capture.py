@@ -89,6 +89,7 @@ def main() -> int:
     window.show_session()
     shot("session")
 
+    window.new_test()  # as the engineer plans the next test: the last run's status words go
     window.wizard.restart()
     window.wizard.welcome.fill_sessions()
     window.stack.setCurrentWidget(window.wizard)
