@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.options import path_type
+from app.cli.options import file_to_write, path_type
 from app.cli.report import run_reference
 from app.context import AppContext, UsageError
 from engine.model.units import parse_duration_s
@@ -70,9 +70,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 
 
 def _check_output(output: Path, force: bool) -> Path:
-    if output.is_dir() or not output.absolute().parent.is_dir():
-        where = "is a folder" if output.is_dir() else f"is in a folder that does not exist ({output.absolute().parent})"
-        raise UsageError(f"--output {output} {where}; give a file to write")
+    file_to_write("--output", output)
     if output.exists() and not force:
         raise UsageError(f"{output} exists; use --force to overwrite it")
     return output

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from app.context import unusable_path
+from app.context import UsageError, unusable_path
 from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
@@ -61,6 +61,15 @@ def path_type(text: str) -> Path:
     if unusable is not None:
         raise argparse.ArgumentTypeError(f"the path cannot be used: {unusable}")
     return path
+
+
+def file_to_write(flag: str, target: Path) -> Path:
+    """`target`, the file `flag` names to write; a folder, or a file in a folder that does not exist, is refused."""
+    parent = target.absolute().parent
+    if target.is_dir() or not parent.is_dir():
+        where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({parent})"
+        raise UsageError(f"{flag} {target} {where}; give a file to write")
+    return target
 
 
 def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | None = None, *, prefix: str = "") -> None:

@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.options import path_type
+from app.cli.options import file_to_write, path_type
 from app.context import AppContext, UsageError
 from engine.protocol import ExitCode
 from engine.store.sqlite import Store, StoreError
@@ -50,9 +50,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
                 raise
             store = None  # a run folder reads without the store; only its session's other runs are missing
     for flag, target in (("--html", args.html), ("--pdf", args.pdf), ("--csv", args.csv)):
-        if target is not None and (target.is_dir() or not target.parent.is_dir()):
-            where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({target.parent})"
-            raise UsageError(f"{flag} {target} {where}; give a file to write")
+        if target is not None:
+            file_to_write(flag, target)
     if args.jetstress is not None:
         _jetstress_folder(args.jetstress)
     try:
