@@ -122,8 +122,10 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
 
 
 def spiky(result: RunResult) -> bool:
-    """A run judged Fail on maximum latencies alone, every instance's average latency under half its limit."""
-    if result.summary.verdict != Outcome.FAIL or not was_measured(result):
+    """A run judged Fail on maximum latencies alone, every instance's average latency under half its limit (not a
+    load sweep's, whose steps are judged one by one, nor a host-bound one's, which is the host's)."""
+    s = result.summary
+    if s.verdict != Outcome.FAIL or not was_measured(result) or result.sweep is not None or s.host_bound:
         return False
     judged = [c for c in result.criteria if c.instance is not None]
     failed = [c for c in judged if not c.passed]
@@ -141,7 +143,7 @@ def spike_retry(results: Sequence[RunResult]) -> RunResult | None:
     s = latest.summary
     again = any(spiky(r) and (r.summary.threads, r.summary.sluggish_sessions) == (s.threads, s.sluggish_sessions)
                 for r in results[:-1])
-    return latest if spiky(latest) and not again and latest.sweep is None else None
+    return latest if spiky(latest) and not again else None
 
 
 def again_words(result: RunResult) -> str:

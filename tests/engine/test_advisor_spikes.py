@@ -61,3 +61,16 @@ def test_auto_tune_runs_a_stalled_setting_again_instead_of_stopping(tmp_path):
     assert not tuner.done  # not "inconclusive": the stall is run again
     again = tuner.next_run()
     assert again is not None and (again.thread_count, again.sluggish_sessions) == (run.thread_count, run.sluggish_sessions)
+
+
+def test_a_host_bound_stall_is_the_hosts_and_ends_auto_tune_as_any_host_bound_failure(tmp_path):
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=4.0)
+    tuner = Tuner(config, max_runs=5)
+    run = tuner.next_run()
+    assert run is not None
+    stalled = _stalled(_simulated_result(tmp_path, config, "flash", run.thread_count, run.sluggish_sessions))
+    bound = stalled.model_copy(update={"summary": stalled.summary.model_copy(update={"host_bound": True})})
+    assert not spiky(bound)  # one rule for the advisor and auto-tune: the host-bound one goes first
+    tuner.record(bound)
+    assert tuner.done and tuner.status == "host-bound"
+    assert not tuner.advice.rationale.startswith("the same setting again")
