@@ -8,6 +8,7 @@ and the worst instance; the Pass/Fail criteria table keeps every instance's row.
 from __future__ import annotations
 
 from engine.results.schema import Criterion, RunResult, number
+from engine.results.verdict import with_set
 
 GROUPED_FROM = 3  # instances failing one criterion, from which they are said in one line
 
@@ -19,7 +20,7 @@ def grouped_reasons(result: RunResult) -> list[str]:
     judged: dict[str, Criterion] = {}
     for criterion in result.criteria:
         if criterion.instance and not criterion.passed:  # a latency's reason names its set, the stalls' does not
-            judged[f"{criterion} ({set_name})"] = judged[str(criterion)] = criterion
+            judged[with_set(str(criterion), set_name)] = judged[str(criterion)] = criterion
     groups: dict[str, list[Criterion]] = {}
     for reason in result.summary.reasons:
         if reason in judged:
@@ -33,18 +34,18 @@ def grouped_reasons(result: RunResult) -> list[str]:
             out.append(reason)
         elif failed.name not in said:
             said.add(failed.name)
-            out.append(_together(members, result.summary.database_count, reason.endswith(f" ({set_name})"), set_name))
+            out.append(_together(members, result.summary.database_count, reason != str(failed), set_name))
     return out
 
 
-def _together(members: list[Criterion], instances: int, with_set: bool, set_name: str) -> str:
+def _together(members: list[Criterion], instances: int, named: bool, set_name: str) -> str:
+    """One line for `members`, one criterion failed on many instances; `named`: its reasons name the threshold set."""
     first = members[0]
-    unit = first.unit if first.unit in ("", "/s") else f" {first.unit}"
+    unit = first.unit_after
     values = [c.value for c in members]
     low, high = min(values), max(values)
     at_most = first.comparison == "<="
     worst = (max if at_most else min)(members, key=lambda c: c.value)
     spread = number(low) if number(low) == number(high) else f"{number(low)} to {number(high)}"
-    return (f"{len(members)} of {instances} instances: {first.name} {spread}{unit} {'>' if at_most else '<'} "
-            f"{number(first.limit)}{unit}" + (f" ({set_name})" if with_set else "")
-            + f", the {'highest' if at_most else 'lowest'} on {worst.instance}")
+    words = f"{len(members)} of {instances} instances: {first.name} {spread}{unit} {'>' if at_most else '<'} {number(first.limit)}{unit}"
+    return (with_set(words, set_name) if named else words) + f", the {'highest' if at_most else 'lowest'} on {worst.instance}"

@@ -146,11 +146,16 @@ class Criterion(_Schema):
     comparison: Literal["<=", ">="]
     passed: bool
 
+    @property
+    def unit_after(self) -> str:
+        """The unit as it follows a figure: ' ms', '/s', or nothing."""
+        return self.unit if self.unit in ("", "/s") else f" {self.unit}"
+
     def __str__(self) -> str:
         where = f"{self.instance}: " if self.instance else ""
         at_most = self.comparison == "<="
         sign = ("<=" if self.passed else ">") if at_most else (">=" if self.passed else "<")
-        unit = self.unit if self.unit in ("", "/s") else f" {self.unit}"
+        unit = self.unit_after
         return f"{where}{self.name} {number(self.value)}{unit} {sign} {number(self.limit)}{unit}"
 
 

@@ -37,6 +37,11 @@ LATENCY_CRITERIA = (
 )
 
 
+def with_set(words: str, set_name: str) -> str:
+    """A latency criterion's words as its reason says them, naming the threshold set: '… > 20.0 ms (Strict)'."""
+    return f"{words} ({set_name})"
+
+
 def has_measured_time(config: TestConfig, measured_s: float) -> bool:
     """At least one whole sample interval was measured: less is not a measurement of the storage."""
     return measured_s >= config.sample_interval_s * (1 - 1e-6)
@@ -150,7 +155,7 @@ def judge(
             criterion = make_criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:
-                mine.append(f"{criterion} ({set_name})")
+                mine.append(with_set(str(criterion), set_name))
         if cache is not None and name in cache and measured:
             stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
             criterion = make_criterion(STALLS_CRITERION, name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
