@@ -68,11 +68,12 @@ class LatencySpikes:
             text = (f"{words} took longer than the {set_name} maximum of {self.limits_ms[name]:g} ms in {seen.samples:,} "
                     f"of the {self.samples:,} measured {each} samples")
             into = f"{seen.first_in_s:,.0f} s into the measurement"
+            first, last = _clock(seen.first_utc), _clock(seen.last_utc)
+            at = f"{first}, {into}" if first else into
             if seen.samples == 1:
-                text += f", at {_clock(seen.first_utc)}{into}"
+                text += f", at {at}"
             else:
-                text += f", the first at {_clock(seen.first_utc)}{into}"
-                text += f", the last at {(seen.last_utc or '')[11:19]} UTC" if _has_clock(seen.last_utc) else ""
+                text += f", the first at {at}" + (f", the last at {last}" if last else "")
             text += f"; {seen.highest_ms:,.1f} ms at most"
             if seen.samples <= max(1, self.samples * FEW):
                 text += (": a single spike is" if seen.samples == 1 else ": spikes this rare are") + (
@@ -82,10 +83,6 @@ class LatencySpikes:
         return out
 
 
-def _has_clock(time_utc: str | None) -> bool:
-    return bool(time_utc) and len(time_utc or "") >= 19
-
-
 def _clock(time_utc: str | None) -> str:
-    """'12:03:41 UTC, ' from an ISO time, before the seconds into the measurement; '' without one."""
-    return f"{time_utc[11:19]} UTC, " if time_utc and _has_clock(time_utc) else ""
+    """'12:03:41 UTC' from an ISO time; '' without one."""
+    return f"{time_utc[11:19]} UTC" if time_utc and len(time_utc) >= 19 else ""

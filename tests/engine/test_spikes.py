@@ -48,3 +48,13 @@ def test_a_passed_criterion_or_no_sample_over_its_limit_says_nothing():
     assert _seen(maxima).sentences(_failed("average database read latency"), "Strict") == []  # the maximum passed
     # the maximum failed on an I/O no sample showed (a straggler counted after its sample): nothing to say of when
     assert _seen([(20.0, 2.0)] * 6).sentences(_failed("maximum database read latency"), "Strict") == []
+
+
+def test_samples_of_an_older_store_without_times_say_the_seconds_into_the_measurement_alone():
+    spikes = LatencySpikes(LIMITS, 1.0)
+    for index in range(3):
+        spikes.observe(Figures(db_read_max_latency_ms=150.0 if index else 20.0), time_utc=None, elapsed_s=index + 1.0,
+                       duration_s=1.0)
+    [words] = spikes.sentences(_failed("maximum database read latency"), "Strict")
+    assert ("in 2 of the 3 measured one-second samples, the first at 2 s into the measurement; 150.0 ms at most"
+            in words) and "UTC" not in words
