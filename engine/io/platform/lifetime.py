@@ -7,8 +7,8 @@ handle and ends every worker with it. A console window closed, a logoff or a shu
 few seconds Windows allows. On POSIX both are no-ops: workers watch their runner's
 sentinel (`engine.run.worker`) and SIGHUP/SIGTERM stop the run (`app.cli.signals`).
 
-What calls kernel32 cannot run here; the structures, flags and the order of calls are
-tested on every platform with a stand-in for kernel32.
+The structures, flags and the order of calls are tested on every platform with a stand-in
+for kernel32; the Windows lane (`tests/windows`, under Wine) calls the real one.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-# Win32 DWORD and BOOL by size: ctypes.wintypes uses C long, 8 bytes on 64-bit Linux, so layouts tested here would differ.
-DWORD = ctypes.c_uint32
-BOOL = ctypes.c_int32
+from engine.io.platform import kernel32 as k32
+from engine.io.platform.kernel32 import DWORD
 
 JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE = 0x00002000
 JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS = 9
@@ -72,7 +71,6 @@ class JOBOBJECT_EXTENDED_LIMIT_INFORMATION(ctypes.Structure):  # noqa: N801
     ]
 
 
-_last_error: Callable[[], int] = getattr(ctypes, "get_last_error", lambda: 0)  # Windows only
 _job: int | None = None  # the job's handle, open for the life of the process: closing it ends the workers
 
 
@@ -94,15 +92,15 @@ def contain_children(kernel32: Any = None) -> str | None:
     if kernel32 is None:
         if sys.platform != "win32":
             return None
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+        kernel32 = k32.load()
     job = kernel32.CreateJobObjectW(None, None)
     if not job:
-        return f"cannot create a job object (Windows error {_last_error()})"
+        return f"cannot create a job object (Windows error {k32.last_error()})"
     info = kill_on_close_limits()
     if not kernel32.SetInformationJobObject(
         job, JOB_OBJECT_EXTENDED_LIMIT_INFORMATION_CLASS, ctypes.byref(info), ctypes.sizeof(info)
     ) or not kernel32.AssignProcessToJobObject(job, kernel32.GetCurrentProcess()):
-        error = _last_error()
+        error = k32.last_error()
         kernel32.CloseHandle(job)
         return f"cannot put the run in a job object (Windows error {error}); workers rely on their own watch"
     _job = job
@@ -137,9 +135,8 @@ def on_console_end(handler: ConsoleEndHandler, kernel32: Any = None) -> Callable
     if kernel32 is None:
         if sys.platform != "win32":
             return lambda: None
-        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    routine_type = getattr(ctypes, "WINFUNCTYPE", ctypes.CFUNCTYPE)(BOOL, DWORD)
-    routine = routine_type(lambda event: bool(handler(int(event))))
+        kernel32 = k32.load()
+    routine = k32.HANDLER_ROUTINE(lambda event: bool(handler(int(event))))
     _registered.append(routine)
     kernel32.SetConsoleCtrlHandler(routine, True)
 

@@ -12,11 +12,12 @@ import ctypes
 import errno
 import os
 import uuid
-from ctypes import wintypes
 from pathlib import Path
 from typing import Any
 
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.io.platform import kernel32 as k32
+from engine.io.platform.kernel32 import DWORD, HANDLE
 
 GENERIC_READ = 0x80000000
 GENERIC_WRITE = 0x40000000
@@ -122,9 +123,9 @@ class OVERLAPPED(ctypes.Structure):
     _fields_ = [
         ("Internal", ctypes.c_size_t),
         ("InternalHigh", ctypes.c_size_t),
-        ("Offset", wintypes.DWORD),
-        ("OffsetHigh", wintypes.DWORD),
-        ("hEvent", wintypes.HANDLE),
+        ("Offset", DWORD),
+        ("OffsetHigh", DWORD),
+        ("hEvent", HANDLE),
     ]
 
 
@@ -136,39 +137,32 @@ def overlapped_at(offset: int) -> OVERLAPPED:
     return ov
 
 
-def _kernel32() -> Any:
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    kernel32.CreateFileW.restype = wintypes.HANDLE
-    kernel32.CreateFileW.argtypes = [
-        wintypes.LPCWSTR, wintypes.DWORD, wintypes.DWORD, ctypes.c_void_p,
-        wintypes.DWORD, wintypes.DWORD, wintypes.HANDLE,
-    ]
-    kernel32.ReadFile.argtypes = [
-        wintypes.HANDLE, ctypes.c_void_p, wintypes.DWORD,
-        ctypes.POINTER(wintypes.DWORD), ctypes.POINTER(OVERLAPPED),
-    ]
-    kernel32.WriteFile.argtypes = kernel32.ReadFile.argtypes
-    kernel32.FlushFileBuffers.argtypes = [wintypes.HANDLE]
-    kernel32.CloseHandle.argtypes = [wintypes.HANDLE]
-    kernel32.GetDiskFreeSpaceW.argtypes = [
-        wintypes.LPCWSTR, ctypes.POINTER(wintypes.DWORD), ctypes.POINTER(wintypes.DWORD),
-        ctypes.POINTER(wintypes.DWORD), ctypes.POINTER(wintypes.DWORD),
-    ]
-    return kernel32
-
-
 class WindowsFile(IoFile):
-    def __init__(self, path: Path, handle: int, kernel32: Any) -> None:
+    """A file handle; opened unbuffered, each transfer is held to the volume's sector size first.
+
+    Windows refuses a misaligned unbuffered transfer (ERROR_INVALID_PARAMETER); Wine's file layer and
+    a cached volume do not, so the check here is what makes a misaligned transfer fail everywhere
+    Jetwise runs, with the value at fault named.
+    """
+
+    def __init__(self, path: Path, handle: int, kernel32: Any, sector_bytes: int | None = None) -> None:
         self.path = path
         self._handle: int | None = handle
         self._k32 = kernel32
+        self._sector_mask = sector_bytes - 1 if sector_bytes else 0
+        self._sector_bytes = sector_bytes
 
     def _transfer(self, fn: Any, operation: str, buffer: AlignedBuffer, offset: int, length: int | None) -> int:
         size = buffer.size if length is None else length
-        done = wintypes.DWORD(0)
+        if (offset | size | buffer.address) & self._sector_mask:
+            try:
+                check_alignment(offset=offset, length=size, address=buffer.address, sector_bytes=self._sector_bytes or 1)
+            except ValueError as exc:
+                raise OSError(errno.EINVAL, f"{operation} refused: {exc}", str(self.path)) from None
+        done = DWORD(0)
         ov = overlapped_at(offset)
         if not fn(self._handle, buffer.address, size, ctypes.byref(done), ctypes.byref(ov)):
-            raise map_error(ctypes.get_last_error(), self.path, operation)  # type: ignore[attr-defined]
+            raise map_error(k32.last_error(), self.path, operation)
         if done.value != size:
             raise OSError(errno.EIO, f"short {operation}: {done.value} of {size} bytes at offset {offset}", str(self.path))
         return int(done.value)
@@ -184,7 +178,7 @@ class WindowsFile(IoFile):
 
     def flush(self) -> None:
         if not self._k32.FlushFileBuffers(self._handle):
-            raise map_error(ctypes.get_last_error(), self.path, "flush")  # type: ignore[attr-defined]
+            raise map_error(k32.last_error(), self.path, "flush")
 
     def close(self) -> None:
         if self._handle is not None:
@@ -195,12 +189,12 @@ class WindowsFile(IoFile):
 class WindowsBackend(IoBackend):
     name = "windows"
 
-    def __init__(self) -> None:
-        self._k32 = _kernel32()
+    def __init__(self, kernel32: Any = None) -> None:
+        self._k32 = kernel32 if kernel32 is not None else k32.load()
 
     def sector_bytes(self, path: Path) -> int:
         root = os.path.splitdrive(os.path.abspath(path))[0] + "\\"
-        sectors, per_sector, free, total = (wintypes.DWORD() for _ in range(4))
+        sectors, per_sector, free, total = (DWORD() for _ in range(4))
         if not self._k32.GetDiskFreeSpaceW(root, ctypes.byref(sectors), ctypes.byref(per_sector), ctypes.byref(free), ctypes.byref(total)):
             return 4096
         return int(per_sector.value) or 4096
@@ -224,8 +218,8 @@ class WindowsBackend(IoBackend):
             None,
         )
         if handle in (None, INVALID_HANDLE_VALUE):
-            raise map_error(ctypes.get_last_error(), path, "open")  # type: ignore[attr-defined]
-        return WindowsFile(path, handle, self._k32)
+            raise map_error(k32.last_error(), path, "open")
+        return WindowsFile(path, handle, self._k32, self.sector_bytes(path) if unbuffered else None)
 
     def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
         scratch = directory / f".jetwise-probe-{uuid.uuid4().hex}.tmp"
@@ -241,11 +235,11 @@ class WindowsBackend(IoBackend):
             None,
         )
         if handle in (None, INVALID_HANDLE_VALUE):
-            error = ctypes.get_last_error()  # type: ignore[attr-defined]
+            error = k32.last_error()
             if error == ERROR_INVALID_PARAMETER:
                 return UnbufferedProbe(False, False, "the volume refuses FILE_FLAG_NO_BUFFERING")
             raise map_error(error, scratch, "open")
-        probe_file = WindowsFile(scratch, handle, self._k32)
+        probe_file = WindowsFile(scratch, handle, self._k32, sector)
         buffer = AlignedBuffer(alignment, alignment)
         try:
             buffer.mm.write(os.urandom(alignment))
