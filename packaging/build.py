@@ -2,7 +2,8 @@
 
 Makes dist/jetwise/ (one folder: `jetwise`, and on Windows `jetwise.exe` and `jetwisew.exe`), or with
 --onefile dist/jetwise(.exe) as one file, and says what it made and how big it is. PyInstaller's work
-folder (build/pyinstaller) is kept between builds: a second build reuses what did not change.
+folder (build/<platform>/pyinstaller) is kept between builds: a second build reuses what did not change, and the
+Windows build of the same checkout (the Windows lane, under Wine) keeps its own.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print('error: PyInstaller is missing: pip install ".[packaging]"', file=sys.stderr)
         return 2
-    work = ROOT / "build" / ("pyinstaller-onefile" if args.onefile else "pyinstaller")
+    work = ROOT / "build" / sys.platform / ("pyinstaller-onefile" if args.onefile else "pyinstaller")
     if sys.platform == "win32":
         os.environ["JETWISE_ICON"] = str(plan.write_icon(ROOT / "resources" / "icons" / "jetwise.svg",
                                                          work / "jetwise.ico", plan.qt_png))

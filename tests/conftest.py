@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import threading
 from pathlib import Path
 
@@ -23,7 +24,7 @@ def no_leftovers():
         child.terminate()
     assert not children, f"child processes left behind: {children}"
     # any other child (an engine under QProcess, a CLI under subprocess) must have ended too
-    others = [p for p in psutil.Process().children(recursive=True) if not _is_resource_tracker(p)]
+    others = [p for p in psutil.Process().children(recursive=True) if not _is_system_helper(p)]
     _gone, alive = psutil.wait_procs(others, timeout=5)
     for process in alive:
         process.kill()
@@ -32,12 +33,16 @@ def no_leftovers():
     assert not leaked, f"threads left behind: {leaked}"
 
 
-def _is_resource_tracker(process: psutil.Process) -> bool:
-    """multiprocessing's own helper: one per test process, by design it lives until the end."""
+def _is_system_helper(process: psutil.Process) -> bool:
+    """A helper that is not the test's to end: multiprocessing's resource tracker (one per test process, by design
+    it lives until the end), or under Wine the desktop process Wine starts as a child of the first program that
+    loads user32, and ends with it."""
     try:
-        return any("resource_tracker" in part for part in process.cmdline())
-    except psutil.Error:
+        line = process.cmdline()
+    except (psutil.Error, OSError):
         return True  # already gone
+    return any("resource_tracker" in part for part in line) or (
+        sys.platform == "win32" and bool(line) and line[0].lower().endswith("explorer.exe") and "/desktop" in line)
 
 
 @pytest.fixture

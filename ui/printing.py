@@ -61,8 +61,9 @@ def html_document(html: str, svgs: dict[str, str], page_width_px: float, resolut
     document = QTextDocument()
     font = QFont("Helvetica")
     font.setPointSizeF(8.5)
-    if hasattr(font, "setFeature"):  # Qt 6.7+: no "fi" ligatures, so the PDF's text searches as typed
-        font.setFeature(QFont.Tag("liga"), 0)
+    if hasattr(font, "setFeature"):  # Qt 6.6+: no "fi" ligatures, so the PDF's text searches as typed
+        # Qt 6.7 names a feature by a QFont.Tag; 6.6 by its four letters (the Windows lane runs 6.6)
+        font.setFeature(QFont.Tag("liga") if hasattr(QFont, "Tag") else "liga", 0)
     document.setDefaultFont(font)
     # Lines break between words only: a word never splits ("Instanc e"), and a table's columns are laid out at
     # least as wide as their longest word instead of being shared out evenly; paths break after their separators.

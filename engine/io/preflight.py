@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import sys
 from collections import defaultdict
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 from engine.io.files import backup_file_path, database_file_path, log_file_path
 from engine.io.locks import folder_problem
@@ -21,12 +22,34 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 
 
+def missing_root(path: Path, platform: str = sys.platform) -> str | None:
+    """Why the drive or share `path` names is not there (no folder below it can be made), or None.
+
+    A Windows path (E:\\DB1, \\\\filer\\share\\DB1) elsewhere is a file name in the current folder, never a
+    drive: said as such, as a JetstressConfig.xml brought from a Windows server gives them."""
+    drive = PureWindowsPath(str(path)).drive
+    if not drive:
+        return None
+    if platform != "win32":
+        if str(path).startswith("/"):
+            return None  # //host/share is an absolute path of this machine
+        return f"{path} is a Windows path (on {drive}); give a folder of this machine's file system"
+    if Path(drive + "\\").exists():
+        return None
+    if drive[1:] == ":":
+        return f"{path}: there is no drive {drive} on this server"
+    return f"{path}: the share {drive} cannot be reached from this server"
+
+
 def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     """The folder to check for `path`: itself, or its parent when only the leaf is missing."""
     if path.is_dir():
         return path, None
     if path.exists():
         return None, f"{path} is a file, not a folder"
+    unreachable = missing_root(path)
+    if unreachable is not None:
+        return None, unreachable
     parent = path.parent
     if parent.is_dir():
         return parent, None

@@ -13,7 +13,7 @@ from engine.io import preflight
 from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
 from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
-from engine.io.preflight import validate_config
+from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
 from engine.model.config import DatabaseSource, TestConfig, default_config, load_config, save_config
 from engine.model.units import parse_duration_s
@@ -255,3 +255,15 @@ def test_a_rerun_reuses_its_own_files_on_a_nearly_full_volume(tmp_path, monkeypa
     assert not any("free" in message for message in _env_problems(config).values())
     (spec.log_path / log_file_path(spec.log_path, 0, 15).name).unlink()  # one log to make again: 1 MiB, not there
     assert any("need 1.0 MB" in message for message in _env_problems(config).values())
+
+
+@pytest.mark.parametrize(("path", "platform", "words"), [
+    ("E:\\DB1", "linux", "E:\\DB1 is a Windows path (on E:); give a folder of this machine's file system"),
+    ("\\\\filer\\share\\DB1", "linux", "is a Windows path (on \\\\filer\\share)"),
+    ("/data/DB1", "linux", None),
+    ("//filer/share/DB1", "linux", None),
+    ("DB1", "linux", None),
+])
+def test_a_windows_path_elsewhere_is_said_to_be_one(path, platform, words):
+    said = missing_root(Path(path), platform)
+    assert (said is None) if words is None else (said is not None and words in said)

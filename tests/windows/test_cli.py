@@ -1,0 +1,75 @@
+"""The CLI on Windows as an engineer runs it: the quick check twice, its PDF, a tuning session, a file Jetwise did not
+make, and a JetstressConfig.xml from a server with E: and L: drives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engine.protocol import ExitCode
+from tests.engine.test_jetstress_xml import COMPLETE
+from tests.frozen.programs import jetwise, small_config, source_program
+from tests.windows import windows_only
+
+pytestmark = windows_only()
+PROGRAM = source_program()
+
+
+def test_the_quick_check_twice_in_its_job_to_its_verdicts_then_its_pdf(tmp_path):
+    for _ in range(2):
+        done = jetwise(PROGRAM, "run", "--quick", cwd=tmp_path, timeout=600)
+        said = done.stdout + done.stderr
+        assert done.returncode in (ExitCode.PASS, ExitCode.FAIL), said
+        assert "Overall test result:" in said and "Traceback" not in said
+        assert "job object" not in said  # the workers are in the run's kill-on-close job
+    runs = sorted(path for path in (tmp_path / "jetwise-runs").iterdir() if (path / "result.json").is_file())
+    assert len(runs) == 2
+    result = json.loads((runs[1] / "result.json").read_text(encoding="utf-8"))
+    assert result["host"]["operating_system"].startswith("Windows") and result["summary"]["verdict"] in ("pass", "fail")
+    report = jetwise(PROGRAM, "report", str(runs[1]), "--pdf", "report.pdf", "--html", "report.html", cwd=tmp_path)
+    assert report.returncode == ExitCode.PASS, report.stderr
+    pdf = (tmp_path / "report.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and pdf.count(b"/Type /Page") >= 3
+    assert "Transactional I/O" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_tuning_session_on_the_simulated_device(tmp_path):
+    config = small_config(PROGRAM, tmp_path)
+    done = jetwise(PROGRAM, "tune", str(config), "--simulate", "sas-8x10k", "--json", cwd=tmp_path)
+    assert done.returncode in (ExitCode.PASS, ExitCode.FAIL), done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["runs"] and outcome["recommendation"]["threads"] >= 1
+
+
+def test_a_file_jetwise_did_not_make_where_a_database_would_go_is_refused_and_kept(tmp_path):
+    config = small_config(PROGRAM, tmp_path)
+    foreign = tmp_path / "DB1" / "Jetwise001.jwdb"
+    foreign.parent.mkdir()
+    foreign.write_bytes(b"a customer's file" * 1000)
+    done = jetwise(PROGRAM, "validate", str(config), cwd=tmp_path)
+    said = done.stdout + done.stderr
+    assert done.returncode == ExitCode.INVALID and "Traceback" not in said
+    assert str(foreign) in said and "Jetwise does not write into files it did not create" in said
+    run = jetwise(PROGRAM, "run", str(config), cwd=tmp_path)
+    assert run.returncode == ExitCode.INVALID
+    assert foreign.read_bytes() == b"a customer's file" * 1000
+
+
+def test_a_jetstress_file_with_drive_letters_imports_as_is_and_names_the_missing_drives(tmp_path):
+    xml = tmp_path / "JetstressConfig.xml"
+    xml.write_text(COMPLETE.replace("\n", "\r\n"), encoding="utf-8")
+    done = jetwise(PROGRAM, "import-xml", str(xml), "-o", "test.json", cwd=tmp_path)
+    assert done.returncode == ExitCode.PASS, done.stderr
+    databases = json.loads((tmp_path / "test.json").read_text(encoding="utf-8"))["databases"]
+    assert [(d["database_path"], d["log_path"]) for d in databases] == [("E:\\db1\\db", "L:\\log1"), ("E:\\db2\\db", "L:\\log2")]
+    checked = jetwise(PROGRAM, "validate", "test.json", cwd=tmp_path)
+    said = checked.stdout + checked.stderr
+    assert checked.returncode == ExitCode.INVALID and "Traceback" not in said
+    present = {drive for drive in "EL" if Path(f"{drive}:\\").exists()}
+    for drive in {"E", "L"} - present:  # no such drive on this machine (under Wine: C: and Z: only)
+        assert f"there is no drive {drive}: on this server" in said, said
+    moved = jetwise(PROGRAM, "import-xml", str(xml), "-o", "here.json", "--db-path", str(tmp_path / "DB1"),
+                    str(tmp_path / "DB2"), "--log-path", str(tmp_path / "Log{n}"), cwd=tmp_path)
+    assert moved.returncode == ExitCode.PASS, moved.stderr
+    here = json.loads((tmp_path / "here.json").read_text(encoding="utf-8"))["databases"]
+    assert [d["database_path"] for d in here] == [str(tmp_path / "DB1"), str(tmp_path / "DB2")]
