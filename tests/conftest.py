@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import threading
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from engine.io.platform import default_backend
 from engine.model.config import TestConfig, default_config
+from tests.frozen.programs import is_wine_desktop
 
 
 @pytest.fixture(autouse=True)
@@ -35,14 +35,11 @@ def no_leftovers():
 
 def _is_system_helper(process: psutil.Process) -> bool:
     """A helper that is not the test's to end: multiprocessing's resource tracker (one per test process, by design
-    it lives until the end), or under Wine the desktop process Wine starts as a child of the first program that
-    loads user32, and ends with it."""
+    it lives until the end), or Wine's desktop process."""
     try:
-        line = process.cmdline()
+        return any("resource_tracker" in part for part in process.cmdline()) or is_wine_desktop(process)
     except (psutil.Error, OSError):
         return True  # already gone
-    return any("resource_tracker" in part for part in line) or (
-        sys.platform == "win32" and bool(line) and line[0].lower().endswith("explorer.exe") and "/desktop" in line)
 
 
 @pytest.fixture

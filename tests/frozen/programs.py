@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -53,6 +54,39 @@ def small_config(program: list[str], folder: Path) -> Path:
                    "--warmup", "1s", "--cache-min-mb", "1", "--cache-max-mb", "2", cwd=folder)
     assert made.returncode == 0, made.stderr
     return config
+
+
+def kill_when_measuring(program: list[str], folder: Path,
+                        before_kill: Callable[[list[psutil.Process]], object] = lambda _: None) -> tuple[list[psutil.Process], str]:
+    """Start a ten-minute run of two small databases and kill its runner (SIGKILL, TerminateProcess) once it
+    measures: its workers as they were, and what it said. `before_kill` sees the workers first."""
+    made = jetwise(program, "init", "long.json", "--databases", "2", "--db-path", str(folder / "DB{n}"), "--log-path",
+                   str(folder / "Log{n}"), "--mailboxes", "8", "--mailbox-size-mb", "1", "--cache-min-mb", "1",
+                   "--cache-max-mb", "2", "--duration", "10m", "--warmup", "0s", cwd=folder)
+    assert made.returncode == 0, made.stderr
+    runner = subprocess.Popen([*program, "run", "long.json", "--output", str(folder / "run")], cwd=folder,
+                              env=environment(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert runner.stderr is not None
+    said = []
+    for line in runner.stderr:
+        said.append(line)
+        if "[measure" in line:
+            break
+    workers = [p for p in psutil.Process(runner.pid).children(recursive=True) if not is_wine_desktop(p)]
+    before_kill(workers)
+    runner.kill()
+    runner.wait(30)
+    runner.stderr.close()
+    return workers, "".join(said)
+
+
+def is_wine_desktop(process: psutil.Process) -> bool:
+    """The desktop process Wine starts as a child of the first program that loads user32 (it ends with it)."""
+    try:
+        line = process.cmdline()
+    except (psutil.Error, OSError):
+        return False
+    return sys.platform == "win32" and bool(line) and line[0].lower().endswith("explorer.exe") and "/desktop" in line
 
 
 def window_run(program: list[str], folder: Path) -> tuple[dict[str, object], list[list[str]]]:

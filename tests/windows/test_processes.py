@@ -11,8 +11,7 @@ import time
 import psutil
 
 from engine.run.worker import PARENT_GONE_EXIT
-from tests.conftest import _is_system_helper
-from tests.frozen.programs import environment, jetwise, source_program, window_run
+from tests.frozen.programs import kill_when_measuring, source_program, window_run
 from tests.windows import ROOT, windows_only
 
 pytestmark = windows_only()
@@ -49,26 +48,10 @@ def _held(processes: list[psutil.Process]) -> dict[int, int]:
 
 
 def test_a_killed_runner_leaves_no_worker_the_job_ends_them(tmp_path):
-    init = jetwise(PROGRAM, "init", "test.json", "--databases", "2", "--db-path", str(tmp_path / "DB{n}"), "--log-path",
-                   str(tmp_path / "Log{n}"), "--mailboxes", "8", "--mailbox-size-mb", "1", "--cache-min-mb", "1",
-                   "--cache-max-mb", "2", "--duration", "10m", "--warmup", "0s", cwd=tmp_path)
-    assert init.returncode == 0, init.stderr
-    runner = subprocess.Popen([*PROGRAM, "run", "test.json", "--output", str(tmp_path / "run")], cwd=tmp_path,
-                              env=environment(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert runner.stderr is not None
-    seen = []
-    for line in runner.stderr:
-        seen.append(line)
-        if "[measure" in line:
-            break
-    workers = [p for p in psutil.Process(runner.pid).children(recursive=True) if not _is_system_helper(p)]
-    handles = _held(workers)
-    runner.kill()  # TerminateProcess: the runner writes nothing more, its job's handle closes with it
-    runner.wait(30)
-    runner.stderr.close()
+    handles: dict[int, int] = {}
+    workers, said = kill_when_measuring(PROGRAM, tmp_path, lambda found: handles.update(_held(found)))
     codes = _exit_codes_after(handles, GONE_WITHIN_S)
-    assert workers and len(codes) >= 2, "".join(seen)
-    assert "job object" not in "".join(seen)
+    assert len(workers) >= 2 and "job object" not in said, said
     left = [pid for pid, code in codes.items() if code == STILL_ACTIVE]
     for pid in left:
         psutil.Process(pid).kill()
