@@ -12,10 +12,12 @@ Elsewhere one `jetwise` does both. Nothing asks for administrator rights (`asInv
 from __future__ import annotations
 
 import re
+import shutil
 import struct
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 NAME = "jetwise"
 COMPANY = "Jetwise"
@@ -23,7 +25,8 @@ DESCRIPTION = "Jetwise: Exchange-style mailbox storage validation"
 ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 
 # Imported by nothing Jetwise runs, or only optionally (and left out to keep the folder small): Qt's modules
-# beyond Core, Gui, Widgets, Svg and PrintSupport; toolkits pyqtgraph or numpy would take if present.
+# beyond Core, Gui, Widgets, Svg, PrintSupport and OpenGL(Widgets) (pyqtgraph imports the last two when it is
+# imported); toolkits pyqtgraph or numpy would take if present.
 EXCLUDES = [
     "tkinter", "unittest", "pydoc_data", "lib2to3", "test",
     "PySide6.QtNetwork", "PySide6.QtQml", "PySide6.QtQuick",
@@ -33,11 +36,84 @@ EXCLUDES = [
     "matplotlib", "scipy", "pandas", "IPython", "cupy", "OpenGL", "h5py", "metaarray",
     "pyarrow",  # Parquet export is an optional extra: the frozen build says to use CSV instead
     "pytest", "hypothesis", "mypy", "vulture", "ruff", "xmlschema", "importlinter", "grimp",
+    "ssl",  # TLS (with its OpenSSL library): Jetwise opens no network connection; the stdlib imports it optionally
+    "rich", "pygments", "markdown_it",  # only pydantic's debugging printer of a schema imports them
+    "readline",  # line editing of an interactive pdb or console, which no run opens
+    "numpy.f2py",  # numpy's Fortran wrapper generator, a developer's tool
+    # OpenSSL's hashes (and its 5 MB library), which hashlib and hmac take when present: without them they use
+    # Python's own md5, sha1, sha2, sha3 and blake2, all a run hashes with (secrets, multiprocessing's handshake)
+    "_hashlib",
 ]
-# Qt plugins a run never loads: left out of the folder (the offscreen and xcb/windows platforms, the image
-# formats and the SVG icon engine stay).
-QT_PLUGINS_LEFT_OUT = ("qtwebengine", "sqldrivers", "multimedia", "position", "sensors", "texttospeech",
-                       "qmltooling", "networkinformation", "tls", "designer", "scenegraph", "geometryloaders")
+
+# What a Qt plugin folder holds is found by Qt when it needs it; the plugins no run loads are left out, a whole
+# folder at a time (its name is the same on every platform) ...
+QT_PLUGINS_LEFT_OUT = {
+    "qtwebengine": "no web view",
+    "sqldrivers": "the store is Python's sqlite3, not QtSql",
+    "multimedia": "no sound or video",
+    "position": "no positioning",
+    "sensors": "no sensors",
+    "texttospeech": "no speech",
+    "qmltooling": "no QML",
+    "networkinformation": "no QtNetwork",
+    "tls": "no QtNetwork",
+    "designer": "Qt Designer's widgets",
+    "scenegraph": "Qt Quick's",
+    "geometryloaders": "Qt 3D's",
+    "platformthemes": "GTK and desktop-portal themes: Qt's own dialogs and style serve, and the GTK one would take GTK, "
+                      "cairo, pango and gio from the build machine to mix with the user's",
+    "generic": "evdev and TUIO input, for the framebuffer platforms left out below (TUIO takes QtNetwork)",
+    "egldeviceintegrations": "for the eglfs platform, left out below",
+    "wayland-decoration-client": "for the wayland platform, left out below",
+    "wayland-graphics-integration-client": "for the wayland platform, left out below",
+    "wayland-shell-integration": "for the wayland platform, left out below",
+}
+# ... or one plugin of a folder that stays, by the name its file has on every platform (libqNAME.so, qNAME.dll,
+# libqNAME.dylib). Staying: the platforms offscreen, minimal, xcb, windows and cocoa; the svg and ico image formats
+# (Qt reads PNG itself); Windows' print support, the svg icon engine, input contexts, styles and xcb's GL
+# integrations.
+QT_PLUGIN_FILES_LEFT_OUT = {
+    "platforms": {
+        "wayland": "a Wayland desktop shows the window through XWayland and the xcb platform",
+        "eglfs": "full-screen on an embedded GPU, without a desktop",
+        "minimalegl": "a test platform for EGL",
+        "linuxfb": "drawing straight to the Linux framebuffer, without a desktop",
+        "vnc": "a window served over VNC (and it takes QtNetwork)",
+        "vkkhrdisplay": "full-screen through Vulkan, without a desktop",
+        "direct2d": "Windows drawn through Direct2D, only on request (QT_QPA_PLATFORM): the windows platform serves",
+    },
+    "imageformats": {name: "Jetwise and pyqtgraph read SVG and PNG only" for name in (
+        "jpeg", "gif", "tiff", "webp", "icns", "tga", "wbmp", "pdf")},
+    "printsupport": {
+        "cupsprintersupport": "CUPS printers on Linux (it takes CUPS, GnuTLS and Kerberos from the build machine): "
+                              "there the window prints to a PDF file; Windows keeps its printers",
+    },
+}
+# Libraries no run loads, by name on every platform (libNAME.so.N, NAME.dll, libNAME.dylib): most are collected
+# only because a plugin left out above links them.
+LIBRARIES_LEFT_OUT = {
+    **{name: "for the wayland and eglfs platforms" for name in (
+        "Qt6WaylandClient", "Qt6WlShellIntegration", "Qt6EglFSDeviceIntegration", "Qt6EglFsKmsSupport")},
+    "Qt6Network": "for the vnc platform and TUIO input (Jetwise's own modules never import QtNetwork)",
+    **{name: "for the GTK platform theme" for name in (
+        "gtk-3", "gdk-3", "atk-bridge-2.0", "atspi", "epoxy", "gdk_pixbuf-2.0", "atk-1.0", "pango-1.0",
+        "pangocairo-1.0", "pangoft2-1.0", "harfbuzz", "fribidi", "thai", "datrie", "graphite2", "cairo",
+        "cairo-gobject", "pixman-1", "Xrender", "Xext", "gio-2.0", "gobject-2.0", "gmodule-2.0", "mount", "blkid",
+        "selinux", "jpeg")},
+    **{name: "for the CUPS print support" for name in (
+        "cups", "gnutls", "p11-kit", "idn2", "unistring", "tasn1", "nettle", "hogweed", "gmp", "avahi-client",
+        "avahi-common", "gssapi_krb5", "krb5", "k5crypto", "krb5support", "com_err", "keyutils")},
+    "opengl32sw": "Windows' software OpenGL, for an OpenGL context without a driver: Jetwise's widgets and plots "
+                  "draw with Qt's raster engine",
+    "d3dcompiler_47": "Windows' Direct3D shader compiler, for Qt Quick's scene graph",
+}
+# Data by where it goes in the folder.
+FILE_SUFFIXES_LEFT_OUT = {
+    ".qm": "Qt's translations of its own dialogs: Jetwise speaks English and installs no QTranslator",
+}
+FOLDERS_LEFT_OUT = {
+    "pyqtgraph/icons/peegee": "pyqtgraph's logo, the window icon of its mkQApp(), which Jetwise does not call",
+}
 
 
 @dataclass(frozen=True)
@@ -121,10 +197,58 @@ def qt_png(svg: Path, size: int) -> bytes:
     return bytes(data.data())
 
 
+def is_pythons_own(destination: str) -> bool:
+    """Whether a binary is Python's own (libpython and the extension modules of its standard library), built by
+    Python's build: it may carry debug information (a Python built with -g, as pyenv builds it: 17 MB in
+    libpython alone) but is never rewritten after linking, so strip can take what no run loads."""
+    path = PurePosixPath(destination.replace("\\", "/"))
+    return path.name.startswith("libpython") or "lib-dynload" in path.parts
+
+
+def stripped(binaries: list[tuple[str, str, str]], work: Path, platform: str) -> list[tuple[str, str, str]]:
+    """`binaries` (PyInstaller's (destination, source, kind)) with Python's own replaced by copies in `work`
+    stripped of their symbols and debug information. The others stay as they are: a wheel's libraries are often
+    rewritten by patchelf, and strip breaks them (numpy's OpenBLAS then fails to load: "ELF load command
+    address/offset not page-aligned"), which is why PyInstaller's own strip option, on every binary, is not used.
+    Windows DLLs keep no debug information (it is in .pdb files): nothing to do there, nor without strip."""
+    if platform == "win32" or shutil.which("strip") is None:
+        return binaries
+    options = ["-S"] if platform == "darwin" else []  # macOS: debug symbols only, as PyInstaller does
+    result = []
+    for destination, source, kind in binaries:
+        if kind in ("BINARY", "EXTENSION") and is_pythons_own(destination) and Path(source).is_file():
+            copy = work / destination
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, copy)
+            subprocess.run(["strip", *options, str(copy)], check=True, capture_output=True)
+            source = str(copy)
+        result.append((destination, source, kind))
+    return result
+
+
+def _library_name(file_name: str) -> str:
+    """libQt6Network.so.6 and Qt6Network.dll -> Qt6Network; libgdk_pixbuf-2.0.so.0 -> gdk_pixbuf-2.0."""
+    name = re.sub(r"\.(so(\.\d+)*|dll|dylib|pyd)$", "", file_name, flags=re.IGNORECASE)
+    return name[3:] if name.startswith("lib") else name
+
+
+def _plugin_name(file_name: str) -> str:
+    """libqxcb.so, qwindows.dll, libqcocoa.dylib -> xcb, windows, cocoa."""
+    name = _library_name(file_name)
+    return name[1:] if name.startswith("q") else name
+
+
 def keep_binary(destination: str) -> bool:
-    """Whether a collected binary belongs in the folder (Qt plugins no run loads are left out)."""
-    parts = Path(destination).parts
+    """Whether a collected file, binary or data, belongs in the folder (`destination`: where it goes in it, with
+    / or \\): what no run loads is left out (the lists above)."""
+    path = PurePosixPath(destination.replace("\\", "/"))
+    parts = path.parts
     if "plugins" in parts:
         after = parts[parts.index("plugins") + 1:]
-        return not (after and after[0] in QT_PLUGINS_LEFT_OUT)
-    return True
+        if after and after[0] in QT_PLUGINS_LEFT_OUT:
+            return False
+        if len(after) == 2 and _plugin_name(after[1]) in QT_PLUGIN_FILES_LEFT_OUT.get(after[0], {}):
+            return False
+    if path.suffix.lower() in FILE_SUFFIXES_LEFT_OUT or _library_name(path.name) in LIBRARIES_LEFT_OUT:
+        return False
+    return not any(path.as_posix().startswith(folder + "/") for folder in FOLDERS_LEFT_OUT)

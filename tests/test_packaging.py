@@ -5,6 +5,7 @@ frozen program are checked by tests/frozen (CI builds it on Linux)."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import struct
 import sys
 from pathlib import Path
@@ -39,7 +40,7 @@ class _Recorded:
         self.made.append((type(self).__name__, args, kwargs))
         self.binaries = [("PySide6/Qt/plugins/platforms/libqoffscreen.so", "x", "BINARY"),
                          ("PySide6/Qt/plugins/sqldrivers/libqsqlite.so", "x", "BINARY"), ("libpython3.so", "x", "BINARY")]
-        self.datas: list[Any] = []
+        self.datas = [("PySide6/Qt/translations/qtbase_de.qm", "x", "DATA"), ("resources/icons/jetwise.svg", "x", "DATA")]
         self.pure: list[Any] = []
         self.scripts: list[Any] = []
 
@@ -82,6 +83,7 @@ def test_linux_gets_one_jetwise_without_windows_resources_and_the_unused_qt_plug
     [collect] = [args for kind, args, _kwargs in made if kind == "COLLECT"]
     binaries = [name for name, *_rest in collect[1]]
     assert binaries == ["PySide6/Qt/plugins/platforms/libqoffscreen.so", "libpython3.so"]  # no SQL drivers
+    assert [name for name, *_rest in collect[2]] == ["resources/icons/jetwise.svg"]  # no translations
 
 
 def test_one_file_is_one_executable_holding_everything(monkeypatch, tmp_path):
@@ -153,5 +155,84 @@ def test_the_frozen_window_on_windows_runs_its_engine_through_the_console_execut
 def test_qt_plugins_no_run_loads_are_left_out():
     keep = plan.keep_binary
     assert keep("PySide6/Qt/plugins/platforms/qwindows.dll") and keep("PySide6/Qt/plugins/imageformats/qsvg.dll")
-    assert not keep("PySide6\\Qt\\plugins\\sqldrivers\\qsqlite.dll".replace("\\", "/"))
+    assert not keep("PySide6\\Qt\\plugins\\sqldrivers\\qsqlite.dll")
     assert not keep("PySide6/Qt/plugins/tls/libqopensslbackend.so") and keep("PySide6/QtCore.abi3.so")
+
+
+@pytest.mark.parametrize("destination", [
+    # the platforms a run starts (offscreen: no display, the CLI's PDF; xcb, windows, cocoa: a desktop; minimal)
+    "PySide6/Qt/plugins/platforms/libqoffscreen.so", "PySide6/Qt/plugins/platforms/libqxcb.so",
+    "PySide6/Qt/plugins/platforms/libqminimal.so", "PySide6\\plugins\\platforms\\qwindows.dll",
+    "PySide6\\plugins\\platforms\\qoffscreen.dll", "PySide6/Qt/plugins/platforms/libqcocoa.dylib",
+    "PySide6/Qt/plugins/imageformats/libqsvg.so", "PySide6\\plugins\\imageformats\\qico.dll",
+    "PySide6/Qt/plugins/iconengines/libqsvgicon.so", "PySide6\\plugins\\printsupport\\windowsprintersupport.dll",
+    "PySide6\\plugins\\styles\\qmodernwindowsstyle.dll", "PySide6/Qt/plugins/xcbglintegrations/libqxcb-glx-integration.so",
+    "PySide6/Qt/plugins/platforminputcontexts/libcomposeplatforminputcontextplugin.so",
+    # Qt's libraries a run loads, pyqtgraph's OpenGL bindings among them, and the xcb platform's X libraries
+    "PySide6/Qt/lib/libQt6Core.so.6", "libQt6Gui.so.6", "PySide6\\Qt6Widgets.dll", "PySide6/Qt/lib/libQt6OpenGL.so.6",
+    "PySide6/QtOpenGL.abi3.so", "PySide6\\QtOpenGLWidgets.pyd", "PySide6/Qt/lib/libQt6XcbQpa.so.6", "libxcb-cursor.so.0",
+    "PySide6/Qt/lib/libicudata.so.73", "libglib-2.0.so.0", "libfreetype.so.6", "libdbus-1.so.3",
+    # Python's own, and Jetwise's and pyqtgraph's data
+    "libpython3.11.so.1.0", "python3.11/lib-dynload/_sha512.cpython-311-x86_64-linux-gnu.so", "python311.dll",
+    "resources/icons/jetwise.svg", "resources/templates/report.html.j2", "pyqtgraph/icons/auto.png",
+    "pyqtgraph/colors/maps/viridis.csv", "base_library.zip",
+])
+def test_what_a_run_loads_stays(destination):
+    assert plan.keep_binary(destination)
+
+
+@pytest.mark.parametrize("destination", [
+    # Qt's translations, wherever the wheel keeps them (Linux and macOS under Qt/, Windows beside the DLLs)
+    "PySide6/Qt/translations/qtbase_de.qm", "PySide6\\translations\\qt_help_ja.qm",
+    # Windows' software OpenGL and Direct3D shader compiler
+    "PySide6\\opengl32sw.dll", "opengl32sw.dll", "PySide6\\d3dcompiler_47.dll",
+    # platforms without a desktop, and what only they need
+    "PySide6/Qt/plugins/platforms/libqwayland.so", "PySide6/Qt/plugins/platforms/libqeglfs.so",
+    "PySide6/Qt/plugins/platforms/libqlinuxfb.so", "PySide6/Qt/plugins/platforms/libqvnc.so",
+    "PySide6/Qt/plugins/platforms/libqvkkhrdisplay.so", "PySide6/Qt/plugins/platforms/libqminimalegl.so",
+    "PySide6\\plugins\\platforms\\qdirect2d.dll",
+    "PySide6/Qt/plugins/wayland-shell-integration/libxdg-shell.so", "PySide6/Qt/plugins/egldeviceintegrations/libqeglfs-x11-integration.so",
+    "PySide6/Qt/plugins/generic/libqtuiotouchplugin.so", "PySide6\\plugins\\generic\\qtuiotouchplugin.dll",
+    "PySide6/Qt/lib/libQt6WaylandClient.so.6", "libQt6EglFSDeviceIntegration.so.6",
+    "PySide6/Qt/lib/libQt6Network.so.6", "PySide6\\Qt6Network.dll",
+    # the GTK platform theme and the GTK, cairo, pango and gio it drags in
+    "PySide6/Qt/plugins/platformthemes/libqgtk3.so", "PySide6/Qt/plugins/platformthemes/libqxdgdesktopportal.so",
+    "libgtk-3.so.0", "libcairo.so.2", "libpango-1.0.so.0", "libgdk_pixbuf-2.0.so.0", "libgio-2.0.so.0", "libharfbuzz.so.0",
+    # image formats Jetwise never reads, and CUPS with what it takes
+    "PySide6/Qt/plugins/imageformats/libqjpeg.so", "PySide6\\plugins\\imageformats\\qtiff.dll",
+    "PySide6/Qt/plugins/imageformats/libqwebp.so", "PySide6/Qt/plugins/printsupport/libcupsprintersupport.so",
+    "libcups.so.2", "libgnutls.so.30", "libkrb5.so.3",
+    # pyqtgraph's logo
+    "pyqtgraph/icons/peegee/peegee_512px.png", "pyqtgraph\\icons\\peegee\\peegee.svg",
+])
+def test_what_no_run_loads_is_left_out(destination):
+    assert not plan.keep_binary(destination)
+
+
+def test_every_left_out_item_says_why():
+    reasons = [*plan.QT_PLUGINS_LEFT_OUT.values(), *plan.LIBRARIES_LEFT_OUT.values(), *plan.FILE_SUFFIXES_LEFT_OUT.values(),
+               *plan.FOLDERS_LEFT_OUT.values(), *(r for files in plan.QT_PLUGIN_FILES_LEFT_OUT.values() for r in files.values())]
+    assert reasons and all(isinstance(reason, str) and len(reason) > 5 for reason in reasons)
+    assert {"ssl", "_hashlib", "rich", "pygments"} <= set(plan.EXCLUDES)
+    assert "PySide6.QtOpenGL" not in plan.EXCLUDES and "PySide6.QtOpenGLWidgets" not in plan.EXCLUDES  # pyqtgraph's
+
+
+def test_pythons_own_binaries_are_stripped_and_the_wheels_libraries_left_as_they_are(tmp_path):
+    import _json
+
+    own = Path(_json.__file__)
+    wheel = tmp_path / "libscipy_openblas64_.so"
+    wheel.write_bytes(own.read_bytes())
+    binaries = [(f"python3.11/lib-dynload/{own.name}", str(own), "EXTENSION"),
+                ("numpy.libs/libscipy_openblas64_.so", str(wheel), "BINARY"),
+                ("libpython3.11.so.1.0", "libpython3.11.so.1.0", "SYMLINK")]
+    assert plan.stripped(binaries, tmp_path / "work", "win32") == binaries  # Windows DLLs carry no debug information
+    if shutil.which("strip") is None or sys.platform == "win32":
+        pytest.skip("no strip here")
+    made = plan.stripped(binaries, tmp_path / "work", sys.platform)
+    assert made[1:] == binaries[1:]
+    destination, source, kind = made[0]
+    assert (destination, kind) == binaries[0][::2] and Path(source) == tmp_path / "work" / destination
+    assert Path(source).read_bytes()[:4] == own.read_bytes()[:4] and Path(source).stat().st_size <= own.stat().st_size
+    assert plan.is_pythons_own("libpython3.11.so.1.0") and plan.is_pythons_own("python3.11\\lib-dynload\\_ctypes.so")
+    assert not plan.is_pythons_own("numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so")
