@@ -83,12 +83,15 @@ esac
 
 total=$SECONDS
 setup
+# One Wine session for the whole lane (not one per program), ended however the lane ends. `wineserver -p` refuses
+# to start beside a session still running in this prefix, so any such one is ended first.
+wineserver -k 2>/dev/null || true
+wineserver -w
+wineserver -p
+trap 'wineserver -k 2>/dev/null || true' EXIT
 write_env
 # shellcheck disable=SC1091
 . "$lane/env.sh"
-# One Wine session for the whole lane (not one per program), ended however the lane ends.
-wineserver -p
-trap 'wineserver -k 2>/dev/null || true' EXIT
 wine wineboot >/dev/null 2>&1 || true
 wpy -c "import sys, platform; print('   ', platform.platform(), 'Python', sys.version.split()[0])"
 

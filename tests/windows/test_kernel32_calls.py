@@ -47,9 +47,9 @@ def test_the_runner_joins_a_kill_on_close_job_and_its_children_end_with_it(tmp_p
     runner = subprocess.Popen([sys.executable, "-c", JOINS_THE_JOB], cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert runner.stdout is not None
     said, in_job, child = runner.stdout.readline().strip(), runner.stdout.readline().strip(), runner.stdout.readline()
+    child_process = psutil.Process(int(child))  # before the kill: the job may end it at once
     runner.kill()  # TerminateProcess: nothing of the runner runs after it
     runner.wait(30)
-    child_process = psutil.Process(int(child))
     _gone, alive = psutil.wait_procs([child_process], timeout=GONE_WITHIN_S)
     for process in alive:
         process.kill()
