@@ -252,3 +252,16 @@ def keep_binary(destination: str) -> bool:
     if path.suffix.lower() in FILE_SUFFIXES_LEFT_OUT or _library_name(path.name) in LIBRARIES_LEFT_OUT:
         return False
     return not any(path.as_posix().startswith(folder + "/") for folder in FOLDERS_LEFT_OUT)
+
+
+def once_in_their_package(binaries: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """`binaries` without the copy at the folder's top of a library a wheel keeps in its own `<package>.libs`
+    folder (delvewheel's on Windows, auditwheel's on Linux): the package loads it from there (numpy adds
+    numpy.libs to the DLL search path, its extensions' RPATH names it), and PyInstaller's scan of their links
+    collects it again at the top. On Linux that copy is a symbolic link; on Windows a second file, 38 MB for
+    numpy's OpenBLAS."""
+    def path(destination: str) -> PurePosixPath:
+        return PurePosixPath(destination.replace("\\", "/"))
+
+    packaged = {path(entry[0]).name.lower() for entry in binaries if path(entry[0]).parent.name.endswith(".libs")}
+    return [entry for entry in binaries if len(path(entry[0]).parts) > 1 or path(entry[0]).name.lower() not in packaged]

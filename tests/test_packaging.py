@@ -236,3 +236,15 @@ def test_pythons_own_binaries_are_stripped_and_the_wheels_libraries_left_as_they
     assert Path(source).read_bytes()[:4] == own.read_bytes()[:4] and Path(source).stat().st_size <= own.stat().st_size
     assert plan.is_pythons_own("libpython3.11.so.1.0") and plan.is_pythons_own("python3.11\\lib-dynload\\_ctypes.so")
     assert not plan.is_pythons_own("numpy/_core/_multiarray_umath.cpython-311-x86_64-linux-gnu.so")
+
+
+def test_a_wheels_own_library_is_kept_once_in_its_package_folder():
+    blas = "libopenblas64__v0.3.23-gcc_10_3_0.dll"
+    binaries = [(blas, "C:/site/numpy.libs/" + blas, "BINARY"), ("numpy.libs\\" + blas, "C:/site/numpy.libs/" + blas, "BINARY"),
+                ("numpy/_core/_multiarray_umath.cp312-win_amd64.pyd", "C:/x.pyd", "EXTENSION"),
+                ("python312.dll", "C:/py/python312.dll", "BINARY")]
+    assert plan.once_in_their_package(binaries) == binaries[1:]
+    linux = [("libscipy_openblas64_-32a4b2a6.so", "/site/numpy.libs/libscipy_openblas64_-32a4b2a6.so", "BINARY"),
+             ("numpy.libs/libscipy_openblas64_-32a4b2a6.so", "/site/numpy.libs/libscipy_openblas64_-32a4b2a6.so", "BINARY"),
+             ("libpython3.11.so.1.0", "/py/lib/libpython3.11.so.1.0", "BINARY")]
+    assert plan.once_in_their_package(linux) == linux[1:]
