@@ -73,3 +73,16 @@ def test_a_jetstress_file_with_drive_letters_imports_as_is_and_names_the_missing
     assert moved.returncode == ExitCode.PASS, moved.stderr
     here = json.loads((tmp_path / "here.json").read_text(encoding="utf-8"))["databases"]
     assert [d["database_path"] for d in here] == [str(tmp_path / "DB1"), str(tmp_path / "DB2")]
+
+
+def test_a_share_that_cannot_be_reached_is_named_as_such(tmp_path):
+    xml = tmp_path / "JetstressConfig.xml"
+    xml.write_text(COMPLETE, encoding="utf-8")
+    share = "\\\\no-such-filer\\jetwise"
+    made = jetwise(PROGRAM, "import-xml", str(xml), "-o", "unc.json", "--db-path", share + "\\DB1", str(tmp_path / "DB2"),
+                   "--log-path", str(tmp_path / "Log{n}"), cwd=tmp_path)
+    assert made.returncode == ExitCode.PASS, made.stderr
+    checked = jetwise(PROGRAM, "validate", "unc.json", cwd=tmp_path)
+    said = checked.stdout + checked.stderr
+    assert checked.returncode == ExitCode.INVALID and "Traceback" not in said
+    assert f"the share {share} cannot be reached from this server" in said, said
