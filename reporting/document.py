@@ -19,7 +19,7 @@ from engine.model.config import TestType
 from engine.model.units import seconds_words
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
-from engine.results.verdict import is_count, judged_criteria, unmeasured_criteria, was_measured
+from engine.results.verdict import is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
@@ -139,6 +139,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "instances": result.instances,
         "totals": [dict(name=r.name, **total_row(r)) for r in result.instances],
         "criteria": judged_criteria(result),
+        "maximum_note": maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",
         "measured": was_measured(result),
         "unmeasured": unmeasured_criteria(result),
         "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},

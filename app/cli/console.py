@@ -17,7 +17,8 @@ from engine.results.reasons import grouped_reasons
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
-from engine.results.verdict import was_measured
+from engine.results.verdict import judged_maximum_ms, maximum_note, was_measured
+from engine.workload.stats import DB_READ, LOG_WRITE
 
 PROBLEM_LINES = 20
 """A file of 10,000 unknown settings is refused in a screenful, not 10,000 lines."""
@@ -141,11 +142,12 @@ def print_result(result: RunResult, stream: TextIO) -> None:
             f"{summary.threshold_set} thresholds)",
             file=stream,
         )
+    config = result.configuration
     for row in result.instances:
         print(
-            f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / {row.db_read_max_latency_ms:.1f} ms max, "
-            f"log write {row.log_write_avg_latency_ms:.2f} ms avg / {row.log_write_max_latency_ms:.1f} ms max, "
-            f"{row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
+            f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / "
+            f"{judged_maximum_ms(config, row, DB_READ):.1f} ms max, log write {row.log_write_avg_latency_ms:.2f} ms avg / "
+            f"{judged_maximum_ms(config, row, LOG_WRITE):.1f} ms max, {row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
             file=stream,
         )
         hit = row.db_cache_hit_ratio
@@ -156,6 +158,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
             rate = row.log_replication_reads_per_s * row.log_replication_read_avg_bytes / 1e6
             background.append(f"log replication {rate:.1f} MB/s")
         print(f"    {', '.join(background)}", file=stream)
+    if result.instances and was_measured(result):
+        print(f"  ({maximum_note(result)})", file=stream)
     if result.recovery is not None:
         print_recovery(result.recovery, stream)
     if summary.host_bound:

@@ -21,7 +21,8 @@ from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
 
-OVERRIDES = ("duration_s", "warmup_s")  # what a run may change in the configuration it was given
+# what a run may change in the configuration it was given
+OVERRIDES = ("duration_s", "warmup_s", "thresholds.maximum_latency", "thresholds.log_interval_s")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,6 +19,7 @@ from engine.model.profile import (
     DatabaseSource,
     DatabaseSpec,
     MailboxProfile,
+    MaximumLatency,
     OperationMix,
     Scenario,
     TestType,
@@ -31,7 +32,8 @@ from engine.model.units import MIB
 __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
     "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
-    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "OperationMix", "Scenario", "TestConfig", "TestType",
+    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "MaximumLatency", "OperationMix", "Scenario",
+    "TestConfig", "TestType",
     "ThresholdSet", "Thresholds", "cli", "default_config", "load_config", "save_config",
 ]
 

@@ -97,11 +97,35 @@ def _lenient() -> ThresholdSet:
     return ThresholdSet(db_read_max_latency_ms=200.0, log_write_max_latency_ms=200.0)
 
 
+class MaximumLatency(StrEnum):
+    """What an instance's maximum database read and log write latency is."""
+
+    # Jetstress's: its figures are performance counters logged every LogInterval, so its maximum is the highest
+    # average over one interval
+    INTERVAL_AVERAGE = "interval-average"
+    SINGLE_IO = "single-io"  # the slowest single I/O: stricter than Jetstress, asked for by name
+
+
+LOG_INTERVAL_STEP_S = 15.0  # a log interval is whole windows of the samples file (engine.results.sample_file)
+
+
 class Thresholds(ConfigPart):
-    """The Jetstress threshold sets: Strict for Performance, Lenient for Stress."""
+    """The Jetstress threshold sets: Strict for Performance, Lenient for Stress, and how a maximum is taken."""
 
     strict: ThresholdSet = Field(default_factory=_strict, title="Strict thresholds")
     lenient: ThresholdSet = Field(default_factory=_lenient, title="Lenient thresholds")
+    maximum_latency: MaximumLatency = Field(
+        MaximumLatency.INTERVAL_AVERAGE, title="Maximum latency judged on",
+        description="interval-average: an instance's highest average over one log interval, as Jetstress's "
+        "performance counters give it; single-io: its slowest single I/O, stricter than Jetstress.",
+        json_schema_extra=cli("--maximum-latency"),
+    )
+    log_interval_s: float = Field(
+        15.0, ge=LOG_INTERVAL_STEP_S, le=3600, multiple_of=LOG_INTERVAL_STEP_S, title="Log interval (s)",
+        description="The interval a maximum latency is averaged over, in whole 15 s steps (Jetstress's LogInterval, "
+        "15 s by default).",
+        json_schema_extra=cli("--log-interval", unit="s"),
+    )
 
 
 class OperationMix(ConfigPart):

@@ -26,7 +26,7 @@ from engine.results.schema import (
 from engine.results.verdict import Verdict
 from engine.version import TOOL_NAME, __version__
 from engine.workload.errors import ErrorTally, KindCount, ese_error
-from engine.workload.stats import StreamStats
+from engine.workload.stats import DB_READ, LOG_WRITE, StreamStats
 
 RESULT_FILE = "result.json"
 SAMPLES_FILE = "samples.jsonl"  # the samples of a run folder written by an older version
@@ -68,8 +68,10 @@ def build_result(
     run_kind: RunKind,
     host_bound: bool,
     errors: Mapping[str, ErrorTally] | None = None,
+    highest: Mapping[str, Mapping[str, float]] | None = None,
 ) -> RunResult:
-    """Assemble the result document from the measured window's totals, the run's I/O errors by kind and the verdict."""
+    """Assemble the result document from the measured window's totals, the run's I/O errors by kind, each instance's
+    highest log-interval averages (`engine.results.maxima`) and the verdict."""
     target = config.target_transactional_iops
     tallies = {name: (errors or {}).get(name) or ErrorTally() for name in instances}
     server = merge_streams(instances.values())
@@ -120,6 +122,8 @@ def build_result(
                 sluggish_sessions=config.sluggish_sessions,
                 unbuffered_io=unbuffered_io,
                 latency_percentiles_ms=percentile_figures(streams),
+                db_read_interval_max_latency_ms=(highest or {}).get(name, {}).get(DB_READ),
+                log_write_interval_max_latency_ms=(highest or {}).get(name, {}).get(LOG_WRITE),
             )
         )
     return RunResult(

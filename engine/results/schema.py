@@ -19,25 +19,29 @@ from __future__ import annotations
 import json
 import sys
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from engine.io.pages import ErrorKind
-from engine.model.config import TestConfig
+from engine.model.config import MaximumLatency, TestConfig
 from engine.results.base import Schema as _Schema
 from engine.results.recovery_schema import InstanceRecovery as InstanceRecovery
 from engine.results.recovery_schema import RecoveryResult as RecoveryResult
 from engine.results.scan_schema import DamagedPage as DamagedPage
 from engine.results.scan_schema import DatabaseScan as DatabaseScan
 from engine.results.scan_schema import ScanResult as ScanResult
+from engine.results.sweep_schema import Sweep as Sweep
+from engine.results.sweep_schema import SweepStep as SweepStep
 
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
-# 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`).
+# 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`);
+# 8: maxima judged on log-interval averages (each instance's `*_interval_max_latency_ms`); older runs judged single I/Os.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 7
+RESULT_SCHEMA_VERSION = 8
+FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 
 
 class Outcome(StrEnum):
@@ -192,8 +196,9 @@ class Summary(Figures):
     )
     io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
     latency_spikes: list[str] = Field(
-        default_factory=list, description="For a failed maximum latency: in how many measured samples the server passed "
-        "it, when, and how high (engine.results.spikes).")
+        default_factory=list, description="For a failed maximum latency, or single I/Os over a maximum judged on "
+        "log-interval averages: in how many measured samples the server's slowest I/O passed it, when, and how high "
+        "(engine.results.spikes).")
 
     @property
     def effective_load(self) -> float:
@@ -214,6 +219,11 @@ class InstanceResult(Figures):
     unbuffered_io: bool = True
     latency_percentiles_ms: Percentiles = Field(default_factory=dict)
     io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
+    db_read_interval_max_latency_ms: float | None = Field(
+        None, description="The highest average database read latency over one log interval (Jetstress's maximum, "
+        "judged unless the configuration asks for the slowest single I/O, which `db_read_max_latency_ms` is).")
+    log_write_interval_max_latency_ms: float | None = Field(
+        None, description="The highest average log write latency over one log interval (as above).")
 
 
 class ErrorGroup(_Schema):
@@ -266,41 +276,6 @@ class HostPerformance(_Schema):
     available_memory_mb: Spread = Field(default_factory=Spread)
 
 
-class SweepStep(_Schema):
-    """One settled step of a load sweep: the load it ran and what it measured."""
-
-    step: int = Field(ge=0)
-    threads: int
-    sluggish_sessions: int
-    first_interval: int = Field(description="The step's first sample (settling included).")
-    last_interval: int
-    settled: bool = Field(description="Read latency and IOPS settled before the judged samples.")
-    measured_s: float
-    transactional_iops: float
-    db_read_avg_latency_ms: float
-    db_read_max_latency_ms: float
-    log_write_avg_latency_ms: float
-    log_write_max_latency_ms: float
-    page_fault_stalls_per_s: float
-    cpu_percent: float
-    host_bound: bool
-    latency_ok: bool = Field(description="Every latency criterion (and page-fault stalls) within its threshold.")
-    failure: str = Field("", description="The first criterion the step broke, in words.")
-    no_reads: bool = Field(False, description="An instance made no database reads (the cache held the database).")
-
-    @property
-    def effective_load(self) -> float:
-        return self.threads / max(1, self.sluggish_sessions)
-
-
-class Sweep(_Schema):
-    """A calibration run that stepped its load through a schedule (`RunResult.sweep`)."""
-
-    steps: list[SweepStep] = Field(default_factory=list)
-    judged_step: int | None = Field(None, description="The step whose window the run's verdict judges.")
-    ended: str = Field("", description="Why the sweep ended, in words.")
-
-
 class RunFiles(_Schema):
     samples: str = Field("samples.sqlite", description="The interval samples (samples.jsonl in runs of older versions).")
     log: str = "test.log"
@@ -331,6 +306,19 @@ class RunResult(_Schema):
     sweep: Sweep | None = Field(None, description="A load sweep's steps; None for a run at one setting.")
     scan: ScanResult | None = Field(None, description="A Database Checksum or Backup test's scan of each database.")
     recovery: RecoveryResult | None = Field(None, description="A Soft Recovery test's log generation and replay.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _maxima_of_its_time(cls, data: Any) -> Any:
+        """A result of an earlier version judged its maxima on single I/Os: its configuration says so, whatever the
+        default is now, so its report does not claim another rule."""
+        if isinstance(data, dict) and int(data.get("schema_version", 1)) < FIRST_AVERAGED_MAXIMA:
+            configuration = data.get("configuration")
+            if isinstance(configuration, dict):
+                thresholds = dict(configuration.get("thresholds") or {})
+                thresholds.setdefault("maximum_latency", MaximumLatency.SINGLE_IO.value)
+                data = {**data, "configuration": {**configuration, "thresholds": thresholds}}
+        return data
 
     @property
     def verdict(self) -> Outcome:

@@ -1,8 +1,10 @@
-"""When a run's maximum latency passed its threshold: in how many measured samples, when, and how high.
+"""When a run's single I/Os passed its maximum latency: in how many measured samples, when, and how high.
 
-A maximum-latency criterion fails on a single I/O. The server's maximum in each sample says whether that was one
-spike (often the host rather than the storage: a virtual machine paused, a snapshot taken, a path failed over) or
-the storage over its limit again and again, and when, so the engineer can set it beside the host's own events.
+The server's slowest I/O in each sample says whether a maximum passed was one spike (often the host rather than the
+storage: a virtual machine paused, a snapshot taken, a path failed over) or the storage over its limit again and
+again, and when, so the engineer can set it beside the host's own events. Where the maximum is judged on log-interval
+averages, as Jetstress judges it, a spike of single I/Os is said too when the criterion passed: it is a fact of the
+run the averages smooth out.
 """
 
 from __future__ import annotations
@@ -56,17 +58,19 @@ class LatencySpikes:
                 seen.last_utc = time_utc
                 seen.highest_ms = max(seen.highest_ms, value)
 
-    def sentences(self, criteria: Sequence[Criterion], set_name: str) -> list[str]:
-        """For each maximum-latency criterion that failed, a sentence on the samples that passed its limit."""
+    def sentences(self, criteria: Sequence[Criterion], set_name: str, *, averaged: bool = False) -> list[str]:
+        """For each maximum-latency criterion that failed (and, when the maximum was judged on log-interval averages,
+        `averaged`, each one whose limit single I/Os passed), a sentence on the samples that passed its limit."""
         failed = {c.name for c in criteria if not c.passed}
         out = []
         for label, name, words in WATCHED:
             seen = self._passed.get(name)
-            if label not in failed or seen is None:
+            if seen is None or (label not in failed and not averaged):
                 continue
             each = "one-second" if self.sample_interval_s == 1 else f"{self.sample_interval_s:g}-second"
-            text = (f"{words} took longer than the {set_name} maximum of {self.limits_ms[name]:g} ms in {seen.samples:,} "
-                    f"of the {self.samples:,} measured {each} samples")
+            subject = words if label in failed or not averaged else f"Single {words.lower()}"
+            text = (f"{subject} took longer than the {set_name} maximum of {self.limits_ms[name]:g} ms in "
+                    f"{seen.samples:,} of the {self.samples:,} measured {each} samples")
             into = f"{seen.first_in_s:,.0f} s into the measurement"
             first, last = _clock(seen.first_utc), _clock(seen.last_utc)
             at = f"{first}, {into}" if first else into
@@ -75,10 +79,14 @@ class LatencySpikes:
             else:
                 text += f", the first at {at}" + (f", the last at {last}" if last else "")
             text += f"; {seen.highest_ms:,.1f} ms at most"
+            if label not in failed:
+                judged = max((c.value for c in criteria if c.name == label), default=0.0)
+                text += (f"; the maximum is judged on log-interval averages, as Jetstress judges it, and passed "
+                         f"({judged:,.1f} ms at most)")
             if seen.samples <= max(1, self.samples * FEW):
                 text += (": a single spike is" if seen.samples == 1 else ": spikes this rare are") + (
-                    " often the host, not the storage (a virtual machine paused, a snapshot, a path failing over), so run "
-                    "the test again before judging the storage on it")
+                    " often the host, not the storage (a virtual machine paused, a snapshot, a path failing over)"
+                    + (", so run the test again before judging the storage on it" if label in failed else ""))
             out.append(text)
         return out
 

@@ -2,7 +2,9 @@
 
 Per instance: average and maximum database read latency and average and maximum log
 write latency against the active threshold set (Strict for Performance, Lenient for
-Stress), database page fault stalls at most one per second on average, and its I/O errors:
+Stress), the maximum being the highest average over one log interval as Jetstress's
+counters give it (`engine.results.maxima`), or the slowest single I/O when the
+configuration asks for that; database page fault stalls at most one per second on average, and its I/O errors:
 one criterion and one reason per kind, with a count and where the first was, unless the test
 continues despite them. For the server: achieved transactional IOPS against the target less the
 margin (not in the disk throughput scenario, which has no target), and the I/O errors of every
@@ -19,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.model.config import TestConfig
-from engine.results.schema import Criterion, Outcome, RunResult, number
+from engine.model.config import MaximumLatency, TestConfig
+from engine.results.schema import Criterion, InstanceResult, Outcome, RunResult, number
 from engine.workload.errors import ErrorTally, describe, ese_error
 from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
@@ -40,6 +42,33 @@ LATENCY_CRITERIA = (
 def with_set(words: str, set_name: str) -> str:
     """A latency criterion's words as its reason says them, naming the threshold set: '… > 20.0 ms (Strict)'."""
     return f"{words} ({set_name})"
+
+
+def maximum_basis(config: TestConfig) -> str:
+    """What a maximum latency is in the run's configuration, in words."""
+    if config.thresholds.maximum_latency == MaximumLatency.SINGLE_IO:
+        return "the slowest single I/O"
+    return f"the highest {config.thresholds.log_interval_s:g} s average"
+
+
+def maximum_note(result: RunResult) -> str:
+    """How the run's maximum latencies were judged, with the slowest single I/Os beside (console, page and report)."""
+    config, summary = result.configuration, result.summary
+    slowest = (f"the slowest single database read took {summary.db_read_max_latency_ms:,.1f} ms and the slowest log "
+               f"write {summary.log_write_max_latency_ms:,.1f} ms")
+    if config.thresholds.maximum_latency == MaximumLatency.SINGLE_IO:
+        return (f"A maximum latency is each instance's slowest single I/O, as this test asked (--maximum-latency "
+                f"single-io; Jetstress judges the highest {config.thresholds.log_interval_s:g} s average): {slowest}")
+    return (f"A maximum latency is each instance's highest {config.thresholds.log_interval_s:g} s average, as Jetstress's "
+            f"performance counters give it; {slowest}")
+
+
+def judged_maximum_ms(config: TestConfig, row: InstanceResult, stream: str) -> float:
+    """An instance's maximum latency of `stream` (db_read, log_write) as its run judged it."""
+    averaged = getattr(row, f"{stream}_interval_max_latency_ms")
+    if averaged is not None and config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE:
+        return float(averaged)
+    return row.stream_value(stream, "max_latency_ms")
 
 
 def has_measured_time(config: TestConfig, measured_s: float) -> bool:
@@ -125,10 +154,14 @@ def judge(
     aborted_reason: str | None = None,
     failure_reasons: list[str] | None = None,
     errors: Mapping[str, ErrorTally] | None = None,
+    highest: Mapping[str, Mapping[str, float]] | None,
 ) -> Verdict:
     """Judge a run from each instance's streams over the measured window and its I/O errors by kind
-    (`errors`, over the whole run; without them, the streams' error counts alone)."""
+    (`errors`, over the whole run; without them, the streams' error counts alone). `highest` is each
+    instance's highest log-interval average per stream (`HighestAverages`); without it, or when the
+    configuration asks for it, a maximum is the slowest single I/O."""
     limits = config.active_thresholds
+    averaged = highest is not None and config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE
     set_name = config.threshold_set_name
     criteria: list[Criterion] = []
     reasons: list[str] = []
@@ -151,7 +184,12 @@ def judge(
             stats = streams.get(stream) or StreamStats()
             if stats.count == 0:
                 continue
-            value = stats.avg_latency_ms() if statistic == "avg" else stats.max_latency_ms()
+            if statistic == "avg":
+                value = stats.avg_latency_ms()
+            elif averaged and highest is not None:
+                value = highest.get(name, {}).get(stream, stats.avg_latency_ms())
+            else:
+                value = stats.max_latency_ms()
             criterion = make_criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
 
-from engine.model.config import TestConfig
+from engine.model.config import MaximumLatency, TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
+from engine.results.maxima import HighestAverages
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
 from engine.results.schema import (
@@ -79,6 +80,7 @@ class Measurement:
         self._log = log
         self.names = [config.instance_name(i) for i in range(config.database_count)]
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
+        self.highest = HighestAverages(config.thresholds.log_interval_s, config.sample_interval_s)  # the judged maxima
         self.host_samples: list[HostFigures] = []
         self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
@@ -127,7 +129,7 @@ class Measurement:
                 self._log(message, "info")
                 settled = True
         phase = "measure" if index >= self.warmup_intervals else "warmup"
-        self.add_late(index, parts)
+        self.add_late(index, parts, duration_s)
         if phase == "measure":
             self.host_samples.append(host)
             self.spikes.observe(summary, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s)
@@ -159,7 +161,7 @@ class Measurement:
                                 **cache_figures(part.cache, seconds)) for name, part in parts.items()]
         latency = latency_histograms(merge_streams(part.streams for part in parts.values()), seconds)
         phase: Literal["warmup", "measure"] = "measure" if first >= self.warmup_intervals else "warmup"
-        self.add_late(first, parts)
+        self.add_late(first + len(summaries) - 1, parts, seconds)
         total_s = self.total_intervals * self.config.sample_interval_s
         for offset, summary in enumerate(summaries):
             at = elapsed_s + offset * duration_s
@@ -197,14 +199,18 @@ class Measurement:
         )))
         return ended
 
-    def add_late(self, index: int, parts: Mapping[str, InstanceInterval]) -> None:
-        """Counters of an interval (a straggler for one already shown is counted, not shown again): all of a
-        measured one, only the I/O errors of a warm-up one (an error counts whenever it happens)."""
+    def add_late(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float = 0.0) -> None:
+        """Counters of an interval (a straggler for one already shown is counted, not shown again, and adds no
+        `seconds`): all of a measured one, only the I/O errors of a warm-up one (an error counts whenever it
+        happens)."""
+        measured = index >= self.warmup_intervals and self.steps is None
         for name, part in parts.items():
-            if index < self.warmup_intervals or self.steps is not None:
-                self.totals[name].errors.merge(part.errors)
-            else:
+            if measured:
                 self.totals[name].merge(part)
+            else:
+                self.totals[name].errors.merge(part.errors)
+        if measured:
+            self.highest.add(index, {name: part.streams for name, part in parts.items()}, seconds)
 
     def run_kind(self) -> RunKind:
         config = self.config
@@ -220,8 +226,10 @@ class Measurement:
         totals, host_samples, measured_s = self.totals, self.host_samples, end.measured_s
         notes = list(end.notes)
         sweep = None
+        averages = self.highest
         if self.steps is not None:
-            config, totals, host_samples, measured_s, sweep = self._judged_step(notes)
+            config, totals, host_samples, measured_s, sweep, averages = self._judged_step(notes)
+        highest = averages.highest_ms()
         aborted = end.aborted_reason
         if measured_s <= 0 and aborted is None and not end.failures:
             aborted = "Run aborted: nothing was measured"
@@ -237,7 +245,7 @@ class Measurement:
         else:
             verdict = judge(
                 config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
-                errors=errors,
+                errors=errors, highest=highest,
             )
         recovery = None
         if config.recovers:
@@ -245,7 +253,9 @@ class Measurement:
             verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
-        spikes = [] if self.steps is not None else self.spikes.sentences(verdict.criteria, config.threshold_set_name)
+        averaged = config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE
+        spikes = [] if self.steps is not None else self.spikes.sentences(verdict.criteria, config.threshold_set_name,
+                                                                           averaged=averaged)
         for spike in spikes:
             self._log(spike, "info")
         cpu = [s.cpu_percent for s in host_samples]
@@ -280,13 +290,14 @@ class Measurement:
             run_kind=run_kind,
             host_bound=bound,
             errors=errors,
+            highest=highest,
         )
         summary = result.summary.model_copy(update={"latency_spikes": spikes})
         return result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery})
 
     def _judged_step(
         self, notes: list[str]
-    ) -> tuple[TestConfig, dict[str, InstanceInterval], list[HostFigures], float, Sweep]:
+    ) -> tuple[TestConfig, dict[str, InstanceInterval], list[HostFigures], float, Sweep, HighestAverages]:
         """A sweep's verdict judges one step's window, at that step's setting; the steps go in the result."""
         steps = self.steps
         assert steps is not None
@@ -296,7 +307,7 @@ class Measurement:
         count = len(steps.steps)
         notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended}")
         if judged is None:
-            return self.config, self.totals, [], 0.0, record
+            return self.config, self.totals, [], 0.0, record, self.highest
         done = steps.steps[judged.number] if judged.number < count else None
         if done is None:
             why = "unfinished"
@@ -307,4 +318,4 @@ class Measurement:
         else:
             why = "no step kept every latency threshold; the lightest"
         notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.words}, {why})")
-        return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record
+        return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record, judged.highest

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams, part_from_figures
+from engine.results.maxima import HighestAverages
 from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.verdict import Verdict, judge
@@ -33,11 +34,13 @@ def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
             for row in sample.instances}
 
 
-def merge_sample(totals: Mapping[str, InstanceInterval], sample: IntervalSample) -> None:
-    """Add what a sample tells of each instance to `totals` (instances it does not name are left alone)."""
-    for name, part in parts_from_sample(sample).items():
-        if name in totals:
-            totals[name].merge(part)
+def merge_sample(totals: Mapping[str, InstanceInterval], highest: HighestAverages, sample: IntervalSample) -> None:
+    """Add what a sample tells of each instance to `totals` and to the log-interval averages (instances it does not
+    name are left alone)."""
+    parts = {name: part for name, part in parts_from_sample(sample).items() if name in totals}
+    for name, part in parts.items():
+        totals[name].merge(part)
+    highest.add(sample.interval, {name: part.streams for name, part in parts.items()}, sample.duration_s)
 
 
 class RunningVerdict:
@@ -52,6 +55,7 @@ class RunningVerdict:
         config = self.config
         self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
                        for i in range(config.database_count)}
+        self.highest = HighestAverages(config.thresholds.log_interval_s, config.sample_interval_s)
         self.measured_s = 0.0
 
     def add(self, sample: IntervalSample) -> None:
@@ -62,12 +66,12 @@ class RunningVerdict:
             if sample.threads is not None and sample.sluggish_sessions is not None:
                 self.config = at_load(self.config, Load(sample.threads, sample.sluggish_sessions))
             self._start()
-        merge_sample(self.totals, sample)
+        merge_sample(self.totals, self.highest, sample)
         self.measured_s += sample.duration_s
 
     def verdict(self) -> Verdict:
         streams, cache = split_totals(self.totals)
-        return judge(self.config, streams, self.measured_s, cache=cache)
+        return judge(self.config, streams, self.measured_s, cache=cache, highest=self.highest.highest_ms())
 
 
 def rebuild_result(
@@ -94,7 +98,7 @@ def rebuild_result(
             measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
             collecting, step, measured_s = sample, sample.step, 0.0
             latency = LatencySum()
-        merge_sample(measurement.totals, sample)
+        merge_sample(measurement.totals, measurement.highest, sample)
         if sample.latency is not None:
             latency.add(sample.latency)
         measurement.host_samples.append(sample.host)

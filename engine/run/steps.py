@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.results.figures import stream_figures
+from engine.results.maxima import HighestAverages
 from engine.results.schema import Figures, HostFigures, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA, judge
 from engine.run.settling import MeasureWindow
@@ -45,6 +46,7 @@ class StepWindow:
     first: int
     window: MeasureWindow
     totals: dict[str, InstanceInterval]
+    highest: HighestAverages
     hosts: list[HostFigures] = field(default_factory=list)
     measured_s: float = 0.0
     settled: bool = False
@@ -81,7 +83,8 @@ class SweepSteps:
         settle = plan.warmup if number == 0 else plan.min_settle
         limit = plan.step_limit + (plan.warmup if number == 0 else 0)
         window = MeasureWindow(settle, limit - settle, plan.settle)
-        self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names}))
+        highest = HighestAverages(self.config.thresholds.log_interval_s, self.config.sample_interval_s)
+        self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names}, highest))
         self._log(f"Step {number + 1}: {load.threads} threads, SluggishSessions {load.sluggish} "
                   f"(effective load {load.effective:.2f})", "info")
 
@@ -100,6 +103,7 @@ class SweepSteps:
             return "warmup"
         for name, part in parts.items():
             step.totals[name].merge(part)
+        step.highest.add(index, {name: part.streams for name, part in parts.items()}, duration_s)
         step.hosts.append(host)
         step.measured_s += duration_s
         if offset + 1 >= step.window.total_intervals:
@@ -148,7 +152,7 @@ class SweepSteps:
         config = at_load(self.config, step.load)
         streams, cache = split_totals(step.totals)
         seconds = step.measured_s
-        verdict = judge(config, streams, seconds, cache=cache)
+        verdict = judge(config, streams, seconds, cache=cache, highest=step.highest.highest_ms())
         no_reads = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
         failures = [c for c in verdict.criteria if c.instance is not None and not c.passed and c.name != ACTIVITY_CRITERIA[0]]
         rows = [stream_figures(part.streams, seconds) for part in step.totals.values()]

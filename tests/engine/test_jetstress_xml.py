@@ -269,5 +269,18 @@ def test_a_backup_to_disk_goes_to_the_first_instances_backup_folder_and_needs_no
 def test_a_file_jetwise_wrote_names_only_the_jetstress_elements_edited_since(tmp_path):
     text = write_xml(_configs(tmp_path)[0])
     assert not config_from_xml(text).imported.ignored
-    edited = config_from_xml(text.replace("<LogInterval>15000</LogInterval>", "<LogInterval>10000</LogInterval>"))
-    assert edited.imported.ignored == ["LogInterval"]
+    edited = config_from_xml(text.replace("<LogInterval2>5000</LogInterval2>", "<LogInterval2>1000</LogInterval2>"))
+    assert edited.imported.ignored == ["LogInterval2"]
+
+
+@pytest.mark.parametrize(("milliseconds", "seconds", "noted"), [("15000", 15.0, False), ("30000", 30.0, False),
+                                                               ("10000", 15.0, True), ("5000", 15.0, True),
+                                                               ("40000", 45.0, True), ("7200000", 3600.0, True)])
+def test_log_interval_is_the_interval_a_maximum_is_averaged_over_both_ways(tmp_path, milliseconds, seconds, noted):
+    loaded = config_from_xml(COMPLETE.replace("<LogInterval>15000</LogInterval>", f"<LogInterval>{milliseconds}</LogInterval>"))
+    assert loaded.config is not None and loaded.config.thresholds.log_interval_s == seconds
+    assert "LogInterval" not in loaded.imported.ignored
+    assert any(note.startswith(f"LogInterval {int(milliseconds):,} ms") for note in loaded.imported.notes) == noted
+    written = write_xml(loaded.config)
+    assert f"<LogInterval>{round(seconds * 1000)}</LogInterval>" in written
+    assert config_from_xml(written).config == loaded.config

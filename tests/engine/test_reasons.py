@@ -19,7 +19,7 @@ LIMIT = "20.0 ms (Strict)"
 def _judged(tmp_path, instances: dict) -> RunResult:
     config = default_config(tmp_path, databases=len(instances), thread_count=len(instances),
                             profile={"mailboxes": 100, "iops_per_mailbox": 0.1, "headroom_percent": 0})
-    verdict = judge(config, instances, 100.0)
+    verdict = judge(config, instances, 100.0, highest=None)
     return build_result(run_id="grouped", config=config, verdict=verdict, instances=instances, cache={}, measured_s=100.0,
                         host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=True, io_detail="",
                         backend_name="posix", simulated=False, notes=[], run_kind=RunKind.QUALIFICATION, host_bound=False)

@@ -58,7 +58,7 @@ def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorT
         }
     cache = {name: [70_000, 29_168, 0] for name in instances}
     failures = [STOP_REASON] if stopped else []
-    verdict = judge(config, instances, measured_s, cache=cache, errors=errors, failure_reasons=failures)
+    verdict = judge(config, instances, measured_s, cache=cache, errors=errors, failure_reasons=failures, highest=None)
     return build_result(
         run_id="known-run", config=config, verdict=verdict, instances=instances, cache=cache, measured_s=measured_s,
         host=HostInfo(machine_name="AIE-4240A", operating_system="Windows Server 2022"),

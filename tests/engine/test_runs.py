@@ -9,6 +9,7 @@ import pytest
 
 from engine.protocol import IntervalEvent, PhaseEvent, ResultEvent
 from engine.results.document import RESULT_FILE, SAMPLES_FILE, read_samples
+from engine.results.schema import RESULT_SCHEMA_VERSION
 from engine.run.runner import InvalidConfigError, Runner
 from tests.conftest import small_config
 
@@ -44,7 +45,7 @@ def test_performance_run_passes_with_full_document(disk_dir):
     assert 0 < summary["db_cache_hit_ratio"] < 1
     assert summary["bdm_read_avg_bytes"] == pytest.approx(8 * 32768, rel=0.1)  # maintenance is on by default
     assert summary["log_replication_reads_per_s"] == 0  # one copy: nothing to replicate
-    assert result["schema_version"] == 7 and result["configuration"]["thread_count"] == 2
+    assert result["schema_version"] == RESULT_SCHEMA_VERSION and result["configuration"]["thread_count"] == 2
     assert summary["io_errors"] == 0 and summary["io_errors_by_kind"] == {} and result["error_groups"] == []
     assert summary["measured_s"] == pytest.approx(2.0)
     assert 0 < summary["latency_percentiles_ms"]["db_read"]["p50"] <= summary["latency_percentiles_ms"]["db_read"]["p99"]

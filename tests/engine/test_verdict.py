@@ -31,14 +31,14 @@ def _config(tmp_path, **kw):
 
 
 def test_pass_when_everything_is_within_limits(tmp_path):
-    verdict = judge(_config(tmp_path), {f"Instance {i}": _instance() for i in (1, 2, 3)}, measured_s=100)
+    verdict = judge(_config(tmp_path), {f"Instance {i}": _instance() for i in (1, 2, 3)}, measured_s=100, highest=None)
     assert verdict.outcome == Outcome.PASS and verdict.reasons == []
     assert str(verdict) == "Pass"
 
 
 def test_failing_instance_is_named_with_value_and_limit(tmp_path):
     instances = {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": _instance(read_avg=22.4)}
-    verdict = judge(_config(tmp_path), instances, measured_s=100)
+    verdict = judge(_config(tmp_path), instances, measured_s=100, highest=None)
     assert verdict.outcome == Outcome.FAIL
     assert verdict.reasons == ["Instance 3: average database read latency 22.4 ms > 20.0 ms (Strict)"]
     assert verdict.instance_outcomes == {"Instance 1": Outcome.PASS, "Instance 2": Outcome.PASS, "Instance 3": Outcome.FAIL}
@@ -46,10 +46,10 @@ def test_failing_instance_is_named_with_value_and_limit(tmp_path):
 
 def test_stress_uses_lenient_maximums(tmp_path):
     instances = {f"Instance {i}": _instance(read_max=150.0, log_max=150.0) for i in (1, 2, 3)}
-    assert judge(_config(tmp_path), instances, 100).outcome == Outcome.FAIL
-    assert judge(_config(tmp_path, test_type="stress"), instances, 100).outcome == Outcome.PASS
+    assert judge(_config(tmp_path), instances, 100, highest=None).outcome == Outcome.FAIL
+    assert judge(_config(tmp_path, test_type="stress"), instances, 100, highest=None).outcome == Outcome.PASS
     instances["Instance 2"] = _instance(log_max=250.0)
-    reasons = judge(_config(tmp_path, test_type="stress"), instances, 100).reasons
+    reasons = judge(_config(tmp_path, test_type="stress"), instances, 100, highest=None).reasons
     assert reasons == ["Instance 2: maximum log write latency 250 ms > 200 ms (Lenient)"]
 
 
@@ -57,36 +57,37 @@ def test_achieved_iops_is_judged_against_target_with_margin(tmp_path):
     # 3 instances x 5000 transfers in 100 s = 150 IOPS against a target of 100 * 1.6 = 160
     config = _config(tmp_path, profile={"mailboxes": 100, "iops_per_mailbox": 1.6, "headroom_percent": 0})
     instances = {f"Instance {i}": _instance() for i in (1, 2, 3)}
-    verdict = judge(config, instances, measured_s=100)
+    verdict = judge(config, instances, measured_s=100, highest=None)
     assert verdict.outcome == Outcome.FAIL
     assert verdict.reasons == ["achieved transactional IOPS 150 is below the target 160 less the 5 % margin (152)"]
     relaxed = config.model_copy(update={"target_margin_percent": 10.0})
-    assert judge(relaxed, instances, measured_s=100).outcome == Outcome.PASS
+    assert judge(relaxed, instances, measured_s=100, highest=None).outcome == Outcome.PASS
 
 
 def test_io_errors_fail_unless_continuing_on_errors(tmp_path):
     instances = {f"Instance {i}": _instance(errors=1 if i == 2 else 0) for i in (1, 2, 3)}
-    failed = judge(_config(tmp_path), instances, 100)
+    failed = judge(_config(tmp_path), instances, 100, highest=None)
     assert failed.outcome == Outcome.FAIL and "1 I/O error(s) occurred" in failed.reasons[0]
-    assert judge(_config(tmp_path, continue_on_errors=True), instances, 100).outcome == Outcome.PASS
+    assert judge(_config(tmp_path, continue_on_errors=True), instances, 100, highest=None).outcome == Outcome.PASS
 
 
 def test_aborted_run_says_so_first(tmp_path):
     verdict = judge(_config(tmp_path), {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": _instance()}, 10,
-                    aborted_reason="Run aborted: stopped by the user after 10.0 s of measurement")
+                    aborted_reason="Run aborted: stopped by the user after 10.0 s of measurement", highest=None)
     assert verdict.outcome == Outcome.ABORTED
     assert verdict.reasons[0].startswith("Run aborted: stopped by the user")
 
 
 def test_instance_without_reads_fails(tmp_path):
     instances = {"Instance 1": _instance(), "Instance 2": _instance(), "Instance 3": {}}
-    assert "Instance 3: no database reads completed in the measured window" in judge(_config(tmp_path), instances, 100).reasons
+    reasons = judge(_config(tmp_path), instances, 100, highest=None).reasons
+    assert "Instance 3: no database reads completed in the measured window" in reasons
 
 
 def test_page_fault_stalls_above_one_per_second_fail_the_instance(tmp_path):
     instances = {f"Instance {i}": _instance() for i in (1, 2, 3)}
     cache = {"Instance 1": [9000, 3000, 100], "Instance 2": [9000, 3000, 150], "Instance 3": [9000, 3000, 0]}
-    verdict = judge(_config(tmp_path), instances, measured_s=100, cache=cache)
+    verdict = judge(_config(tmp_path), instances, measured_s=100, cache=cache, highest=None)
     assert verdict.outcome == Outcome.FAIL
     assert verdict.reasons == ["Instance 2: average database page fault stalls 1.5/s > 1.0/s"]
     stalls = [c for c in verdict.criteria if c.name == "average database page fault stalls"]
@@ -98,7 +99,7 @@ def test_a_run_that_stopped_on_an_io_error_before_one_sample_interval_is_not_jud
     config = _config(tmp_path, profile={"mailboxes": 10, "iops_per_mailbox": 0.1, "headroom_percent": 0})
     instances = {f"Instance {i}": _instance(reads=300, writes=0, errors=1 if i == 1 else 0) for i in (1, 2, 3)}
     stop = "the test stopped at its first I/O error, as it does unless it continues despite I/O errors"
-    verdict = judge(config, instances, 0.1, failure_reasons=[stop])
+    verdict = judge(config, instances, 0.1, failure_reasons=[stop], highest=None)
     assert verdict.outcome == Outcome.FAIL
     assert [c.name for c in verdict.criteria] == ["I/O errors"]  # no IOPS "Pass", no latency "Pass"
     assert verdict.reasons == [
@@ -107,16 +108,16 @@ def test_a_run_that_stopped_on_an_io_error_before_one_sample_interval_is_not_jud
         "IOPS and latency were not measured: it stopped 0.1 s into its measured window, before its first 1 s sample "
         "interval ended; they are not judged",
     ]
-    assert judge(config, instances, 0.0, failure_reasons=[stop]).reasons[-1] == (
+    assert judge(config, instances, 0.0, failure_reasons=[stop], highest=None).reasons[-1] == (
         "IOPS and latency were not measured: it stopped before its measured window began, so not one 1 s sample "
         "interval was measured; they are not judged")
-    whole = judge(config, instances, 1.0, failure_reasons=[stop])  # one whole interval is a measurement
+    whole = judge(config, instances, 1.0, failure_reasons=[stop], highest=None)  # one whole interval is a measurement
     assert [c.name for c in whole.criteria].count("achieved transactional IOPS") == 1 and len(whole.reasons) == 2
 
 
 def test_counts_are_told_from_rates_and_times(tmp_path):
     instances = {f"Instance {i}": _instance(errors=1 if i == 2 else 0) for i in (1, 2, 3)}
     instances["Instance 3"] = {}
-    verdict = judge(_config(tmp_path), instances, 100)
+    verdict = judge(_config(tmp_path), instances, 100, highest=None)
     counted = {c.name for c in verdict.criteria if is_count(c)}
     assert counted == {"I/O errors", "database reads in the measured window"}

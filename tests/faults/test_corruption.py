@@ -21,6 +21,7 @@ from engine.io.platform import default_backend
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.results.document import RESULT_FILE, read_result
+from engine.results.schema import RESULT_SCHEMA_VERSION
 from engine.run.runner import Runner
 from engine.workload.background import Replication
 from engine.workload.context import InstanceContext, RunClock
@@ -152,7 +153,7 @@ def test_a_corrupted_page_fails_the_run_with_one_reason_per_kind_in_result_and_r
     assert any(e.level == "error" for e in log)
 
     document = (disk_dir / "corrupted" / RESULT_FILE).read_text()
-    assert '"schema_version": 7' in document and '"error_groups"' in document
+    assert f'"schema_version": {RESULT_SCHEMA_VERSION}' in document and '"error_groups"' in document
     html = render_html(load_run(str(disk_dir / "corrupted")))
     table = html[html.index(">I/O Errors</h2>") :]
     for group in result.error_groups:

@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
 from engine.model.units import seconds_words
+from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import FILES_REPLAYED
 from engine.results.schema import Criterion, Outcome, RunKind, RunResult
@@ -214,6 +215,8 @@ class ResultsView(QWidget):
         if failing:
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
         parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in summary.latency_spikes)
+        if result.instances and result.scan is None and was_measured(result):
+            parts.append(f"<p><i>{escape(rules.maximum_note(result))}.</i></p>")
         if summary.host_bound and result.scan is None:
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")

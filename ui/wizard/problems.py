@@ -18,6 +18,7 @@ from engine.model.derive import target_words
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
+from engine.results.verdict import maximum_basis
 from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
@@ -119,6 +120,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
 <tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
+<tr><td><b>Maximum latency</b></td><td>each instance's {maximum_basis(config)}</td></tr>
 <tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
 <tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);

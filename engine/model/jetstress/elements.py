@@ -29,7 +29,7 @@ TEST_DESIGN_INFO: tuple[tuple[str, str | None], ...] = (
     ("BackupToDisk", None),
     ("LogFilesToReplay", None),
     ("LogFilesToChecksum", None),
-    ("LogInterval", "15000"),
+    ("LogInterval", None),
     ("LogInterval2", "5000"),
     ("OperationMix", None),
     ("RetrieveLVOnRead", "false"),
@@ -99,7 +99,7 @@ STRESS_AFTER_S = 6 * 3600  # Jetstress runs a performance test longer than this 
 MODELLED = frozenset({
     "Type", "Description", "Duration", "VerifyChecksum", "RunDatabaseMaintenancePerformance",
     "RunDatabaseMaintenanceSoftRecovery", "ContinueOnErrors", "SuppressTuning", "BackupToDisk", "LogFilesToReplay",
-    "LogFilesToChecksum", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
+    "LogFilesToChecksum", "LogInterval", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
     "ThroughputPercentage", "DatabaseSizing", "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops",
     "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize",
 })

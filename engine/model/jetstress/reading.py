@@ -26,6 +26,7 @@ from engine.model.jetstress.elements import (
     THRESHOLDS,
 )
 from engine.model.jetstress.merging import with_jetwise_settings
+from engine.model.profile import LOG_INTERVAL_STEP_S
 from engine.model.validation import Problem, Severity
 
 
@@ -163,6 +164,7 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
             data[key] = number
     _operation_mix(design.get("OperationMix", []), result)
     _thresholds(reader, design.get("Thresholds", []), result)
+    _log_interval(reader, design, result)
     if reader.value(design, section, "BackupToDisk", values.boolean, "no copy is written"):
         result.notes.append("BackupToDisk: each database's copy goes to the first instance's DatabaseBackupPath")
         result.backup_to_disk = True
@@ -206,7 +208,19 @@ def _thresholds(reader: _Reader, elements: list[ET.Element], result: XmlImport) 
             if number is not None:
                 chosen[key] = number
     if any(sets.values()):
-        result.data["thresholds"] = {name: chosen for name, chosen in sets.items() if chosen}
+        result.data.setdefault("thresholds", {}).update({name: chosen for name, chosen in sets.items() if chosen})
+
+
+def _log_interval(reader: _Reader, design: dict[str, list[ET.Element]], result: XmlImport) -> None:
+    """LogInterval (ms): the interval a maximum latency is averaged over, in Jetwise's whole 15 s steps."""
+    milliseconds = reader.value(design, "TestDesignInfo", "LogInterval", values.whole, "15 s is used")
+    if milliseconds is None:
+        return
+    seconds = min(3600.0, max(LOG_INTERVAL_STEP_S, round(milliseconds / 1000 / LOG_INTERVAL_STEP_S) * LOG_INTERVAL_STEP_S))
+    if seconds * 1000 != milliseconds:
+        result.notes.append(f"LogInterval {milliseconds:,} ms: maximum latencies are averaged over {seconds:g} s (Jetwise "
+                            f"averages over whole {LOG_INTERVAL_STEP_S:g} s steps, up to an hour)")
+    result.data.setdefault("thresholds", {})["log_interval_s"] = seconds
 
 
 def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlImport) -> None:

@@ -63,6 +63,7 @@ def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
         "BackupToDisk": flag[config.backup_path is not None],
         "LogFilesToReplay": str(config.log_files_to_replay),
         "LogFilesToChecksum": str(config.log_files_to_checksum),
+        "LogInterval": str(round(config.thresholds.log_interval_s * 1000)),
         "SluggishSessions": str(config.sluggish_sessions),
         "ThreadCount": str(config.thread_count),
         "DatabaseSource": next(name for name, ours in DATABASE_SOURCES.items() if ours == config.database_source.value),
