@@ -23,6 +23,7 @@ from engine.protocol import (
     from_json_line,
 )
 from engine.results.document import read_samples
+from tests.frozen.programs import said_until
 
 JETWISE = [sys.executable, "-m", "app"]
 
@@ -177,12 +178,7 @@ def test_a_signal_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path, signum,
     out = tmp_path / "aborted"
     process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(out)], cwd=tmp_path,
                                stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert process.stderr is not None
-    lines = []
-    for line in process.stderr:
-        lines.append(line)
-        if "[measure" in line:
-            break
+    lines = said_until(process)
     sent = time.monotonic()
     process.send_signal(signum)
     _rest, _ = process.communicate(timeout=10)

@@ -19,6 +19,7 @@ import pytest
 from engine.io.locks import LOCK_FILE, FolderInUseError, FolderLocks, folder_problem
 from tests.cli.test_cli import JETWISE, jetwise
 from tests.faults.test_parent_death import _config
+from tests.frozen.programs import said_until
 
 HOLD = textwrap.dedent("""
     import sys
@@ -93,10 +94,7 @@ def test_a_second_run_on_the_same_folders_is_refused_while_the_first_measures_an
     first = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(tmp_path / "first"), "--duration", "30s"],
                              cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
     try:
-        assert first.stderr is not None
-        for line in first.stderr:
-            if "[measure" in line:
-                break
+        said_until(first)
         checked = jetwise("validate", str(config), cwd=tmp_path)
         assert checked.returncode == 2, checked.stdout + checked.stderr
         assert "in use by run" in checked.stdout + checked.stderr

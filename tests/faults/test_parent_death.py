@@ -14,6 +14,7 @@ import pytest
 
 from engine.results.document import read_samples
 from tests.cli.test_cli import JETWISE, jetwise
+from tests.frozen.programs import said_until
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 and /dev/shm are POSIX; Windows uses the same sentinel")
 GONE_WITHIN_S = 3.0
@@ -49,12 +50,7 @@ def _kill_when(config: Path, tmp_path: Path, words: str) -> list[psutil.Process]
     """Start a run, kill -9 it once its progress shows `words`; the worker processes it had."""
     process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(tmp_path / "run")], cwd=tmp_path,
                                stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
-    assert process.stderr is not None
-    seen = []
-    for line in process.stderr:
-        seen.append(line)
-        if words in line:
-            break
+    seen = said_until(process, words)
     children = psutil.Process(process.pid).children(recursive=True)
     assert children, "".join(seen)
     process.send_signal(signal.SIGKILL)
@@ -93,9 +89,7 @@ def test_a_hang_up_whose_terminal_is_gone_still_ends_in_an_aborted_result_and_ex
     process = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(out)], cwd=tmp_path,
                                stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert process.stderr is not None and process.stdout is not None
-    for line in process.stderr:
-        if "[measure" in line:
-            break
+    said_until(process)
     process.stderr.close()  # the terminal is gone: the run's next line to it breaks the pipe
     process.stdout.close()
     process.send_signal(signal.SIGHUP)

@@ -66,18 +66,26 @@ def kill_when_measuring(program: list[str], folder: Path,
     assert made.returncode == 0, made.stderr
     runner = subprocess.Popen([*program, "run", "long.json", "--output", str(folder / "run")], cwd=folder,
                               env=environment(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert runner.stderr is not None
-    said = []
-    for line in runner.stderr:
-        said.append(line)
-        if "[measure" in line:
-            break
+    said = said_until(runner)
     workers = [p for p in psutil.Process(runner.pid).children(recursive=True) if not is_wine_desktop(p)]
     before_kill(workers)
     runner.kill()
     runner.wait(30)
+    assert runner.stderr is not None
     runner.stderr.close()
     return workers, "".join(said)
+
+
+def said_until(process: subprocess.Popen[str], words: str = "[measure") -> list[str]:
+    """The lines a started run wrote on its standard error, up to the first that holds `words` (its first measured
+    sample's line by default)."""
+    assert process.stderr is not None
+    said = []
+    for line in process.stderr:
+        said.append(line)
+        if words in line:
+            break
+    return said
 
 
 def is_wine_desktop(process: psutil.Process) -> bool:
