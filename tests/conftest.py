@@ -49,10 +49,12 @@ def disk_dir(tmp_path: Path) -> Path:
 
 
 def small_config(base: Path, make_base: bool = True, **overrides: object) -> TestConfig:
-    """Two tiny databases (8 MB each, 4 MB of cache) below `base`, short warm-up and measurement, judged on the
-    default thresholds (a maximum is a log-interval average, so a stall of this machine's disk does not fail it)."""
+    """Two tiny databases (8 MB each, 4 MB of the server's cache each) below `base`, short warm-up and measurement,
+    judged on the default thresholds (a maximum is a log-interval average, so a stall of this machine's disk does not
+    fail it)."""
     if make_base:
         base.mkdir(parents=True, exist_ok=True)
+    databases = int(overrides.pop("databases", 2))  # type: ignore[call-overload]
     values: dict[str, object] = {
         "profile": {"mailboxes": 16, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1},
         "duration_s": 2.0,
@@ -62,8 +64,8 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
         # 128 pages of cache for 256-page databases: half the leaf reads miss and go to disk.
         # The 16 buffers kept free last a few milliseconds at this disk's rate, and a clean
         # page anywhere in the cache can stand in, so a loaded CPU does not make misses stall.
-        "database_cache_min_mb": 2.0,
-        "database_cache_max_mb": 4.0,
+        "database_cache_min_mb": 2.0 * databases,
+        "database_cache_max_mb": 4.0 * databases,
     }
     values.update(overrides)
     existing = base
@@ -72,7 +74,7 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
     probe = default_backend().probe_unbuffered(existing)
     if not probe.representative:
         values.setdefault("allow_buffered_io", True)
-    return default_config(base, databases=int(values.pop("databases", 2)), **values)  # type: ignore[call-overload]
+    return default_config(base, databases=databases, **values)  # type: ignore[call-overload]
 
 
 @pytest.fixture(scope="session", autouse=True)

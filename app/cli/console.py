@@ -8,7 +8,7 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
-from engine.model.derive import achieved_words
+from engine.model.derive import achieved_words, cache_words
 from engine.model.options import where_typed
 from engine.model.units import format_bytes, format_duration
 from engine.model.validation import Problem
@@ -70,6 +70,8 @@ class ConsoleRenderer:
             self.doing = "generating log files" if event.config.recovers else "reading databases"
             if event.session:
                 print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
+            if not event.config.scans:
+                print(f"   {cache_words(event.config)}", file=s)
         elif isinstance(event, PhaseEvent):
             print(f"== {event.message}", file=s)
             if event.message == REPLAY_WORDS:

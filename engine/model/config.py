@@ -145,7 +145,8 @@ class TestConfig(ConfigPart):
         gt=0,
         le=1024 * 1024,
         title="Minimum database cache (MB)",
-        description="Per instance; ESE never shrinks its cache below this.",
+        description="For the whole server, shared by its databases as ESE's is by its process (Jetstress's 384 MB); "
+        "ESE never shrinks its cache below this.",
         json_schema_extra=cli("--cache-min-mb", unit="MB"),
     )
     database_cache_max_mb: float = Field(
@@ -153,8 +154,14 @@ class TestConfig(ConfigPart):
         gt=0,
         le=1024 * 1024,
         title="Maximum database cache (MB)",
-        description="Per instance; the cache of page numbers the workload model runs with.",
+        description="For the whole server, shared by its databases as ESE's is by its process (Jetstress's 3 GB): "
+        "each database's model cache is its share.",
         json_schema_extra=cli("--cache-max-mb", unit="MB"),
+    )
+    database_cache_shared: bool = Field(
+        True, title="Database cache shared by the databases",
+        description="The cache sizes are the server's, shared by its databases (ESE's, Jetstress's); false: each "
+        "database's own, as Jetwise before result schema 9 ran them, kept so an earlier run's report says what it ran.",
     )
     target_margin_percent: float = Field(
         5.0,
@@ -292,12 +299,18 @@ class TestConfig(ConfigPart):
         return self.database_pages * PAGE_SIZE_BYTES
 
     @property
+    def database_cache_mb_per_database(self) -> float:
+        """Each database's share of the maximum database cache (the whole of it when not shared)."""
+        return self.database_cache_max_mb / (self.database_count if self.database_cache_shared else 1)
+
+    @property
     def database_cache_pages(self) -> int:
-        """Pages the model's cache holds per instance. Scaled by `capacity_percent` like a database sized from the
-        profile, so a test database created at a fraction of its production size keeps the production
-        cache-to-database ratio, and so the same cache hit ratio; a database of a set size keeps the cache set."""
+        """Pages the model's cache holds per instance: its share of the server's cache. Scaled by `capacity_percent`
+        like a database sized from the profile, so a test database created at a fraction of its production size
+        keeps the production cache-to-database ratio, and so the same cache hit ratio; a database of a set size keeps
+        the cache set."""
         share = self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
-        size = self.database_cache_max_mb * MIB * share
+        size = self.database_cache_mb_per_database * MIB * share
         return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property

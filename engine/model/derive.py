@@ -86,3 +86,15 @@ def achieved_words(achieved_iops: float, target_iops: float) -> str:
     if target_iops <= 0:
         return f"{achieved_iops:,.1f} transactional IOPS (disk throughput: no target)"
     return f"{achieved_iops:,.1f} of {target_iops:,.1f} target transactional IOPS"
+
+
+def cache_words(config: TestConfig) -> str:
+    """The database cache as an engineer plans it: the server's, and each database's share of it."""
+    sizes = f"{config.database_cache_min_mb:,g} to {config.database_cache_max_mb:,g} MB"
+    if not config.database_cache_shared:
+        return f"database cache {sizes} for each database"
+    count = config.database_count
+    if count == 1:
+        return f"database cache {sizes} for the server's one database"
+    return (f"database cache {sizes} for the server, shared by its {count} databases: "
+            f"{config.database_cache_mb_per_database:,.1f} MB each at most")

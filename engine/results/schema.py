@@ -37,11 +37,13 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
 # 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`);
-# 8: maxima judged on log-interval averages (each instance's `*_interval_max_latency_ms`); older runs judged single I/Os.
+# 8: maxima judged on log-interval averages (each instance's `*_interval_max_latency_ms`); older runs judged single I/Os;
+# 9: the database cache is the server's, shared by the databases (`database_cache_shared`); older runs gave each its all.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 8
+RESULT_SCHEMA_VERSION = 9
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
+FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 
 
 class Outcome(StrEnum):
@@ -309,16 +311,22 @@ class RunResult(_Schema):
 
     @model_validator(mode="before")
     @classmethod
-    def _maxima_of_its_time(cls, data: Any) -> Any:
-        """A result of an earlier version judged its maxima on single I/Os: its configuration says so, whatever the
-        default is now, so its report does not claim another rule."""
-        if isinstance(data, dict) and int(data.get("schema_version", 1)) < FIRST_AVERAGED_MAXIMA:
-            configuration = data.get("configuration")
-            if isinstance(configuration, dict):
-                thresholds = dict(configuration.get("thresholds") or {})
-                thresholds.setdefault("maximum_latency", MaximumLatency.SINGLE_IO.value)
-                data = {**data, "configuration": {**configuration, "thresholds": thresholds}}
-        return data
+    def _rules_of_its_time(cls, data: Any) -> Any:
+        """A result of an earlier version ran by the rules of its time (maxima judged on single I/Os, each database
+        given the whole cache): its configuration says so, whatever the defaults are now, so its report does not
+        claim another rule."""
+        configuration = data.get("configuration") if isinstance(data, dict) else None
+        if not isinstance(configuration, dict):
+            return data
+        version = int(data.get("schema_version", 1))
+        configuration = dict(configuration)
+        if version < FIRST_AVERAGED_MAXIMA:
+            thresholds = dict(configuration.get("thresholds") or {})
+            thresholds.setdefault("maximum_latency", MaximumLatency.SINGLE_IO.value)
+            configuration["thresholds"] = thresholds
+        if version < FIRST_SHARED_CACHE:
+            configuration.setdefault("database_cache_shared", False)
+        return {**data, "configuration": configuration}
 
     @property
     def verdict(self) -> Outcome:

@@ -15,7 +15,7 @@ from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
-from engine.model.config import DatabaseSource, TestConfig, default_config, load_config, save_config
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig, default_config, load_config, save_config
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 
@@ -179,15 +179,15 @@ def test_derived_figures(tmp_path):
 
 
 def test_cache_figures_follow_jetstress_and_scale_with_capacity(tmp_path):
-    full = default_config(tmp_path)
+    full = default_config(tmp_path, databases=1)  # one database: the server's whole cache is its
     assert full.database_cache_pages == 3072 * 32  # 3 GB of 32 KiB pages
     start, stop = full.flush_thresholds_pages
     # Jetstress logs "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache
     assert (start * 32768 / 1e6, stop * 32768 / 1e6) == (pytest.approx(32.2, abs=0.1), pytest.approx(64.4, abs=0.1))
     assert start == round(3072 * 32 * 0.01)
-    tenth = default_config(tmp_path, capacity_percent=10)
+    tenth = default_config(tmp_path, databases=1, capacity_percent=10)
     assert tenth.database_cache_pages == 3072 * 32 // 10  # same cache-to-database ratio
-    tiny = default_config(tmp_path, database_cache_min_mb=0.1, database_cache_max_mb=0.1)
+    tiny = default_config(tmp_path, databases=1, database_cache_min_mb=0.1, database_cache_max_mb=0.1)
     assert tiny.database_cache_pages == 64 and tiny.flush_thresholds_pages == (8, 16)
 
 
@@ -267,3 +267,32 @@ def test_a_rerun_reuses_its_own_files_on_a_nearly_full_volume(tmp_path, monkeypa
 def test_a_windows_path_elsewhere_is_said_to_be_one(path, platform, words):
     said = missing_root(Path(path), platform)
     assert (said is None) if words is None else (said is not None and words in said)
+
+
+def test_the_database_cache_is_the_servers_shared_by_its_databases_as_eses_is(tmp_path):
+    config = default_config(tmp_path, databases=12, profile={"mailboxes": 12, "mailbox_size_mb": 1024})  # 1 GB each
+    assert (config.database_cache_min_mb, config.database_cache_max_mb) == (384, 3072)  # Jetstress's, unchanged
+    assert config.database_cache_mb_per_database == 256  # the paper's 2.9 GB counter over its 12 databases
+    assert config.database_cache_pages == 256 * 1024 * 1024 // PAGE_SIZE_BYTES
+    # 1 GB databases: the whole budget (3 GB) each held the database, so no read reached the disk once warm
+    assert not [p for p in check_rules(config) if p.field == "database_cache_max_mb"]
+    alone = config.model_copy(update={"database_cache_shared": False})
+    assert alone.database_cache_pages == 12 * config.database_cache_pages
+    assert [p for p in check_rules(alone) if p.field == "database_cache_max_mb"]
+
+
+def test_a_result_of_an_earlier_version_keeps_the_rules_it_ran_by(tmp_path):
+    from engine.results.schema import RESULT_SCHEMA_VERSION, RunResult
+    from tests.engine.test_report import known_result
+
+    now = known_result(tmp_path)
+    assert now.configuration.database_cache_shared and now.configuration.thresholds.maximum_latency == "interval-average"
+    data = now.model_dump(mode="json")
+    for version, shared, maximum in ((7, False, "single-io"), (8, False, "interval-average"),
+                                     (RESULT_SCHEMA_VERSION, True, "interval-average")):
+        data["schema_version"] = version
+        del data["configuration"]["database_cache_shared"]
+        del data["configuration"]["thresholds"]["maximum_latency"]
+        then = RunResult.model_validate(data)
+        assert (then.configuration.database_cache_shared, then.configuration.thresholds.maximum_latency) == (shared, maximum)
+        data = now.model_dump(mode="json")

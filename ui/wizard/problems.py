@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
-from engine.model.derive import target_words
+from engine.model.derive import cache_words, target_words
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
@@ -119,6 +119,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
 <tr><td><b>Thread tuning</b></td><td>{tuning}</td></tr>
 <tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
+<tr><td><b>Database cache</b></td><td>{cache_words(config).removeprefix("database cache ")}</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
 <tr><td><b>Maximum latency</b></td><td>each instance's {maximum_basis(config)}</td></tr>
 <tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
