@@ -141,28 +141,16 @@ class TestConfig(ConfigPart):
     )
     database_source: DatabaseSource = Field(DatabaseSource.CREATE, title="Database source")
     database_cache_min_mb: float = Field(
-        384.0,
-        gt=0,
-        le=1024 * 1024,
-        title="Minimum database cache (MB)",
+        384.0, gt=0, le=1024 * 1024, title="Minimum database cache (MB)",
         description="For the whole server, shared by its databases as ESE's is by its process (Jetstress's 384 MB); "
-        "ESE never shrinks its cache below this.",
-        json_schema_extra=cli("--cache-min-mb", unit="MB"),
-    )
+        "ESE never shrinks its cache below this.", json_schema_extra=cli("--cache-min-mb", unit="MB"))
     database_cache_max_mb: float = Field(
-        3072.0,
-        gt=0,
-        le=1024 * 1024,
-        title="Maximum database cache (MB)",
+        3072.0, gt=0, le=1024 * 1024, title="Maximum database cache (MB)",
         description="For the whole server, shared by its databases as ESE's is by its process (Jetstress's 3 GB): "
-        "each database's model cache is its share.",
-        json_schema_extra=cli("--cache-max-mb", unit="MB"),
-    )
-    database_cache_shared: bool = Field(
-        True, title="Database cache shared by the databases",
-        description="The cache sizes are the server's, shared by its databases (ESE's, Jetstress's); false: each "
-        "database's own, as Jetwise before result schema 9 ran them, kept so an earlier run's report says what it ran.",
-    )
+        "each database's model cache is its share.", json_schema_extra=cli("--cache-max-mb", unit="MB"))
+    database_cache_shared: bool = Field(True, title="Database cache shared by the databases", description=(
+        "The cache sizes are the server's, shared by its databases (ESE's, Jetstress's); false: each database's own, "
+        "as in results before schema 9, so an earlier run's report says what it ran."))
     target_margin_percent: float = Field(
         5.0,
         ge=0,
@@ -305,10 +293,9 @@ class TestConfig(ConfigPart):
 
     @property
     def database_cache_pages(self) -> int:
-        """Pages the model's cache holds per instance: its share of the server's cache. Scaled by `capacity_percent`
-        like a database sized from the profile, so a test database created at a fraction of its production size
-        keeps the production cache-to-database ratio, and so the same cache hit ratio; a database of a set size keeps
-        the cache set."""
+        """Pages the model's cache holds per instance: its share of the server's cache, scaled by `capacity_percent`
+        like a database sized from the profile (a test database at a fraction of its production size keeps the
+        production cache-to-database ratio, so the same hit ratio); a database of a set size keeps the cache set."""
         share = self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
         size = self.database_cache_mb_per_database * MIB * share
         return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))

@@ -46,7 +46,8 @@ def test_the_scenario_has_no_target_and_its_databases_take_the_size_set(tmp_path
     assert config.database_cache_pages == 3072 * MIB // PAGE_SIZE_BYTES  # a set size keeps the cache set
     profile = default_config(tmp_path, capacity_percent=10.0)
     assert not profile.seeks_maximum and profile.target_transactional_iops == pytest.approx(1000 * 0.1 * 1.2)
-    assert profile.database_cache_pages == 3072 * MIB // 10 // PAGE_SIZE_BYTES  # a profile's size keeps its ratio
+    # a profile's size keeps its ratio, of each of its two databases' share of the server's cache
+    assert profile.database_cache_pages == 3072 * MIB // 2 // 10 // PAGE_SIZE_BYTES
 
 
 def test_the_curve_is_read_for_the_most_that_passes(tmp_path):
