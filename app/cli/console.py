@@ -148,8 +148,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     for row in result.instances:
         print(
             f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / "
-            f"{judged_maximum_ms(config, row, DB_READ):.1f} ms max, log write {row.log_write_avg_latency_ms:.2f} ms avg / "
-            f"{judged_maximum_ms(config, row, LOG_WRITE):.1f} ms max, {row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
+            f"{judged_maximum_ms(config, row, DB_READ):.2f} ms max, log write {row.log_write_avg_latency_ms:.2f} ms avg / "
+            f"{judged_maximum_ms(config, row, LOG_WRITE):.2f} ms max, {row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
             file=stream,
         )
         hit = row.db_cache_hit_ratio

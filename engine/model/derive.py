@@ -9,7 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from engine.model.config import MAX_THREADS, DatabaseSpec, MailboxProfile, TestConfig
+from engine.model.config import MAX_THREADS, PAGE_SIZE_BYTES, DatabaseSpec, MailboxProfile, TestConfig
+from engine.model.units import MIB
 
 MICROSOFT_IOPS_PER_THREAD = 135
 """Microsoft's manual starting point for Jetstress: one thread per 135 target transactional IOPS."""
@@ -94,7 +95,10 @@ def cache_words(config: TestConfig) -> str:
     if not config.database_cache_shared:
         return f"database cache {sizes} for each database"
     count = config.database_count
-    if count == 1:
-        return f"database cache {sizes} for the server's one database"
-    return (f"database cache {sizes} for the server, shared by its {count} databases: "
-            f"{config.database_cache_mb_per_database:,.1f} MB each at most")
+    words = (f"database cache {sizes} for the server's one database" if count == 1 else
+             f"database cache {sizes} for the server, shared by its {count} databases: "
+             f"{config.database_cache_mb_per_database:,.1f} MB each at most")
+    if config.database_size_mb is None and config.capacity_percent < 100:  # the cache keeps the database's ratio
+        modelled = config.database_cache_pages * PAGE_SIZE_BYTES / MIB
+        words += f" ({modelled:,.1f} MB at this test's {config.capacity_percent:g} % of the profile's database size)"
+    return words
