@@ -5,13 +5,14 @@ by pydantic, or by pytest.
 """
 
 # ruff: noqa: B018 (each line is an expression naming a definition, as vulture's allowlists are)
-from engine.model.config import TestType
+from engine.model.config import MaximumLatency, TestType
 from ui.shell import MainWindow
 from ui.widgets.plots import ElapsedAxis
 
 TestType.DATABASE_BACKUP  # test types a configuration may name: validation refuses them with a reason
 TestType.SOFT_RECOVERY
 TestType.DATABASE_CHECKSUM
+MaximumLatency.SINGLE_IO  # a configuration names it (--maximum-latency single-io); the schema reads older results as it
 MainWindow.dragEnterEvent  # Qt calls its overrides
 MainWindow.closeEvent
 ElapsedAxis.tickStrings  # pyqtgraph calls it for every tick

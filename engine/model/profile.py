@@ -127,6 +127,11 @@ class Thresholds(ConfigPart):
         json_schema_extra=cli("--log-interval", unit="s"),
     )
 
+    @property
+    def averaged_maxima(self) -> bool:
+        """A maximum latency is the highest log-interval average (Jetstress's), not the slowest single I/O."""
+        return self.maximum_latency == MaximumLatency.INTERVAL_AVERAGE
+
 
 class OperationMix(ConfigPart):
     """Share of each transaction kind; insert + delete + replace + read must make 100 %."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.model.config import MaximumLatency, TestConfig
+from engine.model.config import TestConfig
 from engine.results.schema import Criterion, InstanceResult, Outcome, RunResult, number
 from engine.workload.errors import ErrorTally, describe, ese_error
 from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
@@ -46,7 +46,7 @@ def with_set(words: str, set_name: str) -> str:
 
 def maximum_basis(config: TestConfig) -> str:
     """What a maximum latency is in the run's configuration, in words."""
-    if config.thresholds.maximum_latency == MaximumLatency.SINGLE_IO:
+    if not config.thresholds.averaged_maxima:
         return "the slowest single I/O"
     return f"the highest {config.thresholds.log_interval_s:g} s average"
 
@@ -56,7 +56,7 @@ def maximum_note(result: RunResult) -> str:
     config, summary = result.configuration, result.summary
     slowest = (f"the slowest single database read took {summary.db_read_max_latency_ms:,.1f} ms and the slowest log "
                f"write {summary.log_write_max_latency_ms:,.1f} ms")
-    if config.thresholds.maximum_latency == MaximumLatency.SINGLE_IO:
+    if not config.thresholds.averaged_maxima:
         return (f"A maximum latency is each instance's slowest single I/O, as this test asked (--maximum-latency "
                 f"single-io; Jetstress judges the highest {config.thresholds.log_interval_s:g} s average): {slowest}")
     return (f"A maximum latency is each instance's highest {config.thresholds.log_interval_s:g} s average, as Jetstress's "
@@ -66,7 +66,7 @@ def maximum_note(result: RunResult) -> str:
 def judged_maximum_ms(config: TestConfig, row: InstanceResult, stream: str) -> float:
     """An instance's maximum latency of `stream` (db_read, log_write) as its run judged it."""
     averaged = getattr(row, f"{stream}_interval_max_latency_ms")
-    if averaged is not None and config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE:
+    if averaged is not None and config.thresholds.averaged_maxima:
         return float(averaged)
     return row.stream_value(stream, "max_latency_ms")
 
@@ -161,7 +161,7 @@ def judge(
     instance's highest log-interval average per stream (`HighestAverages`); without it, or when the
     configuration asks for it, a maximum is the slowest single I/O."""
     limits = config.active_thresholds
-    averaged = highest is not None and config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE
+    averaged = highest is not None and config.thresholds.averaged_maxima
     set_name = config.threshold_set_name
     criteria: list[Criterion] = []
     reasons: list[str] = []

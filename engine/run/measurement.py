@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
 
-from engine.model.config import MaximumLatency, TestConfig
+from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
@@ -253,9 +253,8 @@ class Measurement:
             verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
-        averaged = config.thresholds.maximum_latency == MaximumLatency.INTERVAL_AVERAGE
-        spikes = [] if self.steps is not None else self.spikes.sentences(verdict.criteria, config.threshold_set_name,
-                                                                           averaged=averaged)
+        spikes = [] if self.steps is not None else self.spikes.sentences(
+            verdict.criteria, config.threshold_set_name, averaged=config.thresholds.averaged_maxima)
         for spike in spikes:
             self._log(spike, "info")
         cpu = [s.cpu_percent for s in host_samples]
