@@ -63,19 +63,22 @@ def run_jetwise(
     """(IOPS, mean read latency ms) of Jetwise's engine attached to the database files.
 
     A 32 MB cache per database keeps about 97 % of leaf reads going to the disk, as on
-    a full-size database; maintenance is off (it is paced, not a load).
+    a full-size database; maintenance is off (it is paced, not a load). Threads wait on their I/O
+    only (`thread_weight: reads-only`), as fio's jobs do: this measures the engine's I/O path, not
+    what a Jetstress thread spends besides its I/O (bench/thread_weight.py).
     """
     config = TestConfig.model_validate(
         {
             "databases": [{"database_path": str(f), "log_path": str(f / "logs")} for f in folders],
             "thread_count": threads,
+            "thread_weight": "reads-only",
             "database_source": "attach",
             "duration_s": seconds,
             "warmup_s": 1.0,
             "background_maintenance": False,
             "verify_checksum": verify,
-            "database_cache_min_mb": 16,
-            "database_cache_max_mb": 32,
+            "database_cache_min_mb": 16 * len(folders),
+            "database_cache_max_mb": 32 * len(folders),  # the server's, shared: 32 MB each
             **({"operation_mix": ALL_READS} if workload == "reads" else {}),
             "profile": {"mailboxes": 1, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1},
         }

@@ -16,6 +16,7 @@ import jinja2
 import markupsafe
 
 from engine.model.config import TestType
+from engine.model.derive import thread_weight_words
 from engine.model.units import seconds_words
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
@@ -186,6 +187,7 @@ def environment() -> jinja2.Environment:
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
     env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
     env.filters["seconds"] = seconds_words
+    env.filters["thread_weight_words"] = thread_weight_words
     env.filters["path"] = _breakable_path
     env.tests["count"] = is_count
     return env

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from engine.model.config import TestType
+from engine.model.config import TestType, ThreadWeight
 from engine.results.scans import megabytes
 from engine.results.schema import Figures, Outcome, RunResult, Spread
 from engine.version import __version__
@@ -194,7 +194,9 @@ def _sizing(result: RunResult) -> Section:
 def _system(result: RunResult) -> Section:
     config, mix = result.configuration, result.configuration.operation_mix
     return Section("Jetstress System Parameters", "jetstress-system", [
-        Row("Thread Count", f"{result.summary.threads} (for the server)"),
+        Row("Thread Count", f"{result.summary.threads} (for the server)" + (
+            "" if config.thread_weight == ThreadWeight.JETSTRESS else
+            "; Jetwise threads of reads-only weight, each carrying about 2.5 Jetstress threads' transfers")),
         Row("SluggishSessions", str(result.summary.sluggish_sessions)),
         Row("Minimum Database Cache", f"{config.database_cache_min_mb:.1f} MB"),
         Row("Maximum Database Cache", f"{config.database_cache_max_mb:.1f} MB"),

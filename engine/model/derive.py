@@ -9,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from engine.model.config import MAX_THREADS, PAGE_SIZE_BYTES, DatabaseSpec, MailboxProfile, TestConfig
+from engine.model.config import MAX_THREADS, PAGE_SIZE_BYTES, DatabaseSpec, MailboxProfile, TestConfig, ThreadWeight
 from engine.model.units import MIB
 
 MICROSOFT_IOPS_PER_THREAD = 135
@@ -102,3 +102,11 @@ def cache_words(config: TestConfig) -> str:
         modelled = config.database_cache_pages * PAGE_SIZE_BYTES / MIB
         words += f" ({modelled:,.1f} MB at this test's {config.capacity_percent:g} % of the profile's database size)"
     return words
+
+
+def thread_weight_words(weight: ThreadWeight) -> str:
+    """What a thread of `weight` carries, in an engineer's words."""
+    if weight == ThreadWeight.JETSTRESS:
+        return "like a Jetstress thread (it carries what one carries at the same latency)"
+    return ("reads only, as before Jetwise's result schema 10 (a thread waits on its reads and commits only and "
+            "carries about 2.5 Jetstress threads' transfers)")

@@ -106,6 +106,15 @@ class MaximumLatency(StrEnum):
     SINGLE_IO = "single-io"  # the slowest single I/O: stricter than Jetstress, asked for by name
 
 
+class ThreadWeight(StrEnum):
+    """What one transaction thread does besides its I/O (see `engine.workload.pacing`)."""
+
+    # Jetstress's: besides waiting on its database reads, a thread spends the rest of its time as a Jetstress
+    # thread does, so a thread count carries what the same count carries in Jetstress
+    JETSTRESS = "jetstress"
+    READS_ONLY = "reads-only"  # waits on its reads and commits only: about 2.5 Jetstress threads; asked for by name
+
+
 LOG_INTERVAL_STEP_S = 15.0  # a log interval is whole windows of the samples file (engine.results.sample_file)
 
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from engine.io.pages import ErrorKind
-from engine.model.config import MaximumLatency, TestConfig
+from engine.model.config import MaximumLatency, TestConfig, ThreadWeight
 from engine.results.base import Schema as _Schema
 from engine.results.recovery_schema import InstanceRecovery as InstanceRecovery
 from engine.results.recovery_schema import RecoveryResult as RecoveryResult
@@ -38,12 +38,14 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
 # 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`);
 # 8: maxima judged on log-interval averages (each instance's `*_interval_max_latency_ms`); older runs judged single I/Os;
-# 9: the database cache is the server's, shared by the databases (`database_cache_shared`); older runs gave each its all.
+# 9: the database cache is the server's, shared by the databases (`database_cache_shared`); older runs gave each its all;
+# 10: a thread weighs what a Jetstress thread does (`thread_weight`); older runs' threads waited on reads only.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 9
+RESULT_SCHEMA_VERSION = 10
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
+FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
 
 
 class Outcome(StrEnum):
@@ -313,8 +315,8 @@ class RunResult(_Schema):
     @classmethod
     def _rules_of_its_time(cls, data: Any) -> Any:
         """A result of an earlier version ran by the rules of its time (maxima judged on single I/Os, each database
-        given the whole cache): its configuration says so, whatever the defaults are now, so its report does not
-        claim another rule."""
+        given the whole cache, threads waiting on reads only): its configuration says so, whatever the defaults are
+        now, so its report does not claim another rule."""
         configuration = data.get("configuration") if isinstance(data, dict) else None
         if not isinstance(configuration, dict):
             return data
@@ -326,6 +328,8 @@ class RunResult(_Schema):
             configuration["thresholds"] = thresholds
         if version < FIRST_SHARED_CACHE:
             configuration.setdefault("database_cache_shared", False)
+        if version < FIRST_JETSTRESS_THREADS:
+            configuration.setdefault("thread_weight", ThreadWeight.READS_ONLY.value)
         return {**data, "configuration": configuration}
 
     @property

@@ -19,6 +19,7 @@ from engine.io.locks import FolderInUseError, FolderLocks
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.derive import thread_weight_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
@@ -155,6 +156,7 @@ class Runner:
             self.log(recovery_words(config))
         self.log(f"{kind} test begins: {config.database_count} database(s), "
                  f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
+        self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}")
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"

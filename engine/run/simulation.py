@@ -34,6 +34,7 @@ from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
 from engine.run.sweep import SweepPlan
 from engine.workload.instance import upper_levels
+from engine.workload.pacing import cycle_ms, rest_per_read_wait
 from engine.workload.stats import (
     BDM_READ,
     CACHE_HITS,
@@ -135,13 +136,14 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
     work = mix_of(config)
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
+    rest = rest_per_read_wait(config.thread_weight)
     maintenance = MAINTENANCE_READS_PER_S * config.database_count if config.background_maintenance else 0.0
 
     def at(read_ms: float) -> OperatingPoint:
         # latency -> throughput (the threads' side)
         log_ms = model.log_write_ms
-        busy = work.reads * read_ms + work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION
-        per_instance = [t * 1000.0 / (sluggish * busy) for t in threads]
+        cycle = cycle_ms(work.reads * read_ms, work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION, rest, sluggish)
+        per_instance = [t * 1000.0 / cycle for t in threads]
         tx = sum(per_instance)
         # throughput -> latency (the storage's side)
         reads, writes = tx * work.reads, tx * work.writes

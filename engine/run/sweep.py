@@ -36,8 +36,12 @@ MAX_SLUGGISH = 100
 FILL_SLUGGISH = 8  # loads between the plain rungs use at most this many SluggishSessions
 FILL_GAP = 1.2  # plain rungs further apart than this are filled
 FILL_RATIO = 1.1  # ... each fill at least this far from its neighbours
+RUNG_RATIO = 1.04  # plain rungs of many threads are at least this far apart: one thread of 40 is not worth a step
 STEP_SETTLE = SettleRule(window=5, max_drift=0.10, measure_samples=10)
-THREADS_PER_CORE = 32  # the most transaction threads a sweep asks of each of the host's cores
+# The most transaction threads a sweep asks of each of the host's cores. A thread spends most of its time as a
+# Jetstress thread does, waiting (engine.workload.pacing), so it takes about 2.5 of them to keep as many reads in flight
+# as one thread waiting on reads alone; what a core can drive is its I/O rate, not its threads.
+THREADS_PER_CORE = 80
 
 
 @dataclass(frozen=True, order=True)
@@ -70,11 +74,11 @@ def ladder(databases: int, max_threads: int, max_sluggish: int) -> list[Load]:
     """The loads a sweep steps through, lightest first (effective load strictly rising).
 
     The plain rungs: one thread per database with SluggishSessions from the most down to 1,
-    then one more thread at a time. Where two plain rungs are more than 20 % apart (a few
-    threads, or a few SluggishSessions), loads with the fewest SluggishSessions (2 to 8) fill
+    then one more thread at a time, or more where one thread is less than 4 % of the load. Where two
+    plain rungs are more than 20 % apart (a few threads, or a few SluggishSessions), loads with the fewest SluggishSessions (2 to 8) fill
     the gap, each at least 10 % from its neighbours, so a bracket closes near the limit.
     """
-    plain = [Load(databases, s) for s in range(max_sluggish, 1, -1)] + [Load(t, 1) for t in range(databases, max_threads + 1)]
+    plain = [Load(databases, s) for s in range(max_sluggish, 1, -1)] + [Load(t, 1) for t in thread_rungs(databases, max_threads)]
     loads = list(plain)
     for low, high in itertools.pairwise(plain):
         if high.effective <= low.effective * FILL_GAP:
@@ -90,6 +94,14 @@ def ladder(databases: int, max_threads: int, max_sluggish: int) -> list[Load]:
                     chosen.append(load)
         loads.extend(chosen[2:])
     return sorted(set(loads), key=lambda load: load.effective)
+
+
+def thread_rungs(databases: int, max_threads: int) -> list[int]:
+    """Thread counts from one per database to `max_threads`, each at least one and 4 % more than the last."""
+    rungs = [databases]
+    while rungs[-1] < max_threads:
+        rungs.append(min(max_threads, max(rungs[-1] + 1, math.ceil(rungs[-1] * RUNG_RATIO))))
+    return rungs
 
 
 class Sweep:

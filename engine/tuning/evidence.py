@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
+from engine.model.derive import thread_weight_words
 from engine.results.schema import Figures, Outcome, RunResult
 from engine.results.verdict import cache_served, was_measured
 
@@ -78,8 +79,9 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
     Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
     runs (their window is partial), runs that failed on I/O errors (the storage did not
     return what was written), runs with no measured time (less than one sample interval),
-    runs whose reads never reached the disk (the cache held the database), and failing runs
-    during which the host's CPU was saturated (the engine, not the storage, set the pace).
+    runs whose reads never reached the disk (the cache held the database), failing runs
+    during which the host's CPU was saturated (the engine, not the storage, set the pace), and runs whose threads
+    weigh otherwise than `config`'s (a run before result schema 10: its thread counts mean another load).
     """
     points: list[RunPoint] = []
     notes: list[str] = []
@@ -90,7 +92,11 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         s = result.summary
         setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
         first_spike = spiky(result) and (s.threads, s.sluggish_sessions) not in spiked
-        if failed_on_io_errors(result):
+        if result.configuration.thread_weight != config.thread_weight:
+            notes.append(f"{setting} ({result.run_id}) ran threads of another weight "
+                         f"({thread_weight_words(result.configuration.thread_weight)}): its thread counts mean another "
+                         "load, so it is not used")
+        elif failed_on_io_errors(result):
             notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
         elif result.sweep is not None:  # its steps are the curve's points (`engine.tuning.curve`), not one run's
             steps = result.sweep.steps

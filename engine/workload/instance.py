@@ -8,7 +8,8 @@ over the whole database. A leaf that misses the database cache is read from disk
 then; when both leaves miss, ESE reads them in one 64 KiB I/O. Inserts, deletes and
 replaces dirty their leaf and append a log record; an insert sometimes splits its
 leaf, dirtying a newly allocated neighbour page (no read). The commit is lazy or
-waits for the log, by the lazy-commit share. Flushers write dirty pages back as the
+waits for the log, by the lazy-commit share. Between transactions the thread spends what a
+Jetstress thread spends besides its I/O, and SluggishSessions' pause (`engine.workload.pacing`). Flushers write dirty pages back as the
 cache asks (`engine.workload.cache`), log replication and background maintenance run beside
 (`engine.workload.background`), and the log is `engine.workload.logstream`.
 
@@ -47,6 +48,7 @@ from engine.workload.errors import PAGE
 from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
+from engine.workload.pacing import MAX_CREDIT_NS, pause_ns, rest_per_read_wait
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
 
 # Log bytes one update appends, by kind (an insert carries the new record, a delete
@@ -189,6 +191,8 @@ class Instance:
         update_cut = delete_cut + mix.replace_percent / 100.0
         lazy_fraction = mix.lazy_commit_percent / 100.0
         load = self.load
+        rest = rest_per_read_wait(self._config.thread_weight)
+        owed = 0.0  # pause still to take (ns); below zero, slept past earlier pauses
         rng = random.Random(seed)
         chance = rng.random
         last_page = self.plan.pages - 1
@@ -215,8 +219,8 @@ class Instance:
                     load.wait_turn(number, stop)
                     continue
                 sluggish = load.sluggish
-                if sluggish > 1:
-                    started = perf_ns()
+                started = perf_ns()
+                read_wait = 0
                 kind = chance()
                 page = 1 + int(chance() * span)
                 hits, misses, stalls = levels, 0, 0
@@ -229,7 +233,9 @@ class Instance:
                         stalls += 1
                     if kind >= update_cut and page < last_page and chance() < SPAN_CHANCE:
                         # A read continuing onto the next leaf: one 64 KiB read when both miss.
+                        t1 = perf_ns()
                         hits_more, stalled = self._read_span(meter, span_buffer, page)
+                        read_wait = perf_ns() - t1
                         hits += hits_more
                         misses += 1 - hits_more
                         stalls += stalled
@@ -247,7 +253,7 @@ class Instance:
                         index = (t2 - t0) // interval
                         if index != read_index:
                             reads, read_index = meter.bucket_for(t2).stream(DB_READ), index
-                        latency = t2 - t1
+                        latency = read_wait = t2 - t1
                         reads.count += 1
                         reads.bytes += PAGE_SIZE_BYTES
                         reads.sum_ns += latency
@@ -277,9 +283,12 @@ class Instance:
                     counts[CACHE_HITS] += hits
                     counts[CACHE_MISSES] += misses
                     counts[PAGE_FAULT_STALLS] += stalls
-                if sluggish > 1:
-                    # Issue at most 1/s of the unthrottled I/O: pause (s - 1) times the busy time.
-                    stop.wait((sluggish - 1) * (now - started) / 1e9)
+                if rest or sluggish > 1:
+                    owed = max(owed + pause_ns(now - started, read_wait, rest, sluggish), -MAX_CREDIT_NS)
+                    if owed > 0:
+                        # Timed against the clock: a wait the platform rounds up is made up at the next pause.
+                        stop.wait(owed / 1e9)
+                        owed -= perf_ns() - now
         finally:
             buffer.release()
             span_buffer.release()

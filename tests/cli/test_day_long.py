@@ -21,14 +21,15 @@ WARMUP_S = 60
 
 @pytest.fixture(scope="module")
 def day(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A simulated 24 h Stress test on two databases (a minute of warm-up), run to its end."""
+    """A simulated 24 h Stress test on two databases (a minute of warm-up), run to its end: 5 threads, about 500
+    transactional IOPS."""
     here = tmp_path_factory.mktemp("day")
     # a module's fixture runs outside each test's own store: its runs go to a scratch store all the same
     assert Path(os.environ["JETWISE_DATA_DIR"]).is_relative_to(tmp_path_factory.getbasetemp())
     config = here / "day.json"
     made = jetwise("init", "--databases", "2", "--db-path", str(here / "db"), "--log-path", str(here / "log"),
                    "--mailboxes", "1000", "--mailbox-size-mb", "100", "--type", "stress", "--duration", "24h",
-                   "--warmup", "1m", str(config), cwd=here)
+                   "--warmup", "1m", "--threads", "5", str(config), cwd=here)
     assert made.returncode == 0, made.stderr
     done = jetwise("run", str(config), "--simulate", "sas-8x10k", "--output", str(here / "run"), cwd=here)
     assert done.returncode in (0, 1), done.stderr

@@ -287,12 +287,16 @@ def test_a_result_of_an_earlier_version_keeps_the_rules_it_ran_by(tmp_path):
 
     now = known_result(tmp_path)
     assert now.configuration.database_cache_shared and now.configuration.thresholds.maximum_latency == "interval-average"
+    assert now.configuration.thread_weight == "jetstress"
     data = now.model_dump(mode="json")
-    for version, shared, maximum in ((7, False, "single-io"), (8, False, "interval-average"),
-                                     (RESULT_SCHEMA_VERSION, True, "interval-average")):
+    for version, shared, maximum, weight in ((7, False, "single-io", "reads-only"), (8, False, "interval-average", "reads-only"),
+                                             (9, True, "interval-average", "reads-only"),
+                                             (RESULT_SCHEMA_VERSION, True, "interval-average", "jetstress")):
         data["schema_version"] = version
         del data["configuration"]["database_cache_shared"]
         del data["configuration"]["thresholds"]["maximum_latency"]
+        del data["configuration"]["thread_weight"]
         then = RunResult.model_validate(data)
-        assert (then.configuration.database_cache_shared, then.configuration.thresholds.maximum_latency) == (shared, maximum)
+        config = then.configuration
+        assert (config.database_cache_shared, config.thresholds.maximum_latency, config.thread_weight) == (shared, maximum, weight)
         data = now.model_dump(mode="json")

@@ -18,8 +18,8 @@ from engine.io.platform import default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, default_config
 from engine.model.units import MIB
 from engine.results.verdict import IOPS_CRITERION
-from engine.run.simulation import PROFILES
-from engine.run.sweep import Load, Step
+from engine.run.simulation import PROFILES, steady_iops
+from engine.run.sweep import Load, Step, heaviest_threads
 from engine.tuning.advisor import advise_session, capacity_words
 from engine.tuning.curve import CurvePoint
 from engine.tuning.most import host_limited, read_most
@@ -62,9 +62,10 @@ def test_the_curve_is_read_for_the_most_that_passes(tmp_path):
     assert "7 threads / SluggishSessions 2, broke the thresholds" in found.rationale
     gap = read_most(config, [_point(2, 1, 100, True, True), _point(8, 1, 140, False, False)], cpu_count=2)
     assert gap.status == "next" and 2 < gap.load.effective < 8, "untried loads between the best and the ceiling"
-    host = read_most(config, [_point(64, 1, 9000, True, True)], cpu_count=2)
+    heaviest = heaviest_threads(1, 2)
+    host = read_most(config, [_point(heaviest, 1, 9000, True, True)], cpu_count=2)
     assert host.status == "most" and "heaviest load this test runs on this host" in host.rationale
-    assert host_limited([_point(64, 1, 9000, True, True)], Load(64, 1))
+    assert host_limited([_point(heaviest, 1, 9000, True, True)], Load(heaviest, 1))
     assert not host_limited([_point(3, 1, 128, True, True), _point(7, 2, 140, False, False)], Load(3, 1))
     assert capacity_words(config, 9000, at_least=True).startswith("at least 9,000 transactional IOPS (the host, not the "
                                                                   "storage, set the limit): at 80 % of it, 72,000 mailboxes")
@@ -85,7 +86,10 @@ def test_tuning_finds_the_most_the_storage_passes_and_confirms_it(tmp_path, prof
                   and not r["sweep"]]
     assert confirming and confirming[-1]["verdict"] == "pass", "the answer was run, and passed"
     assert outcome.max_passing_iops == pytest.approx(confirming[-1]["achieved_transactional_iops"])
-    assert outcome.max_passing_iops == pytest.approx(_exhaustive_best(model, config), rel=0.10)
+    # The chosen load's steady state against the best of every load's: the confirmation's own figure carries the
+    # simulated device's noise (a 10 s run), which can lift a load at the limit a few per cent.
+    chosen, _point = steady_iops(model, config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish}))
+    assert chosen == pytest.approx(_exhaustive_best(model, config), rel=0.10)
     assert outcome.advice.capacity == capacity_words(config, outcome.max_passing_iops)
     mailboxes = int(outcome.max_passing_iops * 0.8 / 0.1)
     assert f"at 80 % of it, {mailboxes:,} mailboxes at 0.1 IOPS each" in outcome.advice.capacity

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
-from engine.model.derive import cache_words, target_words
+from engine.model.derive import cache_words, target_words, thread_weight_words
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
@@ -117,11 +117,12 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  ({format_bytes(total)}), {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
  {config.database_source.value}</td></tr>
 <tr><td><b>Thread tuning</b></td><td>{tuning}</td></tr>
+<tr><td><b>Thread weight</b></td><td>{thread_weight_words(config.thread_weight)}</td></tr>
 <tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
 <tr><td><b>Database cache</b></td><td>{cache_words(config).removeprefix("database cache ")}</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
-<tr><td><b>Maximum latency</b></td><td>each instance's {maximum_basis(config)}</td></tr>
+<tr><td><b>Maximum latency</b></td><td>{maximum_basis(config).removeprefix('the ')} of each instance</td></tr>
 <tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
 <tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
