@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
-from engine.results.scans import megabytes
 from engine.results.schema import Figures, Outcome, RunResult, Spread
 from engine.version import __version__
+from reporting import jetstress_scan
 from reporting.document import total_row
 
 # Jetstress's names of the test types, as its result files begin.
@@ -227,22 +227,15 @@ def _host(result: RunResult) -> Table:
     ])
 
 
-def _scan_table(result: RunResult) -> Table:
-    assert result.scan is not None
-    backup = result.configuration.test_type == TestType.DATABASE_BACKUP
-    rows = []
-    for row in result.scan.databases:
-        rows.append((row.database_file, [str(row.seen_pages), str(row.damaged_pages), str(row.correctable_pages),
-                                         number(megabytes(row.bytes_read)), number(row.seconds),
-                                         number(megabytes(row.bytes_per_s))]))
-    rates = [megabytes(r.bytes_per_s) for r in result.scan.databases]
-    footer = []
-    if rates:
-        footer = [("MB read/sec per database", ["", "", "", "", "", number(sum(rates) / len(rates))]),
-                  ("MB read/sec total per server", ["", "", "", "", "", number(sum(rates))])]
-    title = "Database Backup Statistics - All" if backup else "Checksum Statistics - All"
-    columns = ["Seen Pages", "Bad Pages", "Correctable Pages", "Mbytes Read", "Seconds", "MB read/sec"]
-    return Table(title, "backup-statistics" if backup else "checksum-statistics", columns, rows, footer)
+def _scan_tables(result: RunResult) -> list[Table]:
+    """A scan's statistics, its Transactional I/O (each database's reads over its own time) and its disks."""
+    title, tag, columns, rows, footer = jetstress_scan.statistics(result)
+    kind = "checksum" if result.configuration.test_type == TestType.DATABASE_CHECKSUM else "backup"
+    return [Table(title, tag, columns, rows, footer),
+            Table("Transactional I/O Performance", "disk-subsystem-transactional", [name for name, _, _ in TRANSACTIONAL[:6]],
+                  jetstress_scan.transactional_rows(result)),
+            Table(f"Disk Subsystem Performance (of {kind})", f"disk-subsystem-of-{kind}", jetstress_scan.DISK_COLUMNS,
+                  jetstress_scan.disk_rows(result))]
 
 
 def _recovery_table(result: RunResult) -> Table:
@@ -263,7 +256,8 @@ def jetstress_report(result: RunResult, log: list[str], run_folder: Path | None 
     sections = [_summary(result, run_folder), issues]
     tables: list[Table] = []
     if result.scan is not None:
-        tables.append(_scan_table(result))
+        sections.append(_system(result))
+        tables += _scan_tables(result)
     else:
         sections += [_sizing(result), _system(result)]
         tables += [_counter_table(result, "Transactional I/O Performance", "disk-subsystem-transactional", TRANSACTIONAL)]

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.model.config import PAGE_SIZE_BYTES, TestType
 from engine.results.sample_file import Samples
-from engine.results.scans import CORRECTABLE_NOTE, megabytes
+from engine.results.scans import CORRECTABLE_NOTE, megabytes, own_reads_per_s
 from engine.results.schema import DatabaseScan, Figures, RunResult, ScanResult
 from engine.workload.errors import PAGE, ese_error, title
 from reporting import palette
@@ -43,7 +43,7 @@ def _row(row: DatabaseScan) -> dict[str, Any]:
 
 
 def _sum(scan: ScanResult) -> dict[str, Any]:
-    """The (Sum) row: every database's pages and bytes, over the scan's whole time (the databases ran at once)."""
+    """The (Sum) row: every database's pages and bytes, over the scan's whole time."""
     rows = scan.databases
     total = sum(r.pages for r in rows)
     return {
@@ -77,10 +77,16 @@ def _reads(row: Figures, stream: str) -> dict[str, Any]:
 
 
 def disk_rows(result: RunResult) -> list[dict[str, Any]]:
-    """Per instance, what the scan's reads did: database reads, and a checksum's log reads when it made any."""
+    """Per instance, what the scan's reads did: database reads (their rate over the database's own scan: a checksum
+    reads a volume's databases one after another), and a checksum's log reads when it made any."""
+    scans = {row.instance: row for row in result.scan.databases} if result.scan is not None else {}
     rows = []
     for instance in result.instances:
-        rows.append({"instance": instance.name, "what": "Database reads", **_reads(instance, "db_read")})
+        reads = _reads(instance, "db_read")
+        if instance.name in scans:
+            reads["per_s"] = own_reads_per_s(instance, scans[instance.name], result.summary.measured_s)
+            reads["mbytes_per_s"] = megabytes(reads["per_s"] * reads["bytes"])
+        rows.append({"instance": instance.name, "what": "Database reads", **reads})
         if instance.rate("log_read"):
             rows.append({"instance": instance.name, "what": "Log reads", **_reads(instance, "log_read")})
     return rows

@@ -77,6 +77,29 @@ def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = f
     return sized, words
 
 
+def volume_of(path: Path) -> int | str:
+    """Which volume `path` is on: its nearest existing folder's device (the volume serial number on Windows), or, where no
+    folder of it exists here, its anchor (a drive, a share, the root)."""
+    try:
+        return os.stat(_volume_folder(path)).st_dev
+    except (CapacityError, OSError):
+        return path.anchor or str(path)
+
+
+def volume_name(path: Path) -> str:
+    """The volume `path` is on as an engineer names it: its drive (F:) or share on Windows, its mount point elsewhere."""
+    if path.drive:
+        return path.drive
+    try:
+        folder = _volume_folder(path)
+        device = os.stat(folder).st_dev
+        while folder.parent != folder and os.stat(folder.parent).st_dev == device:
+            folder = folder.parent
+    except (CapacityError, OSError):
+        return path.anchor or str(path)
+    return str(folder)
+
+
 def _reserve(free: int) -> float:
     """What stays free on a volume: 1 % of its free space, at least 256 MB."""
     return max(MIN_RESERVE_BYTES, RESERVE_SHARE * free)

@@ -62,24 +62,20 @@ class TestConfig(ConfigPart):
     schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
     description: str = Field(
         "", max_length=500, title="Description", description="Words for the report: the server, the storage design.",
-        json_schema_extra=cli("--description"),
-    )
+        json_schema_extra=cli("--description"))
     scenario: Scenario = Field(
         Scenario.MAILBOX_PROFILE, title="Scenario",
         description="mailbox_profile: a test against the profile's target IOPS; disk_throughput: no target, tuning "
         "finds the most transactional IOPS the storage passes within the thresholds.",
-        json_schema_extra=cli("--scenario"),
-    )
+        json_schema_extra=cli("--scenario"))
     profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
     databases: list[DatabaseSpec] = Field(
         min_length=1, max_length=256, title="Databases", description="Database instances, each with its database and log folder.",
-        json_schema_extra=cli("--databases", unit="databases"),
-    )
+        json_schema_extra=cli("--databases", unit="databases"))
     copies_per_database: int = Field(
         1, ge=1, le=16, title="Copies per database",
         description="Database copies; each copy beyond the first replicates the log.",
-        json_schema_extra=cli("--copies", unit="copies"),
-    )
+        json_schema_extra=cli("--copies", unit="copies"))
     thread_count: int = Field(
         2, ge=1, le=MAX_THREADS, title="Thread count",
         description="Concurrent transaction threads for the whole server, spread over the databases.",
@@ -87,8 +83,7 @@ class TestConfig(ConfigPart):
     )
     sluggish_sessions: int = Field(
         1, ge=1, le=1000, title="SluggishSessions",
-        description="Each thread issues at most 1/s of its unthrottled I/O; 1 = no pause.", json_schema_extra=cli("--sluggish-sessions"),
-    )
+        description="Each thread issues at most 1/s of its unthrottled I/O; 1 = no pause.", json_schema_extra=cli("--sluggish-sessions"))
     thread_weight: ThreadWeight = Field(
         ThreadWeight.JETSTRESS, title="Thread weight",
         description="jetstress: a thread spends its time as a Jetstress thread does, so a thread count carries what "
@@ -100,8 +95,7 @@ class TestConfig(ConfigPart):
     )
     duration_s: float = Field(
         7200.0, gt=0, le=30 * 86400, title="Duration (s)", description="Measured time, e.g. 2h, 30m, 45s.",
-        json_schema_extra=cli("--duration", unit="s", duration=True),
-    )
+        json_schema_extra=cli("--duration", unit="s", duration=True))
     warmup_s: float = Field(
         60.0, ge=0, le=86400, title="Warm-up (s)", description="Attaining prerequisites before measuring; not measured.",
         json_schema_extra=cli("--warmup", unit="s", duration=True),
@@ -179,13 +173,18 @@ class TestConfig(ConfigPart):
     checksum_read_kib: int = Field(
         64, ge=32, le=4096, multiple_of=32, title="Checksum read size (KiB)",
         description="Database Checksum: the size of each sequential read (64 KiB as Jetstress reads); whole pages.",
-        json_schema_extra=cli("--checksum-read-kib", unit="KiB"),
-    )
+        json_schema_extra=cli("--checksum-read-kib", unit="KiB"))
+    checksum_buffers_mb: float = Field(
+        20.0, gt=0, le=65536, title="Checksum buffers (MiB)", description="Database Checksum: read buffers for the "
+        "server (Jetstress's MaximumChecksumBuffers, 20 MiB): buffers / read size reads in flight, shared by the volumes "
+        "checked at once, at most 64 on one volume.", json_schema_extra=cli("--checksum-buffers-mb", unit="MiB"))
+    checksum_threads: int = Field(
+        400, ge=1, le=4096, title="Checksum threads", description="Database Checksum: the most reads in flight for the "
+        "server (Jetstress's MaximumChecksumThreads).", json_schema_extra=cli("--checksum-threads", unit="threads"))
     backup_read_kib: int = Field(
         256, ge=32, le=4096, multiple_of=32, title="Backup read size (KiB)",
         description="Database Backup: the size of each sequential read (256 KiB as a streaming backup reads); whole pages.",
-        json_schema_extra=cli("--backup-read-kib", unit="KiB"),
-    )
+        json_schema_extra=cli("--backup-read-kib", unit="KiB"))
     backup_path: Path | None = Field(
         None, title="Backup folder",
         description="Database Backup: also write each database's copy here (Jetstress's BackupToDisk), as "

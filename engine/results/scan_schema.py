@@ -32,6 +32,9 @@ class DatabaseScan(Schema):
     )
     bytes_read: int
     seconds: float = Field(description="How long the database file took, its logs not included.")
+    volume: str = Field("", description="The volume the database is on (its drive, share or mount point).")
+    began_s: float = Field(0.0, description="When its reading began, in seconds from the test's start: a checksum reads "
+                                            "the databases of one volume one after another.")
     complete: bool = Field(description="Every page was read; False when the test stopped first.")
     failure: str = Field("", description="What ended the scan before its end, other than a stop.")
     first_damaged: list[DamagedPage] = Field(default_factory=list, description="The first damaged pages, at most 20.")
@@ -56,6 +59,10 @@ class ScanResult(Schema):
     read_bytes: int = Field(description="The size of each sequential database read.")
     databases: list[DatabaseScan] = Field(default_factory=list)
     seconds: float = Field(0.0, description="From the first read to the end of the last database's scan.")
+    by_volume: bool = Field(False, description="A checksum read the databases of each volume one after another, the "
+                                               "volumes at once; otherwise every database at once (results before 11).")
+    reads_in_flight: int = Field(1, description="Reads each scan kept in flight: on each volume for a checksum read by "
+                                                "volume, for each database otherwise.")
 
     @property
     def bytes_read(self) -> int:
@@ -64,7 +71,7 @@ class ScanResult(Schema):
     @property
     def database_seconds(self) -> float:
         """From the first read to the end of the last database file (a checksum's log files not included)."""
-        return max((d.seconds for d in self.databases), default=0.0)
+        return max((d.began_s + d.seconds for d in self.databases), default=0.0)
 
     @property
     def bytes_per_s(self) -> float:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from engine.io.capacity import volume_name
 from engine.io.files import backup_file_path, database_file_path
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
-from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Outcome, ScanResult
+from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Figures, Outcome, ScanResult
 from engine.results.verdict import Verdict, make_criterion
 from engine.workload.errors import PAGE, ese_error, title
 from engine.workload.scan import ScanTally
@@ -32,7 +33,7 @@ CORRECTABLE_NOTE = (
 )
 
 
-def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: float) -> ScanResult:
+def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: float, reads_in_flight: int = 1) -> ScanResult:
     """Each database's scan as the result document keeps it; a database whose scan never reported has nothing seen."""
     rows = []
     copy = config.backup_path if config.test_type == TestType.DATABASE_BACKUP else None
@@ -50,6 +51,8 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             unreadable_pages=damaged.get(ErrorKind.DISK_IO, 0) + damaged.get(ErrorKind.SHORT_READ, 0),
             bytes_read=tally.bytes_read,
             seconds=tally.database_seconds or tally.seconds,
+            began_s=tally.began_s,
+            volume=volume_name(spec.database_path),
             complete=tally.complete,
             failure=tally.failure,
             first_damaged=[DamagedPage(page=page, offset=offset, kind=ErrorKind(kind))
@@ -60,7 +63,8 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             backup_file=str(backup_file_path(copy, index)) if copy is not None and tally.bytes_written else "",
             bytes_written=tally.bytes_written,
         ))
-    return ScanResult(read_bytes=config.scan_read_bytes, databases=rows, seconds=seconds)
+    return ScanResult(read_bytes=config.scan_read_bytes, databases=rows, seconds=seconds, reads_in_flight=reads_in_flight,
+                      by_volume=config.test_type == TestType.DATABASE_CHECKSUM)
 
 
 def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | None, failure_reasons: list[str]) -> Verdict:
@@ -100,7 +104,7 @@ def scan_words(config: TestConfig) -> str:
     """What a Checksum or Backup test does, for the head of its test log."""
     checksum = config.test_type == TestType.DATABASE_CHECKSUM
     words = (f"{'Database checksum' if checksum else 'Database backup'} test begins: {config.database_count} "
-             f"database(s) read through at once in sequential {config.scan_read_bytes // 1024} KiB reads, every page verified")
+             f"database(s) read through in sequential {config.scan_read_bytes // 1024} KiB reads, every page verified")
     if checksum:
         words += ", then each instance's log files, sector by sector"
     elif config.backup_path is not None:
@@ -140,3 +144,11 @@ def megabytes(nbytes: float) -> float:
     """Bytes in Jetstress's megabytes (MiB), as its Checksum and Backup tables count them."""
     return nbytes / (1024 * 1024)
 
+
+
+def own_reads_per_s(figures: Figures | None, row: DatabaseScan, measured_s: float) -> float:
+    """A database's reads per second over its own scan (`row.seconds`), not over the whole test's `measured_s`: a
+    checksum reads a volume's databases one after another."""
+    if figures is None or row.seconds <= 0:
+        return 0.0
+    return figures.db_reads_per_s * measured_s / row.seconds

@@ -39,10 +39,12 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # 6: a Soft Recovery test's replay (`recovery`); 7: a failed maximum latency's samples over it (`summary.latency_spikes`);
 # 8: maxima judged on log-interval averages (each instance's `*_interval_max_latency_ms`); older runs judged single I/Os;
 # 9: the database cache is the server's, shared by the databases (`database_cache_shared`); older runs gave each its all;
-# 10: a thread weighs what a Jetstress thread does (`thread_weight`); older runs' threads waited on reads only.
+# 10: a thread weighs what a Jetstress thread does (`thread_weight`); older runs' threads waited on reads only;
+# 11: a checksum reads volume by volume with several reads in flight (`scan.by_volume`, `scan.reads_in_flight`, each
+# database's `volume` and `began_s`); older scans read every database at once, one read in flight each.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 10
+RESULT_SCHEMA_VERSION = 11
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only

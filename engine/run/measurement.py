@@ -38,6 +38,7 @@ from engine.results.schema import (
 )
 from engine.results.spikes import WATCHED, LatencySpikes
 from engine.results.verdict import judge
+from engine.run.scanning import scan_depth, scan_groups
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
@@ -237,7 +238,7 @@ class Measurement:
         errors = {name: part.errors for name, part in self.totals.items()}
         scan = None
         if config.scans:
-            scan = scan_result(config, end.scans, measured_s)
+            scan = scan_result(config, end.scans, measured_s, scan_depth(config, len(scan_groups(config))))
             verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
             notes.append(CORRECTABLE_NOTE)
             for row in scan.databases:

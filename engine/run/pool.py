@@ -43,8 +43,9 @@ from engine.run.messages import (
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
+from engine.run.scanning import scan_groups
 from engine.run.work_ends import WorkEnds
-from engine.run.worker import assign_instances
+from engine.run.worker import assign_groups
 from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ class WorkerPoolSource:
         return validate_config(config, self.backend)
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
-        unbuffered = all(p.supported for p in probes.values())
-        representative = all(p.representative for p in probes.values())
+        unbuffered, representative = all(p.supported for p in probes.values()), all(p.representative for p in probes.values())
         details = sorted({p.detail for p in probes.values()})
         # A backend other than the platform's own (a device a test builds) goes to the workers as it is; the
         # platform's own is opened afresh in each worker (it may hold the OS's handles, which do not travel).
@@ -95,13 +95,12 @@ class _PoolRun:
         self.interval_ns = round(config.sample_interval_s * 1e9)
         self.window = measurement.window
         workers = config.worker_processes or os.cpu_count() or 1
-        self.assignments = assign_instances(config.database_count, min(workers, config.database_count))
+        self.assignments = assign_groups(scan_groups(config), workers)  # a checksum's volume whole in one worker
         self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
         self.next_interval = 0
         self.sampler = HostSampler()
         self.t0_ns = 0
-        self.wall0 = datetime.now(UTC)
-        self.perf0 = time.perf_counter_ns()
+        self.wall0, self.perf0 = datetime.now(UTC), time.perf_counter_ns()
         self.stop_at_ns: int | None = None
         self.phase = Phase.PREPARING
         self.engine_error: str | None = None
@@ -257,9 +256,9 @@ class _PoolRun:
 
     # events from workers ------------------------------------------------------------
 
-    def _announce_replay(self) -> None:
+    def _announce_replay(self, shown: bool = False) -> None:
         """A Soft Recovery's replay begins once its log generation's last sample is shown."""
-        if self.ends.announce_replay(self.next_interval >= self.measurement.total_intervals):
+        if self.ends.announce_replay(shown or self.next_interval >= self.measurement.total_intervals):
             self.set_phase(Phase.MEASURING, REPLAY_WORDS)
             self.progress.restart()
 
@@ -328,6 +327,7 @@ class _PoolRun:
             if index < self.measurement.total_intervals:
                 self._emit_interval(index, self.pending[index])
         self.pending.clear()
+        self._announce_replay(shown=True)  # the generation's last samples came only now: its logs were replayed
         measure_start = self.t0_ns + self.measurement.warmup_intervals * self.interval_ns
         planned_end = self.t0_ns + self.measurement.total_intervals * self.interval_ns
         end = min(stop for stop in (planned_end, self.stop_at_ns, self.ends.end_ns) if stop is not None)

@@ -29,6 +29,7 @@ from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
+from engine.run.scanning import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
 from engine.run.sweep import SweepPlan
@@ -149,7 +150,7 @@ class Runner:
         """What the test runs with, at the head of its test log, as the Jetstress test log has it."""
         config = self.config
         if config.scans:
-            self.log(scan_words(config))
+            self.log(f"{scan_words(config)}; {scan_order_words(config)}")
             return
         kind = "Soft recovery" if config.recovers else config.test_type.value.capitalize()
         if config.recovers:

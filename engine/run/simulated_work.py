@@ -3,9 +3,11 @@
 They run through the same measurement, verdict and result as on real files; only what
 the device does is modelled:
 
-- A scan reads every database at once, one stream each, sharing the device's
-  sequential read rate (each server streams `StorageModel.stream_mb_s`, an IOPS ceiling
-  caps the reads); a checksum reads each instance's 16 log files (or `log_files_to_checksum`) after its database.
+- A scan reads its databases as the real one schedules them (`engine.run.scanning.scan_groups`: a
+  checksum volume by volume, one database of each volume at a time; a backup every database at once),
+  the streams reading at once sharing the device's sequential read rate (each server streams
+  `StorageModel.stream_mb_s`, an IOPS ceiling caps the reads); a checksum reads each instance's 16 log
+  files (or `log_files_to_checksum`) after its database.
   The model's pages are never damaged.
 - A Soft Recovery generates its log files under the modelled transactional load until
   each instance has written them, then replays them: each file is read at the stream
@@ -28,6 +30,7 @@ from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
+from engine.run.scanning import scan_groups
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, mix_of, solve
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
@@ -77,25 +80,41 @@ class OpenEndedWork:
         config, model = runner.config, self.model
         read = config.scan_read_bytes
         count = config.database_count
-        per_database = stream_rate(model, read) / count
-        latency_ms = read / per_database * 1000.0 + 0.05 * model.service_ms
+        rate = stream_rate(model, read)
+        groups = scan_groups(config)
+        busy = [0.0] * count  # virtual seconds each database's scan was reading
+        began: list[float | None] = [None] * count
+        in_db_busy = [0.0] * count
         log_files = min(LOG_FILES_PER_DATABASE, config.log_files_to_checksum)
         logs = log_files * LOG_FILE_SIZE_BYTES if config.test_type == TestType.DATABASE_CHECKSUM else 0
         total = config.database_size_bytes + logs
         done = [0] * count
         rng = random.Random(config.seed if config.seed is not None else 1)
 
-        def parts(_index: int) -> dict[str, InstanceInterval]:
+        def reading() -> list[int]:
+            """The database each group reads now: its first unfinished one."""
+            return [i for i in (next((i for i in group if done[i] < total), None) for group in groups) if i is not None]
+
+        def parts(index: int) -> dict[str, InstanceInterval]:
+            active = reading()
+            per_database = rate / max(1, len(active))
+            latency_ms = read / per_database * 1000.0 + 0.05 * model.service_ms
             out = {}
             for i, name in enumerate(measurement.names):
                 part = InstanceInterval(name)
-                take = min(total - done[i], per_database * config.sample_interval_s)
-                in_database = max(0.0, min(take, config.database_size_bytes - done[i]))
-                fill_stream(rng, part.stream(DB_READ), in_database / read, read, latency_ms, 0.2)
-                fill_stream(rng, part.stream(LOG_READ), (take - in_database) / read, read, latency_ms, 0.2)
-                done[i] += int(take)
+                if i in active:
+                    if began[i] is None:
+                        began[i] = index * config.sample_interval_s
+                    take = min(total - done[i], per_database * config.sample_interval_s)
+                    in_database = max(0.0, min(take, config.database_size_bytes - done[i]))
+                    fill_stream(rng, part.stream(DB_READ), in_database / read, read, latency_ms, 0.2)
+                    fill_stream(rng, part.stream(LOG_READ), (take - in_database) / read, read, latency_ms, 0.2)
+                    done[i] += int(take)
+                    busy[i] += take / per_database
+                    in_db_busy[i] += in_database / per_database
                 out[name] = part
-            measurement.eta_s = (total - min(done)) / per_database
+            left = max((sum(total - done[i] for i in group) for group in groups), default=0)
+            measurement.eta_s = left / (rate / max(1, len(reading())))
             return out
 
         seconds = self._intervals(runner, measurement, clock, parts, lambda: min(done) >= total)
@@ -106,11 +125,12 @@ class OpenEndedWork:
                 pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=in_database,
                 log_files=log_files if logs else 0,
                 log_sectors_seen=max(0, done[i] - config.database_size_bytes) // 4096,
-                database_seconds=in_database / per_database, seconds=done[i] / per_database, complete=done[i] >= total,
+                database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total, began_s=began[i] or 0.0,
             )
         notes = ["The simulated device writes no backup copy."] if config.backup_path is not None else []
-        # the scan ends when its last database does, within its last interval
-        return RunEnd(measured_s=min(seconds, max(t.seconds for t in scans.values())), scans=scans, notes=notes)
+        # the scan ends when its last group does, within its last interval
+        longest = max(sum(scans[i].seconds for i in group) for group in groups)
+        return RunEnd(measured_s=min(seconds, longest), scans=scans, notes=notes)
 
     # soft recovery ---------------------------------------------------------------------
 

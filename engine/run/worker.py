@@ -329,7 +329,8 @@ class _CacheWarmth:
                 )
 
 
-def assign_instances(database_count: int, workers: int) -> list[tuple[int, ...]]:
-    """Spread database instances round-robin over `workers` processes."""
-    return [tuple(range(w, database_count, workers)) for w in range(workers) if w < database_count]
+def assign_groups(groups: list[tuple[int, ...]], workers: int) -> list[tuple[int, ...]]:
+    """Spread groups of instances round-robin over `workers` processes, each group whole in one (a checksum's volume)."""
+    count = max(1, min(workers, len(groups)))
+    return [tuple(sorted(index for group in groups[w::count] for index in group)) for w in range(count)]
 

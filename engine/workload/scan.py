@@ -6,10 +6,12 @@ as `engine.io.pages` defines it: the file header on page 0, then each page's num
 database and CRC-32. A checksum pass goes on through the instance's log files, sector by
 sector. A backup may write what it read to a copy of the database (`copy_to`).
 
-One reader thread keeps the disk busy while the scan thread checks the buffer read
+Reader threads keep `depth` reads in flight while the scan thread checks the buffers read
 before (both release the interpreter's lock in the read and in the CRC), so checking
-costs the disk almost nothing. Each database has its own scan, so many databases are
-scanned in parallel, as Jetstress does. A damaged page is counted by kind (`ScanTally`),
+costs the disk almost nothing; a read's pages are checked when it completes, in whatever
+order. Each database has its own scan. A scan given another (`after`) starts when that one
+ends: a checksum checks the databases of one volume one after another, as Jetstress does
+(`engine.run.scanning`). A damaged page is counted by kind (`ScanTally`),
 in the interval's I/O errors (so the samples and the report's error table carry it) and
 logged like any I/O error, and the scan goes on: a checksum pass wants every bad page.
 """
@@ -31,7 +33,7 @@ from engine.workload.context import report as report_problem
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem
 from engine.workload.stats import DB_READ, LOG_READ, ThreadMeter
 
-READS_IN_FLIGHT = 3  # buffers passed between the reader and the checker
+CHECK_LAG_BUFFERS = 2  # buffers read and waiting for the checker, beyond those being read
 FIRST_DAMAGED_SHOWN = 20  # damaged pages a scan lists by number, beyond its counts by kind
 PROGRESS_EVERY_S = 0.5
 
@@ -70,6 +72,7 @@ class ScanTally:
     bytes_written: int = 0
     database_seconds: float = 0.0
     seconds: float = 0.0
+    began_s: float = 0.0  # when its reading began, from the run's clock (after the scan before it on its volume)
     complete: bool = False
     failure: str = ""  # what ended the scan before its end, other than a stop
 
@@ -93,12 +96,16 @@ class Scan:
         errors: ErrorSink,
         say: Say,
         progress: ProgressFn,
+        depth: int = 1,
+        after: Scan | None = None,
     ) -> None:
         if read_bytes % PAGE_SIZE_BYTES:
             raise ValueError(f"a scan reads whole pages: {read_bytes} is not a multiple of {PAGE_SIZE_BYTES}")
         self.target = target
         self.name = target.name
         self.read_bytes = read_bytes
+        self.depth = max(1, depth)  # reads in flight
+        self.after = after  # the scan this one waits for (the one before it on its volume)
         self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path))
         self.read_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
         self.check_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
@@ -109,6 +116,7 @@ class Scan:
         self._done = 0
         self._reported = 0.0
         self._file_bytes = 0
+        self.started_ns = 0  # when its reading began, after the scan it waited for (perf_counter_ns)
         self.ended_ns = 0  # when the scan ended (perf_counter_ns, the run's clock)
         self._thread = threading.Thread(target=self._run, name=f"scan-{target.name}", daemon=True)
 
@@ -132,8 +140,12 @@ class Scan:
         return self.ctx.clock.stop.is_set()
 
     def _run(self) -> None:
-        started = time.perf_counter()
         self._progress(0, self._total)
+        while self.after is not None and not self.after.join(0.1) and not self._stopped():
+            pass  # its volume's scan before it is still reading
+        started = time.perf_counter()
+        self.started_ns = time.perf_counter_ns()
+        self.tally.began_s = max(0.0, (self.started_ns - self.ctx.clock.t0_ns) / 1e9)
         try:
             self._scan_database()
             self.tally.database_seconds = time.perf_counter() - started
@@ -163,7 +175,7 @@ class Scan:
         target, ctx = self.target, self.ctx
         backend = ctx.backend
         total = target.pages * PAGE_SIZE_BYTES
-        buffers = [backend.allocate(self.read_bytes) for _ in range(READS_IN_FLIGHT)]
+        buffers = [backend.allocate(self.read_bytes) for _ in range(self.depth + CHECK_LAG_BUFFERS)]
         copy = None
         try:
             with backend.open_file(target.db_path, create=False, writable=False, unbuffered=ctx.unbuffered,
@@ -187,18 +199,26 @@ class Scan:
                 buffer.release()
 
     def _pipeline(self, handle: IoFile, buffers: list[AlignedBuffer], total: int) -> Iterator[tuple[AlignedBuffer, int, int, bool]]:
-        """Yield each read of `handle` in order, (buffer, offset, length, read ok), while the next ones are read."""
+        """Yield each read of `handle` as it completes, (buffer, offset, length, read ok), with `depth` reads in
+        flight: each reader thread takes the next offset in the file, so the file is read front to back."""
         free: queue.Queue[AlignedBuffer] = queue.Queue()
         for buffer in buffers:
             free.put(buffer)
         full: queue.Queue[tuple[AlignedBuffer, int, int, bool] | None] = queue.Queue()
         abandoned = threading.Event()
+        offsets = iter(range(0, total, self.read_bytes))
+        taking = threading.Lock()
 
-        def read_all() -> None:
+        def read_some() -> None:
             try:
-                for offset in range(0, total, self.read_bytes):
+                while True:
                     buffer = free.get()
                     if self._stopped() or abandoned.is_set():
+                        break
+                    with taking:
+                        offset = next(offsets, None)
+                    if offset is None:
+                        free.put(buffer)
                         break
                     length = min(self.read_bytes, total - offset)
                     done = timed_io(self.ctx, self.read_meter, DB_READ, handle, buffer, offset, length)
@@ -206,16 +226,25 @@ class Scan:
             finally:
                 full.put(None)
 
-        reader = threading.Thread(target=read_all, name=f"scan-read-{self.name}", daemon=True)
-        reader.start()
+        readers = [threading.Thread(target=read_some, name=f"scan-read-{self.name}-{n + 1}", daemon=True)
+                   for n in range(self.depth)]
+        for reader in readers:
+            reader.start()
+        ended = 0
         try:
-            while (item := full.get()) is not None:
+            while ended < len(readers):
+                item = full.get()
+                if item is None:
+                    ended += 1
+                    continue
                 yield item
                 free.put(item[0])
         finally:
             abandoned.set()
-            free.put(buffers[0])  # a reader waiting for a buffer gets one, sees it is abandoned, and ends
-            reader.join()
+            for _ in readers:  # a reader waiting for a buffer gets one, sees it is abandoned, and ends
+                free.put(buffers[0])
+            for reader in readers:
+                reader.join()
 
     def _check_pages(self, view: memoryview, offset: int, length: int, read: bool) -> None:
         target, tally = self.target, self.tally

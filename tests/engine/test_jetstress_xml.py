@@ -284,3 +284,19 @@ def test_log_interval_is_the_interval_a_maximum_is_averaged_over_both_ways(tmp_p
     written = write_xml(loaded.config)
     assert f"<LogInterval>{round(seconds * 1000)}</LogInterval>" in written
     assert config_from_xml(written).config == loaded.config
+
+
+def test_the_checksum_buffers_and_threads_set_how_deep_each_volume_is_read_both_ways():
+    default = config_from_xml(COMPLETE)
+    assert default.config is not None
+    assert (default.config.checksum_buffers_mb, default.config.checksum_threads) == (20.0, 400)  # Jetstress's defaults
+    text = COMPLETE.replace("<LogFilesToChecksum>50</LogFilesToChecksum>", "<LogFilesToChecksum>50</LogFilesToChecksum>"
+                            "<MaximumChecksumBuffers>10485760</MaximumChecksumBuffers>"
+                            "<MaximumChecksumThreads>100</MaximumChecksumThreads>")
+    loaded = config_from_xml(text)
+    assert loaded.config is not None and (loaded.config.checksum_buffers_mb, loaded.config.checksum_threads) == (10.0, 100)
+    assert not {"MaximumChecksumBuffers", "MaximumChecksumThreads"} & set(loaded.imported.ignored)
+    written = write_xml(loaded.config)
+    assert "<MaximumChecksumBuffers>10485760</MaximumChecksumBuffers>" in written
+    assert "<MaximumChecksumThreads>100</MaximumChecksumThreads>" in written
+    assert config_from_xml(written).config == loaded.config

@@ -35,22 +35,31 @@ def _queue(lock_path: Path) -> tuple[threading.Lock, int]:
 
 
 class SlowDevice(PassThroughBackend):
-    """The platform's backend with database I/O queued on one server of `service_ms` per I/O."""
+    """The platform's backend with database I/O queued on one server of `service_ms` per I/O; with `per_volume`, one
+    such server for each volume (file system) a database is on, so volumes serve in parallel."""
 
-    def __init__(self, lock_path: Path, service_ms: float) -> None:
+    def __init__(self, lock_path: Path, service_ms: float, *, per_volume: bool = False) -> None:
         super().__init__()
         self.lock_path = lock_path
         self.service_s = service_ms / 1000.0
-        self.name = f"slow device ({service_ms:g} ms per database I/O, one at a time)"
+        self.per_volume = per_volume
+        each = "each volume's" if per_volume else "one at a time"
+        self.name = f"slow device ({service_ms:g} ms per database I/O, {each})"
+
+    def queue_for(self, path: Path) -> Path:
+        """The lock file of the server that serves `path`."""
+        if not self.per_volume:
+            return self.lock_path
+        return self.lock_path.with_name(f"{self.lock_path.stem}-{os.stat(path).st_dev}{self.lock_path.suffix}")
 
     def wrap(self, handle: IoFile) -> IoFile:
         return _SlowFile(handle, self)
 
-    def serve(self, io: object, length: int) -> None:
-        """Hold the caller in the device's one queue, then for the service time."""
+    def serve(self, io: PassThroughFile, length: int) -> None:
+        """Hold the caller in its server's queue, then for the service time."""
         if length > SLOWED_UP_TO:
             return
-        lock, fd = _queue(self.lock_path)
+        lock, fd = _queue(self.queue_for(io.path))
         with lock:
             fcntl.flock(fd, fcntl.LOCK_EX)
             try:

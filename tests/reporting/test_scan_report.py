@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import unicodedata
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,13 @@ from engine.io.files import database_file_path
 from engine.model import config as model
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.protocol import Phase, ProgressEvent
-from engine.results.scans import CORRECTABLE_NOTE, megabytes
+from engine.results.scans import CORRECTABLE_NOTE, megabytes, own_reads_per_s
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
 from reporting.bundle import RunBundle, load_run
 from reporting.csv_export import CSV_COLUMNS, SCAN_CSV_COLUMNS, write_csv
 from reporting.document import charts, render_html
+from reporting.jetstress_files import write_jetstress_files
 from tests.conftest import small_config
 from tests.engine.test_report import _samples, known_result
 from tests.reporting.reading import html_text
@@ -114,9 +116,12 @@ def test_a_clean_checksum_has_jetstress_tables_in_order_and_nothing_of_a_perform
     logs = sum(r.log_files for r in scan.databases)
     assert f"Log files checked: {logs} files, {sum(r.log_sectors_seen for r in scan.databases):,} sectors read, 0 damaged" in text
     assert "Damaged pages: none: every page read back" in text and CORRECTABLE_NOTE in text
+    scanned = {row.instance: row for row in scan.databases}
     for instance in bundle.result.instances:  # the disk table: the instance's database reads, 64 KiB each
         assert f"{instance.name} Database reads {instance.db_read_avg_latency_ms:.3f}" in text
-        assert f"{instance.db_reads_per_s:,.3f} 65,536" in text
+        # reads per second over its own database's scan: a checksum reads the databases of a volume one after another
+        own = own_reads_per_s(instance, scanned[instance.name], bundle.result.summary.measured_s)
+        assert own > instance.db_reads_per_s and f"{own:,.3f} 65,536" in text
     for words in PERFORMANCE_ONLY:
         assert words not in text, words
     assert set(charts(bundle)) == {"scan_reads"} and "Read throughput per interval" in render_html(bundle)
@@ -227,3 +232,43 @@ def test_the_pdf_of_a_scan_is_a_pdf_with_its_tables(runs, name, tmp_path, qapp):
         assert re.search(rf"Instance 1\s+33\s+{33 * PAGE:,}\s+Wrong page number\s+-1118", text)
     for word in PERFORMANCE_ONLY:
         assert word not in text, word
+
+
+@pytest.mark.parametrize("name", ["clean", "backup"])
+def test_the_jetstress_layout_files_of_a_scan_carry_the_papers_tables_and_agree_with_the_report(runs, tmp_path, name):
+    """As the ESRP paper's Checksum and Backup files: the statistics (a checksum's wrong page-number column, a backup's
+    elapsed time), the System Parameters, each instance's Transactional I/O over its own database's time and the disk
+    table per volume; the server's MB/s the same in both files as in Jetwise's own report."""
+    result = runs[name].result
+    scan = result.scan
+    assert scan is not None
+    written = write_jetstress_files(result, [], tmp_path)
+    root = ET.fromstring(next(p for p in written if p.suffix == ".xml").read_text(encoding="utf-8").split("-->", 1)[1])
+    html = next(p for p in written if p.suffix == ".html").read_text(encoding="utf-8")
+    assert root.find("jetstress-system/element[@name='Thread Count']") is not None
+    tag = "checksum-statistics" if name == "clean" else "backup-statistics"
+    rows = {i.get("name"): {c.get("name"): c.get("average") for c in i.iter("counter")}
+            for i in root.iterfind(f"{tag}/object/instance")}
+    server = f"{megabytes(scan.bytes_per_s):.3f}"
+    assert rows["MB read/sec total per server"] == {"MB read/sec" if name == "clean" else "Mbytes Transferred/sec": server}
+    # Jetwise's own report: a checksum's (Sum) row, a backup's total per server
+    said = f"{megabytes(scan.bytes_per_s):,.1f}</td></tr>" if name == "clean" else f"{megabytes(scan.bytes_per_s):,.2f}"
+    assert said in render_html(runs[name]) and server in html
+    for row in scan.databases:
+        if name == "clean":
+            assert rows[row.database_file]["Wrong Page-Number Pages"] == "0"
+            assert rows[row.database_file]["File Length / Seconds Taken"].endswith(f"Mbytes / {round(row.seconds)} sec")
+        else:
+            assert rows[row.instance]["Elapsed Backup Time"].count(":") == 2
+    measured = result.summary.measured_s
+    figures = {i.name: i for i in result.instances}
+    transactional = {i.get("name"): {c.get("name"): float(c.get("average")) for c in i.iter("counter")}
+                     for i in root.iterfind("disk-subsystem-transactional/object/instance")}
+    for row in scan.databases:
+        own = own_reads_per_s(figures[row.instance], row, measured)
+        assert transactional[row.instance]["I/O Database Reads/sec"] == pytest.approx(own, abs=0.0005)
+    kind = "checksum" if name == "clean" else "backup"
+    disks = {i.get("name"): {c.get("name"): float(c.get("average")) for c in i.iter("counter")}
+             for i in root.iterfind(f"disk-subsystem-of-{kind}/object/instance")}
+    assert set(disks) == {row.volume for row in scan.databases} and all(row.volume for row in scan.databases)
+    assert all(d["Avg. Disk Bytes/Read"] == pytest.approx(scan.read_bytes, rel=0.01) for d in disks.values())

@@ -19,6 +19,7 @@ from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis
+from engine.run.scanning import scan_order_words
 from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
@@ -172,7 +173,7 @@ def scan_review_html(config: TestConfig) -> str:
     return f"""
 <h3>{type_words(config.test_type)} test</h3>
 <table cellpadding="3">
-<tr><td><b>Reads</b></td><td>{what}; the databases are read at once, one reader each</td></tr>
+<tr><td><b>Reads</b></td><td>{what}; {scan_order_words(config)}</td></tr>
 {backup}<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
  ({format_bytes(total)}) as this profile sizes them; Jetwise databases already in the folders are read as they are.
  Run it after a Performance or Stress test on these folders</td></tr>

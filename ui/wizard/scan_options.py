@@ -26,7 +26,8 @@ KINDS: tuple[tuple[TestType, str, str], ...] = (
      "Reads every page of every database and its logs and verifies each; run it after a Stress test to prove the "
      "storage lost nothing",
      "Each database is read through once in sequential reads, every page's checksum, number and database verified, "
-     "then its log files sector by sector; damaged pages are counted by kind. It takes as long as the reading takes."),
+     "then its log files sector by sector; damaged pages are counted by kind. As Jetstress does, the databases of "
+     "one volume are read one after another and the volumes at once. It takes as long as the reading takes."),
     (TestType.DATABASE_BACKUP,
      "Reads each database through as a streaming backup does, verifying every page; can also copy it to a backup "
      "folder",

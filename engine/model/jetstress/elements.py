@@ -40,8 +40,8 @@ TEST_DESIGN_INFO: tuple[tuple[str, str | None], ...] = (
     ("ScanPercentage", "0"),
     ("RestoreBackupPath", ""),
     ("OutputPath", "."),
-    ("MaximumChecksumBuffers", "20971520"),
-    ("MaximumChecksumThreads", "400"),
+    ("MaximumChecksumBuffers", None),
+    ("MaximumChecksumThreads", None),
     ("MaximumLatencyErrors", "6"),
     ("SluggishSessions", None),
     ("BatchRecords", "1"),
@@ -99,7 +99,8 @@ STRESS_AFTER_S = 6 * 3600  # Jetstress runs a performance test longer than this 
 MODELLED = frozenset({
     "Type", "Description", "Duration", "VerifyChecksum", "RunDatabaseMaintenancePerformance",
     "RunDatabaseMaintenanceSoftRecovery", "ContinueOnErrors", "SuppressTuning", "BackupToDisk", "LogFilesToReplay",
-    "LogFilesToChecksum", "LogInterval", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
+    "LogFilesToChecksum", "MaximumChecksumBuffers", "MaximumChecksumThreads",
+    "LogInterval", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
     "ThroughputPercentage", "DatabaseSizing", "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops",
     "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize",
 })

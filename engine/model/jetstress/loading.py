@@ -23,6 +23,8 @@ ELEMENT_OF = {
     "sluggish_sessions": "TestDesignInfo/SluggishSessions",
     "log_files_to_replay": "TestDesignInfo/LogFilesToReplay",
     "log_files_to_checksum": "TestDesignInfo/LogFilesToChecksum",
+    "checksum_buffers_mb": "TestDesignInfo/MaximumChecksumBuffers",
+    "checksum_threads": "TestDesignInfo/MaximumChecksumThreads",
     "operation_mix": "TestDesignInfo/OperationMix",
     "thresholds.strict": "TestDesignInfo/Thresholds[Strict]",
     "thresholds.lenient": "TestDesignInfo/Thresholds[Lenient]",

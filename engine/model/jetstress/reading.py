@@ -27,6 +27,7 @@ from engine.model.jetstress.elements import (
 )
 from engine.model.jetstress.merging import with_jetwise_settings
 from engine.model.profile import LOG_INTERVAL_STEP_S
+from engine.model.units import MIB
 from engine.model.validation import Problem, Severity
 
 
@@ -158,10 +159,13 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
     suppress = reader.value(design, section, "SuppressTuning", values.boolean, "auto-tune is used")
     result.auto_tune = not suppress
     for name, key in (("LogFilesToReplay", "log_files_to_replay"), ("LogFilesToChecksum", "log_files_to_checksum"),
-                      ("SluggishSessions", "sluggish_sessions")):
+                      ("SluggishSessions", "sluggish_sessions"), ("MaximumChecksumThreads", "checksum_threads")):
         number = reader.value(design, section, name, values.whole, "the default is used")
         if number is not None:
             data[key] = number
+    buffers = reader.value(design, section, "MaximumChecksumBuffers", values.whole, "the default is used")
+    if buffers is not None:
+        data["checksum_buffers_mb"] = buffers / MIB  # bytes in the file
     _operation_mix(design.get("OperationMix", []), result)
     _thresholds(reader, design.get("Thresholds", []), result)
     _log_interval(reader, design, result)

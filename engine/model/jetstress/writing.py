@@ -28,6 +28,7 @@ from engine.model.jetstress.elements import (
     TEST_TYPES,
     THRESHOLDS,
 )
+from engine.model.units import MIB
 
 _NAMESPACES = {"xmlns:xsd": "http://www.w3.org/2001/XMLSchema", "xmlns:xsi": "http://www.w3.org/2001/XMLSchema-instance"}
 # Jetstress has no Database Checksum test in its configuration: it checksums after a Stress test
@@ -63,6 +64,8 @@ def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
         "BackupToDisk": flag[config.backup_path is not None],
         "LogFilesToReplay": str(config.log_files_to_replay),
         "LogFilesToChecksum": str(config.log_files_to_checksum),
+        "MaximumChecksumBuffers": str(round(config.checksum_buffers_mb * MIB)),
+        "MaximumChecksumThreads": str(config.checksum_threads),
         "LogInterval": str(round(config.thresholds.log_interval_s * 1000)),
         "SluggishSessions": str(config.sluggish_sessions),
         "ThreadCount": str(config.thread_count),
