@@ -1,8 +1,12 @@
 """Jetwise's Database Checksum and Database Backup against fio's sequential direct read of the same files.
 
-Both read every database file from its first byte to its last, one reader per file, all
-files at once (as Jetwise scans its databases in parallel), unbuffered (O_DIRECT), at the
-test's read size: 64 KiB for the checksum, 256 KiB for the backup. Jetwise checks every
+Both read every database file from its first byte to its last in the order and at the depth
+Jetwise's test reads them (engine/run/scanning.py): a checksum reads the files of one volume one
+after another (the files here share one) with its checksum buffers in flight (64 reads by
+default), a backup reads every file at once with two reads in flight each; unbuffered (O_DIRECT),
+at the test's read size: 64 KiB for the checksum, 256 KiB for the backup. fio keeps the same
+reads in flight (`--ioengine=libaio --iodepth=N`, `--stonewall` between files read one after
+another). Jetwise checks every
 page it reads (header, page number, CRC-32); fio's plain read checks nothing. The ratio
 compares the server's read rate over the database files (Jetwise's log files, which a
 checksum reads after its database, are left out on both sides). Targets: backup >= 0.90,
@@ -46,12 +50,18 @@ MIB = 1024 * 1024
 FIO_VERIFY = ["--verify=crc32c", f"--verify_interval={PAGE_SIZE_BYTES}", "--verify_state_save=0"]
 
 
+SHAPE: dict[int, tuple[int, bool]] = {}  # read size -> (reads in flight per file, files one after another)
+
+
 def _fio(paths: list[Path], block: int, options: list[str]) -> subprocess.CompletedProcess[str]:
-    """fio over each file once, sequentially, one job per file, all at once."""
-    command = ["fio", "--direct=1", "--ioengine=psync", "--thread", f"--bs={block}", "--group_reporting",
-               "--output-format=json", *options]
+    """fio over each file once, sequentially, one job per file, in Jetwise's order and depth for that read size."""
+    depth, one_by_one = SHAPE.get(block, (1, False))
+    command = ["fio", "--direct=1", "--ioengine=libaio", f"--iodepth={depth}", "--thread", f"--bs={block}",
+               "--group_reporting", "--output-format=json", *options]
     for index, path in enumerate(paths):
         command += [f"--name=file{index}", f"--filename={path}", f"--size={path.stat().st_size}"]
+        if one_by_one and index:
+            command.append("--stonewall")
     return subprocess.run(command, capture_output=True, text=True, check=True)
 
 
@@ -84,7 +94,8 @@ def run_fio_checking(copies: list[Path], block: int) -> float:
 
 
 def run_jetwise(folders: list[Path], test_type: str, out: Path) -> float:
-    """MiB/s of Jetwise's scan over the database files: their bytes over the slowest database's time."""
+    """MiB/s of Jetwise's scan over the database files: their bytes over the time from the first read to the end of
+    the last database file. Notes the test's order and depth for fio (`SHAPE`)."""
     config = TestConfig.model_validate({
         "databases": [{"database_path": str(f), "log_path": str(f / "logs")} for f in folders],
         "thread_count": len(folders),
@@ -94,8 +105,8 @@ def run_jetwise(folders: list[Path], test_type: str, out: Path) -> float:
     })
     result = Runner(config, out, lambda _event: None).run()
     assert result.scan is not None and result.verdict == "pass", result.summary.reasons
-    rows = result.scan.databases
-    return sum(r.bytes_read for r in rows) / max(r.seconds for r in rows) / MIB
+    SHAPE[config.scan_read_bytes] = (result.scan.reads_in_flight, result.scan.by_volume)
+    return result.scan.bytes_per_s / MIB
 
 
 def main() -> int:
@@ -124,10 +135,10 @@ def main() -> int:
         for test_type, block in TESTS.items():
             copies = write_fio_copies(root / f"fio-{block}", paths, block)
             fio, checking, jetwise = [], [], []
-            for repeat in range(args.repeats):
+            for repeat in range(args.repeats):  # Jetwise first: its order and depth are fio's
+                jetwise.append(run_jetwise(folders, test_type, root / f"out-{test_type}-{repeat}"))
                 fio.append(run_fio(paths, block))
                 checking.append(run_fio_checking(copies, block))
-                jetwise.append(run_jetwise(folders, test_type, root / f"out-{test_type}-{repeat}"))
             ratio = statistics.median(jetwise) / statistics.median(fio)
             row: dict[str, Any] = {"test": test_type, "read_kib": block // 1024, "fio_mib_s": statistics.median(fio),
                                    "fio_checking_mib_s": statistics.median(checking),

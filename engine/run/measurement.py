@@ -20,6 +20,7 @@ from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
+from engine.results.jetstress_log import StallSamples, closing_lines
 from engine.results.maxima import HighestAverages
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
@@ -83,6 +84,7 @@ class Measurement:
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.highest = HighestAverages(config.thresholds.log_interval_s, config.sample_interval_s)  # the judged maxima
         self.host_samples: list[HostFigures] = []
+        self.stalls = StallSamples()  # the measured samples' page fault stalls, for the test log's last lines
         self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
         limits = config.active_thresholds
@@ -133,6 +135,7 @@ class Measurement:
         self.add_late(index, parts, duration_s)
         if phase == "measure":
             self.host_samples.append(host)
+            self.stalls.observe(summary.database_page_fault_stalls_per_s)
             self.spikes.observe(summary, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s)
         total_s = self.total_intervals * self.config.sample_interval_s
         if self.config.open_ended:  # it ends when its work is done: its remaining time is the work's
@@ -293,7 +296,11 @@ class Measurement:
             highest=highest,
         )
         summary = result.summary.model_copy(update={"latency_spikes": spikes})
-        return result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery})
+        result = result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery})
+        if not config.scans and self.steps is None:
+            for line in closing_lines(result, self.stalls):
+                self._log(line, "info")
+        return result
 
     def _judged_step(
         self, notes: list[str]

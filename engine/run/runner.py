@@ -24,6 +24,7 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
 from engine.results.document import output_folder_problem
+from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
 from engine.results.schema import RunResult
@@ -168,11 +169,10 @@ class Runner:
                    f"{format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
         self.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
                    f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")
-        mix = config.operation_mix
-        self.log(f"Operation mix: Inserts {mix.insert_percent:g} %, Deletes {mix.delete_percent:g} %, "
-                   f"Replaces {mix.replace_percent:g} %, Reads {mix.read_percent:g} %, Lazy Commits {mix.lazy_commit_percent:g} %; "
-                   f"background maintenance {'on' if config.background_maintenance else 'off'}, "
-                   f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
+        for line in opening_lines(config):
+            self.log(line)
+        self.log(f"Background maintenance {'on' if config.background_maintenance else 'off'}, "
+                 f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
         if self.sweep is not None:
             self.log(self.sweep.describe(config.sample_interval_s))
 

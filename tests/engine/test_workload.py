@@ -112,6 +112,31 @@ def test_the_warm_up_is_logged_with_how_full_the_cache_got(disk_dir):
     assert "Instance 1: database cache" in text and "full (" in text
 
 
+def test_the_test_log_carries_jetstress_s_lines_where_jetwise_has_the_fact(disk_dir):
+    """The ESRP paper's test logs, line for line where Jetwise knows the same: the thresholds, the operation mix with
+    its sessions and the logging interval at the start; each instance's averages, the stalls and samples at the end."""
+    config = small_config(disk_dir / "data", databases=2, thread_count=5)
+    result = _run(config, disk_dir / "out")
+    lines = [line.split(" -- ", 1)[1] for line in (disk_dir / "out" / LOG_FILE).read_text().splitlines() if " -- " in line]
+    assert "Database read latency thresholds: (average: 20 msec/read, maximum: 100 msec/read)." in lines
+    assert "Log write latency thresholds: (average: 10 msec/write, maximum: 100 msec/write)." in lines
+    assert ("Operation mix: Sessions 2 to 3, Inserts 40%, Deletes 20%, Replaces 5%, Reads 35%, Lazy Commits 70%."
+            in lines)  # 5 threads over 2 databases
+    assert ("Performance logging begins (interval: 500 ms; maximum latencies are judged on 15000 ms averages)."
+            in lines)
+    ending = lines[lines.index("Performance logging ends."):]
+    for instance in result["instances"]:
+        name = instance["name"]
+        assert f"{name} has {instance['db_read_avg_latency_ms']:.1f} for I/O Database Reads Average Latency." in ending
+        assert f"{name} has {instance['log_write_avg_latency_ms']:.1f} for I/O Log Writes Average Latency." in ending
+    stalls = result["summary"]["database_page_fault_stalls_per_s"]
+    assert any(line.startswith("Test has ") and line.endswith(" Maximum Database Page Fault Stalls/sec.") for line in ending)
+    highest = float(next(line for line in ending if "Maximum Database Page Fault" in line).split()[2])
+    assert highest >= stalls  # the highest sample, against the run's average
+    measured = round(result["summary"]["measured_s"] / config.sample_interval_s)
+    assert f"samples.sqlite has {measured} samples." in ending
+
+
 def test_a_database_that_fits_in_the_cache_is_read_from_the_cache_only(disk_dir):
     config = small_config(disk_dir / "data", databases=1, database_cache_max_mb=64.0, warmup_s=1.5)
     result = _run(config, disk_dir / "out")

@@ -1,0 +1,58 @@
+"""The test log's lines in Jetstress's words, where Jetwise has the fact, so a Jetwise log reads beside a Jetstress
+log line by line (the ESRP paper's test logs): the thresholds, the operation mix with its sessions, the logging
+interval at the start; each instance's averages, the page fault stalls and the samples at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.model.config import TestConfig
+from engine.results.schema import RunResult
+
+
+@dataclass
+class StallSamples:
+    """The measured samples' database page fault stalls per second, as Jetstress sums them up at the end."""
+
+    samples: int = 0
+    highest: float = 0.0
+    over_zero: int = 0
+
+    def observe(self, stalls_per_s: float) -> None:
+        self.samples += 1
+        self.highest = max(self.highest, stalls_per_s)
+        self.over_zero += stalls_per_s > 0
+
+
+def opening_lines(config: TestConfig) -> list[str]:
+    """Jetstress's lines before its prerequisites: the thresholds the test is judged by, its operation mix with the
+    sessions (threads) of each database, and its logging interval."""
+    limits, mix = config.active_thresholds, config.operation_mix
+    sessions = sorted({config.threads_for_database(i) for i in range(config.database_count)})
+    each = str(sessions[0]) if len(sessions) == 1 else f"{sessions[0]} to {sessions[-1]}"
+    maxima = (f"; maximum latencies are judged on {round(config.thresholds.log_interval_s * 1000)} ms averages"
+              if config.thresholds.averaged_maxima else "; maximum latencies are judged on single I/Os")
+    return [
+        f"Database read latency thresholds: (average: {limits.db_read_avg_latency_ms:g} msec/read, "
+        f"maximum: {limits.db_read_max_latency_ms:g} msec/read).",
+        f"Log write latency thresholds: (average: {limits.log_write_avg_latency_ms:g} msec/write, "
+        f"maximum: {limits.log_write_max_latency_ms:g} msec/write).",
+        f"Operation mix: Sessions {each}, Inserts {mix.insert_percent:g}%, Deletes {mix.delete_percent:g}%, "
+        f"Replaces {mix.replace_percent:g}%, Reads {mix.read_percent:g}%, Lazy Commits {mix.lazy_commit_percent:g}%.",
+        f"Performance logging begins (interval: {round(config.sample_interval_s * 1000)} ms{maxima}).",
+    ]
+
+
+def closing_lines(result: RunResult, stalls: StallSamples) -> list[str]:
+    """Jetstress's lines as it writes its report: each instance's average latencies, the page fault stalls of the
+    measured samples, and how many samples the run's samples file has."""
+    lines = ["Performance logging ends."]
+    for instance in result.instances:
+        lines.append(f"{instance.name} has {instance.db_read_avg_latency_ms:.1f} for I/O Database Reads Average Latency.")
+        lines.append(f"{instance.name} has {instance.log_write_avg_latency_ms:.1f} for I/O Log Writes Average Latency.")
+        if instance.log_reads_per_s:
+            lines.append(f"{instance.name} has {instance.log_read_avg_latency_ms:.1f} for I/O Log Reads Average Latency.")
+    lines.append(f"Test has {stalls.highest:g} Maximum Database Page Fault Stalls/sec.")
+    lines.append(f"Test has {stalls.over_zero} Database Page Fault Stalls/sec samples higher than 0.")
+    lines.append(f"{result.files.samples} has {stalls.samples} samples.")
+    return lines
