@@ -93,8 +93,9 @@ def scan_order_words(config: TestConfig) -> str:
     reads = f"{depth} read{'' if depth == 1 else 's'} in flight"
     if config.test_type != TestType.DATABASE_CHECKSUM:
         return f"the databases are read at once, {reads} each"
-    volumes = f"{len(groups)} volume{'' if len(groups) == 1 else 's'}"
-    return f"volume by volume: the databases of each volume one after another, {volumes} at once, {reads} on each"
+    if len(groups) == 1:
+        return f"all on one volume, so read one after another, {reads}"
+    return f"volume by volume: the databases of each volume one after another, {len(groups)} volumes at once, {reads} on each"
 
 
 def make_scans(
