@@ -13,11 +13,11 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import timedelta
 
-from engine.model.config import PAGE_SIZE_BYTES, TestType
+from engine.model.config import TestType
 from engine.results.scans import megabytes, own_reads_per_s
 from engine.results.schema import RunResult
+from reporting.scan import clock
 
 
 def _number(value: float) -> str:
@@ -33,7 +33,7 @@ def statistics(result: RunResult) -> tuple[str, str, list[str], list[tuple[str, 
               ("MB read/sec total per server", _number(megabytes(scan.bytes_per_s)))]
     if result.configuration.test_type == TestType.DATABASE_BACKUP:
         columns = ["Database Size (Mbytes)", "Elapsed Backup Time", "Mbytes Transferred/sec"]
-        rows = [(r.instance, [_number(megabytes(r.pages * PAGE_SIZE_BYTES)), str(timedelta(seconds=round(r.seconds))),
+        rows = [(r.instance, [_number(megabytes(r.file_bytes)), clock(r.seconds),
                               _number(megabytes(r.bytes_per_s))]) for r in scan.databases]
         return ("Database Backup Statistics - All", "backup-statistics", columns, rows,
                 [(key, ["", "", value]) for key, value in footer])
@@ -41,13 +41,13 @@ def statistics(result: RunResult) -> tuple[str, str, list[str], list[tuple[str, 
                "MB read/sec"]
     rows = [(r.database_file, [str(r.seen_pages), str(r.damaged_pages - r.wrong_page_number_pages),
                                str(r.correctable_pages), str(r.wrong_page_number_pages),
-                               f"{round(megabytes(r.pages * PAGE_SIZE_BYTES))} Mbytes / {round(r.seconds)} sec",
+                               f"{round(megabytes(r.file_bytes))} Mbytes / {round(r.seconds)} sec",
                                _number(megabytes(r.bytes_per_s))]) for r in scan.databases]
     total = ("(Sum)", [str(sum(r.seen_pages for r in scan.databases)),
                        str(sum(r.damaged_pages - r.wrong_page_number_pages for r in scan.databases)),
                        str(sum(r.correctable_pages for r in scan.databases)),
                        str(sum(r.wrong_page_number_pages for r in scan.databases)),
-                       f"{round(megabytes(sum(r.pages for r in scan.databases) * PAGE_SIZE_BYTES))} Mbytes / {round(scan.seconds)} sec",
+                       f"{round(megabytes(sum(r.file_bytes for r in scan.databases)))} Mbytes / {round(scan.seconds)} sec",
                        ""])
     return ("Checksum Statistics - All", "checksum-statistics", columns, [*rows, total],
             [(key, ["", "", "", "", "", value]) for key, value in footer])

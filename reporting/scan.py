@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.model.config import PAGE_SIZE_BYTES, TestType
+from engine.model.config import TestType
 from engine.results.sample_file import Samples
 from engine.results.scans import CORRECTABLE_NOTE, megabytes, own_reads_per_s
 from engine.results.schema import DatabaseScan, Figures, RunResult, ScanResult
@@ -30,13 +30,9 @@ def clock(seconds: float) -> str:
     return f"{whole // 3600:02d}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def _file_bytes(row: DatabaseScan) -> int:
-    return row.pages * PAGE_SIZE_BYTES
-
-
 def _row(row: DatabaseScan) -> dict[str, Any]:
     return {
-        "scan": row, "file_mbytes": megabytes(_file_bytes(row)), "mbytes_per_s": megabytes(row.bytes_per_s),
+        "scan": row, "file_mbytes": megabytes(row.file_bytes), "mbytes_per_s": megabytes(row.bytes_per_s),
         "elapsed": clock(row.seconds), "covered": row.seen_pages / row.pages if row.pages else 0.0,
         "read_mbytes": megabytes(row.bytes_read), "written_mbytes": megabytes(row.bytes_written),
     }
@@ -52,7 +48,7 @@ def _sum(scan: ScanResult) -> dict[str, Any]:
             "seen_pages", "bad_pages", "correctable_pages", "wrong_page_number_pages", "uninitialised_pages",
             "unreadable_pages", "damaged_pages", "log_files", "log_sectors_seen", "log_sectors_damaged",
             "bytes_written")},
-        "file_mbytes": megabytes(sum(_file_bytes(r) for r in rows)), "seconds": scan.seconds,
+        "file_mbytes": megabytes(sum(r.file_bytes for r in rows)), "seconds": scan.seconds,
         "mbytes_per_s": megabytes(scan.bytes_per_s), "read_mbytes": megabytes(scan.bytes_read),
         "covered": sum(r.seen_pages for r in rows) / total if total else 0.0,
         "log_damaged_in": [r.instance for r in rows if r.log_sectors_damaged],

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.workload.stats import DB_READ, LOG_WRITE, StreamStats
+from engine.model.config import TestConfig
+from engine.workload.stats import DB_READ, LOG_WRITE, InstanceInterval
 
 JUDGED = (DB_READ, LOG_WRITE)
 _Sums = dict[tuple[str, str], list[int]]  # (instance, stream) -> [latency sum in ns, operations]
@@ -31,8 +32,13 @@ class HighestAverages:
         self._last: _Sums | None = None  # the last whole interval: a part of one after it is joined to it
         self._highest: dict[tuple[str, str], float] = {}  # over the intervals before `_last`
 
-    def add(self, index: int, streams: Mapping[str, Mapping[str, StreamStats]], seconds: float) -> None:
-        """Sample `index` (or the last of the `seconds` a window of samples covers): each instance's streams. A
+    @classmethod
+    def of(cls, config: TestConfig) -> HighestAverages:
+        """The averages over `config`'s log interval, of samples of its sample interval."""
+        return cls(config.thresholds.log_interval_s, config.sample_interval_s)
+
+    def add(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float) -> None:
+        """Sample `index` (or the last of the `seconds` a window of samples covers): each instance's counters. A
         straggler of an interval already closed is counted in the one under way."""
         key = index // self.per if self._key is None else max(index // self.per, self._key)
         if key != self._key and self._whole(self._open_s):
@@ -40,9 +46,9 @@ class HighestAverages:
                 _fold(self._last, self._highest)
             self._last, self._open, self._open_s = self._open, {}, 0.0
         self._key = key
-        for name, by_stream in streams.items():
+        for name, part in parts.items():
             for stream in JUDGED:
-                stats = by_stream.get(stream)
+                stats = part.streams.get(stream)
                 if stats is not None and stats.count:
                     sums = self._open.setdefault((name, stream), [0, 0])
                     sums[0] += stats.sum_ns

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from engine.io.pages import ErrorKind
+from engine.model.config import PAGE_SIZE_BYTES
 from engine.results.base import Schema
 
 
@@ -43,6 +44,11 @@ class DatabaseScan(Schema):
     log_sectors_damaged: int = 0
     backup_file: str = Field("", description="Database Backup to disk: the copy written.")
     bytes_written: int = 0
+
+    @property
+    def file_bytes(self) -> int:
+        """The database file's length: every page, its header page included."""
+        return self.pages * PAGE_SIZE_BYTES
 
     @property
     def damaged_pages(self) -> int:

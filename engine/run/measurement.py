@@ -39,7 +39,7 @@ from engine.results.schema import (
 )
 from engine.results.spikes import WATCHED, LatencySpikes
 from engine.results.verdict import judge
-from engine.run.scanning import scan_depth, scan_groups
+from engine.run.scanning import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
@@ -82,7 +82,7 @@ class Measurement:
         self._log = log
         self.names = [config.instance_name(i) for i in range(config.database_count)]
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
-        self.highest = HighestAverages(config.thresholds.log_interval_s, config.sample_interval_s)  # the judged maxima
+        self.highest = HighestAverages.of(config)  # the judged maxima
         self.host_samples: list[HostFigures] = []
         self.stalls = StallSamples()  # the measured samples' page fault stalls, for the test log's last lines
         self.eta_s: float | None = None  # a scan's time to go, from its progress
@@ -214,7 +214,7 @@ class Measurement:
             else:
                 self.totals[name].errors.merge(part.errors)
         if measured:
-            self.highest.add(index, {name: part.streams for name, part in parts.items()}, seconds)
+            self.highest.add(index, parts, seconds)
 
     def run_kind(self) -> RunKind:
         config = self.config
@@ -241,7 +241,7 @@ class Measurement:
         errors = {name: part.errors for name, part in self.totals.items()}
         scan = None
         if config.scans:
-            scan = scan_result(config, end.scans, measured_s, scan_depth(config, len(scan_groups(config))))
+            scan = scan_result(config, end.scans, measured_s, scan_plan(config)[1])
             verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
             notes.append(CORRECTABLE_NOTE)
             for row in scan.databases:

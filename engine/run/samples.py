@@ -40,7 +40,7 @@ def merge_sample(totals: Mapping[str, InstanceInterval], highest: HighestAverage
     parts = {name: part for name, part in parts_from_sample(sample).items() if name in totals}
     for name, part in parts.items():
         totals[name].merge(part)
-    highest.add(sample.interval, {name: part.streams for name, part in parts.items()}, sample.duration_s)
+    highest.add(sample.interval, parts, sample.duration_s)
 
 
 class RunningVerdict:
@@ -55,7 +55,7 @@ class RunningVerdict:
         config = self.config
         self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
                        for i in range(config.database_count)}
-        self.highest = HighestAverages(config.thresholds.log_interval_s, config.sample_interval_s)
+        self.highest = HighestAverages.of(config)
         self.measured_s = 0.0
 
     def add(self, sample: IntervalSample) -> None:

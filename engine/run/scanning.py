@@ -86,10 +86,15 @@ def scan_depth(config: TestConfig, groups: int) -> int:
     return max(1, min(MAX_CHECKSUM_DEPTH, server // max(1, groups)))
 
 
+def scan_plan(config: TestConfig) -> tuple[list[tuple[int, ...]], int]:
+    """The test's scan groups (`scan_groups`) and the reads each scan keeps in flight (`scan_depth`)."""
+    groups = scan_groups(config)
+    return groups, scan_depth(config, len(groups))
+
+
 def scan_order_words(config: TestConfig) -> str:
     """Which databases a scan reads at once, and how deep, in an engineer's words."""
-    groups = scan_groups(config)
-    depth = scan_depth(config, len(groups))
+    groups, depth = scan_plan(config)
     reads = f"{depth} read{'' if depth == 1 else 's'} in flight"
     if config.test_type != TestType.DATABASE_CHECKSUM:
         return f"the databases are read at once, {reads} each"
@@ -104,8 +109,7 @@ def make_scans(
 ) -> list[Scan]:
     """A scan for each of the worker's databases: a checksum reads its logs after it, a backup may copy it."""
     checksum = config.test_type == TestType.DATABASE_CHECKSUM
-    groups = scan_groups(config)
-    depth = scan_depth(config, len(groups))
+    groups, depth = scan_plan(config)
     group_of = {index: number for number, group in enumerate(groups) for index in group}
     last: dict[int, Scan] = {}  # each group's latest scan: the next of its group waits for it
     scans = []

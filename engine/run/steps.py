@@ -83,8 +83,8 @@ class SweepSteps:
         settle = plan.warmup if number == 0 else plan.min_settle
         limit = plan.step_limit + (plan.warmup if number == 0 else 0)
         window = MeasureWindow(settle, limit - settle, plan.settle)
-        highest = HighestAverages(self.config.thresholds.log_interval_s, self.config.sample_interval_s)
-        self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names}, highest))
+        self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names},
+                                       HighestAverages.of(self.config)))
         self._log(f"Step {number + 1}: {load.threads} threads, SluggishSessions {load.sluggish} "
                   f"(effective load {load.effective:.2f})", "info")
 
@@ -103,7 +103,7 @@ class SweepSteps:
             return "warmup"
         for name, part in parts.items():
             step.totals[name].merge(part)
-        step.highest.add(index, {name: part.streams for name, part in parts.items()}, duration_s)
+        step.highest.add(index, parts, duration_s)
         step.hosts.append(host)
         step.measured_s += duration_s
         if offset + 1 >= step.window.total_intervals:

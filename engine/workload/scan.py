@@ -116,7 +116,6 @@ class Scan:
         self._done = 0
         self._reported = 0.0
         self._file_bytes = 0
-        self.started_ns = 0  # when its reading began, after the scan it waited for (perf_counter_ns)
         self.ended_ns = 0  # when the scan ended (perf_counter_ns, the run's clock)
         self._thread = threading.Thread(target=self._run, name=f"scan-{target.name}", daemon=True)
 
@@ -144,8 +143,7 @@ class Scan:
         while self.after is not None and not self.after.join(0.1) and not self._stopped():
             pass  # its volume's scan before it is still reading
         started = time.perf_counter()
-        self.started_ns = time.perf_counter_ns()
-        self.tally.began_s = max(0.0, (self.started_ns - self.ctx.clock.t0_ns) / 1e9)
+        self.tally.began_s = max(0.0, (time.perf_counter_ns() - self.ctx.clock.t0_ns) / 1e9)
         try:
             self._scan_database()
             self.tally.database_seconds = time.perf_counter() - started

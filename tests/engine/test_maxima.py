@@ -7,7 +7,7 @@ import pytest
 from engine.model.config import default_config
 from engine.results.maxima import HighestAverages
 from engine.results.verdict import judge
-from engine.workload.stats import DB_READ, DB_WRITE, LOG_WRITE, StreamStats
+from engine.workload.stats import DB_READ, DB_WRITE, LOG_WRITE, InstanceInterval, StreamStats
 
 
 def _stats(count: int, avg_ms: float, max_ms: float | None = None) -> StreamStats:
@@ -18,8 +18,8 @@ def _stats(count: int, avg_ms: float, max_ms: float | None = None) -> StreamStat
     return stats
 
 
-def _second(read_ms: float, log_ms: float = 1.0, reads: int = 100) -> dict[str, dict[str, StreamStats]]:
-    return {"Instance 1": {DB_READ: _stats(reads, read_ms), LOG_WRITE: _stats(50, log_ms)}}
+def _second(read_ms: float, log_ms: float = 1.0, reads: int = 100) -> dict[str, InstanceInterval]:
+    return {"Instance 1": InstanceInterval("Instance 1", {DB_READ: _stats(reads, read_ms), LOG_WRITE: _stats(50, log_ms)})}
 
 
 def _fed(latencies: list[float], first: int = 0, interval_s: float = 15.0) -> dict[str, dict[str, float]]:
