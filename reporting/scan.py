@@ -102,6 +102,7 @@ def scan_model(result: RunResult) -> dict[str, Any]:
     rows = [_row(r) for r in scan.databases]
     model.update({
         "scan_rows": rows, "scan_sum": _sum(scan), "damaged": _damaged(scan),
+        "scan_volumes": len({r.volume for r in scan.databases}),
         "damaged_more": [(r.instance, len(r.first_damaged), r.damaged_pages) for r in scan.databases
                          if r.damaged_pages > len(r.first_damaged)],
         "incomplete": [r for r in rows if not r["scan"].complete],

@@ -107,6 +107,8 @@ def test_a_clean_checksum_has_jetstress_tables_in_order_and_nothing_of_a_perform
               "Disk Subsystem Performance (of checksum)", "Read Throughput over Time", "Host System Performance",
               "I/O Errors", "Test Log")
     assert "Every page of every database was read and none was damaged, nor any log sector" in text
+    assert "all on one volume, so read one after another, 64 reads in flight" in text  # the test's one volume
+    assert "the databases were read one after another, all on one volume" in text
     for row in scan.databases:
         mbytes, seconds = megabytes(row.pages * PAGE), row.seconds
         words = f"{row.seen_pages:,} 0 0 0 0 0 {mbytes:,.0f} Mbytes / {seconds:.1f} sec {megabytes(row.bytes_per_s):,.1f}"
