@@ -18,6 +18,7 @@ import markupsafe
 from engine.model.config import TestType
 from engine.model.derive import thread_weight_words
 from engine.model.units import seconds_words
+from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.results.verdict import is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
@@ -147,6 +148,8 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "error_groups": result.error_groups,
         "failing": failing,
         "host_performance": result.host_performance,
+        "host_rows": result.host_performance.rows(None if config.scans else summary.database_page_fault_stalls_per_s),
+        "database_bytes": database_bytes(result),
         "floor": config.target_transactional_iops * (1 - config.target_margin_percent / 100.0),
         "stream_titles": STREAM_TITLES,
         "session": bundle.session,

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.results.sample_file import FigureSum, LatencySum
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from engine.results.sums import FigureSum, LatencySum
 from reporting.bundle import ReportError, RunBundle
 from reporting.csv_export import CSV_COLUMNS, sample_rows
 

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
+from engine.results.figures import database_bytes
 from engine.results.schema import Figures, Outcome, RunResult, Spread
 from engine.version import __version__
 from reporting import jetstress_scan
@@ -178,15 +179,15 @@ def _summary(result: RunResult, run_folder: Path | None) -> Section:
 
 def _sizing(result: RunResult) -> Section:
     config, summary = result.configuration, result.summary
-    size = config.database_size_bytes
+    initial, final = database_bytes(result)
     return Section("Database Sizing and Throughput", "database-sizing", [
         Row("Achieved Transactional I/O per Second", number(summary.achieved_transactional_iops)),
         *([] if config.seeks_maximum else [
             Row("Target Transactional I/O per Second", f"{summary.target_transactional_iops:g}")]),
         Row("Capacity Percentage", f"{config.capacity_percent:g}"),
         Row("Throughput Percentage", f"{config.throughput_percent:g}"),
-        Row("Initial Database Size (bytes)", str(size * config.database_count)),
-        Row("Final Database Size (bytes)", str(size * config.database_count)),
+        Row("Initial Database Size (bytes)", "" if initial is None else str(initial)),
+        Row("Final Database Size (bytes)", "" if final is None else str(final)),
         Row("Database Files (Count)", str(config.database_count)),
     ])
 
@@ -220,11 +221,9 @@ def _spread(name: str, spread: Spread) -> tuple[str, list[str]]:
 
 
 def _host(result: RunResult) -> Table:
-    host = result.host_performance
-    return Table("Host System Performance", "host-system", ["Average", "Minimum", "Maximum"], [
-        _spread("% Processor Time", host.cpu_percent), _spread("Available Mbytes", host.available_memory_mb),
-        ("Database Page Fault Stalls/sec", [number(result.summary.database_page_fault_stalls_per_s), "", ""]),
-    ])
+    stalls = result.summary.database_page_fault_stalls_per_s  # a scan's too, as the paper's Backup report has it
+    return Table("Host System Performance", "host-system", ["Average", "Minimum", "Maximum"],
+                 [_spread(name, spread) for name, spread in result.host_performance.rows(stalls)])
 
 
 def _scan_tables(result: RunResult) -> list[Table]:

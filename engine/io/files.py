@@ -27,7 +27,7 @@ from engine.io.pages import (
     read_log_header,
 )
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
@@ -45,6 +45,17 @@ class CreationInterruptedError(Exception):
 
 def database_file_path(folder: Path, index: int) -> Path:
     return folder / f"Jetwise{index + 1:03d}.jwdb"
+
+
+def database_sizes(config: TestConfig) -> dict[str, int | None]:
+    """Each instance's database file length now (None where there is none or it cannot be read)."""
+    sizes: dict[str, int | None] = {}
+    for index, spec in enumerate(config.databases):
+        try:
+            sizes[config.instance_name(index)] = database_file_path(spec.database_path, index).stat().st_size
+        except OSError:
+            sizes[config.instance_name(index)] = None
+    return sizes
 
 
 def log_file_path(folder: Path, index: int, slot: int) -> Path:
@@ -145,7 +156,7 @@ def _fill(
             since_header = 0
             while page < header.pages_planned:
                 if should_stop():
-                    _persist_progress(handle, head, header, page)
+                    persist_header(handle, head, header, page)
                     raise CreationInterruptedError(
                         f"creation of {path} stopped at page {page} of {header.pages_planned}; it resumes next time"
                     )
@@ -157,13 +168,13 @@ def _fill(
                 page += count
                 since_header += count
                 if since_header >= HEADER_UPDATE_EVERY_PAGES:
-                    _persist_progress(handle, head, header, page)
+                    persist_header(handle, head, header, page)
                     since_header = 0
                 now = time.monotonic()
                 if progress is not None and now - last_report >= 0.25:
                     last_report = now
                     progress(CreationProgress(page * PAGE_SIZE_BYTES, total_bytes))
-            final = _persist_progress(handle, head, header, page)
+            final = persist_header(handle, head, header, page)
     finally:
         chunk.release()
         head.release()
@@ -172,8 +183,9 @@ def _fill(
     return final
 
 
-def _persist_progress(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseHeader, pages_created: int) -> DatabaseHeader:
-    """Flush the data written so far, then record how far creation got."""
+def persist_header(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseHeader, pages_created: int) -> DatabaseHeader:
+    """Flush the pages written so far, then record in the header how many the file holds (as creation goes on, and as
+    the database grows)."""
     handle.flush()
     updated = DatabaseHeader(header.db_id, header.page_bytes, header.pages_planned, pages_created, header.created_ns)
     pack_database_header(head_buffer.view, updated)

@@ -20,7 +20,6 @@ from engine.results.schema import (
     RunKind,
     RunResult,
     RunTimes,
-    Spread,
     Summary,
 )
 from engine.results.verdict import Verdict
@@ -69,6 +68,7 @@ def build_result(
     host_bound: bool,
     errors: Mapping[str, ErrorTally] | None = None,
     highest: Mapping[str, Mapping[str, float]] | None = None,
+    stalls_per_s: Sequence[float] = (),
 ) -> RunResult:
     """Assemble the result document from the measured window's totals, the run's I/O errors by kind, each instance's
     highest log-interval averages (`engine.results.maxima`) and the verdict."""
@@ -141,10 +141,7 @@ def build_result(
         instances=rows,
         criteria=list(verdict.criteria),
         error_groups=[_error_group(name, group) for name, tally in tallies.items() for group in tally.ordered()],
-        host_performance=HostPerformance(
-            cpu_percent=Spread.of([s.cpu_percent for s in host_samples]),
-            available_memory_mb=Spread.of([s.available_memory_mb for s in host_samples]),
-        ),
+        host_performance=HostPerformance.of(list(host_samples), list(stalls_per_s)),
         notes=[*notes] if config.scans else [PAGE_FAULT_NOTE, *notes],  # a scan runs no transaction to stall
     )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine.results.schema import Figures, InstanceFigures, LatencyHistograms
+from engine.results.schema import FIRST_GROWING_DATABASES, Figures, InstanceFigures, LatencyHistograms, RunResult
 from engine.workload.histogram import to_sparse
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats
 
@@ -37,6 +37,18 @@ def cache_figures(counts: Sequence[int], seconds: float) -> dict[str, Any]:
         "db_cache_hit_ratio": counts[CACHE_HITS] / references if references else None,
         "database_page_fault_stalls_per_s": counts[PAGE_FAULT_STALLS] / seconds if seconds > 0 else 0.0,
     }
+
+
+def database_bytes(result: RunResult) -> tuple[int | None, int | None]:
+    """The databases' total length as the test began and as it ended; None where a length was not recorded (a run
+    rebuilt after a kill has the end only). Before schema 12 databases did not grow: both are the configured size."""
+    config = result.configuration
+    if result.schema_version < FIRST_GROWING_DATABASES:
+        return (config.database_size_bytes * config.database_count,) * 2
+    initial = [i.database_bytes_initial for i in result.instances]
+    final = [i.database_bytes_final for i in result.instances]
+    return (sum(initial) if initial and None not in initial else None,  # type: ignore[arg-type]
+            sum(final) if final and None not in final else None)  # type: ignore[arg-type]
 
 
 def percentile_figures(streams: Mapping[str, StreamStats]) -> dict[str, dict[str, float | None]]:

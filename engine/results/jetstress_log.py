@@ -4,7 +4,7 @@ interval at the start; each instance's averages, the page fault stalls and the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.results.schema import RunResult
@@ -12,16 +12,25 @@ from engine.results.schema import RunResult
 
 @dataclass
 class StallSamples:
-    """The measured samples' database page fault stalls per second, as Jetstress sums them up at the end."""
+    """The measured samples' database page fault stalls per second: Jetstress sums them up at the end of its log, and
+    its Host System Performance table gives their average, minimum and maximum."""
 
-    samples: int = 0
-    highest: float = 0.0
-    over_zero: int = 0
+    values: list[float] = field(default_factory=list)
 
     def observe(self, stalls_per_s: float) -> None:
-        self.samples += 1
-        self.highest = max(self.highest, stalls_per_s)
-        self.over_zero += stalls_per_s > 0
+        self.values.append(stalls_per_s)
+
+    @property
+    def samples(self) -> int:
+        return len(self.values)
+
+    @property
+    def highest(self) -> float:
+        return max(self.values, default=0.0)
+
+    @property
+    def over_zero(self) -> int:
+        return sum(value > 0 for value in self.values)
 
 
 def opening_lines(config: TestConfig) -> list[str]:

@@ -11,6 +11,7 @@ opens on any machine the run folder is copied to. The file is the run's only cop
   IOPS and read latency in it. Windows fall at whole multiples of `WINDOW_S` from the run's start and
   never span a change of phase or sweep step, so a verdict over measured samples (a killed run's
   rebuilt result) takes whole windows, and so does an export at a coarser interval of 15 s or more.
+- `host`: Windows's memory counters per sample interval, where the system gives them.
 - `latency`: the server's latency histogram per stream and window, packed (a few hundred bytes):
   windows add up, so percentiles over any of them together (the measured time, an export's
   minute) are exact.
@@ -30,24 +31,26 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.results.figures import cache_figures, part_from_figures, stream_figures
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample, LatencyHistograms
-from engine.workload.histogram import Counts, add_sparse, new_counts, packed, to_sparse, unpacked
-from engine.workload.stats import STREAMS, InstanceInterval
+from engine.results.sums import SPREAD, FigureSum, LatencySum
+from engine.workload.histogram import packed, to_sparse, unpacked
+from engine.workload.stats import STREAMS
 
 SAMPLES_DB = "samples.sqlite"
 APPLICATION_ID = 0x4A775331  # "JwS1"
-FORMAT_VERSION = 2  # 2: the latency table, windows at multiples of WINDOW_S
+FORMAT_VERSION = 3  # 2: the latency table, windows at multiples of WINDOW_S; 3: the host table
 WINDOW_S = 15.0
 SCALE = 10_000
 FIGURES = tuple(Figures.model_fields)
-SPREAD = ("transactional_iops", "db_read_avg_latency_ms")  # an instance window's lowest and highest second
 PHASES = ("warmup", "measure")
 COMMIT_S = 0.5  # samples are committed at least this often (every sample of a run in real time)
 CHECKPOINT_PAGES = 64  # what lives only in the -wal file beside it: a few minutes of a run
 
 _SERVER_HEAD = ("interval", "phase", "time_utc", "elapsed_s", "duration_s", "remaining_s", "cpu_percent",
                 "available_memory_mb", "step", "threads", "sluggish_sessions")
+_HOST_COUNTERS = ("free_system_ptes", "transition_pages_repurposed_per_s", "pool_nonpaged_bytes", "pool_paged_bytes")
+_HOST_TABLE = f"CREATE TABLE IF NOT EXISTS host (interval INTEGER PRIMARY KEY, {', '.join(_HOST_COUNTERS)})"
+_HOST_ROW = f"INSERT OR REPLACE INTO host VALUES ({', '.join('?' * (1 + len(_HOST_COUNTERS)))})"
 _INSTANCE_HEAD = ("window", "instance", "first_interval", "last_interval", "phase", "step", "span_s")
 _SPREAD_COLUMNS = tuple(f"{edge}_{name}" for name in SPREAD for edge in ("min", "max"))
 
@@ -90,53 +93,6 @@ def is_sample_file(path: Path) -> bool:
     return len(head) == 72 and head.startswith(b"SQLite format 3\0") and int.from_bytes(head[68:72], "big") == APPLICATION_ID
 
 
-class FigureSum:
-    """An instance's (or the server's) figures over consecutive spans, added up: a window's, or an export's interval."""
-
-    def __init__(self, first: int) -> None:
-        self.first = first
-        self.seconds = 0.0
-        self.part = InstanceInterval("")
-        self.errors = 0
-        self.hit_ratios: list[float] = []
-        self.lowest: dict[str, float] = {}
-        self.highest: dict[str, float] = {}
-
-    def add(self, row: Figures, seconds: float) -> None:
-        self.seconds += seconds
-        self.part.merge(part_from_figures(row, seconds))
-        self.errors += row.io_errors
-        if row.db_cache_hit_ratio is not None:
-            self.hit_ratios.append(row.db_cache_hit_ratio)
-        for name in SPREAD:
-            value = float(getattr(row, name))
-            self.lowest[name] = min(self.lowest.get(name, value), value)
-            self.highest[name] = max(self.highest.get(name, value), value)
-
-    def figures(self) -> dict[str, float | None]:
-        out = stream_figures(self.part.streams, self.seconds)
-        out.update(cache_figures(self.part.cache, self.seconds))
-        out["io_errors"] = self.errors
-        out["db_cache_hit_ratio"] = sum(self.hit_ratios) / len(self.hit_ratios) if self.hit_ratios else None
-        return out
-
-
-class LatencySum:
-    """The server's latency histograms over consecutive spans, added up."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.streams: dict[str, Counts] = {}
-
-    def add(self, latency: LatencyHistograms) -> None:
-        self.seconds += latency.span_s
-        for name, sparse in latency.streams.items():
-            add_sparse(self.streams.setdefault(name, new_counts()), sparse)
-
-    def histograms(self) -> LatencyHistograms:
-        return LatencyHistograms(span_s=self.seconds, streams={name: to_sparse(c) for name, c in self.streams.items()})
-
-
 class SampleWriter:
     """Appends a run's samples as they come, each with its instances' window so far, committed at least every
     `commit_s` (every sample of a run in real time), so a kill keeps all but the last moment's."""
@@ -154,6 +110,7 @@ class SampleWriter:
         self._db.execute("PRAGMA journal_mode = WAL")  # a sample appends to the log, no journal file per second
         self._db.execute("PRAGMA synchronous = NORMAL")  # a kill loses nothing committed; only a power cut may
         self._db.execute(f"PRAGMA wal_autocheckpoint = {CHECKPOINT_PAGES}")
+        self._db.execute(_HOST_TABLE)  # also in a file of the format before it, were one appended to
         self._names: dict[str, int] = {}
         self._open: dict[str, FigureSum] = {}
         self._latency = LatencySum()
@@ -194,6 +151,9 @@ class SampleWriter:
                 db.execute(self._instance, self._instance_row(row.name, window, sample))
             if sample.latency is not None:
                 db.execute(self._latency_row, self._latency_values(sample.latency, sample.interval))
+            counters = [getattr(sample.host, name) for name in _HOST_COUNTERS]
+            if any(value is not None for value in counters):
+                db.execute(_HOST_ROW, (sample.interval, *counters))
         except BaseException:
             db.rollback()
             raise
@@ -303,6 +263,7 @@ class SampleFile:
             pending = next(windows, None)
             histograms = _latency(db)
             latency = next(histograms, None)
+            counters = _host_counters(db)
             for row in db.cursor().execute("SELECT * FROM server ORDER BY interval"):
                 head = dict(zip(_SERVER_HEAD, row[: len(_SERVER_HEAD)], strict=True))
                 instances = []
@@ -318,14 +279,25 @@ class SampleFile:
                 yield IntervalSample(
                     interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_text(head["time_utc"]),
                     elapsed_s=head["elapsed_s"], duration_s=head["duration_s"], remaining_s=head["remaining_s"],
-                    host=HostFigures(cpu_percent=head["cpu_percent"], available_memory_mb=head["available_memory_mb"]),
+                    host=HostFigures(cpu_percent=head["cpu_percent"], available_memory_mb=head["available_memory_mb"],
+                                     **counters.get(head["interval"], {})),
                     summary=Figures(**summary), instances=instances, step=head["step"], threads=head["threads"],
                     sluggish_sessions=head["sluggish_sessions"], latency=histogram)
 
 
+def _host_counters(db: sqlite3.Connection) -> dict[int, dict[str, float | None]]:
+    """Each sample's Windows memory counters (a file of an earlier format, or of another system, has none)."""
+    rows = db.execute(f"SELECT interval, {', '.join(_HOST_COUNTERS)} FROM host") if _has(db, "host") else []
+    return {row[0]: dict(zip(_HOST_COUNTERS, row[1:], strict=True)) for row in rows}
+
+
+def _has(db: sqlite3.Connection, table: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
+
 def _latency(db: sqlite3.Connection) -> Iterator[tuple[int, LatencyHistograms]]:
     """Each window's histograms with the interval that ends it (none in a file of the first format)."""
-    if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'latency'").fetchone():
+    if not _has(db, "latency"):
         return
     for last, span, *blobs in db.execute(f"SELECT last_interval, span_s, {', '.join(STREAMS)} FROM latency "
                                          "ORDER BY last_interval"):

@@ -26,6 +26,10 @@ from pydantic import Field, model_validator
 from engine.io.pages import ErrorKind
 from engine.model.config import MaximumLatency, TestConfig, ThreadWeight
 from engine.results.base import Schema as _Schema
+from engine.results.host_schema import HostFigures as HostFigures
+from engine.results.host_schema import HostInfo as HostInfo
+from engine.results.host_schema import HostPerformance as HostPerformance
+from engine.results.host_schema import Spread as Spread
 from engine.results.recovery_schema import InstanceRecovery as InstanceRecovery
 from engine.results.recovery_schema import RecoveryResult as RecoveryResult
 from engine.results.scan_schema import DamagedPage as DamagedPage
@@ -42,12 +46,15 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # 10: a thread weighs what a Jetstress thread does (`thread_weight`); older runs' threads waited on reads only;
 # 11: a checksum reads volume by volume with several reads in flight (`scan.by_volume`, `scan.reads_in_flight`, each
 # database's `volume` and `began_s`); older scans read every database at once, one read in flight each.
+# 12: databases grow as ESE's do (each instance's `database_bytes_initial` and `_final`); the host's Windows memory
+# counters and the page fault stalls' spread over the samples (`host_performance`); older runs have none of them.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 11
+RESULT_SCHEMA_VERSION = 12
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
+FIRST_GROWING_DATABASES = 12  # a result before its databases grew: they ended the size they began
 
 
 class Outcome(StrEnum):
@@ -111,10 +118,6 @@ class InstanceFigures(Figures):
     span_s: float | None = Field(None, description="Seconds these figures cover when not their sample's own: an "
                                                    "instance's window in a samples file, ending with that sample.")
 
-
-class HostFigures(_Schema):
-    cpu_percent: float = 0.0
-    available_memory_mb: float = 0.0
 
 
 class LatencyHistograms(_Schema):
@@ -230,6 +233,8 @@ class InstanceResult(Figures):
         "judged unless the configuration asks for the slowest single I/O, which `db_read_max_latency_ms` is).")
     log_write_interval_max_latency_ms: float | None = Field(
         None, description="The highest average log write latency over one log interval (as above).")
+    database_bytes_initial: int | None = Field(None, description="The database file's length as the test began.")
+    database_bytes_final: int | None = Field(None, description="Its length as the test ended: it grows as ESE's does.")
 
 
 class ErrorGroup(_Schema):
@@ -256,30 +261,7 @@ class RunTimes(_Schema):
     collection_end_utc: str | None = None
 
 
-class HostInfo(_Schema):
-    machine_name: str = ""
-    operating_system: str = ""
-    processor: str = ""
-    logical_processors: int = 0
-    memory_bytes: int = 0
-    python: str = ""
 
-
-class Spread(_Schema):
-    average: float | None = None
-    minimum: float | None = None
-    maximum: float | None = None
-
-    @classmethod
-    def of(cls, values: list[float]) -> Spread:
-        if not values:
-            return cls()
-        return cls(average=sum(values) / len(values), minimum=min(values), maximum=max(values))
-
-
-class HostPerformance(_Schema):
-    cpu_percent: Spread = Field(default_factory=Spread)
-    available_memory_mb: Spread = Field(default_factory=Spread)
 
 
 class RunFiles(_Schema):

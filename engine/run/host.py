@@ -8,6 +8,7 @@ import sys
 
 import psutil
 
+from engine.io.platform.pdh import MemoryCounters
 from engine.version import TOOL_NAME, __version__
 
 
@@ -25,14 +26,27 @@ def host_info() -> dict[str, object]:
     }
 
 
+def memory_counters() -> MemoryCounters | None:
+    """Windows's memory counters (engine.io.platform.pdh); None on any other system, or where they cannot be read."""
+    if sys.platform != "win32":
+        return None
+    try:
+        return MemoryCounters()
+    except OSError:
+        return None
+
+
 class HostSampler:
-    """CPU % since the previous sample and available memory, once per interval."""
+    """CPU % since the previous sample and available memory, once per interval; on Windows, Jetstress's four memory
+    counters beside them."""
 
     def __init__(self) -> None:
         psutil.cpu_percent(interval=None)  # prime: the first reading is measured from here
+        self.counters = memory_counters()
 
-    def sample(self) -> dict[str, float]:
+    def sample(self) -> dict[str, float | None]:
         return {
             "cpu_percent": float(psutil.cpu_percent(interval=None)),
             "available_memory_mb": psutil.virtual_memory().available / (1024 * 1024),
+            **(self.counters.read() if self.counters is not None else {}),
         }

@@ -64,6 +64,7 @@ class RunEnd:
     notes: list[str] = field(default_factory=list)
     scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
     recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
+    database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
 
 
 # A scan (Checksum, Backup) lasts as long as the databases take to read, a Soft Recovery as long as its logs take to
@@ -172,6 +173,7 @@ class Measurement:
             time_utc = (start + timedelta(seconds=at)).isoformat(timespec="milliseconds")
             if phase == "measure":
                 self.host_samples.append(host)
+                self.stalls.observe(summary.database_page_fault_stalls_per_s)
                 self.spikes.observe(summary, time_utc=time_utc, elapsed_s=at, duration_s=duration_s)
             last = offset == len(summaries) - 1
             self._emit(IntervalEvent(sample=IntervalSample(
@@ -294,9 +296,14 @@ class Measurement:
             host_bound=bound,
             errors=errors,
             highest=highest,
+            stalls_per_s=self.stalls.values if self.steps is None and not config.scans else (),
         )
         summary = result.summary.model_copy(update={"latency_spikes": spikes})
-        result = result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery})
+        instances = [row.model_copy(update=dict(zip(("database_bytes_initial", "database_bytes_final"),
+                                                     end.database_bytes.get(row.name, (None, None)), strict=True)))
+                     for row in result.instances]
+        result = result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery,
+                                           "instances": instances})
         if not config.scans and self.steps is None:
             for line in closing_lines(result, self.stalls):
                 self._log(line, "info")

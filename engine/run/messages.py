@@ -159,3 +159,9 @@ class WorkerChannels:
     stop_at_ns: Synchronized[int]
     end_at_ns: Synchronized[int]
     load: SynchronizedArray[int]
+
+
+def refused_words(worker_id: int, pid: int, version: int) -> str:
+    """Why a worker of another message version (the installation changed as the test started) ends the run."""
+    return (f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version {MESSAGE_VERSION}; "
+            "Jetwise was changed on disk while the test started: restart it and run the test again")

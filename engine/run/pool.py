@@ -40,6 +40,7 @@ from engine.run.messages import (
     WorkerLog,
     WorkerReady,
     WorkerSpec,
+    refused_words,
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
@@ -218,14 +219,13 @@ class _PoolRun:
     def _refuse(self, worker_id: int, pid: int, version: int) -> None:
         """A worker of another Jetwise (the installation changed as the test started): end the run, aborted."""
         self.refused.add(worker_id)
-        self.engine_error = (f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version "
-                             f"{MESSAGE_VERSION}; Jetwise was changed on disk while the test started: restart it and run "
-                             "the test again")
+        self.engine_error = refused_words(worker_id, pid, version)
         self.runner.log(f"Worker refused: {self.engine_error}", "error")
         self._stop()
 
     def _start_measuring_clock(self) -> None:
         """Every worker is ready: fix t0 a moment ahead and let them go."""
+        self.ends.began(self.config)  # the databases created or attached: what the test grows them from
         self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
         self.workers.let_go(self.t0_ns)
         if self.window.settle is not None:
@@ -347,4 +347,4 @@ class _PoolRun:
         return RunEnd(measured_s=measured_s, aborted_reason=aborted_reason, failures=list(self.failures),
                       host=HostInfo(**host_info()), times=times, unbuffered_io=self.representative,
                       io_detail=self.io_detail, notes=notes, scans=self.ends.scan_tallies(),
-                      recoveries=dict(self.ends.recoveries))
+                      recoveries=dict(self.ends.recoveries), database_bytes=self.ends.database_bytes(self.config))

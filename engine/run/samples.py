@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from engine.io.files import database_sizes
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams, part_from_figures
 from engine.results.maxima import HighestAverages
-from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample, RunResult, RunTimes
+from engine.results.sums import LatencySum
 from engine.results.verdict import Verdict, judge
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.settling import SettleRule
@@ -102,6 +103,7 @@ def rebuild_result(
         if sample.latency is not None:
             latency.add(sample.latency)
         measurement.host_samples.append(sample.host)
+        measurement.stalls.observe(sample.summary.database_page_fault_stalls_per_s)
         measurement.spikes.observe(sample.summary, time_utc=sample.time_utc, elapsed_s=sample.elapsed_s,
                                    duration_s=sample.duration_s)
         measured_s += sample.duration_s
@@ -118,6 +120,7 @@ def rebuild_result(
         notes=["Rebuilt from the samples recorded before the run stopped"
                + ("" if reads else "; none of them was measured") + "."],
     )
+    end.database_bytes = {name: (None, size) for name, size in database_sizes(config).items()}
     if config.recovers:
         end.notes.append("A Soft Recovery's replay is not sampled: what it did ended with the engine process, and the "
                          "samples show the log generation only.")

@@ -33,6 +33,7 @@ from engine.run.simulated_draws import fill_stream
 from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
 from engine.run.sweep import SweepPlan
+from engine.workload.growth import growth_bytes_per_transaction
 from engine.workload.instance import upper_levels
 from engine.workload.pacing import cycle_ms, rest_per_read_wait
 from engine.workload.stats import (
@@ -210,6 +211,7 @@ class ModelSource:
     def __init__(self, model: StorageModel) -> None:
         self.model = model
         self.name = SimulatedBackend(model).name
+        self.grown: dict[str, float] = {}  # bytes each database grew by in the run (engine.workload.growth)
 
     @property
     def note(self) -> str:
@@ -227,6 +229,7 @@ class ModelSource:
 
             return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
+        self.grown = {}
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = mix_of(config)
@@ -280,6 +283,8 @@ class ModelSource:
             unbuffered_io=True,
             io_detail="simulated device",
             notes=[self.note],
+            database_bytes={name: (config.database_size_bytes, config.database_size_bytes + round(self.grown.get(name, 0.0)))
+                            for name in names},
         )
 
     def instance_interval(
@@ -306,6 +311,7 @@ class ModelSource:
             fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4, spans)
         part.cache[CACHE_HITS] = round(tx * work.hits)
         part.cache[CACHE_MISSES] = round(tx * work.misses)
+        self.grown[name] = self.grown.get(name, 0.0) + tx * growth_bytes_per_transaction(config)
         return part
 
 

@@ -2,11 +2,13 @@
 generation and each replay, as the workers report them.
 
 A Checksum or Backup test ends when the last database is read; a Soft Recovery's measured run ends when
-the last instance has written its log files, and its replays report afterwards.
+the last instance has written its log files, and its replays report afterwards. Whatever the test, its databases'
+lengths as it began and as it ended say how much it grew them (`engine.workload.growth`).
 """
 
 from __future__ import annotations
 
+from engine.io.files import database_sizes
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
 from engine.protocol import Phase
 from engine.workload.logstream import LOG_DATA_BYTES
@@ -23,6 +25,15 @@ class WorkEnds:
         self.end_ns: int | None = None  # when the work of the measured run ended
         self.replaying = False  # every instance has written its logs: the replay comes next
         self.announced = False  # ... and its phase was announced
+        self.began_bytes: dict[str, int | None] = {}  # each database file's length as the test began
+
+    def began(self, config: TestConfig) -> None:
+        """The databases are created or attached and the test begins: their lengths now."""
+        self.began_bytes = database_sizes(config)
+
+    def database_bytes(self, config: TestConfig) -> dict[str, tuple[int | None, int | None]]:
+        """Each database file's length as the test began (None if it never began) and now, as it ends."""
+        return {name: (self.began_bytes.get(name), size) for name, size in database_sizes(config).items()}
 
     def scan_ended(self, instance: int, tally: ScanTally, ended_ns: int) -> int | None:
         """A database's scan ended (read through, or unable to go on): when the last has, the end of the run."""

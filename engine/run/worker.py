@@ -172,7 +172,7 @@ class _Worker:
                     db_path=path,
                     log_paths=log_paths,
                     db_id=header.db_id,
-                    pages=header.pages_planned,
+                    pages=header.pages_created,  # as it stands: a database grows (engine.workload.growth)
                     threads=config.threads_for_database(index),
                     log_sector_bytes=sector,
                 )

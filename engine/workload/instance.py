@@ -45,6 +45,7 @@ from engine.workload.context import (
     timed_io,
 )
 from engine.workload.errors import PAGE
+from engine.workload.growth import SPLIT_CHANCE, SPLIT_PAGES_AT_END, Growth
 from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
@@ -56,7 +57,6 @@ from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, P
 INSERT_LOG_BYTES = 2900
 DELETE_LOG_BYTES = 1200
 REPLACE_LOG_BYTES = 2600
-SPLIT_CHANCE = 0.0725  # inserts that split their leaf: about 4.5 % of flush writes are two pages
 SPAN_CHANCE = 0.03  # read transactions that continue onto the next leaf: about 1 % of reads are 64 KiB
 BTREE_FANOUT = 400  # keys per internal page: sets how many upper levels a lookup passes
 CHECKPOINT_DEPTH_BYTES = 8 * LOG_FILE_SIZE_BYTES  # half the circular log
@@ -120,6 +120,7 @@ class Instance:
             ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
             on_close=self.replication.log_closed if self.replication else None, circular=not config.recovers,
         )
+        self.growth = Growth(ctx, self._meter(), backend, self.db, plan.index * 7 + 1)
         self.maintenance: Maintenance | None = None
         if config.background_maintenance:
             self.maintenance = Maintenance(ctx, self._meter(), plan.db_path, plan.db_id, plan.pages)
@@ -195,8 +196,8 @@ class Instance:
         owed = 0.0  # pause still to take (ns); below zero, slept past earlier pauses
         rng = random.Random(seed)
         chance = rng.random
-        last_page = self.plan.pages - 1
-        span = last_page  # leaves are pages 1 .. pages-1; page 0 is the file header
+        growth = self.growth
+        take_page = growth.take
         db_id = self.plan.db_id
         ctx = self._ctx
         levels = self.levels
@@ -222,7 +223,8 @@ class Instance:
                 started = perf_ns()
                 read_wait = 0
                 kind = chance()
-                page = 1 + int(chance() * span)
+                last_page = growth.used - 1  # leaves are pages 1 .. used-1; page 0 is the file header
+                page = 1 + int(chance() * last_page)
                 hits, misses, stalls = levels, 0, 0
                 state = fault(page)
                 if state == HIT:
@@ -270,7 +272,8 @@ class Instance:
                     if kind < insert_cut:
                         size = INSERT_LOG_BYTES
                         if page < last_page and chance() < SPLIT_CHANCE:
-                            split = page + 1
+                            # The new page: at the end of the database for some splits (it grows), else beside.
+                            split = (take_page() or page + 1) if chance() < SPLIT_PAGES_AT_END else page + 1
                             allocate(split, position)
                     else:
                         size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES

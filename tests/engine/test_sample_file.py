@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine.results.document import read_samples
-from engine.results.sample_file import SAMPLES_DB, LatencySum, SampleFile, SampleWriter, is_sample_file
+from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleWriter, is_sample_file
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample, LatencyHistograms
+from engine.results.sums import LatencySum
 from engine.workload.histogram import bucket_index, packed, percentiles_ms, to_sparse, unpacked
 
 

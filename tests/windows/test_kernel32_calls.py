@@ -178,3 +178,19 @@ def test_kernel32_is_declared_on_jetwises_own_instance():
     assert loaded.GetCurrentProcess.restype is ctypes.c_void_p
     assert loaded.GetCurrentProcess() == ctypes.c_void_p(-1).value  # the pseudo-handle, all 64 bits of it
     assert sys.maxsize > 2**32
+
+
+def test_the_memory_counters_reach_pdh_and_what_it_lacks_reads_none():
+    """The real pdh.dll: the query opens, each counter is asked by its English path, and a sample carries the four
+    figures (a number where the system gives the counter, None where it does not: Wine gives none of them)."""
+    from engine.io.platform import pdh
+    from engine.run.host import HostSampler
+
+    counters = pdh.MemoryCounters()
+    figures = counters.read()
+    counters.close()
+    assert set(figures) == set(pdh.WINDOWS_MEMORY_COUNTERS)
+    assert all(value is None or value >= 0 for value in figures.values())
+    assert set(figures) - set(counters.available) == {name for name, value in figures.items() if value is None}
+    sample = HostSampler().sample()
+    assert sample["cpu_percent"] is not None and set(figures) <= set(sample)

@@ -46,9 +46,9 @@ SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
 }
 
 
-def declare(library: Any) -> Any:
-    """Give each function of `library` its signature from `SIGNATURES`; returns the library."""
-    for name, (restype, argtypes) in SIGNATURES.items():
+def declare(library: Any, signatures: dict[str, tuple[Any, list[Any]]] = SIGNATURES) -> Any:
+    """Give each function of `library` its signature from `signatures` (kernel32's by default); returns the library."""
+    for name, (restype, argtypes) in signatures.items():
         function = getattr(library, name)
         function.restype = restype
         function.argtypes = argtypes
