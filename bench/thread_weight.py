@@ -14,7 +14,8 @@ thread of results before schema 10), so the table shows what the weight changes:
 
 1. **The simulated device at the paper's latencies.** The paper's configuration (12 databases of
    10,000 one-GB mailboxes, 156 threads, 2 copies, maintenance on) on a storage model whose reads take
-   each report's latency. Transfers per thread per second are compared with the paper's.
+   each report's latency. Transfers per thread per second are compared with the paper's, and the databases'
+   growth per transfer is shown beside the paper's 290 bytes.
 2. **Real files on a slow disk.** One database on this machine's disk behind a queue that serves each
    database I/O in turn for `--service-ms` (tests/faults/slow_device.py), so reads queue and take
    about the paper's latency; and the same on the plain disk. Each thread's share of time waiting on
@@ -39,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.model.config import TestConfig, ThreadWeight, default_config
+from engine.results.figures import database_bytes
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
 from engine.run.simulation import StorageModel, runner_for
@@ -68,13 +70,23 @@ def _per_thread(result: RunResult) -> tuple[float, float, float]:
     return summary.achieved_transactional_iops / threads, summary.db_read_avg_latency_ms, share
 
 
-def simulated(folder: Path, latency_ms: float, weight: ThreadWeight) -> tuple[float, float, float]:
-    """The paper's configuration on a device whose reads take `latency_ms` (many servers: no queueing)."""
+def grown_per_transfer(result: RunResult) -> float:
+    """Bytes the databases grew by per database transfer, over the whole run (its warm-up too)."""
+    initial, final = database_bytes(result)
+    config = result.configuration
+    transfers = result.summary.achieved_transactional_iops * (config.duration_s + config.warmup_s)
+    return (final - initial) / transfers if initial is not None and final is not None and transfers else 0.0
+
+
+def simulated(folder: Path, latency_ms: float, weight: ThreadWeight) -> tuple[float, float, float, float]:
+    """The paper's configuration on a device whose reads take `latency_ms` (many servers: no queueing); with the
+    databases' growth per transfer (the paper's Performance run: 290 bytes)."""
     model = StorageModel("paper", f"reads at {latency_ms} ms", 2000, latency_ms, 0.0, 0.87, logs_share_servers=False)
     config = default_config(folder, databases=12, copies_per_database=2, seed=7,
                             profile={"mailboxes": 10000, "mailbox_size_mb": 1024, "iops_per_mailbox": 0.5})
     config = config.model_copy(update={"thread_count": 156, "thread_weight": weight, "duration_s": 600.0, "warmup_s": 60.0})
-    return _per_thread(runner_for(model, config, folder / f"sim-{latency_ms}-{weight.value}", lambda _e: None).run())
+    result = runner_for(model, config, folder / f"sim-{latency_ms}-{weight.value}", lambda _e: None).run()
+    return (*_per_thread(result), grown_per_transfer(result))
 
 
 def on_disk(folder: Path, threads: int, seconds: float, weight: ThreadWeight, service_ms: float | None) -> tuple[float, float, float]:
@@ -108,14 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     try:
         print("Simulated device at the paper's latencies (156 threads on 12 databases):")
-        print(f"{'report':<15}{'weight':<12}{'read ms':>9}{'transfers/thread/s':>20}{'paper':>8}{'ratio':>8}{'share':>8}")
+        print(f"{'report':<15}{'weight':<12}{'read ms':>9}{'transfers/thread/s':>20}{'paper':>8}{'ratio':>8}{'share':>8}"
+              f"{'growth B/transfer':>19}")
         for report, (latency, transfers, _share) in PAPER.items():
             for weight in WEIGHTS:
-                per, read_ms, share = simulated(work, latency, weight)
+                per, read_ms, share, grown = simulated(work, latency, weight)
                 ratio = per / transfers
                 rows.append({"measure": "simulated", "report": report, "weight": weight.value, "read_ms": read_ms,
-                             "transfers_per_thread": per, "paper": transfers, "ratio": ratio, "share": share})
-                print(f"{report:<15}{weight.value:<12}{read_ms:>9.2f}{per:>20.1f}{transfers:>8.1f}{ratio:>8.3f}{share:>8.3f}")
+                             "transfers_per_thread": per, "paper": transfers, "ratio": ratio, "share": share,
+                             "growth_bytes_per_transfer": grown})
+                print(f"{report:<15}{weight.value:<12}{read_ms:>9.2f}{per:>20.1f}{transfers:>8.1f}{ratio:>8.3f}{share:>8.3f}"
+                      f"{grown:>19.0f}")
         print(f"\nReal files, one database, {args.threads} threads, {args.seconds:g} s measured:")
         print(f"{'disk':<28}{'weight':<12}{'read ms':>9}{'transfers/thread/s':>20}{'paper at it':>12}{'share':>8}"
               f"{'paper':>8}{'ratio':>8}")

@@ -291,12 +291,18 @@ class TestConfig(ConfigPart):
         return self.database_cache_max_mb / (self.database_count if self.database_cache_shared else 1)
 
     @property
+    def production_share(self) -> float:
+        """The test databases' share of their production size: `capacity_percent` for databases sized from the
+        profile, all of it for a database of a set size. The cache and the databases' growth keep their production
+        ratio to the database at this scale (docs/workload.md)."""
+        return self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
+
+    @property
     def database_cache_pages(self) -> int:
         """Pages the model's cache holds per instance: its share of the server's cache, scaled by `capacity_percent`
         like a database sized from the profile (a test database at a fraction of its production size keeps the
         production cache-to-database ratio, so the same hit ratio); a database of a set size keeps the cache set."""
-        share = self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
-        size = self.database_cache_mb_per_database * MIB * share
+        size = self.database_cache_mb_per_database * MIB * self.production_share
         return max(MIN_CACHE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property

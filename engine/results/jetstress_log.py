@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.model.config import TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.schema import RunResult
+from engine.workload.cache import WARM_SHARE
 
 
 @dataclass
@@ -50,6 +51,16 @@ def opening_lines(config: TestConfig) -> list[str]:
         f"Replaces {mix.replace_percent:g}%, Reads {mix.read_percent:g}%, Lazy Commits {mix.lazy_commit_percent:g}%.",
         f"Performance logging begins (interval: {round(config.sample_interval_s * 1000)} ms{maxima}).",
     ]
+
+
+def cache_line(config: TestConfig, cache_pages: int) -> str:
+    """The database cache as the prerequisites were attained, in Jetstress's words: its size (every instance's pages
+    in use) and the lower bound Jetstress waits for, 90 % of what it holds once warm. Jetwise's warm-up waits for the
+    latency to settle instead (or its set time), so the bound is for comparison, not a condition here."""
+    warm_pages = min(config.database_cache_pages - config.flush_thresholds_pages[1], config.database_pages - 1)
+    lower = WARM_SHARE * warm_pages * config.database_count * PAGE_SIZE_BYTES
+    return (f"\\MSExchange Database(JetstressWin)\\Database Cache Size, Last: {cache_pages * PAGE_SIZE_BYTES:.1f} "
+            f"(lower bound: {lower:.1f}, upper bound: none).")
 
 
 def closing_lines(result: RunResult, stalls: StallSamples) -> list[str]:

@@ -20,7 +20,7 @@ from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
 from engine.results.document import build_result
 from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
-from engine.results.jetstress_log import StallSamples, closing_lines
+from engine.results.jetstress_log import StallSamples, cache_line, closing_lines
 from engine.results.maxima import HighestAverages
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
@@ -133,6 +133,9 @@ class Measurement:
                 self._log(message, "info")
                 settled = True
         phase = "measure" if index >= self.warmup_intervals else "warmup"
+        held = [part.cache_pages for part in parts.values() if part.cache_pages is not None]
+        if index == max(0, self.warmup_intervals - 1) and held:  # warm-up's end: the cache as Jetstress logs it
+            self._log(cache_line(self.config, sum(held)), "info")
         self.add_late(index, parts, duration_s)
         if phase == "measure":
             self.host_samples.append(host)

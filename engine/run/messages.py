@@ -23,7 +23,7 @@ from engine.io.platform import IoBackend
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 
-MESSAGE_VERSION = 3  # raise it whenever a message or its fields change
+MESSAGE_VERSION = 4  # raise it whenever a message or its fields change
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,7 @@ from engine.run.messages import (
 )
 from engine.run.recovering import Generation, replay_instances
 from engine.run.scanning import instance_logs, make_scans, pages_for
+from engine.workload.cache import WARM_SHARE
 from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
@@ -271,7 +272,8 @@ class _Worker:
                     return
             if clock.t0_ns + index * clock.interval_ns >= clock.stop_at_ns:
                 return
-            self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances})
+            self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances},
+                                {i.name: i.cache.resident_pages for i in instances if isinstance(i, Instance)})
             index += 1
             if warming is not None:
                 warming.report(index)
@@ -285,10 +287,11 @@ class _Worker:
         for index in sorted(by_index):
             self._send_interval(index, by_index[index])
 
-    def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]]) -> None:
+    def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]],
+                       cache_pages: dict[str, int] | None = None) -> None:
         payload: dict[str, dict[str, Any]] = {}
         for name, items in buckets.items():
-            merged = InstanceInterval(name)
+            merged = InstanceInterval(name, cache_pages=(cache_pages or {}).get(name))
             merged.add_buckets(items)
             payload[name] = merged.to_wire()
         self.send(IntervalCounters(self.worker_id, index, payload))
@@ -296,8 +299,6 @@ class _Worker:
 
 class _CacheWarmth:
     """Tells the test log when each instance's cache is warm, and how warm it was when measuring began."""
-
-    WARM_SHARE = 0.9  # Jetstress's prerequisite: the cache at 90 % of its size
 
     def __init__(self, instances: list[Instance], warmup_intervals: int, interval_s: float, log: Any) -> None:
         self.instances = instances
@@ -311,14 +312,14 @@ class _CacheWarmth:
         for instance in self.instances:
             target = instance.cache_target_pages
             share = min(1.0, instance.cache.resident_pages / target)
-            if instance.name not in self.warm and share >= self.WARM_SHARE:
+            if instance.name not in self.warm and share >= WARM_SHARE:
                 self.warm.add(instance.name)
                 self.log(
                     f"{instance.name}: database cache {share:.0%} full "
                     f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)}) after {seconds:g} s"
                 )
             if intervals_done == self.warmup_intervals:
-                if share >= self.WARM_SHARE:
+                if share >= WARM_SHARE:
                     continue
                 self.log(
                     f"{instance.name}: database cache only {share:.0%} full "

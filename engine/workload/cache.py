@@ -36,6 +36,8 @@ MAX_COALESCED_PAGES = 8  # one flush write covers at most 256 KiB
 COLD_SCAN_PAGES = 1024
 
 
+WARM_SHARE = 0.9  # Jetstress's prerequisite: the cache at 90 % of its size (its counter's lower bound)
+
 class DatabaseCache:
     def __init__(
         self,

@@ -3,9 +3,10 @@
 An insert that splits its leaf needs a new page. ESE takes it from the space the table owns (pages that deletes
 freed) or, when there is none, from the end of the database, and the file grows by its extension size at a time.
 The ESRP paper's two-hour Performance run grew its 12 databases by 12.17 GB: 290 bytes per database transfer
-(`SPLIT_PAGES_AT_END`, docs/workload.md). Jetwise's inserts split as often as ESE's (`SPLIT_CHANCE`); half of the
-splits take their page at the end, which gives those 290 bytes at the paper's mix and cache, and a database grows by
-what a test does to it, run after run.
+(docs/workload.md). Jetwise's inserts split as often as ESE's (`SPLIT_CHANCE`); half of the splits take their page at
+the end (`SPLIT_PAGES_AT_END`), which gives those 290 bytes at the paper's mix and cache, and a database grows by what
+a test does to it, run after run. A test database sized at a share of its production size grows by that share as much
+(`end_share`), as its cache is that share of the production cache.
 
 The new pages are real: each step writes `EXTENSION_PAGES` formatted pages after the last, flushes them, then records
 the new length in the file's header, so the next test attaches the grown database and a checksum reads it whole. The
@@ -29,14 +30,15 @@ SPLIT_PAGES_AT_END = 0.5  # splits whose new page extends the database; the rest
 EXTENSION_PAGES = 256  # ESE's database extension size (JET_paramDbExtensionSize): 8 MiB of 32 KiB pages
 
 
-def growth_bytes_per_insert() -> float:
-    """What one insert adds to its database on average."""
-    return SPLIT_CHANCE * SPLIT_PAGES_AT_END * PAGE_SIZE_BYTES
+def end_share(config: TestConfig) -> float:
+    """The share of splits whose page extends the database: half, scaled as the test databases are from their
+    production size (a database at 1 % of its size grows by 1 % as much, so it grows in the same proportion)."""
+    return SPLIT_PAGES_AT_END * config.production_share
 
 
 def growth_bytes_per_transaction(config: TestConfig) -> float:
     """What one transaction of the configured mix adds to its database on average."""
-    return config.operation_mix.insert_percent / 100.0 * growth_bytes_per_insert()
+    return config.operation_mix.insert_percent / 100.0 * SPLIT_CHANCE * end_share(config) * PAGE_SIZE_BYTES
 
 
 class Growth:

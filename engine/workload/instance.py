@@ -45,7 +45,7 @@ from engine.workload.context import (
     timed_io,
 )
 from engine.workload.errors import PAGE
-from engine.workload.growth import SPLIT_CHANCE, SPLIT_PAGES_AT_END, Growth
+from engine.workload.growth import SPLIT_CHANCE, Growth, end_share
 from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
@@ -197,7 +197,7 @@ class Instance:
         rng = random.Random(seed)
         chance = rng.random
         growth = self.growth
-        take_page = growth.take
+        take_page, at_end = growth.take, end_share(self._config)
         db_id = self.plan.db_id
         ctx = self._ctx
         levels = self.levels
@@ -273,7 +273,7 @@ class Instance:
                         size = INSERT_LOG_BYTES
                         if page < last_page and chance() < SPLIT_CHANCE:
                             # The new page: at the end of the database for some splits (it grows), else beside.
-                            split = (take_page() or page + 1) if chance() < SPLIT_PAGES_AT_END else page + 1
+                            split = (take_page() or page + 1) if chance() < at_end else page + 1
                             allocate(split, position)
                     else:
                         size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES

@@ -177,6 +177,7 @@ class InstanceInterval:
     streams: dict[str, StreamStats] = field(default_factory=dict)
     cache: list[int] = field(default_factory=new_cache_counts)
     errors: ErrorTally = field(default_factory=ErrorTally)
+    cache_pages: int | None = None  # pages the database cache held as the interval ended (a gauge, not a count)
 
     def stream(self, name: str) -> StreamStats:
         stats = self.streams.get(name)
@@ -196,6 +197,8 @@ class InstanceInterval:
             self.stream(name).merge(stats)
         self._add_cache(other.cache)
         self.errors.merge(other.errors)
+        if other.cache_pages is not None:  # the later interval's
+            self.cache_pages = other.cache_pages
 
     def _add_cache(self, counts: list[int]) -> None:
         mine = self.cache
@@ -207,12 +210,14 @@ class InstanceInterval:
             "streams": {name: s.to_wire() for name, s in self.streams.items() if s.count or s.errors},
             "cache": list(self.cache),
             "errors": self.errors.to_wire(),
+            **({} if self.cache_pages is None else {"cache_pages": self.cache_pages}),
         }
 
     @classmethod
     def from_wire(cls, instance: str, data: Mapping[str, Any]) -> InstanceInterval:
         streams = {name: StreamStats.from_wire(item) for name, item in data["streams"].items()}
-        return cls(instance, streams, [int(v) for v in data["cache"]], ErrorTally.from_wire(data.get("errors", [])))
+        return cls(instance, streams, [int(v) for v in data["cache"]], ErrorTally.from_wire(data.get("errors", [])),
+                   data.get("cache_pages"))
 
 
 def split_totals(

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from engine.io.files import backup_file_path, database_file_path
-from engine.io.pages import is_jetwise_file
+from engine.io.pages import is_jetwise_file, read_database_header
 from engine.model.config import PAGE_SIZE_BYTES, load_config
 from engine.results.document import read_result
 from tests.cli.test_cli import _init_small, jetwise
@@ -27,12 +27,15 @@ def test_a_checksum_after_a_performance_run_passes_twice_then_fails_on_a_damaged
     assert jetwise("run", str(performance), "--output", str(tmp_path / "perf"), cwd=tmp_path).returncode == 0
     checksum = _with_type(performance, "database_checksum")
     assert jetwise("validate", str(checksum), cwd=tmp_path).returncode == 0
+    db = database_file_path(load_config(checksum).databases[1].database_path, 1)
+    pages = read_database_header(db).pages_created  # 128 and what the performance run grew it by
+    assert pages > 128 and db.stat().st_size == pages * PAGE_SIZE_BYTES
     for run in ("first", "second"):
         done = jetwise("run", str(checksum), "--output", str(tmp_path / run), cwd=tmp_path)
         assert done.returncode == 0, done.stderr
         assert "== Verifying database checksums" in done.stderr and "Overall test result: PASS" in done.stderr
-        assert "Instance 2: 128 of 128 pages read" in done.stderr and "16 log files, 0 damaged sectors" in done.stderr
-    db = database_file_path(load_config(checksum).databases[1].database_path, 1)
+        assert f"Instance 2: {pages} of {pages} pages read" in done.stderr
+        assert "16 log files, 0 damaged sectors" in done.stderr
     fd = os.open(db, os.O_WRONLY)
     try:
         os.pwrite(fd, bytes(PAGE_SIZE_BYTES), 9 * PAGE_SIZE_BYTES)  # page 9 never reached the disk
@@ -40,7 +43,7 @@ def test_a_checksum_after_a_performance_run_passes_twice_then_fails_on_a_damaged
         os.close(fd)
     done = jetwise("run", str(checksum), "--output", str(tmp_path / "damaged"), "--json", cwd=tmp_path)
     assert done.returncode == 1
-    assert "Instance 2: 1 damaged page of 128" in done.stderr and "1 uninitialised page (ESE -1019)" in done.stderr
+    assert f"Instance 2: 1 damaged page of {pages}" in done.stderr and "1 uninitialised page (ESE -1019)" in done.stderr
     document = json.loads(done.stdout)
     assert document["scan"]["databases"][1]["uninitialised_pages"] == 1
     assert read_result(tmp_path / "damaged").scan.databases[1].first_damaged[0].page == 9

@@ -13,7 +13,8 @@ import pytest
 from engine.io.files import database_file_path, prepare_database
 from engine.io.pages import page_fault, read_database_header
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestType, default_config
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, default_config
+from engine.model.config import TestType as Kind
 from engine.results.figures import database_bytes
 from engine.results.jetstress_log import StallSamples
 from engine.run.runner import Runner
@@ -117,6 +118,9 @@ def test_the_model_grows_the_papers_databases_by_290_bytes_per_transfer(tmp_path
     work = mix_of(config)
     per_transfer = growth_bytes_per_transaction(config) / (work.reads + work.writes)
     assert per_transfer == pytest.approx(PAPER_BYTES_PER_TRANSFER, rel=0.05)
+    # a test at 0.5 % of the production size grows by 0.5 % as much: in proportion, as its cache is
+    scaled = config.model_copy(update={"capacity_percent": 0.5})
+    assert growth_bytes_per_transaction(scaled) == pytest.approx(growth_bytes_per_transaction(config) * 0.005)
 
 
 def test_a_run_grows_its_databases_and_the_next_run_and_a_checksum_begin_from_there(disk_dir):
@@ -135,7 +139,7 @@ def test_a_run_grows_its_databases_and_the_next_run_and_a_checksum_begin_from_th
     assert second.instances[0].database_bytes_initial == grown  # attached as the first run left it
     assert second.instances[0].database_bytes_final >= grown
 
-    checksum = Runner(config.model_copy(update={"test_type": TestType.DATABASE_CHECKSUM}), disk_dir / "checksum",
+    checksum = Runner(config.model_copy(update={"test_type": Kind.DATABASE_CHECKSUM}), disk_dir / "checksum",
                       lambda _e: None).run()
     scanned = checksum.scan.databases[0]
     assert scanned.file_bytes == second.instances[0].database_bytes_final  # the grown pages read, whole

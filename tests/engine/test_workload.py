@@ -135,6 +135,17 @@ def test_the_test_log_carries_jetstress_s_lines_where_jetwise_has_the_fact(disk_
     assert highest >= stalls  # the highest sample, against the run's average
     measured = round(result["summary"]["measured_s"] / config.sample_interval_s)
     assert f"samples.sqlite has {measured} samples." in ending
+    # the cache as the prerequisites were attained, in Jetstress's form, just before the measurement
+    cache = next(i for i, line in enumerate(lines) if "\\Database Cache Size, Last: " in line)
+    assert lines[cache + 1] == "Measurement begins"
+    held = float(lines[cache].split("Last: ")[1].split()[0])
+    lower = float(lines[cache].split("lower bound: ")[1].split(",")[0])
+    assert 0 < held <= 2 * config.database_cache_pages * 32768  # two instances' pages, each within its cache
+    warm = min(config.database_cache_pages - config.flush_thresholds_pages[1], config.database_pages - 1)
+    assert lower == pytest.approx(0.9 * 2 * warm * 32768, abs=0.1)
+    # the page fault stalls' spread over the same samples, for the host table
+    spread = result["host_performance"]["database_page_fault_stalls_per_s"]
+    assert spread["maximum"] == pytest.approx(highest, rel=1e-5) and spread["minimum"] <= spread["average"]
 
 
 def test_a_database_that_fits_in_the_cache_is_read_from_the_cache_only(disk_dir):
