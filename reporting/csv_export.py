@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from engine.io.safety import replacing
 from engine.results.scans import megabytes
 from engine.results.schema import DatabaseScan, Figures, InstanceRecovery, IntervalSample, RunResult
 from engine.workload.histogram import percentiles_ms
@@ -99,7 +100,7 @@ def write_csv(bundle: RunBundle, path: Path) -> int:
     extra, after = _after_samples(bundle.result)
     blank: list[Any] = [None] * len(extra)  # a sample row's scan or recovery cells
     rows = 0
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with replacing(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS + extra)
         for values in _sample_rows(bundle):
@@ -115,7 +116,7 @@ def write_stages_csv(stages: list[tuple[int, str, RunBundle]], path: Path) -> in
     `log_files` and `complete`, told apart by the row's phase); returns the rows."""
     extra = SCAN_CSV_COLUMNS + [c for c in RECOVERY_CSV_COLUMNS if c not in SCAN_CSV_COLUMNS]
     rows = 0
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with replacing(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(STAGE_CSV_COLUMNS + CSV_COLUMNS + extra)
         for number, folder, bundle in stages:

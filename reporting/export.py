@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.io.safety import replacing
 from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
 from engine.results.sums import FigureSum, LatencySum
 from reporting.bundle import ReportError, RunBundle
@@ -75,7 +76,7 @@ def export(bundle: RunBundle, path: Path, fmt: str, interval_s: float | None = N
         samples = coarser(samples, interval_s, bundle.result.configuration.sample_interval_s)
     if fmt == "jsonl":
         lines = 0
-        with path.open("w", encoding="utf-8") as handle:
+        with replacing(path, "w", encoding="utf-8") as handle:
             for sample in samples:
                 handle.write(sample.model_dump_json(exclude_defaults=True) + "\n")
                 lines += 1
@@ -83,7 +84,7 @@ def export(bundle: RunBundle, path: Path, fmt: str, interval_s: float | None = N
     if fmt == "parquet":
         return _parquet(sample_rows(samples), path)
     rows = 0
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with replacing(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for values in sample_rows(samples):
@@ -101,7 +102,7 @@ def _parquet(rows: Iterator[list[object]], path: Path) -> int:
                           "--format csv)") from None
     schema = pa.schema([(name, _arrow_type(pa, name)) for name in CSV_COLUMNS])
     written = 0
-    with pq.ParquetWriter(path, schema, compression="zstd") as writer:
+    with replacing(path, "wb") as handle, pq.ParquetWriter(handle, schema, compression="zstd") as writer:
         batch: list[list[object]] = []
         for values in rows:
             batch.append(values)

@@ -8,9 +8,9 @@ names the run); any other file is left as it is and the write refused.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from engine.io.safety import UnsafePathError, write_text
 from engine.results.document import LOG_FILE
 from engine.results.schema import RunResult
 from reporting.jetstress_html import jetstress_html
@@ -42,13 +42,11 @@ def _is_this_runs(path: Path, mark: str) -> bool:
 def _write(path: Path, text: str, mark: str) -> None:
     if path.exists() and not _is_this_runs(path, mark):
         raise JetstressFileError(f"{path} exists and is not this run's; it was left as it is")
-    scratch = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
-        with open(scratch, "x", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(scratch, path)
+        write_text(path, text)
+    except UnsafePathError as exc:
+        raise JetstressFileError(str(exc)) from exc
     except OSError as exc:
-        scratch.unlink(missing_ok=True)
         raise JetstressFileError(f"{path} cannot be written: {exc.strerror or exc}") from exc
 
 

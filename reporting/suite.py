@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.io.safety import write_text
 from engine.model.config import TestType
 from engine.results.document import CONFIG_FILE, RESULT_FILE
 from engine.results.reasons import grouped_reasons
@@ -257,7 +258,5 @@ def write_suite_report(folder: Path) -> Path:
     """Write the suite's combined HTML report into its folder (`REPORT_FILE`, replaced whole); returns its path.
     ReportError when the suite cannot be read, OSError when the file cannot be written."""
     path = folder / REPORT_FILE
-    scratch = folder / (REPORT_FILE + ".partial")
-    scratch.write_text(render_suite_html(load_suite(folder)), encoding="utf-8")
-    scratch.replace(path)
+    write_text(path, render_suite_html(load_suite(folder)))
     return path

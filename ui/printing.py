@@ -28,6 +28,7 @@ from PySide6.QtGui import (
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtSvg import QSvgRenderer
 
+from engine.io.safety import replaced_by
 from reporting.bundle import RunBundle
 from reporting.document import charts, render_html
 
@@ -166,11 +167,19 @@ def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
 def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, *, title: str, document_title: str) -> int:
     """Write report HTML rendered for print (its charts in `svgs`) as a PDF with `title` atop every page; returns its
     page count. Needs a Qt application (app.window)."""
-    writer = pdf_writer(path, page_size)
-    writer.setTitle(document_title)
-    writer.setCreator("Jetwise")
-    paint = writer.pageLayout().paintRectPixels(writer.resolution())
-    return paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
+    pages = 0
+
+    def produce(scratch: Path) -> None:
+        nonlocal pages
+        writer = pdf_writer(scratch, page_size)
+        writer.setTitle(document_title)
+        writer.setCreator("Jetwise")
+        paint = writer.pageLayout().paintRectPixels(writer.resolution())
+        pages = paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
+
+    # Qt's writer says nothing when the volume is full: the file is checked whole (it ends with %%EOF) before it counts.
+    replaced_by(path, produce, valid=lambda tail: b"%%EOF" in tail)
+    return pages
 
 
 def report_title(bundle: RunBundle) -> str:

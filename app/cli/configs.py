@@ -29,6 +29,8 @@ def read_text(path: Path) -> str | Problem:
     try:
         if path.is_dir():  # raises for a name too long for the file system, not only reading does
             return Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")
+        if path.exists() and not path.is_file():  # a pipe would wait for a writer for ever
+            return Problem("", f"{path} is not a regular file (a pipe or a device); give the configuration file")
         with path.open("rb") as file:  # at most one byte past the limit: a disk image or a pipe is not read whole
             raw = file.read(CONFIG_LIMIT_BYTES + 1)
     except OSError as exc:
@@ -109,6 +111,22 @@ def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
     return checked_text(path, text)
 
 
+class _RepeatedKeyError(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys come once each (JSON lets the last of two win, silently)."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _RepeatedKeyError(key)
+        data[key] = value
+    return data
+
+
 def checked_text(path: Path, text: str) -> tuple[TestConfig | None, list[Problem]]:
     """The text of the configuration file at `path` parsed and checked, or every problem with it."""
     if not text.strip():
@@ -117,7 +135,9 @@ def checked_text(path: Path, text: str) -> tuple[TestConfig | None, list[Problem
         loaded = load_xml(path, text)
         return (None, [loaded]) if isinstance(loaded, Problem) else (loaded.config, loaded.said())
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_once_each)
+    except _RepeatedKeyError as exc:
+        return None, [Problem("", f"{path} sets {exc.key!r} twice in one object; which one is meant? Keep one of them")]
     except json.JSONDecodeError as exc:
         return None, [Problem("", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
     except RecursionError:

@@ -9,6 +9,7 @@ from app.cli.configs import load_or_say
 from app.cli.options import path_type
 from app.cli.xml_files import add_output, output_for, writable_output
 from app.context import AppContext, UsageError
+from engine.io.safety import write_text
 from engine.model.jetstress.writing import export_notes, write_xml
 from engine.protocol import ExitCode
 
@@ -28,8 +29,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if config is None:
         return ExitCode.INVALID
     try:
-        with output.open("w", encoding="utf-8", newline="") as file:
-            file.write(write_xml(config, auto_tune=args.auto_tune))
+        write_text(output, write_xml(config, auto_tune=args.auto_tune))
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
     for note in export_notes(config):

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import UsageError, unusable_path
+from engine.io.safety import link_problem
 from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
@@ -69,6 +70,8 @@ def file_to_write(flag: str, target: Path) -> Path:
     if target.is_dir() or not parent.is_dir():
         where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({parent})"
         raise UsageError(f"{flag} {target} {where}; give a file to write")
+    if (unsafe := link_problem(target)) is not None:  # a link, a device such as /dev/full, a pipe
+        raise UsageError(f"{flag} {target} {unsafe}")
     return target
 
 

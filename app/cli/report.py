@@ -10,12 +10,18 @@ report, and its CSV holds every stage's rows.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from app.cli.options import file_to_write, path_type
 from app.context import AppContext, UsageError
+from engine.io.locks import LOCK_FILE
+from engine.io.safety import write_text
 from engine.protocol import ExitCode
+from engine.results.document import RUN_FILES
+from engine.results.sample_file import SAMPLES_DB
+from engine.run.suite import SUITE_FILE
 from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv, write_stages_csv
@@ -59,6 +65,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    _outputs_apart(args, report.folder)
     if named_html:  # the run folder's name, or the run's whole id when part of it was typed
         name = Path(args.run).name if isinstance(report, SuiteBundle) or Path(args.run).is_dir() else report.result.run_id
         args.html = Path(f"jetwise-report-{name}.html")
@@ -66,6 +73,24 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
+
+
+# A run's (or a suite's) own files, which no report may replace.
+OWN_FILES = (*RUN_FILES, f"{SAMPLES_DB}-wal", f"{SAMPLES_DB}-shm", SUITE_FILE, LOCK_FILE)
+
+
+def _outputs_apart(args: argparse.Namespace, folder: Path | None) -> None:
+    """Refuse an output that is one of the run's own files, or two outputs that are one file."""
+    seen: dict[str, str] = {}
+    for flag, target in (("--html", args.html), ("--pdf", args.pdf), ("--csv", args.csv)):
+        if target is None:
+            continue
+        where = os.path.realpath(target)
+        if folder is not None and Path(where).parent == Path(os.path.realpath(folder)) and target.name in OWN_FILES:
+            raise UsageError(f"{flag} {target} is the run's own {target.name}; give another file to write")
+        if where in seen:
+            raise UsageError(f"{flag} {target} is the file {seen[where]} writes too; give each output a file of its own")
+        seen[where] = flag
 
 
 def _jetstress_folder(folder: Path) -> None:
@@ -89,7 +114,7 @@ def run_reference(text: str) -> str:
 
 def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
     if args.html:
-        args.html.write_text(render_html(bundle), encoding="utf-8")
+        write_text(args.html, render_html(bundle))
         print(f"HTML report: {args.html}", file=sys.stderr)
     if args.csv:
         rows = write_csv(bundle, args.csv)
@@ -121,7 +146,7 @@ def _jetstress(folder: Path, bundles: list[RunBundle]) -> int:
 
 def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
     if args.html:
-        args.html.write_text(render_suite_html(suite), encoding="utf-8")
+        write_text(args.html, render_suite_html(suite))
         print(f"HTML report of the ESRP suite: {args.html}", file=sys.stderr)
     if args.csv:
         rows = write_stages_csv(suite.runs, args.csv)

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.io.platform import try_lock, unlock
+from engine.io.safety import link_problem, make_folders, open_fd
 
 LOCK_FILE = "jetwise.lock"
 LOCK_HEADER = b"JETWISE FOLDER LOCK 1\n"
@@ -80,6 +81,8 @@ def _in_use(folder: Path, holder: Holder | None) -> FolderInUseError:
 def folder_problem(folder: Path) -> str | None:
     """Why a run cannot take `folder` now, if it cannot: the check `validate` and the wizard make."""
     path = folder / LOCK_FILE
+    if (unsafe := link_problem(path)) is not None:
+        return f"{path} {unsafe}"
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
@@ -130,12 +133,12 @@ class FolderLocks:
 
     def _take(self, folder: Path) -> int:
         if not folder.is_dir():
-            folder.mkdir(parents=True)  # validation allowed a missing last folder; the run creates it anyway
+            make_folders(folder)  # validation allowed a missing last folder; the run creates it anyway
             self._made.append(folder)
         path = folder / LOCK_FILE
         deadline = time.monotonic() + TAKE_RETRY_S
         while True:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0), 0o644)
+            fd = open_fd(path, os.O_RDWR | os.O_CREAT)  # never through a link planted at its name
             ours, holder = _read(fd)
             if not ours:
                 os.close(fd)

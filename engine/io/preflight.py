@@ -17,6 +17,7 @@ from engine.io.files import backup_file_path, database_file_path, log_file_path
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.io.safety import link_problem, system_folder_problem
 from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig, TestType
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
@@ -72,6 +73,12 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
             if folder is None:
                 problems.append(Problem(field, missing or f"{path} is not usable"))
                 continue
+            if (system := system_folder_problem(path)) is not None:
+                problems.append(Problem(field, system))
+                continue
+            if (resolved := Path(os.path.realpath(path))) != Path(os.path.abspath(path)):
+                problems.append(Problem(field, f"{path} resolves through a link to {resolved}: the files go there",
+                                        Severity.WARNING))
             if not os.access(folder, os.W_OK | os.X_OK):
                 problems.append(Problem(field, f"{folder} is not writable for this user"))
                 continue
@@ -95,6 +102,9 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
             if attr == "database_path":
                 db_file = database_file_path(path, index)
                 needed = config.database_size_bytes
+                if (unsafe := link_problem(db_file)) is not None:
+                    problems.append(Problem(field, f"{db_file} {unsafe}"))
+                    continue
                 if db_file.exists():
                     try:
                         header = read_database_header(db_file)
@@ -230,6 +240,8 @@ def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
     needed = total
     for slot in range(LOG_FILES_PER_DATABASE):
         path = log_file_path(folder, index, slot)
+        if (unsafe := link_problem(path)) is not None:
+            return 0, f"{path} {unsafe}"
         if not path.exists():
             continue
         try:

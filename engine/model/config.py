@@ -107,7 +107,8 @@ class TestConfig(ConfigPart):
         json_schema_extra=cli("--background-maintenance"),
     )
     continue_on_errors: bool = Field(
-        False, title="Continue despite I/O errors", description="Keep running after an I/O error instead of stopping.",
+        False, title="Continue despite I/O errors",
+        description="Keep running after an I/O error instead of stopping; the errors still fail the test.",
         json_schema_extra=cli("--continue-on-errors"),
     )
     thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
@@ -352,4 +353,6 @@ def load_config(path: Path) -> TestConfig:
 
 
 def save_config(config: TestConfig, path: Path) -> None:
-    path.write_text(config.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    from engine.io.safety import write_text  # the model imports no I/O but this
+
+    write_text(path, config.model_dump_json(indent=2) + "\n")

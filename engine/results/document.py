@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from engine.io.files import database_file_path
+from engine.io.locks import LOCK_FILE
+from engine.io.safety import link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
 from engine.results.figures import cache_figures, merge_streams, percentile_figures, stream_figures
 from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
@@ -31,6 +34,8 @@ RESULT_FILE = "result.json"
 SAMPLES_FILE = "samples.jsonl"  # the samples of a run folder written by an older version
 LOG_FILE = "test.log"
 CONFIG_FILE = "config.json"
+REQUESTED_CONFIG_FILE = "requested-config.json"  # the configuration the window hands its engine, in the run's folder
+RUN_FILES = (RESULT_FILE, SAMPLES_DB, SAMPLES_FILE, LOG_FILE, CONFIG_FILE)  # what makes a folder a run's
 
 PAGE_FAULT_NOTE = (
     "Database page fault stalls: a stall is counted when a transaction's page misses the "
@@ -39,12 +44,23 @@ PAGE_FAULT_NOTE = (
 
 
 def output_folder_problem(folder: Path) -> str | None:
-    """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed."""
+    """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed, no run
+    goes into a system folder or among other files, and nothing is written through a link planted at a name."""
     if folder.exists() and not folder.is_dir():
         return f"{folder} is a file; a run needs a folder of its own"
-    held = [name for name in (RESULT_FILE, SAMPLES_DB, SAMPLES_FILE, LOG_FILE, CONFIG_FILE) if (folder / name).exists()]
+    if (system := system_folder_problem(folder)) is not None:
+        return system
+    held = [name for name in RUN_FILES if os.path.lexists(folder / name)]
+    for name in held:
+        if (unsafe := link_problem(folder / name)) is not None:
+            return f"{folder / name} {unsafe}"
     if held:
         return f"{folder} already holds a run ({', '.join(held)}); give each run a folder of its own"
+    own = (LOCK_FILE, REQUESTED_CONFIG_FILE)
+    others = sorted(entry.name for entry in folder.iterdir() if entry.name not in own) if folder.is_dir() else []
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        return f"{folder} already holds other files ({shown}); a run writes into an empty folder of its own"
     return None
 
 
@@ -164,9 +180,7 @@ def _error_group(instance: str, group: KindCount) -> ErrorGroup:
 def write_result(document: RunResult, folder: Path) -> Path:
     """Write result.json atomically (a crash never leaves half a document)."""
     path = folder / RESULT_FILE
-    scratch = folder / (RESULT_FILE + ".partial")
-    scratch.write_text(document.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    scratch.replace(path)
+    write_text(path, document.model_dump_json(indent=2) + "\n")
     return path
 
 

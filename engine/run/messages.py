@@ -22,6 +22,7 @@ from typing import Any
 from engine.io.platform import IoBackend
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
+from engine.workload.stats import InstanceInterval
 
 MESSAGE_VERSION = 4  # raise it whenever a message or its fields change
 
@@ -159,6 +160,15 @@ class WorkerChannels:
     stop_at_ns: Synchronized[int]
     end_at_ns: Synchronized[int]
     load: SynchronizedArray[int]
+
+
+def interval_parts(names: list[str], payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
+    """Every instance's counters of one interval from the workers' payloads (an instance no worker sent: empty)."""
+    merged = {name: InstanceInterval(name) for name in names}
+    for payload in payloads.values():
+        for name, wire in payload.items():
+            merged[name] = InstanceInterval.from_wire(name, wire)
+    return merged
 
 
 def refused_words(worker_id: int, pid: int, version: int) -> str:

@@ -40,6 +40,7 @@ from engine.run.messages import (
     WorkerLog,
     WorkerReady,
     WorkerSpec,
+    interval_parts,
     refused_words,
 )
 from engine.run.processes import WorkerProcesses
@@ -47,7 +48,6 @@ from engine.run.progress import ProgressMeter
 from engine.run.scanning import scan_groups
 from engine.run.work_ends import WorkEnds
 from engine.run.worker import assign_groups
-from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
     from engine.run.runner import Runner
@@ -105,6 +105,7 @@ class _PoolRun:
         self.stop_at_ns: int | None = None
         self.phase = Phase.PREPARING
         self.engine_error: str | None = None
+        self.engine_fault = True  # the error is the engine's (a traceback), not the system's (a full volume)
         self.failures: list[str] = []  # reasons that fail the run (I/O errors)
         self.progress = ProgressMeter()
         contained = contain_children()  # Windows: the workers end with this process however it ends
@@ -209,9 +210,9 @@ class _PoolRun:
                 if reason not in self.failures:
                     self.failures.append(reason)
                 self._stop()
-            case WorkerCrash(worker_id=worker_id, error=error, details=details):
-                self.engine_error = error
-                runner.log(f"Engine error in worker {worker_id}: {error}\n{details}", "error")
+            case WorkerCrash(worker_id=worker_id, error=error, details=details):  # no details: the system's, said whole
+                self.engine_error, self.engine_fault = error, bool(details)
+                runner.log(f"Engine error in worker {worker_id}: {error}\n{details}" if details else error, "error")
                 self._stop()
             case _:
                 runner.log(f"A worker sent a message this runner does not know; it was ignored: {message!r:.300}", "error")
@@ -280,19 +281,12 @@ class _PoolRun:
         self.workers.end_at(end)
         return True
 
-    def _parts(self, payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
-        merged = {name: InstanceInterval(name) for name in self.measurement.names}
-        for payload in payloads.values():
-            for name, wire in payload.items():
-                merged[name] = InstanceInterval.from_wire(name, wire)
-        return merged
-
     def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
         if index >= self.measurement.total_intervals:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
             # a straggler for an interval already shown: counted, not shown again
-            self.measurement.add_late(index, self._parts({worker_id: payload}))
+            self.measurement.add_late(index, interval_parts(self.measurement.names, {worker_id: payload}))
             return
         self.pending[index][worker_id] = payload
         while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:
@@ -308,7 +302,7 @@ class _PoolRun:
         start, end = self._interval_span(index)
         settled = self.measurement.add(
             index,
-            self._parts(parts),
+            interval_parts(self.measurement.names, parts),
             duration_s=max(1e-9, (end - start) / 1e9),
             elapsed_s=(end - self.t0_ns) / 1e9,
             time_utc=self._wall(end).isoformat(timespec="milliseconds"),
@@ -333,7 +327,8 @@ class _PoolRun:
         end = min(stop for stop in (planned_end, self.stop_at_ns, self.ends.end_ns) if stop is not None)
         measured = self.t0_ns != 0
         measured_s = max(0.0, (end - measure_start) / 1e9) if measured else 0.0
-        aborted_reason = f"Run aborted by an engine error: {self.engine_error}" if self.engine_error is not None else None
+        by = " by an engine error" if self.engine_fault else ""
+        aborted_reason = f"Run aborted{by}: {self.engine_error}" if self.engine_error is not None else None
         if aborted_reason is None and runner.stop_reason is not None and (self.stop_at_ns is not None or not measured):
             aborted_reason = f"Run aborted: {runner.stop_reason} {self.ends.stopped_where(self.phase, measured_s)}"
         times = RunTimes(

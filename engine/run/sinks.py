@@ -23,6 +23,7 @@ from typing import TextIO
 
 from pydantic import BaseModel
 
+from engine.io.safety import append_text, make_folders, refuse_unsafe, write_text
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity
@@ -86,9 +87,10 @@ class RunFolderWriter:
 
     def _write(self, event: BaseModel) -> None:
         if isinstance(event, StartEvent):
-            self.folder.mkdir(parents=True, exist_ok=True)
-            (self.folder / CONFIG_FILE).write_text(event.config.model_dump_json(indent=2) + "\n", encoding="utf-8")
-            self._log = open(self.folder / LOG_FILE, "a", encoding="utf-8")
+            make_folders(self.folder)
+            write_text(self.folder / CONFIG_FILE, event.config.model_dump_json(indent=2) + "\n")
+            self._log = append_text(self.folder / LOG_FILE)
+            refuse_unsafe(self.folder / SAMPLES_DB)  # SQLite opens it by name: never a link planted there
             self._samples = SampleWriter(self.folder / SAMPLES_DB, event.config.sample_interval_s)
             with open(self.folder / RESERVE_FILE, "xb") as reserve:
                 reserve.write(bytes(RESERVE_BYTES))

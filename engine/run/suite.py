@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from engine.io.safety import make_folders, write_text
 from engine.model.config import TestConfig, TestType
 from engine.results.schema import RunResult
 from engine.results.suite import PERFORMANCE_S as PERFORMANCE_S
@@ -61,9 +62,7 @@ def read_suite(folder: Path) -> SuiteRecord:
 
 def write_suite(record: SuiteRecord, folder: Path) -> None:
     """Write suite.json atomically: a crash never leaves half a record."""
-    scratch = folder / (SUITE_FILE + ".partial")
-    scratch.write_text(record.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    scratch.replace(folder / SUITE_FILE)
+    write_text(folder / SUITE_FILE, record.model_dump_json(indent=2) + "\n")
 
 
 def open_suite(
@@ -89,7 +88,7 @@ def open_suite(
     if folder.exists() and any(folder.iterdir()):
         raise SuiteError(f"{folder} is not empty and holds no suite; give the suite a folder of its own")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_folders(folder)
         record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s, simulate=simulate,
                              stages=[Stage(test_type=kind) for kind in STAGES])
         write_suite(record, folder)

@@ -11,14 +11,18 @@ both system-wide), so interval boundaries line up across processes.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import multiprocessing
 import multiprocessing.connection
 import os
+import shutil
 import signal
 import threading
 import time
 import traceback
 from collections import defaultdict
+from pathlib import Path
 from typing import Any
 
 from engine.io.files import (
@@ -28,8 +32,9 @@ from engine.io.files import (
     prepare_database,
 )
 from engine.io.platform import IoBackend, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
 from engine.model.units import format_bytes
+from engine.run.cache_warmth import CacheWarmth
 from engine.run.messages import (
     DatabaseProgress,
     IntervalCounters,
@@ -46,7 +51,6 @@ from engine.run.messages import (
 )
 from engine.run.recovering import Generation, replay_instances
 from engine.run.scanning import instance_logs, make_scans, pages_for
-from engine.workload.cache import WARM_SHARE
 from engine.workload.context import RunClock
 from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
 from engine.workload.instance import Instance, InstancePlan
@@ -163,8 +167,15 @@ class _Worker:
             except CreationInterruptedError as exc:
                 self.log(str(exc), "warning")
                 return None
-            log_paths, sector = instance_logs(self.backend, self.config, spec.log_path, index, header.db_id,
-                                              unbuffered=self.spec.unbuffered)
+            except OSError as exc:  # a full volume, a link at the name: one line naming the file, no traceback
+                self.send(WorkerCrash(self.worker_id, preparation_words(name, path, exc), ""))
+                return None
+            try:
+                log_paths, sector = instance_logs(self.backend, self.config, spec.log_path, index, header.db_id,
+                                                  unbuffered=self.spec.unbuffered)
+            except OSError as exc:
+                self.send(WorkerCrash(self.worker_id, preparation_words(name, Path(exc.filename or spec.log_path), exc), ""))
+                return None
             self.log(f"{name}: log written in {sector}-byte sectors")
             plans.append(
                 InstancePlan(
@@ -262,7 +273,7 @@ class _Worker:
     def _collect_loop(self, instances: list[Any]) -> None:
         clock = self.clock
         assert clock is not None
-        warming = None if self.config.scans else _CacheWarmth(instances, self.spec.warmup_intervals,
+        warming = None if self.config.scans else CacheWarmth(instances, self.spec.warmup_intervals,
                                                                clock.interval_ns / 1e9, self.log)
         index = 0
         while True:
@@ -297,37 +308,13 @@ class _Worker:
         self.send(IntervalCounters(self.worker_id, index, payload))
 
 
-class _CacheWarmth:
-    """Tells the test log when each instance's cache is warm, and how warm it was when measuring began."""
-
-    def __init__(self, instances: list[Instance], warmup_intervals: int, interval_s: float, log: Any) -> None:
-        self.instances = instances
-        self.warmup_intervals = warmup_intervals
-        self.interval_s = interval_s
-        self.log = log
-        self.warm: set[str] = set()
-
-    def report(self, intervals_done: int) -> None:
-        seconds = intervals_done * self.interval_s
-        for instance in self.instances:
-            target = instance.cache_target_pages
-            share = min(1.0, instance.cache.resident_pages / target)
-            if instance.name not in self.warm and share >= WARM_SHARE:
-                self.warm.add(instance.name)
-                self.log(
-                    f"{instance.name}: database cache {share:.0%} full "
-                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)}) after {seconds:g} s"
-                )
-            if intervals_done == self.warmup_intervals:
-                if share >= WARM_SHARE:
-                    continue
-                self.log(
-                    f"{instance.name}: database cache only {share:.0%} full "
-                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)} of "
-                    f"{format_bytes(target * PAGE_SIZE_BYTES)}) when measurement began; "
-                    "a longer warm-up gives a steadier start",
-                    "warning",
-                )
+def preparation_words(name: str, path: Path, exc: OSError) -> str:
+    """Why an instance's file could not be made ready, with its volume's free space when that is why."""
+    words = f"{name}: {path} could not be prepared: {exc.strerror or exc}"
+    if exc.errno == errno.ENOSPC:
+        with contextlib.suppress(OSError):
+            words += f" (the volume of {path.parent} has {format_bytes(shutil.disk_usage(path.parent).free)} free)"
+    return words
 
 
 def assign_groups(groups: list[tuple[int, ...]], workers: int) -> list[tuple[int, ...]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sqlite3
 from collections.abc import Iterator
@@ -52,6 +53,14 @@ def default_store_path() -> Path:
     return Path(folder) / STORE_FILE
 
 
+def _volume_full(path: Path) -> bool:
+    """The store's volume has no room for the pages SQLite needs to open it (its -wal and -shm files)."""
+    try:
+        return shutil.disk_usage(path.parent).free < 64 * 1024
+    except OSError:
+        return False
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -83,6 +92,12 @@ class Store:
         if error.sqlite_errorname in ("SQLITE_BUSY", "SQLITE_LOCKED"):
             return (f"the run store {self.path} is held by another Jetwise ({error}); wait for it to finish, "
                     f"or set {DATA_DIR_ENV} to another folder")
+        if error.sqlite_errorname == "SQLITE_FULL" or _volume_full(self.path):
+            return (f"the volume of the run store {self.path} is full ({error}); the store is as it was: free some "
+                    f"space there, or set {DATA_DIR_ENV} to a folder on another volume")
+        if error.sqlite_errorname in ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR"):
+            return (f"the run store {self.path} cannot be written ({error}); the store is as it was: set "
+                    f"{DATA_DIR_ENV} to a folder Jetwise can write")
         return (f"the run store {self.path} is damaged or is not a Jetwise store ({error}); rename it to keep it "
                 f"and Jetwise starts a new one, or set {DATA_DIR_ENV} to another folder")
 

@@ -169,8 +169,8 @@ def spike_words(result: RunResult) -> str:
 
 
 def failed_on_io_errors(result: RunResult) -> bool:
-    """The run met I/O errors and they failed it (the test did not continue despite them)."""
-    return result.summary.io_errors > 0 and not result.configuration.continue_on_errors
+    """The run met I/O errors, which fail it whether it stopped there or continued despite them."""
+    return result.summary.io_errors > 0
 
 
 def _first_error_words(result: RunResult) -> str:

@@ -64,11 +64,14 @@ def test_achieved_iops_is_judged_against_target_with_margin(tmp_path):
     assert judge(relaxed, instances, measured_s=100, highest=None).outcome == Outcome.PASS
 
 
-def test_io_errors_fail_unless_continuing_on_errors(tmp_path):
+def test_io_errors_fail_whether_the_test_stops_or_continues_despite_them(tmp_path):
     instances = {f"Instance {i}": _instance(errors=1 if i == 2 else 0) for i in (1, 2, 3)}
     failed = judge(_config(tmp_path), instances, 100, highest=None)
     assert failed.outcome == Outcome.FAIL and "1 I/O error(s) occurred" in failed.reasons[0]
-    assert judge(_config(tmp_path, continue_on_errors=True), instances, 100, highest=None).outcome == Outcome.PASS
+    continued = judge(_config(tmp_path, continue_on_errors=True), instances, 100, highest=None)
+    assert continued.outcome == Outcome.FAIL and "1 I/O error(s) occurred" in continued.reasons[0]
+    errors = next(c for c in continued.criteria if c.name.startswith("I/O errors"))
+    assert not errors.passed and errors.name == "I/O errors (the test continued despite them)"
 
 
 def test_aborted_run_says_so_first(tmp_path):

@@ -99,7 +99,9 @@ def test_every_corrupted_page_is_found_with_its_kind_and_counted_per_instance(di
         handle.truncate(TRUNCATED_AT)
 
     result, log = _run(config, disk_dir / "corrupted")
-    assert result.summary.verdict == "pass", result.summary.reasons  # it continues despite errors, counting them
+    # it continues despite errors, counting them, and they fail it: one reason per instance and kind
+    assert result.summary.verdict == "fail"
+    assert {r.split(":")[0] for r in result.summary.reasons} == {"Instance 1", "Instance 2"}
     lines = _logged(log)
     first = {(instance, kind, int(number)) for instance, kind, *_, number, _path, _offset in lines if instance == "Instance 1"}
     assert first == EXPECTED  # every corrupted page with its kind, and nothing else
@@ -177,9 +179,10 @@ def test_a_flood_of_bad_pages_is_one_counted_row_per_instance_and_a_bounded_log(
     errors = [e for e in log if e.level == "error"]
     assert len(errors) <= 2 * 20  # each worker shows 20 bad pages, then says the rest are counted
     assert any("counted by kind but not logged" in e.message for e in log)
-    assert result.summary.verdict == "pass" and result.summary.reasons == []
+    assert result.summary.verdict == "fail" and len(result.summary.reasons) == 2  # one per instance and kind
     criterion = next(c for c in result.criteria if c.name.startswith("I/O errors"))
-    assert criterion.value == result.summary.io_errors > 200 and "continues despite them" in criterion.name
+    assert criterion.value == result.summary.io_errors > 200 and "continued despite them" in criterion.name
+    assert not criterion.passed
 
 
 class _ClosedLogs:

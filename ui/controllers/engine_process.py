@@ -39,6 +39,7 @@ from engine.protocol import (
     StartEvent,
     from_json_line,
 )
+from engine.results.document import REQUESTED_CONFIG_FILE
 from engine.results.schema import RunResult
 
 KILL_AFTER_MS = 5000
@@ -146,7 +147,7 @@ class EngineProcess(QObject):
         while not missing.exists() and missing.parent != missing:
             self._made.append(missing)
             missing = missing.parent
-        config_path = output_dir / "requested-config.json"
+        config_path = output_dir / REQUESTED_CONFIG_FILE
         try:
             output_dir.mkdir(parents=True, exist_ok=True)
             save_config(config, config_path)

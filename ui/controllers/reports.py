@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from engine.io.safety import write_text
 from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import render_html
@@ -65,11 +66,11 @@ class ReportActions(QObject):
         html = render_html(bundle)
         path = _report_path(bundle)
         try:
-            path.write_text(html, encoding="utf-8")
+            write_text(path, html)
         except OSError as exc:  # a run folder on a volume that is full or read-only now
             path = Path(tempfile.gettempdir()) / f"jetwise-report-{bundle.result.run_id}.html"
             self.message.emit(f"{_report_path(bundle)} cannot be written ({exc.strerror or exc}); writing {path}")
-            path.write_text(html, encoding="utf-8")
+            write_text(path, html)
         self._open(path, "report", "browser")
         return path
 
@@ -87,7 +88,11 @@ class ReportActions(QObject):
             path, size = Path(name), ("letter" if "Letter" in chosen else "a4")
         else:
             size = "a4"
-        pages = write_pdf(bundle, path, size)
+        try:
+            pages = write_pdf(bundle, path, size)
+        except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
+            QMessageBox.warning(self._window, "PDF not written", f"{path} was not written: {exc.strerror or exc}")
+            return None
         self.message.emit(f"PDF report: {path} ({pages} pages)")
         return path
 

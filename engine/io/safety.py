@@ -1,0 +1,168 @@
+"""How Jetwise writes its own files, run as an administrator on a server others use: never through a planted link,
+never a file anyone may change, never half a file left behind.
+
+- A name Jetwise will write at must be absent or a regular file: a symbolic link (a dangling one too), a Windows
+  reparse point (a junction or a link), a device such as /dev/full or a FIFO is refused with its path
+  (`link_problem`, which `validate` also asks).
+- Files are opened with `O_NOFOLLOW` (POSIX) and created `O_EXCL` where Jetwise makes them, so a link planted between
+  the check and the write is refused by the system too; Windows has no `O_NOFOLLOW` and refuses by the attributes.
+- A report, an export or a result is written to a scratch file beside it and renamed over the name at the end
+  (`replacing`): a full volume or a crash leaves the previous file as it was, or none, never a truncated one.
+- Files are made rw-r--r-- and folders rwxr-xr-x whatever the process's umask.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, TextIO, cast
+
+FILE_MODE = 0o644
+FOLDER_MODE = 0o755
+FILE_ATTRIBUTE_REPARSE_POINT = 0x400
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+
+
+class UnsafePathError(OSError):
+    """A name Jetwise will not write at, and why."""
+
+    def __init__(self, path: Path, words: str) -> None:
+        super().__init__(errno.EPERM, f"{path} {words}")
+        self.filename = str(path)
+        self.words = f"{path} {words}"
+
+    def __str__(self) -> str:
+        return self.words
+
+
+def link_problem(path: Path) -> str | None:
+    """Why Jetwise will not write at `path`, if it will not: it is a link or a reparse point (where it points is not
+    followed), or not a regular file. None when it is absent or a regular file."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode) or getattr(info, "st_file_attributes", 0) & FILE_ATTRIBUTE_REPARSE_POINT:
+        return "is a link; Jetwise does not write through links: remove it or choose another name"
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder; give a file to write"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file (a device or a pipe); give a file to write"
+    return None
+
+
+def refuse_unsafe(path: Path) -> None:
+    """Raise `UnsafePathError` if Jetwise will not write at `path`."""
+    problem = link_problem(path)
+    if problem is not None:
+        raise UnsafePathError(path, problem)
+
+
+def open_fd(path: Path, flags: int) -> int:
+    """`os.open` for writing that never follows a link at `path` (ELOOP from the system becomes the refusal)."""
+    refuse_unsafe(path)
+    try:
+        fd = os.open(path, flags | _NO_FOLLOW, FILE_MODE)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise UnsafePathError(path, "is a link; Jetwise does not write through links") from None
+        raise
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, FILE_MODE)  # as made, whatever the umask; also a file of an earlier run kept its own mode
+    return fd
+
+
+def append_text(path: Path) -> TextIO:
+    """A text file to add lines to (the test log), made if new."""
+    return cast(TextIO, os.fdopen(open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a", encoding="utf-8"))
+
+
+@contextmanager
+def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
+    """A file to write `path`'s new content into; it becomes `path` only when the block ends without an error
+    (`options` as `open` takes them: encoding, newline)."""
+    scratch = _scratch(path)
+    try:
+        with os.fdopen(open_fd(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL), mode, **options) as handle:
+            yield handle
+        os.replace(scratch, path)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: Path, text: str) -> None:
+    with replacing(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+
+
+def replaced_by(path: Path, produce: Callable[[Path], None], *, valid: Callable[[bytes], bool] | None = None) -> None:
+    """`path` written by `produce`, which opens a file by name itself (Qt's PDF writer): into a scratch file Jetwise
+    made, then checked (not empty, and `valid` of its last bytes) before it replaces `path`. A writer that wrote
+    nothing, as on a full volume, is an error (ENOSPC), not a success."""
+    scratch = _scratch(path)
+    try:
+        os.close(open_fd(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        produce(scratch)
+        size = scratch.stat().st_size
+        with open(scratch, "rb") as written:
+            written.seek(max(0, size - 1024))
+            tail = written.read()
+        if size == 0 or (valid is not None and not valid(tail)):
+            raise OSError(errno.ENOSPC, f"{path} could not be written whole (is its volume full?)", str(path))
+        os.replace(scratch, path)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+
+
+def _scratch(path: Path) -> Path:
+    refuse_unsafe(path)
+    return path.with_name(f".{path.name}.{os.getpid()}.partial")
+
+
+def make_folders(folder: Path) -> None:
+    """`folder` and any missing parents, rwxr-xr-x whatever the umask."""
+    missing = []
+    for step in (folder, *folder.parents):
+        if step.is_dir():
+            break
+        missing.append(step)
+    for step in reversed(missing):
+        try:
+            step.mkdir(FOLDER_MODE)
+        except FileExistsError:
+            if not step.is_dir():
+                raise
+            continue
+        os.chmod(step, FOLDER_MODE)
+
+
+# Folders no run belongs in: the system's own, with everything below them (POSIX), and on Windows the folders its
+# environment names. The file system's root is refused everywhere, as is a folder other files are in (`engine.results`).
+_POSIX_SYSTEM = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin",
+                 "/sys", "/usr")
+_WINDOWS_SYSTEM = ("SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramW6432", "ProgramData")
+
+
+def system_folder_problem(folder: Path) -> str | None:
+    """Why no run may write in `folder`, if none may: it is (or resolves through links to) the root of a file system
+    or a system folder."""
+    resolved = Path(os.path.realpath(folder))
+    through = "" if resolved == Path(os.path.abspath(folder)) else f" (through a link, {resolved})"
+    if resolved == Path(resolved.anchor):
+        return f"{folder} is the root of its file system{through}; give a folder of its own"
+    if os.name == "nt":
+        system = [Path(os.path.realpath(value)) for name in _WINDOWS_SYSTEM if (value := os.environ.get(name))]
+    else:
+        system = [Path(name) for name in _POSIX_SYSTEM]
+    for top in system:
+        if resolved == top or top in resolved.parents:
+            return f"{folder} is a system folder{through} ({top}); give a folder of its own"
+    return None
