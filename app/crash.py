@@ -6,6 +6,7 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 
+from engine.io.safety import make_folders
 from engine.store.sqlite import default_store_path
 from engine.version import __version__
 
@@ -19,7 +20,7 @@ def record_crash(error: BaseException, where: str) -> Path | None:
     path = crash_log_path()
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
         with path.open("a", encoding="utf-8") as log:
             log.write(f"--- {datetime.now().isoformat(timespec='seconds')} Jetwise {__version__}, {where}\n{text}\n")
     except OSError:

@@ -18,6 +18,7 @@ from types import TracebackType
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from engine.io.safety import make_folders
 from engine.protocol import ExitCode
 from engine.store.sqlite import Store, StoreError, default_store_path
 from engine.version import __version__
@@ -53,7 +54,7 @@ def install_exception_hook() -> None:
 def _log(text: str) -> Path:
     path = crash_log_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(path.parent)
         with path.open("a", encoding="utf-8") as log:
             log.write(f"--- {datetime.now().isoformat(timespec='seconds')} Jetwise {__version__}\n{text}\n")
     except OSError:

@@ -5,6 +5,7 @@ A run that crashed before writing its result is rebuilt from its samples and mar
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +54,7 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     row = named[0]
     run_id = row.run_id
     folder = Path(row.output_dir)
-    samples = read_samples(folder) if folder.is_dir() else SampleList()
+    samples = _samples(folder) if folder.is_dir() else SampleList()
     if not samples:
         samples = SampleList(store.samples(run_id))  # kept in the store by an older version
     log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(run_id)]
@@ -74,8 +75,15 @@ def _unreadable(folder: Path, error: ValidationError) -> str:
     return f"{folder / name} cannot be read as a Jetwise run's {name}: {listed}"
 
 
+def _samples(folder: Path) -> Samples:
+    try:
+        return read_samples(folder)
+    except (ValueError, OSError, sqlite3.Error) as exc:
+        raise ReportError(f"{folder} holds samples Jetwise cannot read ({exc}); its result and report need them") from exc
+
+
 def _from_folder(folder: Path, store: Store | None) -> RunBundle:
-    samples = read_samples(folder)
+    samples = _samples(folder)
     log = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines() if (folder / LOG_FILE).exists() else []
     try:
         if (folder / RESULT_FILE).exists():

@@ -22,6 +22,7 @@ from typing import NoReturn
 
 from app.context import AppContext, UsageError
 from app.crash import record_crash
+from app.system_libraries import missing_library_words
 from engine.protocol import ExitCode
 from engine.store.sqlite import StoreError
 from engine.version import __version__
@@ -98,7 +99,8 @@ def open_window(config: Path | None = None, *, start: bool = False) -> int:
     try:
         from app.window import main as window_main
     except ImportError as exc:  # Qt's system libraries are missing
-        print(f"error: the window cannot start ({exc}); on a headless machine use: jetwise run --quick", file=sys.stderr)
+        print(f"error: the window cannot start: {missing_library_words(exc)}; on a headless machine use: jetwise run "
+              "--quick", file=sys.stderr)
         return ExitCode.ABORTED
     return window_main([], config, start=start)
 

@@ -7,11 +7,13 @@ the next switch. A path on Linux starts with `/` too, so only the switch names b
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context import UsageError
-from engine.model.units import parse_duration_s
+from engine.model.config import MAX_DURATION_S
+from engine.model.units import as_typed, parse_duration_s
 
 # switch -> how many values it takes: 0, 1, or "+" (one or more)
 SWITCHES: dict[str, int | str] = {
@@ -67,11 +69,11 @@ def _number(switch: str, text: str, low: float, high: float, whole: bool = False
     try:
         value = float(text)
     except ValueError:
-        raise UsageError(f"/{switch} takes a number (got '{text}')") from None
+        raise UsageError(f"/{switch} takes a number (got {as_typed(text)})") from None
+    if not math.isfinite(value) or not low <= value <= high:  # 5,000 digits are infinity as a float
+        raise UsageError(f"/{switch} takes {low:g} to {high:g} (got {as_typed(text)})")
     if whole and value != int(value):
-        raise UsageError(f"/{switch} takes a whole number (got '{text}')")
-    if not low <= value <= high:
-        raise UsageError(f"/{switch} takes {low:g} to {high:g} (got '{text}')")
+        raise UsageError(f"/{switch} takes a whole number (got {as_typed(text)})")
     return value
 
 
@@ -120,6 +122,8 @@ def _apply(found: CmdSwitches, name: str, values: list[str]) -> None:
             found.timeout_s = parse_duration_s(value)
         except ValueError as exc:
             raise UsageError(f"/timeout {value}: {exc}") from None
+        if found.timeout_s > MAX_DURATION_S:
+            raise UsageError(f"/timeout {value} is longer than {MAX_DURATION_S / 86400:g} days, the longest test")
     elif name == "threads":
         found.threads = int(_number(name, value, 1, 10_000, whole=True))
     elif name in ("new", "open"):

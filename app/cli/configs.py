@@ -142,6 +142,8 @@ def checked_text(path: Path, text: str) -> tuple[TestConfig | None, list[Problem
         return None, [Problem("", f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})")]
     except RecursionError:
         return None, [Problem("", f"{path} nests its JSON too deeply to be a configuration")]
+    except ValueError:  # Python reads at most 4,300 digits of an integer
+        return None, [Problem("", f"{path} holds a number of thousands of digits, too long to be any setting")]
     if not isinstance(data, dict):
         kind = _JSON_KINDS.get(type(data), "value")
         return None, [Problem("", f"{path} holds a JSON {kind}, not a configuration: that is an object of settings, "

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from engine.model.derive import achieved_words, cache_words
 from engine.model.options import where_typed
-from engine.model.units import format_bytes, format_duration
+from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
 from engine.results.reasons import grouped_reasons
@@ -149,7 +149,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
         print(
             f"  {row.name}: DB read {row.db_read_avg_latency_ms:.2f} ms avg / "
             f"{judged_maximum_ms(config, row, DB_READ):.2f} ms max, log write {row.log_write_avg_latency_ms:.2f} ms avg / "
-            f"{judged_maximum_ms(config, row, LOG_WRITE):.2f} ms max, {row.transactional_iops:,.1f} IOPS, {row.io_errors} errors",
+            f"{judged_maximum_ms(config, row, LOG_WRITE):.2f} ms max, {row.transactional_iops:,.1f} IOPS, "
+            f"{counted(row.io_errors, 'error')}",
             file=stream,
         )
         hit = row.db_cache_hit_ratio
@@ -184,5 +185,5 @@ def print_recovery(recovery: RecoveryResult, stream: TextIO) -> None:
         words = (f"  {row.instance}: {row.log_files_generated} generated, {row.log_files_replayed} of {row.log_files} "
                  f"replayed in {row.replay_seconds:.1f} s ({row.seconds_per_log_file:.2f} s per file), "
                  f"{row.pages_redone:,} updates redone, {row.page_reads:,} pages read, {row.pages_written:,} written, "
-                 f"{row.errors} errors")
+                 f"{counted(row.errors, 'error')}")
         print(words + (f"; {row.failure}" if row.failure else ""), file=stream)

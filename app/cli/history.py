@@ -5,14 +5,35 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any, TextIO
 
+from app.cli.options import session_type
 from app.context import AppContext, UsageError
 from engine.model.derive import target_words
 from engine.protocol import ExitCode
 from engine.results.reasons import grouped_reasons
 from engine.store.rows import RunRow, SessionRow
 from engine.store.sqlite import Store
+from reporting.bundle import ReportError, load_run
+
+
+def measured_runs(store: Store, session: str) -> list[RunRow]:
+    """The session's runs, a killed one with the figures its samples give (as its report rebuilds them), not none."""
+    return [_rebuilt(store, row) if row.achieved_iops is None and row.status == "aborted" else row
+            for row in store.runs(session)]
+
+
+def _rebuilt(store: Store, row: RunRow) -> RunRow:
+    try:
+        summary = load_run(row.run_id, store).result.summary
+    except (ReportError, OSError, ValueError):
+        return row
+    if summary.measured_s <= 0:
+        return row
+    return replace(row, achieved_iops=summary.achieved_transactional_iops,
+                   db_read_avg_latency_ms=summary.db_read_avg_latency_ms,
+                   log_write_avg_latency_ms=summary.log_write_avg_latency_ms)
 
 
 def history_document(store: Store, session: str | None) -> dict[str, Any]:
@@ -30,7 +51,7 @@ def history_document(store: Store, session: str | None) -> dict[str, Any]:
                 "name": s.name,
                 "created_utc": s.created_utc,
                 "target_transactional_iops": s.target_iops,
-                "runs": [r.to_dict() for r in store.runs(s.name)],
+                "runs": [r.to_dict() for r in measured_runs(store, s.name)],
             }
             for s in sessions
         ],
@@ -86,7 +107,7 @@ def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO, store: Stor
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--session", default=None, help="list this session's runs")
+    parser.add_argument("--session", type=session_type, default=None, help="list this session's runs")
     parser.add_argument("--json", action="store_true", help="print the sessions and runs as JSON")
 
 
@@ -100,5 +121,5 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     else:
         session = store.session(args.session)
         assert session is not None
-        print_runs(session, store.runs(session.name), sys.stdout, store)
+        print_runs(session, measured_runs(store, session.name), sys.stdout, store)
     return ExitCode.PASS

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.console import print_problems
-from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, number_type, option_values, path_type
+from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, file_path_type, number_type, option_values
 from app.context import AppContext, UsageError
 from engine.io.capacity import CapacityError, sized_if_throughput
 from engine.model.config import TestConfig, save_config
@@ -20,7 +20,7 @@ from engine.protocol import ExitCode
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("output", type=path_type, metavar="OUT.json")
+    parser.add_argument("output", type=file_path_type, metavar="OUT.json")
     parser.add_argument("--force", action="store_true", help="overwrite OUT.json if it exists")
     databases = option("databases")
     parser.add_argument("--databases", type=number_type(int, "--databases"), default=2, metavar="N",

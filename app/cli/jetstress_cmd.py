@@ -11,6 +11,7 @@ sweep and calibration runs), as Jetstress tunes when no thread count is given.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from app.cli.run import new_folder, run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
 from app.context import AppContext, UsageError, simulated_model
+from engine.io.safety import make_folders
 from engine.model.config import Scenario, TestConfig, TestType
 from engine.model.config_text import is_jetstress_xml
 from engine.model.jetstress.elements import STRESS_AFTER_S
@@ -104,10 +106,14 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         config = tuned
     folder = new_folder(output, f"jetwise-run-{stamp}")
     print(f"Run folder: {folder}; result files in {output}", file=sys.stderr)
-    output.mkdir(parents=True, exist_ok=True)
+    made = not output.exists()
+    make_folders(output)
     runner = context.runner(config, folder, ConsoleRenderer(sys.stderr), session=session, model=model,
                             jetstress_folder=output)
     result = run_until_stopped(runner)
+    if result is None and made:  # refused before it began: the folder made for it goes again, if still empty
+        with contextlib.suppress(OSError):
+            output.rmdir()
     return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
 
 

@@ -51,6 +51,29 @@ def number_type(kind: type[int] | type[float], flag: str) -> Callable[[str], int
     return parse
 
 
+def file_path_type(text: str) -> Path:
+    """A file's path as typed: as `path_type`, and not ending in a separator, which names a folder."""
+    path = path_type(text)
+    if text.rstrip().endswith(("/", "\\")):
+        raise argparse.ArgumentTypeError(f"{text} ends with a separator, so it names a folder; give the file to write")
+    return path
+
+
+SESSION_NAME_LIMIT = 200  # characters: a storage design's name, said back in every message about it
+
+
+def session_type(text: str) -> str:
+    """A tuning session's name as typed: not empty, at most `SESSION_NAME_LIMIT` characters, no control characters."""
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("the session's name is empty; give the storage design a name")
+    if len(name) > SESSION_NAME_LIMIT:
+        raise argparse.ArgumentTypeError(f"a session's name has at most {SESSION_NAME_LIMIT} characters (got {len(name):,})")
+    if any(ord(c) < 32 for c in name):
+        raise argparse.ArgumentTypeError("the session's name holds a control character (a tab or a line break)")
+    return name
+
+
 def path_type(text: str) -> Path:
     """A path as typed: an empty one would mean the current folder, and a NUL character no file system takes."""
     if not text.strip():

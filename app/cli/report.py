@@ -16,8 +16,9 @@ from pathlib import Path
 
 from app.cli.options import file_to_write, path_type
 from app.context import AppContext, UsageError
+from app.system_libraries import missing_library_words
 from engine.io.locks import LOCK_FILE
-from engine.io.safety import write_text
+from engine.io.safety import make_folders, write_text
 from engine.protocol import ExitCode
 from engine.results.document import RUN_FILES
 from engine.results.sample_file import SAMPLES_DB
@@ -101,7 +102,7 @@ def _jetstress_folder(folder: Path) -> None:
         where = "is not a folder" if folder.exists() else f"is in a folder that does not exist ({folder.parent})"
         raise UsageError(f"--jetstress {folder} {where}; give the folder to write the files in")
     try:
-        folder.mkdir()
+        make_folders(folder)
     except OSError as exc:
         raise UsageError(f"--jetstress {folder} cannot be made: {exc.strerror or exc}") from exc
 
@@ -121,9 +122,9 @@ def _write(args: argparse.Namespace, bundle: RunBundle) -> int:
         scanned = f", {len(bundle.result.scan.databases)} of them a database's scan" if bundle.result.scan else ""
         print(f"CSV samples: {args.csv} ({rows} rows{scanned})", file=sys.stderr)
     if args.pdf:
+        _gui()  # first: a missing system library is said, not raised
         from ui.printing import write_pdf
 
-        _gui()
         pages = write_pdf(bundle, args.pdf, args.page_size)
         print(f"PDF report: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     if args.jetstress:
@@ -153,9 +154,9 @@ def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
         print(f"CSV samples: {args.csv} ({rows} rows of {len(suite.runs)} stage(s), each row naming its stage)",
               file=sys.stderr)
     if args.pdf:
+        _gui()
         from ui.printing import write_html_pdf
 
-        _gui()
         pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
                                title=suite.title, document_title=f"Jetwise ESRP report {suite.folder.name}")
         print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
@@ -165,6 +166,8 @@ def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
 
 
 def _gui() -> None:
-    from app.window import ensure_gui_application  # Qt's printing: offscreen when there is no display
-
+    try:
+        from app.window import ensure_gui_application  # Qt's printing: offscreen when there is no display
+    except ImportError as exc:
+        raise UsageError(f"a PDF needs Qt, which cannot load: {missing_library_words(exc)}") from exc
     ensure_gui_application()

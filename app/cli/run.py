@@ -9,10 +9,11 @@ from pathlib import Path
 
 from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import add_option_flags, option_values, path_type
+from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
+from engine.io.safety import make_folders
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
 from engine.protocol import ExitCode
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quick", action="store_true", help="about one minute on 2 small databases in the output folder")
     parser.add_argument("--output", type=path_type, default=None, help="run folder (default ./jetwise-runs/RUN-TIME)")
     parser.add_argument("--json", action="store_true", help="print the result document on stdout")
-    parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    parser.add_argument("--session", type=session_type, default=None, help="tuning session the run belongs to (default: the file's name)")
     parser.add_argument(
         "--simulate", default=None, metavar="PROFILE",
         help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})",
@@ -40,7 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def default_output() -> Path:
     """A new folder under ./jetwise-runs named by the time; a second run in the same second gets "-2"."""
-    return new_folder(Path.cwd() / "jetwise-runs", datetime.now().strftime("%Y%m%d-%H%M%S"))
+    runs = Path.cwd() / "jetwise-runs"
+    if runs.exists() and not runs.is_dir():
+        raise UsageError(f"{runs} is a file where Jetwise keeps its runs: move it, or give --output")
+    return new_folder(runs, datetime.now().strftime("%Y%m%d-%H%M%S"))
 
 
 def new_folder(parent: Path, name: str) -> Path:
@@ -77,7 +81,11 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         return ExitCode.INVALID
     if args.quick:
         for spec in config.databases:
-            spec.database_path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                make_folders(spec.database_path.parent)
+            except OSError as exc:
+                raise UsageError(f"the quick check cannot make its folders in {spec.database_path.parent.parent} "
+                                 f"({exc.strerror or exc}); run it from a folder you can write, or give --output") from exc
     wanted = args.session or ("quick check" if args.quick else args.config.stem)
     session = context.session(wanted, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Run folder: {output}", file=sys.stderr)

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from app.cli.configs import load_checked
-from app.cli.options import add_length_flags, duration_type, path_type
+from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
@@ -32,8 +32,9 @@ from engine.tuning.tuner import calibration_rule
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=path_type, metavar="CONFIG.json")
-    parser.add_argument("--output", type=path_type, required=True)
-    parser.add_argument("--session", default=None, help="tuning session the run belongs to (default: the file's name)")
+    parser.add_argument("--output", type=path_type, required=True, metavar="FOLDER",
+                        help="the run's folder (with --suite, the suite's), made if it is new")
+    parser.add_argument("--session", type=session_type, default=None, help="tuning session the run belongs to (default: the file's name)")
     parser.add_argument(
         "--calibrate", type=duration_type(option("duration_s")), default=None, metavar="DURATION",
         help="a calibration run: warm up until latency settles, judge the settled samples, at most this long",

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import add_length_flags, path_type
+from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.units import format_duration
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", type=path_type, default=None,
                         help="the suite's folder (default ./jetwise-runs/suite-TIME); the same folder resumes the suite")
     add_length_flags(parser)
-    parser.add_argument("--session", default=None, help="tuning session the runs belong to (default: the file's name)")
+    parser.add_argument("--session", type=session_type, default=None, help="tuning session the runs belong to (default: the file's name)")
     parser.add_argument("--simulate", default=None, metavar="PROFILE",
                         help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})")
 

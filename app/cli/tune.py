@@ -9,26 +9,39 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
-from app.cli.options import duration_type, number_type, path_type
+from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
-from engine.model.config import TestConfig
+from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
-from engine.protocol import ExitCode
+from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES, StorageModel
 from engine.run.sweep import SweepPlan
 from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule
 
+MIN_CALIBRATION_S = 10.0  # a calibration run settles its latency before it measures: shorter, it measures noise
+
+
+def calibration_type(text: str) -> float:
+    """--calibration: a duration from 10 s to the longest test."""
+    seconds = duration_type(option("duration_s"))(text)
+    if not MIN_CALIBRATION_S <= seconds <= MAX_DURATION_S:
+        raise argparse.ArgumentTypeError(f"a calibration run takes {MIN_CALIBRATION_S:g} s to {MAX_DURATION_S / 86400:g} "
+                                         f"days (got {text!r})")
+    return seconds
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=path_type, metavar="CONFIG.json")
-    parser.add_argument("--session", default=None, help="tuning session (default: the file's name)")
-    parser.add_argument("--calibration", type=duration_type(option("duration_s")), default=180.0,
+    parser.add_argument("--session", type=session_type, default=None, help="tuning session (default: the file's name)")
+    parser.add_argument("--calibration", type=calibration_type, default=180.0,
                         metavar="DURATION", help="longest confirmation run after the load sweep (default 3m; the sweep takes at most 8m)")
     parser.add_argument("--max-runs", type=number_type(int, "--max-runs"), default=8, metavar="N",
                         help="give up after this many calibration runs (default 8)")
@@ -55,6 +68,22 @@ class Tuning:
     max_runs: int
 
 
+class _Progress:
+    """A tuning run's progress on stderr, a line at a time: its phases, and each step of a load sweep as it begins
+    (a sweep on a real disk takes up to eight minutes, which a silent console would not say)."""
+
+    def __init__(self, label: str) -> None:
+        self.label, self.step = label, -1
+
+    def __call__(self, event: BaseModel) -> None:
+        if isinstance(event, PhaseEvent) and event.phase in (Phase.PREPARING, Phase.WARMING_UP, Phase.MEASURING):
+            print(f"  {self.label}: {event.message or event.phase.value}", file=sys.stderr)
+        elif isinstance(event, IntervalEvent) and (step := event.sample.step) is not None and step != self.step:
+            self.step = step
+            print(f"  {self.label}: step {step + 1}, {event.sample.threads} thread(s), SluggishSessions "
+                  f"{event.sample.sluggish_sessions}", file=sys.stderr)
+
+
 def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
     """The load sweep and calibration runs of `config`, stopped by a signal; progress said on stderr."""
     tuner = Tuner(config, context.store.results(how.session), max_runs=how.max_runs)
@@ -63,13 +92,14 @@ def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
     def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
         if sweep is not None:
             folder = how.output / f"calibration-{number:02d}-sweep"
-            runner = context.runner(run_config, folder, lambda _event: None, session=how.session, model=how.model,
+            runner = context.runner(run_config, folder, _Progress(f"run {number}, the load sweep"), session=how.session, model=how.model,
                                     sweep=sweep)
             current[:] = [runner]
             return runner.run()
         shaped, rule = calibration_rule(run_config, how.calibration_s)
         folder = how.output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
-        runner = context.runner(shaped, folder, lambda _event: None, session=how.session, model=how.model, settle=rule)
+        runner = context.runner(shaped, folder, _Progress(f"run {number}"), session=how.session,
+                                model=how.model, settle=rule)
         current[:] = [runner]
         return runner.run()
 

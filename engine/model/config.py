@@ -43,6 +43,7 @@ PAGE_SIZE_BYTES = 32 * 1024
 LOG_FILE_SIZE_BYTES = 1 * MIB
 LOG_FILES_PER_DATABASE = 16
 MIN_DATABASE_PAGES = 64
+MAX_DURATION_S = 30 * 86400.0  # the longest test: a month
 MIN_CACHE_PAGES = 64  # 2 MiB: smaller caches would stall on every burst of misses
 # ESE's flush thresholds are fixed shares of the maximum cache: Jetstress logs
 # "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache.
@@ -94,7 +95,7 @@ class TestConfig(ConfigPart):
         TestType.PERFORMANCE, title="Test type", description="The Jetstress test type.", json_schema_extra=cli("--type")
     )
     duration_s: float = Field(
-        7200.0, gt=0, le=30 * 86400, title="Duration (s)", description="Measured time, e.g. 2h, 30m, 45s.",
+        7200.0, gt=0, le=MAX_DURATION_S, title="Duration (s)", description="Measured time, e.g. 2h, 30m, 45s.",
         json_schema_extra=cli("--duration", unit="s", duration=True))
     warmup_s: float = Field(
         60.0, ge=0, le=86400, title="Warm-up (s)", description="Attaining prerequisites before measuring; not measured.",

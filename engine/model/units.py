@@ -132,3 +132,8 @@ def as_typed(value: object, limit: int = 60) -> str:
         return f"{len(value):,} items"
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def counted(number: int, noun: str) -> str:
+    """`number` `noun`s, one of them singular: "1 error", "2 errors", "1,024 damaged sectors"."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")

@@ -127,14 +127,13 @@ def check_rules(config: TestConfig) -> list[Problem]:
             else:
                 seen[key] = index
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
-    if cache_pages >= config.database_pages - 1:
+    if cache_pages >= config.database_pages - 1 and not config.scans:  # a test that can only fail is refused
         problems.append(
             Problem(
                 "database_cache_max_mb",
                 f"the database cache ({format_bytes(cache_pages * PAGE_SIZE_BYTES)} per instance) holds the whole "
-                f"database ({format_bytes(config.database_size_bytes)}): once warm, no read reaches the disk; "
-                "make the databases larger or the cache smaller",
-                Severity.WARNING,
+                f"database ({format_bytes(config.database_size_bytes)}): once warm, no read reaches the disk and the "
+                "test can only fail; make the databases larger or the cache smaller",
             )
         )
     if config.seeks_maximum and config.database_size_mb is None:
@@ -145,11 +144,10 @@ def check_rules(config: TestConfig) -> list[Problem]:
             "`jetwise init --scenario disk_throughput` sizes them, or set --database-size-mb",
             Severity.WARNING,
         ))
-    if config.warmup_s + config.duration_s < config.sample_interval_s:
-        problems.append(
-            Problem(
-                "duration_s",
-                f"the run ({config.duration_s:g} s) is shorter than one sample interval ({config.sample_interval_s:g} s)",
-            )
-        )
+    if config.duration_s < config.sample_interval_s and not config.open_ended:
+        problems.append(Problem(
+            "duration_s",
+            f"the test measures {config.duration_s:g} s, less than one sample interval ({config.sample_interval_s:g} s): "
+            "it would measure nothing; give at least one interval",
+        ))
     return problems

@@ -22,8 +22,11 @@ bytes, a float in eight). A file is Jetwise's by its SQLite application id.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing
@@ -186,6 +189,8 @@ class SampleWriter:
         try:
             if self._db.in_transaction:
                 self._db.commit()
+            with contextlib.suppress(sqlite3.Error):  # a full volume keeps it in WAL mode: readers recover it
+                self._db.execute("PRAGMA journal_mode = DELETE")  # one file: read on read-only media, no -wal, -shm
         finally:
             self._db.close()
 
@@ -224,6 +229,7 @@ class SampleFile:
         if not is_sample_file(path):
             raise ValueError(f"{path} is not a Jetwise samples file")
         self.path = path
+        self._copy: tempfile.TemporaryDirectory[str] | None = None  # where a file on read-only media is read from
         if path.with_name(path.name + "-wal").exists():
             self._checkpoint()
 
@@ -238,7 +244,22 @@ class SampleFile:
             pass
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        """The file, read-only. One SQLite cannot open where it is (a killed run's samples on read-only media, whose
+        last samples are in the -wal file SQLite would need to write beside it) is read from a copy."""
+        path = Path(self._copy.name) / self.path.name if self._copy is not None else self.path
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            if self._copy is not None:
+                raise
+        self._copy = tempfile.TemporaryDirectory(prefix="jetwise-samples-")
+        for name in (self.path.name, self.path.name + "-wal"):
+            if (self.path.parent / name).exists():
+                shutil.copyfile(self.path.parent / name, Path(self._copy.name) / name)
+        return self._connect()
 
     def __len__(self) -> int:
         with closing(self._connect()) as db:

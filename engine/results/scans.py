@@ -14,6 +14,7 @@ from engine.io.capacity import volume_name
 from engine.io.files import backup_file_path, database_file_path
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
+from engine.model.units import counted
 from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Figures, Outcome, ScanResult
 from engine.results.verdict import Verdict, make_criterion
 from engine.workload.errors import PAGE, ese_error, title
@@ -118,7 +119,7 @@ def row_words(row: DatabaseScan) -> str:
     words = (f"{row.instance}: {row.seen_pages:,} of {row.pages:,} pages read in {row.seconds:.1f} s "
              f"({rate:,.1f} MB/s), {row.damaged_pages:,} damaged")
     if row.log_files:
-        words += f"; {row.log_files} log files, {row.log_sectors_damaged:,} damaged sectors"
+        words += f"; {counted(row.log_files, 'log file')}, {counted(row.log_sectors_damaged, 'damaged sector')}"
     if row.backup_file:
         words += f"; copied to {row.backup_file}"
     return words

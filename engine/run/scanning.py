@@ -14,6 +14,7 @@ from engine.io.capacity import volume_of
 from engine.io.files import backup_file_path, existing_logs, log_sector_bytes, prepare_backup_file, prepare_logs
 from engine.io.pages import SECTOR_BYTES, FormatError, read_database_header
 from engine.io.platform import IoBackend
+from engine.io.safety import make_folders
 from engine.model.config import TestConfig, TestType
 from engine.model.units import MIB
 from engine.workload.context import ErrorSink, RunClock, Say
@@ -116,7 +117,7 @@ def make_scans(
     for plan in sorted(plans, key=lambda plan: plan.index):
         copy_to = None
         if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
-            config.backup_path.mkdir(parents=False, exist_ok=True)
+            make_folders(config.backup_path)
             copy_to = backup_file_path(config.backup_path, plan.index)
             prepare_backup_file(copy_to)
         logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths[: config.log_files_to_checksum]) if checksum else ()

@@ -32,6 +32,7 @@ from engine.io.files import (
     prepare_database,
 )
 from engine.io.platform import IoBackend, default_backend
+from engine.io.safety import make_folders
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.run.cache_warmth import CacheWarmth
@@ -147,7 +148,7 @@ class _Worker:
             spec = config.databases[index]
             name = config.instance_name(index)
             for folder in (spec.database_path, spec.log_path):
-                folder.mkdir(parents=False, exist_ok=True)
+                make_folders(folder)
             path = database_file_path(spec.database_path, index)
 
             def progress(p: CreationProgress, index: int = index) -> None:

@@ -26,6 +26,7 @@ from typing import Any
 import platformdirs
 import psutil
 
+from engine.io.safety import make_folders
 from engine.model.config import TestConfig
 from engine.results.document import read_result
 from engine.results.schema import IntervalSample, RunResult
@@ -69,7 +70,7 @@ class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_store_path()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_folders(self.path.parent)
             self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the run store {self.path}: {exc}; set {DATA_DIR_ENV} to a folder Jetwise "

@@ -49,7 +49,8 @@ def _write(folder: Path, name: str, content: str | bytes) -> Path:
 
 def good_config(folder: Path) -> TestConfig:
     """A small valid configuration with its folders below `folder` (which it does not create)."""
-    return default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1})
+    return default_config(folder, databases=2, profile={"mailboxes": 10, "mailbox_size_mb": 1}, database_cache_min_mb=1.0,
+                          database_cache_max_mb=2.0)  # a cache smaller than the databases: a test that can pass
 
 
 def good_data(folder: Path) -> dict[str, Any]:
@@ -127,6 +128,15 @@ def _sqlite_store(folder: Path, name: str, statement: str) -> Path:
     return data
 
 
+def _junk_samples(folder: Path) -> Path:
+    """A run folder whose samples file is not one: a copy gone wrong."""
+    run = folder / "junk-run"
+    run.mkdir()
+    _write(run, "config.json", _config(folder).read_text())
+    _write(run, "samples.sqlite", "junk")
+    return run
+
+
 def _folder_store(folder: Path) -> Path:
     data = folder / "folder-store"
     (data / STORE_FILE).mkdir(parents=True)
@@ -164,6 +174,11 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "foreign_store": lambda f: _sqlite_store(f, "foreign-store", "CREATE TABLE sessions (owner TEXT)"),
     "newer_store": lambda f: _sqlite_store(f, "newer-store", "PRAGMA user_version = 99"),
     "folder_store": _folder_store,
+    "junk_samples": lambda f: _junk_samples(f),
+    "huge_integer": lambda f: _write(f, "huge-integer.json", _config(f).read_text().replace(
+        '"thread_count": 2', '"thread_count": ' + "9" * 5000)),
+    "set_twice": lambda f: _write(f, "twice.json", _config(f).read_text().replace(
+        '"thread_count": 2', '"thread_count": 1, "thread_count": 2')),
 }
 
 
@@ -196,6 +211,7 @@ CASES = [
          says="--scenario: invalid choice: 'disk' (choose from 'mailbox_profile', 'disk_throughput')"),
     case("init", "{config}", says="{config} exists; use --force to overwrite it"),
     case("init", "", says="OUT.json: the path is empty"),
+    case("init", "{tmp}/newdir/", says="{tmp}/newdir/ ends with a separator, so it names a folder; give the file to write"),
     case("init", f"{{tmp}}/t{NUL}.json", says="OUT.json: the path holds a NUL character"),
     # init: numbers
     case("init", "{tmp}/t.json", "--databases", "100000", says="--databases: give 1 to 256 databases (got 100,000)"),
@@ -279,6 +295,8 @@ CASES = [
     case("cmd", "/c", says="/c takes one value (got 0: none)"),
     case("cmd", "/c", "{config}", "/threads", "eight", says="/threads takes a number (got 'eight')"),
     case("cmd", "/c", "{config}", "/threads", "2.5", says="/threads takes a whole number (got '2.5')"),
+    case("cmd", "/c", "{config}", "/threads", "9" * 5000, says="/threads takes 1 to 10000 (got '99999"),
+    case("cmd", "/c", "{config}", "/timeout", "1000H", says="/timeout 1000H is longer than 30 days, the longest test"),
     case("cmd", "/c", "{config}", "/timeout", "soon", says="/timeout soon:"),
     case("cmd", "/c", "{config}", "/new", "/OPEN", says="/new and /open contradict each other"),
     case("cmd", "/c", "{config}", "/pctcapacity", "0", says="/pctcapacity takes 0.001 to 100 (got '0')"),
@@ -304,6 +322,8 @@ CASES = [
     case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
     case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),
     case("validate", "{nul_path}", says="databases[0].database_path: the path holds a NUL character"),
+    case("validate", "{huge_integer}", says="{huge_integer} holds a number of thousands of digits, too long to be any setting"),
+    case("validate", "{set_twice}", says="{set_twice} sets 'thread_count' twice in one object"),
     case("validate", "{bad_mix}", says="operation_mix: inserts + deletes + replaces + reads make 115 %; they must make 100 %"),
     # run
     case("run", says="give either CONFIG.json or --quick"),
@@ -314,6 +334,10 @@ CASES = [
     case("run", "{config}", "--output", "n" * 300, says="--output: the path cannot be used: File name too long"),
     case("run", "{config}", "--duration", "0s", says="--duration: duration '0s' must be positive"),
     case("run", "{config}", "--duration", "40d", says="--duration: input should be less than or equal to 2592000"),
+    case("run", "{config}", "--duration", "1ms", "--output", "{tmp}/short",
+         says="the test measures 0.001 s, less than one sample interval (1 s)"),
+    case("run", "{config}", "--output", "/", says="/ is the root of its file system; give a folder of its own"),
+    case("run", "{config}", "--session", "s" * 10_000, says="--session: a session's name has at most 200 characters (got 10,000)"),
     case("run", "{config}", "--mailboxes", "5", says="unrecognized arguments: --mailboxes 5"),
     case("run", "{config}", "--simulate", "floppy", says="no simulated storage profile 'floppy'; choose one of:"),
     case("run", "{wrong_type}", says="{wrong_type}: 1 problem(s)"),
@@ -323,6 +347,8 @@ CASES = [
     case("tune", "{config}", "--max-runs", "2.5", says="--max-runs takes a whole number (got '2.5')"),
     case("tune", "{config}", "--calibration", "abc", says="--calibration: cannot read duration 'abc'"),
     case("tune", "{config}", "--calibration", "0", says="--calibration: duration '0' must be positive"),
+    case("tune", "{config}", "--calibration", "1ms", says="--calibration: a calibration run takes 10 s to 30 days (got '1ms')"),
+    case("tune", "{config}", "--calibration", "100d", says="--calibration: a calibration run takes 10 s to 30 days (got '100d')"),
     case("tune", "{config}", "--simulate", "floppy", says="no simulated storage profile 'floppy'"),
     case("tune", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; the calibration runs need a folder"),
     case("tune", "{tmp}", says="{tmp} is a folder; give the configuration file"),
@@ -337,6 +363,7 @@ CASES = [
     # report
     case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
     case("report", "{used}", "--csv", "{tmp}", says="--csv {tmp} is a folder; give a file to write"),
+    case("report", "{junk_samples}", says="{junk_samples} holds samples Jetwise cannot read"),
     case("report", "no-such-run", says="no-such-run is neither a run folder nor a run id in the store"),
     case("report", "", says="RUN: the path is empty"),
     case("report", "{tmp}", says="{tmp} holds no Jetwise run (result.json or config.json is missing)"),

@@ -159,6 +159,12 @@ def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path)
                        for name, counts in measured.streams.items()}
     listing = jetwise("history", "--session", "killed", cwd=tmp_path)
     assert "aborted" in listing.stdout
+    # its figures are those its report rebuilds from the samples, not "-"
+    summary = load_run(run.output_dir, reopened).result.summary
+    row = next(line for line in listing.stdout.splitlines() if run.run_id in line)
+    assert f"{summary.achieved_transactional_iops:,.1f}" in row and f"{summary.db_read_avg_latency_ms:,.2f}" in row
+    document = json.loads(jetwise("history", "--session", "killed", "--json", cwd=tmp_path).stdout)
+    assert document["sessions"][0]["runs"][0]["achieved_transactional_iops"] == summary.achieved_transactional_iops
 
 
 def test_report_writes_html_csv_and_pdf_from_a_run_id_or_its_folder(tmp_path):

@@ -254,3 +254,67 @@ def test_a_volume_that_fills_while_a_database_is_made_is_one_line_naming_the_fil
                              f"volume of {database.parent} has ") and "engine error" not in reason
     logged = "\n".join(e.message for e in events if isinstance(e, LogEvent))
     assert "Traceback" not in logged and "could not be prepared" in logged
+
+
+@POSIX
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare for a read-only mount")
+def test_a_run_folder_on_read_only_media_reports_and_exports_and_reading_leaves_nothing_beside_it(tmp_path):
+    config = _init_small(tmp_path)
+    out = tmp_path / "out"
+    assert jetwise("run", str(config), "--output", str(out), cwd=tmp_path).returncode in (0, 1)
+    assert jetwise("report", str(out), "--html", str(tmp_path / "first.html"), cwd=tmp_path).returncode == 0
+    assert not list(out.glob("*-wal")) and not list(out.glob("*-shm"))  # one file, closed: nothing beside it
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && "$@"'
+    for command in (["report", str(out), "--html", str(tmp_path / "r.html"), "--csv", str(tmp_path / "r.csv")],
+                    ["export", str(out), "--format", "csv", "--output", str(tmp_path / "e.csv")]):
+        done = subprocess.run(["unshare", "-rm", "sh", "-c", script, str(out), *JETWISE, *command],
+                              cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "r.html").stat().st_size > 0 and (tmp_path / "e.csv").read_text().count("\n") > 3
+
+
+def test_the_quick_check_where_its_runs_folder_is_a_file_says_so(tmp_path):
+    (tmp_path / "jetwise-runs").write_text("someone's notes")
+    done = jetwise("run", "--quick", cwd=tmp_path)
+    assert done.returncode == 2 and "jetwise-runs is a file where Jetwise keeps its runs" in done.stderr
+    assert (tmp_path / "jetwise-runs").read_text() == "someone's notes"
+
+
+@POSIX
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare for a read-only mount")
+def test_the_quick_check_from_a_read_only_folder_says_where_to_run_it(tmp_path):
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && cd "$0" && "$@"'
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", script, str(tmp_path), *JETWISE, "run", "--quick"],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
+    assert done.returncode == 2, done.stderr
+    assert "run it from a folder you can write, or give --output" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_windows_reparse_point_is_refused_by_its_attributes(tmp_path, monkeypatch):
+    """Windows has no O_NOFOLLOW: a junction or a link is known by FILE_ATTRIBUTE_REPARSE_POINT in what lstat gives
+    (st_file_attributes), as the Win32 contract has it; here a stand-in gives that attribute."""
+    from engine.io import safety
+
+    (tmp_path / "junction").write_text("")
+    real = os.lstat
+
+    class Stat:
+        def __init__(self, info: os.stat_result) -> None:
+            self.st_mode, self.st_file_attributes = info.st_mode, safety.FILE_ATTRIBUTE_REPARSE_POINT | 0x10
+
+    monkeypatch.setattr(safety.os, "lstat", lambda path: Stat(real(path)) if Path(path).name == "junction" else real(path))
+    assert link_problem(tmp_path / "junction") == "is a link; Jetwise does not write through links: remove it or choose another name"
+    with pytest.raises(UnsafePathError):
+        write_text(tmp_path / "junction", "no")
+    assert (tmp_path / "junction").read_text() == ""
+
+
+@POSIX
+def test_a_refused_cmd_leaves_no_output_folder_behind(tmp_path):
+    config = _init_small(tmp_path)
+    output = tmp_path / "results"
+    done = jetwise("cmd", "/c", str(config), "/threads", "2", "/dbpath", "/etc/jetwise{n}", "/logpath",
+                   str(tmp_path / "Log{n}"), "/output", str(output), cwd=tmp_path)
+    assert done.returncode == 2 and "is a system folder" in _said(done)
+    assert not output.exists()

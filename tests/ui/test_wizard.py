@@ -224,17 +224,18 @@ def test_review_names_every_error_at_its_field_and_start_waits_for_none(qtbot, w
 
 
 def test_review_lists_warnings_in_amber_and_still_starts(qtbot, window, tmp_path):
-    from engine.model.config import default_config
 
-    # 20 mailboxes of 2 MB: the 3 GB database cache holds the whole database
-    config = default_config(tmp_path / "data", profile={"mailboxes": 20, "mailbox_size_mb": 2})
+    # the first database's folder is a link to a folder elsewhere: the files go there, which the engineer may mean
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "data").mkdir(exist_ok=True)
+    (tmp_path / "data" / "DB1").symlink_to(tmp_path / "elsewhere")
+    config = _small(tmp_path / "data")
     window.wizard.load_config(config, session="small")
     _to_review(window)
     review = window.wizard.review
     qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
     text = review.text.toPlainText()
-    assert "Warning — Maximum database cache (MB) (More settings on the Test type page): the database cache" in text
-    assert "holds the whole database" in text
+    assert "Warning — " in text and f"resolves through a link to {tmp_path / 'elsewhere'}: the files go there" in text
     assert "#8a5a00" in review.text.toHtml()  # amber, not an error's red
     assert "warning(s) listed above" in review.status.text()
 

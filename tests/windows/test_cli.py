@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from engine.protocol import ExitCode
 from tests.engine.test_jetstress_xml import COMPLETE
 from tests.frozen.programs import jetwise, small_config, source_program
@@ -86,3 +88,29 @@ def test_a_share_that_cannot_be_reached_is_named_as_such(tmp_path):
     said = checked.stdout + checked.stderr
     assert checked.returncode == ExitCode.INVALID and "Traceback" not in said
     assert f"the share {share} cannot be reached from this server" in said, said
+
+
+def test_a_link_or_a_junction_where_jetwise_writes_is_refused_and_its_target_kept(tmp_path):
+    """Windows has no O_NOFOLLOW: a symbolic link (or a junction: a reparse point) is refused by its attributes."""
+    import os
+    import subprocess
+
+    from engine.io.safety import link_problem
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    planted = tmp_path / "out" / "config.json"
+    planted.parent.mkdir()
+    try:
+        os.symlink(victim, planted)
+    except OSError:  # no right to make links: a junction, which any user may make, is a reparse point too
+        planted = tmp_path / "out" / "junction"
+        subprocess.run(["cmd", "/c", "mklink", "/J", str(planted), str(tmp_path)], capture_output=True)
+    if not os.path.lexists(planted):
+        pytest.skip("this Windows (Wine) makes no links or junctions; the attribute check is tested with a stand-in "
+                    "(tests/faults/test_admin_safety.py)")
+    assert link_problem(planted) is not None and "link" in link_problem(planted)
+    config = small_config(PROGRAM, tmp_path)
+    done = jetwise(PROGRAM, "run", str(config), "--output", str(planted.parent), cwd=tmp_path)
+    assert done.returncode == ExitCode.INVALID and str(planted) in done.stderr
+    assert victim.read_text() == "kept"

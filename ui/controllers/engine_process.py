@@ -27,6 +27,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
+from engine.io.safety import make_folders
 from engine.model.config import TestConfig, save_config
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, problem_from_words
 from engine.protocol import (
@@ -149,7 +150,7 @@ class EngineProcess(QObject):
             missing = missing.parent
         config_path = output_dir / REQUESTED_CONFIG_FILE
         try:
-            output_dir.mkdir(parents=True, exist_ok=True)
+            make_folders(output_dir)
             save_config(config, config_path)
             self._written = (config_path, config_path.read_bytes())
         except OSError:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
+from engine.io import safety
 from engine.io.files import database_file_path
 from engine.io.platform import default_backend
 from engine.io.preflight import check_environment, existing_folder
@@ -102,7 +103,7 @@ def make_folders(config: TestConfig) -> list[str]:
     for spec in config.databases:
         for path in (spec.database_path, spec.log_path):
             try:
-                Path(path).mkdir(parents=True, exist_ok=True)
+                safety.make_folders(Path(path))
             except OSError as exc:
                 failed.append(f"{path} cannot be made ({exc.strerror or exc})")
     return failed
