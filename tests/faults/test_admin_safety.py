@@ -42,6 +42,13 @@ def _said(done: subprocess.CompletedProcess[str]) -> str:
     return done.stdout + done.stderr
 
 
+def _a_run(tmp_path: Path) -> Path:
+    """A short run's folder, to report and export."""
+    out = tmp_path / "out"
+    assert jetwise("run", str(_init_small(tmp_path)), "--output", str(out), cwd=tmp_path).returncode in (0, 1)
+    return out
+
+
 def _left_alone(victim: Path) -> bool:
     return victim.read_text() == VICTIM
 
@@ -151,9 +158,7 @@ def test_a_writer_that_wrote_nothing_fails_and_the_previous_file_stays(tmp_path)
 
 @POSIX
 def test_report_refuses_a_device_the_runs_own_files_and_one_file_twice(tmp_path):
-    config = _init_small(tmp_path)
-    out = tmp_path / "out"
-    assert jetwise("run", str(config), "--output", str(out), cwd=tmp_path).returncode in (0, 1)
+    out = _a_run(tmp_path)
     result = (out / "result.json").read_bytes()
     for args, words in ((["--pdf", "/dev/full"], "/dev/full is not a regular file"),
                         (["--html", str(out / "result.json")], "is the run's own result.json"),
@@ -166,9 +171,7 @@ def test_report_refuses_a_device_the_runs_own_files_and_one_file_twice(tmp_path)
 @POSIX
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare for a private small volume")
 def test_a_pdf_on_a_full_volume_is_an_error_and_leaves_no_file(tmp_path):
-    config = _init_small(tmp_path)
-    out = tmp_path / "out"
-    assert jetwise("run", str(config), "--output", str(out), cwd=tmp_path).returncode in (0, 1)
+    out = _a_run(tmp_path)
     small = tmp_path / "small"
     small.mkdir()
     script = 'mount -t tmpfs -o size=24k none "$0" && "$@"; code=$?; ls -A "$0"; exit $code'
@@ -259,9 +262,7 @@ def test_a_volume_that_fills_while_a_database_is_made_is_one_line_naming_the_fil
 @POSIX
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare for a read-only mount")
 def test_a_run_folder_on_read_only_media_reports_and_exports_and_reading_leaves_nothing_beside_it(tmp_path):
-    config = _init_small(tmp_path)
-    out = tmp_path / "out"
-    assert jetwise("run", str(config), "--output", str(out), cwd=tmp_path).returncode in (0, 1)
+    out = _a_run(tmp_path)
     assert jetwise("report", str(out), "--html", str(tmp_path / "first.html"), cwd=tmp_path).returncode == 0
     assert not list(out.glob("*-wal")) and not list(out.glob("*-shm"))  # one file, closed: nothing beside it
     script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" "$0" && "$@"'
