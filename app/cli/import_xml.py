@@ -10,7 +10,7 @@ from app.cli.console import print_problems
 from app.cli.options import add_folder_flags, path_type
 from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
 from app.context import AppContext, UsageError
-from engine.model.config import save_config
+from engine.io.config_file import save_config
 from engine.model.derive import target_words
 from engine.model.validation import Problem
 from engine.protocol import ExitCode

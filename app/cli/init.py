@@ -11,7 +11,8 @@ from app.cli.console import print_problems
 from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, file_path_type, number_type, option_values
 from app.context import AppContext, UsageError
 from engine.io.capacity import CapacityError, sized_if_throughput
-from engine.model.config import TestConfig, save_config
+from engine.io.config_file import save_config
+from engine.model.config import TestConfig
 from engine.model.derive import FolderListError, expand_paths, target_words, with_derived_defaults
 from engine.model.options import option
 from engine.model.units import format_bytes

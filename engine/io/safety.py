@@ -145,9 +145,11 @@ def make_folders(folder: Path) -> None:
 
 
 # Folders no run belongs in: the system's own, with everything below them (POSIX), and on Windows the folders its
-# environment names. The file system's root is refused everywhere, as is a folder other files are in (`engine.results`).
-_POSIX_SYSTEM = ("/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run", "/sbin",
-                 "/sys", "/usr")
+# environment names; on POSIX also /dev, /run and /var themselves, though not what is below them (a memory-backed
+# /dev/shm, which validation names as such, or /var/tmp). The file system's root is refused everywhere, as is a
+# folder other files are in (`engine.results`).
+_POSIX_SYSTEM = ("/bin", "/boot", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/sbin", "/sys", "/usr")
+_POSIX_TOPS = ("/dev", "/run", "/var", "/home", "/opt", "/srv", "/mnt", "/media")
 _WINDOWS_SYSTEM = ("SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramW6432", "ProgramData")
 
 
@@ -165,4 +167,6 @@ def system_folder_problem(folder: Path) -> str | None:
     for top in system:
         if resolved == top or top in resolved.parents:
             return f"{folder} is a system folder{through} ({top}); give a folder of its own"
+    if os.name != "nt" and str(resolved) in _POSIX_TOPS:
+        return f"{folder} is a system folder{through}; give a folder of its own below it"
     return None

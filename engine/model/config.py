@@ -34,8 +34,7 @@ __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
     "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
     "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "MaximumLatency", "OperationMix", "Scenario",
-    "TestConfig", "TestType",
-    "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config", "load_config", "save_config",
+    "TestConfig", "TestType", "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config", "load_config",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -45,12 +44,11 @@ LOG_FILES_PER_DATABASE = 16
 MIN_DATABASE_PAGES = 64
 MAX_DURATION_S = 30 * 86400.0  # the longest test: a month
 MIN_CACHE_PAGES = 64  # 2 MiB: smaller caches would stall on every burst of misses
-# ESE's flush thresholds are fixed shares of the maximum cache: Jetstress logs
-# "start: 30.7 MB, stop: 61.4 MB" for a 3 GB cache.
+# ESE's flush thresholds are fixed shares of the maximum cache: Jetstress logs "start: 30.7 MB, stop: 61.4 MB" for 3 GB.
 FLUSH_START_SHARE = 0.01
 FLUSH_STOP_SHARE = 0.02
-# A cache scaled down for a small test still keeps 1 MiB of buffers in reserve, or a
-# fast disk would stall on a reserve of a handful of pages that no real cache has.
+# A cache scaled down for a small test still keeps 1 MiB of buffers in reserve, or a fast disk would stall on a
+# reserve of a handful of pages that no real cache has.
 MIN_FLUSH_START_PAGES = 32
 MAX_THREADS = 4096
 
@@ -294,9 +292,8 @@ class TestConfig(ConfigPart):
 
     @property
     def production_share(self) -> float:
-        """The test databases' share of their production size: `capacity_percent` for databases sized from the
-        profile, all of it for a database of a set size. The cache and the databases' growth keep their production
-        ratio to the database at this scale (docs/workload.md)."""
+        """The test databases' share of their production size (`capacity_percent`; all of it for a set size): the
+        cache and the databases' growth keep their production ratio to the database at this scale."""
         return self.capacity_percent / 100.0 if self.database_size_mb is None else 1.0
 
     @property
@@ -351,9 +348,3 @@ def default_config(
 def load_config(path: Path) -> TestConfig:
     """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
     return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def save_config(config: TestConfig, path: Path) -> None:
-    from engine.io.safety import write_text  # the model imports no I/O but this
-
-    write_text(path, config.model_dump_json(indent=2) + "\n")

@@ -262,8 +262,8 @@ class SampleFile:
         return self._connect()
 
     def __len__(self) -> int:
-        with closing(self._connect()) as db:
-            return int(db.execute("SELECT COUNT(*) FROM server").fetchone()[0])
+        with closing(self._connect()) as db:  # a file made a moment ago may have its header and no table yet
+            return int(db.execute("SELECT COUNT(*) FROM server").fetchone()[0]) if _has(db, "server") else 0
 
     def columns(self, *names: str) -> dict[str, list[Any]]:
         """Columns of the server's rows in interval order (figures unscaled), e.g. ("elapsed_s", "transactional_iops")."""
@@ -278,6 +278,8 @@ class SampleFile:
     def __iter__(self) -> Iterator[IntervalSample]:
         """Every sample in interval order; an instance window's figures come with the sample that ends it."""
         with closing(self._connect()) as db:
+            if not _has(db, "server"):
+                return
             names = dict(db.execute("SELECT instance, name FROM names"))
             windows = db.execute(f"SELECT last_interval, instance, span_s, {', '.join(FIGURES)} FROM instances "
                                  "ORDER BY last_interval, instance")

@@ -171,7 +171,7 @@ def interval_parts(names: list[str], payloads: dict[int, dict[str, Any]]) -> dic
     return merged
 
 
-def refused_words(worker_id: int, pid: int, version: int) -> str:
+def refused_words(worker_id: int, pid: int, version: int, mine: int) -> str:
     """Why a worker of another message version (the installation changed as the test started) ends the run."""
-    return (f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version {MESSAGE_VERSION}; "
+    return (f"worker {worker_id} (process {pid}) speaks message version {version}, this runner version {mine}; "
             "Jetwise was changed on disk while the test started: restart it and run the test again")

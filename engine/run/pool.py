@@ -220,7 +220,7 @@ class _PoolRun:
     def _refuse(self, worker_id: int, pid: int, version: int) -> None:
         """A worker of another Jetwise (the installation changed as the test started): end the run, aborted."""
         self.refused.add(worker_id)
-        self.engine_error = refused_words(worker_id, pid, version)
+        self.engine_error = refused_words(worker_id, pid, version, MESSAGE_VERSION)
         self.runner.log(f"Worker refused: {self.engine_error}", "error")
         self._stop()
 

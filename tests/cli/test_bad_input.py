@@ -27,7 +27,8 @@ import pytest
 
 from app.cli import run_cli
 from app.cli.console import ConsoleRenderer
-from engine.model.config import TestConfig, default_config, save_config
+from engine.io.config_file import save_config
+from engine.model.config import TestConfig, default_config
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
 from engine.store.sqlite import DATA_DIR_ENV, STORE_FILE, Store

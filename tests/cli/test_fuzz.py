@@ -26,7 +26,8 @@ from app.cli import COMMANDS, command_parser, run_cli
 from app.cli import window as window_command
 from app.cli.configs import load_checked
 from app.context import AppContext
-from engine.model.config import TestConfig, save_config
+from engine.io.config_file import save_config
+from engine.model.config import TestConfig
 from engine.model.options import options
 from engine.model.validation import check_rules, validate_data
 from engine.protocol import ExitCode

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.io.config_file import save_config
 from engine.io.pages import ErrorKind
-from engine.model.config import default_config, save_config
+from engine.model.config import default_config
 from engine.results.document import build_result
 from engine.results.sample_file import SampleList
 from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import subprocess
 import sys
@@ -128,3 +129,16 @@ def test_a_foreign_database_is_not_read_as_samples(tmp_path):
     assert not is_sample_file(foreign) and is_sample_file(tmp_path / "missing") is False
     with pytest.raises(ValueError, match="is not a Jetwise samples file"):
         read_samples(tmp_path)
+
+
+def test_a_file_made_a_moment_ago_without_its_tables_yet_reads_as_no_samples(tmp_path):
+    """A reader that comes as the writer starts (the header set, the tables not yet) sees none, not an error."""
+    from engine.results.sample_file import APPLICATION_ID
+
+    path = tmp_path / SAMPLES_DB
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        db.execute("CREATE TABLE other (x)")  # the file exists, as Jetwise's, with no samples table
+        db.commit()
+    samples = SampleFile(path)
+    assert len(samples) == 0 and list(samples) == []

@@ -106,7 +106,7 @@ def test_a_run_that_stopped_on_an_io_error_before_one_sample_interval_is_not_jud
     assert verdict.outcome == Outcome.FAIL
     assert [c.name for c in verdict.criteria] == ["I/O errors"]  # no IOPS "Pass", no latency "Pass"
     assert verdict.reasons == [
-        "1 I/O error(s) occurred; any error fails the test unless it continues on errors",
+        "1 I/O error(s) occurred; any error fails the test, whether it stops there or continues despite it",
         stop,
         "IOPS and latency were not measured: it stopped 0.1 s into its measured window, before its first 1 s sample "
         "interval ended; they are not judged",

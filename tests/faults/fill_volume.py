@@ -24,13 +24,14 @@ JETWISE = [sys.executable, "-m", "app"]
 
 
 def _fill(folder: Path) -> None:
-    with open(folder / "filler", "wb") as filler:
-        try:
+    """Write until the volume is full; the last buffered bytes fail as the file closes, which is the point."""
+    try:
+        with open(folder / "filler", "wb") as filler:
             while True:
                 filler.write(bytes(64 * 1024))
                 filler.flush()
-        except OSError:
-            pass
+    except OSError:
+        pass
 
 
 def main(mount: Path, size: str, config: Path, output: Path, copy: Path, store: bool) -> int:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.model.config import TestConfig, save_config
+from engine.io.config_file import save_config
+from engine.model.config import TestConfig
 from engine.results.document import RESULT_FILE, read_result
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome

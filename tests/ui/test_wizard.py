@@ -89,7 +89,8 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
 def test_a_configuration_file_opens_into_the_wizard(qtbot, window, tmp_path, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    from engine.model.config import default_config, save_config
+    from engine.io.config_file import save_config
+    from engine.model.config import default_config
 
     path = tmp_path / "design.json"
     save_config(default_config(tmp_path / "data", databases=3, profile={"mailboxes": 777}), path)
@@ -110,7 +111,8 @@ def test_a_configuration_dropped_on_the_window_opens(qtbot, window, tmp_path):
     from PySide6.QtCore import QMimeData, QPointF, QUrl
     from PySide6.QtGui import QDropEvent
 
-    from engine.model.config import default_config, save_config
+    from engine.io.config_file import save_config
+    from engine.model.config import default_config
 
     path = tmp_path / "dropped.json"
     save_config(default_config(tmp_path / "data", profile={"mailboxes": 4321}), path)

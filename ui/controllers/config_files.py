@@ -18,7 +18,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine.model.config import TestConfig, TestType, save_config
+from engine.io.config_file import save_config
+from engine.model.config import TestConfig, TestType
 from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
 from engine.model.draft import Draft
 from engine.model.jetstress.loading import config_from_xml

@@ -27,8 +27,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
+from engine.io.config_file import save_config
 from engine.io.safety import make_folders
-from engine.model.config import TestConfig, save_config
+from engine.model.config import TestConfig
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, problem_from_words
 from engine.protocol import (
     PROTOCOL_VERSION,

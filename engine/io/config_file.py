@@ -1,0 +1,12 @@
+"""A configuration saved as Jetwise's JSON: written whole, never through a link (`engine.io.safety`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine.io.safety import write_text
+from engine.model.config import TestConfig
+
+
+def save_config(config: TestConfig, path: Path) -> None:
+    write_text(path, config.model_dump_json(indent=2) + "\n")
