@@ -190,6 +190,8 @@ def _backup_problems(
     folder, missing = existing_folder(folder_path)
     if folder is None:
         return [Problem("backup_path", missing or f"{folder_path} is not usable")]
+    if (system := system_folder_problem(folder_path)) is not None:
+        return [Problem("backup_path", system)]
     if not os.access(folder, os.W_OK | os.X_OK):
         return [Problem("backup_path", f"{folder} is not writable for this user")]
     problems = []
@@ -200,7 +202,10 @@ def _backup_problems(
         size = config.database_size_bytes
         db_file = database_file_path(spec.database_path, index)
         with contextlib.suppress(FormatError, OSError):
-            size = read_database_header(db_file).pages_planned * PAGE_SIZE_BYTES
+            size = read_database_header(db_file).pages_created * PAGE_SIZE_BYTES  # as it stands: databases grow
+        if (unsafe := link_problem(copy)) is not None:
+            problems.append(Problem("backup_path", f"{copy} {unsafe}"))
+            continue
         if copy.exists():
             try:
                 read_database_header(copy)

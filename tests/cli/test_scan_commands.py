@@ -71,6 +71,12 @@ def test_a_backup_to_disk_replaces_its_own_copy_and_refuses_a_foreign_file(tmp_p
     assert done.returncode == 2 and "backup_path" in done.stdout + done.stderr
     assert "does not replace files it did not create" in done.stdout + done.stderr
     assert foreign.read_text() == "the customer's own file"
+    if os.name != "nt":  # a link planted where a copy goes, dangling or not, is named and not written through
+        foreign.unlink()
+        foreign.symlink_to(tmp_path / "elsewhere.jwdb")
+        done = jetwise("validate", str(backup), cwd=tmp_path)
+        assert done.returncode == 2 and f"{foreign} is a link" in done.stdout + done.stderr
+        assert not (tmp_path / "elsewhere.jwdb").exists()
 
 
 def test_tune_refuses_a_scan_with_exit_2_and_the_simulated_device_plays_it_in_virtual_time(tmp_path):
