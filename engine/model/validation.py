@@ -127,13 +127,14 @@ def check_rules(config: TestConfig) -> list[Problem]:
             else:
                 seen[key] = index
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
-    if cache_pages >= config.database_pages - 1 and not config.scans:  # a test that can only fail is refused
+    if cache_pages >= config.database_pages - 1 and not config.scans:  # a scan reads no cache
         problems.append(
             Problem(
                 "database_cache_max_mb",
                 f"the database cache ({format_bytes(cache_pages * PAGE_SIZE_BYTES)} per instance) holds the whole "
                 f"database ({format_bytes(config.database_size_bytes)}): once warm, no read reaches the disk and the "
                 "test can only fail; make the databases larger or the cache smaller",
+                Severity.WARNING,  # an error would refuse the window a file to open and correct: said loudly instead
             )
         )
     if config.seeks_maximum and config.database_size_mb is None:

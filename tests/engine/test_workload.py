@@ -6,7 +6,7 @@ import pytest
 
 from engine.model.config import LOG_FILE_SIZE_BYTES
 from engine.results.document import LOG_FILE
-from engine.run.runner import InvalidConfigError, Runner
+from engine.run.runner import Runner
 from engine.workload.instance import upper_levels
 from tests.conftest import small_config
 
@@ -148,8 +148,10 @@ def test_the_test_log_carries_jetstress_s_lines_where_jetwise_has_the_fact(disk_
     assert spread["maximum"] == pytest.approx(highest, rel=1e-5) and spread["minimum"] <= spread["average"]
 
 
-def test_a_database_that_fits_in_the_cache_is_refused_before_anything_is_made(disk_dir):
+def test_a_database_that_fits_in_the_cache_is_read_from_the_cache_only(disk_dir):
     config = small_config(disk_dir / "data", databases=1, database_cache_max_mb=64.0, warmup_s=1.5)
-    with pytest.raises(InvalidConfigError, match="holds the whole database"):
-        _run(config, disk_dir / "out")
-    assert not (disk_dir / "data" / "DB1").exists() and not (disk_dir / "out").exists()
+    result = _run(config, disk_dir / "out")
+    summary = result["summary"]
+    assert summary["db_reads_per_s"] == 0 and summary["db_cache_hit_ratio"] == 1.0
+    assert summary["verdict"] == "fail"
+    assert "the database cache holds the whole database" in summary["reasons"][0]

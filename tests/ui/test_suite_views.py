@@ -16,7 +16,7 @@ from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
 
 def _config(tmp_path):
     """Two tiny databases; 30 s samples, so an hour of a simulated test is 120 of them."""
-    return small_config(tmp_path / "data" / "dbs", sample_interval_s=30.0, warmup_s=60.0, log_files_to_replay=20)
+    return small_config(tmp_path / "data" / "dbs", sample_interval_s=30.0, warmup_s=60.0, duration_s=60.0, log_files_to_replay=20)
 
 
 def _shown(page, widget) -> bool:
