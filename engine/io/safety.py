@@ -23,7 +23,6 @@ from typing import IO, Any, TextIO, cast
 
 FILE_MODE = 0o644
 FOLDER_MODE = 0o755
-FILE_ATTRIBUTE_REPARSE_POINT = 0x400
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
 
@@ -48,7 +47,7 @@ def link_problem(path: Path) -> str | None:
         return None
     except OSError as exc:
         return f"cannot be examined ({exc.strerror or exc})"
-    if stat.S_ISLNK(info.st_mode) or getattr(info, "st_file_attributes", 0) & FILE_ATTRIBUTE_REPARSE_POINT:
+    if stat.S_ISLNK(info.st_mode) or getattr(info, "st_file_attributes", 0) & stat.FILE_ATTRIBUTE_REPARSE_POINT:
         return "is a link; Jetwise does not write through links: remove it or choose another name"
     if stat.S_ISDIR(info.st_mode):
         return "is a folder; give a file to write"

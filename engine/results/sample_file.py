@@ -251,9 +251,10 @@ class SampleFile:
         try:
             db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
             return db
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
             db.close()
-            if self._copy is not None:
+            # only what read-only media gives, never a moment's lock: a copy would go stale as the run writes on
+            if self._copy is not None or not (exc.sqlite_errorname or "").startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):
                 raise
         self._copy = tempfile.TemporaryDirectory(prefix="jetwise-samples-")
         for name in (self.path.name, self.path.name + "-wal"):

@@ -133,9 +133,10 @@ class Measurement:
                 self._log(message, "info")
                 settled = True
         phase = "measure" if index >= self.warmup_intervals else "warmup"
-        held = [part.cache_pages for part in parts.values() if part.cache_pages is not None]
-        if index == max(0, self.warmup_intervals - 1) and held:  # warm-up's end: the cache as Jetstress logs it
-            self._log(cache_line(self.config, sum(held)), "info")
+        if index == max(0, self.warmup_intervals - 1):  # warm-up's end: the cache as Jetstress logs it
+            held = [part.cache_pages for part in parts.values() if part.cache_pages is not None]
+            if held:
+                self._log(cache_line(self.config, sum(held)), "info")
         self.add_late(index, parts, duration_s)
         if phase == "measure":
             self.host_samples.append(host)

@@ -302,7 +302,7 @@ def test_a_windows_reparse_point_is_refused_by_its_attributes(tmp_path, monkeypa
 
     class Stat:
         def __init__(self, info: os.stat_result) -> None:
-            self.st_mode, self.st_file_attributes = info.st_mode, safety.FILE_ATTRIBUTE_REPARSE_POINT | 0x10
+            self.st_mode, self.st_file_attributes = info.st_mode, stat.FILE_ATTRIBUTE_REPARSE_POINT | stat.FILE_ATTRIBUTE_DIRECTORY
 
     monkeypatch.setattr(safety.os, "lstat", lambda path: Stat(real(path)) if Path(path).name == "junction" else real(path))
     assert link_problem(tmp_path / "junction") == "is a link; Jetwise does not write through links: remove it or choose another name"
