@@ -159,8 +159,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         say("Tuning stopped before it converged; the runs so far are kept in the session.")
         return ExitCode.ABORTED
     if outcome.status == "host-bound":
-        say("Tuning stopped: the host's CPU was saturated during the last run, so its result says nothing of the "
-            "storage. Run Jetwise on a less loaded host or with fewer threads.")
+        say("Tuning stopped: the host's CPU, not the storage, set the pace.")
+        if advice is not None and advice.status == "host_bound":
+            say(f"  {advice.rationale[:1].upper()}{advice.rationale[1:]}.")
+            if advice.capacity:
+                say(f"  This storage carries {advice.capacity}, at {advice.threads} threads, SluggishSessions "
+                    f"{advice.sluggish_sessions}.")
         return ExitCode.ABORTED
     if outcome.status == "inconclusive":
         say("Tuning stopped: the last run cannot steer the advisor (see the note above); change what it says and "

@@ -51,6 +51,7 @@ SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="sim
 CPU_MS_PER_TRANSACTION = 0.05
 MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
 SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
+BUSY_HOST_CPU_PERCENT = 60.0  # a busy host's CPU with no test running; saturated (99 %) at its `host_iops`
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class StorageModel:
     write_cache_iops: float = 0.0  # writes absorbed by a write cache up to this rate
     iops_ceiling: float | None = None  # a controller or QoS limit on all I/O
     stream_mb_s: float = 140.0  # one server's sequential read rate (MB/s)
+    host_iops: float | None = None  # a busy host: its CPU drives at most this many transactional IOPS
 
 
 PROFILES: dict[str, StorageModel] = {
@@ -79,6 +81,9 @@ PROFILES: dict[str, StorageModel] = {
         StorageModel("flash-qos-1000", "flash behind a 1,000 IOPS quality-of-service limit (a cloud volume)",
                      16, 0.15, 0.3, 0.2, logs_share_servers=False, iops_ceiling=1000.0, stream_mb_s=100.0),
         StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0),
+        StorageModel("flash-busy-host", "an NVMe flash device on a host whose other work leaves its CPU room for about "
+                     "2,000 transactional IOPS", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0,
+                     host_iops=2000.0),
     )
 }
 
@@ -92,6 +97,7 @@ class OperatingPoint:
     write_ms: float
     log_ms: float
     utilisation: float
+    cpu_percent: float = 0.0  # the host's CPU: saturated where a busy host's limit held the threads back
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,13 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
         cycle = cycle_ms(work.reads * read_ms, work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION, rest, sluggish)
         per_instance = [t * 1000.0 / cycle for t in threads]
         tx = sum(per_instance)
+        cpu = 0.0
+        if model.host_iops:  # the host's CPU, busy with other work, drives no more than its limit
+            share = tx * (work.reads + work.writes) / model.host_iops
+            cpu = BUSY_HOST_CPU_PERCENT + (99.0 - BUSY_HOST_CPU_PERCENT) * min(1.0, share)
+            if share > 1.0:
+                per_instance = [t / share for t in per_instance]
+                tx /= share
         # throughput -> latency (the storage's side)
         reads, writes = tx * work.reads, tx * work.writes
         cached = min(writes, model.write_cache_iops)
@@ -163,7 +176,7 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
             implied += _wait(load, 1, slot, 0.0) * 2  # a token bucket queues every I/O
         write_ms = (0.3 if cached >= writes else implied)
         log_total = log_ms + (queue if model.logs_share_servers else 0.0)
-        return OperatingPoint(per_instance, implied, write_ms, log_total, utilisation)
+        return OperatingPoint(per_instance, implied, write_ms, log_total, utilisation, cpu)
 
     low, high = model.service_ms, model.service_ms * 1e4
     for _ in range(80):  # the implied latency falls as the assumed one rises: bisect to the fixed point
@@ -173,7 +186,8 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
         else:
             high = mid
     point = at(high)
-    return OperatingPoint(point.transactions_per_s, high, point.write_ms, point.log_ms, point.utilisation)
+    return OperatingPoint(point.transactions_per_s, high, point.write_ms, point.log_ms, point.utilisation,
+                          point.cpu_percent)
 
 
 def steady_iops(model: StorageModel, config: TestConfig) -> tuple[float, OperatingPoint]:
@@ -236,7 +250,7 @@ class ModelSource:
         names = measurement.names
         interval_s = config.sample_interval_s
         start = datetime.now(UTC)
-        host = HostFigures()  # no host load: the model runs in virtual time
+        host = HostFigures(cpu_percent=point.cpu_percent)  # a busy host's CPU; none otherwise (virtual time)
         index = 0
         measuring = False
         load = measurement.load
@@ -251,6 +265,7 @@ class ModelSource:
             if measurement.load != load:  # a sweep's next step: the storage settles at the new load
                 load = measurement.load
                 point = solve(model, at_load(config, load)) if load is not None else point
+                host = HostFigures(cpu_percent=point.cpu_percent)
             elapsed = (index + 1) * interval_s
             ramp = 1.0 - 0.35 * math.exp(-elapsed / 20.0)  # caches warming: latency climbs to its steady value
             parts = {name: self.instance_interval(config, name, point, work, i, ramp, rng) for i, name in enumerate(names)}

@@ -6,7 +6,8 @@ first sample of a step also holds the tail of the last), then `measure_samples` 
 against the thresholds as a run at that setting would be. The step's record keeps the
 figures the advisor reads: transactional IOPS, database read and log write latency
 (average and maximum, of the worst instance), page-fault stalls and host CPU. A step with
-the host's processors saturated is marked host-bound and is not read as a storage limit.
+the host's processors saturated is marked host-bound: not a storage limit, and when it kept the
+thresholds a lower bound of what the storage carries.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ class SweepSteps:
             verdict = "made no database reads (the database cache held the database): not read as a storage limit"
         self._log(f"Step {step.number + 1}: {record.transactional_iops:,.1f} transactional IOPS, database reads "
                   f"{record.db_read_avg_latency_ms:.1f} ms, log writes {record.log_write_avg_latency_ms:.2f} ms: {verdict}"
-                  + (" (host-bound: not read as a storage limit)" if record.host_bound else ""), "info")
+                  + (_bound_words(record) if record.host_bound else ""), "info")
         # A step whose reads never reached the disk: the cache holds the database, whatever the load; no step will.
         following = None if record.no_reads else self.schedule.next_load([as_step(s) for s in self.steps])
         if following is None:
@@ -143,8 +144,12 @@ class SweepSteps:
             return f"its {self.schedule.max_steps} steps are spent"
         if high == 0:
             return f"even the lightest load, {loads[0].words}, broke the latency thresholds"
-        if any(s.host_bound for s in steps):
-            return "the host's processors were saturated before the storage's latency limit"
+        bound = [s for s in steps if s.host_bound]
+        if bound:
+            carried = max((s for s in steps if s.passes), key=lambda s: s.iops, default=None)
+            at_least = (f"; the storage carried at least {carried.iops:,.0f} transactional IOPS within every latency "
+                        f"threshold ({carried.load.words})") if carried is not None else ""
+            return f"the host's processors were saturated before the storage's latency limit{at_least}"
         return f"every load up to {loads[-1].words}, the most this host drives, kept the thresholds"
 
     def record(self, step: StepWindow, index: int) -> SweepStep:
@@ -183,10 +188,11 @@ class SweepSteps:
         )
 
     def judged(self) -> StepWindow | None:
-        """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (not
-        host-bound), else the lightest measured; the unfinished step when none was measured to its end."""
+        """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (one the
+        host kept up with first), else the lightest measured; the unfinished step when none was measured to its end."""
         finished = self.windows[: len(self.steps)]
-        good = [w for w, s in zip(finished, self.steps, strict=True) if s.latency_ok and not s.host_bound and not s.no_reads]
+        kept = [(w, s) for w, s in zip(finished, self.steps, strict=True) if s.latency_ok and not s.no_reads]
+        good = [w for w, s in kept if not s.host_bound] or [w for w, _s in kept]
         if good:
             return max(good, key=lambda w: w.load.effective)
         if finished:
@@ -196,7 +202,13 @@ class SweepSteps:
 
 def as_step(record: SweepStep) -> Step:
     """A recorded step as the schedule reads it: one whose reads never reached the disk (the cache held the
-    database) says no more of the storage than a host-bound one."""
-    return Step(Load(record.threads, record.sluggish_sessions), record.transactional_iops, record.latency_ok,
-                record.host_bound or record.no_reads)
+    database) says nothing of the storage, as a host-bound step that broke a threshold."""
+    return Step(Load(record.threads, record.sluggish_sessions), record.transactional_iops,
+                record.latency_ok and not record.no_reads, record.host_bound or record.no_reads)
 
+
+
+def _bound_words(record: SweepStep) -> str:
+    if record.latency_ok and not record.no_reads:
+        return " (host-bound: the storage carried at least this; the host drives no more)"
+    return " (host-bound: not read as a storage limit)"

@@ -9,7 +9,10 @@ The sweep starts at Microsoft's rule and moves toward the latency limit from bot
 step that keeps every latency threshold and a step that breaks one bracket the limit, and
 the sweep bisects between them (on the effective load's logarithm) until they are neighbours
 on the ladder: one thread or one SluggishSessions step apart. A host-bound step (the CPU, not
-the storage, set the pace) says nothing about the storage: the ladder ends below it.
+the storage, set the pace) ends the ladder: no heavier load is worth measuring on this host. When it
+kept every latency threshold it is still evidence, a lower bound: the storage carried at least its
+IOPS within the thresholds (`Step.passes`); when it broke one, its latency is the host's as much as
+the storage's and it counts as neither pass nor failure.
 
 A sweep is bounded: at most `MAX_STEPS` steps of at most `SweepPlan.step_limit` samples each,
 so with the default plan and one-second samples the sweep measures for at most eight minutes.
@@ -69,6 +72,16 @@ class Step:
     latency_ok: bool
     host_bound: bool = False
 
+    @property
+    def passes(self) -> bool:
+        """The storage carried at least `iops` within every latency threshold (a host-bound step: at least)."""
+        return self.latency_ok
+
+    @property
+    def breaks(self) -> bool:
+        """A latency threshold broke under this load and the host kept up: the storage's limit lies below."""
+        return not self.latency_ok and not self.host_bound
+
 
 def ladder(databases: int, max_threads: int, max_sluggish: int) -> list[Load]:
     """The loads a sweep steps through, lightest first (effective load strictly rising).
@@ -123,17 +136,19 @@ class Sweep:
         return self._nearest(load.effective)
 
     def bracket(self, steps: Sequence[Step]) -> tuple[int | None, int | None]:
-        """(heaviest passing index, lightest failing index above it); host-bound steps count as neither."""
-        passing = [self._index(s.load) for s in steps if s.latency_ok and not s.host_bound]
+        """(heaviest passing index, lightest failing index above it); a host-bound step that broke a threshold counts
+        as neither."""
+        passing = [self._index(s.load) for s in steps if s.passes]
         low = max(passing) if passing else None
-        failing = [self._index(s.load) for s in steps if not s.latency_ok and not s.host_bound]
+        failing = [self._index(s.load) for s in steps if s.breaks]
         above = [i for i in failing if low is None or i > low]
         return low, (min(above) if above else None)
 
     def _ceiling(self, steps: Sequence[Step]) -> int:
-        """The heaviest index worth measuring: below the lightest host-bound step."""
-        bound = [self._index(s.load) for s in steps if s.host_bound]
-        return min(bound) - 1 if bound else len(self.loads) - 1
+        """The heaviest index worth measuring: the lightest host-bound step when it passed (measured already), else
+        below it."""
+        bound = [self._index(s.load) - (0 if s.passes else 1) for s in steps if s.host_bound]
+        return min(bound) if bound else len(self.loads) - 1
 
     def next_load(self, steps: Sequence[Step]) -> Load | None:
         """The next load to measure, or None when the limit is bracketed (or the steps are spent)."""
@@ -157,7 +172,7 @@ class Sweep:
             if high == 0:
                 return None
             index = max(0, min(high - 1, self._nearest(self._efforts[high] / EXPAND)))
-        else:  # only host-bound steps: lighter than the lightest of them
+        else:  # only host-bound steps that broke a threshold: lighter than the lightest of them
             if top < 0:
                 return None
             index = self._nearest(self._efforts[top + 1] / EXPAND)
@@ -166,7 +181,7 @@ class Sweep:
 
 def measured_bracket(steps: Sequence[Step]) -> tuple[Step, Step] | None:
     """Among measured steps, the heaviest that kept the thresholds and the lightest heavier one that broke them
-    (host-bound ones aside), as a sweep reads them: the limit lies between; None until both are measured."""
+    (host-bound failures aside), as a sweep reads them: the limit lies between; None until both are measured."""
     loads = sorted({step.load for step in steps}, key=lambda load: load.effective)
     if not loads:
         return None

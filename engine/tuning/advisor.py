@@ -37,6 +37,8 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import RunPoint, again_words, evidence, once, spike_retry, storage_errors_words, unresolved_errors
+from engine.tuning.fit import fit, load_for_iops, load_for_latency
+from engine.tuning.host_bound import held_back, host_bound_words, lower_bound
 from engine.tuning.most import host_limited, read_most
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
@@ -69,6 +71,8 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     if (stalled := spike_retry(listed)) is not None and not config.seeks_maximum:  # a stall: its setting again
         s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
         return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again_words(stalled), best, notes=notes)
+    if not config.seeks_maximum and not any(p.passed for p in points) and (bound := held_back(listed)) is not None:
+        return advise_host_bound(config, bound, listed, points, notes)
     if config.seeks_maximum:
         advice = advise_most(config, listed, points, cpu_count)
     elif sweeps_of(listed) and not any(p.passed for p in points):
@@ -76,6 +80,21 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     else:
         advice = advise(config, points, cpu_count)
     return replace(advice, notes=once([*notes, *advice.notes]))
+
+
+def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint],
+                      notes: list[str]) -> Advice:
+    """The host's CPU held the latest run back: no heavier setting, the setting that carried the most, and what the
+    session proves of the storage (`engine.tuning.host_bound`)."""
+    bound = lower_bound(config, results, points)
+    s = run.summary
+    threads, sluggish = (bound.load.threads, bound.load.sluggish) if bound else (s.threads, s.sluggish_sessions)
+    return Advice(
+        "host_bound", threads, sluggish, None, None, None, host_bound_words(config, run, bound),
+        max_passing_iops=bound.iops if bound else None,
+        capacity=capacity_words(config, bound.iops, at_least=True) if bound else None,
+        notes=[n for n in notes if run.run_id not in n],
+    )
 
 
 def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
@@ -115,7 +134,8 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
 @dataclass(frozen=True)
 class Advice:
     # io_errors: the storage's latest I/O errors stand; the first note says what and where, the rationale what to do
-    status: Literal["start", "next", "converged", "unreachable", "io_errors"]
+    # host_bound: the host's CPU held the latest run back; the setting is the one that carried the most
+    status: Literal["start", "next", "converged", "unreachable", "io_errors", "host_bound"]
     threads: int
     sluggish_sessions: int
     predicted_iops: float | None
@@ -139,49 +159,6 @@ class Advice:
             "capacity": self.capacity,
             "notes": list(self.notes),
         }
-
-
-@dataclass(frozen=True)
-class LoadModel:
-    """The fitted curve: read latency and throughput as functions of the effective load."""
-
-    c: float  # transfers in flight per effective thread (Little's law)
-    r0_ms: float
-    xmax: float  # saturation throughput, transfers/s (math.inf: not seen yet)
-    log_ms: float
-
-    def read_ms(self, load: float) -> float:
-        if math.isinf(self.xmax):
-            return self.r0_ms
-        return math.hypot(self.r0_ms, 1000.0 * self.c * load / self.xmax)
-
-    def iops(self, load: float) -> float:
-        return 1000.0 * self.c * load / self.read_ms(load)
-
-
-def fit(runs: Sequence[RunPoint]) -> LoadModel:
-    usable = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
-    if not usable:
-        raise ValueError("no run with measured throughput and latency to fit")
-    c = sorted(r.achieved_iops * r.read_ms / 1000.0 / r.load for r in usable)[len(usable) // 2]
-    log_ms = max(r.log_ms for r in usable)
-    if len({round(r.load, 6) for r in usable}) == 1:
-        best = max(usable, key=lambda r: r.achieved_iops)
-        if best.latency_passed:
-            return LoadModel(c, best.read_ms, math.inf, log_ms)
-        return LoadModel(c, min(best.read_ms, 5.0), best.achieved_iops, log_ms)
-    low = min(r.read_ms for r in usable)
-    top = max(r.achieved_iops for r in usable)
-    best_model, best_error = LoadModel(c, low, math.inf, log_ms), math.inf
-    for i in range(40):
-        r0 = low * (0.2 + 0.8 * (i + 1) / 40)
-        for j in range(61):
-            xmax = math.inf if j == 60 else top * (1.0 + 9.0 * (j / 59) ** 2)
-            model = LoadModel(c, r0, xmax, log_ms)
-            error = sum((math.log(model.read_ms(r.load)) - math.log(r.read_ms)) ** 2 for r in usable)
-            if error < best_error:
-                best_model, best_error = model, error
-    return best_model
 
 
 def setting_for(load: float, databases: int) -> tuple[int, int]:
@@ -234,13 +211,14 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     passed = [r for r in runs if r.passed]
     if passed:
         best = min(reversed(passed), key=lambda r: r.load)  # the least load that passed; its latest run
+        most = max((r for r in runs if r.latency_passed), key=lambda r: r.achieved_iops)
         return Advice(
             "converged", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
             f"{best.threads} threads with SluggishSessions {best.sluggish_sessions} passed: "
             f"{best.achieved_iops:,.1f} transactional IOPS against a target of {target:,.1f}, "
             f"database reads at {best.read_ms:.1f} ms",
-            max_passing_iops=max(r.achieved_iops for r in runs if r.latency_passed),
-            capacity=capacity_words(config, max(r.achieved_iops for r in runs if r.latency_passed)),
+            max_passing_iops=most.achieved_iops,
+            capacity=capacity_words(config, most.achieved_iops, at_least=most.host_bound),
         )
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
@@ -272,8 +250,8 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     ceiling = min((r.load for r in measured if not r.latency_passed), default=math.inf)
     floor_load = max((r.load for r in measured if r.latency_passed and not r.iops_passed), default=0.0)
     safe_ms = LATENCY_SAFETY * read_limit
-    needed = _load_for_iops(model, target)
-    allowed = _load_for_latency(model, safe_ms)
+    needed = load_for_iops(model, target)
+    allowed = load_for_latency(model, safe_ms)
     notes: list[str] = []
     if needed is not None and needed <= allowed:
         load = needed
@@ -297,32 +275,6 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
         max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None),
         notes=notes,
     )
-
-
-def _load_for_iops(model: LoadModel, iops: float) -> float | None:
-    """The least load predicted to reach `iops` (None if the curve never does)."""
-    if not math.isinf(model.xmax) and iops >= model.xmax * 0.999:
-        return None
-    low, high = 1e-4, 1e5
-    if model.iops(high) < iops:
-        return None
-    for _ in range(100):
-        mid = math.sqrt(low * high)
-        low, high = (mid, high) if model.iops(mid) < iops else (low, mid)
-    return high
-
-
-def _load_for_latency(model: LoadModel, read_ms: float) -> float:
-    """The most load predicted to keep reads within `read_ms`."""
-    if model.read_ms(1e5) <= read_ms:
-        return 1e5
-    if model.read_ms(1e-4) > read_ms:
-        return 1e-4
-    low, high = 1e-4, 1e5
-    for _ in range(100):
-        mid = math.sqrt(low * high)
-        low, high = (mid, high) if model.read_ms(mid) <= read_ms else (low, mid)
-    return low
 
 
 def _unseen(

@@ -3,7 +3,8 @@
 A sweep (`engine.run.sweep`) measures the load curve step by step. Its steps, and every later
 run of the session, are points of that curve; a whole run outweighs a sweep's step at the same
 setting (it measured longer), and a later run outweighs an earlier one. The lightest load whose
-latency failed (host-bound points aside) is a ceiling: nothing at or above it is chosen.
+latency failed (host-bound points aside) is a ceiling: nothing at or above it is chosen. A host-bound
+point that kept the thresholds passes: the storage carried at least its IOPS.
 
 `choose` takes the lightest passing point that reaches the target, or a load between two
 measured passing points found by interpolating their IOPS; never a load beyond the measured
@@ -39,7 +40,7 @@ class Choice:
 
 def choose(steps: Sequence[Step], target_iops: float, loads: Sequence[Load]) -> Choice:
     """The setting the measured curve supports for `target_iops` (never beyond a measured load)."""
-    passing = sorted((s for s in steps if s.latency_ok and not s.host_bound), key=lambda s: s.load.effective)
+    passing = sorted((s for s in steps if s.passes), key=lambda s: s.load.effective)  # host-bound: at least that
     if not passing:
         return Choice(None, False, None, "no step kept the latency thresholds")
     best = max(s.iops for s in passing)
@@ -115,13 +116,12 @@ class Reading:
 def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
     """The setting to run next on the curve, or that the target is out of reach (confirmed)."""
     target = config.target_transactional_iops
-    ceiling = min((c.step.load.effective for c in points if not c.step.latency_ok and not c.step.host_bound),
-                  default=math.inf)
+    ceiling = min((c.step.load.effective for c in points if c.step.breaks), default=math.inf)
     usable = [c for c in points if c.step.load.effective < ceiling]
     heaviest = max(c.step.load.threads for c in points)
     loads = [load for load in ladder(config.database_count, heaviest, MAX_SLUGGISH) if load.effective < ceiling]
     choice = choose([c.step for c in usable], target, loads)
-    failed = [c for c in points if not c.step.latency_ok and not c.step.host_bound]
+    failed = [c for c in points if c.step.breaks]
     limit = ""
     if failed:
         lightest = failed[0]
@@ -147,7 +147,7 @@ def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
                        f"from the sweep's curve ({choice.basis}): {choice.load.words} should reach the target of "
                        f"{target:,.0f} IOPS within the thresholds; this run confirms it", choice.max_passing_iops)
     best = at[choice.load]
-    carried = f"{best.step.iops:,.0f} transactional IOPS at {choice.load.words}"
+    carried = f"{'at least ' if best.step.host_bound else ''}{best.step.iops:,.0f} transactional IOPS at {choice.load.words}"
     if best.confirmed:
         return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms,
                        f"the target of {target:,.0f} IOPS is out of reach: the most this storage carried within every "

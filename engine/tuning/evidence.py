@@ -38,6 +38,7 @@ class RunPoint:
     iops_passed: bool
     passed: bool  # the whole verdict
     latency_failure: str = ""  # the first per-instance criterion that failed, in words
+    host_bound: bool = False  # the host's CPU set the pace: what it carried, the storage carried at least
 
     @property
     def load(self) -> float:
@@ -70,6 +71,7 @@ class RunPoint:
             iops_passed=iops_ok,
             passed=latency_ok and iops_ok and errors_ok,
             latency_failure=words,
+            host_bound=summary.host_bound,
         )
 
 
@@ -115,8 +117,11 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
             notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
                          "says nothing of the storage; test databases larger than the cache")
         elif s.host_bound and s.verdict == Outcome.FAIL:
-            notes.append(f"{setting} was host-bound (CPU saturated while measuring): its shortfall is the host's, "
-                         "not the storage's, and is not read as a storage limit")
+            broke = not all(c.passed for c in result.criteria if c.instance is not None)
+            what = ("its latency was measured with the CPU saturated, the host's delays in it" if broke
+                    else "its shortfall is the host's, not the storage's")
+            notes.append(f"{setting} (run {result.run_id}) was host-bound (CPU saturated while measuring): {what}, so it "
+                         "is not read as a storage limit")
         elif first_spike:
             spiked.add((s.threads, s.sluggish_sessions))
             notes.append(f"{setting} failed only on a maximum latency ({spike_words(result)}) while every average "

@@ -3,10 +3,11 @@
 There is no target: the aim is "as many as pass". The curve (`engine.tuning.curve`: a sweep's
 steps and the session's runs) gives the heaviest point whose latency kept every threshold and
 the lightest that broke one (a ceiling), host-bound points marking where the host, not the
-storage, stops. The answer is the passing point that carried the most IOPS, once a whole run
-at its setting has confirmed it and nothing untried lies between it and the ceiling (or the
-heaviest load the host drives). Until then the next run confirms that point, or measures
-between it and the ceiling, or below a ceiling with nothing passing under it.
+storage, stops (one that kept the thresholds passes: the storage carried at least its IOPS).
+The answer is the passing point that carried the most IOPS, once a whole run at its setting
+has confirmed it and nothing untried lies between it and the ceiling (or the heaviest load the
+host drives). Until then the next run confirms that point, or measures between it and the
+ceiling, or below a ceiling with nothing passing under it.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
     loads = ladder(databases, heaviest, MAX_SLUGGISH)
     stops = [c for c in points if not c.step.latency_ok or c.step.host_bound]
     ceiling = min((c.step.load.effective for c in stops), default=math.inf)
-    passing = [c for c in points if c.step.latency_ok and not c.step.host_bound and c.step.load.effective < ceiling]
-    failed = [c for c in points if not c.step.latency_ok and not c.step.host_bound]
+    # a host-bound point that kept the thresholds passes (the storage carried at least that) and is the heaviest
+    bound = min((c.step.load.effective for c in points if c.step.host_bound), default=math.inf)
+    broke = min((c.step.load.effective for c in points if c.step.breaks), default=math.inf)
+    passing = [c for c in points if c.step.passes and c.step.load.effective < broke and c.step.load.effective <= bound]
+    failed = [c for c in points if c.step.breaks]
     if not passing:
         lightest = failed[0] if failed else points[0]
         lighter = [load for load in loads if load.effective < lightest.step.load.effective]
@@ -41,7 +45,7 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
                        f"nothing measured kept the latency thresholds; the lightest, {lightest.step.load.words}, broke "
                        f"them ({lightest.failure or 'latency'}): {load.words} measures a lighter load", None)
     best = max(passing, key=lambda c: c.step.iops)
-    carried = f"{best.step.iops:,.0f} transactional IOPS at {best.step.load.words}"
+    carried = f"{'at least ' if best.step.host_bound else ''}{best.step.iops:,.0f} transactional IOPS at {best.step.load.words}"
     if not best.confirmed:
         return Reading("next", best.step.load, best.step.iops, best.read_ms, best.log_ms,
                        f"the sweep's best step within every latency threshold carried {carried}: this run confirms "
@@ -72,6 +76,8 @@ def _nearest(loads: Sequence[Load], effective: float) -> Load:
 
 def _beyond(stops: Sequence[CurvePoint], best: CurvePoint, heaviest: int) -> str:
     """What lies past the answer: the next heavier load's failure, the host's limit, or the heaviest load run."""
+    if best.step.host_bound:
+        return "at that load the host's CPU, not the storage, set the pace: the storage may carry more than this host drives"
     above = [c for c in stops if c.step.load.effective > best.step.load.effective]
     if not above:
         return (f"{heaviest} threads is the heaviest load this test runs on this host: the storage may carry more than "

@@ -153,6 +153,10 @@ class Tuner:
             return (f"Run {len(self.runs) + 1}: a load sweep from {a.threads} thread{'s' if a.threads != 1 else ''}, "
                     f"SluggishSessions {a.sluggish_sessions} ({origin}), at most {sweep.max_steps} steps "
                     "toward the latency limit")
+        if a.status == "host_bound":  # a session that ended host-bound, tuned again: the host may drive it now
+            return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, SluggishSessions "
+                    f"{a.sluggish_sessions} again, the setting that carried the most: the session's last run was "
+                    "host-bound, and this run measures whether the host drives it now")
         return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
                 f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
 
@@ -186,6 +190,8 @@ class Tuner:
     def _conclude(self) -> bool:
         if self.advice.status in ("converged", "unreachable"):
             self.status = self.advice.status
+        elif self.advice.status == "host_bound" and self.runs:  # the host, not the storage, ended this tuning
+            self.status = "host-bound"
         elif len(self.runs) >= self.max_runs:
             self.status = "not converged"
         return self.done
@@ -212,7 +218,8 @@ class Tuner:
     def outcome(self) -> TuneOutcome:
         advice = self.advice
         status = self.status or "not converged"
-        recommendation = (advice.threads, advice.sluggish_sessions) if advice.status in ("converged", "unreachable") else None
+        answered = advice.status in ("converged", "unreachable", "host_bound")
+        recommendation = (advice.threads, advice.sluggish_sessions) if answered else None
         if recommendation is None:
             points, _notes = evidence(self.config, self.runs)
             passing = [point for point in points if point.latency_passed]

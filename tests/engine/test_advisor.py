@@ -10,8 +10,9 @@ import pytest
 from engine.model.config import default_config
 from engine.run.simulation import PROFILES, runner_for, solve, steady_iops
 from engine.run.sweep import plan_sweep
-from engine.tuning.advisor import advise, capacity_words, fit, setting_for
+from engine.tuning.advisor import advise, capacity_words, setting_for
 from engine.tuning.evidence import RunPoint
+from engine.tuning.fit import fit
 from engine.tuning.tuner import Tuner, calibration_rule
 
 
@@ -195,7 +196,30 @@ def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
     assert any("ended early" in n for n in notes) and any("made no database reads" in n for n in notes)
     assert any("host-bound" in n for n in notes)
     advice = advise_session(config, [aborted, no_reads, host_bound])
-    assert advice.status == "start" and len(advice.notes) == 3  # no crash, no conclusion from them
+    # host-bound is decided before advising: no heavier setting, the setting that kept the thresholds, and why
+    assert advice.status == "host_bound" and (advice.threads, advice.sluggish_sessions) == (4, 1)
+    assert advice.predicted_iops is None and f"run {host_bound.run_id}" in advice.rationale
+    assert "at least" in advice.rationale and "fewer databases on each host" in advice.rationale
+    assert len(advice.notes) == 2  # the host-bound run is the rationale, not a note beside it
+    assert advise_session(config, [aborted, no_reads]).status == "start"  # no conclusion from the others
+
+
+def test_a_host_bound_failure_is_decided_before_advising_and_keeps_what_passed(tmp_path):
+    """Manual 2 threads, target far above what the host drives: the advice used to be a heavier setting with its
+    prediction, Apply enabled. It is the host's limit, with the session's lower bound and what can change it."""
+    from engine.tuning.advisor import advise_session
+
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    held = _simulated_result(tmp_path, config, "sata-2x7k", 2, host_bound=True)
+    advice = advise_session(config, [held])
+    assert advice.status == "host_bound" and advice.threads == 2
+    assert advice.max_passing_iops == pytest.approx(held.summary.achieved_transactional_iops)
+    assert advice.capacity is not None and advice.capacity.startswith("at least")
+    # a later run at a lighter setting that passed its latency does not lower what the session proves
+    lighter = _simulated_result(tmp_path, config, "sata-2x7k", 1, host_bound=True)
+    again = advise_session(config, [held, lighter])
+    assert (again.threads, again.sluggish_sessions) == (2, 1)  # never a setting below what carried the most
+    assert again.max_passing_iops == pytest.approx(held.summary.achieved_transactional_iops)
 
 
 def test_earlier_runs_are_judged_against_todays_target(tmp_path):

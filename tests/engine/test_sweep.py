@@ -100,12 +100,31 @@ def test_the_ladder_rises_strictly_and_fills_wide_gaps_with_few_sluggish_session
         assert all(load.sluggish <= 8 for load in loads if load.threads > databases)
 
 
-def test_a_host_bound_step_ends_the_ladder_below_it():
+def test_a_host_bound_step_that_kept_the_thresholds_ends_the_ladder_at_it_as_a_lower_bound():
     loads = ladder(1, max_threads=32, max_sluggish=4)
     sweep = Sweep(loads, Load(4, 1))
     steps = [Step(Load(4, 1), 100, True), Step(Load(16, 1), 300, True, host_bound=True)]
+    assert sweep.next_load(steps) is None  # the host drives no more: no heavier step, and the storage carried 300
+    chosen = choose(steps, 250, loads)
+    assert chosen.max_passing_iops == 300 and chosen.reachable  # at least 300 within the thresholds: the target's met
+    assert chosen.load is not None and chosen.load.threads <= 16
+
+
+def test_a_host_bound_step_that_broke_a_threshold_ends_the_ladder_below_it():
+    loads = ladder(1, max_threads=32, max_sluggish=4)
+    sweep = Sweep(loads, Load(4, 1))
+    steps = [Step(Load(4, 1), 100, True), Step(Load(16, 1), 300, False, host_bound=True)]
     heavier = sweep.next_load(steps)
-    assert heavier is not None and 4 < heavier.threads < 16
+    assert heavier is not None and 4 < heavier.threads < 16  # its latency is the host's: not a ceiling, nor a pass
     steps.append(Step(Load(15, 1), 290, True))
     assert sweep.next_load(steps) is None  # everything below the host bound passes: nothing more to learn
-    assert choose(steps, 1000, loads).max_passing_iops == 290  # the host-bound step is not the storage's capacity
+    assert choose(steps, 1000, loads).max_passing_iops == 290
+
+
+def test_a_sweep_with_only_host_bound_passing_steps_does_not_descend():
+    """A busy host: the first step at Microsoft's rule kept the thresholds with the CPU saturated. The sweep used to
+    walk down to 2 threads / SluggishSessions 20 looking for a load the host does not saturate."""
+    loads = ladder(2, max_threads=160, max_sluggish=100)
+    sweep = Sweep(loads, Load(27, 1))
+    steps = [Step(Load(27, 1), 8339, True, host_bound=True)]
+    assert sweep.next_load(steps) is None

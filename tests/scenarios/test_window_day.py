@@ -46,6 +46,15 @@ def _wait_for_results(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.runs.engine is None or not window.runs.engine.running, timeout=10_000)
 
 
+def _auto_tune(qtbot, window, config, session: str, profile: str):
+    """Auto-tune `config` on a simulated storage profile from the wizard to its end; the advice it ends on."""
+    window.runs.simulate = profile
+    _start(qtbot, window, config, session, auto=True, calibration="15s")
+    _wait_for_results(qtbot, window)
+    qtbot.waitUntil(lambda: window.runs.tuner is None, timeout=ENGINE_TIMEOUT_MS)
+    return window.results_view.suggestion
+
+
 def _reports_for_every_run(window, tmp_path: Path) -> int:
     """Export PDF from the results page works for the run shown; the report of every run renders."""
     pdf = window.reports.export_pdf(tmp_path / f"report-{window.runs.last_result.run_id}.pdf")
@@ -160,11 +169,7 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
 
     expected = Tuner(config, max_runs=8).run(run_one)
     assert expected.status == "unreachable" and len(expected.runs) == 2 and expected.runs[0]["sweep"]
-    window.runs.simulate = "sata-2x7k"
-    _start(qtbot, window, config, "sata", auto=True, calibration="15s")
-    _wait_for_results(qtbot, window)
-    qtbot.waitUntil(lambda: window.runs.tuner is None, timeout=ENGINE_TIMEOUT_MS)
-    advice = window.results_view.suggestion
+    advice = _auto_tune(qtbot, window, config, "sata", "sata-2x7k")
     assert advice is not None and advice.status == "unreachable"
     assert advice.max_passing_iops == pytest.approx(expected.max_passing_iops)
     assert (advice.threads, advice.sluggish_sessions) == expected.recommendation
@@ -172,6 +177,32 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
     assert "out of reach" in text and "It carries about" in text and "None" not in text
     assert len(window.runs.tuning_log) == len(expected.runs)
     assert _reports_for_every_run(window, tmp_path) == len(expected.runs)
+
+
+def test_auto_tune_on_a_busy_host_ends_on_what_the_storage_carried_never_below_it(qtbot, window, tmp_path):
+    """The simulated device's busy host (its CPU drives about 2,000 transactional IOPS) and a target above that: the
+    sweep's host-bound step kept the thresholds, so the storage carried at least that much. Auto-tune used to descend
+    to a setting the host did not saturate and end on a FAIL far below it, advising fewer threads."""
+    values = {"mailboxes": 2000, "iops_per_mailbox": 1.5, "mailbox_size_mb": 500}
+    config = default_config(tmp_path / "data", databases=2, profile=values, seed=5, capacity_percent=1.0)
+    advice = _auto_tune(qtbot, window, config, "busy host", "flash-busy-host")
+    assert advice is not None and advice.status == "host_bound"
+    store = Store()
+    try:
+        results = store.results("busy host")
+    finally:
+        store.close()
+    sweep = next(r.sweep for r in results if r.sweep is not None)
+    kept = [step for step in sweep.steps if step.latency_ok]
+    assert kept and all(step.host_bound for step in kept)
+    most = max(kept, key=lambda step: step.transactional_iops)
+    assert advice.max_passing_iops >= most.transactional_iops  # what the sweep measured is kept
+    assert advice.threads / advice.sluggish_sessions >= most.threads / most.sluggish_sessions  # never a lighter setting
+    assert all(r.summary.threads / r.summary.sluggish_sessions >= most.threads / most.sluggish_sessions for r in results)
+    text = window.results_view.advice.text()
+    assert "CPU, not the storage, set the pace" in text and "at least" in text and "fewer threads" not in text
+    assert not window.results_view.apply.isEnabled()  # a heavier setting would only load the CPU more
+    assert _reports_for_every_run(window, tmp_path) == len(results)
 
 
 def test_a_configuration_edited_and_rerun_and_a_setting_repeated_in_the_window(qtbot, window, tmp_path):

@@ -269,12 +269,7 @@ class ResultsView(QWidget):
             advice.threads, advice.sluggish_sessions)
         failed_here = this_setting and result is not None and result.verdict == Outcome.FAIL \
             and advice.status in ("next", "start")
-        if failed_here and result is not None and result.summary.host_bound:
-            text = (f"<b>This setting was host-bound: the host's processors, not the storage, set the pace.</b><br>"
-                    f"Running it again would measure the host again. Free the host's CPU (other load, a larger server) "
-                    f"or plan fewer threads; the advisor's setting was {setting}.")
-            self.apply.setEnabled(False)
-        elif failed_here and result is not None and cache_served(result):
+        if failed_here and result is not None and cache_served(result):
             text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
                     f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
                     f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
@@ -301,6 +296,14 @@ class ResultsView(QWidget):
                 head = "This setting passes" if passed_here else "A setting of this session passes"
                 text = (f"<b>{head}: {setting}.</b><br>{escape(_sentence(advice.rationale))}. Run the full-length "
                         "test with it to qualify the storage.")
+            self.apply.setEnabled(False)
+        elif advice.status == "host_bound":
+            known = (f"the storage carried at least {advice.max_passing_iops:,.0f} transactional IOPS within the "
+                     "thresholds" if advice.max_passing_iops else "no run measured the storage within the thresholds")
+            text = (f"<b>The host's CPU, not the storage, set the pace: {known}.</b><br>"
+                    f"{escape(_sentence(advice.rationale))}.")
+            if advice.capacity:
+                text += f"<br>It carries {escape(advice.capacity)}, at {setting}."
             self.apply.setEnabled(False)
         elif advice.status == "io_errors":
             text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(_sentence(advice.rationale))}."

@@ -124,7 +124,7 @@ class TuningPage(WizardPage):
         advice = self.state.first_advice()
         if advice is None:
             return
-        first = "Advisor's starting point" if advice.status in ("start", "next") else "This session's answer"
+        first = "Advisor's starting point" if advice.status in ("start", "next", "host_bound") else "This session's answer"
         self.suggestion.setText(
             f"{first}: <b>{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}</b> "
             f"({html.escape(advice.rationale)})."

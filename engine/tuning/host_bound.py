@@ -1,0 +1,87 @@
+"""When the host, not the storage, set the pace: what the session still proves, and what can change the outcome.
+
+A run whose host's processors were saturated while it measured (`RunSummary.host_bound`) and that
+fell short says nothing of the storage's limit: a heavier setting only loads the CPU more. It is
+decided before any setting is advised. What it and every other run of the session measured within
+the latency thresholds still stands, as a lower bound: the storage carried at least that many
+transactional IOPS (a host-bound step or run that kept the thresholds included). The advice keeps the
+setting that carried the most, never one below it, and names what can change the outcome: a host with
+CPU to spare, fewer databases per host, or the disk throughput scenario to measure what this host drives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.model.config import TestConfig
+from engine.results.schema import Outcome, RunResult
+from engine.results.verdict import cache_served, was_measured
+from engine.run.sweep import Load
+from engine.tuning.curve import curve
+from engine.tuning.evidence import RunPoint, failed_on_io_errors
+
+REMEDIES = ("run it on a host with CPU to spare (stop the host's other work, or use a larger server), put fewer "
+            "databases on each host, or run the disk throughput scenario to measure the most this host drives")
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """The most the storage carried within every latency threshold, and where (a run's id, or a sweep's step)."""
+
+    load: Load
+    iops: float
+    where: str
+
+
+def held_back(results: Sequence[RunResult]) -> RunResult | None:
+    """The session's latest ordinary run, when its host's CPU held it back: measured, host-bound and judged Fail,
+    its reads reaching the disk (a database the cache holds saturates the CPU by its nature) and no I/O errors."""
+    ordinary = [r for r in results if r.sweep is None and r.verdict != Outcome.ABORTED]
+    if not ordinary:
+        return None
+    latest = ordinary[-1]
+    s = latest.summary
+    if (s.host_bound and s.verdict == Outcome.FAIL and was_measured(latest) and not cache_served(latest)
+            and not failed_on_io_errors(latest)):
+        return latest
+    return None
+
+
+def lower_bound(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint]) -> LowerBound | None:
+    """The most transactional IOPS the session measured within every latency threshold: sweep steps and runs,
+    host-bound ones among them (what they carried, the storage carried at least)."""
+    found: list[LowerBound] = []
+    for c in curve(results, points):
+        if c.step.passes:
+            found.append(LowerBound(c.step.load, c.step.iops, "a run" if c.confirmed else "a load sweep's step"))
+    for r in results:
+        if held_back([r]) is r:
+            point = RunPoint.from_result(r, config)
+            if point.latency_passed:
+                found.append(LowerBound(Load(point.threads, point.sluggish_sessions), point.achieved_iops,
+                                        f"run {r.run_id}"))
+    return max(found, key=lambda b: b.iops, default=None)
+
+
+def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | None) -> str:
+    """The advice's rationale: what is known of the storage, why the run fell short, and what can change that."""
+    s = run.summary
+    target = config.target_transactional_iops
+    floor = target * (1 - config.target_margin_percent / 100.0)
+    cpu = run.host_performance.cpu_percent.average
+    busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
+    short = (f"the host's processors were saturated in run {run.run_id} ({s.threads} threads / SluggishSessions "
+             f"{s.sluggish_sessions}: {s.achieved_transactional_iops:,.0f} transactional IOPS{busy}), so its "
+             "shortfall is the host's, not the storage's, and more threads would only load the CPU more")
+    if bound is None:
+        known = ("no run of this session kept every latency threshold, and a latency measured with the CPU saturated "
+                 "is the host's as much as the storage's")
+    else:
+        known = (f"the storage carried at least {bound.iops:,.0f} transactional IOPS within every latency threshold "
+                 f"({bound.load.words}, {bound.where})")
+        if bound.iops >= floor:
+            known += f", which meets the target of {target:,.0f}: the storage can carry it where the host can drive it"
+        else:
+            known += f"; the target of {target:,.0f} needs more than this host's CPU drives"
+    return f"{known}. {short[:1].upper()}{short[1:]}: {REMEDIES}"
