@@ -33,8 +33,9 @@ class RunBundle:
     log: list[str]
     folder: Path | None
     session: str | None = None
-    session_runs: list[RunRow] = field(default_factory=list)
+    session_runs: list[RunRow] = field(default_factory=list)  # the session as it stood when this run ended
     session_results: list[RunResult] = field(default_factory=list)
+    later_runs: list[str] = field(default_factory=list)  # the session's runs since, by id (not in this report)
 
 
 def load_run(reference: str, store: Store | None = None) -> RunBundle:
@@ -107,7 +108,15 @@ def _from_folder(folder: Path, store: Store | None) -> RunBundle:
 
 
 def _add_session(bundle: RunBundle, store: Store) -> None:
+    """The run's session as it stood when the run ended: its runs up to this one, this run's result as the report
+    has it (rebuilt, for a run killed before it wrote one). A later run changes nothing in this run's report (its
+    advice, its session table), whenever it is exported; the later runs are named, not shown."""
     if bundle.session is None:
         return
-    bundle.session_runs = store.runs(bundle.session)
-    bundle.session_results = store.results(bundle.session)
+    runs = store.runs(bundle.session)
+    this = bundle.result.run_id
+    cut = next((i + 1 for i, run in enumerate(runs) if run.run_id == this), len(runs))
+    bundle.session_runs, later = runs[:cut], runs[cut:]
+    bundle.later_runs = [run.run_id for run in later]
+    results = (bundle.result if run.run_id == this else store.result(run.run_id) for run in bundle.session_runs)
+    bundle.session_results = [r for r in results if r is not None]

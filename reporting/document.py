@@ -154,6 +154,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "stream_titles": STREAM_TITLES,
         "session": bundle.session,
         "session_runs": bundle.session_runs,
+        "later_runs": bundle.later_runs,
         "advice": advice,
         **sweep_model(result.sweep, advice),
         "session_sweeps": {r.run_id: len(r.sweep.steps) for r in bundle.session_results if r.sweep is not None},
