@@ -72,8 +72,12 @@ class SuiteBundle:
 
     @property
     def title(self) -> str:
-        """The running title on every printed page."""
-        return f"Jetwise ESRP report · suite {self.folder.name} · {self.verdict.upper()}"
+        """The running title on every printed page: a trial is named a trial on each."""
+        return f"Jetwise {self.record.title} · suite {self.folder.name} · {self.verdict.upper()}"
+
+    @property
+    def document_title(self) -> str:
+        return f"Jetwise {self.record.title} {self.folder.name}"
 
 
 def is_suite_folder(path: Path) -> bool:
@@ -230,6 +234,7 @@ def suite_model(suite: SuiteBundle) -> dict[str, Any]:
         "machines": sorted({r.host.machine_name for r in results if r.host.machine_name}),
         "simulated": sorted({r.io_backend for r in results if r.simulated}),
         "lengths": _lengths(record), "threshold_sets": _threshold_sets(record),
+        "title": record.title, "trial": record.trial_words,
         **_esrp_figures(suite),
     }
 
@@ -245,7 +250,7 @@ def render_suite_html(suite: SuiteBundle, *, for_print: bool = False) -> str:
               for s, section in zip(suite.stages, sections, strict=True)]
     return env.get_template("suite_report.html.j2").render(
         **suite_model(suite), stages=stages, for_print=for_print, palette=palette,
-        document_title=f"Jetwise ESRP report {suite.folder.name}",
+        document_title=suite.document_title,
     )
 
 

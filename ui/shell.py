@@ -29,7 +29,6 @@ from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
 from ui.controllers.wizard_services import StoreServices
-from ui.suite import TITLE as SUITE_TITLE
 from ui.suite import SuiteSummary
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
@@ -104,6 +103,8 @@ class MainWindow(QMainWindow):
         suite = results.suite_table
         suite.stage_requested.connect(self._show_stage_results)
         suite.report_requested.connect(lambda: self.reports.open_suite_report(self._suite_folder()))
+        suite.pdf_requested.connect(lambda: self.reports.export_suite_pdf(self._suite_folder()))
+        suite.print_requested.connect(lambda: self.reports.print_suite_report(self._suite_folder()))
         suite.folder_requested.connect(self.reports.open_run_folder)
         suite.resume_requested.connect(self._resume_suite)
         self.session_view.back_requested.connect(self._on_session_view_back_requested)
@@ -205,7 +206,8 @@ class MainWindow(QMainWindow):
     def _on_runs_suite_finished(self, summary: SuiteSummary) -> None:
         self.results_view.show_suite(summary)
         self.stack.setCurrentWidget(self.results_view)
-        self.statusBar().showMessage(f"{SUITE_TITLE}: {summary.verdict.upper()}; results in {summary.folder}")
+        self.statusBar().showMessage(f"{summary.record.title[:1].upper()}{summary.record.title[1:]}: "
+                                     f"{summary.verdict.upper()}; results in {summary.folder}")
 
     def _suite_folder(self) -> Path:
         suite = self.results_view.suite

@@ -86,10 +86,10 @@ def _write_report(folder: Path) -> None:
 def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
     """The five verdicts in a table, and how to go on when the suite is unfinished."""
     device = f" (simulated {record.simulate})" if record.simulate else ""
-    print(f"\nESRP qualification{device}: {record.outcome.value.upper() if record.finished else 'UNFINISHED'}",
-          file=stream)
+    print(f"\n{record.title[:1].upper()}{record.title[1:]}{device}: "
+          f"{record.outcome.value.upper() if record.finished else 'UNFINISHED'}", file=stream)
     if record.rehearsal:
-        print("  a rehearsal: its stages are shorter than an ESRP publishes (2 h Performance, 24 h Stress)", file=stream)
+        print(f"  {record.trial_words}", file=stream)
     for number, stage in enumerate(record.stages):
         verdict = stage.outcome.value.upper() if stage.outcome is not None else "not run"
         where = f"  ({folder / stage.folder})" if stage.folder else ""

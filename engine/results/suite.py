@@ -43,6 +43,28 @@ class Stage(Schema):
         return STAGE_WORDS[self.test_type]
 
 
+QUALIFICATION_TITLE = "ESRP qualification"
+TRIAL_TITLE = "ESRP trial (not a qualification)"
+
+
+def is_trial(performance_s: float, stress_s: float) -> bool:
+    """Shorter stages than an ESRP publishes (2 h Performance, 24 h Stress): a trial, not a qualification."""
+    return performance_s < PERFORMANCE_S or stress_s < STRESS_S
+
+
+def suite_title(performance_s: float, stress_s: float) -> str:
+    """What a suite of these lengths is called wherever it is named: only the published lengths qualify."""
+    return TRIAL_TITLE if is_trial(performance_s, stress_s) else QUALIFICATION_TITLE
+
+
+def trial_words(performance_s: float, stress_s: float) -> str:
+    """Why a trial is not a qualification, in a sentence ("" at the published lengths)."""
+    if not is_trial(performance_s, stress_s):
+        return ""
+    return ("A trial, not a qualification: its Performance and Stress tests are shorter than an ESRP submission "
+            "publishes (2 h and 24 h), so it shows how the storage behaves, not that it qualifies")
+
+
 class SuiteRecord(Schema):
     """What `suite.json` holds: the configuration every stage runs, the stage lengths, each stage so far."""
 
@@ -55,8 +77,16 @@ class SuiteRecord(Schema):
 
     @property
     def rehearsal(self) -> bool:
-        """Shorter stages than an ESRP publishes (2 h Performance, 24 h Stress): a rehearsal, not a qualification."""
-        return self.performance_s < PERFORMANCE_S or self.stress_s < STRESS_S
+        """Shorter stages than an ESRP publishes (2 h Performance, 24 h Stress): a trial, not a qualification."""
+        return is_trial(self.performance_s, self.stress_s)
+
+    @property
+    def title(self) -> str:
+        return suite_title(self.performance_s, self.stress_s)
+
+    @property
+    def trial_words(self) -> str:
+        return trial_words(self.performance_s, self.stress_s)
 
     @property
     def finished(self) -> bool:

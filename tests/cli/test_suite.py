@@ -46,8 +46,11 @@ def test_a_failed_stage_does_not_stop_the_suite_and_a_finished_suite_runs_nothin
         assert read_result(folder / stage.folder).run_id == stage.run_id
     assert read_result(folder / "2-stress").configuration.duration_s == 2.0
     assert read_result(folder / "5-soft-recovery").recovery.log_files_replayed == 32
-    assert "ESRP qualification: FAIL" in done.stderr and "=== Stage 5 of 5: Soft Recovery" in done.stderr
+    assert "ESRP trial (not a qualification): FAIL" in done.stderr and "=== Stage 5 of 5: Soft Recovery" in done.stderr
     assert "1. Performance        FAIL" in done.stderr and "4. Database Backup    PASS" in done.stderr
+    assert "A trial, not a qualification: its Performance and Stress tests are shorter" in done.stderr
+    report = (folder / "esrp-report.html").read_text(encoding="utf-8")  # named a trial before anything else
+    assert "<h1>ESRP trial (not a qualification)</h1>" in report and "ESRP qualification" not in report
 
     again = jetwise("suite", str(config), "--output", str(folder), *SHORT, cwd=tmp_path)
     assert again.returncode == 1 and "Every stage of this suite has run" in again.stderr
@@ -83,7 +86,7 @@ def test_ctrl_c_stops_the_suite_at_its_stage_and_the_same_command_resumes_there(
             break
     _out, rest = process.communicate(timeout=60)
     assert process.returncode == 3, rest
-    assert "ESRP qualification: UNFINISHED" in rest and f"--output {folder}" in rest
+    assert "ESRP trial (not a qualification): UNFINISHED" in rest and f"--output {folder}" in rest
     record = read_suite(folder)
     assert [stage.outcome for stage in record.stages] == ["pass", "aborted", None, None, None]
     stopped = read_result(folder / "2-stress")
@@ -97,4 +100,4 @@ def test_ctrl_c_stops_the_suite_at_its_stage_and_the_same_command_resumes_there(
     # the stopped attempt keeps its folder beside the one that ran through
     assert [stage.folder for stage in record.stages][:2] == ["1-performance", "2-stress-2"]
     assert read_result(folder / "2-stress").summary.verdict == "aborted"
-    assert "ESRP qualification: PASS" in resumed.stderr
+    assert "ESRP trial (not a qualification): PASS" in resumed.stderr

@@ -76,3 +76,13 @@ def test_a_suite_stopped_at_a_stage_resumes_there_with_the_same_configuration_on
     assert [s.folder for s in resumed.stages] == [
         "1-performance", "2-stress", "3-database-checksum-2", "4-database-backup", "5-soft-recovery"]
     assert read_result(folder / "1-performance").run_id == stopped.stages[0].run_id  # not run again
+
+
+def test_only_a_suite_at_the_published_lengths_is_called_a_qualification():
+    from engine.results.suite import PERFORMANCE_S, STRESS_S, suite_title, trial_words
+
+    assert suite_title(PERFORMANCE_S, STRESS_S) == "ESRP qualification" and trial_words(PERFORMANCE_S, STRESS_S) == ""
+    for performance, stress in ((20.0, 20.0), (PERFORMANCE_S, STRESS_S - 1), (PERFORMANCE_S - 1, STRESS_S)):
+        assert suite_title(performance, stress) == "ESRP trial (not a qualification)"
+        assert trial_words(performance, stress).startswith("A trial, not a qualification")
+    assert suite_title(3 * PERFORMANCE_S, 2 * STRESS_S) == "ESRP qualification"  # longer than published qualifies

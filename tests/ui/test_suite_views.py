@@ -105,7 +105,8 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     window.wizard.restart_at(PAGE_REVIEW)
     review = window.wizard.review
     text = review.text.toPlainText()
-    assert "ESRP qualification: 5 of 5 tests to run" in text and "A new suite in a folder of its own" in text
+    assert "ESRP trial (not a qualification): 5 of 5 tests to run" in text and "A new suite in a folder of its own" in text
+    assert "A trial, not a qualification: its Performance and Stress tests are shorter" in text
     assert "an ESRP submission publishes Performance 2h and Stress 24h" in text and not _shown(review, review.resume)
 
     seen = _stages_seen(window)
@@ -114,8 +115,9 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     assert seen == [f"Stage {n} of 5: {name}" for n, name in enumerate(
         ("Performance", "Stress", "Database checksum", "Database backup", "Soft recovery"), 1)]
     results = window.results_view
-    assert results.verdict.text().endswith("PASS</span> (simulated device) — ESRP qualification")
-    assert results.headline.text().startswith("5 of 5 tests passed — Performance 1h, Stress 2h")
+    assert results.verdict.text().endswith("PASS</span> (simulated device) — ESRP trial (not a qualification)")
+    assert results.headline.text().startswith("A trial, not a qualification: ")
+    assert "5 of 5 tests passed — Performance 1h, Stress 2h" in results.headline.text()
     assert _cells(window, 1) == ["PASS"] * 5
     figures = _cells(window, 2)
     assert "transactional IOPS" in figures[0] and "transactional IOPS" in figures[1]
@@ -126,11 +128,15 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     assert folder is not None and folder.parent.parent == tmp_path / "runs" and folder.name.endswith("-esrp")
     qtbot.mouseClick(suite_table.report, Qt.MouseButton.LeftButton)
     assert window.statusBar().currentMessage() == f"ESRP report: {folder / 'esrp-report.html'}"
+    pdf = window.reports.export_suite_pdf(folder, tmp_path / "esrp.pdf")  # what Export PDF writes, without its dialog
+    assert pdf is not None and pdf.read_bytes().startswith(b"%PDF") and pdf.read_bytes().rstrip().endswith(b"%%EOF")
+    assert window.statusBar().currentMessage().startswith(f"PDF of the ESRP trial (not a qualification): {pdf} (")
+    assert suite_table.pdf.isVisibleTo(results) and suite_table.print.isVisibleTo(results)
 
     assert not suite_table.stage.isEnabled()  # nothing selected
     suite_table.table.cellDoubleClicked.emit(1, 0)  # the Stress test's own results
     assert "PASS" in results.verdict.text() and results.back.isVisibleTo(results) and results.table.isVisibleTo(results)
-    assert "Test 2 of 5 of the ESRP qualification" in results.headline.text()
+    assert "Test 2 of 5 of the ESRP trial (not a qualification)" in results.headline.text()
     assert window.runs.last_output == folder / "2-stress"
     qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
     assert suite_table.isVisibleTo(results) and not results.back.isVisibleTo(results)

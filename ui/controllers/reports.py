@@ -21,9 +21,9 @@ from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import render_html
 from reporting.suite import REPORT_FILE as SUITE_REPORT_FILE
-from reporting.suite import write_suite_report
+from reporting.suite import SuiteBundle, load_suite, render_suite_html, suite_charts, write_suite_report
 from ui.controllers.runs import RunController
-from ui.printing import paint_pages, report_document, report_title, write_pdf
+from ui.printing import html_document, paint_pages, report_document, report_title, write_html_pdf, write_pdf
 
 REPORT_FILE = "report.html"
 
@@ -122,6 +122,49 @@ class ReportActions(QObject):
                 return None
         self._open(path, "ESRP report", "browser")
         return path
+
+    def _suite(self, folder: Path) -> SuiteBundle | None:
+        try:
+            return load_suite(folder)
+        except ReportError as exc:
+            QMessageBox.warning(self._window, "No ESRP report", f"The suite in {folder} cannot be read: {exc}")
+            return None
+
+    def export_suite_pdf(self, folder: Path, path: Path | None = None) -> Path | None:
+        """The suite's combined report as a PDF, as `jetwise report FOLDER --pdf` writes it."""
+        suite = self._suite(folder)
+        if suite is None:
+            return None
+        size = "a4"
+        if path is None:
+            name, chosen = QFileDialog.getSaveFileName(self._window, "Export the combined report as PDF",
+                                                       str(folder / "esrp-report.pdf"), "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)")
+            if not name:
+                return None
+            path, size = Path(name), ("letter" if "Letter" in chosen else "a4")
+        try:
+            pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), path, size,
+                                   title=suite.title, document_title=suite.document_title)
+        except OSError as exc:
+            QMessageBox.warning(self._window, "PDF not written", f"{path} was not written: {exc.strerror or exc}")
+            return None
+        self.message.emit(f"PDF of the {suite.record.title}: {path} ({pages} pages)")
+        return path
+
+    def print_suite_report(self, folder: Path) -> None:
+        from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+
+        suite = self._suite(folder)
+        if suite is None:
+            return
+        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        if QPrintDialog(printer, self._window).exec() != QPrintDialog.DialogCode.Accepted:
+            return
+        paint = printer.pageLayout().paintRectPixels(printer.resolution())
+        document = html_document(render_suite_html(suite, for_print=True), suite_charts(suite), paint.width(),
+                                 printer.resolution())
+        pages = paint_pages(document, printer, suite.title)
+        self.message.emit(f"Printed {pages} pages")
 
     def open_run_folder(self) -> None:
         folder = self._runs.last_output

@@ -161,8 +161,9 @@ class ResultsView(QWidget):
         verdict = summary.verdict
         simulated = " (simulated device)" if any(r.simulated for r in summary.results.values()) else ""
         colour = verdict_colour(summary.record.outcome.value)  # an unfinished suite in the colour of a stopped run
-        self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated} — {TITLE}")
-        self.headline.setText(f"{summary.headline()}. Results in {summary.folder}")
+        self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated} — {summary.record.title}")
+        trial = f"{summary.record.trial_words}. " if summary.record.rehearsal else ""
+        self.headline.setText(f"{trial}{summary.headline()}. Results in {summary.folder}")
         for widget in (self.reasons, self.table, self.sweep, self.scan, self.recovery, self.advice_box, self.full_length, self.back,
                        *self.run_buttons):
             widget.hide()
@@ -173,7 +174,8 @@ class ResultsView(QWidget):
         suite = self.suite
         if suite is None or number not in suite.results:
             return
-        self.show_result(suite.results[number], None, f"Test {number + 1} of {len(STAGES)} of the {TITLE}.")
+        self.show_result(suite.results[number], None, f"Test {number + 1} of {len(STAGES)} of the {suite.record.title}.")
+        self.back.setText(f"Back to the {suite.record.title}")
         self.suite = suite
         self.back.show()
 

@@ -28,6 +28,8 @@ class SuiteTable(QWidget):
     """The five tests of a suite, and what can be opened from them."""
 
     report_requested = Signal()
+    pdf_requested = Signal()
+    print_requested = Signal()
     stage_requested = Signal(int)  # a test's own results, numbered from 0
     folder_requested = Signal()
     resume_requested = Signal()
@@ -51,6 +53,12 @@ class SuiteTable(QWidget):
         self.report.setToolTip("The combined report of the five tests in the browser (HTML): the summary an ESRP "
                                "submission publishes, then each test's own report")
         self.report.clicked.connect(self.report_requested)
+        self.pdf = QPushButton("Export PDF")
+        self.pdf.setToolTip("The combined report as a PDF: the summary, then each test's own report")
+        self.pdf.clicked.connect(self.pdf_requested)
+        self.print = QPushButton("Print…")
+        self.print.setToolTip("Print the combined report")
+        self.print.clicked.connect(self.print_requested)
         self.stage = QPushButton("Show this test's results")
         self.stage.setToolTip("The verdict, criteria and tables of the test selected, with its own report")
         self.stage.clicked.connect(lambda: self._open(self.table.currentRow()))
@@ -61,7 +69,7 @@ class SuiteTable(QWidget):
         self.resume.setToolTip("Run on from the first test without a verdict, in the same folder")
         self.resume.clicked.connect(self.resume_requested)
         buttons = QHBoxLayout()
-        for button in (self.resume, self.report, self.stage, self.folder):
+        for button in (self.resume, self.report, self.pdf, self.print, self.stage, self.folder):
             buttons.addWidget(button)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)

@@ -7,9 +7,9 @@ import html
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig, TestType
 from engine.model.units import compact_duration, format_bytes
-from engine.results.suite import STAGES
+from engine.results.suite import STAGES, is_trial, suite_title, trial_words
 from ui.scans import type_words
-from ui.suite import TITLE, FoundSuite, lengths_words, stage_verdict, titles, to_run
+from ui.suite import FoundSuite, lengths_words, stage_verdict, titles, to_run
 from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table, target_cell
 
 DONE_WORDS = {"pass": "passed: kept", "fail": "failed: kept", "aborted": "stopped before its end: runs again",
@@ -65,7 +65,8 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
     reading = 2 * read_s if STAGES.index(TestType.DATABASE_CHECKSUM) in waiting else read_s
     log_s = config.log_files_to_replay * LOG_FILE_SIZE_BYTES * config.database_count / CREATE_RATE_BYTES_PER_S
     return f"""
-<h3>{TITLE}: {len(waiting)} of {len(STAGES)} tests to run</h3>
+<h3>{_sentence(suite_title(performance_s, stress_s))}: {len(waiting)} of {len(STAGES)} tests to run</h3>
+{f"<p><b>{trial_words(performance_s, stress_s)}.</b></p>" if is_trial(performance_s, stress_s) else ""}
 <table cellpadding="3" border="1" cellspacing="0"><tr><th>Test</th><th>What it does</th><th>At Start</th></tr>
 {''.join(rows)}</table>
 <table cellpadding="3">
@@ -79,7 +80,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
 <tr><td><b>Estimated time</b></td><td>about {_about(timed + reading + log_s)}: the timed tests
  with their warm-ups, and the reading and log files at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; the replay adds what it
  takes (at most {compact_duration(config.log_files_to_replay * config.replay_limit_s)} per instance to pass)</td></tr>
-<tr><td><b>Stop</b></td><td>ends the suite after the test running; starting the {TITLE} again with this configuration
+<tr><td><b>Stop</b></td><td>ends the suite after the test running; starting it again with this configuration
  and these lengths resumes it</td></tr>
 </table>
 """ + databases_table(config)
@@ -89,3 +90,7 @@ def _about(seconds: float) -> str:
     """An estimate as read: to the minute past ten minutes ("26h2m"), else to the second."""
     step = 60 if seconds >= 600 else 1
     return compact_duration(max(1, round(seconds / step) * step))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
