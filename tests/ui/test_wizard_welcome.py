@@ -110,3 +110,24 @@ def test_a_manual_run_from_the_window_is_continued_in_manual(qtbot, window, tmp_
     _click_row(qtbot, window, 0)
     assert window.state.session == "by hand" and not window.state.auto_tune
     assert window.state.data["thread_count"] == 3
+
+
+def test_back_on_welcome_after_new_test_lists_the_sessions_the_runs_began(qtbot, tmp_path, store):
+    """After runs, New test → Back to Welcome used to say "There is no tuning session to continue yet" with Next
+    disabled until the window was restarted."""
+    window = _window_with_sessions(qtbot, tmp_path, store)
+    welcome = window.wizard.welcome
+    qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    config = default_config(tmp_path / "data", thread_count=6, sluggish_sessions=3)
+    store.begin_run(store.session_for("first design", config), "r-first", config, tmp_path / "out")  # a run, meanwhile
+    window.new_test()
+    qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.BackButton), Qt.MouseButton.LeftButton)
+    assert window.wizard.currentId() == PAGE_WELCOME
+    assert welcome.sessions.isVisible() and welcome.sessions.count() == 1
+    _tick_continue(qtbot, window)
+    assert "Choose the session to continue" in welcome.reason.text()
+    _click_row(qtbot, window, 0)
+    assert _next_enabled(window) and window.state.session == "first design"
+    qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.BackButton), Qt.MouseButton.LeftButton)
+    assert welcome.sessions.item(0).isSelected() and _next_enabled(window)  # back again: still chosen

@@ -122,7 +122,13 @@ class WelcomePage(WizardPage):
             with QSignalBlocker(chosen):
                 chosen.setChecked(True)
 
+    def shown_again(self) -> None:
+        """The sessions as the store holds them now: the runs since the window opened are in them."""
+        self.fill_sessions()
+        self._show_reason()
+
     def fill_sessions(self) -> None:
+        """The recent sessions, the one being continued (if any) selected again."""
         self.sessions.clear()
         try:
             sessions = self.context.services.recent_sessions()
@@ -133,6 +139,7 @@ class WelcomePage(WizardPage):
             item = QListWidgetItem(_words(session))
             item.setData(Qt.ItemDataRole.UserRole, session.name)
             self.sessions.addItem(item)
+            item.setSelected(session.name == self.chosen)  # selected as it was (a click, not this, loads it)
         self.session_list.setCurrentWidget(self.sessions if sessions else self.no_sessions)
 
     def _on_resume_toggled(self, on: bool) -> None:
