@@ -25,6 +25,7 @@ from engine.results.schema import RunResult
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice
 from engine.version import __version__
+from ui import confirm
 from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
@@ -83,7 +84,7 @@ class MainWindow(QMainWindow):
         self.wizard.review.save_xml_requested.connect(self.files.save_xml)
         self.files.loaded.connect(lambda: self.stack.setCurrentWidget(self.wizard))
         self.files.message.connect(self.statusBar().showMessage)
-        self.run_view.stop_requested.connect(self.runs.stop)
+        self.run_view.stop_requested.connect(self._confirm_stop)
         self.runs.started.connect(self._on_runs_started)
         self.runs.finished.connect(self._on_runs_finished)
         self.runs.refused.connect(self._on_runs_refused)
@@ -276,13 +277,21 @@ class MainWindow(QMainWindow):
             back = self.wizard
         self.stack.setCurrentWidget(back)
 
+    def _confirm_stop(self) -> None:
+        """Stop asks first: a stopped run cannot be resumed, only run again."""
+        then = ("the tests after it do not run, and the suite can be resumed from it" if self.runs.suite is not None
+                else "a stopped run cannot be resumed, only run again")
+        if self.runs.running and confirm.ask(
+                self, "Stop the test?", "Stop the running test? It ends within a couple of seconds; what it measured "
+                f"so far is kept, and its report says it was stopped; {then}.", yes="Stop the test", no="Keep running"):
+            self.runs.stop()
+
     # closing ---------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.runs.running:
-            answer = QMessageBox.question(self, "A test is running",
-                                          "Stop the running test and quit? What it measured so far is kept.")
-            if answer != QMessageBox.StandardButton.Yes:
+            if not confirm.ask(self, "A test is running", "Stop the running test and quit? What it measured so far is "
+                               "kept, and its report says it was stopped.", yes="Stop and quit", no="Keep running"):
                 event.ignore()
                 return
             self.runs.stop_and_wait()

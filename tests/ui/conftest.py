@@ -41,9 +41,14 @@ def window(qtbot, qapp, tmp_path: Path, monkeypatch, store):
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     # A message box no test expects would wait for a click that never comes: it is kept, and fails the test.
     dialogs: list[str] = []
+    dialogs_asked: list[str] = []
     for kind in ("warning", "critical", "information"):
         monkeypatch.setattr(QMessageBox, kind, lambda _parent, title, text, *_a, _kind=kind: dialogs.append(
             f"{_kind}: {title}: {text}") or QMessageBox.StandardButton.Ok)
+    # Stop and quit during a run ask first (ui.confirm, asked for real in test_confirmations): answered Yes here
+    from ui import confirm
+
+    monkeypatch.setattr(confirm, "ask", lambda _parent, title, _text, **_buttons: dialogs_asked.append(title) or True)
     qapp.setOrganizationName("JetwiseTests")
     qapp.setApplicationName("Jetwise")
     main = open_window(qtbot, tmp_path, store)

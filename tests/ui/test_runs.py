@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard
+from PySide6.QtWidgets import QApplication, QWizard
 
 from engine.results.document import read_samples
 from engine.store.sqlite import Store
@@ -69,11 +69,23 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
     assert window.session_view.table.item(1, 1).text() == str(advice.threads)
 
 
-def test_stop_ends_the_run_and_keeps_what_it_measured(qtbot, window, tmp_path):
+def test_stop_asks_first_and_ends_the_run_keeping_what_it_measured(qtbot, window, tmp_path, monkeypatch):
+    from ui import confirm
+
     config = small_config(tmp_path / "data" / "dbs", duration_s=120.0, sample_interval_s=0.5)
     _start(qtbot, window, config, "stopped")
     qtbot.waitUntil(lambda: window.run_view.plots.iops.n >= 3, timeout=ENGINE_TIMEOUT_MS)
-    qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
+    asked: list[dict[str, str]] = []
+    monkeypatch.setattr(confirm, "ask", lambda _parent, title, text, **buttons: asked.append(buttons) and False)
+    qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)  # ... and the engineer keeps it running
+    assert asked == [{"yes": "Stop the test", "no": "Keep running"}] and window.runs.running
+    shown = window.run_view.plots.iops.n
+    qtbot.waitUntil(lambda: window.run_view.plots.iops.n > shown, timeout=ENGINE_TIMEOUT_MS)  # it measures on
+    monkeypatch.setattr(confirm, "ask", lambda _parent, title, text, **buttons: asked.append(buttons) or True)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5000)
+    qtbot.keyClick(window.run_view, Qt.Key.Key_Escape)  # Stop's shortcut (an animated click), asked again: Stop
+    qtbot.waitUntil(lambda: len(asked) == 2, timeout=5000)
     _wait_for_results(qtbot, window)
     result = window.runs.last_result
     assert result.verdict == "aborted"

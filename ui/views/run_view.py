@@ -18,6 +18,7 @@ above the run view, and each test beneath it as a run of its own type; the log r
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
@@ -66,6 +67,7 @@ class RunView(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.stop = QPushButton("Stop")
+        self.stop.setShortcut(QKeySequence(Qt.Key.Key_Escape))  # Stop asks before it stops (`MainWindow`)
         self.stop.clicked.connect(self.stop_requested)
         self.stop.setToolTip(STOP_TIPS[False])
         self.suite = SuiteProgress()
@@ -307,9 +309,9 @@ class RunView(QWidget):
             label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
 
 
-STOP_TIPS = {False: "Stop the run: it ends within a couple of seconds and keeps what it measured",
-             True: "Stop the ESRP qualification: the test running ends within a couple of seconds and keeps what it "
-                   "measured, the tests after it do not run; it can be resumed from there"}
+STOP_TIPS = {False: "Stop the run (Esc; it asks first): it ends within a couple of seconds and keeps what it measured",
+             True: "Stop the suite (Esc; it asks first): the test running ends within a couple of seconds and keeps what "
+                   "it measured, the tests after it do not run; it can be resumed from there"}
 RUNNING_NAMES = {
     "iops": "Transactional IOPS", "read_avg": "Average database read latency",
     "read_max": "Maximum database read latency", "log_avg": "Average log write latency",
