@@ -124,3 +124,34 @@ def test_a_criterion_every_instance_failed_is_one_reason_in_its_row(qtbot, windo
     reasons = view.table.item(0, view.table.columnCount() - 1).text()
     assert reasons.startswith("6 of 6 instances: average database read latency ") and "Instance 1:" not in reasons
     assert view.table.item(0, view.table.columnCount() - 1).toolTip() == reasons.replace("; ", "\n")
+
+
+def test_a_session_whose_target_changed_says_so_on_review_and_draws_each_run_against_its_own_target(
+        qtbot, window, tmp_path):
+    """Runs at target 60, then the profile edited to 100 IOPS per mailbox: the session used to keep its name with no
+    word, draw only the new target's line and hide one run's dot under another's."""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QWizard
+
+    from ui.wizard import PAGE_REVIEW
+
+    first = record_run(window.store, "design", tmp_path / "runs" / "a")
+    target = first.configuration.target_transactional_iops
+    edited = first.configuration.model_copy(update={"profile": first.configuration.profile.model_copy(
+        update={"iops_per_mailbox": first.configuration.profile.iops_per_mailbox * 50})})
+    assert edited.target_transactional_iops > 40 * target
+    window.wizard.load_config(edited, session="design")
+    window.wizard.restart_at(PAGE_REVIEW)
+    text = window.wizard.review.text.toPlainText()
+    assert f"this session's earlier runs were for a target of {target:,.0f} transactional IOPS" in text
+    assert f"name a new tuning session (for example 'design, target {edited.target_transactional_iops:,.0f}')" in text
+    qtbot.waitUntil(window.wizard.button(QWizard.WizardButton.FinishButton).isEnabled, timeout=10_000)  # a warning
+    window.wizard.review.session.setText("design, target 2")
+    assert "earlier runs were for a target" not in window.wizard.review.text.toPlainText()  # a new session: no word
+
+    record_run(window.store, "design", tmp_path / "runs" / "b", profile=edited.profile.model_dump())
+    window.show_session()
+    window.session_view.chooser.activated.emit(0)
+    lines = [item for item in window.session_view.iops_plot.getPlotItem().items if isinstance(item, pg.InfiniteLine)]
+    labels = sorted(line.label.format for line in lines)
+    assert labels == sorted([f"target {target:,.0f} (circles)", f"target {edited.target_transactional_iops:,.0f} (triangles)"])

@@ -201,18 +201,24 @@ class SessionView(QWidget):
         brushes = [pg.mkBrush(verdict_colour(r.status)) for r in done]
         order = sorted(range(len(done)), key=lambda i: loads[i])
         xs = [loads[i] for i in order]
+        # each run against its own target: a session whose target changed draws each target, its runs by shape
+        targets = list(dict.fromkeys(_target(r) for r in done if not r.config.seeks_maximum))
+        symbols = [_symbol(targets, _target(r)) for r in done]
         self.iops_plot.plot(xs, [done[i].achieved_iops for i in order], pen=pg.mkPen(GUIDE, width=1))
-        self.iops_plot.addItem(pg.ScatterPlotItem(loads, [r.achieved_iops for r in done], size=11, brush=brushes))
+        self.iops_plot.addItem(pg.ScatterPlotItem(loads, [r.achieved_iops for r in done], size=11, brush=brushes,
+                                                  symbol=symbols))
         self.latency_plot.plot(xs, [done[i].db_read_avg_latency_ms for i in order], pen=pg.mkPen(GUIDE, width=1))
         self.latency_plot.addItem(
-            pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes)
+            pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes, symbol=symbols)
         )
         if config is not None:
             dash = Qt.PenStyle.DashLine
-            if not config.seeks_maximum:
-                self.iops_plot.addItem(pg.InfiniteLine(config.target_transactional_iops, angle=0,
-                                                       pen=pg.mkPen(TARGET, width=2, style=dash),
-                                                       label="target", labelOpts={"color": TARGET}))
+            current = round(config.target_transactional_iops, 3)
+            for target in ([] if config.seeks_maximum else sorted({*targets, current})):
+                shape = f" ({SYMBOL_WORDS[_symbol(targets, target)]})" if len(targets) > 1 and target in targets else ""
+                pen = pg.mkPen(TARGET, width=2 if target == current else 1, style=dash)
+                self.iops_plot.addItem(pg.InfiniteLine(target, angle=0, pen=pen, label=f"target {target:,.0f}{shape}",
+                                                       labelOpts={"color": TARGET}))
             limit = config.active_thresholds.db_read_avg_latency_ms
             self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(LIMIT, width=2, style=dash),
                                                       label=f"limit {limit:g} ms", labelOpts={"color": LIMIT}))
@@ -233,6 +239,18 @@ class SessionView(QWidget):
             item.setBrush(brushes)
             item.setZValue(-1)
             plot.addItem(item)
+
+
+TARGET_SYMBOLS = ("o", "t", "s", "d")  # a session's runs by target: the first target's circles, then triangles, ...
+SYMBOL_WORDS = {"o": "circles", "t": "triangles", "s": "squares", "d": "diamonds"}
+
+
+def _target(run: RunRow) -> float:
+    return round(run.config.target_transactional_iops, 3)
+
+
+def _symbol(targets: list[float], target: float) -> str:
+    return TARGET_SYMBOLS[targets.index(target) % len(TARGET_SYMBOLS)] if target in targets else "o"
 
 
 def _as_judged(run: RunRow, result: RunResult | None) -> RunRow:

@@ -15,7 +15,7 @@ from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import problems_html, review_html
 from ui.wizard.scan_options import backup_folder_problems
-from ui.wizard.services import MachineCheck, WizardServices, frees_itself
+from ui.wizard.services import MachineCheck, ServiceError, WizardServices, frees_itself
 from ui.wizard.suite_review import suite_review_html
 from ui.workers import BackgroundCheck
 
@@ -84,6 +84,7 @@ class ReviewPage(WizardPage):
         layout.addLayout(row)
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
+        self._targets: dict[str, float] = {}  # each tuning session's target, as its latest run had it
         self.checks = BackgroundCheck(lambda configs: _check_all(services, configs), self)
         self.checks.finished.connect(self._on_checks_finished)
 
@@ -94,13 +95,21 @@ class ReviewPage(WizardPage):
                     else f"{self.state.data['profile']['mailboxes']} mailboxes")
             self.state.session = f"{what} on {volume}"
         self.session.setText(self.state.session)
+        self._look_for_sessions()
         self._look_for_suites()
         self._ask(again=True)  # the folders may have changed since the Databases page looked
         self.refresh()
 
     def shown_again(self) -> None:
+        self._look_for_sessions()  # a run may have ended meanwhile, in a session of another target
         self._look_for_suites()  # a suite may have been stopped meanwhile
         self._ask(again=True)  # the window back from a run, or a page before: a run holding a folder may have ended
+
+    def _look_for_sessions(self) -> None:
+        try:
+            self._targets = {session.name: session.target_iops for session in self.context.services.recent_sessions()}
+        except ServiceError:  # a broken store must not stop a test: the session's target is not compared
+            self._targets = {}
 
     def _look_for_suites(self) -> None:
         if self.suite.chosen:
@@ -171,6 +180,8 @@ class ReviewPage(WizardPage):
                 problems.append(Problem("", f"the database and log folders could not be checked: {self.checks.error}"))
         if not self.state.session:
             problems.append(Problem("session", "name the tuning session this run belongs to"))
+        elif config is not None and (mixed := _other_target(config, self.state.session, self._targets)) is not None:
+            problems.append(mixed)
         return sorted(problems, key=lambda p: p.severity != Severity.ERROR)
 
     def refresh(self) -> None:
@@ -230,3 +241,15 @@ def _check_all(services: WizardServices, configs: tuple[TestConfig, ...]) -> Mac
             if problem not in problems and (config.test_type != TestType.DATABASE_BACKUP or problem.field == "backup_path"):
                 problems.append(problem)
     return MachineCheck(problems, found.rows)
+
+
+def _other_target(config: TestConfig, session: str, targets: dict[str, float]) -> Problem | None:
+    """A warning when the session's runs were for another target: its advice and plots would mix the two."""
+    earlier = targets.get(session)
+    target = config.target_transactional_iops
+    if earlier is None or config.seeks_maximum or abs(earlier - target) <= 0.005 * max(target, earlier):
+        return None
+    return Problem("session", f"this session's earlier runs were for a target of {earlier:,.0f} transactional IOPS, and "
+                              f"this test's is {target:,.0f}: the advisor judges every run against the new target from "
+                              f"now on. To keep the two apart, name a new tuning session (for example '{session}, "
+                              f"target {target:,.0f}')", Severity.WARNING)
