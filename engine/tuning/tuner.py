@@ -32,6 +32,7 @@ from engine.tuning.curve import sweeps_of
 from engine.tuning.evidence import evidence, failed_on_io_errors, spike_retry
 
 MIN_WARMUP_SAMPLES = 5
+MAX_RUNS = 8  # calibration runs (the load sweep among them) before auto-tune stops without an answer
 
 
 @dataclass
@@ -114,7 +115,7 @@ class Tuner:
         config: TestConfig,
         history: list[RunResult] | None = None,
         *,
-        max_runs: int = 8,
+        max_runs: int = MAX_RUNS,
         cpu_count: int | None = None,
     ) -> None:
         self.config = config

@@ -41,7 +41,7 @@ from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.tuner import Tuner
+from engine.tuning.tuner import MAX_RUNS, Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
@@ -49,7 +49,7 @@ from ui.controllers.wizard_services import TuningModes
 from ui.scans import setting_words, type_words
 from ui.suite import FOLDER_SUFFIX, TITLE, SuiteSummary
 
-MAX_AUTO_RUNS = 8
+MAX_AUTO_RUNS = MAX_RUNS
 
 
 class RunDisplay(Protocol):

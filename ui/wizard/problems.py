@@ -8,10 +8,11 @@ own declarations of the options they edit.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Mapping
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
 from engine.model.derive import cache_words, target_words, thread_weight_words
@@ -20,6 +21,8 @@ from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis
 from engine.run.scanning import scan_order_words
+from engine.run.sweep import plan_sweep
+from engine.tuning.tuner import MAX_RUNS, calibration_rule
 from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
@@ -104,8 +107,21 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
         return scan_review_html(config) + databases_table(config)
     if config.recovers:
         return recovery_review_html(config) + databases_table(config)
-    running = (f"calibration runs of at most {compact_duration(calibration_s)} each, usually 2 to 4 of them"
-               if auto_tune else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
+    sweep_s = plan_sweep(config, os.cpu_count() or 1).budget_intervals * config.sample_interval_s
+    running = (f"a load sweep of at most {compact_duration(sweep_s)} unless the session has one (it ends once the "
+               f"latency limit is bracketed), then confirmation runs of at most {compact_duration(calibration_s)} each, "
+               f"at most {MAX_RUNS} runs in all" if auto_tune
+               else f"running: {compact_duration(config.warmup_s + config.duration_s)}")
+    try:
+        shaped = calibration_rule(config, calibration_s)[0] if auto_tune else None
+    except ValidationError:  # Review lists why at its field: the calibration length is not valid for this test
+        shaped = None
+    if shaped is not None:
+        duration = (f"each confirmation run: {compact_duration(shaped.warmup_s)} warm-up + up to "
+                    f"{compact_duration(shaped.duration_s)} measured, judged once settled (the planned "
+                    f"{compact_duration(config.duration_s)} is for the full-length test)")
+    else:
+        duration = f"{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured"
     aim = "the most that passes is confirmed" if config.seeks_maximum else "a setting passes"
     tuning = (f"Auto-tune (calibration runs until {aim}), starting at {config.thread_count} threads, "
               f"SluggishSessions {config.sluggish_sessions}" if auto_tune
@@ -124,9 +140,9 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
 <tr><td><b>Database cache</b></td><td>{cache_words(config).removeprefix("database cache ")}</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
 <tr><td><b>Maximum latency</b></td><td>{maximum_basis(config).removeprefix('the ')} of each instance</td></tr>
-<tr><td><b>Duration</b></td><td>{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured</td></tr>
+<tr><td><b>Duration</b></td><td>{duration}</td></tr>
 <tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
- (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; existing Jetwise databases are reused);
+ (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; a Jetwise database of this size already there is reused);
  {running}</td></tr>
 </table>
 """ + databases_table(config)
