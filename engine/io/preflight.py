@@ -18,7 +18,7 @@ from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
 from engine.io.safety import link_problem, system_folder_problem
-from engine.model.config import LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig, TestType
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig, TestType
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 
@@ -62,6 +62,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
     problems: list[Problem] = []
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
+    log_needs: dict[int, int] = defaultdict(int)  # ... of them for log files
     device_paths: dict[int, list[str]] = defaultdict(list)
     device_folder: dict[int, Path] = {}
 
@@ -161,6 +162,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                     problems.append(Problem(field, problem))
                     continue
                 needs[device] += needed
+                log_needs[device] += needed
                 device_paths[device].append(f"log {index + 1}")
     problems += _lock_problems(config)
     if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
@@ -171,12 +173,13 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
         free = shutil.disk_usage(folder).free
         if needed > free:
             what = ", ".join(device_paths[device])
-            problems.append(
-                Problem(
-                    _first_field_on(config, device),
-                    f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there",
-                )
-            )
+            words = f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there"
+            circular = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * (log_needs[device] > 0)
+            if config.recovers and needed - log_needs[device] + circular <= free:  # the replay's logs are the excess
+                problems.append(Problem("log_files_to_replay", f"{words}: {config.log_files_to_replay:,} log files to "
+                                        f"replay per instance ({format_bytes(LOG_FILE_SIZE_BYTES)} each) do not fit"))
+                continue
+            problems.append(Problem(_first_field_on(config, device), words))
     return problems, probes
 
 

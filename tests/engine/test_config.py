@@ -302,3 +302,22 @@ def test_a_result_of_an_earlier_version_keeps_the_rules_it_ran_by(tmp_path):
         config = then.configuration
         assert (config.database_cache_shared, config.thresholds.maximum_latency, config.thread_weight) == (shared, maximum, weight)
         data = now.model_dump(mode="json")
+
+
+def test_a_soft_recoverys_log_files_that_do_not_fit_are_said_at_their_count_not_at_a_database_path(tmp_path, monkeypatch):
+    """100,000 log files to replay on a volume with room for the databases: the shortage used to be said at "Database
+    1 path", and the Test type page's field showed nothing."""
+    config = default_config(tmp_path, databases=1, profile={"mailboxes": 4, "mailbox_size_mb": 1},
+                            test_type="soft_recovery", log_files_to_replay=100_000)
+    for folder in (config.databases[0].database_path, config.databases[0].log_path):
+        folder.mkdir()
+    free = 10 * 2**30  # room for the database and 16 logs, not for 100,000 of them
+    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - free, free))
+    problems = _env_problems(config)
+    assert set(problems) == {"log_files_to_replay"}
+    assert "100,000 log files to replay per instance (1.0 MB each) do not fit" in problems["log_files_to_replay"]
+    performance = config.model_copy(update={"test_type": "performance"})
+    assert not any("free" in message for message in _env_problems(performance).values())
+    tiny = 2**20  # no room even for the database: said where the database goes
+    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - tiny, tiny))
+    assert "databases[0].database_path" in _env_problems(config)
