@@ -25,7 +25,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from engine.model.config import Scenario, TestConfig, default_config
@@ -245,11 +245,11 @@ def _relative_folders(data: dict[str, Any]) -> list[Problem]:
         for key, leaf in (("database_path", "DB"), ("log_path", "Log")):
             value = spec.get(key) if isinstance(spec, dict) else None
             if isinstance(value, str) and value.strip() and "\0" not in value and not Path(value.strip()).is_absolute():
-                problems.append(Problem(
-                    f"databases[{index}].{key}",
-                    f"give a full path, e.g. {full_path_example(leaf, index + 1)}: a relative path ({value.strip()}) "
-                    "would put the files wherever Jetwise was started from",
-                ))
+                drive = PureWindowsPath(value.strip()).drive
+                why = (f"{value.strip()} is a Windows path (on {drive}), and this machine has no drive {drive}" if drive
+                       else f"a relative path ({value.strip()}) would put the files wherever Jetwise was started from")
+                problems.append(Problem(f"databases[{index}].{key}",
+                                        f"give a full path, e.g. {full_path_example(leaf, index + 1)}: {why}"))
     return problems
 
 

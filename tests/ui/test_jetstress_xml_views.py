@@ -298,3 +298,22 @@ def test_save_proposes_the_name_of_the_file_opened_then_of_the_file_saved(qtbot,
     assert proposed == [opened, opened, folder / "JetstressConfig.xml", folder / "tier2-design-v2.json",
                         folder / "tier2-design-v2.json"]
     assert load_config(folder / "tier2-design-v2.json") == window.state.config() and (folder / "tier2.xml").is_file()
+
+
+def test_an_xml_from_a_windows_server_says_its_drives_are_not_here_and_review_keeps_its_plan(qtbot, window, tmp_path,
+                                                                                              monkeypatch):
+    """E:\\ and L:\\ on a machine without drives used to be called "relative" paths, and Review showed the errors
+    alone. On Windows they are full paths (preflight says when the drive is missing)."""
+    text = _field_xml(tmp_path).replace(_instances(tmp_path, 2), "<EseInstances><EseInstance><DatabasePaths><Path>E:\\DB1"
+                                        "</Path></DatabasePaths><LogPath>L:\\Log1</LogPath></EseInstance></EseInstances>")
+    path = _write(tmp_path / "JetstressConfig.xml", text)
+    _choose_file(monkeypatch, path, [])
+    _action(window, "Open configuration…").trigger()
+    window.files.report.close()
+    window.wizard.restart_at(PAGE_REVIEW)
+    review = " ".join(window.wizard.review.text.toPlainText().split())
+    assert "E:\\DB1 is a Windows path (on E:), and this machine has no drive E:" in review
+    assert "L:\\Log1 is a Windows path (on L:), and this machine has no drive L:" in review
+    assert "relative path" not in review
+    assert "What it plans Test Performance test Target 20.0 transactional IOPS (40 mailboxes × 0.5 IOPS + 0 %)" in review
+    assert "Duration 30m measured" in review and "Databases 1: E:\\DB1" in review

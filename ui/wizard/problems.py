@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ValidationError
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, TestConfig, TestType
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, MailboxProfile, TestConfig, TestType
 from engine.model.derive import cache_words, target_words, thread_weight_words
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
@@ -146,6 +146,33 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
  {running}</td></tr>
 </table>
 """ + databases_table(config)
+
+
+def plan_html(data: Mapping[str, object]) -> str:
+    """What the draft plans while it is not valid yet (an imported file whose folders are not this machine's): the
+    test, its target and duration, its databases, each as far as its own values allow."""
+    rows = []
+    kind = data.get("test_type")
+    if isinstance(kind, str) and kind in set(TestType):
+        rows.append(("Test", f"{type_words(TestType(kind))} test"))
+    try:
+        profile = MailboxProfile.model_validate(data.get("profile"))
+    except ValidationError:
+        pass
+    else:
+        if data.get("scenario") != "disk_throughput":
+            rows.append(("Target", f"{profile.target_iops:,.1f} transactional IOPS ({profile.mailboxes:,} mailboxes × "
+                                   f"{profile.iops_per_mailbox:g} IOPS + {profile.headroom_percent:g} %)"))
+    duration = data.get("duration_s")
+    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration > 0:
+        rows.append(("Duration", f"{compact_duration(float(duration))} measured"))
+    databases = data.get("databases")
+    if isinstance(databases, list) and databases:
+        rows.append(("Databases", f"{len(databases)}: " + ", ".join(
+            html.escape(str(d.get("database_path", ""))) for d in databases[:4] if isinstance(d, dict))
+            + (" …" if len(databases) > 4 else "")))
+    cells = "".join(f"<tr><td><b>{name}</b></td><td>{value}</td></tr>" for name, value in rows)
+    return f"<h3>What it plans</h3><table cellpadding='3'>{cells}</table>" if rows else ""
 
 
 def target_cell(config: TestConfig) -> str:

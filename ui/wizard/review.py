@@ -13,7 +13,7 @@ from engine.model.validation import Problem, Severity, check_rules, errors_only,
 from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
-from ui.wizard.problems import problems_html, review_html
+from ui.wizard.problems import plan_html, problems_html, review_html
 from ui.wizard.scan_options import backup_folder_problems
 from ui.wizard.services import MachineCheck, ServiceError, WizardServices, frees_itself
 from ui.wizard.suite_review import suite_review_html
@@ -194,7 +194,8 @@ class ReviewPage(WizardPage):
         unfinished = self.suite.unfinished(config)
         resumed = self.suite.resuming(config)
         if config is None:
-            self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}")
+            self.text.setHtml(f"<p style='{ERROR_STYLE}'>The configuration is not valid yet:</p>{listed}"
+                              + plan_html(self.state.data))
         elif self.suite.chosen:
             self.text.setHtml(listed + suite_review_html(config, self.suite.performance_s, self.suite.stress_s,
                                                          resumed, unfinished))
