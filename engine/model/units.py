@@ -121,7 +121,7 @@ def format_bytes(size_bytes: float) -> str:
         if abs(value) < 1024 or unit == "TB":
             if unit == "bytes":
                 return f"{int(value)} bytes"
-            return f"{value:.1f} {unit}"
+            return f"{value:,.1f} {unit}"
         value /= 1024
     raise AssertionError("unreachable")
 

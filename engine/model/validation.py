@@ -145,10 +145,35 @@ def check_rules(config: TestConfig) -> list[Problem]:
             "`jetwise init --scenario disk_throughput` sizes them, or set --database-size-mb",
             Severity.WARNING,
         ))
+    problems += _outsized(config)
     if config.duration_s < config.sample_interval_s and not config.open_ended:
         problems.append(Problem(
             "duration_s",
             f"the test measures {config.duration_s:g} s, less than one sample interval ({config.sample_interval_s:g} s): "
             "it would measure nothing; give at least one interval",
         ))
+    return problems
+
+
+PLAUSIBLE_TARGET_IOPS = 200_000.0  # far beyond one Exchange server's storage: the ESRP papers test a few thousand
+PLAUSIBLE_DATABASE_BYTES = 16 * 2**40  # ... and a database far past the 2 TB Microsoft plans one at, with copies
+
+
+def _outsized(config: TestConfig) -> list[Problem]:
+    """A profile no Exchange server is planned at: said loudly, as a typing slip usually is, but not refused."""
+    p = config.profile
+    problems = []
+    if not config.seeks_maximum and config.target_transactional_iops > PLAUSIBLE_TARGET_IOPS:
+        problems.append(Problem(
+            "profile.mailboxes",
+            f"{p.mailboxes:,} mailboxes × {p.iops_per_mailbox:g} IOPS ask {config.target_transactional_iops:,.0f} "
+            f"transactional IOPS of one server, more than {PLAUSIBLE_TARGET_IOPS:,.0f}: far beyond any Exchange "
+            "server's storage; check the mailbox count and the IOPS per mailbox", Severity.WARNING))
+    if config.database_size_bytes > PLAUSIBLE_DATABASE_BYTES:
+        problems.append(Problem(
+            "profile.mailbox_size_mb",
+            f"each database would be {format_bytes(config.database_size_bytes)} ({p.mailboxes:,} mailboxes × "
+            f"{p.mailbox_size_mb:,} MB over {config.database_count} databases), more than "
+            f"{format_bytes(PLAUSIBLE_DATABASE_BYTES)}: Microsoft plans an Exchange database at 2 TB at most with "
+            "database copies; check the mailbox size and count, or add databases", Severity.WARNING))
     return problems

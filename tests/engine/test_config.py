@@ -321,3 +321,18 @@ def test_a_soft_recoverys_log_files_that_do_not_fit_are_said_at_their_count_not_
     tiny = 2**20  # no room even for the database: said where the database goes
     monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - tiny, tiny))
     assert "databases[0].database_path" in _env_problems(config)
+
+
+def test_a_profile_no_exchange_server_is_planned_at_is_said_at_its_fields_but_not_refused(tmp_path):
+    """99,999,999 mailboxes × 100 IOPS and a 45-million-TB database used to pass without a word."""
+    from engine.model.validation import check_rules
+
+    config = default_config(tmp_path, databases=2, profile={"mailboxes": 99_999_999, "iops_per_mailbox": 100,
+                                                            "mailbox_size_mb": 1_000_000})
+    said = {p.field: p for p in check_rules(config)}
+    assert said["profile.mailboxes"].severity == "warning"
+    assert "99,999,999 mailboxes × 100 IOPS ask 11,999,999,880 transactional IOPS of one server" in said["profile.mailboxes"].message
+    assert said["profile.mailbox_size_mb"].severity == "warning"
+    assert "each database would be 47,683,715.3 TB" in said["profile.mailbox_size_mb"].message
+    planned = default_config(tmp_path, databases=2, profile={"mailboxes": 5000, "iops_per_mailbox": 0.1})
+    assert not {"profile.mailboxes", "profile.mailbox_size_mb"} & {p.field for p in check_rules(planned)}

@@ -11,16 +11,24 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLa
 from engine.model.config import Scenario
 from engine.model.options import option
 from engine.model.units import format_bytes
+from engine.model.validation import Severity
 from ui.widgets.fields import OptionField
+from ui.widgets.style import WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 
 THROUGHPUT_TITLE = "Disk subsystem throughput"
 CAPACITY_LABEL = "Share of each volume's free space:"
 THROUGHPUT_SUBTITLE = "How much of the disks the databases take, and how mailboxes are planned on the most that passes."
 
-# Exchange 2010 guidance: each 50 messages sent and received per day adds about 0.06 IOPS
-# per mailbox (stand-alone) or 0.05 (with database copies).
-MESSAGE_PROFILES = [(50 * n, 0.06 * n, 0.05 * n) for n in range(1, 11)]
+# The IOPS per mailbox Microsoft's sizing gives for messages sent and received per day, as (label, stand-alone, with
+# database copies). Exchange 2013 and later (the Server Role Requirements Calculator): 0.034 for each 50 messages,
+# active or passive alike. Exchange 2010: about 0.06 for each 50 stand-alone, 0.05 with database copies.
+MESSAGE_PROFILES = [
+    *((f"Exchange 2013 or later, {50 * n} messages/day: {round(0.0335 * n + 1e-9, 3):.3f} IOPS",
+       round(0.0335 * n + 1e-9, 3), round(0.0335 * n + 1e-9, 3)) for n in range(1, 11)),
+    *((f"Exchange 2010, {50 * n} messages/day: {0.06 * n:.2f} IOPS (stand-alone), {0.05 * n:.2f} (with copies)",
+       round(0.06 * n, 3), round(0.05 * n, 3)) for n in range(1, 11)),
+]
 
 
 class ProfilePage(WizardPage):
@@ -38,10 +46,11 @@ class ProfilePage(WizardPage):
         iops = self.add_field(form, "profile.iops_per_mailbox")
         self.messages = QComboBox()
         self.messages.addItem("Pick from messages sent and received per day…", None)
-        for count, standalone, copies in MESSAGE_PROFILES:
-            self.messages.addItem(f"{count} messages/day: {standalone:.2f} IOPS (stand-alone), {copies:.2f} (with copies)",
-                                  (standalone, copies))
-        self.messages.setToolTip("Exchange 2010 guidance: about 0.06 IOPS per mailbox per 50 messages a day")
+        for label, standalone, copies in MESSAGE_PROFILES:
+            self.messages.addItem(label, (standalone, copies))
+        self.messages.insertSeparator(11)
+        self.messages.setToolTip("Microsoft's sizing: Exchange 2013 or later about 0.034 IOPS per mailbox for each 50 "
+                                 "messages a day; Exchange 2010 about 0.06 (stand-alone) or 0.05 (with database copies)")
         self.messages.activated.connect(lambda _i: self._profile_picked(iops))
         form.addRow("", self.messages)
         for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent", "throughput_percent"):
@@ -65,6 +74,9 @@ class ProfilePage(WizardPage):
 
     def refresh(self) -> None:
         super().refresh()
+        picked = self.messages.currentData()
+        if picked and self.state.get("profile.iops_per_mailbox") not in picked:  # edited since: the pick is gone
+            self.messages.setCurrentIndex(0)
         throughput = self.state.get("scenario") == Scenario.DISK_THROUGHPUT.value
         self.setTitle(THROUGHPUT_TITLE if throughput else self.TITLE)
         self.setSubTitle(THROUGHPUT_SUBTITLE if throughput else self.SUBTITLE)
@@ -97,4 +109,7 @@ class ProfilePage(WizardPage):
             f"Database size: <b>{format_bytes(config.database_size_bytes)}</b> each, "
             f"{format_bytes(config.database_size_bytes * databases)} in total over {databases} database(s)<br>"
             f"Log space: {format_bytes(config.log_space_bytes_per_database)} per database (16 × 1 MB circular)"
+            + "".join(f"<br><span style='{WARNING_STYLE}'>Warning: {html.escape(problem.message)}.</span>"
+                      for problem in self.state.problems()
+                      if problem.severity == Severity.WARNING and problem.field in self.fields)
         )
