@@ -73,6 +73,10 @@ def row_state(row: InstanceRecovery, outcome: Outcome) -> str:
     return "Incomplete"
 
 
+ETA_SHARE = 0.05
+ETA_SPAN_S = 10.0
+
+
 @dataclass
 class RecoveryProgress:
     """How far a running Soft Recovery got, from the engine's progress: log files generated, then replayed, and the
@@ -110,7 +114,10 @@ class RecoveryProgress:
             return False
         self.share = min(1.0, done_bytes / max(1, per_file * self.total_files))
         spent = now_s - self.began_s
-        self.eta_s = spent * (1 - self.share) / self.share if self.share > 0 and spent > 0 else None
+        # a time left from the first files alone (the replay opening its databases) can be wrong by minutes: said once
+        # a twentieth of the files or ten seconds have set the pace
+        settled = self.share >= ETA_SHARE or spent >= ETA_SPAN_S
+        self.eta_s = spent * (1 - self.share) / self.share if self.share > 0 and spent > 0 and settled else None
         return True
 
     def words(self) -> tuple[str, str]:

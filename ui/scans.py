@@ -62,18 +62,20 @@ class ScanTally:
     read_bytes: float = 0.0  # database reads, from the samples
     damaged: int = 0
     counted_pages: int = 0  # from the engine's progress: each database file as it is on disk
+    done_pages: int = 0  # ... and the pages it has read
 
     def add_sample(self, sample: IntervalSample) -> None:
         figures = sample.summary
         self.read_bytes += figures.db_reads_per_s * sample.duration_s * figures.db_read_avg_bytes
         self.damaged += sum(row.io_errors for row in sample.instances)
 
-    def add_progress(self, total_bytes: int) -> None:
-        """The bytes the whole scan reads, as the engine counts them (a checksum's logs included); it grows as each
-        database's reader reports its file."""
+    def add_progress(self, total_bytes: int, done_bytes: int = 0) -> None:
+        """The bytes the whole scan reads and has read, as the engine counts them (a checksum's logs included, each
+        instance's after its database); the total grows as each database's reader reports its file."""
         checksum = self.config.test_type == TestType.DATABASE_CHECKSUM
         logs = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * self.config.database_count if checksum else 0
         self.counted_pages = max(self.counted_pages, (total_bytes - logs) // PAGE_SIZE_BYTES)
+        self.done_pages = max(self.done_pages, done_bytes // PAGE_SIZE_BYTES)
 
     @property
     def total_pages(self) -> int:
@@ -81,7 +83,9 @@ class ScanTally:
 
     @property
     def pages(self) -> int:
-        return min(round(self.read_bytes / PAGE_SIZE_BYTES), self.total_pages)
+        """The samples' count, or the engine's progress where it is ahead (the samples lag, and a backup's copy may
+        read outside them): never fewer pages than the share the progress bar shows."""
+        return min(max(round(self.read_bytes / PAGE_SIZE_BYTES), self.done_pages), self.total_pages)
 
     def words(self) -> str:
         return pages_words(self.config, self.pages, self.total_pages, self.damaged)

@@ -5,10 +5,12 @@ results; Stop during the replay, and New test after it."""
 from __future__ import annotations
 
 import pyqtgraph as pg
+import pytest
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWizard
 
 from engine.model import config as model
+from engine.model.units import format_duration
 from engine.protocol import ProgressEvent
 from engine.results.recovery import REPLAY_WORDS, judge_recovery, recovery_result
 from engine.results.schema import Outcome
@@ -204,3 +206,16 @@ def test_stop_during_the_replay_shows_what_was_done_and_new_test_plans_the_next(
     assert page.recovery.isChecked() and page.fields["log_files_to_replay"].edit.text() == str(FILES)
     choose(qtbot, page.performance)
     assert _row_shown(page, "duration_s") and not page.recovery_note.isVisibleTo(page) and _next_enabled(window)
+
+
+def test_the_time_left_waits_until_the_pace_is_set(tmp_path):
+    """Replay at first opens the databases: "0 % · about 30:20 left" was said for logs replayed in about ten
+    seconds. The time left shows once a twentieth of the files or ten seconds have set the pace."""
+    config = _recovery(tmp_path / "data").model_copy(update={"log_files_to_replay": 100})
+    progress = RecoveryProgress(config)
+    progress.begin(True, 0.0)
+    total = 100 * config.database_count
+    assert progress.add(1 * MiB, total * MiB, 1.0) and progress.eta_s is None
+    assert " left" not in progress.words()[0]
+    assert progress.add(total // 10 * MiB, total * MiB, 2.0) and progress.eta_s == pytest.approx(18.0)
+    assert progress.words()[0] == f"10% · about {format_duration(18.0)} left"

@@ -45,7 +45,7 @@ class ScanStatus(QWidget):
         left = f" · about {format_duration(eta)} left" if eta is not None and share < 1 else ""
         self.figures.setText(f"{share:.0%}" + (f" · {megabytes(rate):,.1f} MB/s" if rate > 0 else "") + left)
         if self.tally is not None:
-            self.tally.add_progress(event.total_bytes)
+            self.tally.add_progress(event.total_bytes, event.done_bytes)
             self._show_pages()
 
     def _rate(self, event: ProgressEvent) -> tuple[float, float | None]:
