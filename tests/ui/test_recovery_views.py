@@ -21,7 +21,8 @@ from tests.conftest import small_config
 from tests.engine.test_report import known_result
 from tests.ui.scan_runs import choose, start, wait_for_results
 from ui.recovery import RecoveryProgress
-from ui.views.results_view import NOT_REACHED, ResultsView
+from ui.views.results_view import ResultsView
+from ui.widgets.criteria_table import NOT_REACHED
 from ui.widgets.recovery_table import COLUMNS
 from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING, PAGE_TYPE
 

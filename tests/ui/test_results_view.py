@@ -31,11 +31,18 @@ def test_a_run_stopped_by_a_bad_checksum_at_once_is_judged_on_its_errors_alone(q
     assert "Achieved" not in view.headline.text()
     rows = {(view.table.item(r, 0).text(), view.table.item(r, 1).text()): [view.table.item(r, c).text() for c in (2, 3, 4)]
             for r in range(view.table.rowCount())}
-    assert rows[("Achieved transactional IOPS", "Server")] == ["not measured", "≥ 760.00", "Not measured"]
+    assert rows[("Achieved transactional IOPS", "Server")] == ["not measured", "≥ 760.0 IOPS (target 800 − 5 %)",
+                                                               "Not measured"]
     assert rows[("Average database read latency", "each instance")] == ["not measured", "≤ 20.00 ms", "Not measured"]
     assert rows[("I/O errors", "Server")] == ["1", "≤ 0", "Fail"]  # a count, whole
     assert rows[("Bad checksums (ESE -1018)", "Instance 1")] == ["1", "≤ 0", "Fail"]
     assert [cells[2] for cells in rows.values()].count("Pass") == 0
+    outcomes = [view.table.item(r, 4).text() for r in range(view.table.rowCount())]
+    failed = outcomes.count("Fail")
+    assert failed == 2 and outcomes[:failed] == ["Fail"] * failed  # what failed, first ...
+    from ui.widgets.criteria_table import FAILED_ROW
+    assert all(view.table.item(r, 0).background().color() == FAILED_ROW for r in range(failed))  # ... and shaded
+    assert view.table.item(failed, 0).background().color() != FAILED_ROW
 
     text = view.advice.text()
     assert text.startswith("<b>The storage returned corrupt data: 1 bad checksum (ESE -1018 JET_errReadVerifyFailure) "

@@ -28,11 +28,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -43,20 +40,22 @@ from engine.model.units import seconds_words
 from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import FILES_REPLAYED
-from engine.results.schema import Criterion, Outcome, RunKind, RunResult
+from engine.results.schema import Outcome, RunKind, RunResult
 from engine.results.suite import STAGES
-from engine.results.verdict import UnmeasuredCriterion, cache_served, is_count, judged_criteria, unmeasured_criteria, was_measured
+from engine.results.verdict import (
+    cache_served,
+    was_measured,
+)
 from engine.tuning.advisor import Advice
 from ui.recovery import recovery_headline
 from ui.scans import scan_headline, type_words
 from ui.suite import TITLE, SuiteSummary
+from ui.widgets.criteria_table import CriteriaTable
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
-from ui.widgets.style import verdict_colour, verdict_qcolor
+from ui.widgets.style import verdict_colour
 from ui.widgets.suite_table import SuiteTable
 from ui.widgets.sweep_table import SweepTable
-
-NOT_REACHED = "Not reached"
 
 
 class ResultsView(QWidget):
@@ -82,11 +81,7 @@ class ResultsView(QWidget):
         self.reasons = QLabel()
         self.reasons.setWordWrap(True)
         self.reasons.setTextFormat(Qt.TextFormat.RichText)
-        self.table = QTableWidget(0, 5)
-        self.table.setHorizontalHeaderLabels(["Criterion", "Instance", "Value", "Limit", "Result"])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = CriteriaTable()
         self.sweep = SweepTable()
         self.scan = ScanTable()
         self.recovery = RecoveryTable()
@@ -227,16 +222,7 @@ class ResultsView(QWidget):
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
-        rows: list[Criterion | UnmeasuredCriterion] = [*judged_criteria(result), *unmeasured_criteria(result)]
-        self.table.setRowCount(len(rows))
-        for row, criterion in enumerate(rows):
-            for column, text in enumerate(_cells(criterion, unreached)):
-                item = QTableWidgetItem(text)
-                if column == 4:
-                    item.setForeground(verdict_qcolor("aborted" if text == NOT_REACHED else text.lower()))
-                self.table.setItem(row, column, item)
-        self.table.resizeColumnsToContents()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.show_criteria(result, unreached)
         self.sweep.show_sweep(result.sweep)
         self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
         self.recovery.show_recovery(result.recovery, summary.verdict)
@@ -337,15 +323,3 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _cells(criterion: Criterion | UnmeasuredCriterion, unreached: set[str]) -> list[str]:
-    """A criterion's row: counts as whole numbers, rates and times with two decimals; "not measured" for what a run
-    with no measured time was not judged on, "not reached" for what a stop left short (`unreached`)."""
-    sign = "≤" if criterion.comparison == "<=" else "≥"
-    unit = f" {criterion.unit}" if criterion.unit else ""
-    name = criterion.name[:1].upper() + criterion.name[1:]
-    if isinstance(criterion, UnmeasuredCriterion):
-        return [name, criterion.instance, "not measured", f"{sign} {criterion.limit:,.2f}{unit}", "Not measured"]
-    digits = 0 if is_count(criterion) else 2
-    outcome = "Pass" if criterion.passed else NOT_REACHED if criterion.name in unreached else "Fail"
-    return [name, criterion.instance or "Server", f"{criterion.value:,.{digits}f}{unit}",
-            f"{sign} {criterion.limit:,.{digits}f}{unit}", outcome]
