@@ -27,6 +27,11 @@ FEW_SAMPLES = 60  # a scan with no more samples marks each one: a short scan may
 MAX_POINTS = 1600  # per curve: a minimum and a maximum for every pixel or so of a wide plot
 
 
+def _latency(per_s: float, average_ms: float) -> float:
+    """An interval's average latency, or a gap (NaN) where it did no such I/O: not a 0 ms the storage never gave."""
+    return average_ms if per_s > 0 else float("nan")
+
+
 class Series:
     """A growing (x, y) series with amortised appends (`compact`: in single precision, as each instance's curves
     are kept: half the memory, still exact to a hundredth of a second over a day)."""
@@ -66,9 +71,10 @@ class ElapsedAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph ships no type
     """Seconds since the start, written as m:ss or h:mm:ss."""
 
     def tickStrings(self, values: list[float], _scale: float, spacing: float) -> list[str]:
-        if spacing < 1:  # a short run (a scan of small databases) is read in tenths of a second
+        whole = [format_duration(value) for value in values]
+        if spacing < 1 or len(set(whole)) < len(whole):  # tenths of a second: a short run, or no sample yet
             return [f"{value:.1f} s" for value in values]
-        return [format_duration(value) for value in values]
+        return whole
 
 
 def _plot(title: str, unit: str) -> pg.PlotWidget:
@@ -80,7 +86,10 @@ def _plot(title: str, unit: str) -> pg.PlotWidget:
     item.getAxis("left").enableAutoSIPrefix(False)
     item.getAxis("bottom").enableAutoSIPrefix(False)  # elapsed seconds, written by ElapsedAxis
     item.showGrid(x=False, y=True, alpha=0.2)
-    item.addLegend(offset=(-10, 10))
+    legend = item.addLegend(offset=(-10, 4))
+    legend.setColumnCount(3)  # one line along the top, over the headroom kept free for it
+    legend.setBrush(pg.mkBrush(255, 255, 255, 200))
+    item.getViewBox().setDefaultPadding(0.12)
     widget.setMinimumHeight(180)
     return widget
 
@@ -108,21 +117,23 @@ class LivePlots(QWidget):
               scan: bool = False) -> None:
         """Empty plots for a run; a scan's (`scan`) show read throughput and read latency, with no target nor limits."""
         self.scan = scan
+        self.iops = Series()
+        self.read = Series()
+        self.log = Series()
+        self.instance_iops: dict[str, Series] = {}
+        self.instance_read: dict[str, Series] = {}
         for plot in (self.iops_plot, self.latency_plot):
             plot.getPlotItem().clear()
-            floor = 0.0 if scan else None  # a scan's few samples: no negative time nor rate around them
-            plot.getPlotItem().getViewBox().setLimits(xMin=floor, yMin=floor)
+            box = plot.getPlotItem().getViewBox()
+            box.setLimits(xMin=0.0, yMin=0.0)  # no negative time, rate nor latency around the samples
+            box.setRange(xRange=(0.0, 60.0), yRange=(0.0, 1.0), padding=0)  # until the first sample comes
+            box.enableAutoRange()
         self.iops_plot.getPlotItem().setTitle("Database read throughput" if scan else "Transactional IOPS")
         self.iops_plot.getPlotItem().setLabel("left", "MB/s" if scan else "IOPS")
         self.latency_plot.getPlotItem().setTitle("Average database read latency per interval" if scan
                                                  else "Average latency per interval")
         self.per_instance.setToolTip(f"Add one database read latency and one {'throughput' if scan else 'IOPS'} "
                                      "curve per database instance")
-        self.iops = Series()
-        self.read = Series()
-        self.log = Series()
-        self.instance_iops: dict[str, Series] = {}
-        self.instance_read: dict[str, Series] = {}
         self.instance_curves: list[pg.PlotDataItem] = []
         self.iops_curve = self.iops_plot.plot(name="database reads" if scan else "achieved", pen=pg.mkPen(READS, width=2))
         self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen(READS, width=2))
@@ -153,12 +164,13 @@ class LivePlots(QWidget):
 
     def add_sample(self, elapsed_s: float, summary: Figures, instances: Sequence[InstanceFigures]) -> None:
         self.iops.append(elapsed_s, self._rate(summary))
-        self.read.append(elapsed_s, summary.db_read_avg_latency_ms)
+        self.read.append(elapsed_s, _latency(summary.db_reads_per_s, summary.db_read_avg_latency_ms))
         if not self.scan:
-            self.log.append(elapsed_s, summary.log_write_avg_latency_ms)
+            self.log.append(elapsed_s, _latency(summary.log_writes_per_s, summary.log_write_avg_latency_ms))
         for row in instances:
             self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
-            self.instance_read.setdefault(row.name, Series(compact=True)).append(elapsed_s, row.db_read_avg_latency_ms)
+            self.instance_read.setdefault(row.name, Series(compact=True)).append(
+                elapsed_s, _latency(row.db_reads_per_s, row.db_read_avg_latency_ms))
         self.refresh()
 
     def _span(self, plot: pg.PlotWidget) -> tuple[float | None, float | None]:
@@ -178,16 +190,16 @@ class LivePlots(QWidget):
                     curve.setSymbol(marked)
                     curve.setSymbolSize(6)
                     curve.setSymbolBrush(READS)
-        self.iops_curve.setData(*self.iops.envelope(*iops_span), skipFiniteCheck=True)
-        self.read_curve.setData(*self.read.envelope(*latency_span), skipFiniteCheck=True)
-        self.log_curve.setData(*self.log.envelope(*latency_span), skipFiniteCheck=True)
+        self.iops_curve.setData(*self.iops.envelope(*iops_span), connect="finite")
+        self.read_curve.setData(*self.read.envelope(*latency_span), connect="finite")
+        self.log_curve.setData(*self.log.envelope(*latency_span), connect="finite")
         if self.per_instance.isChecked():
             if len(self.instance_curves) != 2 * len(self.instance_iops):
                 self._toggle_instances()
             for index, name in enumerate(self.instance_iops):
-                self.instance_curves[2 * index].setData(*self.instance_iops[name].envelope(*iops_span), skipFiniteCheck=True)
+                self.instance_curves[2 * index].setData(*self.instance_iops[name].envelope(*iops_span), connect="finite")
                 self.instance_curves[2 * index + 1].setData(
-                    *self.instance_read[name].envelope(*latency_span), skipFiniteCheck=True
+                    *self.instance_read[name].envelope(*latency_span), connect="finite"
                 )
 
     def _zoomed(self, box: pg.ViewBox, *_range: object) -> None:
