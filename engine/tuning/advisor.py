@@ -255,8 +255,8 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     notes: list[str] = []
     if needed is not None and needed <= allowed:
         load = needed
-        why = (f"the fitted curve reaches the target at an effective load of {load:.2f} threads "
-               f"with reads predicted at {model.read_ms(load):.1f} ms")
+        why = (f"the curve fitted to this session's runs reaches the target with database reads predicted at "
+               f"{model.read_ms(load):.1f} ms")
     else:
         load = min(allowed, ceiling * 0.9) if math.isfinite(ceiling) else allowed
         why = (f"the fitted curve does not reach the target within {safe_ms:.0f} ms reads; this setting tests "
@@ -271,7 +271,8 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     effective = threads / sluggish
     return Advice(
         "next", threads, sluggish, model.iops(effective), model.read_ms(effective), model.log_ms,
-        f"{why}: {threads} threads with SluggishSessions {sluggish} (each session issues 1/{sluggish} of its I/O)",
+        why + (f"; with SluggishSessions {sluggish} each thread waits between its transactions, so {threads} threads "
+               f"load the storage as about {threads / sluggish:.1f} threads would" if sluggish > 1 else ""),
         max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None),
         notes=notes,
     )
@@ -293,9 +294,11 @@ def _unseen(
             load = threads / sluggish * 1.15
             if math.isfinite(ceiling):
                 load = min(load, (threads / sluggish + ceiling) / 2)
-        notes.append(f"{threads} threads / SluggishSessions {sluggish} was tried already; stepping to a load of {load:.2f}")
         candidate = setting_for(load, databases)
         if candidate == (threads, sluggish):
             candidate = (threads, sluggish + 1) if not before.latency_passed else (threads + 1, sluggish)
+        way = "lighter" if not before.latency_passed else "heavier"
+        notes.append(f"{threads} threads / SluggishSessions {sluggish} was tried already; one step {way}: "
+                     f"{candidate[0]} threads / SluggishSessions {candidate[1]}")
         threads, sluggish = candidate
     return threads, sluggish

@@ -87,15 +87,17 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
     """
     points: list[RunPoint] = []
     notes: list[str] = []
+    named: list[str] = []  # the run each note is of, by its id (`RUNS` in the note's words stands for it)
     spiked: set[tuple[int, int]] = set()  # the settings a stall failed once already
     for result in results:
         if result is None:
             continue
         s = result.summary
-        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions}"
+        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions} {RUNS}"
+        before = len(notes)
         first_spike = spiky(result) and (s.threads, s.sluggish_sessions) not in spiked
         if result.configuration.thread_weight != config.thread_weight:
-            notes.append(f"{setting} ({result.run_id}) ran threads of another weight "
+            notes.append(f"{setting} ran threads of another weight "
                          f"({thread_weight_words(result.configuration.thread_weight)}): its thread counts mean another "
                          "load, so it is not used")
         elif failed_on_io_errors(result):
@@ -120,7 +122,7 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
             broke = not all(c.passed for c in result.criteria if c.instance is not None)
             what = ("its latency was measured with the CPU saturated, the host's delays in it" if broke
                     else "its shortfall is the host's, not the storage's")
-            notes.append(f"{setting} (run {result.run_id}) was host-bound (CPU saturated while measuring): {what}, so it "
+            notes.append(f"{setting} was host-bound (CPU saturated while measuring): {what}, so it "
                          "is not read as a storage limit")
         elif first_spike:
             spiked.add((s.threads, s.sluggish_sessions))
@@ -129,7 +131,25 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
                          "until the same setting spikes again")
         else:
             points.append(RunPoint.from_result(result, config))
-    return points, once(notes)
+        named.extend([result.run_id] * (len(notes) - before))
+    return points, with_runs(notes, named)
+
+
+RUNS = "\x00runs\x00"  # in a note's words, where the runs it is of are named
+
+
+def with_runs(notes: Sequence[str], run_ids: Sequence[str]) -> list[str]:
+    """Each note once, naming its runs: two runs at one setting that ended early are one line, "(runs A and B)"."""
+    runs: dict[str, list[str]] = {}
+    for note, run_id in zip(notes, run_ids, strict=True):
+        runs.setdefault(note, [])
+        if run_id not in runs[note]:
+            runs[note].append(run_id)
+    said = []
+    for note, ids in runs.items():
+        listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + f" and {ids[-1]}"
+        said.append(note.replace(RUNS, f"(run{'s' if len(ids) > 1 else ''} {listed})"))
+    return said
 
 
 def spiky(result: RunResult) -> bool:

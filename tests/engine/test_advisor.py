@@ -306,12 +306,13 @@ def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_u
     assert advice.rationale.startswith("fix the storage") and "passes" not in advice.rationale
     assert advice.predicted_iops is None and advice.max_passing_iops is None
     assert len(advice.notes) == len(set(advice.notes)) == 2  # the two early ends at one setting are one line
-    assert "2 threads / SluggishSessions 1 ended early" in advice.notes[1]
+    assert advice.notes[1].startswith(f"2 threads / SluggishSessions 1 (runs {aborted[0].run_id} and {aborted[1].run_id}) "
+                                      "ended early")  # each run named
 
     fixed = _simulated_result(tmp_path / "fixed", config, "sata-2x7k", 1)  # a later clean run: the storage was fixed
     after = advise_session(config, [passed, broken, fixed])
     assert after.status == "converged"
-    assert any(n.startswith("3 threads / SluggishSessions 1 failed on I/O errors (1 bad checksum") for n in after.notes)
+    assert f"3 threads / SluggishSessions 1 (run {broken.run_id}) failed on I/O errors (1 bad checksum" in after.notes[0]
 
 
 def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
@@ -323,8 +324,8 @@ def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
     short = _simulated_result(tmp_path, config, "sata-2x7k", 4, verdict=Outcome.FAIL, measured_s=0.4)
     points, notes = evidence(config, [short])
     assert points == [] and notes == [
-        "4 threads / SluggishSessions 1 has no measured time (0.4 s, less than one sample interval), so it says nothing "
-        "of the load"]
+        f"4 threads / SluggishSessions 1 (run {short.run_id}) has no measured time (0.4 s, less than one sample "
+        "interval), so it says nothing of the load"]
     assert advise_session(config, [short]).status == "start"
 
 
