@@ -6,7 +6,7 @@ A run that crashed before writing its result is rebuilt from its samples and mar
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -120,3 +120,22 @@ def _add_session(bundle: RunBundle, store: Store) -> None:
     bundle.later_runs = [run.run_id for run in later]
     results = (bundle.result if run.run_id == this else store.result(run.run_id) for run in bundle.session_runs)
     bundle.session_results = [r for r in results if r is not None]
+
+
+def measured_runs(store: Store, session: str) -> list[RunRow]:
+    """The session's runs, a killed one with the figures its samples give (as its report rebuilds them), not none:
+    what `jetwise history` and the session view list."""
+    return [_rebuilt(store, row) if row.achieved_iops is None and row.status == "aborted" else row
+            for row in store.runs(session)]
+
+
+def _rebuilt(store: Store, row: RunRow) -> RunRow:
+    try:
+        summary = load_run(row.run_id, store).result.summary
+    except (ReportError, OSError, ValueError):
+        return row
+    if summary.measured_s <= 0:
+        return row
+    return replace(row, achieved_iops=summary.achieved_transactional_iops,
+                   db_read_avg_latency_ms=summary.db_read_avg_latency_ms,
+                   log_write_avg_latency_ms=summary.log_write_avg_latency_ms)

@@ -25,6 +25,7 @@ from engine.results.schema import RunResult
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice
 from engine.version import __version__
+from reporting.bundle import measured_runs
 from ui import confirm
 from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
@@ -260,7 +261,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.session_view)
 
     def _show_session(self, name: str) -> None:
-        self.session_view.show_session(name, self.store.runs(name), self.store.results(name))
+        self.session_view.show_session(name, measured_runs(self.store, name), self.store.results(name))
 
     def _sessions_latest_first(self) -> list[str]:
         """The store's sessions, the one with the latest run first (a session without runs by when it was made)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from typing import Any, TextIO
 
 from app.cli.options import session_type
@@ -15,25 +14,7 @@ from engine.protocol import ExitCode
 from engine.results.reasons import grouped_reasons
 from engine.store.rows import RunRow, SessionRow
 from engine.store.sqlite import Store
-from reporting.bundle import ReportError, load_run
-
-
-def measured_runs(store: Store, session: str) -> list[RunRow]:
-    """The session's runs, a killed one with the figures its samples give (as its report rebuilds them), not none."""
-    return [_rebuilt(store, row) if row.achieved_iops is None and row.status == "aborted" else row
-            for row in store.runs(session)]
-
-
-def _rebuilt(store: Store, row: RunRow) -> RunRow:
-    try:
-        summary = load_run(row.run_id, store).result.summary
-    except (ReportError, OSError, ValueError):
-        return row
-    if summary.measured_s <= 0:
-        return row
-    return replace(row, achieved_iops=summary.achieved_transactional_iops,
-                   db_read_avg_latency_ms=summary.db_read_avg_latency_ms,
-                   log_write_avg_latency_ms=summary.log_write_avg_latency_ms)
+from reporting.bundle import measured_runs
 
 
 def history_document(store: Store, session: str | None) -> dict[str, Any]:

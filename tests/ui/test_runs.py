@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QWizard
 from engine.results.document import read_samples
 from engine.store.sqlite import Store
 from tests.conftest import small_config
+from ui.views.session_view import COLUMNS
 from ui.wizard import PAGE_REVIEW
 
 ENGINE_TIMEOUT_MS = 120_000
@@ -66,7 +67,7 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
 
     window.show_session()
     assert window.session_view.table.rowCount() == 2
-    assert window.session_view.table.item(1, 1).text() == str(advice.threads)
+    assert window.session_view.table.item(1, COLUMNS.index("Threads")).text() == str(advice.threads)
 
 
 def test_stop_asks_first_and_ends_the_run_keeping_what_it_measured(qtbot, window, tmp_path, monkeypatch):

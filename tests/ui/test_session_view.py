@@ -155,3 +155,22 @@ def test_a_session_whose_target_changed_says_so_on_review_and_draws_each_run_aga
     lines = [item for item in window.session_view.iops_plot.getPlotItem().items if isinstance(item, pg.InfiniteLine)]
     labels = sorted(line.label.format for line in lines)
     assert labels == sorted([f"target {target:,.0f} (circles)", f"target {edited.target_transactional_iops:,.0f} (triangles)"])
+
+
+def test_the_session_view_names_each_runs_start_test_length_and_folder_and_plots_log_writes(qtbot, window, tmp_path):
+    first = record_run(window.store, "columns", tmp_path / "runs" / "a")
+    record_run(window.store, "columns", tmp_path / "runs" / "b")
+    window.show_session()
+    view = window.session_view
+    view.chooser.activated.emit(0)
+    for _ in range(2):  # shown again: the same, no legend entry twice
+        view.chooser.activated.emit(0)
+    headers = [view.table.horizontalHeaderItem(c).text() for c in range(view.table.columnCount())]
+    assert headers[:4] == ["Run", "Started", "Test", "Measured"]
+    row = [view.table.item(0, c).text() for c in range(4)]
+    assert row[0] == first.run_id and row[1][:4].isdigit() and row[2] == "Performance"
+    assert row[3].endswith(" s") or "min" in row[3]
+    assert view.table.item(0, 0).toolTip() == f"Run folder: {tmp_path / 'runs' / 'a'}"
+    legend = view.latency_plot.getPlotItem().legend
+    names = [label.text for _sample, label in legend.items]
+    assert names.count("log writes") == 1 and names.count("database reads (verdict's colour)") == 1

@@ -12,6 +12,7 @@ from engine.store.sqlite import Store
 from tests.ui.sweeps import simulated_sweep
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
+from ui.views.session_view import COLUMNS as SESSION_COLUMNS
 from ui.views.session_view import SessionView
 from ui.widgets.style import verdict_colour
 from ui.widgets.sweep_table import COLUMNS, OUTCOME
@@ -140,6 +141,8 @@ def test_the_session_view_draws_a_sweeps_steps_and_its_row_at_the_judged_setting
         store.close()
     summary = sweep.result.summary
     assert view.table.item(0, 0).text().endswith("(load sweep)")
-    assert (view.table.item(0, 1).text(), view.table.item(0, 2).text()) == (str(summary.threads), str(summary.sluggish_sessions))
+    threads, sluggish = SESSION_COLUMNS.index("Threads"), SESSION_COLUMNS.index("SluggishSessions")
+    assert (view.table.item(0, threads).text(), view.table.item(0, sluggish).text()) == (
+        str(summary.threads), str(summary.sluggish_sessions))
     diamonds = [i for i in view.latency_plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem) and i.opts["symbol"] == "d"]
     assert len(diamonds) == 1 and len(diamonds[0].data) == len(sweep.result.sweep.steps)

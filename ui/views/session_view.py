@@ -13,6 +13,7 @@ it is no setting of the load to tune from.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, SignalInstance
@@ -29,16 +30,17 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestConfig
+from engine.model.units import seconds_words
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 from engine.store.rows import RunRow
 from ui.scans import type_words
-from ui.widgets.style import GUIDE, LIMIT, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
+from ui.widgets.style import GUIDE, LIMIT, LOG, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
 from ui.widgets.sweep_points import StepPoint
 
-COLUMNS = ["Run", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS", "Target IOPS",
-           "DB read ms", "Log write ms", "Verdict", "Reasons"]
+COLUMNS = ["Run", "Started", "Test", "Measured", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS",
+           "Target IOPS", "DB read ms", "Log write ms", "Verdict", "Reasons"]
 VERDICT, REASONS = COLUMNS.index("Verdict"), COLUMNS.index("Reasons")
 MEASURED = (COLUMNS.index("Achieved IOPS"), COLUMNS.index("DB read ms"), COLUMNS.index("Log write ms"))
 
@@ -70,7 +72,8 @@ class SessionView(QWidget):
         self.table.cellDoubleClicked.connect(self._on_table_cell_double_clicked)
         self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
         self.iops_plot = pg.PlotWidget(title="IOPS against effective load (threads / SluggishSessions)")
-        self.latency_plot = pg.PlotWidget(title="Database read latency against effective load")
+        self.latency_plot = pg.PlotWidget(title="Database read and log write latency against effective load")
+        self.latency_plot.addLegend(offset=(10, 10))
         for plot, unit in ((self.iops_plot, "IOPS"), (self.latency_plot, "ms")):
             plot.setLabel("left", unit)
             plot.setLabel("bottom", "effective load (threads ÷ SluggishSessions)")
@@ -142,8 +145,11 @@ class SessionView(QWidget):
             config = run.config
             # a criterion many instances failed is one line, as the run's results page and report say it
             reasons = grouped_reasons(results[run.run_id]) if run.run_id in results else run.reasons
+            result = results.get(run.run_id)
             cells = [
-                run.run_id, str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
+                run.run_id, _local_time(run.started_utc), type_words(config.test_type),
+                seconds_words(result.summary.measured_s) if result is not None else "—",
+                str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
                 _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2), run.status,
                 "; ".join(reasons),
@@ -153,6 +159,8 @@ class SessionView(QWidget):
                     cells[column] = "not measured"
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                if column == 0:
+                    item.setToolTip(f"Run folder: {run.output_dir}")
                 if column == VERDICT:
                     item.setForeground(verdict_qcolor(run.status))
                 if column == REASONS and reasons:
@@ -209,8 +217,13 @@ class SessionView(QWidget):
                                                   symbol=symbols))
         self.latency_plot.plot(xs, [done[i].db_read_avg_latency_ms for i in order], pen=pg.mkPen(GUIDE, width=1))
         self.latency_plot.addItem(
-            pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes, symbol=symbols)
+            pg.ScatterPlotItem(loads, [r.db_read_avg_latency_ms for r in done], size=11, brush=brushes, symbol=symbols,
+                               name="database reads (verdict's colour)")
         )
+        logged = [i for i in order if done[i].log_write_avg_latency_ms is not None]
+        self.latency_plot.plot([loads[i] for i in logged], [done[i].log_write_avg_latency_ms for i in logged],
+                               pen=pg.mkPen(LOG, width=1, style=Qt.PenStyle.DotLine), symbol="x", symbolPen=LOG,
+                               symbolSize=9, name="log writes")
         if config is not None:
             dash = Qt.PenStyle.DashLine
             current = round(config.target_transactional_iops, 3)
@@ -221,7 +234,11 @@ class SessionView(QWidget):
                                                        labelOpts={"color": TARGET}))
             limit = config.active_thresholds.db_read_avg_latency_ms
             self.latency_plot.addItem(pg.InfiniteLine(limit, angle=0, pen=pg.mkPen(LIMIT, width=2, style=dash),
-                                                      label=f"limit {limit:g} ms", labelOpts={"color": LIMIT}))
+                                                      label=f"read limit {limit:g} ms", labelOpts={"color": LIMIT}))
+            log_limit = config.active_thresholds.log_write_avg_latency_ms
+            self.latency_plot.addItem(pg.InfiniteLine(log_limit, angle=0, pen=pg.mkPen(LOG, width=1, style=dash),
+                                                      label=f"log limit {log_limit:g} ms",
+                                                      labelOpts={"color": LOG, "position": 0.2}))
 
 
     def _plot_steps(self, steps: list[StepPoint]) -> None:
@@ -229,8 +246,8 @@ class SessionView(QWidget):
         if not steps:
             return
         for plot, values in ((self.iops_plot, [s.iops for s in steps]), (self.latency_plot, [s.read_ms for s in steps])):
-            legend = plot.getPlotItem().legend or plot.getPlotItem().addLegend(offset=(10, 10))
-            legend.clear()
+            if plot.getPlotItem().legend is None:
+                plot.getPlotItem().addLegend(offset=(10, 10))
             pens = [pg.mkPen(_step_colour(s), width=1.5) for s in steps]
             brushes = [pg.mkBrush(_step_colour(s) if s.passed or not s.telling else "w") for s in steps]
             item = pg.ScatterPlotItem([s.effective_load for s in steps], values, size=8, symbol="d",
@@ -273,6 +290,14 @@ def _step_colour(step: StepPoint) -> str:
     if not step.telling:
         return NEUTRAL
     return verdict_colour("pass" if step.latency_ok else "fail")
+
+
+def _local_time(utc: str) -> str:
+    """When a run started, in this machine's time as its engineer reads a clock: "2026-11-26 14:05"."""
+    try:
+        return datetime.fromisoformat(utc).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return utc
 
 
 def _num(value: float | None, digits: int) -> str:
