@@ -7,12 +7,12 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.io.safety import make_folders
-from engine.store.sqlite import default_store_path
+from engine.store.sqlite import error_log_path
 from engine.version import __version__
 
 
 def crash_log_path() -> Path:
-    return default_store_path().parent / "jetwise-errors.log"
+    return error_log_path()
 
 
 def record_crash(error: BaseException, where: str) -> Path | None:

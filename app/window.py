@@ -20,12 +20,12 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from engine.io.safety import make_folders
 from engine.protocol import ExitCode
-from engine.store.sqlite import Store, StoreError, default_store_path
+from engine.store.sqlite import Store, StoreError, error_log_path
 from engine.version import __version__
 
 
 def crash_log_path() -> Path:
-    return default_store_path().parent / "jetwise-ui-errors.log"
+    return error_log_path(window=True)
 
 
 def install_exception_hook() -> None:

@@ -31,6 +31,7 @@ from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
 from ui.controllers.wizard_services import StoreServices
+from ui.help import show_places
 from ui.suite import SuiteSummary
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
@@ -141,6 +142,9 @@ class MainWindow(QMainWindow):
         session.triggered.connect(self.show_session)
         view_menu.addAction(session)
         help_menu = self.menuBar().addMenu("&Help")
+        where = QAction("&Where Jetwise keeps things…", self)
+        where.triggered.connect(lambda: show_places(self, self.runs.runs_root, self.store.path))
+        help_menu.addAction(where)
         about = QAction("&About Jetwise", self)
         about.triggered.connect(self.about)
         help_menu.addAction(about)

@@ -54,6 +54,15 @@ def default_store_path() -> Path:
     return Path(folder) / STORE_FILE
 
 
+ERROR_LOG = "jetwise-errors.log"  # what the command line and the engine met unexpectedly, beside the store
+WINDOW_ERROR_LOG = "jetwise-ui-errors.log"  # ... and the window
+
+
+def error_log_path(window: bool = False) -> Path:
+    """Where unexpected errors are logged: the data folder that holds the run store."""
+    return default_store_path().parent / (WINDOW_ERROR_LOG if window else ERROR_LOG)
+
+
 def _volume_full(path: Path) -> bool:
     """The store's volume has no room for the pages SQLite needs to open it (its -wal and -shm files)."""
     try:
