@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         results.open_folder_requested.connect(self.reports.open_run_folder)
         results.open_report_requested.connect(self.reports.open_report)
         results.export_pdf_requested.connect(self.reports.export_pdf)
+        results.export_csv_requested.connect(self.reports.export_csv)
         results.print_requested.connect(self.reports.print_report)
         results.suite_requested.connect(self._show_suite_results)
         suite = results.suite_table

@@ -61,3 +61,31 @@ def test_a_report_nothing_can_open_is_said_with_its_path(window, tmp_path, monke
         f"{tmp_path / 'runs' / 'one'}")
     window.new_test()  # the next test is planned: words about the last run's files go with it
     assert window.statusBar().currentMessage() == "" and window.stack.currentWidget() is window.wizard
+
+
+def test_export_csv_from_the_window_writes_every_sample_as_the_command_line_does(qtbot, window, tmp_path, monkeypatch):
+    import csv
+
+    from reporting.bundle import load_run
+    from reporting.csv_export import write_csv
+
+    folder = tmp_path / "runs" / "csv"
+    result = record_run(window.store, "csv", folder)
+    shown(window, result, folder)
+    button = next(b for b in window.results_view.run_buttons if b.text() == "Export CSV…")
+    assert button.isEnabled()
+    path = window.reports.export_csv(tmp_path / "samples.csv")
+    assert path is not None and window.statusBar().currentMessage().startswith(f"CSV samples: {path} (")
+    expected = tmp_path / "expected.csv"
+    rows = write_csv(load_run(str(folder), window.store), expected)
+    assert path.read_bytes() == expected.read_bytes() and rows > 1
+    with path.open(encoding="utf-8") as handle:
+        assert len(list(csv.reader(handle))) == rows + 1  # a header, then each row
+    (tmp_path / "elsewhere.csv").write_text("not Jetwise's")
+    (tmp_path / "link.csv").symlink_to(tmp_path / "elsewhere.csv")
+    from PySide6.QtWidgets import QMessageBox
+
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *_a: said.append(f"{title}: {text}"))
+    assert window.reports.export_csv(tmp_path / "link.csv") is None  # never written through a link
+    assert said and said[0].startswith("CSV not written") and (tmp_path / "elsewhere.csv").read_text() == "not Jetwise's"

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from engine.io.safety import write_text
 from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
+from reporting.csv_export import write_csv
 from reporting.document import render_html
 from reporting.suite import REPORT_FILE as SUITE_REPORT_FILE
 from reporting.suite import SuiteBundle, load_suite, render_suite_html, suite_charts, write_suite_report
@@ -94,6 +95,26 @@ class ReportActions(QObject):
             QMessageBox.warning(self._window, "PDF not written", f"{path} was not written: {exc.strerror or exc}")
             return None
         self.message.emit(f"PDF report: {path} ({pages} pages)")
+        return path
+
+    def export_csv(self, path: Path | None = None, run_id: str | None = None) -> Path | None:
+        """Every sample of the run as CSV, as `jetwise report RUN --csv` writes it."""
+        bundle = self._bundle(run_id)
+        if bundle is None:
+            return None
+        if path is None:
+            folder = bundle.folder if bundle.folder is not None and bundle.folder.is_dir() else Path.home()
+            name, _chosen = QFileDialog.getSaveFileName(self._window, "Export the samples as CSV",
+                                                        str(folder / "samples.csv"), "CSV (*.csv)")
+            if not name:
+                return None
+            path = Path(name)
+        try:
+            rows = write_csv(bundle, path)
+        except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
+            QMessageBox.warning(self._window, "CSV not written", f"{path} was not written: {exc.strerror or exc}")
+            return None
+        self.message.emit(f"CSV samples: {path} ({rows:,} rows)")
         return path
 
     def print_report(self, run_id: str | None = None) -> None:

@@ -66,6 +66,7 @@ class ResultsView(QWidget):
     open_folder_requested = Signal()
     open_report_requested = Signal()
     export_pdf_requested = Signal()
+    export_csv_requested = Signal()
     print_requested = Signal()
     suite_requested = Signal()  # back from a test of the suite to the suite
 
@@ -117,6 +118,7 @@ class ResultsView(QWidget):
             ("Open report", self.open_report_requested, "The full report of this run in the browser (HTML)"),
             ("Export PDF…", self.export_pdf_requested, "Save the report as a PDF (A4 or Letter)"),
             ("Print…", self.print_requested, "Print the report on a printer of this system"),
+            ("Export CSV…", self.export_csv_requested, "Every sample of this run as a CSV file, for a spreadsheet"),
             ("Session view", self.session_requested, "Every run of this tuning session, as a table and as curves"),
             ("Open run folder", self.open_folder_requested, "The result document, samples and test log of this run"),
             ("New test", self.new_test_requested, "Back to the wizard; nothing is lost"),
