@@ -8,6 +8,7 @@ scan_report.html.j2, see `reporting.scan`; a Soft Recovery run: recovery_report.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -193,8 +194,24 @@ def environment() -> jinja2.Environment:
     env.filters["seconds"] = seconds_words
     env.filters["thread_weight_words"] = thread_weight_words
     env.filters["path"] = _breakable_path
+    env.filters["local"] = local_time
     env.tests["count"] = is_count
     return env
+
+
+def local_time(utc: str | None, offset: str) -> str:
+    """A time as the run's host read its clock, then in UTC: "2026-11-26 14:05:03 (UTC+01:00) · 13:05:03 UTC"; the UTC
+    time alone where the host's offset was not kept."""
+    if not utc:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(utc)
+        zone = datetime.strptime(offset, "%z").tzinfo if offset else None
+    except ValueError:
+        return utc
+    if zone is None or moment.tzinfo is None:
+        return utc
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M:%S} (UTC{offset}) · {moment.astimezone(UTC):%H:%M:%S} UTC"
 
 
 def _template_for(bundle: RunBundle, env: jinja2.Environment) -> jinja2.Template:

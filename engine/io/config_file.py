@@ -10,3 +10,8 @@ from engine.model.config import TestConfig
 
 def save_config(config: TestConfig, path: Path) -> None:
     write_text(path, config.model_dump_json(indent=2) + "\n")
+
+
+def load_config(path: Path) -> TestConfig:
+    """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
+    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))

@@ -21,6 +21,7 @@ from engine.model.profile import (
     MailboxProfile,
     MaximumLatency,
     OperationMix,
+    ReportDetails,
     Scenario,
     TestType,
     ThreadWeight,
@@ -33,8 +34,8 @@ from engine.model.units import MIB
 __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
     "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
-    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "MaximumLatency", "OperationMix", "Scenario",
-    "TestConfig", "TestType", "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config", "load_config",
+    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "MaximumLatency", "OperationMix", "ReportDetails",
+    "Scenario", "TestConfig", "TestType", "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
@@ -68,6 +69,7 @@ class TestConfig(ConfigPart):
         "finds the most transactional IOPS the storage passes within the thresholds.",
         json_schema_extra=cli("--scenario"))
     profile: MailboxProfile = Field(default_factory=MailboxProfile, title="Mailbox profile")
+    report: ReportDetails = Field(default_factory=ReportDetails, title="Report details")
     databases: list[DatabaseSpec] = Field(
         min_length=1, max_length=256, title="Databases", description="Database instances, each with its database and log folder.",
         json_schema_extra=cli("--databases", unit="databases"))
@@ -343,8 +345,3 @@ def default_config(
     values: dict[str, object] = {"databases": specs, "thread_count": max(2, databases)}
     values.update(overrides)
     return TestConfig.model_validate(values)
-
-
-def load_config(path: Path) -> TestConfig:
-    """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
-    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))

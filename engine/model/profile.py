@@ -80,6 +80,18 @@ class MailboxProfile(ConfigPart):
         return self.mailboxes * self.iops_per_mailbox * self.headroom_factor
 
 
+class ReportDetails(ConfigPart):
+    """Who the report is for and what it tested, for its first page: none of it changes the test."""
+
+    customer: str = Field("", max_length=200, title="Customer", description="The customer the report is for.",
+                          json_schema_extra=cli("--customer"))
+    storage_model: str = Field("", max_length=200, title="Storage model",
+                               description="The storage tested: its vendor, model and configuration.",
+                               json_schema_extra=cli("--storage-model"))
+    engineer: str = Field("", max_length=200, title="Engineer", description="Who ran the test.",
+                          json_schema_extra=cli("--engineer"))
+
+
 class ThresholdSet(ConfigPart):
     """Latency limits that one instance must stay within."""
 

@@ -38,6 +38,8 @@ class HostInfo(Schema):
     logical_processors: int = 0
     memory_bytes: int = 0
     python: str = ""
+    utc_offset: str = Field("", description="The host's clock against UTC when the run began (+01:00); empty in a run "
+                                            "before it was kept.")
 
 
 class Spread(Schema):

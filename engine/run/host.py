@@ -5,6 +5,7 @@ from __future__ import annotations
 import platform
 import socket
 import sys
+from datetime import datetime
 
 import psutil
 
@@ -23,7 +24,14 @@ def host_info() -> dict[str, object]:
         "python": sys.version.split()[0],
         "tool": TOOL_NAME,
         "tool_version": __version__,
+        "utc_offset": utc_offset(),
     }
+
+
+def utc_offset() -> str:
+    """This machine's offset from UTC now, as +HH:MM."""
+    offset = datetime.now().astimezone().strftime("%z")  # +0100
+    return f"{offset[:3]}:{offset[3:]}" if len(offset) == 5 else ""
 
 
 def memory_counters() -> MemoryCounters | None:

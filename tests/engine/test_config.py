@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from engine.io import preflight
-from engine.io.config_file import save_config
+from engine.io.config_file import load_config, save_config
 from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
 from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig, default_config, load_config
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig, default_config
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 

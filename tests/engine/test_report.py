@@ -307,3 +307,24 @@ def test_the_pdf_tables_break_no_word_and_paths_only_after_a_separator(tmp_path,
         assert any(word in w for w in words), word  # whole, on one line
     assert "Database Maintenance I/O Reads/s" in text  # a unit stays with its figure's name
     assert "\u200b" not in text  # the break points do not end up in the text a reader copies
+
+
+def test_page_one_names_the_customer_the_storage_and_the_engineer_and_the_hosts_local_time(tmp_path):
+    """What a customer's copy needs on its first page; the run's times as its host's clock read them, then UTC."""
+    from engine.model.profile import ReportDetails
+    from reporting.document import local_time
+
+    result = known_result(tmp_path)
+    details = ReportDetails(customer="Contoso Ltd", storage_model="ZFS Storage 7320, 2 x 24 SAS", engineer="A. Field")
+    config = result.configuration.model_copy(update={"report": details})
+    times = result.times.model_copy(update={"test_start_utc": "2026-11-26T13:05:03+00:00"})
+    result = result.model_copy(update={"configuration": config, "times": times,
+                                       "host": result.host.model_copy(update={"utc_offset": "+01:00"})})
+    html = render_html(RunBundle(result, _samples(), [], tmp_path))
+    for heading, value in (("Customer", "Contoso Ltd"), ("Storage Model", "ZFS Storage 7320, 2 x 24 SAS"),
+                           ("Engineer", "A. Field")):
+        assert f"<tr><th>{heading}</th><td>{value}</td></tr>" in html
+    assert "<tr><th>Test Start Time</th><td>2026-11-26 14:05:03 (UTC+01:00) · 13:05:03 UTC</td></tr>" in html
+    assert local_time("2026-11-26T13:05:03+00:00", "") == "2026-11-26T13:05:03+00:00"  # an older run: UTC alone
+    bare = render_html(RunBundle(known_result(tmp_path / "bare"), _samples(), [], tmp_path))
+    assert "<th>Customer</th>" not in bare  # nothing said where nothing was given

@@ -10,8 +10,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QWizard
 
-from engine.io.config_file import save_config
-from engine.model.config import load_config
+from engine.io.config_file import load_config, save_config
 from engine.model.jetstress.loading import config_from_xml
 from tests.conftest import small_config
 from ui.wizard import PAGE_DATABASES, PAGE_PROFILE, PAGE_REVIEW, PAGE_TUNING
