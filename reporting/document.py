@@ -22,7 +22,7 @@ from engine.model.units import seconds_words
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
-from engine.results.verdict import is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
+from engine.results.verdict import cache_served, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
@@ -144,6 +144,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "criteria": judged_criteria(result),
         "maximum_note": maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",
         "measured": was_measured(result),
+        "cache_held": cache_served(result),
         "unmeasured": unmeasured_criteria(result),
         "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
         "error_groups": result.error_groups,

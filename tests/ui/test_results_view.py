@@ -142,3 +142,21 @@ def test_a_failed_maximum_says_when_its_spike_came_under_the_reasons(qtbot, tmp_
     view.show_result(failed, advise_session(failed.configuration, [failed]))
     shown = view.reasons.text()
     assert shown.index("maximum database read latency 109 ms") < shown.index(f"<b>When:</b> {spike}.")
+
+
+def test_a_database_in_the_cache_is_the_headline_not_the_host_its_threads_saturated(qtbot, tmp_path):
+    from reporting.bundle import RunBundle
+    from reporting.document import render_html
+    from tests.engine.test_report import _samples
+
+    cached = _as(known_result(tmp_path), host_bound=True, db_reads_per_s=0.0, db_read_avg_latency_ms=0.0,
+                 verdict=Outcome.FAIL)
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(cached, advise_session(cached.configuration, [cached]))
+    assert "Host-bound" not in view.reasons.text()
+    assert "the database cache held the database" in view.advice.text()
+    assert "HOST-BOUND" not in render_html(RunBundle(cached, _samples(), [], tmp_path))
+    bound = _as(known_result(tmp_path / "bound"), host_bound=True)
+    view.show_result(bound, None)
+    assert "Host-bound" in view.reasons.text()  # reads reached the disk: the host is the news

@@ -216,7 +216,7 @@ class ResultsView(QWidget):
         parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in summary.latency_spikes)
         if result.instances and result.scan is None and was_measured(result):
             parts.append(f"<p><i>{escape(rules.maximum_note(result))}.</i></p>")
-        if summary.host_bound and result.scan is None:
+        if summary.host_bound and result.scan is None and not cache_served(result):  # the cache, not the host, then
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")
         if summary.run_kind == RunKind.TUNING and result.scan is None:
