@@ -27,6 +27,7 @@ from engine.tuning.advisor import Advice
 from engine.version import __version__
 from reporting.bundle import measured_runs
 from ui import confirm
+from ui.controllers.cleanup import delete_test_files
 from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
@@ -132,6 +133,12 @@ class MainWindow(QMainWindow):
                 action.setShortcut(shortcut)
             action.triggered.connect(slot)
             file_menu.addAction(action)
+        file_menu.addSeparator()
+        clean = QAction("&Delete test files…", self)
+        clean.setToolTip("The databases and log files this test left in its folders, with the space they free")
+        clean.triggered.connect(lambda: self.statusBar().showMessage(
+            delete_test_files(self, self.runs.config or self.state.config(), self.runs.running)))
+        file_menu.addAction(clean)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)

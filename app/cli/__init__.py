@@ -45,6 +45,7 @@ COMMANDS: dict[str, Command] = {
     "report": Command("app.cli.report", "the printable report of a run: HTML, PDF, CSV"),
     "export": Command("app.cli.export", "a run's full sample series: CSV, JSON lines or Parquet"),
     "history": Command("app.cli.history", "tuning sessions and their runs"),
+    "clean": Command("app.cli.clean", "the test databases and log files a configuration left, and the space they free"),
     "cmd": Command("app.cli.jetstress_cmd", "JetstressCmd's switches (/c JetstressConfig.xml /timeout ...) for runbooks"),
     "window": Command("app.cli.window", "open the window, a configuration loaded (--start: started)"),
     "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),

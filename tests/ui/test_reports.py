@@ -89,3 +89,29 @@ def test_export_csv_from_the_window_writes_every_sample_as_the_command_line_does
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *_a: said.append(f"{title}: {text}"))
     assert window.reports.export_csv(tmp_path / "link.csv") is None  # never written through a link
     assert said and said[0].startswith("CSV not written") and (tmp_path / "elsewhere.csv").read_text() == "not Jetwise's"
+
+
+def test_delete_test_files_asks_says_what_it_frees_and_keeps_what_is_not_jetwises(qtbot, window, tmp_path, monkeypatch):
+    from ui import confirm
+
+    folder = tmp_path / "runs" / "clean"
+    result = record_run(window.store, "clean", folder)
+    config = result.configuration
+    window.runs.config = config
+    from engine.io.files import database_file_path, prepare_database
+    from engine.io.platform import default_backend
+    from engine.model.config import DatabaseSource
+
+    for spec in config.databases:  # the simulated device wrote nothing: the files a real run leaves
+        spec.database_path.mkdir(parents=True, exist_ok=True)
+    path = database_file_path(config.databases[0].database_path, 0)
+    prepare_database(default_backend(), path, config.database_pages, DatabaseSource.CREATE, unbuffered=False)
+    asked: list[str] = []
+    monkeypatch.setattr(confirm, "ask", lambda _parent, title, text, **_b: asked.append(text) and False)
+    action = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "&Delete test files…")
+    action.trigger()
+    assert "Delete 1 Jetwise test file(s)" in asked[0] and path.is_file()  # kept: the engineer said no
+    assert window.statusBar().currentMessage() == "Nothing deleted"
+    monkeypatch.setattr(confirm, "ask", lambda *_a, **_b: True)
+    action.trigger()
+    assert not path.exists() and window.statusBar().currentMessage().startswith("Deleted 1 test file(s): ")

@@ -1,0 +1,44 @@
+"""`jetwise clean CONFIG.json [--yes]`: the test databases, log files and backup copies a configuration's runs left,
+with the space they hold; removed with --yes. Only files with a Jetwise header are listed or removed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from app.cli.configs import load_checked
+from app.cli.console import print_problems
+from app.cli.options import path_type
+from app.context import AppContext
+from engine.io.cleanup import leftover_files, remove_leftovers
+from engine.model.units import format_bytes
+from engine.model.validation import errors_only
+from engine.protocol import ExitCode
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", type=path_type, metavar="CONFIG")
+    parser.add_argument("--yes", action="store_true", help="remove them (without it, only list them)")
+
+
+def run(args: argparse.Namespace, _context: AppContext) -> int:
+    config, problems = load_checked(args.config)
+    if config is None or errors_only(problems):
+        print_problems(problems, sys.stderr)
+        return ExitCode.INVALID
+    files = leftover_files(config)
+    if not files.paths:
+        print(f"No Jetwise test files in the folders of {args.config}: nothing to remove")
+        return ExitCode.PASS
+    for folder in files.folders:
+        mine = [path for path in files.paths if path.parent == folder]
+        print(f"{folder}: {len(mine):,} file(s), {format_bytes(sum(p.stat().st_size for p in mine))}")
+    if not args.yes:
+        print(f"{len(files.paths):,} Jetwise test file(s), {format_bytes(files.size_bytes)}: run again with --yes to "
+              "remove them")
+        return ExitCode.PASS
+    freed, kept = remove_leftovers(files)
+    print(f"Removed {len(files.paths) - len(kept):,} Jetwise test file(s): {format_bytes(freed)} freed")
+    for path in kept:
+        print(f"note: {path} was left: it no longer carries a Jetwise header", file=sys.stderr)
+    return ExitCode.PASS

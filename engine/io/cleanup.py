@@ -1,0 +1,44 @@
+"""The test files a configuration's runs left: its databases, their log files and a backup's copies, found by name
+in the configuration's folders and kept only when they carry a Jetwise header; their removal, and what it frees.
+
+Nothing without a Jetwise header is listed or removed, whatever its name; a link is not followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.io.files import backup_file_path, database_file_path, remove_jetwise_files
+from engine.io.pages import is_jetwise_file
+from engine.model.config import TestConfig
+
+
+@dataclass(frozen=True)
+class Leftovers:
+    """The Jetwise files of a configuration, and the bytes they hold."""
+
+    paths: list[Path] = field(default_factory=list)
+    size_bytes: int = 0
+    folders: list[Path] = field(default_factory=list)  # where they are, each once
+
+
+def leftover_files(config: TestConfig) -> Leftovers:
+    """The databases, log files and backup copies `config`'s runs created, as they are on disk now."""
+    candidates: list[Path] = []
+    for index, spec in enumerate(config.databases):
+        candidates.append(database_file_path(spec.database_path, index))
+        if spec.log_path.is_dir():
+            candidates += sorted(spec.log_path.glob(f"Jetwise{index + 1:03d}.*.jwlog"))
+        if config.backup_path is not None:
+            candidates.append(backup_file_path(config.backup_path, index))
+    found = [path for path in dict.fromkeys(candidates)
+             if path.is_file() and not path.is_symlink() and is_jetwise_file(path)]
+    return Leftovers(found, sum(path.stat().st_size for path in found), list(dict.fromkeys(p.parent for p in found)))
+
+
+def remove_leftovers(files: Leftovers) -> tuple[int, list[Path]]:
+    """Remove `files` (each checked for its Jetwise header again); the bytes freed, and the files left in place."""
+    before = {path: path.stat().st_size for path in files.paths if path.is_file()}
+    kept = remove_jetwise_files(list(before))
+    return sum(size for path, size in before.items() if path not in kept and not path.exists()), kept

@@ -1,0 +1,31 @@
+"""File → Delete test files: the databases, log files and backup copies the test planned (or last run) left in its
+folders, with the space they hold, removed once the engineer confirms (`engine.io.cleanup`)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWidget
+
+from engine.io.cleanup import leftover_files, remove_leftovers
+from engine.model.config import TestConfig
+from engine.model.units import format_bytes
+from ui import confirm
+
+
+def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool) -> str:
+    """Ask, then remove; what the status bar says of it."""
+    if running:
+        return "A test is running: stop it first; its files are in use"
+    if config is None:
+        return "No test planned yet: its folders are where its test files would be"
+    files = leftover_files(config)
+    if not files.paths:
+        return "No Jetwise test files in this test's folders: nothing to delete"
+    where = "\n".join(f"  {folder}" for folder in files.folders)
+    if not confirm.ask(parent, "Delete test files?",
+                       f"Delete {len(files.paths):,} Jetwise test file(s), {format_bytes(files.size_bytes)}, from:\n{where}\n\n"
+                       "Only files with a Jetwise header are deleted; the next test creates its databases again.",
+                       yes="Delete them", no="Keep them"):
+        return "Nothing deleted"
+    freed, kept = remove_leftovers(files)
+    left = f"; {len(kept):,} left (no longer Jetwise's)" if kept else ""
+    return f"Deleted {len(files.paths) - len(kept):,} test file(s): {format_bytes(freed)} freed{left}"
