@@ -7,7 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.io.safety import make_folders
-from engine.store.sqlite import error_log_path
+from engine.store.paths import error_log_path
 from engine.version import __version__
 
 

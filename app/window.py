@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from engine.io.safety import make_folders
 from engine.protocol import ExitCode
-from engine.store.sqlite import Store, StoreError, error_log_path
+from engine.store.paths import error_log_path
+from engine.store.sqlite import Store, StoreError
 from engine.version import __version__
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from engine.store.sqlite import error_log_path
+from engine.store.paths import error_log_path
 
 
 def places(runs_root: Path, store_path: Path) -> list[tuple[str, Path]]:

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 from engine.io.capacity import sized_for_capacity
 from engine.model.draft import Draft
 from engine.results.schema import RunResult
-from engine.store.sqlite import Store
+from engine.store.sqlite import Store, StoreError
 from engine.tuning.advisor import Advice
 from engine.version import __version__
 from reporting.bundle import measured_runs
@@ -31,6 +31,7 @@ from ui.controllers.cleanup import delete_test_files
 from ui.controllers.config_files import SUFFIXES, ConfigFiles
 from ui.controllers.reports import ReportActions
 from ui.controllers.runs import RunController
+from ui.controllers.sessions import SessionActions
 from ui.controllers.wizard_services import StoreServices
 from ui.help import show_places
 from ui.suite import SuiteSummary
@@ -58,6 +59,7 @@ class MainWindow(QMainWindow):
         self.runs = RunController(store, self.state, self.run_view, runs_root or default_runs_root(), simulate, self)
         self.reports = ReportActions(self.runs, store, self)
         self.wizard_services = StoreServices(store, self.runs.runs_root)
+        self.sessions = SessionActions(store, self.runs, self)
         self.suite = SuitePlan(self)
         self.wizard = TestWizard(self.state, self.suite, self.wizard_services)
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
@@ -117,6 +119,10 @@ class MainWindow(QMainWindow):
         self.session_view.report_requested.connect(self.reports.open_report)
         self.session_view.pdf_requested.connect(lambda run_id: self.reports.export_pdf(run_id=run_id))
         self.session_view.print_requested.connect(lambda run_id: self.reports.print_report(run_id=run_id))
+        self.session_view.rename_requested.connect(self._rename_session)
+        self.session_view.delete_run_requested.connect(lambda run_id: self._edited(self.sessions.delete_run(run_id)))
+        self.session_view.delete_session_requested.connect(lambda name: self._edited(self.sessions.delete_session(name)))
+        self.session_view.compare_requested.connect(self.sessions.compare)
 
     # menus ---------------------------------------------------------------------------
 
@@ -271,6 +277,25 @@ class MainWindow(QMainWindow):
         if current is not None:
             self._show_session(current)
         self.stack.setCurrentWidget(self.session_view)
+
+    def _rename_session(self, name: str) -> None:
+        try:
+            new = self.sessions.rename(name)
+        except StoreError as exc:
+            QMessageBox.warning(self, "Session not renamed", str(exc))
+            return
+        if new is not None:
+            self._edited(f"Tuning session '{name}' is now '{new}'", new)
+
+    def _edited(self, said: str, current: str | None = None) -> None:
+        """After a session or run was renamed or deleted: the view as the store is now."""
+        self.statusBar().showMessage(said)
+        names = self._sessions_latest_first()
+        wanted = current or self.session_view.chooser.currentText()
+        chosen = wanted if wanted in names else (names[0] if names else None)
+        self.session_view.show_sessions(names, chosen)
+        if chosen is not None:
+            self._show_session(chosen)
 
     def _show_session(self, name: str) -> None:
         self.session_view.show_session(name, measured_runs(self.store, name), self.store.results(name))

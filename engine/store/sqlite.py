@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 import psutil
 
 from engine.io.safety import make_folders
@@ -31,13 +30,8 @@ from engine.model.config import TestConfig
 from engine.results.document import read_result
 from engine.results.schema import IntervalSample, RunResult
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from engine.store.paths import DATA_DIR_ENV, default_store_path
 from engine.store.rows import RunRow, SessionRow, _storage, design_of
-
-STORE_FILE = "jetwise.sqlite3"
-
-
-DATA_DIR_ENV = "JETWISE_DATA_DIR"
-
 
 RUNNING = "running"
 
@@ -47,20 +41,6 @@ ABORTED = "aborted"
 
 class StoreError(Exception):
     """The store cannot be used; the message says why and what to do."""
-
-
-def default_store_path() -> Path:
-    folder = os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir("Jetwise", appauthor=False)
-    return Path(folder) / STORE_FILE
-
-
-ERROR_LOG = "jetwise-errors.log"  # what the command line and the engine met unexpectedly, beside the store
-WINDOW_ERROR_LOG = "jetwise-ui-errors.log"  # ... and the window
-
-
-def error_log_path(window: bool = False) -> Path:
-    """Where unexpected errors are logged: the data folder that holds the run store."""
-    return default_store_path().parent / (WINDOW_ERROR_LOG if window else ERROR_LOG)
 
 
 def _volume_full(path: Path) -> bool:
@@ -300,6 +280,28 @@ class Store:
         key = self._run_key(run_id)
         rows = self._db.execute("SELECT sample_json FROM samples WHERE run_id = ? ORDER BY interval", (key,))
         return [IntervalSample.model_validate_json(r[0]) for r in rows]
+
+    # editing ---------------------------------------------------------------------------
+
+    def rename_session(self, name: str, new: str) -> None:
+        """Session `name` is called `new` from now on, its runs with it (refused when `new` is taken)."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE name = ?", (new,)).fetchone() is not None:
+                raise StoreError(f"there is a tuning session '{new}' already: choose another name")
+            if db.execute("UPDATE sessions SET name = ? WHERE name = ?", (new, name)).rowcount == 0:
+                raise StoreError(f"no tuning session '{name}' in the run store")
+
+    def forget_run(self, run_id: str) -> None:
+        """The run, its samples and its test log out of the store (its folder is left to `reporting.run_folders`);
+        a session left with no run goes too."""
+        key = self._run_key(run_id)
+        with self._transaction() as db:
+            session = db.execute("SELECT session_id FROM runs WHERE id = ?", (key,)).fetchone()["session_id"]
+            for table in ("samples", "log_lines"):
+                db.execute(f"DELETE FROM {table} WHERE run_id = ?", (key,))  # tables of ours, not input
+            db.execute("DELETE FROM runs WHERE id = ?", (key,))
+            if db.execute("SELECT 1 FROM runs WHERE session_id = ?", (session,)).fetchone() is None:
+                db.execute("DELETE FROM sessions WHERE id = ?", (session,))
 
     def log_lines(self, run_id: str) -> list[tuple[str, str, str]]:
         key = self._run_key(run_id)

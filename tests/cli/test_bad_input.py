@@ -31,7 +31,8 @@ from engine.io.config_file import save_config
 from engine.model.config import TestConfig, default_config
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
-from engine.store.sqlite import DATA_DIR_ENV, STORE_FILE, Store
+from engine.store.paths import DATA_DIR_ENV, STORE_FILE
+from engine.store.sqlite import Store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
 REGENERATE = "QT_QPA_PLATFORM=offscreen python -m tests.cli.test_bad_input"

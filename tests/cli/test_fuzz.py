@@ -32,7 +32,7 @@ from engine.model.options import options
 from engine.model.validation import check_rules, validate_data
 from engine.protocol import ExitCode
 from engine.run.simulation import PROFILES
-from engine.store.sqlite import DATA_DIR_ENV
+from engine.store.paths import DATA_DIR_ENV
 from tests.cli.test_bad_input import good_config, good_data
 
 FUZZ = settings(

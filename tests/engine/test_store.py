@@ -154,3 +154,27 @@ os._exit(9)  # no result, no clean shutdown
     [run] = store.runs("s")
     assert run.status == ABORTED and "ended without finishing" in run.reasons[0]
     assert len(store.log_lines("dies")) == 5
+
+
+def test_a_session_renamed_keeps_its_runs_and_a_run_forgotten_takes_its_samples_and_an_empty_session(tmp_path):
+    import pytest
+
+    from engine.model.config import default_config
+    from engine.store.sqlite import Store, StoreError
+
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        config = default_config(tmp_path / "data")
+        store.begin_run(store.session_for("design", config), "r1", config, tmp_path / "r1")
+        store.begin_run(store.session_for("other", config.model_copy(update={"copies_per_database": 2})), "r2",
+                        config, tmp_path / "r2")
+        store.add_log_line("r1", "2026-11-26T01:00:00+00:00", "info", "a line")
+        with pytest.raises(StoreError, match="there is a tuning session 'other' already"):
+            store.rename_session("design", "other")
+        store.rename_session("design", "SAN tier 2")
+        assert [r.run_id for r in store.runs("SAN tier 2")] == ["r1"] and store.runs("design") == []
+        store.forget_run("r1")
+        assert store.run("r1") is None and store.session("SAN tier 2") is None  # no run left: no session either
+        assert store.session("other") is not None and store.run("r2") is not None
+    finally:
+        store.close()

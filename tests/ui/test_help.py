@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from engine.store.sqlite import error_log_path
+from engine.store.paths import error_log_path
 
 
 def test_help_says_where_the_runs_the_store_and_the_error_logs_are(qtbot, window, tmp_path):

@@ -174,3 +174,58 @@ def test_the_session_view_names_each_runs_start_test_length_and_folder_and_plots
     legend = view.latency_plot.getPlotItem().legend
     names = [label.text for _sample, label in legend.items]
     assert names.count("log writes") == 1 and names.count("database reads (verdict's colour)") == 1
+
+
+def test_rename_delete_and_compare_from_the_session_view(qtbot, window, tmp_path, monkeypatch):
+    """A session renamed keeps its runs; a run deleted takes the files Jetwise wrote in its folder and leaves the
+    engineer's; two runs compared side by side; a session deleted with its runs."""
+    from PySide6.QtWidgets import QInputDialog, QTableWidgetSelectionRange
+
+    from ui import confirm
+    from ui.widgets.compare import CompareDialog
+
+    first = record_run(window.store, "to manage", tmp_path / "runs" / "a")
+    second = record_run(window.store, "to manage", tmp_path / "runs" / "b", threads=4)
+    record_run(window.store, "other", tmp_path / "runs" / "c")
+    mine = tmp_path / "runs" / "b" / "my notes.txt"
+    mine.write_text("the engineer's")
+    window.state.session = "to manage"
+    window.show_session()
+    view = window.session_view
+    assert view.chooser.currentText() == "to manage" and view.table.rowCount() == 2
+
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a: ("other", True))
+    monkeypatch.setattr("ui.shell.QMessageBox.warning", lambda _parent, title, text: said.append(f"{title}: {text}"))
+    said: list[str] = []
+    qtbot.mouseClick(view.rename, Qt.MouseButton.LeftButton)
+    assert said == ["Session not renamed: there is a tuning session 'other' already: choose another name"]
+    monkeypatch.setattr(QInputDialog, "getText", lambda *_a: ("  SAN tier 2  ", True))
+    qtbot.mouseClick(view.rename, Qt.MouseButton.LeftButton)
+    assert view.chooser.currentText() == "SAN tier 2" and view.table.rowCount() == 2
+    assert window.state.session == "SAN tier 2" and {r.run_id for r in window.store.runs("SAN tier 2")} == {
+        first.run_id, second.run_id}
+
+    view.table.selectRow(0)
+    view.table.setRangeSelected(QTableWidgetSelectionRange(1, 0, 1, 0), True)  # and a second row, as Ctrl+click
+    assert view.selected_runs() == [first.run_id, second.run_id] and view.compare.isEnabled()
+    assert not view.delete_run.isEnabled()  # one run at a time
+    qtbot.mouseClick(view.compare, Qt.MouseButton.LeftButton)
+    dialog = next(w for w in window.findChildren(CompareDialog))
+    rows = {dialog.table.item(r, 0).text(): (dialog.table.item(r, 1).text(), dialog.table.item(r, 2).text())
+            for r in range(dialog.table.rowCount())}
+    assert rows["Threads"] == (str(first.summary.threads), "4") and rows["Verdict"][0] in ("PASS", "FAIL")
+    dialog.close()
+
+    asked: list[str] = []
+    monkeypatch.setattr(confirm, "ask", lambda _parent, title, text, **_b: asked.append(text) or True)
+    view.table.selectRow(1)
+    qtbot.mouseClick(view.delete_run, Qt.MouseButton.LeftButton)
+    assert f"Delete run {second.run_id}" in asked[-1]
+    assert window.store.run(second.run_id) is None and view.table.rowCount() == 1
+    assert sorted(p.name for p in (tmp_path / "runs" / "b").iterdir()) == ["my notes.txt"]  # the engineer's, kept
+    assert "left with 1 file(s) Jetwise did not write" in window.statusBar().currentMessage()
+
+    qtbot.mouseClick(view.delete_session, Qt.MouseButton.LeftButton)
+    assert "Delete tuning session 'SAN tier 2' and its 1 run(s)" in asked[-1]
+    assert window.store.runs("SAN tier 2") == [] and not (tmp_path / "runs" / "a").exists()
+    assert view.chooser.currentText() == "other" and view.table.rowCount() == 1  # what is left

@@ -51,6 +51,10 @@ class SessionView(QWidget):
     report_requested = Signal(str)  # a run's id, its row opened
     pdf_requested = Signal(str)  # a run's id: its report exported as a PDF
     print_requested = Signal(str)  # a run's id: its report printed
+    rename_requested = Signal(str)  # a session's name
+    delete_run_requested = Signal(str)  # a run's id
+    delete_session_requested = Signal(str)  # a session's name
+    compare_requested = Signal(str, str)  # two runs' ids
 
     def __init__(self) -> None:
         super().__init__()
@@ -65,7 +69,7 @@ class SessionView(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
+        self.table.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)  # two to compare
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(REASONS, QHeaderView.ResizeMode.Stretch)
         self.table.setToolTip("Double-click a run to open its report")
@@ -91,8 +95,20 @@ class SessionView(QWidget):
         self.print_report = QPushButton("Print…")
         self.print_report.setToolTip("The report of the selected run on a printer")
         self.print_report.clicked.connect(lambda: self._for_selected(self.print_requested))
-        self.run_buttons = (self.open_report, self.export_pdf, self.print_report)
-        for button in self.run_buttons:
+        self.delete_run = QPushButton("Delete run…")
+        self.delete_run.setToolTip("The selected run out of the store, with the files Jetwise wrote in its folder")
+        self.delete_run.clicked.connect(lambda: self._for_selected(self.delete_run_requested))
+        self.compare = QPushButton("Compare…")
+        self.compare.setToolTip("The two selected runs side by side (Ctrl+click a second row)")
+        self.compare.clicked.connect(self._on_compare_clicked)
+        self.rename = QPushButton("Rename session…")
+        self.rename.clicked.connect(lambda: self.rename_requested.emit(self.chooser.currentText()))
+        self.delete_session = QPushButton("Delete session…")
+        self.delete_session.setToolTip("This session and its runs out of the store, with the files Jetwise wrote in "
+                                       "their folders")
+        self.delete_session.clicked.connect(lambda: self.delete_session_requested.emit(self.chooser.currentText()))
+        self.run_buttons = (self.open_report, self.export_pdf, self.print_report, self.delete_run)
+        for button in (*self.run_buttons, self.compare):
             button.setEnabled(False)
         back = QPushButton("Back")
         back.setToolTip("Back to the page this view was opened from")
@@ -105,9 +121,11 @@ class SessionView(QWidget):
         plots.addWidget(self.iops_plot)
         plots.addWidget(self.latency_plot)
         buttons = QHBoxLayout()
-        for button in self.run_buttons:
+        for button in (*self.run_buttons, self.compare):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.rename)
+        buttons.addWidget(self.delete_session)
         buttons.addWidget(back)
         layout = QVBoxLayout(self)
         layout.addLayout(heading)
@@ -172,16 +190,26 @@ class SessionView(QWidget):
                     item.setText(f"{run.run_id} ({type_words(config.test_type)})")
                     item.setToolTip("Not on the curves: it runs as long as its work takes, not a setting to tune from")
                 self.table.setItem(row, column, item)
-        for button in self.run_buttons:
+        for button in (*self.run_buttons, self.compare):
             button.setEnabled(False)
+        for button in (self.rename, self.delete_session):
+            button.setEnabled(bool(runs))
         steps = [StepPoint.of(step) for run in runs if (result := results.get(run.run_id)) is not None
                  and result.sweep is not None for step in result.sweep.steps]
         self._plot([run for run in runs if run.run_id not in off_curve], runs[-1].config if runs else None)
         self._plot_steps(steps)
 
     def selected_run(self) -> str | None:
-        rows = {index.row() for index in self.table.selectedIndexes()}
-        return self.runs[min(rows)].run_id if rows else None
+        selected = self.selected_runs()
+        return selected[0] if selected else None
+
+    def selected_runs(self) -> list[str]:
+        return [self.runs[row].run_id for row in sorted({index.row() for index in self.table.selectedIndexes()})]
+
+    def _on_compare_clicked(self) -> None:
+        selected = self.selected_runs()
+        if len(selected) == 2:
+            self.compare_requested.emit(*selected)
 
     def _on_chooser_activated(self, index: int) -> None:
         self.session_chosen.emit(self.chooser.itemText(index))
@@ -190,8 +218,10 @@ class SessionView(QWidget):
         self.report_requested.emit(self.runs[row].run_id)
 
     def _on_table_item_selection_changed(self) -> None:
+        selected = self.selected_runs()
         for button in self.run_buttons:
-            button.setEnabled(self.selected_run() is not None)
+            button.setEnabled(len(selected) == 1)
+        self.compare.setEnabled(len(selected) == 2)
 
     def _on_open_report_clicked(self) -> None:
         self._for_selected(self.report_requested)
