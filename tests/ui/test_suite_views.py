@@ -85,6 +85,7 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     assert all(_shown(page, page.fields[p]) for p in ("warmup_s", "backup_path", "log_files_to_replay", "replay_limit_s"))
     assert _shown(page, page.suite_note) and "Five tests on the same databases" in page.suite_note.text()
     assert "resumes it" in page.suite_note.text() and not _shown(page, page.recovery_note)
+    assert "A trial, not a qualification" not in page.suite_note.text()  # the published lengths, as it opens
     stress = page.lengths["stress"]
     stress.combo.setCurrentText("a day")
     assert stress.error.isVisibleTo(page) and not _next_enabled(window)
@@ -97,6 +98,7 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     page.lengths["performance"].combo.setCurrentText("1h")
     assert not stress.error.isVisibleTo(page) and _next_enabled(window)
     assert (window.suite.performance_s, window.suite.stress_s) == (3600, 7200) and "Stress (2h" in page.suite_note.text()
+    assert "A trial, not a qualification" in page.suite_note.text()  # said where the lengths are chosen
 
     window.wizard.restart_at(PAGE_TUNING)  # every test at the setting typed
     tuning = window.wizard.tuning

@@ -9,7 +9,7 @@ them), each with its own message beneath.
 from __future__ import annotations
 
 from engine.model.units import compact_duration
-from engine.results.suite import PERFORMANCE_S, STRESS_S
+from engine.results.suite import PERFORMANCE_S, STRESS_S, is_trial, trial_words
 from ui.suite import TITLE
 from ui.widgets.fields import DurationChoice
 
@@ -31,7 +31,8 @@ def note(performance_s: float, stress_s: float) -> str:
             "Database backup and Soft recovery. Each is kept as a run of its own, with its report, in the suite's "
             "folder, and an ESRP report combines them at the end. A test that fails does not stop the others; Stop "
             "ends the suite, and starting it again with this configuration resumes it from the first test without a "
-            "verdict. Every test runs at the thread count set on the Thread tuning page (auto-tune does not apply).")
+            "verdict. Every test runs at the thread count set on the Thread tuning page (auto-tune does not apply)."
+            + (f" {trial_words(performance_s, stress_s)}." if is_trial(performance_s, stress_s) else ""))
 
 
 def length_field(key: str) -> DurationChoice:
