@@ -118,7 +118,7 @@ def test_auto_tune_runs_calibration_runs_until_a_setting_passes(qtbot, window, t
     window.wizard.tuning.calibration.set_value("15s")
     while window.wizard.currentId() != PAGE_REVIEW:
         window.wizard.next()
-    assert "calibration runs of at most 15s each" in window.wizard.review.text.toPlainText()
+    assert "confirmation runs of at most 15s each" in " ".join(window.wizard.review.text.toPlainText().split())
     finish = window.wizard.button(QWizard.WizardButton.FinishButton)
     qtbot.waitUntil(finish.isEnabled, timeout=5000)
     qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
