@@ -71,9 +71,12 @@ def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | Non
     floor = target * (1 - config.target_margin_percent / 100.0)
     cpu = run.host_performance.cpu_percent.average
     busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
-    short = (f"the host's processors were saturated in run {run.run_id} ({s.threads} threads / SluggishSessions "
-             f"{s.sluggish_sessions}: {s.achieved_transactional_iops:,.0f} transactional IOPS{busy}), so its "
-             "shortfall is the host's, not the storage's, and more threads would only load the CPU more")
+    if bound is not None and bound.where == f"run {run.run_id}":  # that run is the lower bound: named once
+        short = "the host's processors were saturated in that run" + (f" ({cpu:.0f} % on average)" if cpu else "")
+    else:
+        short = (f"the host's processors were saturated in run {run.run_id} ({s.threads} threads / SluggishSessions "
+                 f"{s.sluggish_sessions}: {s.achieved_transactional_iops:,.0f} transactional IOPS{busy})")
+    short += ", so its shortfall is the host's, not the storage's, and more threads would only load the CPU more"
     if bound is None:
         known = ("no run of this session kept every latency threshold, and a latency measured with the CPU saturated "
                  "is the host's as much as the storage's")

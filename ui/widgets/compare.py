@@ -54,7 +54,11 @@ class CompareDialog(QDialog):
                 if column and one != two and name != "Run":
                     item.setBackground(DIFFERS)
                 self.table.setItem(row, column, item)
+        self.table.setWordWrap(True)
         self.table.resizeColumnsToContents()
+        for column in (1, 2):  # a long reason wraps in its cell rather than pushing the other run out of view
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), 340))
+        self.table.resizeRowsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
