@@ -29,13 +29,14 @@ KINDS = {  # each kind of step: its name in the legend, colour, marker, and the 
     "kept": ("kept the thresholds", palette.PASS, "circle", "dots kept every threshold"),
     "broke": ("broke a threshold", palette.FAIL, "cross", "crosses broke a threshold"),
     "aside": ("host-bound or no reads", palette.ABORTED, "square",
-              "hollow squares were host-bound or made no reads (not the storage's limit)"),
+              "hollow squares broke a threshold host-bound or made no reads (not the storage's limit)"),
 }
 
 
 def _kind(step: SweepStep) -> str:
-    """kept, broke, or aside (host-bound or no reads: not a point of the storage's curve)."""
-    if step.host_bound or step.no_reads:
+    """kept, broke, or aside (no reads, or host-bound and broke a threshold: not a point of the storage's curve); a
+    host-bound step that kept the thresholds is kept: the storage carried at least its IOPS."""
+    if step.no_reads or (step.host_bound and not step.latency_ok):
         return "aside"
     return "kept" if step.latency_ok else "broke"
 
@@ -48,8 +49,9 @@ def outcome(step: SweepStep) -> tuple[str, str]:
         details.append("the database cache held the database: not read as a storage limit")
     elif step.host_bound:
         words = "host-bound"
-        details.append("the processors were saturated: not read as a storage limit; "
-                       + ("it kept the thresholds" if step.latency_ok else f"it broke {step.failure or 'a latency threshold'}"))
+        details.append("the processors were saturated: " + (
+            "it kept the thresholds, so the storage carried at least this" if step.latency_ok
+            else f"not read as a storage limit; it broke {step.failure or 'a latency threshold'}"))
     elif step.latency_ok:
         words = "kept the thresholds"
     else:

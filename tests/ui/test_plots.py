@@ -45,6 +45,10 @@ def test_no_negative_axis_no_repeated_ticks_and_an_interval_without_reads_is_a_g
     plots = LivePlots()
     qtbot.addWidget(plots)
     plots.reset(target=100.0)
+    plots.show()
+    box = plots.iops_plot.getPlotItem().getViewBox()
+    # before any sample: from zero to the target, not a sliver around the target
+    qtbot.waitUntil(lambda: box.viewRange()[1][0] <= 0 and box.viewRange()[1][1] >= 100, timeout=2000)
     labels = ElapsedAxis(orientation="bottom").tickStrings([0.5, 1.0, 1.5, 2.0], 1.0, 1.0)
     assert len(set(labels)) == len(labels)
     for second in range(1, 11):

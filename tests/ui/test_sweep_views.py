@@ -87,11 +87,17 @@ def test_a_step_that_says_nothing_of_the_storage_is_marked_and_named(qtbot, swee
     view = _run_view(qtbot, sweep.config)
     steps = sweep.result.sweep.steps
     bound = sweep.result.model_copy(deep=True)
-    bound.sweep.steps[-1] = steps[-1].model_copy(update={"host_bound": True})
+    bound.sweep.steps[-1] = steps[-1].model_copy(update={"host_bound": True, "latency_ok": False})
     view.show_sweep(bound, None)
     labels = [i.toPlainText() for i in view.sweep_plots.latency_plot.getPlotItem().items if isinstance(i, pg.TextItem)]
     assert f"{len(steps)} host-bound" in labels
     assert _markers(view.sweep_plots.latency_plot)["#bbbbbb"] == [steps[-1].effective_load]
+    # a host-bound step that kept the thresholds says the storage carried at least that: a kept step, so named
+    bound.sweep.steps[-1] = steps[-1].model_copy(update={"host_bound": True, "latency_ok": True})
+    view.show_sweep(bound, None)
+    labels = [i.toPlainText() for i in view.sweep_plots.latency_plot.getPlotItem().items if isinstance(i, pg.TextItem)]
+    assert f"{len(steps)} host-bound: at least" in labels
+    assert "#bbbbbb" not in _markers(view.sweep_plots.latency_plot)
 
 
 def test_a_run_at_one_setting_shows_no_sweep_plots(qtbot, tmp_path, sweep):

@@ -128,6 +128,7 @@ class LivePlots(QWidget):
             box.setLimits(xMin=0.0, yMin=0.0)  # no negative time, rate nor latency around the samples
             box.setRange(xRange=(0.0, 60.0), yRange=(0.0, 1.0), padding=0)  # until the first sample comes
             box.enableAutoRange()
+            plot.plot([0.0, 0.0], [0.0, 0.0], pen=pg.mkPen(0, 0, 0, 0))  # the axis from zero: not a sliver around a target or a limit line
         self.iops_plot.getPlotItem().setTitle("Database read throughput" if scan else "Transactional IOPS")
         self.iops_plot.getPlotItem().setLabel("left", "MB/s" if scan else "IOPS")
         self.latency_plot.getPlotItem().setTitle("Average database read latency per interval" if scan

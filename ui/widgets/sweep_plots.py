@@ -196,7 +196,7 @@ def _label(point: StepPoint) -> str:
     """A point's label: its step number as the test log counts, and why it says nothing of the storage."""
     number = str(point.step + 1)
     if point.host_bound:
-        return f"{number} host-bound"
+        return f"{number} host-bound" + (": at least" if point.passed else "")
     if point.no_reads:
         return f"{number} no reads"
     return number

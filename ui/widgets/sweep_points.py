@@ -46,8 +46,9 @@ class StepPoint:
 
     @property
     def telling(self) -> bool:
-        """Whether the step says something of the storage (its reads reached the disk, the host kept up)."""
-        return not (self.host_bound or self.no_reads)
+        """Whether the step says something of the storage: its reads reached the disk, and the host kept up or the
+        thresholds held (a host-bound step that kept them: the storage carried at least its IOPS)."""
+        return not self.no_reads and (self.latency_ok or not self.host_bound)
 
     @property
     def passed(self) -> bool:
@@ -63,7 +64,8 @@ def bracket(points: list[StepPoint]) -> tuple[StepPoint, StepPoint] | None:
     """The heaviest step that kept the thresholds and the lightest that broke them above it, as the sweep reads
     them (`engine.run.sweep.measured_bracket`); None until both are measured."""
     by_load = {point.load: point for point in points}
-    found = measured_bracket([Step(point.load, point.iops, point.latency_ok, not point.telling) for point in points])
+    found = measured_bracket([Step(point.load, point.iops, point.passed, point.host_bound or point.no_reads)
+                              for point in points])
     return None if found is None else (by_load[found[0].load], by_load[found[1].load])
 
 

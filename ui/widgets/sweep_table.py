@@ -22,7 +22,8 @@ def step_outcome(step: SweepStep) -> str:
         return "No database reads (the cache held the database): not read as a storage limit"
     words = "Kept every latency threshold" if step.latency_ok else f"Broke: {step.failure}"
     if step.host_bound:
-        words += "; host-bound (the CPU set the pace): not read as a storage limit"
+        words += ("; host-bound (the CPU set the pace): the storage carried at least this" if step.latency_ok
+                  else "; host-bound (the CPU set the pace): not read as a storage limit")
     if not step.settled:
         words += "; latency did not settle before the judged samples"
     return words
@@ -97,7 +98,7 @@ class SweepTable(TableBox):
             for column, text in enumerate(step_cells(step)):
                 item = QTableWidgetItem(text)
                 if column == OUTCOME:
-                    telling = not (step.host_bound or step.no_reads)
+                    telling = not step.no_reads and (step.latency_ok or not step.host_bound)
                     item.setForeground(verdict_qcolor("pass" if step.latency_ok else "fail") if telling else QColor(NEUTRAL))
                     item.setToolTip(text)
                 if judged is not None and step.step == judged.step:
