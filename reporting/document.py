@@ -22,7 +22,7 @@ from engine.model.units import seconds_words
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
-from engine.results.verdict import cache_served, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
+from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
@@ -152,7 +152,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "host_performance": result.host_performance,
         "host_rows": result.host_performance.rows(None if config.scans else summary.database_page_fault_stalls_per_s),
         "database_bytes": database_bytes(result),
-        "floor": config.target_transactional_iops * (1 - config.target_margin_percent / 100.0),
+        "floor": iops_floor(config),
         "stream_titles": STREAM_TITLES,
         "session": bundle.session,
         "session_runs": bundle.session_runs,

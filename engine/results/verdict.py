@@ -114,7 +114,7 @@ def unmeasured_criteria(result: RunResult) -> list[UnmeasuredCriterion]:
             for name, _stream, _statistic, threshold in LATENCY_CRITERIA]
     rows.append(UnmeasuredCriterion(STALLS_CRITERION, "each instance", MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<="))
     if not config.seeks_maximum:
-        rows.append(UnmeasuredCriterion(IOPS_CRITERION, "Server", _floor(config), "", ">="))
+        rows.append(UnmeasuredCriterion(IOPS_CRITERION, "Server", iops_floor(config), "", ">="))
     return rows
 
 
@@ -127,7 +127,8 @@ def judged_criteria(result: RunResult) -> list[Criterion]:
     return [c for c in result.criteria if c.name not in unjudged]
 
 
-def _floor(config: TestConfig) -> float:
+def iops_floor(config: TestConfig) -> float:
+    """The least transactional IOPS that pass: the target less the margin a run may fall short by."""
     return config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
 
 
@@ -220,7 +221,7 @@ def judge(
         reasons.extend(mine)
 
     target = config.target_transactional_iops
-    floor = _floor(config)
+    floor = iops_floor(config)
     if measured and not config.seeks_maximum:  # the disk throughput scenario has no target to judge against
         achieved = total_transfers / measured_s
         iops = make_criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
+from engine.results.verdict import iops_floor
 from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import RunPoint, again_words, evidence, once, spike_retry, storage_errors_words, unresolved_errors
 from engine.tuning.fit import fit, load_for_iops, load_for_latency
@@ -204,7 +205,7 @@ def capacity_words(config: TestConfig, iops: float, at_least: bool = False) -> s
 def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
     """The next setting for this design, or the conclusion."""
     target = config.target_transactional_iops
-    floor = target * (1 - config.target_margin_percent / 100.0)
+    floor = iops_floor(config)
     read_limit = config.active_thresholds.db_read_avg_latency_ms
     databases = config.database_count
 

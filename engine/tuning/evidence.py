@@ -20,7 +20,7 @@ from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.model.derive import thread_weight_words
 from engine.results.schema import Figures, Outcome, RunResult
-from engine.results.verdict import cache_served, was_measured
+from engine.results.verdict import cache_served, iops_floor, was_measured
 
 SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
 
@@ -52,8 +52,7 @@ class RunPoint:
         criteria = result.criteria
         latency_ok = all(c.passed for c in criteria if c.instance is not None)
         errors_ok = all(c.passed for c in criteria if c.instance is None and c.name == "I/O errors")
-        floor = config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
-        iops_ok = summary.achieved_transactional_iops >= floor
+        iops_ok = summary.achieved_transactional_iops >= iops_floor(config)
         failures = [c for c in criteria if c.instance is not None and not c.passed]
         words = ""
         if failures:

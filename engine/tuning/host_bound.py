@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunResult
-from engine.results.verdict import cache_served, was_measured
+from engine.results.verdict import cache_served, iops_floor, was_measured
 from engine.run.sweep import Load
 from engine.tuning.curve import curve
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
@@ -68,7 +68,6 @@ def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | Non
     """The advice's rationale: what is known of the storage, why the run fell short, and what can change that."""
     s = run.summary
     target = config.target_transactional_iops
-    floor = target * (1 - config.target_margin_percent / 100.0)
     cpu = run.host_performance.cpu_percent.average
     busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
     if bound is not None and bound.where == f"run {run.run_id}":  # that run is the lower bound: named once
@@ -83,7 +82,7 @@ def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | Non
     else:
         known = (f"the storage carried at least {bound.iops:,.0f} transactional IOPS within every latency threshold "
                  f"({bound.load.words}, {bound.where})")
-        if bound.iops >= floor:
+        if bound.iops >= iops_floor(config):
             known += f", which meets the target of {target:,.0f}: the storage can carry it where the host can drive it"
         else:
             known += f"; the target of {target:,.0f} needs more than this host's CPU drives"
