@@ -18,7 +18,7 @@ import markupsafe
 
 from engine.model.config import TestType
 from engine.model.derive import thread_weight_words
-from engine.model.units import seconds_words
+from engine.model.units import seconds_words, sentence
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Figures, Outcome, RunKind
@@ -191,7 +191,7 @@ def environment() -> jinja2.Environment:
                              lstrip_blocks=True)
     env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
-    env.filters["sentence"] = lambda v: v[:1].upper() + v[1:]
+    env.filters["sentence"] = sentence
     env.filters["seconds"] = seconds_words
     env.filters["thread_weight_words"] = thread_weight_words
     env.filters["path"] = _breakable_path

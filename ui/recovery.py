@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
 from engine.model.derive import achieved_words
-from engine.model.units import format_duration
+from engine.model.units import format_duration, sentence
 from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
 from engine.results.verdict import was_measured
 from engine.workload.logstream import LOG_DATA_BYTES
@@ -62,7 +62,7 @@ def recovery_headline(result: RunResult, recovery: RecoveryResult) -> tuple[str,
 def row_state(row: InstanceRecovery, outcome: Outcome) -> str:
     """How an instance's replay ended, in a few words."""
     if row.failure:
-        return row.failure[:1].upper() + row.failure[1:]
+        return sentence(row.failure)
     if row.complete:
         return "Complete"
     if row.log_files_generated < row.log_files:

@@ -226,8 +226,7 @@ class MainWindow(QMainWindow):
     def _on_runs_suite_finished(self, summary: SuiteSummary) -> None:
         self.results_view.show_suite(summary)
         self.stack.setCurrentWidget(self.results_view)
-        self.statusBar().showMessage(f"{summary.record.title[:1].upper()}{summary.record.title[1:]}: "
-                                     f"{summary.verdict.upper()}; results in {summary.folder}")
+        self.statusBar().showMessage(f"{summary.record.title}: {summary.verdict.upper()}; results in {summary.folder}")
 
     def _suite_folder(self) -> Path:
         suite = self.results_view.suite

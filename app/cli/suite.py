@@ -86,7 +86,7 @@ def _write_report(folder: Path) -> None:
 def print_suite(record: SuiteRecord, folder: Path, stream: TextIO) -> None:
     """The five verdicts in a table, and how to go on when the suite is unfinished."""
     device = f" (simulated {record.simulate})" if record.simulate else ""
-    print(f"\n{record.title[:1].upper()}{record.title[1:]}{device}: "
+    print(f"\n{record.title}{device}: "
           f"{record.outcome.value.upper() if record.finished else 'UNFINISHED'}", file=stream)
     if record.rehearsal:
         print(f"  {record.trial_words}", file=stream)

@@ -19,6 +19,7 @@ from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
+from engine.model.units import sentence
 from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
@@ -161,7 +162,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if outcome.status == "host-bound":
         say("Tuning stopped: the host's CPU, not the storage, set the pace.")
         if advice is not None and advice.status == "host_bound":
-            say(f"  {advice.rationale[:1].upper()}{advice.rationale[1:]}.")
+            say(f"  {sentence(advice.rationale)}.")
             if advice.capacity:
                 say(f"  This storage carries {advice.capacity}, at {advice.threads} threads, SluggishSessions "
                     f"{advice.sluggish_sessions}.")

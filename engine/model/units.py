@@ -109,6 +109,11 @@ def format_duration(seconds: float) -> str:
     return f"{minutes}:{secs:02d}"
 
 
+def sentence(text: str) -> str:
+    """`text` as a sentence begins: its first letter a capital, the rest as it is."""
+    return text[:1].upper() + text[1:]
+
+
 def seconds_words(value: float) -> str:
     """Measured time as read: "100 s", "1,800 s"; a decimal under ten seconds, so 0.1 s is not "0 s"."""
     return f"{value:,.0f} s" if value >= 10 else f"{value:.1f} s"

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
+from engine.model.units import sentence
 from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import cache_served, iops_floor, was_measured
 from engine.run.sweep import Load
@@ -86,4 +87,4 @@ def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | Non
             known += f", which meets the target of {target:,.0f}: the storage can carry it where the host can drive it"
         else:
             known += f"; the target of {target:,.0f} needs more than this host's CPU drives"
-    return f"{known}. {short[:1].upper()}{short[1:]}: {REMEDIES}"
+    return f"{known}. {sentence(short)}: {REMEDIES}"

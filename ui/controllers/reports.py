@@ -17,6 +17,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.io.safety import write_text
+from engine.model.units import sentence
 from engine.store.sqlite import Store
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
@@ -199,7 +200,7 @@ class ReportActions(QObject):
     def _open(self, path: Path, what: str, opener: str) -> None:
         """Open `path` with the desktop's handler, and say where it is if nothing on this machine could."""
         if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
-            self.message.emit(f"{what[:1].upper()}{what[1:]}: {path}")
+            self.message.emit(f"{sentence(what)}: {path}")
         else:
             self.message.emit(f"Nothing on this machine could open the {what} (no {opener} is set up); "
                               f"open it by hand: {path}")

@@ -35,6 +35,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
+from engine.model.units import sentence
 from engine.protocol import StartEvent
 from engine.results.document import CONFIG_FILE
 from engine.results.schema import RunResult
@@ -293,7 +294,7 @@ class RunController(QObject):
             if on_review and outcome.refused_before_start:  # the Review page still shows: it lists why, at each field
                 self.message.emit("The run did not start; Review lists why, at each field")
                 return
-            self.refused.emit(_sentence(str(outcome)))
+            self.refused.emit(sentence(str(outcome)))
             return
         self.last_result = result
         assert self.config is not None
@@ -329,13 +330,9 @@ class RunController(QObject):
             bundle = load_run(str(folder))
         except ReportError:
             return None
-        self.display.append_log(f"{_sentence(str(outcome))} without a result; the result was rebuilt from its samples")
+        self.display.append_log(f"{sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
 
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_ ." else "_" for c in name).strip() or "session"
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
-from engine.model.units import seconds_words
+from engine.model.units import seconds_words, sentence
 from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import FILES_REPLAYED
@@ -280,27 +280,27 @@ class ResultsView(QWidget):
                         f"{result.summary.threshold_set} thresholds.")
             elif result is not None and result.configuration.seeks_maximum:
                 carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
-                text = (f"<b>The most this storage passes: {setting}.</b><br>{escape(_sentence(advice.rationale))}."
+                text = (f"<b>The most this storage passes: {setting}.</b><br>{escape(sentence(advice.rationale))}."
                         f"{carries}")
             else:
                 head = "This setting passes" if passed_here else "A setting of this session passes"
-                text = (f"<b>{head}: {setting}.</b><br>{escape(_sentence(advice.rationale))}. Run the full-length "
+                text = (f"<b>{head}: {setting}.</b><br>{escape(sentence(advice.rationale))}. Run the full-length "
                         "test with it to qualify the storage.")
             self.apply.setEnabled(False)
         elif advice.status == "host_bound":
             known = (f"the storage carried at least {advice.max_passing_iops:,.0f} transactional IOPS within the "
                      "thresholds" if advice.max_passing_iops else "no run measured the storage within the thresholds")
             text = (f"<b>The host's CPU, not the storage, set the pace: {known}.</b><br>"
-                    f"{escape(_sentence(advice.rationale))}.")
+                    f"{escape(sentence(advice.rationale))}.")
             if advice.capacity:
                 text += f"<br>It carries {escape(advice.capacity)}, at {setting}."
             self.apply.setEnabled(False)
         elif advice.status == "io_errors":
-            text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(_sentence(advice.rationale))}."
+            text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(sentence(advice.rationale))}."
             self.apply.setEnabled(False)
         else:
             carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
-            text = f"<b>Out of reach on this storage.</b><br>{escape(_sentence(advice.rationale))}.{carries}"
+            text = f"<b>Out of reach on this storage.</b><br>{escape(sentence(advice.rationale))}.{carries}"
             self.apply.setEnabled(False)
         self.advice.setText(text + notes)
 
@@ -319,9 +319,5 @@ def full_length_setting(result: RunResult, advice: Advice | None) -> tuple[int, 
     if advice is None or advice.status != "converged" or config.seeks_maximum or qualified:
         return None
     return advice.threads, advice.sluggish_sessions
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 

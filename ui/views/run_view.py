@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestConfig
-from engine.model.units import format_bytes, format_duration
+from engine.model.units import format_bytes, format_duration, sentence
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
 from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Criterion, IntervalSample, RunResult
@@ -304,7 +304,7 @@ class RunView(QWidget):
             sign = "≤" if shown.comparison == "<=" else "≥"
             unit = f" {shown.unit}" if shown.unit == "ms" else shown.unit
             where = f"{shown.instance}: " if shown.instance else ""
-            label.setText(f"{'✓' if shown.passed else '✗'} {where}{shown.name[:1].upper()}{shown.name[1:]}: "
+            label.setText(f"{'✓' if shown.passed else '✗'} {where}{sentence(shown.name)}: "
                           f"{shown.value:,.2f}{unit} ({sign} {shown.limit:,.1f}{unit})")
             label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
 

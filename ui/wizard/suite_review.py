@@ -65,7 +65,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
     reading = 2 * read_s if STAGES.index(TestType.DATABASE_CHECKSUM) in waiting else read_s
     log_s = config.log_files_to_replay * LOG_FILE_SIZE_BYTES * config.database_count / CREATE_RATE_BYTES_PER_S
     return f"""
-<h3>{_sentence(suite_title(performance_s, stress_s))}: {len(waiting)} of {len(STAGES)} tests to run</h3>
+<h3>{suite_title(performance_s, stress_s)}: {len(waiting)} of {len(STAGES)} tests to run</h3>
 {f"<p><b>{trial_words(performance_s, stress_s)}.</b></p>" if is_trial(performance_s, stress_s) else ""}
 <table cellpadding="3" border="1" cellspacing="0"><tr><th>Test</th><th>What it does</th><th>At Start</th></tr>
 {''.join(rows)}</table>
@@ -90,7 +90,3 @@ def _about(seconds: float) -> str:
     """An estimate as read: to the minute past ten minutes ("26h2m"), else to the second."""
     step = 60 if seconds >= 600 else 1
     return compact_duration(max(1, round(seconds / step) * step))
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
