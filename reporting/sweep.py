@@ -36,7 +36,7 @@ KINDS = {  # each kind of step: its name in the legend, colour, marker, and the 
 def _kind(step: SweepStep) -> str:
     """kept, broke, or aside (no reads, or host-bound and broke a threshold: not a point of the storage's curve); a
     host-bound step that kept the thresholds is kept: the storage carried at least its IOPS."""
-    if step.no_reads or (step.host_bound and not step.latency_ok):
+    if not step.tells:
         return "aside"
     return "kept" if step.latency_ok else "broke"
 

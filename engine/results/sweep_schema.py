@@ -33,6 +33,21 @@ class SweepStep(Schema):
     def effective_load(self) -> float:
         return self.threads / max(1, self.sluggish_sessions)
 
+    @property
+    def tells(self) -> bool:
+        return tells_of_storage(self.latency_ok, self.host_bound, self.no_reads)
+
+    @property
+    def kept(self) -> bool:
+        """The step kept every latency threshold with its reads reaching the disk (host-bound or not)."""
+        return self.latency_ok and not self.no_reads
+
+
+def tells_of_storage(latency_ok: bool, host_bound: bool, no_reads: bool) -> bool:
+    """Whether a step says something of the storage: its reads reached the disk, and the host kept up or the
+    thresholds held (a host-bound step that kept them: the storage carried at least its IOPS)."""
+    return not no_reads and (latency_ok or not host_bound)
+
 
 class Sweep(Schema):
     """A calibration run that stepped its load through a schedule (`RunResult.sweep`)."""

@@ -191,7 +191,7 @@ class SweepSteps:
         """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (one the
         host kept up with first), else the lightest measured; the unfinished step when none was measured to its end."""
         finished = self.windows[: len(self.steps)]
-        kept = [(w, s) for w, s in zip(finished, self.steps, strict=True) if s.latency_ok and not s.no_reads]
+        kept = [(w, s) for w, s in zip(finished, self.steps, strict=True) if s.kept]
         good = [w for w, s in kept if not s.host_bound] or [w for w, _s in kept]
         if good:
             return max(good, key=lambda w: w.load.effective)
@@ -204,11 +204,11 @@ def as_step(record: SweepStep) -> Step:
     """A recorded step as the schedule reads it: one whose reads never reached the disk (the cache held the
     database) says nothing of the storage, as a host-bound step that broke a threshold."""
     return Step(Load(record.threads, record.sluggish_sessions), record.transactional_iops,
-                record.latency_ok and not record.no_reads, record.host_bound or record.no_reads)
+                record.kept, record.host_bound or record.no_reads)
 
 
 
 def _bound_words(record: SweepStep) -> str:
-    if record.latency_ok and not record.no_reads:
+    if record.kept:
         return " (host-bound: the storage carried at least this; the host drives no more)"
     return " (host-bound: not read as a storage limit)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engine.model.config import TestConfig
 from engine.results.schema import HostFigures, IntervalSample, SweepStep
+from engine.results.sweep_schema import tells_of_storage
 from engine.results.verdict import ACTIVITY_CRITERIA
 from engine.run.samples import RunningVerdict
 from engine.run.steps import host_bound
@@ -46,9 +47,7 @@ class StepPoint:
 
     @property
     def telling(self) -> bool:
-        """Whether the step says something of the storage: its reads reached the disk, and the host kept up or the
-        thresholds held (a host-bound step that kept them: the storage carried at least its IOPS)."""
-        return not self.no_reads and (self.latency_ok or not self.host_bound)
+        return tells_of_storage(self.latency_ok, self.host_bound, self.no_reads)
 
     @property
     def passed(self) -> bool:

@@ -98,8 +98,7 @@ class SweepTable(TableBox):
             for column, text in enumerate(step_cells(step)):
                 item = QTableWidgetItem(text)
                 if column == OUTCOME:
-                    telling = not step.no_reads and (step.latency_ok or not step.host_bound)
-                    item.setForeground(verdict_qcolor("pass" if step.latency_ok else "fail") if telling else QColor(NEUTRAL))
+                    item.setForeground(verdict_qcolor("pass" if step.latency_ok else "fail") if step.tells else QColor(NEUTRAL))
                     item.setToolTip(text)
                 if judged is not None and step.step == judged.step:
                     item.setFont(bold)
