@@ -18,6 +18,7 @@ from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
 from engine.results.suite import PERFORMANCE_S, STRESS_S
+from engine.store.rows import session_name_problem
 
 
 def duration_type(option: Option) -> Callable[[str], float]:
@@ -59,18 +60,11 @@ def file_path_type(text: str) -> Path:
     return path
 
 
-SESSION_NAME_LIMIT = 200  # characters: a storage design's name, said back in every message about it
-
-
 def session_type(text: str) -> str:
-    """A tuning session's name as typed: not empty, at most `SESSION_NAME_LIMIT` characters, no control characters."""
+    """A tuning session's name as typed (`engine.store.rows.session_name_problem`), without its outer blanks."""
     name = text.strip()
-    if not name:
-        raise argparse.ArgumentTypeError("the session's name is empty; give the storage design a name")
-    if len(name) > SESSION_NAME_LIMIT:
-        raise argparse.ArgumentTypeError(f"a session's name has at most {SESSION_NAME_LIMIT} characters (got {len(name):,})")
-    if any(ord(c) < 32 for c in name):
-        raise argparse.ArgumentTypeError("the session's name holds a control character (a tab or a line break)")
+    if (problem := session_name_problem(name)) is not None:
+        raise argparse.ArgumentTypeError(problem)
     return name
 
 

@@ -31,6 +31,21 @@ def _storage(design: Mapping[str, Any]) -> dict[str, Any]:
     return {"databases": design.get("databases"), "copies_per_database": design.get("copies_per_database")}
 
 
+SESSION_NAME_LIMIT = 200  # characters: a storage design's name, said back in every message about it
+
+
+def session_name_problem(name: str) -> str | None:
+    """What is wrong with a tuning session's name: empty, longer than `SESSION_NAME_LIMIT`, or holding a control
+    character; None when it will do."""
+    if not name:
+        return "the session's name is empty; give the storage design a name"
+    if len(name) > SESSION_NAME_LIMIT:
+        return f"a session's name has at most {SESSION_NAME_LIMIT} characters (got {len(name):,})"
+    if any(ord(c) < 32 for c in name):
+        return "the session's name holds a control character (a tab or a line break)"
+    return None
+
+
 @dataclass(frozen=True)
 class SessionRow:
     id: int

@@ -31,7 +31,7 @@ from engine.results.document import read_result
 from engine.results.schema import IntervalSample, RunResult
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.paths import DATA_DIR_ENV, default_store_path
-from engine.store.rows import RunRow, SessionRow, _storage, design_of
+from engine.store.rows import RunRow, SessionRow, _storage, design_of, session_name_problem
 
 RUNNING = "running"
 
@@ -284,7 +284,9 @@ class Store:
     # editing ---------------------------------------------------------------------------
 
     def rename_session(self, name: str, new: str) -> None:
-        """Session `name` is called `new` from now on, its runs with it (refused when `new` is taken)."""
+        """Session `name` is called `new` from now on, its runs with it (refused when `new` is taken or no name)."""
+        if (problem := session_name_problem(new)) is not None:
+            raise StoreError(problem)
         with self._transaction() as db:
             if db.execute("SELECT 1 FROM sessions WHERE name = ?", (new,)).fetchone() is not None:
                 raise StoreError(f"there is a tuning session '{new}' already: choose another name")

@@ -171,6 +171,10 @@ def test_a_session_renamed_keeps_its_runs_and_a_run_forgotten_takes_its_samples_
         store.add_log_line("r1", "2026-11-26T01:00:00+00:00", "info", "a line")
         with pytest.raises(StoreError, match="there is a tuning session 'other' already"):
             store.rename_session("design", "other")
+        with pytest.raises(StoreError, match="at most 200 characters"):  # the rule `jetwise … --session` applies
+            store.rename_session("design", "x" * 201)
+        with pytest.raises(StoreError, match="control character"):
+            store.rename_session("design", "SAN\ttier 2")
         store.rename_session("design", "SAN tier 2")
         assert [r.run_id for r in store.runs("SAN tier 2")] == ["r1"] and store.runs("design") == []
         store.forget_run("r1")

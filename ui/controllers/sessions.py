@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QInputDialog, QLineEdit, QWidget
 
-from engine.store.sqlite import Store, StoreError
+from engine.store.sqlite import Store
 from reporting.run_folders import remove_run_folder
 from ui import confirm
 from ui.controllers.runs import RunController
@@ -28,9 +28,7 @@ class SessionActions:
         new = new.strip()
         if not ok or not new or new == name:
             return None
-        if len(new) > 200:
-            raise StoreError("a session's name is at most 200 characters")
-        self._store.rename_session(name, new)
+        self._store.rename_session(name, new)  # refused, with the reason, for a name a session cannot have
         if self._runs.draft.session == name:  # the next run goes on in the renamed session
             self._runs.draft.session = new
         return new
