@@ -73,7 +73,7 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
         s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
         return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again_words(stalled), best, notes=notes)
     if not config.seeks_maximum and not any(p.passed for p in points) and (bound := held_back(listed)) is not None:
-        return advise_host_bound(config, bound, listed, points, notes)
+        return advise_host_bound(config, bound, listed, points)
     if config.seeks_maximum:
         advice = advise_most(config, listed, points, cpu_count)
     elif sweeps_of(listed) and not any(p.passed for p in points):
@@ -83,18 +83,18 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     return replace(advice, notes=once([*notes, *advice.notes]))
 
 
-def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint],
-                      notes: list[str]) -> Advice:
+def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
     """The host's CPU held the latest run back: no heavier setting, the setting that carried the most, and what the
-    session proves of the storage (`engine.tuning.host_bound`)."""
+    session proves of the storage (`engine.tuning.host_bound`). That run is the rationale; the notes are the others'."""
     bound = lower_bound(config, results, points)
+    _points, notes = evidence(config, [r for r in results if r is not run])
     s = run.summary
     threads, sluggish = (bound.load.threads, bound.load.sluggish) if bound else (s.threads, s.sluggish_sessions)
     return Advice(
         "host_bound", threads, sluggish, None, None, None, host_bound_words(config, run, bound),
         max_passing_iops=bound.iops if bound else None,
         capacity=capacity_words(config, bound.iops, at_least=True) if bound else None,
-        notes=[n for n in notes if run.run_id not in n],
+        notes=notes,
     )
 
 

@@ -70,10 +70,10 @@ def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | Non
     s = run.summary
     target = config.target_transactional_iops
     cpu = run.host_performance.cpu_percent.average
-    busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
     if bound is not None and bound.where == f"run {run.run_id}":  # that run is the lower bound: named once
-        short = "the host's processors were saturated in that run" + (f" ({cpu:.0f} % on average)" if cpu else "")
+        short = "the host's processors were saturated in that run" + (f" ({cpu:.0f} % on average)" if cpu is not None else "")
     else:
+        busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
         short = (f"the host's processors were saturated in run {run.run_id} ({s.threads} threads / SluggishSessions "
                  f"{s.sluggish_sessions}: {s.achieved_transactional_iops:,.0f} transactional IOPS{busy})")
     short += ", so its shortfall is the host's, not the storage's, and more threads would only load the CPU more"

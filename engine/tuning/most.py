@@ -26,10 +26,10 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
     heaviest = heaviest_threads(databases, cpu_count, *(c.step.load.threads for c in points))
     loads = ladder(databases, heaviest, MAX_SLUGGISH)
     stops = [c for c in points if not c.step.latency_ok or c.step.host_bound]
-    ceiling = min((c.step.load.effective for c in stops), default=math.inf)
     # a host-bound point that kept the thresholds passes (the storage carried at least that) and is the heaviest
     bound = min((c.step.load.effective for c in points if c.step.host_bound), default=math.inf)
     broke = min((c.step.load.effective for c in points if c.step.breaks), default=math.inf)
+    ceiling = min(bound, broke)  # the lightest of the stops
     passing = [c for c in points if c.step.passes and c.step.load.effective < broke and c.step.load.effective <= bound]
     failed = [c for c in points if c.step.breaks]
     if not passing:
