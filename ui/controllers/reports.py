@@ -10,10 +10,11 @@ its tuning session and the advisor's conclusion exactly as `jetwise report` prin
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QTextDocument
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.io.safety import write_text
@@ -28,6 +29,7 @@ from ui.controllers.runs import RunController
 from ui.printing import html_document, paint_pages, report_document, report_title, write_html_pdf, write_pdf
 
 REPORT_FILE = "report.html"
+PDF_FILTERS = "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)"
 
 
 class ReportActions(QObject):
@@ -80,20 +82,12 @@ class ReportActions(QObject):
         bundle = self._bundle(run_id)
         if bundle is None:
             return None
-        if path is None:
-            folder = bundle.folder if bundle.folder is not None and bundle.folder.is_dir() else Path.home()
-            name, chosen = QFileDialog.getSaveFileName(
-                self._window, "Export the report as PDF", str(folder / "report.pdf"),
-                "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)")
-            if not name:
-                return None
-            path, size = Path(name), ("letter" if "Letter" in chosen else "a4")
-        else:
-            size = "a4"
-        try:
-            pages = write_pdf(bundle, path, size)
-        except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
-            QMessageBox.warning(self._window, "PDF not written", f"{path} was not written: {exc.strerror or exc}")
+        chosen = self._save_as(path, "Export the report as PDF", _folder(bundle) / "report.pdf", PDF_FILTERS)
+        if chosen is None:
+            return None
+        path, size = chosen[0], _page_size(chosen[1])
+        pages = self._written("PDF", path, lambda: write_pdf(bundle, path, size))
+        if pages is None:
             return None
         self.message.emit(f"PDF report: {path} ({pages} pages)")
         return path
@@ -103,33 +97,45 @@ class ReportActions(QObject):
         bundle = self._bundle(run_id)
         if bundle is None:
             return None
-        if path is None:
-            folder = bundle.folder if bundle.folder is not None and bundle.folder.is_dir() else Path.home()
-            name, _chosen = QFileDialog.getSaveFileName(self._window, "Export the samples as CSV",
-                                                        str(folder / "samples.csv"), "CSV (*.csv)")
-            if not name:
-                return None
-            path = Path(name)
-        try:
-            rows = write_csv(bundle, path)
-        except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
-            QMessageBox.warning(self._window, "CSV not written", f"{path} was not written: {exc.strerror or exc}")
+        chosen = self._save_as(path, "Export the samples as CSV", _folder(bundle) / "samples.csv", "CSV (*.csv)")
+        if chosen is None:
+            return None
+        path = chosen[0]
+        rows = self._written("CSV", path, lambda: write_csv(bundle, path))
+        if rows is None:
             return None
         self.message.emit(f"CSV samples: {path} ({rows:,} rows)")
         return path
 
     def print_report(self, run_id: str | None = None) -> None:
+        bundle = self._bundle(run_id)
+        if bundle is not None:
+            self._print(report_title(bundle), lambda width, resolution: report_document(bundle, width, resolution))
+
+    def _save_as(self, path: Path | None, caption: str, suggested: Path, filters: str) -> tuple[Path, str] | None:
+        """`path` when one is given, else the one the engineer chooses, with the filter chosen; None: cancelled."""
+        if path is not None:
+            return path, ""
+        name, chosen = QFileDialog.getSaveFileName(self._window, caption, str(suggested), filters)
+        return (Path(name), chosen) if name else None
+
+    def _written(self, what: str, path: Path, write: Callable[[], int]) -> int | None:
+        """What `write` returns, or None after saying why `path` was not written."""
+        try:
+            return write()
+        except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
+            QMessageBox.warning(self._window, f"{what} not written", f"{path} was not written: {exc.strerror or exc}")
+            return None
+
+    def _print(self, title: str, document: Callable[[float, int], QTextDocument]) -> None:
+        """Ask for a printer, then print `document` (made for its page width and resolution) with `title` on each page."""
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
-        bundle = self._bundle(run_id)
-        if bundle is None:
-            return
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        dialog = QPrintDialog(printer, self._window)
-        if dialog.exec() != QPrintDialog.DialogCode.Accepted:
+        if QPrintDialog(printer, self._window).exec() != QPrintDialog.DialogCode.Accepted:
             return
         paint = printer.pageLayout().paintRectPixels(printer.resolution())
-        pages = paint_pages(report_document(bundle, paint.width(), printer.resolution()), printer, report_title(bundle))
+        pages = paint_pages(document(paint.width(), printer.resolution()), printer, title)
         self.message.emit(f"Printed {pages} pages")
 
     def open_suite_report(self, folder: Path) -> Path | None:
@@ -157,36 +163,23 @@ class ReportActions(QObject):
         suite = self._suite(folder)
         if suite is None:
             return None
-        size = "a4"
-        if path is None:
-            name, chosen = QFileDialog.getSaveFileName(self._window, "Export the combined report as PDF",
-                                                       str(folder / "esrp-report.pdf"), "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)")
-            if not name:
-                return None
-            path, size = Path(name), ("letter" if "Letter" in chosen else "a4")
-        try:
-            pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), path, size,
-                                   title=suite.title, document_title=suite.document_title)
-        except OSError as exc:
-            QMessageBox.warning(self._window, "PDF not written", f"{path} was not written: {exc.strerror or exc}")
+        chosen = self._save_as(path, "Export the combined report as PDF", folder / "esrp-report.pdf", PDF_FILTERS)
+        if chosen is None:
+            return None
+        path, size = chosen[0], _page_size(chosen[1])
+        pages = self._written("PDF", path, lambda: write_html_pdf(
+            render_suite_html(suite, for_print=True), suite_charts(suite), path, size, title=suite.title,
+            document_title=suite.document_title))
+        if pages is None:
             return None
         self.message.emit(f"PDF of the {suite.record.title}: {path} ({pages} pages)")
         return path
 
     def print_suite_report(self, folder: Path) -> None:
-        from PySide6.QtPrintSupport import QPrintDialog, QPrinter
-
         suite = self._suite(folder)
-        if suite is None:
-            return
-        printer = QPrinter(QPrinter.PrinterMode.HighResolution)
-        if QPrintDialog(printer, self._window).exec() != QPrintDialog.DialogCode.Accepted:
-            return
-        paint = printer.pageLayout().paintRectPixels(printer.resolution())
-        document = html_document(render_suite_html(suite, for_print=True), suite_charts(suite), paint.width(),
-                                 printer.resolution())
-        pages = paint_pages(document, printer, suite.title)
-        self.message.emit(f"Printed {pages} pages")
+        if suite is not None:
+            self._print(suite.title, lambda width, resolution: html_document(
+                render_suite_html(suite, for_print=True), suite_charts(suite), width, resolution))
 
     def open_run_folder(self) -> None:
         folder = self._runs.last_output
@@ -211,3 +204,12 @@ def _report_path(bundle: RunBundle) -> Path:
     if bundle.folder is not None and bundle.folder.is_dir():
         return bundle.folder / REPORT_FILE
     return Path(tempfile.gettempdir()) / f"jetwise-report-{bundle.result.run_id}.html"
+
+
+def _folder(bundle: RunBundle) -> Path:
+    """Where a save dialog opens for a run: its folder while it is there, else the engineer's home."""
+    return bundle.folder if bundle.folder is not None and bundle.folder.is_dir() else Path.home()
+
+
+def _page_size(chosen_filter: str) -> str:
+    return "letter" if "Letter" in chosen_filter else "a4"

@@ -3,7 +3,9 @@ with the combined report, each test's own results, the suite's folder, and Resum
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -49,25 +51,17 @@ class SuiteTable(QWidget):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.report = QPushButton("Open ESRP report")
-        self.report.setToolTip("The combined report of the five tests in the browser (HTML): the summary an ESRP "
-                               "submission publishes, then each test's own report")
-        self.report.clicked.connect(self.report_requested)
-        self.pdf = QPushButton("Export PDF")
-        self.pdf.setToolTip("The combined report as a PDF: the summary, then each test's own report")
-        self.pdf.clicked.connect(self.pdf_requested)
-        self.print = QPushButton("Print…")
-        self.print.setToolTip("Print the combined report")
-        self.print.clicked.connect(self.print_requested)
-        self.stage = QPushButton("Show this test's results")
-        self.stage.setToolTip("The verdict, criteria and tables of the test selected, with its own report")
-        self.stage.clicked.connect(lambda: self._open(self.table.currentRow()))
-        self.folder = QPushButton("Open suite folder")
-        self.folder.setToolTip("The suite's record, each test's run folder and the ESRP report")
-        self.folder.clicked.connect(self.folder_requested)
-        self.resume = QPushButton("Resume")
-        self.resume.setToolTip("Run on from the first test without a verdict, in the same folder")
-        self.resume.clicked.connect(self.resume_requested)
+        self.report = _button("Open ESRP report", "The combined report of the five tests in the browser (HTML): the "
+                              "summary an ESRP submission publishes, then each test's own report", self.report_requested)
+        self.pdf = _button("Export PDF", "The combined report as a PDF: the summary, then each test's own report",
+                           self.pdf_requested)
+        self.print = _button("Print…", "Print the combined report", self.print_requested)
+        self.stage = _button("Show this test's results", "The verdict, criteria and tables of the test selected, with "
+                             "its own report", lambda: self._open(self.table.currentRow()))
+        self.folder = _button("Open suite folder", "The suite's record, each test's run folder and the ESRP report",
+                              self.folder_requested)
+        self.resume = _button("Resume", "Run on from the first test without a verdict, in the same folder",
+                              self.resume_requested)
         buttons = QHBoxLayout()
         for button in (self.resume, self.report, self.pdf, self.print, self.stage, self.folder):
             buttons.addWidget(button)
@@ -117,3 +111,10 @@ class SuiteTable(QWidget):
     def _open(self, row: int) -> None:
         if self.summary is not None and row in self.summary.results:
             self.stage_requested.emit(row)
+
+
+def _button(text: str, tip: str, clicked: Callable[[], object] | SignalInstance) -> QPushButton:
+    button = QPushButton(text)
+    button.setToolTip(tip)
+    button.clicked.connect(clicked)
+    return button
