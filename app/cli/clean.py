@@ -30,9 +30,8 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if not files.paths:
         print(f"No Jetwise test files in the folders of {args.config}: nothing to remove")
         return ExitCode.PASS
-    for folder in files.folders:
-        mine = [path for path in files.paths if path.parent == folder]
-        print(f"{folder}: {len(mine):,} file(s), {format_bytes(sum(p.stat().st_size for p in mine))}")
+    for folder, mine in files.folders.items():
+        print(f"{folder}: {len(mine):,} file(s), {format_bytes(sum(files.sizes[path] for path in mine))}")
     if not args.yes:
         print(f"{len(files.paths):,} Jetwise test file(s), {format_bytes(files.size_bytes)}: run again with --yes to "
               "remove them")

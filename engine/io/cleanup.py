@@ -16,11 +16,25 @@ from engine.model.config import TestConfig
 
 @dataclass(frozen=True)
 class Leftovers:
-    """The Jetwise files of a configuration, and the bytes they hold."""
+    """The Jetwise files of a configuration, each with its size when found."""
 
-    paths: list[Path] = field(default_factory=list)
-    size_bytes: int = 0
-    folders: list[Path] = field(default_factory=list)  # where they are, each once
+    sizes: dict[Path, int] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> list[Path]:
+        return list(self.sizes)
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(self.sizes.values())
+
+    @property
+    def folders(self) -> dict[Path, list[Path]]:
+        """Each folder they are in, with its files."""
+        found: dict[Path, list[Path]] = {}
+        for path in self.sizes:
+            found.setdefault(path.parent, []).append(path)
+        return found
 
 
 def leftover_files(config: TestConfig) -> Leftovers:
@@ -32,13 +46,11 @@ def leftover_files(config: TestConfig) -> Leftovers:
             candidates += sorted(spec.log_path.glob(f"Jetwise{index + 1:03d}.*.jwlog"))
         if config.backup_path is not None:
             candidates.append(backup_file_path(config.backup_path, index))
-    found = [path for path in dict.fromkeys(candidates)
-             if path.is_file() and not path.is_symlink() and is_jetwise_file(path)]
-    return Leftovers(found, sum(path.stat().st_size for path in found), list(dict.fromkeys(p.parent for p in found)))
+    return Leftovers({path: path.stat().st_size for path in dict.fromkeys(candidates)
+                      if path.is_file() and not path.is_symlink() and is_jetwise_file(path)})
 
 
 def remove_leftovers(files: Leftovers) -> tuple[int, list[Path]]:
     """Remove `files` (each checked for its Jetwise header again); the bytes freed, and the files left in place."""
-    before = {path: path.stat().st_size for path in files.paths if path.is_file()}
-    kept = remove_jetwise_files(list(before))
-    return sum(size for path, size in before.items() if path not in kept and not path.exists()), kept
+    kept = remove_jetwise_files(files.paths)
+    return sum(size for path, size in files.sizes.items() if path not in kept and not path.exists()), kept
