@@ -63,6 +63,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
     log_needs: dict[int, int] = defaultdict(int)  # ... of them for log files
+    log_sets: dict[int, int] = defaultdict(int)  # device -> instances whose logs go there
     device_paths: dict[int, list[str]] = defaultdict(list)
     device_folder: dict[int, Path] = {}
 
@@ -163,6 +164,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                     continue
                 needs[device] += needed
                 log_needs[device] += needed
+                log_sets[device] += 1
                 device_paths[device].append(f"log {index + 1}")
     problems += _lock_problems(config)
     if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
@@ -174,7 +176,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
         if needed > free:
             what = ", ".join(device_paths[device])
             words = f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there"
-            circular = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * (log_needs[device] > 0)
+            circular = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * log_sets[device]  # what any other test's logs take
             if config.recovers and needed - log_needs[device] + circular <= free:  # the replay's logs are the excess
                 problems.append(Problem("log_files_to_replay", f"{words}: {config.log_files_to_replay:,} log files to "
                                         f"replay per instance ({format_bytes(LOG_FILE_SIZE_BYTES)} each) do not fit"))
