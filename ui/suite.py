@@ -16,12 +16,12 @@ from engine.model.derive import achieved_words
 from engine.model.units import compact_duration
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome, RunResult
-from engine.results.suite import PERFORMANCE_S, STAGES, STRESS_S, Stage, SuiteRecord
+from engine.results.suite import PERFORMANCE_S, QUALIFICATION_TITLE, STAGES, STRESS_S, Stage, SuiteRecord
 from engine.results.verdict import was_measured
 from engine.run.suite import SUITE_FILE, SuiteError, read_suite, suite_differences
 from ui.scans import type_words
 
-TITLE = "ESRP qualification"
+TITLE = QUALIFICATION_TITLE  # the suite as a feature of the window; a run of it is named by its lengths
 FOLDER_SUFFIX = "esrp"  # a suite's folder in the session's runs folder: "20261122-061207-esrp"
 NOT_RUN = "not run"
 UNFINISHED = "unfinished"
