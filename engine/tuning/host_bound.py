@@ -39,14 +39,13 @@ def held_back(results: Sequence[RunResult]) -> RunResult | None:
     """The session's latest ordinary run, when its host's CPU held it back: measured, host-bound and judged Fail,
     its reads reaching the disk (a database the cache holds saturates the CPU by its nature) and no I/O errors."""
     ordinary = [r for r in results if r.sweep is None and r.verdict != Outcome.ABORTED]
-    if not ordinary:
-        return None
-    latest = ordinary[-1]
-    s = latest.summary
-    if (s.host_bound and s.verdict == Outcome.FAIL and was_measured(latest) and not cache_served(latest)
-            and not failed_on_io_errors(latest)):
-        return latest
-    return None
+    return ordinary[-1] if ordinary and _held(ordinary[-1]) else None
+
+
+def _held(run: RunResult) -> bool:
+    s = run.summary
+    return (run.sweep is None and s.host_bound and s.verdict == Outcome.FAIL and was_measured(run)
+            and not cache_served(run) and not failed_on_io_errors(run))
 
 
 def lower_bound(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint]) -> LowerBound | None:
@@ -57,7 +56,7 @@ def lower_bound(config: TestConfig, results: Sequence[RunResult], points: Sequen
         if c.step.passes:
             found.append(LowerBound(c.step.load, c.step.iops, "a run" if c.confirmed else "a load sweep's step"))
     for r in results:
-        if held_back([r]) is r:
+        if _held(r):
             point = RunPoint.from_result(r, config)
             if point.latency_passed:
                 found.append(LowerBound(Load(point.threads, point.sluggish_sessions), point.achieved_iops,
