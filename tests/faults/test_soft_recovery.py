@@ -164,17 +164,21 @@ def test_a_damaged_log_sector_stops_the_replay_and_says_where(tmp_path):
 
 
 class _ForgetfulDevice(IoBackend):
-    """Acknowledges database writes and, once `marker` exists, keeps none of them: every flush is lost."""
+    """Acknowledges database writes and, once the replay reads its first log file, keeps none of them: every flush is
+    lost. The replay is the only reader of log files here (one copy per database: no replication reads them). The
+    workers are processes: `replaying` is a file they all see."""
 
     name = "forgetful"
 
-    def __init__(self, marker: Path) -> None:
+    def __init__(self, replaying: Path) -> None:
         self.inner = default_backend()
-        self.marker = marker
+        self.replaying = replaying
 
     def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
         inner = self.inner.open_file(path, create=create, writable=writable, unbuffered=unbuffered, write_through=write_through)
-        return _Forgetful(inner, self.marker) if path.suffix == ".jwdb" else inner
+        if path.suffix == ".jwlog" and not writable:
+            self.replaying.touch()
+        return _Forgetful(inner, self.replaying) if path.suffix == ".jwdb" else inner
 
     def allocate(self, size: int) -> AlignedBuffer:
         return self.inner.allocate(size)
@@ -184,25 +188,22 @@ class _ForgetfulDevice(IoBackend):
 
 
 class _Forgetful(PassThroughFile):
-    def __init__(self, inner: IoFile, marker: Path) -> None:
+    def __init__(self, inner: IoFile, replaying: Path) -> None:
         super().__init__(inner)
-        self.marker = marker
+        self.replaying = replaying
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        if self.marker.exists():
+        if self.replaying.exists():
             return length if length is not None else buffer.size
         return super().write_from(buffer, offset, length)
 
 
 def test_writes_the_storage_acknowledged_and_lost_during_replay_are_found_as_lost_flushes(tmp_path):
-    marker = tmp_path / "forget"
-
-    def emit(event: object) -> None:
-        if isinstance(event, PhaseEvent) and event.message == REPLAY_WORDS:
-            marker.touch()
-
     config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
-    result = Runner(config, tmp_path / "out", emit, backend=_ForgetfulDevice(marker)).run()
+    assert config.copies_per_database == 1
+    device = _ForgetfulDevice(tmp_path / "replaying")
+    result = Runner(config, tmp_path / "out", lambda _event: None, backend=device).run()
+    assert device.replaying.exists()
     assert result.verdict == Outcome.FAIL
     assert sum(row.lost_flushes for row in result.recovery.instances) > 0
     assert any("lost flushes, ESE -1119" in reason for reason in result.summary.reasons)
