@@ -79,6 +79,12 @@ class SuiteBundle:
     def document_title(self) -> str:
         return f"Jetwise {self.record.title} {self.folder.name}"
 
+    @property
+    def ended_utc(self) -> str | None:
+        """When its latest stage ended (the stages run in order); None: none has run."""
+        runs = self.runs
+        return runs[-1][2].result.times.test_end_utc if runs else None
+
 
 def is_suite_folder(path: Path) -> bool:
     """The folder holds a suite's record (readable or not: reading it says what is wrong)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtCore import QByteArray, QHashSeed, QMarginsF, QRectF, QSizeF, Qt, QUrl, QUuid
 from PySide6.QtGui import (
     QFont,
     QImage,
@@ -31,6 +31,7 @@ from PySide6.QtSvg import QSvgRenderer
 from engine.io.safety import replaced_by
 from reporting.bundle import RunBundle
 from reporting.document import charts, render_html
+from reporting.pdf_identity import dated, document_id, parse_utc
 
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF
@@ -161,21 +162,32 @@ def pdf_writer(path: Path, page_size: str = "a4") -> QPdfWriter:
 def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
     """Write the report as a PDF; returns its page count. Needs a Qt application (app.window)."""
     return write_html_pdf(render_html(bundle, for_print=True), charts(bundle), path, page_size,
-                          title=report_title(bundle), document_title=f"Jetwise report {bundle.result.run_id}")
+                          title=report_title(bundle), document_title=f"Jetwise report {bundle.result.run_id}",
+                          ended_utc=bundle.result.times.test_end_utc)
 
 
-def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, *, title: str, document_title: str) -> int:
+def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, *, title: str, document_title: str,
+                   ended_utc: str | None) -> int:
     """Write report HTML rendered for print (its charts in `svgs`) as a PDF with `title` atop every page; returns its
-    page count. Needs a Qt application (app.window)."""
+    page count. The same report is the same bytes whenever it is written: dated `ended_utc` (the end of what it
+    records; None: when written), identified by its content. Needs a Qt application (app.window)."""
     pages = 0
+    # the fonts are embedded in the order of a hash of them: a fixed seed, or each process orders them its own way
+    QHashSeed.setDeterministicGlobalSeed()
 
     def produce(scratch: Path) -> None:
         nonlocal pages
         writer = pdf_writer(scratch, page_size)
         writer.setTitle(document_title)
         writer.setCreator("Jetwise")
+        content = (html, page_size, title, *(part for item in sorted(svgs.items()) for part in item))
+        writer.setDocumentId(QUuid(str(document_id(*content))))
         paint = writer.pageLayout().paintRectPixels(writer.resolution())
         pages = paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
+        del writer  # the file is whole once its writer is gone
+        when = parse_utc(ended_utc)
+        if when is not None:
+            scratch.write_bytes(dated(scratch.read_bytes(), when))
 
     # Qt's writer says nothing when the volume is full: the file is checked whole (it ends with %%EOF) before it counts.
     replaced_by(path, produce, valid=lambda tail: b"%%EOF" in tail)

@@ -158,7 +158,7 @@ def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
         from ui.printing import write_html_pdf
 
         pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
-                               title=suite.title, document_title=suite.document_title)
+                               title=suite.title, document_title=suite.document_title, ended_utc=suite.ended_utc)
         print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     if args.jetstress:
         return _jetstress(args.jetstress, [bundle for _, _, bundle in suite.runs])

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 from engine.results.document import read_samples
@@ -183,6 +184,12 @@ def test_report_writes_html_csv_and_pdf_from_a_run_id_or_its_folder(tmp_path):
         pdf = jetwise("report", str(out), "--pdf", "r.pdf", "--page-size", "letter", cwd=tmp_path)
         assert pdf.returncode == 0, pdf.stderr
         assert "PASS" in subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True).stdout
+        # exported again by another process, the report is the same file, dated by the run's end
+        assert jetwise("report", str(out), "--pdf", "again.pdf", "--page-size", "letter", cwd=tmp_path).returncode == 0
+        assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "r.pdf").read_bytes()
+        ended = datetime.fromisoformat(json.loads((out / "result.json").read_text())["times"]["test_end_utc"])
+        info = subprocess.run(["pdfinfo", "-isodates", str(tmp_path / "r.pdf")], capture_output=True, text=True).stdout
+        assert re.search(rf"^CreationDate: +{ended.strftime('%Y-%m-%dT%H:%M:%SZ')}$", info, re.M), info
     missing = jetwise("report", "no-such-run", cwd=tmp_path)
     assert missing.returncode == 2 and "neither a run folder nor a run id" in missing.stderr
     # The id's last characters, as an engineer reads them off `history`; the report is named with the whole id.

@@ -169,7 +169,7 @@ class ReportActions(QObject):
         path, size = chosen[0], _page_size(chosen[1])
         pages = self._written("PDF", path, lambda: write_html_pdf(
             render_suite_html(suite, for_print=True), suite_charts(suite), path, size, title=suite.title,
-            document_title=suite.document_title))
+            document_title=suite.document_title, ended_utc=suite.ended_utc))
         if pages is None:
             return None
         self.message.emit(f"PDF of the {suite.record.title}: {path} ({pages} pages)")
