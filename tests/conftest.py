@@ -67,6 +67,9 @@ def small_config(base: Path, make_base: bool = True, **overrides: object) -> Tes
         "database_cache_min_mb": 2.0 * databases,
         "database_cache_max_mb": 4.0 * databases,
     }
+    # its seconds-long windows are judged: the shortest measured window judged is a field engineer's safeguard
+    thresholds = overrides.pop("thresholds", {})
+    values["thresholds"] = {"minimum_measured_s": 0.0, **thresholds}  # type: ignore[dict-item]
     values.update(overrides)
     existing = base
     while not existing.is_dir():

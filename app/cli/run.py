@@ -23,7 +23,8 @@ from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
 
 # what a run may change in the configuration it was given
-OVERRIDES = ("duration_s", "warmup_s", "thresholds.maximum_latency", "thresholds.log_interval_s")
+OVERRIDES = ("duration_s", "warmup_s", "thresholds.maximum_latency", "thresholds.log_interval_s",
+             "thresholds.minimum_measured_s")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES, StorageModel
 from engine.run.sweep import SweepPlan
-from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule
+from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule, shortest_calibration_s
 
 MIN_CALIBRATION_S = 10.0  # a calibration run settles its latency before it measures: shorter, it measures noise
 
@@ -129,6 +129,11 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
     if output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")
+    shortest = shortest_calibration_s(config)
+    if args.calibration < shortest:
+        raise UsageError(f"--calibration {args.calibration:g} s: a confirmation run takes at least {shortest:g} s here "
+                         f"(its warm-up, a settled latency, then the {config.thresholds.minimum_measured_s:g} s a "
+                         "verdict needs measured)")
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: {target_words(config.target_transactional_iops)}; "

@@ -128,6 +128,7 @@ class ThreadWeight(StrEnum):
 
 
 LOG_INTERVAL_STEP_S = 15.0  # a log interval is whole windows of the samples file (engine.results.sample_file)
+MINIMUM_MEASURED_S = 30.0  # two log intervals: a run's highest log-interval average is taken over more than one
 
 
 class Thresholds(ConfigPart):
@@ -146,6 +147,12 @@ class Thresholds(ConfigPart):
         description="The interval a maximum latency is averaged over, in whole 15 s steps (Jetstress's LogInterval, "
         "15 s by default).",
         json_schema_extra=cli("--log-interval", unit="s"),
+    )
+    minimum_measured_s: float = Field(
+        MINIMUM_MEASURED_S, ge=0, le=86400, title="Shortest measured window judged (s)",
+        description="A Performance or Stress run measured for less ends FAIL, not enough measured, however its IOPS "
+        "and latency looked: two log intervals at least (0: judge any length, to rehearse the paths).",
+        json_schema_extra=cli("--minimum-measured", unit="s", duration=True),
     )
 
     @property

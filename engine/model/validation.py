@@ -152,7 +152,17 @@ def check_rules(config: TestConfig) -> list[Problem]:
             f"the test measures {config.duration_s:g} s, less than one sample interval ({config.sample_interval_s:g} s): "
             "it would measure nothing; give at least one interval",
         ))
+    elif config.duration_s < config.thresholds.minimum_measured_s and not config.open_ended:
+        problems.append(Problem("duration_s", short_window_words(config), Severity.WARNING))
     return problems
+
+
+def short_window_words(config: TestConfig) -> str:
+    """What a duration below the shortest measured window judged comes to, said where the length is typed."""
+    least = config.thresholds.minimum_measured_s
+    return (f"a verdict needs at least {least:g} s measured (Shortest measured window judged): a run measuring "
+            f"{config.duration_s:g} s ends FAIL, not enough measured; enough to check the paths, not to judge the "
+            "storage")
 
 
 PLAUSIBLE_TARGET_IOPS = 200_000.0  # far beyond one Exchange server's storage: the ESRP papers test a few thousand

@@ -31,6 +31,7 @@ MAX_PAGE_FAULT_STALLS_PER_S = 1.0
 IOPS_CRITERION = "achieved transactional IOPS"
 STALLS_CRITERION = "average database page fault stalls"
 ACTIVITY_CRITERIA = ("database reads in the measured window", "log writes in the measured window")
+WINDOW_CRITERION = "measured time"  # a Performance or Stress run's measured window, against the shortest judged
 # Per instance: (criterion, stream, statistic, the threshold's field)
 LATENCY_CRITERIA = (
     ("average database read latency", DB_READ, "avg", "db_read_avg_latency_ms"),
@@ -255,6 +256,26 @@ def judge(
     else:
         outcome = Outcome.FAIL if reasons else Outcome.PASS
     return Verdict(outcome, criteria, reasons, instance_outcomes, instance_reasons)
+
+
+def judged_window(verdict: Verdict, config: TestConfig, measured_s: float) -> Verdict:
+    """`verdict` of a whole run (not a sweep's step) on its measured window: a Performance or Stress run that ended
+    measuring less than the shortest window judged fails, not enough measured, whatever its figures were. A stopped
+    run stays aborted; a run with no measured time is said otherwise (`_unmeasured_words`)."""
+    least = config.thresholds.minimum_measured_s
+    if (verdict.outcome == Outcome.ABORTED or config.open_ended or not has_measured_time(config, measured_s)
+            or measured_s >= least * (1 - 1e-6)):
+        return verdict
+    window = make_criterion(WINDOW_CRITERION, None, measured_s, least, "s", ">=")
+    reason = (f"not enough measured: {measured_s:.1f} s, and a verdict needs at least {least:g} s measured (the "
+              "shortest measured window judged); its figures are shown, not judged as the storage's: run it longer")
+    return Verdict(Outcome.FAIL, [*verdict.criteria, window], [reason, *verdict.reasons], verdict.instance_outcomes,
+                   verdict.instance_reasons)
+
+
+def too_short(result: RunResult) -> bool:
+    """The run failed its measured window: its figures are too few to judge the storage by."""
+    return any(c.name == WINDOW_CRITERION and not c.passed for c in result.criteria)
 
 
 def _unmeasured_words(config: TestConfig, measured_s: float) -> str:

@@ -14,7 +14,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Literal
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
@@ -35,10 +34,11 @@ from engine.results.schema import (
     RunKind,
     RunResult,
     RunTimes,
+    SamplePhase,
     Sweep,
 )
 from engine.results.spikes import WATCHED, LatencySpikes
-from engine.results.verdict import judge
+from engine.results.verdict import judge, judged_window
 from engine.run.scanning import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
@@ -132,7 +132,7 @@ class Measurement:
             if message is not None:
                 self._log(message, "info")
                 settled = True
-        phase = "measure" if index >= self.warmup_intervals else "warmup"
+        phase: SamplePhase = "measure" if index >= self.warmup_intervals else "warmup"
         if index == max(0, self.warmup_intervals - 1):  # warm-up's end: the cache as Jetstress logs it
             held = [part.cache_pages for part in parts.values() if part.cache_pages is not None]
             if held:
@@ -169,7 +169,7 @@ class Measurement:
         rows = [InstanceFigures(name=name, span_s=seconds, **stream_figures(part.streams, seconds),
                                 **cache_figures(part.cache, seconds)) for name, part in parts.items()]
         latency = latency_histograms(merge_streams(part.streams for part in parts.values()), seconds)
-        phase: Literal["warmup", "measure"] = "measure" if first >= self.warmup_intervals else "warmup"
+        phase: SamplePhase = "measure" if first >= self.warmup_intervals else "warmup"
         self.add_late(first + len(summaries) - 1, parts, seconds)
         total_s = self.total_intervals * self.config.sample_interval_s
         for offset, summary in enumerate(summaries):
@@ -257,6 +257,8 @@ class Measurement:
                 config, streams, measured_s, cache=cache, aborted_reason=aborted, failure_reasons=list(end.failures),
                 errors=errors, highest=highest,
             )
+            if self.steps is None:  # a sweep's verdict is its judged step's, on the step's own window
+                verdict = judged_window(verdict, config, measured_s)
         recovery = None
         if config.recovers:
             recovery = recovery_result(config, end.recoveries)

@@ -37,7 +37,17 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.results.verdict import iops_floor
 from engine.tuning.curve import curve, read_curve, sweeps_of
-from engine.tuning.evidence import RunPoint, again_words, evidence, once, spike_retry, storage_errors_words, unresolved_errors
+from engine.tuning.evidence import (
+    RunPoint,
+    again_words,
+    evidence,
+    longer_words,
+    once,
+    short_retry,
+    spike_retry,
+    storage_errors_words,
+    unresolved_errors,
+)
 from engine.tuning.fit import fit, load_for_iops, load_for_latency
 from engine.tuning.host_bound import held_back, host_bound_words, lower_bound
 from engine.tuning.most import host_limited, read_most
@@ -69,6 +79,9 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
             notes=once([storage_errors_words(broken), *notes]),
         )
     points, notes = evidence(config, listed)
+    if (short := short_retry(listed)) is not None:  # too few seconds to judge: its setting again, for longer
+        s = short.summary
+        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, longer_words(short), notes=notes)
     if (stalled := spike_retry(listed)) is not None and not config.seeks_maximum:  # a stall: its setting again
         s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
         return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again_words(stalled), best, notes=notes)

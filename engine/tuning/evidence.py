@@ -20,7 +20,7 @@ from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.model.derive import thread_weight_words
 from engine.results.schema import Figures, Outcome, RunResult
-from engine.results.verdict import cache_served, iops_floor, was_measured
+from engine.results.verdict import cache_served, iops_floor, too_short, was_measured
 
 SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
 
@@ -114,6 +114,10 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
         elif not was_measured(result):
             notes.append(f"{setting} has no measured time ({s.measured_s:.1f} s, less than one sample interval), so "
                          "it says nothing of the load")
+        elif too_short(result):
+            notes.append(f"{setting} measured {s.measured_s:.0f} s, less than the "
+                         f"{result.configuration.thresholds.minimum_measured_s:g} s a verdict needs, so its figures "
+                         "are not read as the storage's")
         elif cache_served(result):
             notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
                          "says nothing of the storage; test databases larger than the cache")
@@ -174,6 +178,19 @@ def spike_retry(results: Sequence[RunResult]) -> RunResult | None:
     again = any(spiky(r) and (r.summary.threads, r.summary.sluggish_sessions) == (s.threads, s.sluggish_sessions)
                 for r in results[:-1])
     return latest if spiky(latest) and not again else None
+
+
+def short_retry(results: Sequence[RunResult]) -> RunResult | None:
+    """The latest run, when it measured less than a verdict needs: the advice is its setting again, for longer."""
+    return results[-1] if results and too_short(results[-1]) else None
+
+
+def longer_words(result: RunResult) -> str:
+    """Why the advice is to run a too-short run's setting again, and for how long."""
+    s, least = result.summary, result.configuration.thresholds.minimum_measured_s
+    return (f"the same setting for longer: {s.threads} threads / SluggishSessions {s.sluggish_sessions} measured "
+            f"{s.measured_s:.0f} s, and a verdict needs at least {least:g} s measured; give the test a duration of "
+            f"{least:g} s or more")
 
 
 def again_words(result: RunResult) -> str:

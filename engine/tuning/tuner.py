@@ -63,15 +63,30 @@ class TuneOutcome:
         }
 
 
+SETTLE_SAMPLES = 5  # the fewest samples a confirmation's latency trend is taken over
+
+
 def calibration_rule(config: TestConfig, calibration_s: float) -> tuple[TestConfig, SettleRule]:
-    """The configuration and settling rule of one calibration run of at most `calibration_s`."""
+    """The configuration and settling rule of one calibration run of at most `calibration_s` (never shorter than
+    `shortest_calibration_s`): once settled, it judges at least the configuration's shortest measured window."""
     interval = config.sample_interval_s
     samples = max(12, int(calibration_s / interval))
-    measure = max(5, min(30, samples // 4))
-    window = max(5, min(10, samples // 6))
+    measure = max(_least_judged(config), min(30, samples // 4))
+    window = max(SETTLE_SAMPLES, min(10, samples // 6))
     warmup = MIN_WARMUP_SAMPLES * interval
-    shaped = config.model_copy(update={"warmup_s": warmup, "duration_s": max(interval, calibration_s - warmup)})
+    duration = max(calibration_s - warmup, (measure + window) * interval)
+    shaped = config.model_copy(update={"warmup_s": warmup, "duration_s": duration})
     return TestConfig.model_validate(shaped.model_dump()), SettleRule(window=window, measure_samples=measure)
+
+
+def shortest_calibration_s(config: TestConfig) -> float:
+    """The shortest confirmation run: its warm-up, a settled trend and the shortest measured window judged."""
+    return (MIN_WARMUP_SAMPLES + SETTLE_SAMPLES + _least_judged(config)) * config.sample_interval_s
+
+
+def _least_judged(config: TestConfig) -> int:
+    """The samples a confirmation judges at least: five, and the shortest measured window judged."""
+    return max(5, math.ceil(config.thresholds.minimum_measured_s / config.sample_interval_s - 1e-9))
 
 
 def run_summary(result: RunResult) -> dict[str, Any]:

@@ -42,6 +42,7 @@ def _init_small(tmp_path: Path, *extra: str) -> Path:
     assert done.returncode == 0, done.stderr
     data = json.loads(out.read_text())
     data["sample_interval_s"] = 0.5
+    data["thresholds"]["minimum_measured_s"] = 0  # its seconds-long runs are judged
     out.write_text(json.dumps(data))
     return out
 
@@ -148,7 +149,8 @@ def test_failing_run_exits_1(tmp_path):
 
 
 def test_quick_run_cleans_up_its_scratch_databases(tmp_path):
-    done = jetwise("run", "--quick", "--duration", "1s", "--warmup", "0s", "--output", str(tmp_path / "q"), cwd=tmp_path)
+    done = jetwise("run", "--quick", "--duration", "1s", "--warmup", "0s", "--minimum-measured", "0", "--output",
+                   str(tmp_path / "q"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "q" / "result.json").read_text())["summary"]["verdict"] == "pass"
     assert not (tmp_path / "quick-check-data").exists()

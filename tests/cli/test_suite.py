@@ -27,6 +27,7 @@ def _suite_config(tmp_path: Path, **values: object) -> Path:
     # As tests/conftest.py's small_config: 128 pages of cache for 256-page databases, so that the buffers kept free
     # outlast a flush on a loaded host and a miss does not stall (the stalls' limit is one a second).
     data["profile"]["mailboxes"] = 16
+    data["thresholds"].update(values.pop("thresholds", {}))  # its seconds-long stages judged, as _init_small's
     data.update({"log_files_to_replay": 3, "database_cache_min_mb": 4.0, "database_cache_max_mb": 8.0, **values})
     config.write_text(json.dumps(data))
     return config

@@ -53,7 +53,7 @@ def test_init_sizes_the_databases_from_the_free_space_and_tune_finds_the_most_th
 
 
 def test_cmd_throughput_tunes_then_runs_at_the_most_and_writes_what_runbooks_read(tmp_path):
-    config = _init(tmp_path, "--duration", "20s", "--warmup", "2s")
+    config = _init(tmp_path, "--duration", "30s", "--warmup", "2s")
     xml = tmp_path / "JetstressConfig.xml"
     assert jetwise("export-xml", str(config), "-o", str(xml), cwd=tmp_path).returncode == ExitCode.PASS
     xml.write_text(xml.read_text(encoding="utf-8").replace("<SuppressTuning>true</SuppressTuning>",
@@ -79,7 +79,7 @@ def test_cmd_throughput_tunes_then_runs_at_the_most_and_writes_what_runbooks_rea
 
 
 def test_a_configuration_without_its_size_is_sized_when_run_and_again_when_cmd_changes_the_capacity(tmp_path):
-    config = _init(tmp_path, "--duration", "2s", "--warmup", "1s")
+    config = _init(tmp_path, "--duration", "30s", "--warmup", "1s")
     data = json.loads(config.read_text())
     size = data.pop("database_size_mb")  # written by hand, without the size init computes
     config.write_text(json.dumps(data))

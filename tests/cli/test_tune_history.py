@@ -93,6 +93,27 @@ def test_tune_bad_input_exits_2_with_the_reason(tmp_path):
     assert done.returncode == 2 and "no simulated storage profile 'floppy'" in done.stderr
     done = jetwise("tune", str(config), "--max-runs", "0", cwd=tmp_path)
     assert done.returncode == 2 and "--max-runs must be at least 1" in done.stderr
+    done = jetwise("tune", str(config), "--calibration", "20s", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert ("--calibration 20 s: a confirmation run takes at least 40 s here (its warm-up, a settled latency, then the "
+            "30 s a verdict needs measured)") in done.stderr
+
+
+def test_a_run_shorter_than_a_verdict_needs_is_said_at_validate_and_fails_not_enough_measured(tmp_path):
+    config = _sata_config(tmp_path)
+    data = json.loads(config.read_text())
+    data.update(duration_s=10, warmup_s=5, thread_count=2)
+    config.write_text(json.dumps(data))
+    small = _init_small(tmp_path, "--duration", "10s")
+    data_small = json.loads(small.read_text())
+    data_small["thresholds"]["minimum_measured_s"] = 30  # _init_small judges any length
+    small.write_text(json.dumps(data_small))
+    checked = jetwise("validate", str(small), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert "warning: duration_s: a verdict needs at least 30 s measured" in checked.stdout + checked.stderr
+    done = jetwise("run", str(config), "--simulate", "sata-2x7k", "--output", str(tmp_path / "short"), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "not enough measured: 10.0 s, and a verdict needs at least 30 s measured" in done.stderr
 
 
 def test_history_lists_sessions_and_their_runs(tmp_path):

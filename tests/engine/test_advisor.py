@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 from engine.model.config import default_config
-from engine.run.simulation import PROFILES, runner_for, solve, steady_iops
+from engine.model.profile import MINIMUM_MEASURED_S
+from engine.run.simulation import PROFILES, runner_for, solve
 from engine.run.sweep import plan_sweep
 from engine.tuning.advisor import advise, capacity_words, setting_for
 from engine.tuning.evidence import RunPoint
 from engine.tuning.fit import fit
 from engine.tuning.tuner import Tuner, calibration_rule
+from tests.engine.steady import steady_iops
 
 
 def simulated_tuning(model, folder: Path, calibration_s: float = 180):
@@ -172,9 +174,9 @@ def test_sata_from_the_walkthrough_needs_far_fewer_than_16_threads(tmp_path):
 
 
 def _simulated_result(tmp_path: Path, config, profile: str, threads: int, sluggish: int = 1, **update):
-    """A real result document from a short run on the simulated device, then edited as a case needs."""
+    """A real result document from a run on the simulated device as short as a verdict allows, then edited as a case needs."""
     run_config = config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish,
-                                           "duration_s": 10.0, "warmup_s": 2.0})
+                                           "duration_s": MINIMUM_MEASURED_S, "warmup_s": 2.0})
     result = runner_for(PROFILES[profile], run_config, tmp_path / f"r{threads}-{sluggish}", lambda _e: None).run()
     for key, value in update.items():
         setattr(result.summary, key, value)

@@ -199,7 +199,7 @@ def test_a_database_that_fits_in_the_cache_is_explained_and_tuning_does_not_cras
     done = jetwise("run", str(config), "--output", str(tmp_path / "cached"), cwd=tmp_path)
     assert done.returncode == 1 and "the database cache holds the whole database" in done.stderr
     # the load sweep in virtual time: the model's cache holds the database as the disk run's did
-    tuned = jetwise("tune", str(config), "--calibration", "10s", "--max-runs", "2", "--json", "--simulate", "flash",
+    tuned = jetwise("tune", str(config), "--calibration", "40s", "--max-runs", "2", "--json", "--simulate", "flash",
                     "--output", str(tmp_path / "tune"), cwd=tmp_path)
     assert tuned.returncode == 1, tuned.stderr
     outcome = json.loads(tuned.stdout)

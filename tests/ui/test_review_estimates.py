@@ -24,3 +24,16 @@ def test_review_in_auto_tune_shows_the_sweep_and_the_confirmation_runs_and_manua
     text = " ".join(window.wizard.review.text.toPlainText().split())
     assert f"Duration {compact_duration(60.0)} warm-up + {compact_duration(1200.0)} measured" in text
     assert "load sweep" not in text
+
+
+def test_a_confirmation_too_short_to_judge_is_said_at_its_field(qtbot, window, tmp_path):
+    config = small_config(tmp_path / "data" / "dbs", thresholds={"minimum_measured_s": 30.0})  # half-second samples
+    window.wizard.load_config(config, session="estimates")
+    window.state.set_auto_tune(True)
+    tuning = window.wizard.tuning
+    tuning.calibration.set_value("20s")
+    assert not tuning.isComplete()
+    assert tuning.calibration.error.text() == ("at least 35s: a confirmation warms up, waits for its latency to "
+                                               "settle, then measures the 30s a verdict needs")
+    tuning.calibration.set_value("35s")
+    assert tuning.isComplete() and not tuning.calibration.error.isVisibleTo(tuning)

@@ -68,7 +68,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     _go_next(qtbot, window)
     assert wizard.currentId() == PAGE_TYPE
     wizard.test_type.duration.setCurrentText("soon")
-    assert "cannot read duration 'soon'" in wizard.test_type.duration_error.text() and not _next_enabled(window)
+    assert "cannot read duration 'soon'" in wizard.test_type.fields["duration_s"].error.text() and not _next_enabled(window)
     wizard.test_type.duration.setCurrentText("10s")
     _go_next(qtbot, window)
     assert wizard.currentId() == PAGE_REVIEW
@@ -302,12 +302,12 @@ def test_a_bad_warm_up_is_named_under_its_field(qtbot, window):
     _to_page(window, PAGE_TYPE)
     page = wizard.test_type
     page.warmup.setCurrentText("abc")
-    assert page.warmup_error.isVisibleTo(page) and "cannot read duration 'abc'" in page.warmup_error.text()
+    assert page.fields["warmup_s"].error.isVisibleTo(page) and "cannot read duration 'abc'" in page.fields["warmup_s"].error.text()
     assert not _next_enabled(window)
     page.warmup.setCurrentText("-5m")
-    assert page.warmup_error.text() and not _next_enabled(window)
+    assert page.fields["warmup_s"].error.text() and not _next_enabled(window)
     page.warmup.setCurrentText("2m")
-    assert not page.warmup_error.isVisibleTo(page) and _next_enabled(window)
+    assert not page.fields["warmup_s"].error.isVisibleTo(page) and _next_enabled(window)
     assert window.state.data["warmup_s"] == 120.0
 
 
@@ -316,11 +316,28 @@ def test_a_duration_the_engine_refuses_is_named_under_its_field_and_on_the_datab
     _to_page(window, PAGE_TYPE)
     page = wizard.test_type
     page.duration.setCurrentText("40d")  # reads as a duration, but longer than the engine allows
-    assert page.duration_error.text() == "must be at most 30 days (got 40 days)" and not _next_enabled(window)
+    assert page.fields["duration_s"].error.text() == "must be at most 30 days (got 40 days)" and not _next_enabled(window)
     wizard.back()
     assert wizard.currentId() == PAGE_DATABASES
     qtbot.waitUntil(lambda: "Duration (s) (Test type page)" in wizard.databases.summary.text(), timeout=5000)
     assert not _next_enabled(window)
+
+
+def test_a_duration_shorter_than_a_verdict_needs_is_said_under_it_and_still_runs(qtbot, window):
+    wizard = window.wizard
+    _to_page(window, PAGE_TYPE)
+    page = wizard.test_type
+    page.duration.setCurrentText("20s")
+    assert page.window_note.isVisibleTo(page) and _next_enabled(window)  # said, not refused: a run to check the paths
+    assert page.window_note.text().startswith("<span") and ("Duration: a verdict needs at least 30 s measured "
+                                                            "(Shortest measured window judged): a run measuring 20 s "
+                                                            "ends FAIL, not enough measured") in page.window_note.text()
+    page.duration.setCurrentText("30s")
+    assert not page.window_note.isVisibleTo(page)
+    page.duration.setCurrentText("20s")
+    window.state.set("thresholds.minimum_measured_s", 0.0)  # More settings: any length judged
+    page.refresh()
+    assert not page.window_note.isVisibleTo(page)
 
 
 def test_each_threshold_set_is_described_by_every_limit_its_verdict_judges(qtbot, window):

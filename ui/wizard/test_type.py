@@ -10,7 +10,7 @@ from engine.model.options import option
 from engine.model.units import compact_duration
 from engine.model.validation import Problem, Severity
 from ui.widgets.fields import DurationChoice, FolderField, bounds_problem, tooltip_of, zero_allowed
-from ui.widgets.style import NOTE_BACKGROUND
+from ui.widgets.style import NOTE_BACKGROUND, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
 from ui.wizard.scan_options import KINDS, SCAN_NOTE, applies, backup_folder_problems, kind_label, kind_of, recovery_note
@@ -55,14 +55,14 @@ class TestTypePage(WizardPage):
         self.editors["test_type"] = kinds
         form = self.form = QFormLayout()
         duration = self._duration_field(form, "duration_s")
-        self.duration, self.duration_error = duration.combo, duration.error
+        self.duration = duration.combo
         self.lengths: dict[str, DurationChoice] = {}  # the ESRP qualification's, in the duration's place
         for key, (label, _published, _presets) in LENGTHS.items():
             length = self.lengths[key] = length_field(key)
             length.changed.connect(self._on_length_changed)
             form.addRow(f"{label}:", length)
         warmup = self._duration_field(form, "warmup_s")
-        self.warmup, self.warmup_error = warmup.combo, warmup.error
+        self.warmup = warmup.combo
         for path in ("background_maintenance", "continue_on_errors", "checksum_read_kib", "backup_read_kib"):
             self.add_field(form, path)
         folder = option("backup_path")
@@ -73,6 +73,9 @@ class TestTypePage(WizardPage):
         self.scan_note = _note(SCAN_NOTE)
         self.recovery_note = _note(recovery_note(None))
         self.suite_note = _note(note(self.suite.performance_s, self.suite.stress_s))
+        self.window_note = QLabel()  # a duration shorter than a verdict needs: said under the length, not refused
+        self.window_note.setWordWrap(True)
+        self.window_note.hide()
         self.more = more_settings(self, context.more_settings)
         layout = QVBoxLayout(self)
         layout.addWidget(kinds)
@@ -80,6 +83,7 @@ class TestTypePage(WizardPage):
         layout.addWidget(self.recovery_note)
         layout.addWidget(self.suite_note)
         layout.addLayout(form)
+        layout.addWidget(self.window_note)
         layout.addWidget(self.more)
         layout.addStretch(1)
         self.folder_checks = BackgroundCheck(lambda config: context.services.check_machine(config), self)
@@ -187,6 +191,9 @@ class TestTypePage(WizardPage):
         self.recovery_note.setVisible(chosen == TestType.SOFT_RECOVERY and not suite)
         self.suite_note.setText(note(self.suite.performance_s, self.suite.stress_s))
         self.suite_note.setVisible(suite)
+        short = [p.message for p in self.state.problems() if p.field == "duration_s" and p.severity == Severity.WARNING]
+        self.window_note.setText("".join(f"<span style='{WARNING_STYLE}'>Duration: {m}.</span>" for m in short))
+        self.window_note.setVisible(bool(short) and not suite and "duration_s" not in messages)
         if any(path in messages for path in self.fields if path not in self.OPTIONS):
             self.more.expand()  # a setting in the closed section keeps Next disabled: show why
 

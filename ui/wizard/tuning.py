@@ -12,7 +12,8 @@ import html
 from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout
 
 from engine.model.config import SCAN_TEST_TYPES, TestType
-from engine.model.units import parse_duration_s
+from engine.model.units import compact_duration, parse_duration_s
+from engine.tuning.tuner import shortest_calibration_s
 from ui.scans import type_words
 from ui.suite import TITLE as SUITE_TITLE
 from ui.widgets.fields import FieldEdit
@@ -138,6 +139,13 @@ class TuningPage(WizardPage):
                 self.state.calibration_s = parse_duration_s(self.calibration.text() or "3m")
             except ValueError as exc:
                 self.calibration.set_error(str(exc))
+                return False
+            config = self.state.config()
+            shortest = shortest_calibration_s(config) if config is not None else 0.0
+            if self.state.calibration_s < shortest and config is not None:
+                self.calibration.set_error(
+                    f"at least {compact_duration(shortest)}: a confirmation warms up, waits for its latency to settle, "
+                    f"then measures the {compact_duration(config.thresholds.minimum_measured_s)} a verdict needs")
                 return False
             self.calibration.set_error(None)
             return True
