@@ -26,6 +26,9 @@ PROTOCOL_VERSION = 2  # the event stream's version; a front end refuses an engin
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
+LogLevel = Literal["info", "warning", "error"]
+
+
 class ExitCode(IntEnum):
     PASS = 0  # the test passed (or: valid, converged, written)
     FAIL = 1  # the test failed (or: out of reach)
@@ -103,7 +106,7 @@ class IntervalEvent(BaseModel):
 class LogEvent(BaseModel):
     event: Literal["log"] = "log"
     time: str
-    level: Literal["info", "warning", "error"] = "info"
+    level: LogLevel = "info"
     message: str
 
 

@@ -63,8 +63,8 @@ def _added(group: list[IntervalSample]) -> IntervalSample:
         "duration_s": server.seconds,
         "host": HostFigures(cpu_percent=sum(h.cpu_percent for h in hosts) / len(hosts),
                             available_memory_mb=min(h.available_memory_mb for h in hosts)),
-        "summary": Figures(**server.figures()),
-        "instances": [InstanceFigures(name=name, span_s=window.seconds, **window.figures())
+        "summary": Figures.model_validate(server.figures()),
+        "instances": [InstanceFigures.model_validate({"name": name, "span_s": window.seconds, **window.figures()})
                       for name, window in instances.items()],
     })
 

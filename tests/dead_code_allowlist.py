@@ -1,29 +1,28 @@
-"""Names the dead-code check (vulture, run by tests/test_tooling.py) cannot see used, and why.
+"""Names the dead-code check (vulture, run by tests/test_tooling.py over what ships) cannot see used, and why.
 
-Each line names a definition that is used where vulture does not look: by Qt, by SQLite,
-by pydantic, or by pytest.
+Each line names a definition that is used where vulture does not look: by Qt, by SQLite, by
+Windows through ctypes, by a configuration file, or by PyInstaller's spec.
 """
 
 # ruff: noqa: B018 (each line is an expression naming a definition, as vulture's allowlists are)
-from engine.model.config import MaximumLatency, TestType
+from engine.io.platform import lifetime
+from engine.model.config import MaximumLatency
+from engine.model.profile import ThreadWeight
 from ui.shell import MainWindow
-from ui.widgets.plots import ElapsedAxis
 
-TestType.DATABASE_BACKUP  # test types a configuration may name: validation refuses them with a reason
-TestType.SOFT_RECOVERY
-TestType.DATABASE_CHECKSUM
 MaximumLatency.SINGLE_IO  # a configuration names it (--maximum-latency single-io); the schema reads older results as it
 MainWindow.dragEnterEvent  # Qt calls its overrides
 MainWindow.closeEvent
-ElapsedAxis.tickStrings  # pyqtgraph calls it for every tick
+MainWindow.dropEvent
+ThreadWeight.READS_ONLY  # a configuration names it (--thread-weight reads-only)
+lifetime.CTRL_C_EVENT  # the console events Windows sends the handler that it leaves to Python (the Win32 contract)
+lifetime.CTRL_BREAK_EVENT
+_.LimitFlags  # noqa: F821 (ctypes structures' fields that Windows reads: a job's limits, an OVERLAPPED's offset)
+_.Offset  # noqa: F821
+_.OffsetHigh  # noqa: F821
 _.row_factory  # noqa: F821 (sqlite3 reads the connection's attribute)
-pytestmark  # noqa: F821 (pytest reads a module's marks)
 _.usage  # noqa: F821 (argparse reads a parser's usage and formatter_class when it prints help: jetwise cmd)
 _.formatter_class  # noqa: F821
-_.datas  # noqa: F821 (packaging/jetwise.spec reads them from the Analysis tests/test_packaging.py records)
-_.pure  # noqa: F821
-_.scripts  # noqa: F821
-includes  # noqa: F821 (a keyword the spec passes PyInstaller's collect_data_files, recorded by the test)
 customer  # noqa: F821 (the report's first page reads the report details: resources/templates/_summary.html.j2)
 storage_model  # noqa: F821
 engineer  # noqa: F821

@@ -22,7 +22,7 @@ from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, SuiteEvent, to_json_line
+from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, SuiteEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
@@ -66,7 +66,7 @@ class _Stream:
             sys.stdout.write(to_json_line(event))
             sys.stdout.flush()
 
-    def log(self, level: str, message: str) -> None:
+    def log(self, level: LogLevel, message: str) -> None:
         self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))
 
 

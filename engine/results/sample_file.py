@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample, LatencyHistograms
+from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample, LatencyHistograms, SamplePhase
 from engine.results.sums import SPREAD, FigureSum, LatencySum
 from engine.workload.histogram import packed, to_sparse, unpacked
 from engine.workload.stats import STREAMS
@@ -45,7 +45,7 @@ FORMAT_VERSION = 3  # 2: the latency table, windows at multiples of WINDOW_S; 3:
 WINDOW_S = 15.0
 SCALE = 10_000
 FIGURES = tuple(Figures.model_fields)
-PHASES = ("warmup", "measure")
+PHASES: tuple[SamplePhase, ...] = ("warmup", "measure")
 COMMIT_S = 0.5  # samples are committed at least this often (every sample of a run in real time)
 CHECKPOINT_PAGES = 64  # what lives only in the -wal file beside it: a few minutes of a run
 
@@ -293,8 +293,8 @@ class SampleFile:
                 instances = []
                 while pending is not None and pending[0] <= head["interval"]:
                     values = {name: _unscaled(value) for name, value in zip(FIGURES, pending[3:], strict=True)}
-                    instances.append(InstanceFigures(name=names.get(pending[1], f"Instance {pending[1] + 1}"),
-                                                     span_s=pending[2], **values))
+                    instances.append(InstanceFigures.model_validate(
+                        {"name": names.get(pending[1], f"Instance {pending[1] + 1}"), "span_s": pending[2], **values}))
                     pending = next(windows, None)
                 summary = {name: _unscaled(value) for name, value in zip(FIGURES, row[len(_SERVER_HEAD):], strict=True)}
                 histogram = None
@@ -303,9 +303,10 @@ class SampleFile:
                 yield IntervalSample(
                     interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_text(head["time_utc"]),
                     elapsed_s=head["elapsed_s"], duration_s=head["duration_s"], remaining_s=head["remaining_s"],
-                    host=HostFigures(cpu_percent=head["cpu_percent"], available_memory_mb=head["available_memory_mb"],
-                                     **counters.get(head["interval"], {})),
-                    summary=Figures(**summary), instances=instances, step=head["step"], threads=head["threads"],
+                    host=HostFigures.model_validate({"cpu_percent": head["cpu_percent"],
+                                                     "available_memory_mb": head["available_memory_mb"],
+                                                     **counters.get(head["interval"], {})}),
+                    summary=Figures.model_validate(summary), instances=instances, step=head["step"], threads=head["threads"],
                     sluggish_sessions=head["sluggish_sessions"], latency=histogram)
 
 

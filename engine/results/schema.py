@@ -57,6 +57,9 @@ FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on th
 FIRST_GROWING_DATABASES = 12  # a result before its databases grew: they ended the size they began
 
 
+SamplePhase = Literal["warmup", "measure"]  # an interval sample: warm-up (not judged) or measured
+
+
 class Outcome(StrEnum):
     PASS = "pass"
     FAIL = "fail"
@@ -134,7 +137,7 @@ class IntervalSample(_Schema):
     """One sample interval, as merged in the parent: the server's figures, each instance's, the host's."""
 
     interval: int = Field(ge=0)
-    phase: Literal["warmup", "measure"]
+    phase: SamplePhase
     time_utc: str | None = Field(None, description="End of the interval; absent only in samples of older stores.")
     elapsed_s: float
     duration_s: float

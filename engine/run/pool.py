@@ -306,7 +306,7 @@ class _PoolRun:
             duration_s=max(1e-9, (end - start) / 1e9),
             elapsed_s=(end - self.t0_ns) / 1e9,
             time_utc=self._wall(end).isoformat(timespec="milliseconds"),
-            host=HostFigures(**self.sampler.sample()),
+            host=HostFigures.model_validate(self.sampler.sample()),
         )
         if settled:
             self.workers.end_at(self.t0_ns + self.measurement.total_intervals * self.interval_ns)
@@ -340,6 +340,6 @@ class _PoolRun:
         notes = [] if self.representative else [
             f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache."]
         return RunEnd(measured_s=measured_s, aborted_reason=aborted_reason, failures=list(self.failures),
-                      host=HostInfo(**host_info()), times=times, unbuffered_io=self.representative,
+                      host=HostInfo.model_validate(host_info()), times=times, unbuffered_io=self.representative,
                       io_detail=self.io_detail, notes=notes, scans=self.ends.scan_tallies(),
                       recoveries=dict(self.ends.recoveries), database_bytes=self.ends.database_bytes(self.config))

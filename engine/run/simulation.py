@@ -190,13 +190,6 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
                           point.cpu_percent)
 
 
-def steady_iops(model: StorageModel, config: TestConfig) -> tuple[float, OperatingPoint]:
-    """Transactional IOPS (database reads and writes per second, all instances) at the steady state, and the state."""
-    point = solve(model, config)
-    work = mix_of(config)
-    return sum(point.transactions_per_s) * (work.reads + work.writes), point
-
-
 class SimulatedBackend(IoBackend):
     """Stands in for the disk in the result document; opens nothing."""
 

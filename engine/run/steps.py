@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from engine.model.config import TestConfig
 from engine.results.figures import stream_figures
 from engine.results.maxima import HighestAverages
-from engine.results.schema import Figures, HostFigures, SweepStep
+from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA, judge
 from engine.run.settling import MeasureWindow
 from engine.run.sweep import Load, Step, Sweep, SweepPlan
@@ -90,7 +90,7 @@ class SweepSteps:
                   f"(effective load {load.effective:.2f})", "info")
 
     def observe(self, index: int, summary: Figures, parts: Mapping[str, InstanceInterval], host: HostFigures,
-                duration_s: float) -> str:
+                duration_s: float) -> SamplePhase:
         """Take interval `index`; returns its phase ("warmup" while the step settles, "measure" when judged)."""
         step = self.current
         if self.end_index is not None:

@@ -226,6 +226,3 @@ class DatabaseCache:
     def resident_pages(self) -> int:
         return len(self._pages)
 
-    @property
-    def dirty_pages(self) -> int:
-        return len(self._dirty)

@@ -18,12 +18,13 @@ from engine.io.platform import default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, default_config
 from engine.model.units import MIB
 from engine.results.verdict import IOPS_CRITERION
-from engine.run.simulation import PROFILES, steady_iops
+from engine.run.simulation import PROFILES
 from engine.run.sweep import Load, Step, heaviest_threads
 from engine.tuning.advisor import advise_session, capacity_words
 from engine.tuning.curve import CurvePoint
 from engine.tuning.most import host_limited, read_most
 from engine.tuning.tuner import Tuner
+from tests.engine.steady import steady_iops
 from tests.engine.test_advisor import _exhaustive_best, simulated_tuning
 
 

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from engine.model.jetstress.elements import DATABASE_SOURCES, SIZING_BY_PROFILE, TEST_TYPES
 
-_DURATION = re.compile(
-    r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$"
-)
-_DURATION_PARTS_S = (365 * 86400, 30 * 86400, 86400, 3600, 60, 1)
+_DURATION = TypeAdapter(timedelta)  # ISO 8601 durations, years as 365 days and months as 30, as xs:duration
 _TRUE, _FALSE = frozenset({"true", "1", "yes"}), frozenset({"false", "0", "no"})
 
 
 def parse_duration(text: str) -> float | None:
     """Seconds in an xs:duration as Jetstress writes it (P0Y0M0DT2H0M0S), None when it is not one or is zero."""
-    found = _DURATION.match(text.strip())
-    if found is None or text.strip() in ("P", "PT") or text.strip().endswith("T"):
+    text = text.strip()
+    # pydantic reads a bare number as seconds, and a time part with nothing in it (P1DT) as none: xs:duration has neither
+    if not text.startswith("P") or text.endswith("T"):
         return None
-    seconds = sum(float(part) * scale for part, scale in zip(found.groups(), _DURATION_PARTS_S, strict=True) if part)
+    try:
+        seconds = _DURATION.validate_python(text).total_seconds()
+    except ValidationError:
+        return None
     return seconds if seconds > 0 else None
 
 
