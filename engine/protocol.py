@@ -49,6 +49,7 @@ class Phase(StrEnum):
     PREPARING = "preparing"  # creating or attaching databases
     WARMING_UP = "warming_up"  # attaining prerequisites
     MEASURING = "measuring"
+    REPLAYING = "replaying"  # a Soft Recovery's replay of the log files its measured load generated
     FINISHING = "finishing"
     DONE = "done"
 
@@ -58,6 +59,7 @@ PHASE_WORDS = {
     Phase.PREPARING: "Creating or attaching databases",
     Phase.WARMING_UP: "Attaining prerequisites",
     Phase.MEASURING: "Measuring",
+    Phase.REPLAYING: "Replaying log files",
     Phase.FINISHING: "Finishing",
     Phase.DONE: "Done",
 }

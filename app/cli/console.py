@@ -14,7 +14,6 @@ from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
 from engine.results.reasons import grouped_reasons
-from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
 from engine.results.verdict import judged_maximum_ms, maximum_note, was_measured
@@ -74,7 +73,7 @@ class ConsoleRenderer:
                 print(f"   {cache_words(event.config)}", file=s)
         elif isinstance(event, PhaseEvent):
             print(f"== {event.message}", file=s)
-            if event.message == REPLAY_WORDS:
+            if event.phase == Phase.REPLAYING:
                 self.doing = "replaying log files"
         elif isinstance(event, ProgressEvent):
             self._progress(event)
@@ -108,7 +107,7 @@ class ConsoleRenderer:
             return
         self.last_progress = now
         eta = format_duration(event.eta_s) if event.eta_s is not None else "?"
-        doing = self.doing if event.phase == Phase.MEASURING else "creating databases"
+        doing = self.doing if event.phase in (Phase.MEASURING, Phase.REPLAYING) else "creating databases"
         line = (
             f"   {doing}: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
             f"({format_bytes(event.rate_bytes_per_s)}/s, ETA {eta})"

@@ -16,7 +16,6 @@ from engine.results.schema import Criterion, InstanceRecovery, Outcome, Recovery
 from engine.results.verdict import Verdict, make_criterion
 from engine.workload.recovery import RecoveryTally
 
-REPLAY_WORDS = "Replaying log files"
 FILES_REPLAYED = "log files replayed"
 SECONDS_PER_FILE = "seconds to play one log file"
 REPLAY_ERRORS = "replay errors"

@@ -21,7 +21,6 @@ from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
-from engine.results.recovery import REPLAY_WORDS
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
@@ -260,13 +259,14 @@ class _PoolRun:
     def _announce_replay(self, shown: bool = False) -> None:
         """A Soft Recovery's replay begins once its log generation's last sample is shown."""
         if self.ends.announce_replay(shown or self.next_interval >= self.measurement.total_intervals):
-            self.set_phase(Phase.MEASURING, REPLAY_WORDS)
+            self.set_phase(Phase.REPLAYING)
             self.progress.restart()
 
     def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
         if self.ends.replaying and not self.ends.announced:
             return  # a replay's first progress, before the generation's last sample is shown
-        scanning = self.phase == Phase.MEASURING  # a scan: the databases as they are, with their logs for a checksum
+        # a scan (the databases as they are, with their logs for a checksum) or a replay: not the databases' creation
+        scanning = self.phase in (Phase.MEASURING, Phase.REPLAYING)
         planned = self.ends.planned_bytes(self.config, scanning)
         event = self.progress.report(self.phase, instance, done_bytes, total_bytes, planned_total=planned)
         self.measurement.eta_s = event.eta_s if scanning else None

@@ -24,8 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
-from engine.protocol import Phase, PhaseEvent
-from engine.results.recovery import REPLAY_WORDS
+from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, RunTimes
 from engine.run.measurement import Measurement, RunEnd
@@ -167,7 +166,7 @@ class OpenEndedWork:
                                           generation_seconds=ended.get(i, seconds))
         if runner.stop_reason is None and len(ended) == config.database_count:
             runner.log("Log files generated; shutting down the databases without a clean checkpoint, as a crash does")
-            runner.emit(PhaseEvent(phase=Phase.MEASURING, message=f"{REPLAY_WORDS} (simulated)"))
+            runner.emit(PhaseEvent(phase=Phase.REPLAYING, message=f"{PHASE_WORDS[Phase.REPLAYING]} (simulated)"))
             for tally in recoveries.values():
                 self._replay(config, tally)
             clock.extra_s = max(t.replay_seconds for t in recoveries.values())

@@ -4,6 +4,7 @@ disk afterwards and a checksum pass finds the database whole; the test runs agai
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,6 @@ from engine.model import config as model
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.protocol import IntervalEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import read_samples
-from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
 from engine.workload.instance import InstancePlan
@@ -23,7 +23,7 @@ from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally, Replay
 from reporting.bundle import load_run
 from tests.conftest import small_config
-from tests.faults.pass_through import PassThroughFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile
 
 FILES = 6
 pytestmark = pytest.mark.slow  # real files: each test generates and replays log files under load
@@ -60,8 +60,11 @@ def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(
         events: list[object] = []
         config, _runner, result = _soft_recovery(base, tmp_path / run, events.append)
         assert result.verdict == Outcome.PASS, result.summary.reasons
-        replay = next(i for i, e in enumerate(events) if isinstance(e, PhaseEvent) and e.message == REPLAY_WORDS)
-        progress = [(i, e) for i, e in enumerate(events) if isinstance(e, ProgressEvent) and e.phase == Phase.MEASURING]
+        replay = next(i for i, e in enumerate(events) if isinstance(e, PhaseEvent) and e.phase == Phase.REPLAYING)
+        assert events[replay].message == "Replaying log files"
+        progress = [(i, e) for i, e in enumerate(events)
+                    if isinstance(e, ProgressEvent) and e.phase in (Phase.MEASURING, Phase.REPLAYING)]
+        assert all((e.phase == Phase.REPLAYING) == (i > replay) for i, e in progress)  # each phase's progress its own
         # the generation's progress counts log data bytes, the replay's whole files: none of one comes in the other's phase
         assert progress and all(e.total_bytes % LOG_DATA_BYTES == 0 for i, e in progress if i < replay)
         assert all(e.total_bytes % LOG_FILE_SIZE_BYTES == 0 for i, e in progress if i > replay)
@@ -94,15 +97,34 @@ def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(
     assert checked.verdict == Outcome.PASS and [d.log_files for d in checked.scan.databases] == [2, 2]
 
 
+class _HeldReplay(PassThroughBackend):
+    """Holds the replay's log files until the run is told to stop (`stopped`, a file the worker processes see),
+    then opens each a fifth of a second late: a small replay cannot end before the stop reaches it."""
+
+    def __init__(self, stopped: Path) -> None:
+        super().__init__()
+        self.stopped = stopped
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        if path.suffix == ".jwlog" and not writable:  # the replay reads them; nothing else does with one copy
+            while not self.stopped.exists():
+                time.sleep(0.01)
+            time.sleep(0.2)
+        return super().open_file(path, create=create, writable=writable, unbuffered=unbuffered,
+                                 write_through=write_through)
+
+
 def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(tmp_path):
     runner: Runner
+    stopped = tmp_path / "stopped-asked"
 
     def emit(event: object) -> None:
-        if isinstance(event, PhaseEvent) and event.message == REPLAY_WORDS:
+        if isinstance(event, PhaseEvent) and event.phase == Phase.REPLAYING:
             runner.request_stop("stopped by the user")
+            stopped.touch()
 
     config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
-    runner = Runner(config, tmp_path / "stopped", emit)
+    runner = Runner(config, tmp_path / "stopped", emit, backend=_HeldReplay(stopped))
     result = runner.run()
     assert result.verdict == Outcome.ABORTED
     reason = result.summary.reasons[0]

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QWizard
 
 from engine.model import config as model
 from engine.model.units import format_duration
-from engine.protocol import ProgressEvent
-from engine.results.recovery import REPLAY_WORDS, judge_recovery, recovery_result
+from engine.protocol import PHASE_WORDS, Phase, ProgressEvent
+from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.schema import Outcome
 from engine.results.verdict import Verdict
 from engine.workload.logstream import LOG_DATA_BYTES
@@ -143,7 +143,7 @@ def test_a_soft_recovery_shows_the_load_then_the_replay_and_each_instances_recov
     assert result.verdict in ("pass", "fail") and result.recovery is not None, result.summary.reasons
     assert window.runs.last_output.name.endswith("-recovery-t2-s1")
     assert any(phase == "Generating log files" and "log files generated (5 per instance)" in files for phase, files in seen)
-    assert any(phase == REPLAY_WORDS and "log files replayed" in files for phase, files in seen)
+    assert any(phase == PHASE_WORDS[Phase.REPLAYING] and "log files replayed" in files for phase, files in seen)
     assert view.plots.iops.n >= 1 and view.plots.iops_plot.getPlotItem().titleLabel.text == "Transactional IOPS"
     assert view.recovery_status.figures.text().startswith("Done · ") and "limit 6 s" in view.recovery_status.figures.text()
     assert view.recovery_status.files.text() == f"{2 * FILES} of {2 * FILES} log files generated, {2 * FILES} replayed, 0 errors"

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration, sentence
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
-from engine.results.recovery import REPLAY_WORDS
 from engine.results.schema import Criterion, IntervalSample, RunResult
 from engine.results.suite import SuiteRecord
 from engine.results.verdict import ACTIVITY_CRITERIA
@@ -163,8 +162,8 @@ class RunView(QWidget):
                 self.progress.setRange(0, 1000)
             if event.phase == Phase.MEASURING and self.config is not None and self.config.open_ended:
                 self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
-            if event.phase == Phase.MEASURING and self._recovers():
-                replaying = event.message.startswith(REPLAY_WORDS)
+            if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():
+                replaying = event.phase == Phase.REPLAYING
                 self.recovery_status.begin_phase(replaying)
                 if replaying:
                     self.criteria_box.setTitle(REPLAY_RUNNING_TITLE)
@@ -173,7 +172,7 @@ class RunView(QWidget):
         elif isinstance(event, ProgressEvent):
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
-            if event.phase == Phase.MEASURING and self._recovers():  # log files generated, or replayed
+            if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():  # log files generated, or replayed
                 share = self.recovery_status.add_progress(event)
                 if share is not None:
                     self.progress.setValue(int(1000 * share))
