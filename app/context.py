@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from engine.model.config import TestConfig
-from engine.protocol import EmitFn, ResultEvent
+from engine.protocol import EmitFn, ResultEvent, RunEvent
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulation import PROFILES, StorageModel, runner_for
@@ -54,7 +52,7 @@ class JetstressResults:
         self.folder, self.run_folder = folder, run_folder
         self.say: Callable[[str, str], None] = lambda _message, _level: None
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         if not isinstance(event, ResultEvent):
             return
         from reporting.jetstress_files import JetstressFileError, read_log, write_jetstress_files  # loads at a run's end

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import TextIO
-
-from pydantic import BaseModel
+from typing import TextIO, assert_never
 
 from engine.model.derive import achieved_words, cache_words
 from engine.model.options import where_typed
 from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
-from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent, StartEvent
+from engine.protocol import (
+    HelloEvent,
+    IntervalEvent,
+    LogEvent,
+    Phase,
+    PhaseEvent,
+    ProgressEvent,
+    ResultEvent,
+    RunEvent,
+    StartEvent,
+    SuiteEvent,
+)
 from engine.results.reasons import grouped_reasons
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
@@ -50,7 +59,7 @@ class ConsoleRenderer:
         self.last_line = -LINE_EVERY_S
         self.held: IntervalEvent | None = None  # a sample that came too soon after the last line printed
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         if isinstance(event, IntervalEvent):
             now = self.clock()
             if now - self.last_line < LINE_EVERY_S:
@@ -62,7 +71,7 @@ class ConsoleRenderer:
             self._show(held)
         self._show(event)
 
-    def _show(self, event: BaseModel) -> None:
+    def _show(self, event: RunEvent) -> None:
         s = self.stream
         if isinstance(event, StartEvent):
             self.scans = event.config.scans
@@ -100,6 +109,10 @@ class ConsoleRenderer:
                 print(f"   {event.level}: {said}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
+        elif isinstance(event, HelloEvent | SuiteEvent):
+            pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log
+        else:
+            assert_never(event)
 
     def _progress(self, event: ProgressEvent) -> None:
         now = self.clock()

@@ -14,15 +14,13 @@ import threading
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, SuiteEvent, to_json_line
+from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RunEvent, SuiteEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
@@ -61,7 +59,7 @@ class _Stream:
     def __init__(self) -> None:
         self._lock = threading.Lock()
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         with self._lock:
             sys.stdout.write(to_json_line(event))
             sys.stdout.flush()

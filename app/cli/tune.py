@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
@@ -20,7 +18,7 @@ from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
 from engine.model.units import sentence
-from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent
+from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent, RunEvent
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES, StorageModel
@@ -76,7 +74,7 @@ class _Progress:
     def __init__(self, label: str) -> None:
         self.label, self.step = label, -1
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         if isinstance(event, PhaseEvent) and event.phase in (Phase.PREPARING, Phase.WARMING_UP, Phase.MEASURING):
             print(f"  {self.label}: {event.message or event.phase.value}", file=sys.stderr)
         elif isinstance(event, IntervalEvent) and (step := event.sample.step) is not None and step != self.step:

@@ -19,7 +19,7 @@ those criteria as not measured (`unmeasured_criteria`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
@@ -285,6 +285,24 @@ def _unmeasured_words(config: TestConfig, measured_s: float) -> str:
     else:
         when = f"it stopped before its measured window began, so not one {interval} was measured"
     return f"IOPS and latency were not measured: {when}; they are not judged"
+
+
+def worst_of_each(criteria: Iterable[Criterion]) -> dict[str, Criterion]:
+    """Each criterion's worst instance, by its name: a failed one first, then the nearest its limit."""
+    worst: dict[str, Criterion] = {}
+    for criterion in criteria:
+        held = worst.get(criterion.name)
+        if held is None or (held.passed and not criterion.passed) or (
+                held.passed == criterion.passed and _margin(criterion) < _margin(held)):
+            worst[criterion.name] = criterion
+    return worst
+
+
+def _margin(criterion: Criterion) -> float:
+    """How far inside its limit a criterion is, relative to the limit (negative: outside)."""
+    limit = criterion.limit or 1.0
+    gap = criterion.limit - criterion.value if criterion.comparison == "<=" else criterion.value - criterion.limit
+    return gap / abs(limit)
 
 
 def make_criterion(name: str, instance: str | None, value: float, limit: float, unit: str, comparison: str) -> Criterion:

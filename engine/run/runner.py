@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from pydantic import BaseModel
-
 from engine.io.locks import FolderInUseError, FolderLocks
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
@@ -22,7 +20,7 @@ from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.derive import thread_weight_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
-from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, StartEvent
+from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, RunEvent, StartEvent
 from engine.results.document import output_folder_problem
 from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
@@ -180,7 +178,7 @@ class Runner:
     def stop_reason(self) -> str | None:
         return self._stop_reason
 
-    def emit(self, event: BaseModel) -> None:
+    def emit(self, event: RunEvent) -> None:
         try:
             self._emit_fn(event)
         except SinkFailedError as exc:  # the run folder or the store cannot be written: stop, keep what is there

@@ -16,18 +16,26 @@ import errno
 import os
 import shutil
 import sqlite3
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
-
-from pydantic import BaseModel
+from typing import TextIO, assert_never
 
 from engine.io.safety import append_text, make_folders, refuse_unsafe, write_text
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity
-from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
+from engine.protocol import (
+    EmitFn,
+    HelloEvent,
+    IntervalEvent,
+    LogEvent,
+    PhaseEvent,
+    ProgressEvent,
+    ResultEvent,
+    RunEvent,
+    StartEvent,
+    SuiteEvent,
+)
 from engine.results.document import CONFIG_FILE, LOG_FILE, write_result
 from engine.results.sample_file import SAMPLES_DB, SampleWriter
 
@@ -79,13 +87,13 @@ class RunFolderWriter:
         self._samples: SampleWriter | None = None
         self.failure: str | None = None
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         try:
             self._write(event)
         except (OSError, sqlite3.Error) as exc:
             self._failed(event, exc)
 
-    def _write(self, event: BaseModel) -> None:
+    def _write(self, event: RunEvent) -> None:
         if isinstance(event, StartEvent):
             make_folders(self.folder)
             write_text(self.folder / CONFIG_FILE, event.config.model_dump_json(indent=2) + "\n")
@@ -104,8 +112,12 @@ class RunFolderWriter:
             self._close_samples()
             self._give_back_reserve()
             write_result(event.result, self.folder)
+        elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent):
+            pass  # before the run's folder is made; and what the log says of a phase is a log event of its own
+        else:
+            assert_never(event)
 
-    def _failed(self, event: BaseModel, exc: OSError | sqlite3.Error) -> None:
+    def _failed(self, event: RunEvent, exc: OSError | sqlite3.Error) -> None:
         """Stop writing samples (what was written stays), give back the reserve for the result and the log's last lines."""
         self._close_samples()
         self._give_back_reserve()
@@ -148,12 +160,12 @@ def _close_quietly(handle: TextIO) -> None:
         pass
 
 
-def fan_out(*sinks: Callable[[BaseModel], None]) -> Callable[[BaseModel], None]:
+def fan_out(*sinks: EmitFn) -> EmitFn:
     """One emit callback that hands every event to each sink in turn (e.g. the store, then the console)."""
 
     live = list(sinks)
 
-    def emit(event: BaseModel) -> None:
+    def emit(event: RunEvent) -> None:
         failed: SinkFailedError | None = None
         for sink in tuple(live):
             try:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from pydantic import BaseModel
-
-from engine.protocol import LogEvent, ResultEvent, StartEvent
+from engine.protocol import LogEvent, ResultEvent, RunEvent, StartEvent
 from engine.run.sinks import SinkFailedError
 from engine.store.sqlite import Store
 
@@ -31,7 +29,7 @@ class RunRecorder:
         self.run_id: str | None = None
         self.failed = False
 
-    def __call__(self, event: BaseModel) -> None:
+    def __call__(self, event: RunEvent) -> None:
         if self.failed:
             return
         try:
@@ -40,7 +38,7 @@ class RunRecorder:
             self.failed = True
             raise SinkFailedError(f"the run store {self.store.path} could not be written ({exc})") from None
 
-    def _record(self, event: BaseModel) -> None:
+    def _record(self, event: RunEvent) -> None:
         if isinstance(event, StartEvent):
             self.run_id = event.run_id
             self.store.begin_run(self.store.session_for(self.session, event.config), event.run_id, event.config,

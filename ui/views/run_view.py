@@ -17,6 +17,8 @@ above the run view, and each test beneath it as a run of its own type; the log r
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
@@ -34,10 +36,21 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration, sentence
-from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
-from engine.results.schema import Criterion, IntervalSample, RunResult
+from engine.protocol import (
+    HelloEvent,
+    IntervalEvent,
+    LogEvent,
+    Phase,
+    PhaseEvent,
+    ProgressEvent,
+    ResultEvent,
+    RunEvent,
+    StartEvent,
+    SuiteEvent,
+)
+from engine.results.schema import IntervalSample, RunResult
 from engine.results.suite import SuiteRecord
-from engine.results.verdict import ACTIVITY_CRITERIA
+from engine.results.verdict import ACTIVITY_CRITERIA, worst_of_each
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
 from ui.widgets.plots import LivePlots
@@ -155,69 +168,86 @@ class RunView(QWidget):
             label.setText(f"{RUNNING_NAMES[key]}: —")
             label.setStyleSheet("")
 
-    def on_event(self, event: object) -> None:
-        if isinstance(event, PhaseEvent):
-            self.phase.setText(event.message)
-            if event.phase in (Phase.MEASURING, Phase.WARMING_UP):
-                self.progress.setRange(0, 1000)
-            if event.phase == Phase.MEASURING and self.config is not None and self.config.open_ended:
-                self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
-            if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():
-                replaying = event.phase == Phase.REPLAYING
-                self.recovery_status.begin_phase(replaying)
-                if replaying:
-                    self.criteria_box.setTitle(REPLAY_RUNNING_TITLE)
-            if event.phase in (Phase.FINISHING, Phase.DONE):
-                self.stop.setEnabled(False)
-        elif isinstance(event, ProgressEvent):
+    def on_event(self, event: RunEvent) -> None:
+        match event:
+            case PhaseEvent():
+                self._on_phase(event)
+            case ProgressEvent():
+                self._on_progress(event)
+            case IntervalEvent():
+                self._on_sample(event.sample)
+            case ResultEvent():
+                self._on_result(event.result)
+            case LogEvent():
+                if event.level == "error":
+                    self._errors.append(event.message)
+                self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
+            case HelloEvent() | StartEvent() | SuiteEvent():
+                pass  # the run controller begins the view (`begin`, `show_suite`) on what these say
+            case _:
+                assert_never(event)
+
+    def _on_phase(self, event: PhaseEvent) -> None:
+        self.phase.setText(event.message)
+        if event.phase in (Phase.MEASURING, Phase.WARMING_UP):
             self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
-            if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():  # log files generated, or replayed
-                share = self.recovery_status.add_progress(event)
-                if share is not None:
-                    self.progress.setValue(int(1000 * share))
-                    self.clock.setText(self.recovery_status.clock_words())
-                return
-            if event.phase == Phase.MEASURING:  # a scan's reading, under its phase's own words
-                self.scan_status.add_progress(event)
-                return
-            eta = f", about {format_duration(event.eta_s)} left" if event.eta_s is not None else ""
-            self.phase.setText(
-                f"Creating databases: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
-                f"at {format_bytes(event.rate_bytes_per_s)}/s{eta}"
-            )
-        elif isinstance(event, IntervalEvent) and self.config is not None and self.config.scans:
-            self.plots.add_sample(event.sample.elapsed_s, event.sample.summary, event.sample.instances)
-            self.scan_status.add_sample(event.sample)
-            self.clock.setText(f"reading: {format_duration(event.sample.elapsed_s)} elapsed")
-        elif isinstance(event, IntervalEvent):
-            sample = event.sample
-            self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
-            if self._recovers():  # the log generation's load: its progress and time left are the log files'
-                self._add_running(sample)
-                return
-            total = sample.elapsed_s + sample.remaining_s
-            self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
-            where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
-            if sample.step is not None:
-                self._on_step_sample(sample)
-                where = f"step {sample.step + 1}, " + ("settling" if sample.phase == "warmup" else "measuring")
-            self.clock.setText(
-                f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
-            )
+        if event.phase == Phase.MEASURING and self.config is not None and self.config.open_ended:
+            self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
+        if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():
+            replaying = event.phase == Phase.REPLAYING
+            self.recovery_status.begin_phase(replaying)
+            if replaying:
+                self.criteria_box.setTitle(REPLAY_RUNNING_TITLE)
+        if event.phase in (Phase.FINISHING, Phase.DONE):
+            self.stop.setEnabled(False)
+
+    def _on_progress(self, event: ProgressEvent) -> None:
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
+        if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():  # log files generated, or replayed
+            share = self.recovery_status.add_progress(event)
+            if share is not None:
+                self.progress.setValue(int(1000 * share))
+                self.clock.setText(self.recovery_status.clock_words())
+            return
+        if event.phase == Phase.MEASURING:  # a scan's reading, under its phase's own words
+            self.scan_status.add_progress(event)
+            return
+        eta = f", about {format_duration(event.eta_s)} left" if event.eta_s is not None else ""
+        self.phase.setText(
+            f"Creating databases: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
+            f"at {format_bytes(event.rate_bytes_per_s)}/s{eta}"
+        )
+
+    def _on_sample(self, sample: IntervalSample) -> None:
+        self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
+        if self.config is not None and self.config.scans:
+            self.scan_status.add_sample(sample)
+            self.clock.setText(f"reading: {format_duration(sample.elapsed_s)} elapsed")
+            return
+        if self._recovers():  # the log generation's load: its progress and time left are the log files'
             self._add_running(sample)
-        elif isinstance(event, ResultEvent) and event.result.scan is not None:
-            self.scan_status.finish(event.result.scan)
-        elif isinstance(event, ResultEvent) and event.result.recovery is not None:
-            self.recovery_status.finish(event.result.recovery, event.result.verdict)
-        elif isinstance(event, ResultEvent) and event.result.sweep is not None and self.sweep is not None:
-            self.sweep.finish(event.result.sweep.steps)
+            return
+        total = sample.elapsed_s + sample.remaining_s
+        self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
+        where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
+        if sample.step is not None:
+            self._on_step_sample(sample)
+            where = f"step {sample.step + 1}, " + ("settling" if sample.phase == "warmup" else "measuring")
+        self.clock.setText(
+            f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
+        )
+        self._add_running(sample)
+
+    def _on_result(self, result: RunResult) -> None:
+        if result.scan is not None:
+            self.scan_status.finish(result.scan)
+        elif result.recovery is not None:
+            self.recovery_status.finish(result.recovery, result.verdict)
+        elif result.sweep is not None and self.sweep is not None:
+            self.sweep.finish(result.sweep.steps)
             self.sweep_plots.show_points(self.sweep.points)
             self.sweep_plots.show()
-        elif isinstance(event, LogEvent):
-            if event.level == "error":
-                self._errors.append(event.message)
-            self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
 
     def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None:
         """The ESRP suite's stage running (numbered from 0), or no suite."""
@@ -282,15 +312,7 @@ class RunView(QWidget):
         if self.running is None or self.running.measured_s <= 0:
             return
         verdict = self.running.verdict()
-        worst: dict[str, Criterion] = {}
-        for criterion in verdict.criteria:
-            key = RUNNING_CRITERIA.get(criterion.name)
-            if key is None:
-                continue
-            held = worst.get(key)
-            if held is None or (held.passed and not criterion.passed) or (
-                    held.passed == criterion.passed and _margin(criterion) < _margin(held)):
-                worst[key] = criterion
+        worst = {RUNNING_CRITERIA[name]: c for name, c in worst_of_each(verdict.criteria).items() if name in RUNNING_CRITERIA}
         # no database read completed on any instance yet: its latency is not judged, and the page says why
         unread = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
         for key, label in self.criteria.items():
@@ -325,9 +347,3 @@ RUNNING_CRITERIA = {
     "maximum log write latency": "log_max",
 }
 
-
-def _margin(criterion: Criterion) -> float:
-    """How far inside its limit a criterion is, relative to the limit (negative: outside)."""
-    limit = criterion.limit or 1.0
-    gap = criterion.limit - criterion.value if criterion.comparison == "<=" else criterion.value - criterion.limit
-    return gap / abs(limit)
