@@ -20,7 +20,7 @@ from typing import Any
 from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
 from app.cli.configs import checked_text, load_xml_or_say, read_text, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.run import new_folder, run_until_stopped
+from app.cli.run import run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
 from app.context import AppContext, UsageError, simulated_model
@@ -30,6 +30,7 @@ from engine.model.config_text import is_jetstress_xml
 from engine.model.jetstress.elements import STRESS_AFTER_S
 from engine.model.validation import Problem
 from engine.protocol import ExitCode
+from engine.results.document import new_folder
 from engine.run.runner import InvalidConfigError
 
 CALIBRATION_S = 180.0  # each auto-tune confirmation run at most, as `jetwise tune` by default

@@ -17,7 +17,7 @@ from engine.io.safety import make_folders
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
 from engine.protocol import ExitCode
-from engine.results.document import output_folder_problem
+from engine.results.document import new_folder, output_folder_problem
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES
@@ -46,15 +46,6 @@ def default_output() -> Path:
     if runs.exists() and not runs.is_dir():
         raise UsageError(f"{runs} is a file where Jetwise keeps its runs: move it, or give --output")
     return new_folder(runs, datetime.now().strftime("%Y%m%d-%H%M%S"))
-
-
-def new_folder(parent: Path, name: str) -> Path:
-    """`parent / name`, or "name-2", "name-3"... when a folder of that name is there already."""
-    folder, number = parent / name, 1
-    while folder.exists():
-        number += 1
-        folder = parent / f"{name}-{number}"
-    return folder
 
 
 def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:

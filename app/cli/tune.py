@@ -19,6 +19,7 @@ from engine.model.derive import target_words
 from engine.model.options import option
 from engine.model.units import sentence
 from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent, RunEvent
+from engine.results.document import new_folder
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.simulation import PROFILES, StorageModel
@@ -90,13 +91,13 @@ def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
 
     def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
         if sweep is not None:
-            folder = how.output / f"calibration-{number:02d}-sweep"
+            folder = new_folder(how.output, f"calibration-{number:02d}-sweep")
             runner = context.runner(run_config, folder, _Progress(f"run {number}, the load sweep"), session=how.session, model=how.model,
                                     sweep=sweep)
             current[:] = [runner]
             return runner.run()
         shaped, rule = calibration_rule(run_config, how.calibration_s)
-        folder = how.output / f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}"
+        folder = new_folder(how.output, f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}")
         runner = context.runner(shaped, folder, _Progress(f"run {number}"), session=how.session,
                                 model=how.model, settle=rule)
         current[:] = [runner]

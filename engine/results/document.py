@@ -43,6 +43,16 @@ PAGE_FAULT_NOTE = (
 )
 
 
+def new_folder(parent: Path, name: str) -> Path:
+    """A run's (or a suite's, or an auto-tune's) new folder: `parent / name`, or "name-2", "name-3"... when a folder
+    of that name is there already (two runs started within a second never share one)."""
+    folder, number = parent / name, 1
+    while folder.exists():
+        number += 1
+        folder = parent / f"{name}-{number}"
+    return folder
+
+
 def output_folder_problem(folder: Path) -> str | None:
     """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed, no run
     goes into a system folder or among other files, and nothing is written through a link planted at a name."""

@@ -180,3 +180,13 @@ def test_a_settling_run_measures_once_latency_has_settled_and_then_stops(disk_di
     assert result["summary"]["measured_s"] == pytest.approx(8 * 0.25)
     log = (disk_dir / "out" / "test.log").read_text()
     assert "Latency settled after" in log
+
+
+def test_a_new_run_folder_never_shares_a_name_with_one_already_there(tmp_path):
+    from engine.results.document import new_folder
+
+    assert new_folder(tmp_path, "20260101-120000-run") == tmp_path / "20260101-120000-run"
+    for name in ("20260101-120000-run", "20260101-120000-run-2", "other"):
+        (tmp_path / name).mkdir()
+    # "-2" is taken: the next free number, whatever else the folder holds
+    assert new_folder(tmp_path, "20260101-120000-run") == tmp_path / "20260101-120000-run-3"

@@ -37,7 +37,7 @@ from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
 from engine.protocol import RunEvent, StartEvent
-from engine.results.document import CONFIG_FILE
+from engine.results.document import CONFIG_FILE, new_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
@@ -143,10 +143,7 @@ class RunController(QObject):
     def _output(self, name: str) -> Path:
         """A new folder for a run (or a suite) in the session's runs folder, named by when it starts."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        output = self.runs_root / _safe(self.draft.session or "Jetwise") / f"{stamp}-{name}"
-        if output.exists():  # two runs started within a second: never share a folder
-            output = output.with_name(output.name + f"-{len(list(output.parent.iterdir()))}")
-        return output
+        return new_folder(self.runs_root / _safe(self.draft.session or "Jetwise"), f"{stamp}-{name}")
 
     def _engine(self) -> EngineProcess:
         engine = EngineProcess(self)
