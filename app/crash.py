@@ -11,13 +11,14 @@ from engine.store.paths import error_log_path
 from engine.version import __version__
 
 
-def crash_log_path() -> Path:
-    return error_log_path()
+def crash_log_path(window: bool = False) -> Path:
+    """The command line's crash log, or the window's (`window`): both in the data folder that holds the run store."""
+    return error_log_path(window=window)
 
 
-def record_crash(error: BaseException, where: str) -> Path | None:
+def record_crash(error: BaseException, where: str, *, window: bool = False) -> Path | None:
     """Append the traceback of `error` to the crash log; the log's path, or None if it cannot be written."""
-    path = crash_log_path()
+    path = crash_log_path(window)
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     try:
         make_folders(path.parent)

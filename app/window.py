@@ -10,7 +10,6 @@ import os
 import sys
 import threading
 import traceback
-from datetime import datetime
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
@@ -18,15 +17,15 @@ from types import TracebackType
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from engine.io.safety import make_folders
+from app.crash import crash_log_path as app_crash_log_path
+from app.crash import record_crash
 from engine.protocol import ExitCode
-from engine.store.paths import error_log_path
 from engine.store.sqlite import Store, StoreError
 from engine.version import __version__
 
 
 def crash_log_path() -> Path:
-    return error_log_path(window=True)
+    return app_crash_log_path(window=True)
 
 
 def install_exception_hook() -> None:
@@ -34,33 +33,24 @@ def install_exception_hook() -> None:
 
     def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         text = "".join(traceback.format_exception(kind, value, tb))
-        path = _log(text)
+        path = record_crash(value.with_traceback(tb), "the window", window=True)
         sys.stderr.write(text)
         if QApplication.instance() is not None:
+            where = f"Details were written to {path}." if path else "Its details could not be written to a log."
             box = QMessageBox(QMessageBox.Icon.Critical, "Unexpected error",
-                              f"Jetwise hit an unexpected error and carried on.\n\n{value}\n\nDetails were written to {path}.")
+                              f"Jetwise hit an unexpected error and carried on.\n\n{value}\n\n{where}")
             box.setDetailedText(text)
             box.exec()
 
     def thread_hook(args: threading.ExceptHookArgs) -> None:
         if args.exc_type is not SystemExit and args.exc_value is not None:
+            name = args.thread.name if args.thread else "?"
+            record_crash(args.exc_value.with_traceback(args.exc_traceback), f"the window, thread {name}", window=True)
             text = "".join(traceback.format_exception(args.exc_type, args.exc_value, args.exc_traceback))
-            _log(text)
-            sys.stderr.write(f"in thread {args.thread.name if args.thread else '?'}:\n{text}")
+            sys.stderr.write(f"in thread {name}:\n{text}")
 
     sys.excepthook = hook
     threading.excepthook = thread_hook
-
-
-def _log(text: str) -> Path:
-    path = crash_log_path()
-    try:
-        make_folders(path.parent)
-        with path.open("a", encoding="utf-8") as log:
-            log.write(f"--- {datetime.now().isoformat(timespec='seconds')} Jetwise {__version__}\n{text}\n")
-    except OSError:
-        pass
-    return path
 
 
 def icon_path() -> Path:
