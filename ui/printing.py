@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QHashSeed, QMarginsF, QRectF, QSizeF, Qt, QUrl, QUuid
+from PySide6.QtCore import QByteArray, QHashSeed, QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QFont,
     QImage,
@@ -31,7 +31,7 @@ from PySide6.QtSvg import QSvgRenderer
 from engine.io.safety import replaced_by
 from reporting.bundle import RunBundle
 from reporting.document import charts, render_html
-from reporting.pdf_identity import dated, document_id, parse_utc
+from reporting.pdf_identity import dated, document_id, identified, parse_utc
 
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF
@@ -180,14 +180,13 @@ def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, 
         writer = pdf_writer(scratch, page_size)
         writer.setTitle(document_title)
         writer.setCreator("Jetwise")
-        content = (html, page_size, title, *(part for item in sorted(svgs.items()) for part in item))
-        writer.setDocumentId(QUuid(str(document_id(*content))))
         paint = writer.pageLayout().paintRectPixels(writer.resolution())
         pages = paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
         del writer  # the file is whole once its writer is gone
+        content = (html, page_size, title, *(part for item in sorted(svgs.items()) for part in item))
+        written = identified(scratch.read_bytes(), document_id(*content))
         when = parse_utc(ended_utc)
-        if when is not None:
-            scratch.write_bytes(dated(scratch.read_bytes(), when))
+        scratch.write_bytes(dated(written, when) if when is not None else written)
 
     # Qt's writer says nothing when the volume is full: the file is checked whole (it ends with %%EOF) before it counts.
     replaced_by(path, produce, valid=lambda tail: b"%%EOF" in tail)

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from reporting.bundle import RunBundle
-from reporting.pdf_identity import dated, document_id, parse_utc
+from reporting.pdf_identity import dated, document_id, identified, parse_utc
 from tests.engine.test_report import _samples, known_result
 
 ENDED = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
@@ -41,6 +41,18 @@ def test_the_dates_qt_writes_in_any_zone_become_the_runs_end_padded_to_their_len
     assert b"/CreationDate (D:20260304050607Z)      \n" in dated(east, ENDED)
     assert b'xmp:CreateDate="2026-03-04T05:06:07Z"      xmp:ModifyDate=' in dated(xmp, ENDED)
     assert dated(b"/CreationDate (D:2026)", ENDED) == b"/CreationDate (D:2026)"  # shorter than ours: left as it was
+
+
+def test_the_identifier_qt_drew_at_random_becomes_the_contents_in_both_its_forms():
+    drawn = "17323748-ba69-48bc-9c61-9699b36ccee4"
+    pdf = (b'<x xmpMM:DocumentID="uuid:%s" xmpMM:VersionID="1"/>\ntrailer << /ID [ <%s> <%s> ] >>'
+           % (drawn.encode(), drawn.encode().hex().encode(), drawn.encode().hex().encode()))
+    named = document_id("html", "a4")
+    rewritten = identified(pdf, named)
+    assert len(rewritten) == len(pdf) and drawn.encode() not in rewritten and drawn.encode().hex().encode() not in rewritten
+    assert f'xmpMM:DocumentID="uuid:{named}"'.encode() in rewritten
+    assert rewritten.count(str(named).encode().hex().encode()) == 2
+    assert identified(b"%PDF-1.4 no metadata", named) == b"%PDF-1.4 no metadata"
 
 
 def test_a_document_is_named_by_its_content():
