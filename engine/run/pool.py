@@ -117,6 +117,7 @@ class _PoolRun:
         self.measuring_announced = False
         self.applied_load = measurement.load  # a sweep's load the workers were last told
         self.ends = WorkEnds(config.database_count)  # a scan's or a Soft Recovery's work, as it ends
+        self.held_replay: dict[int, tuple[int, int]] = {}  # instance -> a replay's bytes done, total, not yet shown
 
     def _wall(self, perf_ns: int) -> datetime:
         return self.wall0 + timedelta(microseconds=(perf_ns - self.perf0) / 1000)
@@ -261,10 +262,14 @@ class _PoolRun:
         if self.ends.announce_replay(shown or self.next_interval >= self.measurement.total_intervals):
             self.set_phase(Phase.REPLAYING)
             self.progress.restart()
+            held, self.held_replay = self.held_replay, {}
+            for instance, (done_bytes, total_bytes) in sorted(held.items()):  # what it replayed before it was shown
+                self._on_progress(instance, done_bytes, total_bytes)
 
     def _on_progress(self, instance: int, done_bytes: int, total_bytes: int) -> None:
         if self.ends.replaying and not self.ends.announced:
-            return  # a replay's first progress, before the generation's last sample is shown
+            self.held_replay[instance] = (done_bytes, total_bytes)  # said once the replay is (`_announce_replay`)
+            return
         # a scan (the databases as they are, with their logs for a checksum) or a replay: not the databases' creation
         scanning = self.phase in (Phase.MEASURING, Phase.REPLAYING)
         planned = self.ends.planned_bytes(self.config, scanning)

@@ -242,3 +242,21 @@ def test_a_killed_soft_recovery_is_rebuilt_from_its_samples_of_the_log_generatio
     assert rebuilt.recovery is not None and rebuilt.recovery.log_files_replayed == 0
     assert any("samples show the log generation only" in note for note in rebuilt.notes)
     assert rebuilt.summary.achieved_transactional_iops > 0
+
+
+def test_a_replay_that_ends_before_the_window_is_told_of_it_still_shows_how_far_it_got(tmp_path, monkeypatch):
+    from engine.run import pool
+
+    announce = pool._PoolRun._announce_replay
+
+    def only_at_the_end(self, shown: bool = False) -> None:  # as when the generation's last sample comes late
+        if shown:
+            announce(self, shown)
+
+    monkeypatch.setattr(pool._PoolRun, "_announce_replay", only_at_the_end)
+    events: list[object] = []
+    _config, _runner, result = _soft_recovery(tmp_path / "data", tmp_path / "late", events.append)
+    assert result.verdict == Outcome.PASS, result.summary.reasons
+    replay = next(i for i, e in enumerate(events) if isinstance(e, PhaseEvent) and e.phase == Phase.REPLAYING)
+    shown = [e for e in events[replay:] if isinstance(e, ProgressEvent) and e.phase == Phase.REPLAYING]
+    assert shown and shown[-1].done_bytes == shown[-1].total_bytes == 2 * FILES * LOG_FILE_SIZE_BYTES
