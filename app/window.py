@@ -17,15 +17,10 @@ from types import TracebackType
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.crash import crash_log_path as app_crash_log_path
 from app.crash import record_crash
 from engine.protocol import ExitCode
 from engine.store.sqlite import Store, StoreError
 from engine.version import __version__
-
-
-def crash_log_path() -> Path:
-    return app_crash_log_path(window=True)
 
 
 def install_exception_hook() -> None:

@@ -142,7 +142,8 @@ def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeyp
 
     from PySide6.QtWidgets import QMessageBox
 
-    from app.window import crash_log_path, install_exception_hook
+    from app.crash import crash_log_path
+    from app.window import install_exception_hook
 
     shown: list[str] = []
     monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or 0)
@@ -165,8 +166,8 @@ def test_an_unexpected_error_shows_a_dialog_and_is_logged(qtbot, window, monkeyp
     finally:
         sys.excepthook, threading.excepthook = previous, previous_thread
     assert shown and "a slot went wrong" in shown[0]
-    assert "RuntimeError: a slot went wrong" in crash_log_path().read_text()
-    assert "ValueError: a helper thread went wrong" in crash_log_path().read_text()
+    assert "RuntimeError: a slot went wrong" in crash_log_path(window=True).read_text()
+    assert "ValueError: a helper thread went wrong" in crash_log_path(window=True).read_text()
     assert window.isVisible()  # the window carries on
 
 
