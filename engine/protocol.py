@@ -52,6 +52,9 @@ class Phase(StrEnum):
     DONE = "done"
 
 
+# the test's own work: its measured load, a scan's reads, a Soft Recovery's replay; not the databases' creation
+WORK_PHASES = (Phase.MEASURING, Phase.REPLAYING)
+
 PHASE_WORDS = {
     Phase.VALIDATING: "Validating configuration",
     Phase.PREPARING: "Creating or attaching databases",

@@ -11,6 +11,7 @@ from engine.model.options import where_typed
 from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import (
+    WORK_PHASES,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -120,7 +121,7 @@ class ConsoleRenderer:
             return
         self.last_progress = now
         eta = format_duration(event.eta_s) if event.eta_s is not None else "?"
-        doing = self.doing if event.phase in (Phase.MEASURING, Phase.REPLAYING) else "creating databases"
+        doing = self.doing if event.phase in WORK_PHASES else "creating databases"
         line = (
             f"   {doing}: {format_bytes(event.done_bytes)} of {format_bytes(event.total_bytes)} "
             f"({format_bytes(event.rate_bytes_per_s)}/s, ETA {eta})"

@@ -20,7 +20,7 @@ from engine.io.platform.lifetime import contain_children
 from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
-from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
+from engine.protocol import PHASE_WORDS, WORK_PHASES, Phase, PhaseEvent
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
@@ -271,7 +271,7 @@ class _PoolRun:
             self.held_replay[instance] = (done_bytes, total_bytes)  # said once the replay is (`_announce_replay`)
             return
         # a scan (the databases as they are, with their logs for a checksum) or a replay: not the databases' creation
-        scanning = self.phase in (Phase.MEASURING, Phase.REPLAYING)
+        scanning = self.phase in WORK_PHASES
         planned = self.ends.planned_bytes(self.config, scanning)
         event = self.progress.report(self.phase, instance, done_bytes, total_bytes, planned_total=planned)
         self.measurement.eta_s = event.eta_s if scanning else None

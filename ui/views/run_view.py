@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration, sentence
 from engine.protocol import (
+    WORK_PHASES,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -193,7 +194,7 @@ class RunView(QWidget):
             self.progress.setRange(0, 1000)
         if event.phase == Phase.MEASURING and self.config is not None and self.config.open_ended:
             self.progress.setValue(0)  # the reading begins: not the databases' creation, at its end
-        if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():
+        if event.phase in WORK_PHASES and self._recovers():
             replaying = event.phase == Phase.REPLAYING
             self.recovery_status.begin_phase(replaying)
             if replaying:
@@ -204,7 +205,7 @@ class RunView(QWidget):
     def _on_progress(self, event: ProgressEvent) -> None:
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(1000 * event.done_bytes / max(1, event.total_bytes)))
-        if event.phase in (Phase.MEASURING, Phase.REPLAYING) and self._recovers():  # log files generated, or replayed
+        if event.phase in WORK_PHASES and self._recovers():  # log files generated, or replayed
             share = self.recovery_status.add_progress(event)
             if share is not None:
                 self.progress.setValue(int(1000 * share))
