@@ -12,7 +12,7 @@ from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
-from engine.io.files import database_file_path, log_file_path, remove_jetwise_files
+from engine.io.files import database_files, log_file_path, remove_jetwise_files
 from engine.io.safety import make_folders
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
@@ -109,10 +109,10 @@ def remove_quick_data(config: TestConfig) -> None:
     """The quick run's databases are scratch: remove Jetwise's own files, then the folders left empty."""
     paths: list[Path] = []
     for index, spec in enumerate(config.databases):
-        paths.append(database_file_path(spec.database_path, index))
+        paths.extend(database_files(spec, index))
         paths.extend(log_file_path(spec.log_path, index, slot) for slot in range(LOG_FILES_PER_DATABASE))
     remove_jetwise_files(paths)
-    folders = {p for spec in config.databases for p in (spec.database_path, spec.log_path)}
+    folders = {p for spec in config.databases for p in (*spec.database_paths, spec.log_path)}
     for folder in [*sorted(folders, key=lambda p: len(p.parts), reverse=True), config.databases[0].database_path.parent]:
         try:
             folder.rmdir()

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import database_file_path
+from engine.io.files import database_files
 from engine.io.pages import FormatError, read_database_header
 from engine.model.config import MIN_DATABASE_PAGES, PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import MIB, format_bytes
@@ -48,16 +48,17 @@ def sized_for_capacity(config: TestConfig, free_space: Callable[[Path], int] = f
     database folder's volume is not on this machine.
     """
     free: dict[int, int] = {}
-    shares: dict[int, list[int]] = defaultdict(list)
+    shares: dict[int, list[Path]] = defaultdict(list)  # each volume's database files
     logs: dict[int, int] = defaultdict(int)
     folders: dict[int, Path] = {}
     for index, spec in enumerate(config.databases):
-        folder = _volume_folder(spec.database_path)
-        device = os.stat(folder).st_dev
-        if device not in free:
-            free[device], folders[device] = free_space(folder), folder
-        free[device] += _own_database_bytes(database_file_path(spec.database_path, index))
-        shares[device].append(index)
+        for path in database_files(spec, index):
+            folder = _volume_folder(path.parent)
+            device = os.stat(folder).st_dev
+            if device not in free:
+                free[device], folders[device] = free_space(folder), folder
+            free[device] += _own_database_bytes(path)
+            shares[device].append(path)
     for spec in config.databases:
         with contextlib.suppress(CapacityError):
             logs[os.stat(_volume_folder(spec.log_path)).st_dev] += config.log_space_bytes_per_database

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.io.files import backup_file_path, database_file_path, remove_jetwise_files
+from engine.io.files import backup_file_path, database_files, remove_jetwise_files
 from engine.io.pages import is_jetwise_file
 from engine.model.config import TestConfig
 
@@ -41,11 +41,11 @@ def leftover_files(config: TestConfig) -> Leftovers:
     """The databases, log files and backup copies `config`'s runs created, as they are on disk now."""
     candidates: list[Path] = []
     for index, spec in enumerate(config.databases):
-        candidates.append(database_file_path(spec.database_path, index))
+        candidates += database_files(spec, index)
         if spec.log_path.is_dir():
             candidates += sorted(spec.log_path.glob(f"Jetwise{index + 1:03d}.*.jwlog"))
         if config.backup_path is not None:
-            candidates.append(backup_file_path(config.backup_path, index))
+            candidates += [backup_file_path(config.backup_path, index, part) for part in range(len(spec.database_paths))]
     return Leftovers({path: path.stat().st_size for path in dict.fromkeys(candidates)
                       if path.is_file() and not path.is_symlink() and is_jetwise_file(path)})
 

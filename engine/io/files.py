@@ -26,8 +26,9 @@ from engine.io.pages import (
     read_database_header,
     read_log_header,
 )
+from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, TestConfig
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
@@ -43,16 +44,26 @@ class CreationInterruptedError(Exception):
     """Database creation stopped on request; the file resumes next time."""
 
 
-def database_file_path(folder: Path, index: int) -> Path:
-    return folder / f"Jetwise{index + 1:03d}.jwdb"
+def _numbered(index: int, part: int) -> str:
+    """Jetwise001 for instance 1's first database file, Jetwise001-2 for its second (Jetstress: 001001, 001002)."""
+    return f"Jetwise{index + 1:03d}" + (f"-{part + 1}" if part else "")
+
+
+def database_file_path(folder: Path, index: int, part: int = 0) -> Path:
+    return folder / f"{_numbered(index, part)}.jwdb"
+
+
+def database_files(spec: DatabaseSpec, index: int) -> list[Path]:
+    """Instance `index`'s database files, one in each of its database folders, the first first."""
+    return [database_file_path(folder, index, part) for part, folder in enumerate(spec.database_paths)]
 
 
 def database_sizes(config: TestConfig) -> dict[str, int | None]:
-    """Each instance's database file length now (None where there is none or it cannot be read)."""
+    """Each instance's database files' length now, together (None where one is missing or cannot be read)."""
     sizes: dict[str, int | None] = {}
     for index, spec in enumerate(config.databases):
         try:
-            sizes[config.instance_name(index)] = database_file_path(spec.database_path, index).stat().st_size
+            sizes[config.instance_name(index)] = sum(path.stat().st_size for path in database_files(spec, index))
         except OSError:
             sizes[config.instance_name(index)] = None
     return sizes
@@ -81,18 +92,31 @@ def prepare_database(
     progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] = lambda: False,
     log: Callable[[str], None] = lambda _text: None,
+    first: DatabaseHeader | None = None,
+    part: int = 0,
 ) -> DatabaseHeader:
-    """Create, resume or attach the database file at `path` and return its header."""
+    """Create, resume or attach the database file at `path` and return its header.
+
+    An instance's further database files (`part` 1 on) belong to its first, whose header is `first`: they carry its
+    database id, and a file of another instance's set is recreated (create) or refused (attach)."""
+    db_id = first.db_id if first is not None else None
     if not path.exists():
         if source == DatabaseSource.ATTACH:
             raise FileSafetyError(f"{path} does not exist: there is no database to attach")
-        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log)
+        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     try:
         header = read_database_header(path)
     except FormatError as exc:
         raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
     if header.page_bytes != PAGE_SIZE_BYTES:
         raise FileSafetyError(f"{path} has {header.page_bytes}-byte pages; Jetwise uses {PAGE_SIZE_BYTES}")
+    if header.part != part or (db_id is not None and header.db_id != db_id):
+        if source == DatabaseSource.ATTACH:
+            raise FileSafetyError(f"{path} is not database file {part + 1} of the database it is attached with; "
+                                  "attach the files one test created together, or choose 'create'")
+        log(f"{path} is database file {header.part + 1} of another Jetwise database; recreating it")
+        path.unlink()
+        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     if source == DatabaseSource.ATTACH:
         if not header.complete:
             raise FileSafetyError(
@@ -106,7 +130,7 @@ def prepare_database(
         # it is recreated at the size this test needs; validation has said so before the run.
         log(f"{path} holds {header.pages_planned} pages and this test needs {pages_planned}; recreating it")
         path.unlink()
-        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log)
+        return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     if header.complete:
         log(f"{path} is already complete; attaching it")
         return header
@@ -122,8 +146,10 @@ def _create(
     progress: ProgressCallback | None,
     should_stop: Callable[[], bool],
     log: Callable[[str], None],
+    db_id: bytes | None = None,
+    part: int = 0,
 ) -> DatabaseHeader:
-    header = DatabaseHeader(new_database_id(), PAGE_SIZE_BYTES, pages_planned, 1, now_ns())
+    header = DatabaseHeader(db_id or new_database_id(), PAGE_SIZE_BYTES, pages_planned, 1, now_ns(), part)
     buffer = backend.allocate(PAGE_SIZE_BYTES)
     try:
         with backend.open_file(path, create=True, writable=True, unbuffered=unbuffered, write_through=False) as handle:
@@ -149,6 +175,7 @@ def _fill(
     chunk = backend.allocate(CREATE_CHUNK_PAGES * PAGE_SIZE_BYTES)
     head = backend.allocate(SECTOR_BYTES)
     page = header.pages_created
+    base = part_base(header.part)
     total_bytes = header.pages_planned * PAGE_SIZE_BYTES
     last_report = 0.0
     try:
@@ -163,7 +190,7 @@ def _fill(
                 count = min(CREATE_CHUNK_PAGES, header.pages_planned - page)
                 view = chunk.view
                 for i in range(count):
-                    writer.fill_page(view[i * PAGE_SIZE_BYTES :], page + i, 0, PAGE_SIZE_BYTES)
+                    writer.fill_page(view[i * PAGE_SIZE_BYTES :], base + page + i, 0, PAGE_SIZE_BYTES)
                 handle.write_from(chunk, page * PAGE_SIZE_BYTES, count * PAGE_SIZE_BYTES)
                 page += count
                 since_header += count
@@ -187,7 +214,8 @@ def persist_header(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseH
     """Flush the pages written so far, then record in the header how many the file holds (as creation goes on, and as
     the database grows)."""
     handle.flush()
-    updated = DatabaseHeader(header.db_id, header.page_bytes, header.pages_planned, pages_created, header.created_ns)
+    updated = DatabaseHeader(header.db_id, header.page_bytes, header.pages_planned, pages_created, header.created_ns,
+                             header.part)
     pack_database_header(head_buffer.view, updated)
     handle.write_from(head_buffer, 0)
     handle.flush()
@@ -259,8 +287,8 @@ def existing_logs(folder: Path, index: int, db_id: bytes, limit: int = LOG_FILES
     return found
 
 
-def backup_file_path(folder: Path, index: int) -> Path:
-    return folder / f"Jetwise{index + 1:03d}.jwbak"
+def backup_file_path(folder: Path, index: int, part: int = 0) -> Path:
+    return folder / f"{_numbered(index, part)}.jwbak"
 
 
 def prepare_backup_file(path: Path) -> None:

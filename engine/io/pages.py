@@ -36,6 +36,8 @@ from pathlib import Path
 # a sixteenth of the standard library's time, on the hot path, the scans and the replay alike.
 from zlib_ng.zlib_ng import crc32
 
+from engine.io.parts import page_words
+
 FORMAT_VERSION = 1
 SECTOR_BYTES = 4096
 
@@ -162,7 +164,7 @@ def page_fault(buf: memoryview, db_id: bytes, page_no: int, page_bytes: int, ver
     magic, _version, _kind, stored, page_db, number, _seq = _HEADER.unpack_from(buf, 0)
     if magic == PAGE_MAGIC and page_db == db_id and number == page_no:
         return _checksum_fault(buf, stored, page_bytes, verify)
-    return _misplaced(buf, magic, PAGE_MAGIC, page_db == db_id, f"page {number}", page_bytes)
+    return _misplaced(buf, magic, PAGE_MAGIC, page_db == db_id, page_words(number), page_bytes)
 
 
 def log_sector_fault(
@@ -249,6 +251,7 @@ class DatabaseHeader:
     pages_planned: int
     pages_created: int
     created_ns: int
+    part: int = 0  # which of its instance's database files this is (the first: 0)
 
     @property
     def complete(self) -> bool:
@@ -268,7 +271,7 @@ class LogFileHeader:
 def pack_database_header(buf: memoryview, header: DatabaseHeader) -> None:
     """Write a database file header into `buf` (one sector, zero-padded)."""
     buf[:SECTOR_BYTES] = bytes(SECTOR_BYTES)
-    _HEADER.pack_into(buf, 0, DB_FILE_MAGIC, FORMAT_VERSION, Kind.DB_FILE_HEADER, 0, header.db_id, 0, 0)
+    _HEADER.pack_into(buf, 0, DB_FILE_MAGIC, FORMAT_VERSION, Kind.DB_FILE_HEADER, 0, header.db_id, header.part, 0)
     _DB_FILE_BODY.pack_into(
         buf, HEADER_BYTES, header.page_bytes, header.pages_planned, header.pages_created,
         header.created_ns, 0,
@@ -308,9 +311,9 @@ def _checked_head(path: Path, magic: bytes, what: str) -> bytes:
 def read_database_header(path: Path) -> DatabaseHeader:
     """The header of a Jetwise database file; FormatError if it is not one."""
     head = _checked_head(path, DB_FILE_MAGIC, "database")
-    _m, _v, _k, _c, db_id, _n, _s = _HEADER.unpack_from(head, 0)
+    _m, _v, _k, _c, db_id, part, _s = _HEADER.unpack_from(head, 0)
     page_bytes, planned, created, created_ns, _ = _DB_FILE_BODY.unpack_from(head, HEADER_BYTES)
-    return DatabaseHeader(db_id, page_bytes, planned, created, created_ns)
+    return DatabaseHeader(db_id, page_bytes, planned, created, created_ns, part)
 
 
 def read_log_header(path: Path) -> LogFileHeader:

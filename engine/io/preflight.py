@@ -13,12 +13,20 @@ import sys
 from collections import defaultdict
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import backup_file_path, database_file_path, log_file_path
+from engine.io.files import backup_file_path, database_file_path, database_files, log_file_path
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe
 from engine.io.safety import link_problem, system_folder_problem
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, TestConfig, TestType
+from engine.model.config import (
+    LOG_FILE_SIZE_BYTES,
+    LOG_FILES_PER_DATABASE,
+    PAGE_SIZE_BYTES,
+    DatabaseSource,
+    DatabaseSpec,
+    TestConfig,
+    TestType,
+)
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 
@@ -68,9 +76,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
     device_folder: dict[int, Path] = {}
 
     for index, spec in enumerate(config.databases):
-        for attr in ("database_path", "log_path"):
-            field = f"databases[{index}].{attr}"
-            path: Path = getattr(spec, attr)
+        for field, path, part in _folders_of(index, spec):
             folder, missing = existing_folder(path)
             if folder is None:
                 problems.append(Problem(field, missing or f"{path} is not usable"))
@@ -101,8 +107,8 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 )
             device = os.stat(folder).st_dev
             device_folder.setdefault(device, folder)
-            if attr == "database_path":
-                db_file = database_file_path(path, index)
+            if part is not None:
+                db_file = database_file_path(path, index, part)
                 needed = config.database_size_bytes
                 if (unsafe := link_problem(db_file)) is not None:
                     problems.append(Problem(field, f"{db_file} {unsafe}"))
@@ -156,7 +162,7 @@ def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Prob
                 if config.database_source == DatabaseSource.ATTACH:
                     needed = 0
                 needs[device] += needed
-                device_paths[device].append(f"database {index + 1}")
+                device_paths[device].append(f"database {index + 1}" + (f" file {part + 1}" if part else ""))
             else:
                 needed, problem = _log_space(path, index, config.log_space_bytes_per_database)
                 if problem is not None:
@@ -202,10 +208,10 @@ def _backup_problems(
     problems = []
     device = os.stat(folder).st_dev
     device_folder.setdefault(device, folder)
-    for index, spec in enumerate(config.databases):
-        copy = backup_file_path(folder_path, index)
+    for index, part, db_file in ((i, part, path) for i, spec in enumerate(config.databases)
+                                 for part, path in enumerate(database_files(spec, i))):
+        copy = backup_file_path(folder_path, index, part)
         size = config.database_size_bytes
-        db_file = database_file_path(spec.database_path, index)
         with contextlib.suppress(FormatError, OSError):
             size = read_database_header(db_file).pages_created * PAGE_SIZE_BYTES  # as it stands: databases grow
         if (unsafe := link_problem(copy)) is not None:
@@ -224,12 +230,19 @@ def _backup_problems(
     return problems
 
 
+def _folders_of(index: int, spec: DatabaseSpec) -> list[tuple[str, Path, int | None]]:
+    """Instance `index`'s folders, each with its field and, for a database folder, which of its files goes there."""
+    first = [(f"databases[{index}].database_path", spec.database_path, 0)]
+    more = [(f"databases[{index}].more_database_paths[{n}]", path, n + 1) for n, path in enumerate(spec.more_database_paths)]
+    return [*first, *more, (f"databases[{index}].log_path", spec.log_path, None)]
+
+
 def run_folders(config: TestConfig) -> list[tuple[str, Path]]:
     """Each database, log and backup folder a run works in, with the field that names it, once each."""
     seen: dict[Path, str] = {}
     for index, spec in enumerate(config.databases):
-        for attr in ("database_path", "log_path"):
-            seen.setdefault(Path(os.path.abspath(getattr(spec, attr))), f"databases[{index}].{attr}")
+        for field, path, _ in _folders_of(index, spec):
+            seen.setdefault(Path(os.path.abspath(path)), field)
     if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
         seen.setdefault(Path(os.path.abspath(config.backup_path)), "backup_path")
     return [(field, folder) for folder, field in seen.items()]
@@ -264,10 +277,10 @@ def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
 
 def _first_field_on(config: TestConfig, device: int) -> str:
     for index, spec in enumerate(config.databases):
-        for attr in ("database_path", "log_path"):
-            folder, _ = existing_folder(getattr(spec, attr))
+        for field, path, _ in _folders_of(index, spec):
+            folder, _ = existing_folder(path)
             if folder is not None and os.stat(folder).st_dev == device:
-                return f"databases[{index}].{attr}"
+                return field
     return "backup_path" if config.backup_path is not None else "databases"
 
 

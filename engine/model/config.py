@@ -115,10 +115,7 @@ class TestConfig(ConfigPart):
     thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
     operation_mix: OperationMix = Field(default_factory=OperationMix, title="Operation mix")
     capacity_percent: float = Field(
-        100.0,
-        gt=0,
-        le=100,
-        title="Database size to create (%)",
+        100.0, gt=0, le=100, title="Database size to create (%)",
         description="Mailbox profile: how much of the profile's database size to create (lower for quick tests). "
         "Disk throughput: how much of each database volume's free space the databases take.",
         json_schema_extra=cli("--capacity-percent", unit="%"),
@@ -148,20 +145,15 @@ class TestConfig(ConfigPart):
         "The cache sizes are the server's, shared by its databases (ESE's, Jetstress's); false: each database's own, "
         "as in results before schema 9, so an earlier run's report says what it ran."))
     target_margin_percent: float = Field(
-        5.0,
-        ge=0,
-        lt=100,
-        title="Target margin (%)",
+        5.0, ge=0, lt=100, title="Target margin (%)",
         description="Achieved transactional IOPS may fall this far below the target and still pass.",
-        json_schema_extra=cli("--target-margin-percent", unit="%"),
-    )
+        json_schema_extra=cli("--target-margin-percent", unit="%"))
     worker_processes: int | None = Field(
         None, ge=1, le=256, title="Worker processes", description="Processes that drive the I/O.",
         json_schema_extra=cli("--workers", unit="processes", default_words="one per core"),
     )
     allow_buffered_io: bool = Field(
-        False,
-        title="Allow buffered I/O",
+        False, title="Allow buffered I/O",
         description="Run even where the file system refuses unbuffered I/O; results are marked.",
         json_schema_extra=cli("--allow-buffered-io"),
     )
@@ -231,6 +223,11 @@ class TestConfig(ConfigPart):
         return len(self.databases)
 
     @property
+    def database_file_count(self) -> int:
+        """Database files over all instances: one each, and those of `DatabaseSpec.more_database_paths`."""
+        return sum(len(spec.database_paths) for spec in self.databases)
+
+    @property
     def seeks_maximum(self) -> bool:
         """The disk throughput scenario: no target; tuning looks for the most transactional IOPS that pass."""
         return self.scenario == Scenario.DISK_THROUGHPUT
@@ -280,7 +277,7 @@ class TestConfig(ConfigPart):
             size = self.database_size_mb * MIB
         else:
             p = self.profile
-            size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_count * self.capacity_percent / 100.0
+            size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_file_count * self.capacity_percent / 100.0
         return max(MIN_DATABASE_PAGES, int(size // PAGE_SIZE_BYTES))
 
     @property
@@ -289,8 +286,8 @@ class TestConfig(ConfigPart):
 
     @property
     def database_cache_mb_per_database(self) -> float:
-        """Each database's share of the maximum database cache (the whole of it when not shared)."""
-        return self.database_cache_max_mb / (self.database_count if self.database_cache_shared else 1)
+        """Each database file's share of the maximum database cache (the whole of it when not shared)."""
+        return self.database_cache_max_mb / (self.database_file_count if self.database_cache_shared else 1)
 
     @property
     def production_share(self) -> float:
@@ -313,6 +310,12 @@ class TestConfig(ConfigPart):
         start = max(1, round(pages * FLUSH_START_SHARE), min(MIN_FLUSH_START_PAGES, pages // 8))
         stop = max(start + 1, round(pages * FLUSH_STOP_SHARE), min(2 * MIN_FLUSH_START_PAGES, pages // 4))
         return start, stop
+
+    def instance_cache_pages(self, index: int) -> tuple[int, int, int]:
+        """(pages, flush start, flush stop) of instance `index`'s cache: a database's share for each of its files."""
+        files = len(self.databases[index].database_paths)
+        start, stop = self.flush_thresholds_pages
+        return self.database_cache_pages * files, start * files, stop * files
 
     @property
     def log_files_per_database(self) -> int:

@@ -94,7 +94,7 @@ def cache_words(config: TestConfig) -> str:
     sizes = f"{config.database_cache_min_mb:,g} to {config.database_cache_max_mb:,g} MB"
     if not config.database_cache_shared:
         return f"database cache {sizes} for each database"
-    count = config.database_count
+    count = config.database_file_count
     words = (f"database cache {sizes} for the server's one database" if count == 1 else
              f"database cache {sizes} for the server, shared by its {count} databases: "
              f"{config.database_cache_mb_per_database:,.1f} MB each at most")

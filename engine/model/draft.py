@@ -179,7 +179,7 @@ class Draft(Generic[SettingT]):
             self.parse_errors.pop(path, None)
         self._announce()
 
-    def set_databases(self, specs: list[dict[str, str]]) -> None:
+    def set_databases(self, specs: list[dict[str, Any]]) -> None:
         if specs != self.data.get("databases"):
             self._size_again()
         self.data["databases"] = specs
@@ -242,14 +242,17 @@ def _relative_folders(data: dict[str, Any]) -> list[Problem]:
     problems = []
     databases = data.get("databases")
     for index, spec in enumerate(databases if isinstance(databases, list) else []):
-        for key, leaf in (("database_path", "DB"), ("log_path", "Log")):
-            value = spec.get(key) if isinstance(spec, dict) else None
+        more = spec.get("more_database_paths") if isinstance(spec, dict) else None
+        folders = [(f"databases[{index}].{key}", spec.get(key) if isinstance(spec, dict) else None, leaf)
+                   for key, leaf in (("database_path", "DB"), ("log_path", "Log"))]
+        folders += [(f"databases[{index}].more_database_paths[{n}]", value, "DB")
+                    for n, value in enumerate(more if isinstance(more, list) else [])]
+        for field, value, leaf in folders:
             if isinstance(value, str) and value.strip() and "\0" not in value and not Path(value.strip()).is_absolute():
                 drive = PureWindowsPath(value.strip()).drive
                 why = (f"{value.strip()} is a Windows path (on {drive}), and this machine has no drive {drive}" if drive
                        else f"a relative path ({value.strip()}) would put the files wherever Jetwise was started from")
-                problems.append(Problem(f"databases[{index}].{key}",
-                                        f"give a full path, e.g. {full_path_example(leaf, index + 1)}: {why}"))
+                problems.append(Problem(field, f"give a full path, e.g. {full_path_example(leaf, index + 1)}: {why}"))
     return problems
 
 

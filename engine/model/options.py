@@ -186,8 +186,9 @@ def option_at(field: str) -> Option | None:
     """The option a problem's field path is about: "databases[1].log_path" -> databases[].log_path."""
     path = re.sub(r"\[\d+\]", "[]", field)
     while path:
-        if path in options():
-            return options()[path]
+        for candidate in (path, path.removesuffix("[]")):  # databases[].more_database_paths[] is the list's option
+            if candidate in options():
+                return options()[candidate]
         path = path.rpartition(".")[0]
     return None
 

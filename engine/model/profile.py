@@ -216,8 +216,11 @@ class DatabaseSource(StrEnum):
     ATTACH = "attach"
 
 
+MAX_MORE_DATABASE_FILES = 15  # an instance holds at most 16 database files
+
+
 class DatabaseSpec(ConfigPart):
-    """Where one database instance keeps its database file and its log files."""
+    """Where one database instance keeps its database files and its log files."""
 
     database_path: Path = Field(
         title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
@@ -225,6 +228,10 @@ class DatabaseSpec(ConfigPart):
     log_path: Path = Field(
         title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
     )
+    more_database_paths: list[Path] = Field(
+        default_factory=list, max_length=MAX_MORE_DATABASE_FILES, title="More database paths",
+        description="Folders for the instance's further database files, one each (Jetstress's DatabasePaths after the "
+        "first): each is one more database of the instance, sharing its log, its threads and its cache.")
 
     @field_validator("database_path", "log_path", mode="before")
     @classmethod
@@ -234,3 +241,13 @@ class DatabaseSpec(ConfigPart):
         if "\0" in str(value):
             raise ValueError("the path holds a NUL character (\\x00), which no file system accepts")
         return value
+
+    @field_validator("more_database_paths", mode="before")
+    @classmethod
+    def _folders(cls, value: object) -> object:
+        return [cls._a_folder(item) for item in value] if isinstance(value, list) else value
+
+    @property
+    def database_paths(self) -> list[Path]:
+        """The folder of each of the instance's database files, the first first."""
+        return [self.database_path, *self.more_database_paths]

@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -101,6 +102,13 @@ def validate_data(data: Mapping[str, Any] | str) -> tuple[TestConfig | None, lis
         return None, problems_from_validation_error(exc)
 
 
+def _database_folders(config: TestConfig) -> list[tuple[str, int, Path]]:
+    """Every database file's folder, with its field and its instance."""
+    return [(f"databases[{index}].database_path", index, spec.database_path) for index, spec in enumerate(config.databases)] + [
+        (f"databases[{index}].more_database_paths[{n}]", index, path)
+        for index, spec in enumerate(config.databases) for n, path in enumerate(spec.more_database_paths)]
+
+
 def check_rules(config: TestConfig) -> list[Problem]:
     """Checks across fields that need no file system."""
     problems: list[Problem] = []
@@ -112,18 +120,15 @@ def check_rules(config: TestConfig) -> list[Problem]:
                 f"each database needs at least one thread",
             )
         )
-    for attr, what in (("database_path", "folder"), ("log_path", "log folder")):
+    for what, folders in (("folder", _database_folders(config)), ("log folder", [
+            (f"databases[{index}].log_path", index, spec.log_path) for index, spec in enumerate(config.databases)])):
         seen: dict[str, int] = {}
-        for index, spec in enumerate(config.databases):
-            key = os.path.normcase(os.path.normpath(str(getattr(spec, attr))))
+        for field, index, folder in folders:
+            key = os.path.normcase(os.path.normpath(str(folder)))
             if key in seen:
-                problems.append(
-                    Problem(
-                        f"databases[{index}].{attr}",
-                        f"databases {seen[key] + 1} and {index + 1} share {getattr(spec, attr)}; "
-                        f"give each database its own {what}",
-                    )
-                )
+                who = (f"database {index + 1} has two files in {folder}; give each database file"
+                       if seen[key] == index else f"databases {seen[key] + 1} and {index + 1} share {folder}; give each database")
+                problems.append(Problem(field, f"{who} its own {what}"))
             else:
                 seen[key] = index
     cache_pages = config.database_cache_pages - config.flush_thresholds_pages[1]
@@ -183,7 +188,7 @@ def _outsized(config: TestConfig) -> list[Problem]:
         problems.append(Problem(
             "profile.mailbox_size_mb",
             f"each database would be {format_bytes(config.database_size_bytes)} ({p.mailboxes:,} mailboxes × "
-            f"{p.mailbox_size_mb:,} MB over {config.database_count} databases), more than "
+            f"{p.mailbox_size_mb:,} MB over {config.database_file_count} databases), more than "
             f"{format_bytes(PLAUSIBLE_DATABASE_BYTES)}: Microsoft plans an Exchange database at 2 TB at most with "
             "database copies; check the mailbox size and count, or add databases", Severity.WARNING))
     return problems

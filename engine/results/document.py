@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.io.files import database_file_path
+from engine.io.files import database_file_path, database_files
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
@@ -140,6 +140,7 @@ def build_result(
                 database_path=str(spec.database_path),
                 log_path=str(spec.log_path),
                 database_file=str(database_file_path(spec.database_path, index)),
+                more_database_files=[str(path) for path in database_files(spec, index)[1:]],
                 verdict=verdict.instance_outcomes.get(name, verdict.outcome),
                 reasons=list(verdict.instance_reasons.get(name, [])),
                 achieved_transactional_iops=figures["transactional_iops"],

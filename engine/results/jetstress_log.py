@@ -58,7 +58,7 @@ def cache_line(config: TestConfig, cache_pages: int) -> str:
     in use) and the lower bound Jetstress waits for, 90 % of what it holds once warm. Jetwise's warm-up waits for the
     latency to settle instead (or its set time), so the bound is for comparison, not a condition here."""
     warm_pages = min(config.database_cache_pages - config.flush_thresholds_pages[1], config.database_pages - 1)
-    lower = WARM_SHARE * warm_pages * config.database_count * PAGE_SIZE_BYTES
+    lower = WARM_SHARE * warm_pages * config.database_file_count * PAGE_SIZE_BYTES
     return (f"\\MSExchange Database(JetstressWin)\\Database Cache Size, Last: {cache_pages * PAGE_SIZE_BYTES:.1f} "
             f"(lower bound: {lower:.1f}, upper bound: none).")
 

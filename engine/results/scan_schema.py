@@ -22,7 +22,9 @@ class DatabaseScan(Schema):
 
     instance: str
     database_file: str
-    pages: int = Field(description="Pages in the file, its header page included.")
+    more_database_files: list[str] = Field(
+        default_factory=list, description="The instance's further database files, read after the first.")
+    pages: int = Field(description="Pages in its files, each header page included.")
     seen_pages: int
     bad_pages: int = Field(description="Pages whose checksum does not match their contents (ESE -1018).")
     wrong_page_number_pages: int = Field(description="Valid pages of another place or database (ESE -1118).")
@@ -42,8 +44,13 @@ class DatabaseScan(Schema):
     log_files: int = 0
     log_sectors_seen: int = 0
     log_sectors_damaged: int = 0
-    backup_file: str = Field("", description="Database Backup to disk: the copy written.")
+    backup_file: str = Field("", description="Database Backup to disk: the copy written (of the first file).")
+    more_backup_files: list[str] = Field(default_factory=list, description="The copies of the further files.")
     bytes_written: int = 0
+
+    @property
+    def database_files(self) -> list[str]:
+        return [self.database_file, *self.more_database_files]
 
     @property
     def file_bytes(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.io.capacity import volume_name
-from engine.io.files import backup_file_path, database_file_path
+from engine.io.files import backup_file_path, database_file_path, database_files
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
 from engine.model.units import counted
@@ -44,6 +44,7 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
         rows.append(DatabaseScan(
             instance=config.instance_name(index),
             database_file=str(database_file_path(spec.database_path, index)),
+            more_database_files=[str(path) for path in database_files(spec, index)[1:]],
             pages=tally.pages_total or config.database_pages,  # the file's own size, which a scan reads
             seen_pages=tally.pages_seen,
             bad_pages=damaged.get(ErrorKind.CHECKSUM, 0),
@@ -62,6 +63,8 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             log_sectors_seen=tally.log_sectors_seen,
             log_sectors_damaged=sum(tally.log_sectors_damaged.values()),
             backup_file=str(backup_file_path(copy, index)) if copy is not None and tally.bytes_written else "",
+            more_backup_files=[str(backup_file_path(copy, index, part)) for part in range(1, len(spec.database_paths))]
+            if copy is not None and tally.bytes_written else [],
             bytes_written=tally.bytes_written,
         ))
     return ScanResult(read_bytes=config.scan_read_bytes, databases=rows, seconds=seconds, reads_in_flight=reads_in_flight,
@@ -87,7 +90,7 @@ def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | No
         criteria.append(make_criterion(PAGES_READ, row.instance, row.seen_pages, row.pages, "", ">="))
         if row.seen_pages < row.pages and aborted_reason is None:
             why = f": {row.failure}" if row.failure else ""
-            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {row.database_file} were read{why}")
+            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {', '.join(row.database_files)} were read{why}")
         instance_reasons[row.instance] = mine
         reasons.extend(mine)
     outcomes = {name: Outcome.FAIL if words else Outcome.PASS for name, words in instance_reasons.items()}
@@ -137,7 +140,7 @@ def damage_words(row: DatabaseScan) -> str:
         first = row.first_damaged[0]
         where = f"; the first at page {first.page:,}, byte offset {first.offset:,}"
     plural = "s" if row.damaged_pages != 1 else ""
-    return (f"{row.instance}: {row.damaged_pages:,} damaged page{plural} of {row.pages:,} in {row.database_file}: "
+    return (f"{row.instance}: {row.damaged_pages:,} damaged page{plural} of {row.pages:,} in {', '.join(row.database_files)}: "
             f"{', '.join(parts)}{where}")
 
 

@@ -222,6 +222,7 @@ class InstanceResult(Figures):
     database_path: str
     log_path: str
     database_file: str = ""
+    more_database_files: list[str] = Field(default_factory=list)  # Jetstress's DatabasePaths after the first
     verdict: Outcome
     reasons: list[str] = Field(default_factory=list)
     achieved_transactional_iops: float

@@ -160,10 +160,10 @@ class Runner:
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"
-        each = (f"shared by {config.database_count} instance(s), {config.database_cache_mb_per_database:,.1f} MB each"
+        each = (f"shared by {config.database_file_count} database(s), {config.database_cache_mb_per_database:,.1f} MB each"
                 if config.database_cache_shared else "per instance")
         self.log(f"Database cache settings: (minimum: {config.database_cache_min_mb:g} MB, "
-                   f"maximum: {config.database_cache_max_mb:g} MB, {each}; model per instance: "
+                   f"maximum: {config.database_cache_max_mb:g} MB, {each}; model per database: "
                    f"{format_bytes(pages * PAGE_SIZE_BYTES)}{scaled})")
         self.log(f"Database flush thresholds: (start: {format_bytes(start * PAGE_SIZE_BYTES)}, "
                    f"stop: {format_bytes(stop * PAGE_SIZE_BYTES)} available)")

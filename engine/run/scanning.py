@@ -115,13 +115,15 @@ def make_scans(
     last: dict[int, Scan] = {}  # each group's latest scan: the next of its group waits for it
     scans = []
     for plan in sorted(plans, key=lambda plan: plan.index):
-        copy_to = None
+        copies: tuple[Path, ...] = ()
         if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
             make_folders(config.backup_path)
-            copy_to = backup_file_path(config.backup_path, plan.index)
-            prepare_backup_file(copy_to)
+            copies = tuple(backup_file_path(config.backup_path, plan.index, part) for part in range(len(plan.db_paths)))
+            for copy in copies:
+                prepare_backup_file(copy)
         logs = tuple((path, plan.log_sector_bytes) for path in plan.log_paths[: config.log_files_to_checksum]) if checksum else ()
-        target = ScanTarget(plan.index, plan.name, plan.db_path, plan.db_id, plan.pages, logs, copy_to)
+        files = tuple(zip(plan.db_paths, plan.part_pages, strict=True))
+        target = ScanTarget(plan.index, plan.name, files, plan.db_id, logs, copies)
         group = group_of[plan.index]
         scan = Scan(backend, target, clock, config.scan_read_bytes, unbuffered=unbuffered, errors=errors, say=say,
                     progress=progress_of(plan.index), depth=depth, after=last.get(group))

@@ -28,12 +28,13 @@ from typing import Any
 from engine.io.files import (
     CreationInterruptedError,
     CreationProgress,
-    database_file_path,
+    database_files,
     prepare_database,
 )
+from engine.io.pages import DatabaseHeader
 from engine.io.platform import IoBackend, default_backend
 from engine.io.safety import make_folders
-from engine.model.config import TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.run.cache_warmth import CacheWarmth
 from engine.run.messages import (
@@ -147,30 +148,29 @@ class _Worker:
         for index in self.spec.instance_indexes:
             spec = config.databases[index]
             name = config.instance_name(index)
-            for folder in (spec.database_path, spec.log_path):
+            for folder in (*spec.database_paths, spec.log_path):
                 make_folders(folder)
-            path = database_file_path(spec.database_path, index)
+            paths = database_files(spec, index)
+            sizes = [pages_for(config, path) * PAGE_SIZE_BYTES for path in paths]
+            headers: list[DatabaseHeader] = []
+            for part, path in enumerate(paths):  # the first file, then any further ones with its id
 
-            def progress(p: CreationProgress, index: int = index) -> None:
-                self.send(DatabaseProgress(self.worker_id, index, p.bytes_done, p.bytes_total))
+                def progress(p: CreationProgress, index: int = index, before: int = sum(sizes[:part]),
+                             after: int = sum(sizes[part + 1:])) -> None:  # over all the instance's files
+                    self.send(DatabaseProgress(self.worker_id, index, before + p.bytes_done, before + p.bytes_total + after))
 
-            try:
-                header = prepare_database(
-                    self.backend,
-                    path,
-                    pages_for(self.config, path),
-                    config.database_source,
-                    unbuffered=self.spec.unbuffered,
-                    progress=progress,
-                    should_stop=self.channels.stop.is_set,
-                    log=self.log,
-                )
-            except CreationInterruptedError as exc:
-                self.log(str(exc), "warning")
-                return None
-            except OSError as exc:  # a full volume, a link at the name: one line naming the file, no traceback
-                self.send(WorkerCrash(self.worker_id, preparation_words(name, path, exc), ""))
-                return None
+                try:
+                    headers.append(prepare_database(
+                        self.backend, path, sizes[part] // PAGE_SIZE_BYTES, config.database_source,
+                        unbuffered=self.spec.unbuffered, progress=progress, should_stop=self.channels.stop.is_set,
+                        log=self.log, first=headers[0] if headers else None, part=part))
+                except CreationInterruptedError as exc:
+                    self.log(str(exc), "warning")
+                    return None
+                except OSError as exc:  # a full volume, a link at the name: one line naming the file, no traceback
+                    self.send(WorkerCrash(self.worker_id, preparation_words(name, path, exc), ""))
+                    return None
+            header = headers[0]
             try:
                 log_paths, sector = instance_logs(self.backend, self.config, spec.log_path, index, header.db_id,
                                                   unbuffered=self.spec.unbuffered)
@@ -182,10 +182,10 @@ class _Worker:
                 InstancePlan(
                     index=index,
                     name=name,
-                    db_path=path,
+                    db_paths=paths,
                     log_paths=log_paths,
                     db_id=header.db_id,
-                    pages=header.pages_created,  # as it stands: a database grows (engine.workload.growth)
+                    part_pages=[h.pages_created for h in headers],  # as they stand: a database grows (engine.workload.growth)
                     threads=config.threads_for_database(index),
                     log_sector_bytes=sector,
                 )

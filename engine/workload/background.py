@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.io.parts import open_database, part_base
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.workload.context import InstanceContext, check_log_sectors, check_pages, perf_ns, timed_io
 from engine.workload.errors import LOG_SECTOR
@@ -33,25 +34,23 @@ REPLICATION_READ_BYTES = 256 * 1024
 
 
 class Maintenance:
-    """Sequential, paced reads through one database file."""
+    """Sequential, paced reads through an instance's database files, one after another."""
 
     def __init__(
         self,
         ctx: InstanceContext,
         meter: ThreadMeter,
-        db_path: Path,
+        db_paths: list[Path],
         db_id: bytes,
-        pages: int,
+        part_pages: list[int],
         bytes_per_s: float = MAINTENANCE_BYTES_PER_S,
     ) -> None:
         self.name = ctx.name
         self._ctx = ctx
-        self._file = ctx.backend.open_file(
-            db_path, create=False, writable=False, unbuffered=ctx.unbuffered, write_through=False
-        )
+        self._file = open_database(ctx.backend, db_paths, writable=False, unbuffered=ctx.unbuffered)
         self._meter = meter
         self._db_id = db_id
-        self._pages = pages
+        self._part_pages = part_pages
         self._bytes_per_s = bytes_per_s
         self.thread = threading.Thread(target=self._run, name=f"{ctx.name} maintenance", daemon=True)
 
@@ -62,7 +61,7 @@ class Maintenance:
         buffer = self._ctx.backend.allocate(MAINTENANCE_READ_BYTES)
         view = buffer.view
         ns_per_byte = 1e9 / self._bytes_per_s
-        page = 1  # page 0 is the file header
+        part, page = 0, 1  # page 0 of each file is its header
         due = perf_ns()
         passes = 0
         pass_started = due
@@ -71,21 +70,23 @@ class Maintenance:
                 now = perf_ns()
                 if now < due and stop.wait((due - now) / 1e9):
                     break
-                count = min(chunk, self._pages - page)
+                count = min(chunk, self._part_pages[part] - page)
                 length = count * PAGE_SIZE_BYTES
-                done = timed_io(self._ctx, self._meter, BDM_READ, self._file, buffer, page * PAGE_SIZE_BYTES, length)
+                first = part_base(part) + page
+                done = timed_io(self._ctx, self._meter, BDM_READ, self._file, buffer, first * PAGE_SIZE_BYTES, length)
                 if done is not None:
                     if done >= clock.stop_at_ns:
                         break
-                    check_pages(self._ctx, self._meter, BDM_READ, view, self._db_id, page, count)
+                    check_pages(self._ctx, self._meter, BDM_READ, view, self._db_id, first, count)
                 slot = int(length * ns_per_byte)
                 due += slot
                 now = perf_ns()
                 if due < now:
                     due = now + slot  # fell behind: back off a slot rather than burst to catch up
                 page += count
-                if page >= self._pages:
-                    page = 1
+                if page >= self._part_pages[part]:
+                    part, page = (part + 1) % len(self._part_pages), 1
+                if part == 0 and page == 1:
                     passes += 1
                     if passes == 1:
                         seconds = (perf_ns() - pass_started) / 1e9

@@ -8,7 +8,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.io.pages import SECTOR_BYTES, ErrorKind, Fault, log_header_fault, log_sector_fault, page_fault
+from engine.io.pages import (
+    SECTOR_BYTES,
+    ErrorKind,
+    Fault,
+    log_header_fault,
+    log_sector_fault,
+    page_fault,
+)
+from engine.io.parts import split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem, Unit
@@ -47,6 +55,7 @@ class InstanceContext:
     unbuffered: bool
     verify_checksum: bool = True
     db_path: str = ""  # the database file, as errors name it
+    more_db_paths: tuple[str, ...] = ()  # the instance's further database files (`engine.io.parts`)
 
 
 def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
@@ -72,6 +81,7 @@ def report(ctx: InstanceContext, meter: ThreadMeter, problem: IoProblem) -> None
 def failed_io(stream: str, handle: IoFile, offset: int, length: int, unit: Unit, block_bytes: int, exc: OSError) -> IoProblem:
     """The kind of an I/O the operating system failed: a read past the end of the file is a short read
     (named at the first page or sector the file does not hold whole), anything else an I/O error."""
+    handle, offset = handle.part_at(offset)  # one of an instance's database files: named as itself
     path = str(handle.path)
     if not stream.endswith("write"):
         try:
@@ -121,7 +131,9 @@ def page_problem(ctx: InstanceContext, stream: str, page: memoryview, db_id: byt
     fault = page_fault(page, db_id, page_no, PAGE_SIZE_BYTES, ctx.verify_checksum)
     if fault is None:
         return None
-    return _problem(fault, stream, ctx.db_path, PAGE, page_no, page_no * PAGE_SIZE_BYTES)
+    part, local = split_page(page_no)
+    path = ctx.more_db_paths[part - 1] if part else ctx.db_path
+    return _problem(fault, stream, path, PAGE, local, local * PAGE_SIZE_BYTES)
 
 
 def check_pages(

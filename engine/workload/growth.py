@@ -19,6 +19,7 @@ import threading
 
 from engine.io.files import persist_header
 from engine.io.pages import SECTOR_BYTES, BlockWriter, DatabaseHeader, read_database_header
+from engine.io.parts import part_base
 from engine.io.platform import IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.workload.context import InstanceContext, failed_io, report
@@ -44,9 +45,13 @@ def growth_bytes_per_transaction(config: TestConfig) -> float:
 class Growth:
     """The pages of one database: those in use, those the file holds, and the steps that add to them."""
 
-    def __init__(self, ctx: InstanceContext, meter: ThreadMeter, backend: IoBackend, db: IoFile, seed: int) -> None:
+    def __init__(self, ctx: InstanceContext, meter: ThreadMeter, backend: IoBackend, db: IoFile, part: int,
+                 seed: int) -> None:
+        """The growth of `db`'s database file `part` (its only one, 0, but for an instance of several files)."""
+        db, _ = db.part_at(part_base(part) * PAGE_SIZE_BYTES)
         self._ctx, self._meter, self._backend, self._db = ctx, meter, backend, db
         self._header: DatabaseHeader = read_database_header(db.path)
+        self._base = part_base(part)
         self.end = self._header.pages_created  # pages the file holds (page 0 is its header)
         self.used = self.end  # pages in use: a created database is full, a grown one full to its last step
         self._blocks = BlockWriter(self._header.db_id, seed)
@@ -54,7 +59,7 @@ class Growth:
         self.failed = False
 
     def take(self) -> int | None:
-        """A new page at the end of the database, growing the file first when it is full; None when it could not
+        """A new page (its number in the file) at the end of the database, growing the file first when it is full; None when it could not
         grow (the error is reported, as any I/O error is)."""
         with self._lock:
             if self.used >= self.end and not self._extend():
@@ -72,7 +77,7 @@ class Growth:
         try:
             view = buffer.view
             for i in range(count):
-                self._blocks.fill_page(view[i * PAGE_SIZE_BYTES:], first + i, 0, PAGE_SIZE_BYTES)
+                self._blocks.fill_page(view[i * PAGE_SIZE_BYTES:], self._base + first + i, 0, PAGE_SIZE_BYTES)
             self._db.write_from(buffer, first * PAGE_SIZE_BYTES)
             self._header = persist_header(self._db, head, self._header, first + count)
         except OSError as exc:

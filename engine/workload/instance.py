@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.io.pages import BlockWriter
+from engine.io.parts import open_database, part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.background import Maintenance, Replication
@@ -73,12 +74,21 @@ class InstancePlan:
 
     index: int
     name: str
-    db_path: Path
+    db_paths: list[Path]  # its database files, the first first (`engine.io.parts`)
     log_paths: list[Path]
     db_id: bytes
-    pages: int
+    part_pages: list[int]  # the pages each file holds, its header page included
     threads: int
     log_sector_bytes: int
+
+    @property
+    def db_path(self) -> Path:
+        return self.db_paths[0]
+
+    @property
+    def leaves(self) -> int:
+        """The pages transactions land on: every file's pages but its header."""
+        return sum(self.part_pages) - len(self.part_pages)
 
 
 class Instance:
@@ -100,15 +110,13 @@ class Instance:
         self._backend = backend
         self._config = config
         self._clock = clock
-        self.db: IoFile = backend.open_file(
-            plan.db_path, create=False, writable=True, unbuffered=unbuffered, write_through=False
-        )
-        start, stop = config.flush_thresholds_pages
-        self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
-        self.levels = upper_levels(plan.pages - 1)
+        self.db: IoFile = open_database(backend, plan.db_paths, writable=True, unbuffered=unbuffered)
+        self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), CHECKPOINT_DEPTH_BYTES)
+        self.levels = upper_levels(plan.leaves)
         self.meters: list[ThreadMeter] = []
         ctx = self._ctx = InstanceContext(
-            backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, str(plan.db_path)
+            backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, str(plan.db_path),
+            tuple(str(path) for path in plan.db_paths[1:]),
         )
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
@@ -120,10 +128,12 @@ class Instance:
             ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
             on_close=self.replication.log_closed if self.replication else None, circular=not config.recovers,
         )
-        self.growth = Growth(ctx, self._meter(), backend, self.db, plan.index * 7 + 1)
+        growth_meter = self._meter()
+        self.growths = [Growth(ctx, growth_meter, backend, self.db, part, plan.index * 7 + 1 + part)
+                        for part in range(len(plan.db_paths))]
         self.maintenance: Maintenance | None = None
         if config.background_maintenance:
-            self.maintenance = Maintenance(ctx, self._meter(), plan.db_path, plan.db_id, plan.pages)
+            self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages)
         self._sequence = itertools.count(time.time_ns())
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
@@ -157,7 +167,7 @@ class Instance:
     def cache_target_pages(self) -> int:
         """Pages the cache holds once warm: all of it but the buffers kept available, or the
         whole database if smaller."""
-        return min(self.cache.capacity - self.cache.flush_stop, self.plan.pages - 1)
+        return min(self.cache.capacity - self.cache.flush_stop, self.plan.leaves)
 
     def start(self) -> None:
         for thread in self.threads:
@@ -196,8 +206,9 @@ class Instance:
         owed = 0.0  # pause still to take (ns); below zero, slept past earlier pauses
         rng = random.Random(seed)
         chance = rng.random
-        growth = self.growth
-        take_page, at_end = growth.take, end_share(self._config)
+        growths = self.growths
+        growth, base, parts = growths[0], 0, len(growths)
+        at_end = end_share(self._config)
         db_id = self.plan.db_id
         ctx = self._ctx
         levels = self.levels
@@ -223,8 +234,11 @@ class Instance:
                 started = perf_ns()
                 read_wait = 0
                 kind = chance()
-                last_page = growth.used - 1  # leaves are pages 1 .. used-1; page 0 is the file header
-                page = 1 + int(chance() * last_page)
+                if parts > 1:  # one of the instance's database files, each alike (they are made the same size)
+                    part = int(chance() * parts)
+                    growth, base = growths[part], part_base(part)
+                last_page = base + growth.used - 1  # leaves are pages 1 .. used-1 of a file; page 0 is its header
+                page = base + 1 + int(chance() * (growth.used - 1))
                 hits, misses, stalls = levels, 0, 0
                 state = fault(page)
                 if state == HIT:
@@ -273,7 +287,8 @@ class Instance:
                         size = INSERT_LOG_BYTES
                         if page < last_page and chance() < SPLIT_CHANCE:
                             # The new page: at the end of the database for some splits (it grows), else beside.
-                            split = (take_page() or page + 1) if chance() < at_end else page + 1
+                            taken = growth.take() if chance() < at_end else None
+                            split = base + taken if taken else page + 1
                             allocate(split, position)
                     else:
                         size = DELETE_LOG_BYTES if kind < delete_cut else REPLACE_LOG_BYTES

@@ -31,7 +31,16 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from engine.io.pages import BlockWriter, ErrorKind, log_header_fault, log_records, log_sector_fault, page_fault, page_sequence
+from engine.io.pages import (
+    BlockWriter,
+    ErrorKind,
+    log_header_fault,
+    log_records,
+    log_sector_fault,
+    page_fault,
+    page_sequence,
+)
+from engine.io.parts import open_database, split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
@@ -89,8 +98,8 @@ class Replay:
         self.should_stop = should_stop
         self.say = say
         self.progress = progress
-        start, stop = config.flush_thresholds_pages
-        self.cache = DatabaseCache(config.database_cache_pages, start, stop, CHECKPOINT_DEPTH_BYTES)
+        pages, start, stop = config.instance_cache_pages(plan.index)
+        self.cache = DatabaseCache(pages, start, stop, CHECKPOINT_DEPTH_BYTES)
         # Records go in batches small enough that a batch's pages cannot reach the cache's cold end before they are applied.
         self.batch = max(1, (self.cache.capacity - stop) // 2)
         self.current: dict[int, int] = {}  # page -> the newest sequence it holds, on disk or dirty in the cache
@@ -105,8 +114,7 @@ class Replay:
     def run(self) -> RecoveryTally:
         tally = self.tally
         started = time.perf_counter_ns()
-        self.db = self.backend.open_file(self.plan.db_path, create=False, writable=True, unbuffered=self.unbuffered,
-                                         write_through=False)
+        self.db = open_database(self.backend, self.plan.db_paths, writable=True, unbuffered=self.unbuffered)
         self._flushing.set()
         flushers = [threading.Thread(target=self._flusher, name=f"{self.plan.name} recovery flusher {n + 1}", daemon=True)
                     for n in range(PREFETCH_DEPTH)]
@@ -217,6 +225,11 @@ class Replay:
         buffer: AlignedBuffer = mine[pages]
         return buffer
 
+    def _named(self, page: int) -> str:
+        """A page as the engineer finds it: its number in the database file that holds it."""
+        part, local = split_page(page)
+        return f"page {local:,} of {self.plan.db_paths[part]}"
+
     def _verify_page(self, page: int) -> bool:
         """Read back a page the replay wrote: it must hold what was written (after the replay, not timed in it)."""
         return self._read_page(page, verifying=True)
@@ -228,7 +241,7 @@ class Replay:
         try:
             self.db.read_into(buffer, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
         except OSError as exc:
-            self._fail(f"page {page:,} of {self.plan.db_path} cannot be read ({exc.strerror or exc})", ErrorKind.DISK_IO, PAGE)
+            self._fail(f"{self._named(page)} cannot be read ({exc.strerror or exc})", ErrorKind.DISK_IO, PAGE)
             return False
         spent = time.perf_counter_ns() - t1
         fault = page_fault(buffer.view, self.plan.db_id, page, PAGE_SIZE_BYTES, True)
@@ -240,7 +253,7 @@ class Replay:
                 self.tally.page_read_ns += spent
         if fault is not None:
             instead = f" (it holds {fault[1]})" if fault[1] else ""
-            self._fail(f"page {page:,} of {self.plan.db_path} is damaged{instead}", fault[0], PAGE)
+            self._fail(f"{self._named(page)} is damaged{instead}", fault[0], PAGE)
             return False
         on_disk = page_sequence(buffer.view)
         if on_disk < self.written.get(page, 0):
@@ -249,7 +262,7 @@ class Replay:
                 lost = self.tally.lost_flushes
             if lost <= LOST_FLUSHES_NAMED:
                 more = "; further ones are counted, not named" if lost == LOST_FLUSHES_NAMED else ""
-                self.say(f"{self.plan.name}: page {page:,} of {self.plan.db_path} read back older than this replay's "
+                self.say(f"{self.plan.name}: {self._named(page)} read back older than this replay's "
                          f"completed write of it: a lost flush (ESE -1119){more}", "error")
         # A write of a newer version may still be under way (an evicted dirty page): the newer one counts.
         self.current[page] = max(on_disk, self.current.get(page, 0))

@@ -4,7 +4,7 @@ A scan reads a database file from its first page to its last in large unbuffered
 (64 KiB for a checksum, 256 KiB for a backup, as Jetstress reads), and checks every page
 as `engine.io.pages` defines it: the file header on page 0, then each page's number,
 database and CRC-32. A checksum pass goes on through the instance's log files, sector by
-sector. A backup may write what it read to a copy of the database (`copy_to`).
+sector. A backup may write what it read to a copy of the database (`copies`).
 
 Reader threads keep `depth` reads in flight while the scan thread checks the buffers read
 before (both release the interpreter's lock in the read and in the CRC), so checking
@@ -25,7 +25,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.io.pages import SECTOR_BYTES, ErrorKind, database_header_fault, log_header_fault, log_scan_fault, page_fault
+from engine.io.pages import (
+    SECTOR_BYTES,
+    ErrorKind,
+    database_header_fault,
+    log_header_fault,
+    log_scan_fault,
+    page_fault,
+)
+from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, timed_io
@@ -42,15 +50,22 @@ ProgressFn = Callable[[int, int], None]  # bytes done, bytes in all
 
 @dataclass(frozen=True)
 class ScanTarget:
-    """One database instance to scan: its database file, and the log files a checksum pass reads after it."""
+    """One database instance to scan: its database files, and the log files a checksum pass reads after them."""
 
     index: int
     name: str
-    db_path: Path
+    db_files: tuple[tuple[Path, int], ...]  # each database file with the pages it holds (its header's included)
     db_id: bytes
-    pages: int
     log_paths: tuple[tuple[Path, int], ...] = ()  # each log file with its sector size
-    copy_to: Path | None = None  # a backup's copy of the database
+    copies: tuple[Path, ...] = ()  # a backup's copy of each database file
+
+    @property
+    def db_path(self) -> Path:
+        return self.db_files[0][0]
+
+    @property
+    def pages(self) -> int:
+        return sum(pages for _, pages in self.db_files)
 
     @property
     def total_bytes(self) -> int:
@@ -170,20 +185,27 @@ class Scan:
     # the database ----------------------------------------------------------------------
 
     def _scan_database(self) -> None:
+        for part, (path, pages) in enumerate(self.target.db_files):
+            if self._stopped():
+                break
+            self._scan_file(part, path, pages)
+
+    def _scan_file(self, part: int, path: Path, pages: int) -> None:
+        """Read one of the instance's database files through (its `part`), and copy it for a backup that asks."""
         target, ctx = self.target, self.ctx
         backend = ctx.backend
-        total = target.pages * PAGE_SIZE_BYTES
+        total = pages * PAGE_SIZE_BYTES
         buffers = [backend.allocate(self.read_bytes) for _ in range(self.depth + CHECK_LAG_BUFFERS)]
         copy = None
         try:
-            with backend.open_file(target.db_path, create=False, writable=False, unbuffered=ctx.unbuffered,
+            with backend.open_file(path, create=False, writable=False, unbuffered=ctx.unbuffered,
                                    write_through=False) as handle:
-                if target.copy_to is not None:
-                    copy = backend.open_file(target.copy_to, create=True, writable=True, unbuffered=ctx.unbuffered,
-                                             write_through=False)
+                if target.copies:
+                    copy = backend.open_file(target.copies[part], create=True, writable=True,
+                                             unbuffered=ctx.unbuffered, write_through=False)
                 self._file_bytes = handle.size_bytes()
                 for buffer, offset, length, read in self._pipeline(handle, buffers, total):
-                    self._check_pages(buffer.view, offset, length, read)
+                    self._check_pages(buffer.view, offset, length, read, part, path)
                     if copy is not None and read:
                         copy.write_from(buffer, offset, length)
                         self.tally.bytes_written += length
@@ -244,8 +266,9 @@ class Scan:
             for reader in readers:
                 reader.join()
 
-    def _check_pages(self, view: memoryview, offset: int, length: int, read: bool) -> None:
+    def _check_pages(self, view: memoryview, offset: int, length: int, read: bool, part: int, path: Path) -> None:
         target, tally = self.target, self.tally
+        base = part_base(part)
         first = offset // PAGE_SIZE_BYTES
         count = length // PAGE_SIZE_BYTES
         tally.pages_seen += count
@@ -261,12 +284,12 @@ class Scan:
             if page == 0:
                 fault = database_header_fault(block, target.db_id)
             else:
-                fault = page_fault(block, target.db_id, page, PAGE_SIZE_BYTES, True)
+                fault = page_fault(block, target.db_id, base + page, PAGE_SIZE_BYTES, True)
             if fault is not None:
                 kind, found = fault
                 tally.damaged(kind, page, at)
                 report_problem(self.ctx, self.check_meter,
-                               IoProblem(kind, DB_READ, str(target.db_path), PAGE, page, at, found=found))
+                               IoProblem(kind, DB_READ, str(path), PAGE, page, at, found=found))
 
     # the logs --------------------------------------------------------------------------
 

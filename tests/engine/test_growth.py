@@ -42,7 +42,7 @@ class _Database:
                               lambda _name, problem: self.problems.append(problem), lambda *_: None, unbuffered)
         self.meter = ThreadMeter("Instance 1", now, 10**12)
         self.db = self.backend.open_file(self.path, create=False, writable=True, unbuffered=unbuffered, write_through=False)
-        self.growth = Growth(ctx, self.meter, self.backend, self.db, seed=1)
+        self.growth = Growth(ctx, self.meter, self.backend, self.db, 0, seed=1)
 
 
 def test_new_pages_come_from_the_end_in_steps_of_the_extension_size(tmp_path):
@@ -71,7 +71,7 @@ def test_the_next_test_attaches_the_grown_database_and_grows_it_on(tmp_path):
     again = prepare_database(default_backend(), first.path, PAGES, DatabaseSource.CREATE, unbuffered=False)
     assert again == grown and again.complete
     db = default_backend().open_file(first.path, create=False, writable=True, unbuffered=False, write_through=False)
-    growth = Growth(first.growth._ctx, first.meter, default_backend(), db, seed=2)
+    growth = Growth(first.growth._ctx, first.meter, default_backend(), db, 0, seed=2)
     assert growth.used == growth.end == PAGES + EXTENSION_PAGES
     assert growth.take() == PAGES + EXTENSION_PAGES
     db.close()

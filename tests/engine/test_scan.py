@@ -55,7 +55,7 @@ def _scan(path: Path, db_id: bytes, backend: IoBackend) -> tuple[Scan, list[IoPr
     interval = 10**9
     clock = RunClock(t0_ns=time.perf_counter_ns(), interval_ns=interval, stop_at_ns=time.perf_counter_ns() + 3600 * interval)
     met: list[IoProblem] = []
-    target = ScanTarget(0, "Instance 1", path, db_id, PAGES)
+    target = ScanTarget(0, "Instance 1", ((path, PAGES),), db_id)
     scan = Scan(backend, target, clock, 64 * 1024, unbuffered=False, errors=lambda _name, problem: met.append(problem),
                 say=lambda _text, _level: None, progress=lambda _done, _total: None)
     scan.start()

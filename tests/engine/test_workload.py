@@ -107,8 +107,8 @@ def test_lazy_commits_make_fewer_log_writes_than_waiting_commits(disk_dir):
 def test_the_warm_up_is_logged_with_how_full_the_cache_got(disk_dir):
     _run(small_config(disk_dir / "data", databases=1), disk_dir / "out")
     text = (disk_dir / "out" / LOG_FILE).read_text()
-    assert ("Database cache settings: (minimum: 2 MB, maximum: 4 MB, shared by 1 instance(s), 4.0 MB each; model per "
-            "instance: 4.0 MB)") in text
+    assert ("Database cache settings: (minimum: 2 MB, maximum: 4 MB, shared by 1 database(s), 4.0 MB each; model per "
+            "database: 4.0 MB)") in text
     assert "Instance 1: database cache" in text and "full (" in text
 
 

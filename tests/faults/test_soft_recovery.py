@@ -157,7 +157,7 @@ def _plan(config: model.TestConfig, index: int) -> InstancePlan:
     db = database_file_path(spec.database_path, index)
     logs = [log_file_path(spec.log_path, index, n) for n in range(FILES)]
     header = read_database_header(db)
-    return InstancePlan(index, config.instance_name(index), db, logs, header.db_id, header.pages_planned,
+    return InstancePlan(index, config.instance_name(index), [db], logs, header.db_id, [header.pages_planned],
                         config.threads_for_database(index), read_log_header(logs[0]).sector_bytes)
 
 

@@ -63,7 +63,7 @@ def test_a_start_the_engine_refuses_stays_on_review_with_the_reasons_at_their_fi
         window.wizard.back()
         assert window.wizard.currentId() == PAGE_DATABASES
         rows = window.wizard.databases
-        assert "is in use by run 20261121-other" in rows.table.item(0, 2).text()
+        assert "is in use by run 20261121-other" in rows.table.item(0, 3).text()
         window.wizard.next()
         window.wizard.next()
         assert window.wizard.currentId() == PAGE_REVIEW

@@ -57,13 +57,13 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     page.db_pattern.setText(str(tmp_path / "nowhere" / "deeper" / "DB{n}"))
     qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(page.row_messages), timeout=5000)
-    assert "does not exist" in page.table.item(0, 2).text() and not _next_enabled(window)
+    assert "does not exist" in page.table.item(0, 3).text() and not _next_enabled(window)
     page.db_pattern.setText(str(tmp_path / "data" / "DB{n}"))
     page.log_pattern.setText(str(tmp_path / "data" / "Log{n}"))
     qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
-    assert "✓ will be created, writable" in page.table.item(1, 2).text()
-    assert "same volume as row 1" in page.table.item(1, 2).text()
+    assert "✓ will be created, writable" in page.table.item(1, 3).text()
+    assert "same volume as row 1" in page.table.item(1, 3).text()
 
     _go_next(qtbot, window)
     assert wizard.currentId() == PAGE_TYPE
@@ -266,17 +266,17 @@ def test_attaching_existing_databases_checks_every_row_again(qtbot, window, tmp_
     page.log_pattern.setText(str(tmp_path / "data" / "Log{n}"))
     qtbot.mouseClick(page.fill_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
-    assert "✓ will be created" in page.table.item(0, 2).text()
+    assert "✓ will be created" in page.table.item(0, 3).text()
 
     page.source.setCurrentIndex(page.source.findData("attach"))
     assert not _next_enabled(window)  # until the rows are checked again
-    qtbot.waitUntil(lambda: "there is no database to attach" in page.table.item(0, 2).text(), timeout=5000)
-    assert "there is no database to attach" in page.table.item(1, 2).text()
+    qtbot.waitUntil(lambda: "there is no database to attach" in page.table.item(0, 3).text(), timeout=5000)
+    assert "there is no database to attach" in page.table.item(1, 3).text()
     assert "Fix rows 1, 2" in page.summary.text() and not _next_enabled(window)
 
     page.source.setCurrentIndex(page.source.findData("create"))
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
-    assert "✓ will be created" in page.table.item(0, 2).text()
+    assert "✓ will be created" in page.table.item(0, 3).text()
 
 
 def test_a_loaded_configuration_opens_in_manual_mode_with_its_setting_and_its_session(qtbot, window, tmp_path):
@@ -356,7 +356,7 @@ def test_missing_folders_are_created_from_the_page_and_a_folder_made_outside_is_
     _to_page(window, PAGE_DATABASES)
     page = wizard.databases
     qtbot.waitUntil(lambda: page.make.isVisibleTo(page), timeout=5000)
-    assert "does not exist (nor does" in page.table.item(0, 2).text() and not _next_enabled(window)
+    assert "does not exist (nor does" in page.table.item(0, 3).text() and not _next_enabled(window)
     assert "Create folders makes the folders that are missing" in page.summary.text() and page.recheck.isVisibleTo(page)
     qtbot.mouseClick(page.make, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)

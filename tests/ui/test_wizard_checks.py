@@ -68,7 +68,7 @@ def test_a_blocked_folder_check_leaves_the_page_editable_and_next_waits_for_it(q
     finally:
         release.set()
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)
-    assert page.table.item(0, 2).text() == "checked with 2 copies" and page.summary.text() == ""
+    assert page.table.item(0, 3).text() == "checked with 2 copies" and page.summary.text() == ""
 
 
 def test_an_answer_for_values_that_changed_meanwhile_is_dropped(qtbot, window, monkeypatch):
@@ -88,12 +88,12 @@ def test_an_answer_for_values_that_changed_meanwhile_is_dropped(qtbot, window, m
         qtbot.waitUntil(lambda: asked == [1], timeout=5000)
         page.copies.set_value(2)
         qtbot.waitUntil(lambda: _next_enabled(window), timeout=5000)  # the second answer is in; the first is not
-        assert page.table.item(0, 2).text() == "checked with 2 copies"
+        assert page.table.item(0, 3).text() == "checked with 2 copies"
     finally:
         first_may_answer.set()
     assert QThreadPool.globalInstance().waitForDone(5000)  # the first answer has been sent to the GUI thread...
     QCoreApplication.processEvents()  # ...and delivered: it is about values no longer shown
-    assert page.table.item(0, 2).text() == "checked with 2 copies" and _next_enabled(window)
+    assert page.table.item(0, 3).text() == "checked with 2 copies" and _next_enabled(window)
 
 
 def test_a_check_that_fails_says_so_and_keeps_next_disabled(qtbot, window, monkeypatch):

@@ -50,7 +50,7 @@ def _walk_to_review(qtbot, wizard, tmp_path) -> None:
     assert wizard.currentId() == PAGE_DATABASES
     page = wizard.databases
     fill_folders(qtbot, page, tmp_path / "data")
-    qtbot.waitUntil(lambda: "✓ will be created" in (page.table.item(0, 2).text() if page.table.item(0, 2) else ""),
+    qtbot.waitUntil(lambda: "✓ will be created" in (page.table.item(0, 3).text() if page.table.item(0, 3) else ""),
                     timeout=5000)
     _go_next(qtbot, wizard)
     assert wizard.currentId() == PAGE_TYPE
@@ -76,8 +76,8 @@ def test_restart_at_the_profile_after_review_walks_on_and_back_with_every_value_
     assert wizard.currentId() == PAGE_DATABASES
     page = wizard.databases
     # the page checks its rows again on this new visit: the folder made meanwhile is seen
-    qtbot.waitUntil(lambda: "✓ exists" in page.table.item(0, 2).text(), timeout=5000)
-    assert "✓ will be created" in page.table.item(1, 2).text()
+    qtbot.waitUntil(lambda: "✓ exists" in page.table.item(0, 3).text(), timeout=5000)
+    assert "✓ will be created" in page.table.item(1, 3).text()
     _go_next(qtbot, wizard)
     assert wizard.currentId() == PAGE_TYPE
     assert wizard.test_type.duration.currentText() == "10s"
@@ -131,9 +131,9 @@ def test_a_database_to_recreate_is_a_warning_on_its_row_and_next_stays_enabled(q
                               session="grown")
     window.wizard.restart_at(PAGE_DATABASES)
     page = window.wizard.databases
-    qtbot.waitUntil(lambda: "will be recreated" in (page.table.item(0, 2).text() if page.table.item(0, 2) else ""),
+    qtbot.waitUntil(lambda: "will be recreated" in (page.table.item(0, 3).text() if page.table.item(0, 3) else ""),
                     timeout=5000)
-    assert page.table.item(0, 2).foreground().color().name() == "#8a5a00"  # amber, not an error's red
+    assert page.table.item(0, 3).foreground().color().name() == "#8a5a00"  # amber, not an error's red
     qtbot.waitUntil(_button(window.wizard, QWizard.WizardButton.NextButton).isEnabled, timeout=5000)
     assert "Fix rows" not in page.summary.text()
 

@@ -15,7 +15,7 @@ from engine.model.config import default_config
 from tests.ui.test_wizard_checks import _event_loop_turns
 from ui.controllers.wizard_services import check_machine, same_volume_words
 from ui.wizard import PAGE_DATABASES
-from ui.wizard.rows import fix_rows_words
+from ui.wizard.rows import COLUMNS, fix_rows_words
 
 TIMEOUT_S = 30
 
@@ -37,7 +37,7 @@ def _open_databases(window, config) -> object:
     return window.wizard.databases
 
 
-def _cell(page, row: int, column: int = 2) -> str:
+def _cell(page, row: int, column: int = 3) -> str:
     item = page.table.item(row, column)
     return item.text() if item is not None else ""
 
@@ -58,7 +58,7 @@ def test_two_databases_in_one_folder_are_named_at_the_row_as_typed_not_ticked(qt
     assert _cell(page, 1).startswith("Database path: ") and not _next_enabled(window)
     qtbot.waitUntil(lambda: not page.checks.pending, timeout=10_000)
     assert "databases 1 and 2 share" in _cell(page, 1) and "✓" not in _cell(page, 1)
-    assert page.table.item(1, 0).foreground().color().name() == page.table.item(1, 2).foreground().color().name()
+    assert page.table.item(1, 0).foreground().color().name() == page.table.item(1, 3).foreground().color().name()
     assert page.summary.text().endswith("Fix row 2 to continue.</span>") and not _next_enabled(window)
     page.table.item(1, 0).setText(str(tmp_path / "data" / "DB2"))
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
@@ -203,3 +203,23 @@ def test_check_again_runs_off_the_gui_thread(qtbot, window, tmp_path, monkeypatc
         release.set()
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
     assert not page.recheck.isVisibleTo(page)
+
+
+def test_an_instances_more_database_folders_are_typed_in_its_row_checked_there_and_kept(qtbot, window, tmp_path):
+    page = _open_databases(window, _small(tmp_path / "data"))
+    more = COLUMNS.index("more_database_paths")
+    assert page.table.horizontalHeaderItem(more).text() == "More database paths"
+    qtbot.waitUntil(lambda: "✓" in _cell(page, 0) and _next_enabled(window), timeout=10_000)
+    page.table.item(0, more).setText(f"{tmp_path / 'data' / 'DB1b'}; relative")
+    assert _cell(page, 0).startswith("More database paths: give a full path") and not _next_enabled(window)
+    page.table.item(0, more).setText(f"{tmp_path / 'data' / 'DB1b'};  {tmp_path / 'data' / 'DB1c'} ")
+    qtbot.waitUntil(lambda: "(and 2 more files of this size)" in _cell(page, 0) and _next_enabled(window), timeout=10_000)
+    config = window.wizard.state.config()
+    assert config.databases[0].more_database_paths == [tmp_path / "data" / "DB1b", tmp_path / "data" / "DB1c"]
+    assert config.databases[1].more_database_paths == [] and config.database_file_count == 4
+    page.table.item(1, more).setText(str(tmp_path / "data" / "DB1c"))  # another instance's file's folder
+    assert "databases 1 and 2 share" in _cell(page, 1) and not _next_enabled(window)
+    page.table.item(1, more).setText("")
+    qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
+    window.wizard.load_config(config, session="rows")  # loaded again, as a saved configuration is
+    assert _cell(page, 0, more) == f"{tmp_path / 'data' / 'DB1b'}; {tmp_path / 'data' / 'DB1c'}"

@@ -101,7 +101,7 @@ def make_folders(config: TestConfig) -> list[str]:
     makes here: no file is touched); what could not be made, each with the system's words."""
     failed = []
     for spec in config.databases:
-        for path in (spec.database_path, spec.log_path):
+        for path in (*spec.database_paths, spec.log_path):
             try:
                 safety.make_folders(Path(path))
             except OSError as exc:
@@ -132,8 +132,10 @@ def check_machine(config: TestConfig) -> MachineCheck:
                 else:
                     where = "exists" if spec.database_path.is_dir() else "will be created"
                 unbuffered = "unbuffered I/O" if probe is not None and probe.representative else "buffered only"
+                files = len(spec.database_paths)
+                more = f" (and {files - 1} more file{'s' if files > 2 else ''} of this size)" if files > 1 else ""
                 messages.insert(0, (f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
-                                    f"{format_bytes(config.database_size_bytes)}", "ok"))
+                                    f"{format_bytes(config.database_size_bytes)}{more}", "ok"))
         rows[row] = messages
     for shared in devices.values():
         for row in shared:

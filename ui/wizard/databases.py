@@ -38,7 +38,7 @@ from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
 from ui.widgets.style import ERROR_STYLE, severity_qcolor
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import field_words, placed_at
-from ui.wizard.rows import COLUMNS, Line, RowWords, filled, fix_rows_words
+from ui.wizard.rows import COLUMNS, Line, RowWords, cell_text, cell_value, filled, fix_rows_words
 from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
@@ -50,7 +50,7 @@ class DatabasesPage(WizardPage):
     NAME = "databases"
     TITLE = "Databases and logs"
     SUBTITLE = "Where each database and its logs go. Every row is checked as you type."
-    OPTIONS = ("databases", "databases[].database_path", "databases[].log_path", "copies_per_database", "database_source")
+    OPTIONS = ("databases", *(f"databases[].{key}" for key in COLUMNS), "copies_per_database", "database_source")
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
@@ -75,19 +75,20 @@ class DatabasesPage(WizardPage):
         self.log_pattern.textChanged.connect(self._on_pattern_changed)
         self._on_pattern_changed()
         self.columns = [option(f"databases[].{key}") for key in COLUMNS]
-        self.table = QTableWidget(0, 3)
+        checks = self.checks_column = len(COLUMNS)
+        self.table = QTableWidget(0, checks + 1)
         self.table.setHorizontalHeaderLabels([o.label for o in self.columns] + ["Checks"])
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.table.setColumnWidth(0, 220)
-        self.table.setColumnWidth(1, 220)
+        self.table.horizontalHeader().setSectionResizeMode(checks, QHeaderView.ResizeMode.Stretch)
+        for column, width in enumerate((220, 220, 180)):
+            self.table.setColumnWidth(column, width)
         self.table.setWordWrap(True)
         self.table.itemChanged.connect(self._table_edited)
         self.editors.update({"databases": self.count, "database_source": self.source,
-                             "databases[].database_path": self.table, "databases[].log_path": self.table})
+                             **{f"databases[].{key}": self.table for key in COLUMNS}})
         browse_db = QPushButton("Browse database folder…")
         browse_log = QPushButton("Browse log folder…")
         browse_db.clicked.connect(lambda: self._browse(0))
-        browse_log.clicked.connect(lambda: self._browse(1))
+        browse_log.clicked.connect(lambda: self._browse(COLUMNS.index("log_path")))
         self.recheck = QPushButton("Check again")
         self.recheck.setToolTip("Check every row against the machine again: after a folder was made or space freed "
                                 "outside Jetwise, or a run that held a folder ended")
@@ -168,12 +169,12 @@ class DatabasesPage(WizardPage):
                 if item is None:
                     item = QTableWidgetItem()
                     self.table.setItem(row, column, item)
-                if item.text() != spec[key]:
-                    item.setText(spec[key])
-            if self.table.item(row, 2) is None:
+                if item.text() != cell_text(spec, key):
+                    item.setText(cell_text(spec, key))
+            if self.table.item(row, self.checks_column) is None:
                 checks = QTableWidgetItem("")
                 checks.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                self.table.setItem(row, 2, checks)
+                self.table.setItem(row, self.checks_column, checks)
         self._filling = False
         self._show_rows()
 
@@ -242,10 +243,11 @@ class DatabasesPage(WizardPage):
             item.setText(str(Path(folder)))
 
     def _table_edited(self, item: QTableWidgetItem) -> None:
-        if self._filling or item.column() > 1:
+        if self._filling or item.column() >= self.checks_column:
             return
         specs = [dict(s) for s in self.state.data["databases"]]
-        specs[item.row()][COLUMNS[item.column()]] = item.text().strip()
+        key = COLUMNS[item.column()]
+        specs[item.row()][key] = cell_value(key, item.text())
         self.state.set_databases(specs)
 
     def _on_checks_finished(self) -> None:
@@ -283,7 +285,7 @@ class DatabasesPage(WizardPage):
                 self.row_messages[row] = lines
             if any(kind == "error" for _text, kind in lines):
                 bad.append(row + 1)
-            item = self.table.item(row, 2)
+            item = self.table.item(row, self.checks_column)
             if item is None:
                 continue
             item.setText("; ".join(text for text, _kind in lines))

@@ -27,7 +27,7 @@ from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
 CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review; the run measures the real rate
-_ROW = re.compile(r"^databases\[(\d+)\]\.(\w+)$")
+_ROW = re.compile(r"^databases\[(\d+)\]\.(\w+)(?:\[(\d+)\])?$")
 
 
 def placed_at(field: str, placed: Mapping[str, str]) -> str | None:
@@ -54,6 +54,8 @@ def field_words(field: str, placed: Mapping[str, str]) -> str:
     row = _ROW.match(field)
     if row is not None:
         name = f"Database {int(row.group(1)) + 1}" + {"database_path": " path", "log_path": " log path"}.get(row.group(2), "")
+        if row.group(3) is not None:  # one of its more database paths
+            name += f" file {int(row.group(3)) + 2} path"
     else:
         titles = _titles(field)
         name = field
@@ -186,9 +188,10 @@ def target_cell(config: TestConfig) -> str:
 
 
 def databases_table(config: TestConfig) -> str:
-    """Each instance with its database and log folders."""
+    """Each instance with its database folders (one per database file) and its log folder."""
     rows = "".join(
-        f"<tr><td>{config.instance_name(i)}</td><td>{s.database_path}</td><td>{s.log_path}</td></tr>"
+        f"<tr><td>{config.instance_name(i)}</td><td>{'<br>'.join(html.escape(str(p)) for p in s.database_paths)}</td>"
+        f"<td>{html.escape(str(s.log_path))}</td></tr>"
         for i, s in enumerate(config.databases)
     )
     return ("<h4>Databases</h4><table cellpadding='3' border='1' cellspacing='0'><tr><th>Instance</th>"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.model.config import TestConfig
 from engine.model.options import option
@@ -19,9 +20,10 @@ from engine.model.validation import Problem, Severity, errors_only
 from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, frees_itself, wants_folders
 
-COLUMNS = ("database_path", "log_path")
+COLUMNS = ("database_path", "log_path", "more_database_paths")
+MORE = "more_database_paths"  # a list: its cell holds the folders with "; " between them
 ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
-_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+))?")
+_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+)(?:\[\d+\])?)?")
 
 Line = tuple[str, str]  # what a row's Checks cell says: (text, "ok" | "warning" | "error")
 
@@ -38,7 +40,18 @@ def column_of(field: str) -> str | None:
     return found.group(2) if found is not None else None
 
 
-def filled(specs: list[dict[str, str]], db_pattern: str, log_pattern: str) -> list[dict[str, str]]:
+def cell_text(spec: dict[str, Any], key: str) -> str:
+    """What a row's cell shows: its folder, or its more database folders with "; " between them."""
+    value = spec.get(key, [] if key == MORE else "")
+    return "; ".join(value) if isinstance(value, list) else str(value)
+
+
+def cell_value(key: str, text: str) -> str | list[str]:
+    """A cell's text as the row keeps it: a folder, or the list of more database folders."""
+    return [part.strip() for part in text.split(";") if part.strip()] if key == MORE else text.strip()
+
+
+def filled(specs: list[dict[str, Any]], db_pattern: str, log_pattern: str) -> list[dict[str, Any]]:
     """Every row's folders from the patterns typed (Fill down): {n} becomes the row's number, a plain folder gets DB1,
     DB2 (Log1, Log2) below it; a pattern left empty leaves its column as it is."""
     rows = [dict(spec) for spec in specs]
@@ -66,7 +79,7 @@ def fix_rows_words(rows: list[int], *, missing: bool = False, held: bool = False
 class RowWords:
     """The rows as typed, the draft's problems, and the machine's last answer with the configuration it is about."""
 
-    specs: list[dict[str, str]]
+    specs: list[dict[str, Any]]
     problems: list[Problem]
     answer: MachineCheck | None = None
     checked: TestConfig | None = None
@@ -80,8 +93,10 @@ class RowWords:
         checked = self.checked
         if checked is None or row >= len(checked.databases) or row >= len(self.specs):
             return False
-        typed = self.specs[row]
-        return all(typed[key].strip() and Path(typed[key].strip()) == getattr(checked.databases[row], key) for key in COLUMNS)
+        typed, spec = self.specs[row], checked.databases[row]
+        more = [Path(folder) for folder in typed.get(MORE, [])]
+        return more == spec.more_database_paths and all(
+            typed[key].strip() and Path(typed[key].strip()) == getattr(spec, key) for key in COLUMNS if key != MORE)
 
     def machine(self, row: int) -> tuple[list[Line], list[Problem]]:
         """The machine's words and problems for row `row`, while they are about it."""

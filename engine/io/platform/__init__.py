@@ -83,6 +83,10 @@ class IoFile(ABC):
         """A function reading the whole buffer at an offset: the hot path's bound form."""
         return lambda offset: self.read_into(buffer, offset)
 
+    def part_at(self, offset: int) -> tuple[IoFile, int]:
+        """The file an I/O at `offset` lands in, and the offset there (itself here; one of the files of a set)."""
+        return self, offset
+
     @abstractmethod
     def size_bytes(self) -> int: ...
 

@@ -280,9 +280,7 @@ def _instances(elements: list[ET.Element], result: XmlImport) -> None:
             missing = " and ".join(w for w, v in (("DatabasePaths/Path", paths), ("LogPath", log)) if not v)
             result.warn(where, f"has no {missing}; this instance is left out")
             continue
-        if len(paths) > 1:
-            result.warn(f"{where}/DatabasePaths", f"lists {len(paths)} paths; Jetwise runs one database per instance, in {paths[0]}")
-        databases.append({"database_path": paths[0], "log_path": log})
+        databases.append({"database_path": paths[0], "log_path": log, "more_database_paths": paths[1:]})
         backup = _text(children.get("DatabaseBackupPath", [None])[0])
         if backup:
             backups.append(backup)

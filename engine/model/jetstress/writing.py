@@ -99,7 +99,9 @@ def _section(parent: ET.Element, name: str, declared: tuple[tuple[str, str | Non
             instances = ET.SubElement(section, element)
             for spec in config.databases:
                 instance = ET.SubElement(instances, "EseInstance", {"IopsBias": "1"})
-                ET.SubElement(ET.SubElement(instance, "DatabasePaths"), "Path").text = str(spec.database_path)
+                paths = ET.SubElement(instance, "DatabasePaths")
+                for folder in spec.database_paths:
+                    ET.SubElement(paths, "Path").text = str(folder)
                 ET.SubElement(instance, "LogPath").text = str(spec.log_path)
                 if config.backup_path is not None:
                     ET.SubElement(instance, "DatabaseBackupPath").text = str(config.backup_path)
