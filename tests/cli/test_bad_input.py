@@ -84,7 +84,8 @@ def _databases(data: dict[str, object]) -> list[dict[str, str]]:
 def _a_third(data: dict[str, object]) -> None:
     """A third database added by copying the second's lines and renumbering them, the thread count left alone."""
     second = _databases(data)[1]
-    _databases(data).append({key: str(Path(value).with_name(Path(value).name.replace("2", "3"))) for key, value in second.items()})
+    _databases(data).append({key: str(Path(value).with_name(Path(value).name.replace("2", "3"))) if isinstance(value, str)
+                             else value for key, value in second.items()})
 
 
 def _cut_short(text: str) -> str:
