@@ -44,7 +44,7 @@ def database_bytes(result: RunResult) -> tuple[int | None, int | None]:
     rebuilt after a kill has the end only). Before schema 12 databases did not grow: both are the configured size."""
     config = result.configuration
     if result.schema_version < FIRST_GROWING_DATABASES:
-        return (config.database_size_bytes * config.database_count,) * 2
+        return (config.database_size_bytes * config.database_file_count,) * 2
     initial = [i.database_bytes_initial for i in result.instances]
     final = [i.database_bytes_final for i in result.instances]
     return (sum(initial) if initial and None not in initial else None,  # type: ignore[arg-type]

@@ -45,7 +45,7 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             instance=config.instance_name(index),
             database_file=str(database_file_path(spec.database_path, index)),
             more_database_files=[str(path) for path in database_files(spec, index)[1:]],
-            pages=tally.pages_total or config.database_pages,  # the file's own size, which a scan reads
+            pages=tally.pages_total or config.database_pages * len(spec.database_paths),  # the files' own size, as read
             seen_pages=tally.pages_seen,
             bad_pages=damaged.get(ErrorKind.CHECKSUM, 0),
             wrong_page_number_pages=damaged.get(ErrorKind.WRONG_NUMBER, 0),

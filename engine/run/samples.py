@@ -145,5 +145,6 @@ def _scans_so_far(config: TestConfig, totals: Mapping[str, InstanceInterval]) ->
         part = totals.get(config.instance_name(index))
         read = part.streams.get(DB_READ) if part is not None else None
         nbytes = read.bytes if read is not None else 0
-        scans[index] = ScanTally(pages_total=config.database_pages, pages_seen=nbytes // PAGE_SIZE_BYTES, bytes_read=nbytes)
+        pages = config.database_pages * len(config.databases[index].database_paths)
+        scans[index] = ScanTally(pages_total=pages, pages_seen=nbytes // PAGE_SIZE_BYTES, bytes_read=nbytes)
     return scans

@@ -86,13 +86,14 @@ class OpenEndedWork:
         in_db_busy = [0.0] * count
         log_files = min(LOG_FILES_PER_DATABASE, config.log_files_to_checksum)
         logs = log_files * LOG_FILE_SIZE_BYTES if config.test_type == TestType.DATABASE_CHECKSUM else 0
-        total = config.database_size_bytes + logs
+        db_bytes = [config.database_size_bytes * len(spec.database_paths) for spec in config.databases]  # every file
+        total = [size + logs for size in db_bytes]
         done = [0] * count
         rng = random.Random(config.seed if config.seed is not None else 1)
 
         def reading() -> list[int]:
             """The database each group reads now: its first unfinished one."""
-            return [i for i in (next((i for i in group if done[i] < total), None) for group in groups) if i is not None]
+            return [i for i in (next((i for i in group if done[i] < total[i]), None) for group in groups) if i is not None]
 
         def parts(index: int) -> dict[str, InstanceInterval]:
             active = reading()
@@ -104,27 +105,27 @@ class OpenEndedWork:
                 if i in active:
                     if began[i] is None:
                         began[i] = index * config.sample_interval_s
-                    take = min(total - done[i], per_database * config.sample_interval_s)
-                    in_database = max(0.0, min(take, config.database_size_bytes - done[i]))
+                    take = min(total[i] - done[i], per_database * config.sample_interval_s)
+                    in_database = max(0.0, min(take, db_bytes[i] - done[i]))
                     fill_stream(rng, part.stream(DB_READ), in_database / read, read, latency_ms, 0.2)
                     fill_stream(rng, part.stream(LOG_READ), (take - in_database) / read, read, latency_ms, 0.2)
                     done[i] += int(take)
                     busy[i] += take / per_database
                     in_db_busy[i] += in_database / per_database
                 out[name] = part
-            left = max((sum(total - done[i] for i in group) for group in groups), default=0)
+            left = max((sum(total[i] - done[i] for i in group) for group in groups), default=0)
             measurement.eta_s = left / (rate / max(1, len(reading())))
             return out
 
-        seconds = self._intervals(runner, measurement, clock, parts, lambda: min(done) >= total)
+        seconds = self._intervals(runner, measurement, clock, parts, lambda: all(d >= t for d, t in zip(done, total, strict=True)))
         scans = {}
         for i in range(count):
-            in_database = min(done[i], config.database_size_bytes)
+            in_database = min(done[i], db_bytes[i])
             scans[i] = ScanTally(
-                pages_total=config.database_pages, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=in_database,
+                pages_total=db_bytes[i] // PAGE_SIZE_BYTES, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=in_database,
                 log_files=log_files if logs else 0,
-                log_sectors_seen=max(0, done[i] - config.database_size_bytes) // 4096,
-                database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total, began_s=began[i] or 0.0,
+                log_sectors_seen=max(0, done[i] - db_bytes[i]) // 4096,
+                database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total[i], began_s=began[i] or 0.0,
             )
         notes = ["The simulated device writes no backup copy."] if config.backup_path is not None else []
         # the scan ends when its last group does, within its last interval

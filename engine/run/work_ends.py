@@ -65,7 +65,7 @@ class WorkEnds:
         """The bytes a phase's progress counts to, when known ahead: the databases to create; a Soft Recovery's log
         data to generate, then its log files to replay. None for a scan, which counts what it finds."""
         if not measuring:
-            return config.database_size_bytes * config.database_count
+            return config.database_size_bytes * config.database_file_count
         if config.recovers:
             files = config.log_files_to_replay * config.database_count
             return files * (LOG_FILE_SIZE_BYTES if self.announced else LOG_DATA_BYTES)

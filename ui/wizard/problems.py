@@ -103,7 +103,7 @@ def problems_html(problems: list[Problem], placed: Mapping[str, str]) -> str:
 
 def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> str:
     mix = config.operation_mix
-    total = config.database_size_bytes * config.database_count
+    total = config.database_size_bytes * config.database_file_count
     create_s = total / CREATE_RATE_BYTES_PER_S
     if config.scans:
         return scan_review_html(config) + databases_table(config)
