@@ -188,7 +188,7 @@ def _sizing(result: RunResult) -> Section:
         Row("Throughput Percentage", f"{config.throughput_percent:g}"),
         Row("Initial Database Size (bytes)", "" if initial is None else str(initial)),
         Row("Final Database Size (bytes)", "" if final is None else str(final)),
-        Row("Database Files (Count)", str(config.database_count)),
+        Row("Database Files (Count)", str(config.database_file_count)),
     ])
 
 

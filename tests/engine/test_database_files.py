@@ -24,6 +24,9 @@ from engine.model.validation import check_rules
 from engine.results.document import LOG_FILE
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
+from engine.run.simulation import PROFILES, runner_for
+from reporting.bundle import load_run
+from reporting.document import render_html
 from tests.conftest import small_config
 
 pytestmark = pytest.mark.slow  # real runs on real files
@@ -58,6 +61,9 @@ def test_a_run_spreads_an_instance_over_its_files_and_the_next_run_and_a_checksu
         assert (one.part, two.part, two.db_id) == (0, 1, one.db_id)
     log = (disk_dir / "run-2" / LOG_FILE).read_text()
     assert f"{second} is already complete; attaching it" in log
+    report = render_html(load_run(str(disk_dir / "run-2")))  # the report counts and names every file
+    assert "<th>Database Files (Count)</th><td class=\"n\">3</td>" in report
+    assert f"{first}<br>{second}" in report.replace("<wbr>", "") and "shared by its 3 databases" in report
 
     # the flushers wrote into the second file, each page at its own number in the instance's space
     written = 0
@@ -153,3 +159,11 @@ def test_an_imported_instance_keeps_every_database_path_and_exports_them_again(t
     loaded = config_from_xml(text)
     assert loaded.config is not None and not loaded.warnings, loaded.said()
     assert [spec.database_paths for spec in loaded.config.databases] == [spec.database_paths for spec in config.databases]
+
+
+def test_a_simulated_checksum_reads_every_file_of_an_instance(tmp_path):
+    config = _two_files(tmp_path / "data", test_type=model.TestType.DATABASE_CHECKSUM, seed=3)
+    result = runner_for(PROFILES["flash"], config, tmp_path / "simulated", lambda _event: None).run()
+    assert result.verdict == Outcome.PASS, result.summary.reasons
+    one, two = result.scan.databases
+    assert one.pages == one.seen_pages == 2 * two.pages and one.more_database_files

@@ -132,8 +132,8 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
 <h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">
 <tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
-<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
- ({format_bytes(total)}), {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
+<tr><td><b>Databases</b></td><td>{sizes_cell(config)},
+ {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
  {config.database_source.value}</td></tr>
 <tr><td><b>Thread tuning</b></td><td>{tuning}</td></tr>
 <tr><td><b>Thread weight</b></td><td>{thread_weight_words(config.thread_weight)}</td></tr>
@@ -177,6 +177,15 @@ def plan_html(data: Mapping[str, object]) -> str:
     return f"<h3>What it plans</h3><table cellpadding='3'>{cells}</table>" if rows else ""
 
 
+def sizes_cell(config: TestConfig) -> str:
+    """The databases' sizes as a review shows them: "2 × 100.0 MB (200.0 MB)", and the files of instances with more."""
+    files, each = config.database_file_count, format_bytes(config.database_size_bytes)
+    total = format_bytes(config.database_size_bytes * files)
+    if files == config.database_count:
+        return f"{files} × {each} ({total})"
+    return f"{files} database files × {each} in {config.database_count} instances ({total})"
+
+
 def target_cell(config: TestConfig) -> str:
     """The target a review shows: the profile's, or the disk throughput scenario's aim."""
     p = config.profile
@@ -200,7 +209,7 @@ def databases_table(config: TestConfig) -> str:
 
 def scan_review_html(config: TestConfig) -> str:
     """What Start runs for a Database checksum or Database backup: what is read, what is judged, how long it takes."""
-    total = config.database_size_bytes * config.database_count
+    total = config.database_size_bytes * config.database_file_count
     checksum = config.test_type == TestType.DATABASE_CHECKSUM
     plural = "s" if config.database_count != 1 else ""
     reads = f"sequential {config.scan_read_bytes // 1024} KiB reads"
@@ -220,8 +229,8 @@ def scan_review_html(config: TestConfig) -> str:
 <h3>{type_words(config.test_type)} test</h3>
 <table cellpadding="3">
 <tr><td><b>Reads</b></td><td>{what}; {scan_order_words(config)}</td></tr>
-{backup}<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
- ({format_bytes(total)}) as this profile sizes them; Jetwise databases already in the folders are read as they are.
+{backup}<tr><td><b>Databases</b></td><td>{sizes_cell(config)} as this profile sizes them;
+ Jetwise databases already in the folders are read as they are.
  Run it after a Performance or Stress test on these folders</td></tr>
 <tr><td><b>Judged</b></td><td>{judged}; no IOPS target and no latency thresholds</td></tr>
 <tr><td><b>Thread tuning</b></td><td>does not apply</td></tr>
@@ -235,7 +244,7 @@ def recovery_review_html(config: TestConfig) -> str:
     """What Start runs for a Soft recovery: the load that generates the log files, the crash, the replay, the verdict."""
     files = config.log_files_to_replay
     count = config.database_count
-    total = config.database_size_bytes * count
+    total = config.database_size_bytes * config.database_file_count
     log_space = files * LOG_FILE_SIZE_BYTES
     create_s = max(1, round((total + log_space * count) / CREATE_RATE_BYTES_PER_S))
     mix = config.operation_mix
@@ -254,7 +263,7 @@ def recovery_review_html(config: TestConfig) -> str:
 <tr><td><b>Judged</b></td><td>The log generation's latencies against the {config.threshold_set_name} thresholds, as a
  Performance test's; then every instance must replay every log file with no damaged log sector or page and no lost
  flush, taking at most {config.replay_limit_s:g} s on average to play one log file</td></tr>
-<tr><td><b>Databases</b></td><td>{count} × {format_bytes(config.database_size_bytes)} ({format_bytes(total)})</td></tr>
+<tr><td><b>Databases</b></td><td>{sizes_cell(config)}</td></tr>
 <tr><td><b>Operation mix</b></td><td>inserts {mix.insert_percent:g} %, deletes {mix.delete_percent:g} %,
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
 <tr><td><b>Estimated time</b></td><td>Creating the databases and log files: about {compact_duration(create_s)}

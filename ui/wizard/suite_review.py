@@ -6,11 +6,11 @@ from __future__ import annotations
 import html
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig, TestType
-from engine.model.units import compact_duration, format_bytes
+from engine.model.units import compact_duration
 from engine.results.suite import STAGES, is_trial, suite_title, trial_words
 from ui.scans import type_words
 from ui.suite import FoundSuite, lengths_words, stage_verdict, titles, to_run
-from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table, target_cell
+from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table, sizes_cell, target_cell
 
 DONE_WORDS = {"pass": "passed: kept", "fail": "failed: kept", "aborted": "stopped before its end: runs again",
               "not run": "runs"}
@@ -58,7 +58,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
                 if unfinished is not None else "")
         start = (f"A new suite in a folder of its own in this tuning session's runs folder{also}: runs all five tests, "
                  "each kept as a run of its own there, then the ESRP report")
-    total = config.database_size_bytes * config.database_count
+    total = config.database_size_bytes * config.database_file_count
     read_s = total / CREATE_RATE_BYTES_PER_S
     timed = sum((config.warmup_s + length) for kind, length in ((TestType.PERFORMANCE, performance_s),
                                                                  (TestType.STRESS, stress_s)) if STAGES.index(kind) in waiting)
@@ -75,8 +75,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
 <tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
 <tr><td><b>Thread tuning</b></td><td>{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}, for every
  test (auto-tune does not apply)</td></tr>
-<tr><td><b>Databases</b></td><td>{config.database_count} × {format_bytes(config.database_size_bytes)}
- ({format_bytes(total)}), created by the first test or reused, then kept for the others</td></tr>
+<tr><td><b>Databases</b></td><td>{sizes_cell(config)}, created by the first test or reused, then kept for the others</td></tr>
 <tr><td><b>Estimated time</b></td><td>about {_about(timed + reading + log_s)}: the timed tests
  with their warm-ups, and the reading and log files at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; the replay adds what it
  takes (at most {compact_duration(config.log_files_to_replay * config.replay_limit_s)} per instance to pass)</td></tr>
