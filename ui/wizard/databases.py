@@ -78,8 +78,8 @@ class DatabasesPage(WizardPage):
         checks = self.checks_column = len(COLUMNS)
         self.table = QTableWidget(0, checks + 1)
         self.table.setHorizontalHeaderLabels([o.label for o in self.columns] + ["Checks"])
-        self.table.horizontalHeaderItem(COLUMNS.index("more_database_paths")).setToolTip(
-            "Folders for the instance's further database files, one each, separated by ;")
+        if (header := self.table.horizontalHeaderItem(COLUMNS.index("more_database_paths"))) is not None:
+            header.setToolTip("Folders for the instance's further database files, one each, separated by ;")
         self.table.horizontalHeader().setSectionResizeMode(checks, QHeaderView.ResizeMode.Stretch)
         for column, width in enumerate((220, 220, 180)):
             self.table.setColumnWidth(column, width)
