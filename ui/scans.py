@@ -54,7 +54,7 @@ def setting_words(config: TestConfig) -> str:
 
 
 @dataclass
-class ScanTally:
+class ScanProgress:
     """How far a running scan got: the database pages read so far (from the samples), the damaged pages and log
     sectors met, and the pages in all (the configuration's, until the engine's progress counts the files on disk)."""
 
@@ -79,7 +79,7 @@ class ScanTally:
 
     @property
     def total_pages(self) -> int:
-        return self.counted_pages or self.config.database_pages * self.config.database_count
+        return self.counted_pages or self.config.database_pages * self.config.database_file_count
 
     @property
     def pages(self) -> int:

@@ -48,7 +48,7 @@ COMMANDS: dict[str, Command] = {
     "clean": Command("app.cli.clean", "the test databases and log files a configuration left, and the space they free"),
     "cmd": Command("app.cli.jetstress_cmd", "JetstressCmd's switches (/c JetstressConfig.xml /timeout ...) for runbooks"),
     "window": Command("app.cli.window", "open the window, a configuration loaded (--start: started)"),
-    "engine": Command("app.cli.serve", "run a test, writing events as JSON lines (for front ends)"),
+    "engine": Command("app.cli.engine", "run a test, writing events as JSON lines (for front ends)"),
 }
 
 MESSAGE_LIMIT = 400  # characters of a parse error: a pasted page is cut, not repeated back

@@ -137,7 +137,7 @@ class Measurement:
             held = [part.cache_pages for part in parts.values() if part.cache_pages is not None]
             if held:
                 self._log(cache_line(self.config, sum(held)), "info")
-        self.add_late(index, parts, duration_s)
+        self.count_interval(index, parts, duration_s)
         if phase == "measure":
             self.host_samples.append(host)
             self.stalls.observe(summary.database_page_fault_stalls_per_s)
@@ -170,7 +170,7 @@ class Measurement:
                                 **cache_figures(part.cache, seconds)) for name, part in parts.items()]
         latency = latency_histograms(merge_streams(part.streams for part in parts.values()), seconds)
         phase: SamplePhase = "measure" if first >= self.warmup_intervals else "warmup"
-        self.add_late(first + len(summaries) - 1, parts, seconds)
+        self.count_interval(first + len(summaries) - 1, parts, seconds)
         total_s = self.total_intervals * self.config.sample_interval_s
         for offset, summary in enumerate(summaries):
             at = elapsed_s + offset * duration_s
@@ -209,7 +209,7 @@ class Measurement:
         )))
         return ended
 
-    def add_late(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float = 0.0) -> None:
+    def count_interval(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float = 0.0) -> None:
         """Counters of an interval (a straggler for one already shown is counted, not shown again, and adds no
         `seconds`): all of a measured one, only the I/O errors of a warm-up one (an error counts whenever it
         happens)."""

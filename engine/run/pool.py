@@ -291,7 +291,7 @@ class _PoolRun:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
             # a straggler for an interval already shown: counted, not shown again
-            self.measurement.add_late(index, interval_parts(self.measurement.names, {worker_id: payload}))
+            self.measurement.count_interval(index, interval_parts(self.measurement.names, {worker_id: payload}))
             return
         self.pending[index][worker_id] = payload
         while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:

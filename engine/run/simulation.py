@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.io.platform import UnbufferedProbe
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
@@ -190,26 +190,6 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
                           point.cpu_percent)
 
 
-class SimulatedBackend(IoBackend):
-    """Stands in for the disk in the result document; opens nothing."""
-
-    name = "simulated"
-    simulated = True
-
-    def __init__(self, model: StorageModel) -> None:
-        self.model = model
-        self.name = f"simulated ({model.name}: {model.description})"
-
-    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
-        raise OSError(f"the simulated device has no files ({path})")
-
-    def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
-        return UnbufferedProbe(True, False, "simulated device")
-
-    def allocate(self, size: int) -> AlignedBuffer:
-        return AlignedBuffer(size)
-
-
 class ModelSource:
     """Intervals from a storage model in virtual time: the same measurement, verdict and result as real I/O."""
 
@@ -217,7 +197,7 @@ class ModelSource:
 
     def __init__(self, model: StorageModel) -> None:
         self.model = model
-        self.name = SimulatedBackend(model).name
+        self.name = f"simulated ({model.name}: {model.description})"  # the device a result names
         self.grown: dict[str, float] = {}  # bytes each database grew by in the run (engine.workload.growth)
 
     @property

@@ -156,10 +156,10 @@ def test_a_backup_copies_each_database_and_stop_shows_the_aborted_scan(qtbot, wi
 def test_the_pages_backed_up_keep_up_with_the_progress_the_bar_shows(tmp_path):
     """A backup's samples lag its progress: "75 % · 583.3 MB/s" used to stand beside "0 of 12,800 pages backed up"."""
     from engine.model.config import PAGE_SIZE_BYTES
-    from ui.scans import ScanTally
+    from ui.scans import ScanProgress
 
     config = small_config(tmp_path / "data", test_type="database_backup")
-    tally = ScanTally(config)
+    tally = ScanProgress(config)
     total = config.database_pages * config.database_count
     tally.add_progress(total * PAGE_SIZE_BYTES, total * PAGE_SIZE_BYTES * 3 // 4)
     assert tally.pages == total * 3 // 4 and tally.words().startswith(f"{total * 3 // 4:,} of {total:,} pages backed up")

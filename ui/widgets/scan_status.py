@@ -15,7 +15,7 @@ from engine.model.units import format_duration
 from engine.protocol import ProgressEvent
 from engine.results.scans import megabytes
 from engine.results.schema import IntervalSample, ScanResult
-from ui.scans import ScanTally, final_words
+from ui.scans import ScanProgress, final_words
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
 
 MIN_RATE_SPAN_S = 0.4  # progress comes twice a second: a rate over less says little
@@ -30,11 +30,11 @@ class ScanStatus(QWidget):
             self, "How much of the databases (and, for a checksum, their logs) is read, the read rate and the time left "
             "at that rate", "Database pages read and verified so far, and the damaged pages and log sectors met")
         self.figures.setText("Waiting for the first reads…")
-        self.tally: ScanTally | None = None
+        self.tally: ScanProgress | None = None
         self._start: tuple[float, int] | None = None  # (monotonic s, bytes done) at the scan's first progress
 
     def reset(self, config: TestConfig) -> None:
-        self.tally = ScanTally(config)
+        self.tally = ScanProgress(config)
         self._start = None
         self.figures.setText("Waiting for the first reads…")
         self._show_pages()
