@@ -3,9 +3,8 @@
 One file in the user's data folder (platformdirs; `JETWISE_DATA_DIR` overrides it). Every write is its own
 transaction. A run's interval samples live in its run folder (`samples.sqlite`, `engine.results.sample_file`),
 committed as they arrive, so a run that dies half-way keeps every sample up to that point; the store keeps only
-the samples an older version wrote into it. A run row
-is opened as `running` with the process id that runs it; when the store is next
-opened and that process is gone, the run is marked aborted.
+the samples an older version wrote into it. A run row is opened as `running` with the process id that runs it;
+when the store is next opened and that process is gone, the run is marked aborted.
 
 The schema is versioned (`PRAGMA user_version`) and upgraded in place by the
 migrations below, oldest first; a store made by a newer Jetwise is refused.
