@@ -16,11 +16,12 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
+from engine.model.validation import Problem
 from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
-PROTOCOL_VERSION = 2  # the event stream's version; a front end refuses an engine that speaks another
+PROTOCOL_VERSION = 3  # the event stream's version; a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
@@ -113,6 +114,14 @@ class LogEvent(BaseModel):
     message: str
 
 
+class RefusalEvent(BaseModel):
+    """The run did not begin: each problem with the field it is about ("" for the whole configuration), as facts a
+    front end places at its fields; the words are the problems' own, not parsed back from a log line."""
+
+    event: Literal["refusal"] = "refusal"
+    problems: list[Problem]
+
+
 class ResultEvent(BaseModel):
     event: Literal["result"] = "result"
     result: RunResult
@@ -129,7 +138,8 @@ class SuiteEvent(BaseModel):
 
 
 # Every event a run sends, one of each kind: a consumer's chain of cases ends in assert_never, checked by mypy
-RunEvent = HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | ResultEvent | SuiteEvent
+RunEvent = (HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
+            | SuiteEvent)
 EmitFn = Callable[[RunEvent], None]  # where a run sends its events: the front end, the store, the run folder
 Event = Annotated[RunEvent, Field(discriminator="event")]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

@@ -18,6 +18,7 @@ from engine.protocol import (
     Phase,
     PhaseEvent,
     ProgressEvent,
+    RefusalEvent,
     ResultEvent,
     RunEvent,
     StartEvent,
@@ -108,6 +109,9 @@ class ConsoleRenderer:
             if event.level != "info":  # a problem's own words may already start with its level: say it once
                 said = event.message.removeprefix(f"{event.level}: ")
                 print(f"   {event.level}: {said}", file=s)
+        elif isinstance(event, RefusalEvent):
+            for problem in event.problems:
+                print(f"   {problem}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
         elif isinstance(event, HelloEvent | SuiteEvent):

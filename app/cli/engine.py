@@ -20,7 +20,7 @@ from app.cli.signals import stop_on_signals
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RunEvent, SuiteEvent, to_json_line
+from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RefusalEvent, RunEvent, SuiteEvent, to_json_line
 from engine.run.runner import InvalidConfigError, Runner
 from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
@@ -117,8 +117,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         with stop_on_signals(runner.request_stop):
             result = runner.run()
     except InvalidConfigError as exc:
-        for problem in exc.problems:
-            stream.log("error", str(problem))
+        stream(RefusalEvent(problems=exc.problems))
         return ExitCode.INVALID
     return ExitCode.of(result.verdict)
 

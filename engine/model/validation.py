@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -50,21 +49,6 @@ def errors_only(problems: list[Problem]) -> list[Problem]:
 
 
 RUN_FOLDER_FIELD = "output"  # a run's own folder: not in the configuration, but a runner's problem may be about it
-_LOCATED = re.compile(r"(?s)([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): (.+)")
-
-
-def problem_from_words(words: str, severity: Severity = Severity.ERROR) -> Problem:
-    """A problem back from its `located` words, as a log line carries it: "databases[0].database_path: … in use".
-
-    The words before the colon are read as the field only when they name a part of the
-    configuration (or the run folder); anything else is a problem of the whole configuration.
-    """
-    located = _LOCATED.fullmatch(words)
-    if located is not None:
-        head = located.group(1).split(".")[0].split("[")[0]
-        if head in TestConfig.model_fields or located.group(1) == RUN_FOLDER_FIELD:
-            return Problem(located.group(1), located.group(2), severity)
-    return Problem("", words, severity)
 
 
 def _field_path(location: tuple[int | str, ...], limit: int = 80) -> str:

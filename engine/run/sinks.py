@@ -31,6 +31,7 @@ from engine.protocol import (
     LogEvent,
     PhaseEvent,
     ProgressEvent,
+    RefusalEvent,
     ResultEvent,
     RunEvent,
     StartEvent,
@@ -112,8 +113,8 @@ class RunFolderWriter:
             self._close_samples()
             self._give_back_reserve()
             write_result(event.result, self.folder)
-        elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent):
-            pass  # before the run's folder is made; and what the log says of a phase is a log event of its own
+        elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent | RefusalEvent):
+            pass  # before the run's folder is made (a refused run has none); and what the log says of a phase is a log event of its own
         else:
             assert_never(event)
 

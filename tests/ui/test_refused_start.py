@@ -12,16 +12,18 @@ from PySide6.QtWidgets import QMessageBox, QWizard
 
 from engine.io.locks import FolderLocks
 from engine.model.draft import Draft
-from engine.model.validation import Problem, problem_from_words
-from engine.protocol import PROTOCOL_VERSION
+from engine.model.validation import Problem
+from engine.protocol import PROTOCOL_VERSION, RefusalEvent
 from tests.conftest import small_config
 from ui.controllers import engine_process
 from ui.controllers.engine_process import EngineProcess
 from ui.wizard import PAGE_DATABASES, PAGE_REVIEW
 
 ENGINE_TIMEOUT_MS = 120_000
-HELD = "databases[0].database_path: /data/DB1 is in use by run r-1 (process 7 on host, started 2026-11-21 10:00:00); " \
-       "wait for it to end or choose another folder"
+HELD = Problem("databases[0].database_path", "/data/DB1 is in use by run r-1 (process 7 on host, started 2026-11-21 "
+               "10:00:00); wait for it to end or choose another folder")
+# a problem of the whole configuration whose words begin like a field's: a fact is not read back from its words
+WORDY = Problem("", "databases[1].log_path: looks like a field, but the problem is the configuration's")
 
 
 def _finish(window):
@@ -75,14 +77,16 @@ def test_a_start_the_engine_refuses_stays_on_review_with_the_reasons_at_their_fi
     assert "in use" not in review.text.toPlainText() and not review.recheck.isVisibleTo(review)
 
 
-def _fake_engine(monkeypatch, lines: list[str], write: str | None = None) -> None:
-    """`jetwise engine` as a few lines of Python: a hello, the lines given as error log events, exit 2."""
+def _fake_engine(monkeypatch, problems: list[Problem], write: str | None = None, log: str = "") -> None:
+    """`jetwise engine` as a few lines of Python: a hello, an error log line if given, the refusal, exit 2."""
+    refusal = RefusalEvent(problems=problems).model_dump_json()
     code = (
         "import json, pathlib, sys\n"
         "out = pathlib.Path(sys.argv[sys.argv.index('--output') + 1])\n"
         f"print(json.dumps({{'event': 'hello', 'protocol': {PROTOCOL_VERSION}, 'tool_version': 'fake'}}))\n"
-        f"for line in {lines!r}:\n"
-        "    print(json.dumps({'event': 'log', 'time': '2026-11-21T10:00:00+00:00', 'level': 'error', 'message': line}))\n"
+        + (f"print(json.dumps({{'event': 'log', 'time': '2026-11-21T10:00:00+00:00', 'level': 'error', 'message': {log!r}}}))\n"
+           if log else "")
+        + f"print({refusal!r})\n"
         + (f"(out / {write!r}).write_text('the engine wrote this')\n" if write else "")
         + "sys.exit(2)\n"
     )
@@ -97,12 +101,11 @@ def _refused(qtbot, tmp_path: Path, output: Path):
 
 
 def test_a_refused_engine_gives_its_problems_at_their_fields_and_leaves_no_folder(qtbot, tmp_path, monkeypatch):
-    _fake_engine(monkeypatch, [HELD, "the minimum database cache (64 MB) is larger than the maximum (16 MB)"])
+    _fake_engine(monkeypatch, [HELD, WORDY], log="the store is on a full volume")
     output = tmp_path / "runs" / "session" / "20261121-100000-t2-s1"
     outcome = _refused(qtbot, tmp_path, output)
     assert outcome.refused_before_start and outcome.code == 2
-    assert outcome.problems == (problem_from_words(HELD), Problem("", outcome.problems[1].message))
-    assert outcome.problems[0].field == "databases[0].database_path"
+    assert outcome.problems == (Problem("", "the store is on a full volume"), HELD, WORDY)  # each as it was sent
     assert not (tmp_path / "runs").exists()  # every folder the window made for the run, and only those
 
 
@@ -120,10 +123,10 @@ def test_a_refused_start_keeps_what_the_window_did_not_write(qtbot, tmp_path, mo
 def test_the_engines_refusal_stands_in_the_draft_until_a_value_changes_or_it_is_cleared(tmp_path):
     draft: Draft = Draft(tmp_path, lambda _config: None)  # type: ignore[arg-type, return-value]
     draft.set_auto_tune(False)
-    held = problem_from_words(HELD)
+    held = HELD
     draft.start_requested()
     assert draft.starting
-    draft.start_answered([held, problem_from_words("the minimum database cache (64 MB) is larger than the maximum (16 MB)")])
+    draft.start_answered([held, Problem("", "the minimum database cache (64 MB) is larger than the maximum (16 MB)")])
     assert not draft.starting and held in draft.problems()
     assert Problem("database_cache_min_mb", "the minimum database cache (64 MB) is larger than the maximum (16 MB)") \
         in draft.problems()  # a problem of the whole configuration at the field its words name

@@ -30,13 +30,14 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 from engine.io.config_file import save_config
 from engine.io.safety import make_folders
 from engine.model.config import TestConfig
-from engine.model.validation import RUN_FOLDER_FIELD, Problem, problem_from_words
+from engine.model.validation import RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
     PROTOCOL_VERSION,
     STOP_COMMAND,
     ExitCode,
     HelloEvent,
     LogEvent,
+    RefusalEvent,
     ResultEvent,
     StartEvent,
     from_json_line,
@@ -207,8 +208,10 @@ class EngineProcess(QObject):
             elif isinstance(event, StartEvent):
                 self.session = event.session
                 self.began = True
+            elif isinstance(event, RefusalEvent):
+                self._refusal += event.problems
             elif isinstance(event, LogEvent) and event.level == "error" and not self.began:
-                self._refusal.append(problem_from_words(event.message))
+                self._refusal.append(Problem("", event.message))  # the store or the suite refused: no field
             self.event_received.emit(event)
 
     def _read_stderr(self) -> None:

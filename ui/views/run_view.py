@@ -44,6 +44,7 @@ from engine.protocol import (
     Phase,
     PhaseEvent,
     ProgressEvent,
+    RefusalEvent,
     ResultEvent,
     RunEvent,
     StartEvent,
@@ -183,8 +184,8 @@ class RunView(QWidget):
                 if event.level == "error":
                     self._errors.append(event.message)
                 self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
-            case HelloEvent() | StartEvent() | SuiteEvent():
-                pass  # the run controller begins the view (`begin`, `show_suite`) on what these say
+            case HelloEvent() | StartEvent() | SuiteEvent() | RefusalEvent():
+                pass  # the run controller begins the view (`begin`, `show_suite`), or shows a refusal at its fields
             case _:
                 assert_never(event)
 
