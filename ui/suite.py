@@ -1,9 +1,9 @@
 """How the window words an ESRP qualification: the five tests an ESRP submission publishes, run in turn on the same
 databases, each kept as a run of its own in the suite's folder.
 
-The engine runs the suite (`jetwise engine --suite`) and keeps its record in the folder (`suite.json`); the window
-finds an unfinished one of the configuration planned, to resume it, and words each stage's verdict and key figure
-from the stage's result.
+The engine runs the suite (`jetwise engine --suite`), keeps its record in the folder (`suite.json`) and finds the
+unfinished ones in the runs folder (`engine.run.suite.unfinished_suites`), which the window offers to resume; the
+window words each stage's verdict and key figure from the stage's result.
 """
 
 from __future__ import annotations
@@ -11,46 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.model.config import TestConfig, TestType
+from engine.model.config import TestType
 from engine.model.derive import achieved_words
 from engine.model.units import compact_duration
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome, RunResult
 from engine.results.suite import PERFORMANCE_S, QUALIFICATION_TITLE, STAGES, STRESS_S, Stage, SuiteRecord
 from engine.results.verdict import was_measured
-from engine.run.suite import SUITE_FILE, SuiteError, read_suite, suite_differences
 from ui.scans import type_words
 
 TITLE = QUALIFICATION_TITLE  # the suite as a feature of the window; a run of it is named by its lengths
 FOLDER_SUFFIX = "esrp"  # a suite's folder in the session's runs folder: "20261122-061207-esrp"
 NOT_RUN = "not run"
 UNFINISHED = "unfinished"
-
-
-@dataclass(frozen=True)
-class FoundSuite:
-    """A suite recorded in a folder of the runs folder."""
-
-    folder: Path
-    record: SuiteRecord
-
-    def of(self, config: TestConfig, performance_s: float, stress_s: float) -> bool:
-        """The suite is of `config` with these stage lengths: the engine resumes it rather than refusing it (the
-        window runs every suite on one device, so the record's own is taken)."""
-        return not suite_differences(self.record, config, performance_s, stress_s, self.record.simulate)
-
-
-def unfinished_suites(runs_root: Path) -> list[FoundSuite]:
-    """The suites in the runs folder (one folder per tuning session) that did not run through, latest first."""
-    found = []
-    for path in runs_root.glob(f"*/*/{SUITE_FILE}"):
-        try:
-            record = read_suite(path.parent)
-        except SuiteError:
-            continue  # not one this window can resume: `jetwise report` on it says why
-        if not record.finished:
-            found.append(FoundSuite(path.parent, record))
-    return sorted(found, key=lambda suite: suite.folder.name, reverse=True)
 
 
 def stage_title(number: int, stage: Stage | TestType) -> str:

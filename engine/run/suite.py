@@ -16,6 +16,7 @@ configuration and each stage's folder and verdict, written after every stage, so
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -171,3 +172,29 @@ class Suite:
         stage.outcome = result.verdict
         stage.reasons = list(result.summary.reasons)
         write_suite(self.record, self.folder)
+
+
+@dataclass(frozen=True)
+class FoundSuite:
+    """A suite recorded in a folder of the runs folder."""
+
+    folder: Path
+    record: SuiteRecord
+
+    def of(self, config: TestConfig, performance_s: float, stress_s: float) -> bool:
+        """The suite is of `config` with these stage lengths: the engine resumes it rather than refusing it (the
+        window runs every suite on one device, so the record's own is taken)."""
+        return not suite_differences(self.record, config, performance_s, stress_s, self.record.simulate)
+
+
+def unfinished_suites(runs_root: Path) -> list[FoundSuite]:  # a session's folder, then the suite's
+    """The suites in the runs folder (one folder per tuning session) that did not run through, latest first."""
+    found = []
+    for path in runs_root.glob(f"*/*/{SUITE_FILE}"):
+        try:
+            record = read_suite(path.parent)
+        except SuiteError:
+            continue  # not one this window can resume: `jetwise report` on it says why
+        if not record.finished:
+            found.append(FoundSuite(path.parent, record))
+    return sorted(found, key=lambda suite: suite.folder.name, reverse=True)

@@ -23,8 +23,8 @@ from engine.io.preflight import check_environment, existing_folder
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
+from engine.run.suite import FoundSuite, unfinished_suites
 from engine.store.sqlite import Store, StoreError
-from ui.suite import FoundSuite, unfinished_suites
 from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
 

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
-from ui.suite import FoundSuite
+from engine.run.suite import FoundSuite
 
 
 class ServiceError(Exception):

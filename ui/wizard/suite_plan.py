@@ -8,7 +8,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine.model.config import TestConfig
 from engine.results.suite import PERFORMANCE_S, STRESS_S
-from ui.suite import FoundSuite
+from engine.run.suite import FoundSuite
 
 
 class SuitePlan(QObject):

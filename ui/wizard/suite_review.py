@@ -8,8 +8,9 @@ import html
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig, TestType
 from engine.model.units import compact_duration
 from engine.results.suite import STAGES, is_trial, suite_title, trial_words
+from engine.run.suite import FoundSuite
 from ui.scans import type_words
-from ui.suite import FoundSuite, lengths_words, stage_verdict, titles, to_run
+from ui.suite import lengths_words, stage_verdict, titles, to_run
 from ui.wizard.problems import CREATE_RATE_BYTES_PER_S, databases_table, sizes_cell, target_cell
 
 DONE_WORDS = {"pass": "passed: kept", "fail": "failed: kept", "aborted": "stopped before its end: runs again",
