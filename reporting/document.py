@@ -21,6 +21,7 @@ from engine.model.derive import thread_weight_words
 from engine.model.units import seconds_words, sentence
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
+from engine.results.recovery import failing_instances
 from engine.results.schema import Figures, Outcome, RunKind
 from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
@@ -128,8 +129,6 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
     advice = session_advice(bundle)
     scan = scan_model(result) if config.scans else {}
     recovery = recovery_model(result) if config.recovers else {"unreached": set()}
-    # an instance fails on a criterion it was judged on, not on one the stop left unreached
-    failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in recovery["unreached"]})
     title = TEST_TITLES.get(config.test_type, config.test_type.value.capitalize())
     return {
         "result": result,
@@ -148,7 +147,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "unmeasured": unmeasured_criteria(result),
         "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
         "error_groups": result.error_groups,
-        "failing": failing,
+        "failing": failing_instances(result),
         "host_performance": result.host_performance,
         "host_rows": result.host_performance.rows(None if config.scans else summary.database_page_fault_stalls_per_s),
         "database_bytes": database_bytes(result),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.results.recovery import FILES_REPLAYED
+from engine.results.recovery import unreached
 from engine.results.scans import megabytes
 from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
 
@@ -61,11 +61,9 @@ def _stage(recovery: RecoveryResult, outcome: Outcome) -> str:
 def recovery_model(result: RunResult) -> dict[str, Any]:
     """What the Soft Recovery report shows, from the run's result; `recovery` is None when none was written."""
     recovery = result.recovery
-    aborted = result.verdict == Outcome.ABORTED
     model: dict[str, Any] = {
         "recovery": recovery,
-        # a criterion the stop left unreached: shown as such, not as a failure of the storage
-        "unreached": {FILES_REPLAYED} if aborted else set(),
+        "unreached": unreached(result),  # shown as such, not as a failure of the storage
     }
     if recovery is None:
         return model

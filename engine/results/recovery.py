@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.model.config import TestConfig
-from engine.results.schema import Criterion, InstanceRecovery, Outcome, RecoveryResult
+from engine.results.schema import Criterion, InstanceRecovery, Outcome, RecoveryResult, RunResult
 from engine.results.verdict import Verdict, make_criterion
 from engine.workload.recovery import RecoveryTally
 
@@ -113,3 +113,14 @@ def recovery_words(config: TestConfig) -> str:
             f"{config.log_files_to_replay} log files of 1 MiB under the transactional load, then stops without a clean "
             f"checkpoint, as a crash does, and replays them against its database; an average of at most "
             f"{config.replay_limit_s:g} s to play one log file passes")
+
+
+def unreached(result: RunResult) -> set[str]:
+    """The criteria a stop left unreached (a Soft Recovery's log files to replay): no failure of the storage."""
+    return {FILES_REPLAYED} if result.verdict == Outcome.ABORTED else set()
+
+
+def failing_instances(result: RunResult) -> list[str]:
+    """The instances that failed a criterion they were judged on, not one a stop left unreached, by name."""
+    left = unreached(result)
+    return sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in left})

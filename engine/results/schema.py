@@ -324,9 +324,6 @@ class RunResult(_Schema):
     def verdict(self) -> Outcome:
         return self.summary.verdict
 
-    def failing_instances(self) -> list[str]:
-        return sorted({c.instance for c in self.criteria if c.instance and not c.passed})
-
 
 def result_json_schema() -> str:
     return json.dumps(RunResult.model_json_schema(), indent=2) + "\n"

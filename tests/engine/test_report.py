@@ -18,7 +18,8 @@ from engine.model.config import default_config
 from engine.results.document import build_result
 from engine.results.sample_file import SampleList
 from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
-from engine.results.verdict import judge
+from engine.results.recovery import FILES_REPLAYED, failing_instances
+from engine.results.verdict import judge, make_criterion
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
 from reporting.bundle import RunBundle, load_run
@@ -109,8 +110,14 @@ def test_every_section_carries_the_known_numbers(tmp_path):
 
 
 def test_failing_instances_are_named_with_value_and_limit(tmp_path):
-    html = render_html(RunBundle(known_result(tmp_path, slow=True), _samples(), [], tmp_path))
-    assert ">FAIL<" in html and "Failing instances:</b> Instance 2" in html
+    failed = known_result(tmp_path, slow=True)
+    html = render_html(RunBundle(failed, _samples(), [], tmp_path))
+    assert ">FAIL<" in html and "Failing instances:</b> Instance 2" in html and failing_instances(failed) == ["Instance 2"]
+    # a criterion a stop left unreached (a Soft Recovery's log files to replay) fails no instance
+    stopped = failed.model_copy(update={
+        "summary": failed.summary.model_copy(update={"verdict": Outcome.ABORTED}),
+        "criteria": [*failed.criteria, make_criterion(FILES_REPLAYED, "Instance 1", 3, 6, "", ">=")]})
+    assert failing_instances(stopped) == ["Instance 2"]
     assert "Instance 2: average database read latency 22.4 ms &gt; 20.0 ms (Strict)" in html
 
 

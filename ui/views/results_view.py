@@ -39,7 +39,7 @@ from engine.model.derive import achieved_words
 from engine.model.units import seconds_words, sentence
 from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
-from engine.results.recovery import FILES_REPLAYED
+from engine.results.recovery import failing_instances, unreached
 from engine.results.schema import Outcome, RunKind, RunResult
 from engine.results.suite import STAGES
 from engine.results.verdict import (
@@ -208,10 +208,7 @@ class ResultsView(QWidget):
         parts = []
         if summary.reasons:
             parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in grouped_reasons(result)) + "</ul>")
-        # a criterion a stop left unreached (a Soft Recovery's log files to replay) is no failure of the storage
-        unreached = {FILES_REPLAYED} if summary.verdict == Outcome.ABORTED and result.recovery is not None else set()
-        failing = sorted({c.instance for c in result.criteria if c.instance and not c.passed and c.name not in unreached})
-        if failing:
+        if failing := failing_instances(result):
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
         parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in summary.latency_spikes)
         if result.instances and result.scan is None and was_measured(result):
@@ -224,7 +221,7 @@ class ResultsView(QWidget):
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
-        self.table.show_criteria(result, unreached)
+        self.table.show_criteria(result, unreached(result))
         self.sweep.show_sweep(result.sweep)
         self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
         self.recovery.show_recovery(result.recovery, summary.verdict)
