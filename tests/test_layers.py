@@ -1,4 +1,4 @@
-"""The engine imports no Qt: checked by import-linter and by a clean interpreter."""
+"""The house's structure: the engine imports no Qt (import-linter and a clean interpreter), each module holds one named job."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.module_jobs import JOBS
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE_MODULES = sorted(
@@ -37,22 +39,25 @@ def test_engine_loads_no_qt_at_run_time():
 
 
 SOURCE_PACKAGES = ("engine", "reporting", "app", "ui")
-LONG_FILE_LINES = 350
-HOT_PATH = {"engine/workload/instance.py"}  # the transaction loop reads best in one piece
+MOST_WORDS = 14  # a job said in more is two jobs, or not yet named
 
 
 def _sources() -> list[Path]:
     return sorted(p for package in SOURCE_PACKAGES for p in (ROOT / package).rglob("*.py"))
 
 
-def test_no_source_file_holds_several_jobs():
-    """A file over ~350 lines is a sign of several jobs in one place (the transaction hot path aside)."""
-    long = {
-        str(p.relative_to(ROOT).as_posix()): n
-        for p in _sources()
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > LONG_FILE_LINES
-    }
-    assert {k: v for k, v in long.items() if k not in HOT_PATH} == {}
+def test_every_module_holds_one_named_job():
+    """Each package's modules and each module's one job, named in tests/module_jobs.py: a new module says its job
+    there, a job is one short phrase, and no two modules of a package hold the same one."""
+    found = {package: {p.relative_to(ROOT / package).as_posix() for p in (ROOT / package).rglob("*.py")
+                       if p.name != "__init__.py"} for package in SOURCE_PACKAGES}
+    named = {package: set(JOBS.get(package, {})) for package in SOURCE_PACKAGES}
+    assert {k: sorted(found[k] - named[k]) for k in found if found[k] - named[k]} == {}, "modules with no job named"
+    assert {k: sorted(named[k] - found[k]) for k in found if named[k] - found[k]} == {}, "jobs of modules that are gone"
+    for package, jobs in JOBS.items():
+        for module, job in jobs.items():
+            assert 3 <= len(job.split()) <= MOST_WORDS and ";" not in job, f"{package}/{module}: {job!r} is not one job"
+        assert len(set(jobs.values())) == len(jobs), f"two modules of {package} name the same job"
 
 
 def test_every_package_says_what_it_owns():
