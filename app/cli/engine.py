@@ -16,12 +16,12 @@ from pathlib import Path
 
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
-from app.cli.signals import stop_on_signals
+from app.cli.signals import run_or_refuse
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RefusalEvent, RunEvent, SuiteEvent, to_json_line
-from engine.run.runner import InvalidConfigError, Runner
+from engine.run.runner import Runner
 from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
@@ -113,13 +113,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep)
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
-    try:
-        with stop_on_signals(runner.request_stop):
-            result = runner.run()
-    except InvalidConfigError as exc:
-        stream(RefusalEvent(problems=exc.problems))
-        return ExitCode.INVALID
-    return ExitCode.of(result.verdict)
+    result = run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
+    return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
 
 
 def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:
@@ -138,16 +133,11 @@ def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, st
     if sys.stdin is not None and not sys.stdin.isatty():
         threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
     try:
-        with stop_on_signals(suite.request_stop):
-            suite.run()
-    except InvalidConfigError as exc:
-        for problem in exc.problems:
-            stream.log("error", str(problem))
-        return ExitCode.INVALID
+        ran = run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
     finally:
         _suite_report(args.output, stream)
         stream(SuiteEvent(folder=folder, stage=None, record=record))
-    return ExitCode.of(record.outcome)
+    return ExitCode.INVALID if ran is None else ExitCode.of(record.outcome)
 
 
 def _suite_report(folder: Path, stream: _Stream) -> None:

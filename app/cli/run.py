@@ -10,7 +10,7 @@ from pathlib import Path
 from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
-from app.cli.signals import stop_on_signals
+from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.io.files import database_files, log_file_path, remove_jetwise_files
 from engine.io.safety import make_folders
@@ -19,7 +19,7 @@ from engine.model.derive import quick_config
 from engine.protocol import ExitCode
 from engine.results.document import new_folder, output_folder_problem
 from engine.results.schema import RunResult
-from engine.run.runner import InvalidConfigError, Runner
+from engine.run.runner import Runner
 from engine.run.simulation import PROFILES
 
 # what a run may change in the configuration it was given
@@ -97,12 +97,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 
 def run_until_stopped(runner: Runner) -> RunResult | None:
     """The run's result, a signal (Ctrl+C) stopping it; None once the problems that refused it are printed."""
-    try:
-        with stop_on_signals(runner.request_stop):
-            return runner.run()
-    except InvalidConfigError as exc:
-        print_problems(exc.problems, sys.stderr)
-        return None
+    return run_or_refuse(runner.request_stop, runner.run, lambda problems: print_problems(problems, sys.stderr))
 
 
 def remove_quick_data(config: TestConfig) -> None:

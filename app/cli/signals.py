@@ -14,8 +14,13 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import TypeVar
 
 from engine.io.platform.lifetime import ConsoleEndHandler, on_console_end
+from engine.model.validation import Problem
+from engine.run.runner import InvalidConfigError
+
+T = TypeVar("T")
 
 Stop = Callable[[str], None]  # asked to stop, with the reason for the test log
 
@@ -63,3 +68,14 @@ def stop_on_signals(stop: Stop) -> Iterator[None]:
         remove_console_handler()
         for number, old in previous.items():
             signal.signal(number, old)
+
+
+def run_or_refuse(stop: Stop, work: Callable[[], T], refuse: Callable[[list[Problem]], None]) -> T | None:
+    """`work`'s answer (a run's or a suite's), a signal calling `stop` meanwhile; None once `refuse` has been given the
+    problems that refused it before it began. Every sub-command that runs tests goes through here."""
+    try:
+        with stop_on_signals(stop):
+            return work()
+    except InvalidConfigError as exc:
+        refuse(exc.problems)
+        return None

@@ -15,11 +15,10 @@ from typing import TextIO
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
-from app.cli.signals import stop_on_signals
+from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
-from engine.run.runner import InvalidConfigError
 from engine.run.simulation import PROFILES
 from engine.run.suite import Stage, Suite, SuiteError, SuiteRecord, open_suite
 from reporting.bundle import ReportError
@@ -61,11 +60,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 
     suite = Suite(record, folder, lambda stage_config, out: context.runner(stage_config, out, renderer, session=session,
                                                                            model=model), on_stage=announce)
-    try:
-        with stop_on_signals(suite.request_stop):
-            suite.run()
-    except InvalidConfigError as exc:
-        print_problems(exc.problems, sys.stderr)
+    if run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr)) is None:
         _write_report(folder)
         return ExitCode.INVALID
     print_suite(record, folder, sys.stderr)
