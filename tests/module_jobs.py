@@ -9,7 +9,7 @@ JOBS: dict[str, dict[str, str]] = {
     "engine": {
         "io/capacity.py": "The disk throughput scenario's database size, as Jetstress sizes it",
         "io/cleanup.py": "The test files a configuration's runs left",
-        "io/config_file.py": "A configuration saved as Jetwise's JSON",
+        "io/config_file.py": "A configuration file read as text, and saved as Jetwise's JSON",
         "io/files.py": "Database and log files",
         "io/locks.py": "A run owns its folders",
         "io/pages.py": "On-disk format of Jetwise database pages, log sectors and file headers",

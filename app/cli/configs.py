@@ -11,37 +11,15 @@ from typing import Any, TextIO
 from app.cli.console import print_problems
 from app.cli.options import merged
 from engine.io.capacity import CapacityError, sized_if_throughput
+from engine.io.config_file import read_config_text
 from engine.model.config import TestConfig
-from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
+from engine.model.config_text import is_jetstress_xml
 from engine.model.jetstress.loading import XmlConfig, config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
 from engine.model.profile import SIZED_FROM
-from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules, errors_only, validate_data
 
 _JSON_KINDS = {list: "list", str: "string", int: "number", float: "number", bool: "true or false", type(None): "null"}
-
-
-def read_text(path: Path) -> str | Problem:
-    """The file's text (a byte-order mark, as Notepad writes, is fine), or why it cannot be read as a configuration."""
-    if "\0" in str(path):
-        return Problem("", "the configuration's path holds a NUL character (\\x00), which no file system accepts")
-    try:
-        if path.is_dir():  # raises for a name too long for the file system, not only reading does
-            return Problem("", f"{path} is a folder; give the configuration file (CONFIG.json)")
-        if path.exists() and not path.is_file():  # a pipe would wait for a writer for ever
-            return Problem("", f"{path} is not a regular file (a pipe or a device); give the configuration file")
-        with path.open("rb") as file:  # at most one byte past the limit: a disk image or a pipe is not read whole
-            raw = file.read(CONFIG_LIMIT_BYTES + 1)
-    except OSError as exc:
-        return Problem("", f"cannot read {path}: {exc.strerror or exc}")
-    if len(raw) > CONFIG_LIMIT_BYTES:
-        return Problem("", f"{path} is larger than {format_bytes(CONFIG_LIMIT_BYTES)}; a configuration is a small JSON "
-                           "file (jetwise init writes one): was another file named?")
-    try:
-        return decode_config(raw)
-    except UnicodeDecodeError:
-        return Problem("", f"{path} is not a text file (a configuration is JSON in UTF-8); was another file named?")
 
 
 def load_xml(path: Path, text: str, databases: list[dict[str, str]] | None = None) -> XmlConfig | Problem:
@@ -105,7 +83,7 @@ def with_changes(config: TestConfig, changes: dict[str, Any], stream: TextIO, sa
 
 def load_checked(path: Path) -> tuple[TestConfig | None, list[Problem]]:
     """A configuration file (Jetwise's JSON or a JetstressConfig.xml) read and checked, or every problem with it."""
-    text = read_text(path)
+    text = read_config_text(path)
     if isinstance(text, Problem):
         return None, [text]
     return checked_text(path, text)

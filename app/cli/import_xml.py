@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.configs import load_xml_or_say, read_text
+from app.cli.configs import load_xml_or_say
 from app.cli.console import print_problems
 from app.cli.options import add_folder_flags, path_type
 from app.cli.xml_files import add_output, output_for, typed_databases, writable_output
 from app.context import AppContext, UsageError
-from engine.io.config_file import save_config
+from engine.io.config_file import read_config_text, save_config
 from engine.model.derive import target_words
 from engine.model.validation import Problem
 from engine.protocol import ExitCode
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     output = writable_output(output_for(args.output, args.xml, ".json"), args.force)
     if output.resolve() == args.xml.resolve():
         raise UsageError(f"{output} is the file being imported; give another output file")
-    text = read_text(args.xml)
+    text = read_config_text(args.xml)
     if isinstance(text, Problem):
         print_problems([text], sys.stderr)
         return ExitCode.INVALID

@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
-from app.cli.configs import checked_text, load_xml_or_say, read_text, with_changes
+from app.cli.configs import checked_text, load_xml_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
 from app.context import AppContext, UsageError, simulated_model
+from engine.io.config_file import read_config_text
 from engine.io.safety import make_folders
 from engine.model.config import Scenario, TestConfig, TestType
 from engine.model.config_text import is_jetstress_xml
@@ -49,7 +50,7 @@ def _load(switches: CmdSwitches) -> tuple[TestConfig | None, bool]:
     path = switches.config
     assert path is not None
     databases = databases_from(switches.dbpath, switches.logpath, ("/dbpath", "/logpath"))
-    text = read_text(path)
+    text = read_config_text(path)
     if isinstance(text, Problem):
         print_problems([text], sys.stderr)
         return None, False

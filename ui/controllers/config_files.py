@@ -18,9 +18,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine.io.config_file import save_config
+from engine.io.config_file import read_config_text, save_config
 from engine.model.config import TestConfig, TestType
-from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config, is_jetstress_xml
+from engine.model.config_text import is_jetstress_xml
 from engine.model.draft import Draft
 from engine.model.jetstress.loading import config_from_xml
 from engine.model.jetstress.reading import JetstressXmlError
@@ -52,21 +52,11 @@ class XmlOpened:
 
 
 def read_text(path: Path) -> str:
-    """The file's text: UTF-8 with or without a byte-order mark, or UTF-16 as Notepad may save it."""
-    try:
-        if path.is_dir():
-            raise ConfigFileError(f"{path} is a folder; open a configuration file (.json or JetstressConfig.xml)")
-        with path.open("rb") as file:  # one byte past the limit is enough to know: a disk image is not read whole
-            raw = file.read(CONFIG_LIMIT_BYTES + 1)
-    except OSError as exc:
-        raise ConfigFileError(f"{path} cannot be read: {exc.strerror or exc}") from exc
-    if len(raw) > CONFIG_LIMIT_BYTES:
-        raise ConfigFileError(f"{path} is larger than 1 MiB; a configuration is a small JSON or XML file. "
-                              "Was another file chosen?")
-    try:
-        return decode_config(raw)
-    except UnicodeDecodeError as exc:
-        raise ConfigFileError(f"{path} is not a text file (a configuration is JSON or XML). Was another file chosen?") from exc
+    """The file's text, as the command line reads it (`engine.io.config_file`); ConfigFileError with why not."""
+    text = read_config_text(path)
+    if isinstance(text, Problem):
+        raise ConfigFileError(text.message)
+    return text
 
 
 def open_xml(text: str, stand_in: Path) -> XmlOpened:
