@@ -13,7 +13,7 @@ from collections.abc import Callable
 from enum import IntEnum, StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
@@ -109,7 +109,7 @@ class IntervalEvent(BaseModel):
 
 class LogEvent(BaseModel):
     event: Literal["log"] = "log"
-    time: str
+    time: AwareDatetime  # when it was said, with its offset: each reader shows it in its own words and zone
     level: LogLevel = "info"
     message: str
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -58,7 +59,7 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     samples = _samples(folder) if folder.is_dir() else SampleList()
     if not samples:
         samples = SampleList(store.samples(run_id))  # kept in the store by an older version
-    log = [f"{t[:19].replace('T', ' ')} -- {text}" for t, _level, text in store.log_lines(run_id)]
+    log = [f"{datetime.fromisoformat(t).astimezone():%Y-%m-%d %H:%M:%S} -- {text}" for t, _level, text in store.log_lines(run_id)]
     result = store.result(run_id)
     if result is None:
         reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"

@@ -65,7 +65,7 @@ class _Stream:
             sys.stdout.flush()
 
     def log(self, level: LogLevel, message: str) -> None:
-        self(LogEvent(time=datetime.now().astimezone().isoformat(timespec="seconds"), level=level, message=message))
+        self(LogEvent(time=datetime.now().astimezone().replace(microsecond=0), level=level, message=message))
 
 
 WINDOW_GONE = "stopped because the window that started the run closed or ended"

@@ -185,5 +185,5 @@ class Runner:
             self.request_stop(exc.reason)
 
     def log(self, message: str, level: str = "info") -> None:
-        stamp = datetime.now().astimezone()
-        self.emit(LogEvent.model_validate({"time": stamp.isoformat(timespec="seconds"), "level": level, "message": message}))
+        stamp = datetime.now().astimezone().replace(microsecond=0)
+        self.emit(LogEvent.model_validate({"time": stamp, "level": level, "message": message}))

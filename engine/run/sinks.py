@@ -16,7 +16,6 @@ import errno
 import os
 import shutil
 import sqlite3
-from datetime import datetime
 from pathlib import Path
 from typing import TextIO, assert_never
 
@@ -104,8 +103,7 @@ class RunFolderWriter:
             with open(self.folder / RESERVE_FILE, "xb") as reserve:
                 reserve.write(bytes(RESERVE_BYTES))
         elif isinstance(event, LogEvent) and self._log is not None:
-            stamp = datetime.fromisoformat(event.time)
-            self._log.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {event.message}\n")
+            self._log.write(f"{event.time.astimezone():%Y-%m-%d %H:%M:%S} -- {event.message}\n")  # the server's clock
             self._log.flush()
         elif isinstance(event, IntervalEvent) and self._samples is not None:
             self._samples.add(event.sample)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import UTC
 from pathlib import Path
 
 from engine.protocol import LogEvent, ResultEvent, RunEvent, StartEvent
@@ -46,6 +47,6 @@ class RunRecorder:
         elif self.run_id is None:
             return
         elif isinstance(event, LogEvent):
-            self.store.add_log_line(self.run_id, event.time, event.level, event.message)
+            self.store.add_log_line(self.run_id, event.time.astimezone(UTC).isoformat(), event.level, event.message)
         elif isinstance(event, ResultEvent):
             self.store.finish_run(self.run_id, event.result)

@@ -50,13 +50,13 @@ def test_a_run_round_trips_with_its_samples_log_and_result(tmp_path):
     record(_start(config))
     for index in range(3):
         record(_interval(index))
-    record(LogEvent(time="2026-11-21T12:00:00+00:00", level="warning", message="a warning"))
+    record(LogEvent(time="2026-11-21T13:00:00+01:00", level="warning", message="a warning"))
     record(ResultEvent(result=_result(config, "fail")))
     [run] = store.runs("SATA pair")
     assert (run.run_id, run.status, run.threads, run.sluggish_sessions) == ("run-1", "fail", 3, 2)
     assert (run.achieved_iops, run.db_read_avg_latency_ms, run.reasons) == (130.5, 12.25, ["too slow"])
     assert store.samples("run-1") == []  # the run folder alone keeps the samples
-    assert store.log_lines("run-1") == [("2026-11-21T12:00:00+00:00", "warning", "a warning")]
+    assert store.log_lines("run-1") == [("2026-11-21T12:00:00+00:00", "warning", "a warning")]  # in UTC, as its column says
     result = store.result("run-1")
     assert result is not None and result.verdict == "fail" and result.configuration == config
     assert run.to_dict()["target_transactional_iops"] == config.target_transactional_iops

@@ -183,7 +183,7 @@ class RunView(QWidget):
             case LogEvent():
                 if event.level == "error":
                     self._errors.append(event.message)
-                self.append_log(f"{event.time[11:19]}  {event.level:<7}  {event.message}")
+                self.append_log(f"{event.time.astimezone():%H:%M:%S}  {event.level:<7}  {event.message}")
             case HelloEvent() | StartEvent() | SuiteEvent() | RefusalEvent():
                 pass  # the run controller begins the view (`begin`, `show_suite`), or shows a refusal at its fields
             case _:
