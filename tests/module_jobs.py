@@ -86,6 +86,7 @@ JOBS: dict[str, dict[str, str]] = {
         "tuning/evidence.py": "What a session's runs can teach the advisor",
         "tuning/fit.py": "The advisor's load curve",
         "tuning/host_bound.py": "When the host, not the storage, set the pace",
+        "tuning/offers.py": "What a run's result offers next: Apply, and a full-length run",
         "tuning/most.py": "The disk subsystem throughput scenario's reading of the load curve",
         "tuning/tuner.py": "Auto-tune: a load sweep, then short calibration runs that confirm what its curve says",
         "version.py": "The one place the Jetwise version lives",

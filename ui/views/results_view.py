@@ -47,6 +47,7 @@ from engine.results.verdict import (
     was_measured,
 )
 from engine.tuning.advisor import Advice
+from engine.tuning.offers import at_this_setting, can_apply, full_length_setting, repeats_the_cache
 from ui.recovery import recovery_headline
 from ui.scans import scan_headline, type_words
 from ui.suite import TITLE, SuiteSummary
@@ -252,25 +253,19 @@ class ResultsView(QWidget):
         lead = advice.notes[0] if advice.status == "io_errors" and advice.notes else ""
         notes = "".join(f"<br><i>{escape(note)}.</i>" for note in (advice.notes[1:] if lead else advice.notes))
         setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
-        this_setting = result is not None and (result.summary.threads, result.summary.sluggish_sessions) == (
-            advice.threads, advice.sluggish_sessions)
-        failed_here = this_setting and result is not None and result.verdict == Outcome.FAIL \
-            and advice.status in ("next", "start")
-        if failed_here and result is not None and cache_served(result):
+        self.apply.setEnabled(can_apply(advice, result))
+        if repeats_the_cache(advice, result):
             text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
                     f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
                     f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
                     f"settings on the Test type page), then run: New test keeps every other value.")
-            self.apply.setEnabled(False)
         elif advice.status == "next":
             text = f"<b>Next: {setting}.</b>{predicted}<br>Why: {escape(advice.rationale)}."
-            self.apply.setEnabled(True)
         elif advice.status == "start":
             text = (f"<b>Nothing in this session steers the advisor yet; it would start at {setting}.</b><br>"
                     f"{escape(advice.rationale)}.")
-            self.apply.setEnabled(True)
         elif advice.status == "converged":
-            passed_here = this_setting and result is not None and result.verdict == Outcome.PASS
+            passed_here = at_this_setting(advice, result) and result is not None and result.verdict == Outcome.PASS
             if passed_here and result is not None and result.summary.run_kind == RunKind.QUALIFICATION:
                 text = (f"<b>This qualification run passed at {setting}.</b><br>The storage carries the design's "
                         f"{result.summary.target_transactional_iops:,.0f} transactional IOPS within the "
@@ -283,7 +278,6 @@ class ResultsView(QWidget):
                 head = "This setting passes" if passed_here else "A setting of this session passes"
                 text = (f"<b>{head}: {setting}.</b><br>{escape(sentence(advice.rationale))}. Run the full-length "
                         "test with it to qualify the storage.")
-            self.apply.setEnabled(False)
         elif advice.status == "host_bound":
             known = (f"the storage carried at least {advice.max_passing_iops:,.0f} transactional IOPS within the "
                      "thresholds" if advice.max_passing_iops else "no run measured the storage within the thresholds")
@@ -291,30 +285,9 @@ class ResultsView(QWidget):
                     f"{escape(sentence(advice.rationale))}.")
             if advice.capacity:
                 text += f"<br>It carries {escape(advice.capacity)}, at {setting}."
-            self.apply.setEnabled(False)
         elif advice.status == "io_errors":
             text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(sentence(advice.rationale))}."
-            self.apply.setEnabled(False)
         else:
             carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
             text = f"<b>Out of reach on this storage.</b><br>{escape(sentence(advice.rationale))}.{carries}"
-            self.apply.setEnabled(False)
         self.advice.setText(text + notes)
-
-
-def full_length_setting(result: RunResult, advice: Advice | None) -> tuple[int, int] | None:
-    """The setting a full-length run would qualify: this tuning run's when it passed, else the session's setting that
-    passed (the advisor converged on it) when this run did not qualify the storage. None for a scan, a replay, an
-    open-ended run or a search for the most the storage carries: only a setting that passed is worth two hours (or a
-    day) of the storage."""
-    config, summary = result.configuration, result.summary
-    if config.open_ended or result.scan is not None or result.recovery is not None:
-        return None
-    if summary.run_kind == RunKind.TUNING and summary.verdict == Outcome.PASS:
-        return summary.threads, summary.sluggish_sessions
-    qualified = summary.run_kind == RunKind.QUALIFICATION and summary.verdict == Outcome.PASS
-    if advice is None or advice.status != "converged" or config.seeks_maximum or qualified:
-        return None
-    return advice.threads, advice.sluggish_sessions
-
-
