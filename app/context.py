@@ -11,11 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.model.config import TestConfig
-from engine.protocol import EmitFn, ResultEvent, RunEvent
+from engine.protocol import EmitFn, LogEvent, ResultEvent, RunEvent
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulation import PROFILES, StorageModel, runner_for
-from engine.run.sinks import fan_out
+from engine.run.sinks import fan_out, log_line
 from engine.run.sweep import SweepPlan
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store
@@ -51,14 +51,17 @@ class JetstressResults:
     def __init__(self, folder: Path, run_folder: Path) -> None:
         self.folder, self.run_folder = folder, run_folder
         self.say: Callable[[str, str], None] = lambda _message, _level: None
+        self.log: list[str] = []  # the test log's lines as they come, as the run folder's test.log has them
 
     def __call__(self, event: RunEvent) -> None:
+        if isinstance(event, LogEvent):
+            self.log.append(log_line(event))
         if not isinstance(event, ResultEvent):
             return
-        from reporting.jetstress_files import JetstressFileError, read_log, write_jetstress_files  # loads at a run's end
+        from reporting.jetstress_files import JetstressFileError, write_jetstress_files  # loads at a run's end
 
         try:
-            written = write_jetstress_files(event.result, read_log(self.run_folder), self.folder, self.run_folder)
+            written = write_jetstress_files(event.result, self.log, self.folder, self.run_folder)
         except JetstressFileError as exc:
             self.say(f"the Jetstress-layout result files were not written: {exc}", "warning")
             return

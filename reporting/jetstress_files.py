@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.io.safety import UnsafePathError, write_text
-from engine.results.document import LOG_FILE
 from engine.results.schema import RunResult
 from reporting.jetstress_html import jetstress_html
 from reporting.jetstress_model import jetstress_report
@@ -22,13 +21,6 @@ HEAD_BYTES = 512  # the mark is within the file's first lines
 
 class JetstressFileError(Exception):
     """A result file cannot be written: the message says which and why."""
-
-
-def read_log(folder: Path) -> list[str]:
-    try:
-        return (folder / LOG_FILE).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
 
 
 def _is_this_runs(path: Path, mark: str) -> bool:

@@ -10,6 +10,7 @@ counters of `disk-subsystem-total`.
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -157,6 +158,9 @@ def test_cmd_runs_a_jetstress_configuration_twice_and_the_runbook_reads_the_newe
     assert results[-1].configuration.thread_count == 2 and results[-1].configuration.duration_s == 2
     log = (sorted(out.glob("jetwise-run-*"))[-1] / "test.log").read_text(encoding="utf-8")
     assert "Jetstress-layout result files: Performance_" in log
+    # the result files carry the run's test log as it went, each line as test.log has it
+    ended = next(line for line in log.splitlines() if " -- Test ends: " in line)
+    assert html.escape(ended, quote=False) in latest.read_text(encoding="utf-8")
 
     killed = tmp_path / "killed"
     shutil.copytree(sorted(out.glob("jetwise-run-*"))[-1], killed)
