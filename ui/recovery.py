@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
 from engine.model.derive import achieved_words
 from engine.model.units import format_duration, sentence
 from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
 from engine.results.verdict import was_measured
-from engine.workload.logstream import LOG_DATA_BYTES
 
 
 def average_words(recovery: RecoveryResult) -> str:

@@ -16,7 +16,7 @@ from pathlib import Path, PureWindowsPath
 from engine.io.files import backup_file_path, database_file_path, database_files, log_file_path
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
-from engine.io.platform import IoBackend, UnbufferedProbe
+from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.safety import link_problem, system_folder_problem
 from engine.model.config import (
     LOG_FILE_SIZE_BYTES,
@@ -65,8 +65,10 @@ def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     return None, f"{path} does not exist (nor does {parent})"
 
 
-def check_environment(config: TestConfig, backend: IoBackend) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
-    """Check folders, writability, free space, unbuffered I/O and existing files."""
+def check_environment(config: TestConfig, backend: IoBackend | None = None) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+    """Check folders, writability, free space, unbuffered I/O (through `backend`, this platform's unless given) and
+    existing files."""
+    backend = backend or default_backend()
     problems: list[Problem] = []
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate

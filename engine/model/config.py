@@ -32,15 +32,18 @@ from engine.model.profile import (
 from engine.model.units import MIB
 
 __all__ = [  # the parts in engine.model.profile are read through here too
-    "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES", "MAX_THREADS",
-    "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES",
-    "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile", "MaximumLatency", "OperationMix", "ReportDetails",
-    "Scenario", "TestConfig", "TestType", "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config",
+    "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_DATA_BYTES", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES",
+    "LOG_HEADER_BYTES", "MAX_THREADS", "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES",
+    "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES", "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile",
+    "MaximumLatency", "OperationMix", "ReportDetails", "Scenario", "TestConfig", "TestType", "ThreadWeight",
+    "ThresholdSet", "Thresholds", "cli", "default_config",
 ]
 
 SCHEMA_VERSION: Literal[1] = 1
 PAGE_SIZE_BYTES = 32 * 1024
 LOG_FILE_SIZE_BYTES = 1 * MIB
+LOG_HEADER_BYTES = 4096  # sector 0 of each log file is its header
+LOG_DATA_BYTES = LOG_FILE_SIZE_BYTES - LOG_HEADER_BYTES  # what a log file holds of the log
 LOG_FILES_PER_DATABASE = 16
 MIN_DATABASE_PAGES = 64
 MAX_DURATION_S = 30 * 86400.0  # the longest test: a month

@@ -17,11 +17,10 @@ import traceback
 from collections.abc import Callable
 
 from engine.io.platform import IoBackend
-from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
 from engine.run.messages import DatabaseProgress, LogsGenerated, RecoveryReport, WorkerMessage
 from engine.workload.context import Say
 from engine.workload.instance import Instance, InstancePlan
-from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally, Replay
 
 PROGRESS_EVERY_S = 1.0

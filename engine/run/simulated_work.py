@@ -23,7 +23,7 @@ import random
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, RunTimes
@@ -33,7 +33,6 @@ from engine.run.scanning import scan_groups
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, mix_of, solve
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
-from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import DB_READ, LOG_READ, LOG_WRITE, InstanceInterval

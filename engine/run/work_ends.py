@@ -9,9 +9,8 @@ lengths as it began and as it ended say how much it grew them (`engine.workload.
 from __future__ import annotations
 
 from engine.io.files import database_sizes
-from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
 from engine.protocol import Phase
-from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 

@@ -28,15 +28,14 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.io.pages import SECTOR_BYTES, BlockWriter, LogRecord
+from engine.io.pages import BlockWriter, LogRecord
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.model.config import LOG_DATA_BYTES, LOG_HEADER_BYTES
 from engine.workload.context import InstanceContext, timed_io
 from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import LOG_WRITE, ThreadMeter
 
-LOG_DATA_START = SECTOR_BYTES  # sector 0 of each log file is its header
-LOG_DATA_BYTES = LOG_FILE_SIZE_BYTES - LOG_DATA_START
+LOG_DATA_START = LOG_HEADER_BYTES  # sector 0 of each log file is its header (`engine.model.config`)
 LOG_MAX_WRITE_BYTES = 64 * 1024
 # Calibrated against the reference report: with 70 % lazy commits these give about
 # 0.21 log writes per database transfer and 4.8 KB log writes on 512-byte sectors.

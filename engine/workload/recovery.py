@@ -42,12 +42,12 @@ from engine.io.pages import (
 )
 from engine.io.parts import open_database, split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
 from engine.workload.context import Say
 from engine.workload.errors import LOG_SECTOR, PAGE, Unit, ese_error
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, InstancePlan
-from engine.workload.logstream import LOG_DATA_BYTES, LOG_DATA_START
+from engine.workload.logstream import LOG_DATA_START
 from engine.workload.scan import ProgressFn
 
 REPLAY_LOG_READ_BYTES = 256 * 1024  # log files are read whole, in reads of this size

@@ -18,7 +18,7 @@ import pytest
 from engine.io.files import database_file_path, log_sector_bytes, prepare_logs
 from engine.io.pages import ErrorKind
 from engine.io.platform import default_backend
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.config import LOG_DATA_BYTES, PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.results.document import RESULT_FILE, read_result
 from engine.results.schema import RESULT_SCHEMA_VERSION
@@ -26,7 +26,7 @@ from engine.run.runner import Runner
 from engine.workload.background import Replication
 from engine.workload.context import InstanceContext, RunClock
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
-from engine.workload.logstream import LOG_DATA_BYTES, LOG_DATA_START, LogWriter
+from engine.workload.logstream import LOG_DATA_START, LogWriter
 from engine.workload.stats import ThreadMeter
 from reporting.bundle import load_run
 from reporting.document import render_html

@@ -10,12 +10,12 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWizard
 
 from engine.model import config as model
+from engine.model.config import LOG_DATA_BYTES
 from engine.model.units import format_duration
 from engine.protocol import PHASE_WORDS, Phase, ProgressEvent
 from engine.results.recovery import judge_recovery, recovery_result
 from engine.results.schema import Outcome
 from engine.results.verdict import Verdict
-from engine.workload.logstream import LOG_DATA_BYTES
 from engine.workload.recovery import RecoveryTally
 from tests.conftest import small_config
 from tests.engine.test_report import known_result

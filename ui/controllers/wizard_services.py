@@ -18,7 +18,6 @@ from PySide6.QtCore import QSettings
 
 from engine.io import safety
 from engine.io.files import database_file_path
-from engine.io.platform import default_backend
 from engine.io.preflight import check_environment, existing_folder
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
@@ -112,7 +111,7 @@ def make_folders(config: TestConfig) -> list[str]:
 def check_machine(config: TestConfig) -> MachineCheck:
     """The per-row checks: folder, writable, free space against need, shared volume, unbuffered I/O."""
     attach = config.database_source == DatabaseSource.ATTACH
-    problems, probes = check_environment(config, default_backend())
+    problems, probes = check_environment(config)
     rows: dict[int, list[tuple[str, str]]] = {}
     devices: dict[int, list[int]] = {}
     for row, spec in enumerate(config.databases):
