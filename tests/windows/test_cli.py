@@ -114,3 +114,21 @@ def test_a_link_or_a_junction_where_jetwise_writes_is_refused_and_its_target_kep
     done = jetwise(PROGRAM, "run", str(config), "--output", str(planted.parent), cwd=tmp_path)
     assert done.returncode == ExitCode.INVALID and str(planted) in done.stderr
     assert victim.read_text() == "kept"
+
+
+def test_an_instance_of_two_database_files_runs_and_is_checked_through_the_windows_backend(tmp_path):
+    config = small_config(PROGRAM, tmp_path)
+    data = json.loads(config.read_text(encoding="utf-8"))
+    data["databases"][0]["more_database_paths"] = [str(tmp_path / "DB1b")]
+    config.write_text(json.dumps(data), encoding="utf-8")
+    done = jetwise(PROGRAM, "run", str(config), "--output", str(tmp_path / "run"), cwd=tmp_path, timeout=600)
+    assert done.returncode in (ExitCode.PASS, ExitCode.FAIL), done.stdout + done.stderr
+    second = tmp_path / "DB1b" / "Jetwise001-2.jwdb"
+    result = json.loads((tmp_path / "run" / "result.json").read_text(encoding="utf-8"))
+    assert second.is_file() and result["instances"][0]["more_database_files"] == [str(second)]
+    data["test_type"] = "database_checksum"
+    (tmp_path / "check.json").write_text(json.dumps(data), encoding="utf-8")
+    checked = jetwise(PROGRAM, "run", "check.json", "--output", str(tmp_path / "check"), cwd=tmp_path, timeout=600)
+    assert checked.returncode == ExitCode.PASS, checked.stdout + checked.stderr
+    scan = json.loads((tmp_path / "check" / "result.json").read_text(encoding="utf-8"))["scan"]["databases"][0]
+    assert scan["more_database_files"] == [str(second)] and scan["seen_pages"] == scan["pages"] > 0
