@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
 from engine.io.files import backup_file_path, database_file_path, database_files, log_file_path
@@ -65,10 +66,33 @@ def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     return None, f"{path} does not exist (nor does {parent})"
 
 
-def check_environment(config: TestConfig, backend: IoBackend | None = None) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+@dataclass(frozen=True)
+class FolderFacts:
+    """What preflight found of a folder a run works in: the folder it checked (the folder, or the one it will be made
+    in), whether it exists yet, its volume, the volume's free space and what unbuffered I/O does there."""
+
+    checked: Path
+    exists: bool
+    device: int
+    free_bytes: int
+    probe: UnbufferedProbe
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """Preflight's answer: the problems in words, and the facts they were found from (each usable folder by its
+    field path, each probe by its folder), for a front end to show without looking again."""
+
+    problems: list[Problem]
+    probes: dict[Path, UnbufferedProbe]
+    folders: dict[str, FolderFacts]
+
+
+def check_environment(config: TestConfig, backend: IoBackend | None = None) -> Preflight:
     """Check folders, writability, free space, unbuffered I/O (through `backend`, this platform's unless given) and
     existing files."""
     backend = backend or default_backend()
+    facts: dict[str, FolderFacts] = {}
     problems: list[Problem] = []
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
@@ -109,6 +133,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> t
                 )
             device = os.stat(folder).st_dev
             device_folder.setdefault(device, folder)
+            facts[field] = FolderFacts(folder, path.is_dir(), device, shutil.disk_usage(folder).free, probe)
             if part is not None:
                 db_file = database_file_path(path, index, part)
                 needed = config.database_size_bytes
@@ -190,7 +215,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> t
                                         f"replay per instance ({format_bytes(LOG_FILE_SIZE_BYTES)} each) do not fit"))
                 continue
             problems.append(Problem(_first_field_on(config, device), words))
-    return problems, probes
+    return Preflight(problems, probes, facts)
 
 
 def _backup_problems(
@@ -288,6 +313,5 @@ def _first_field_on(config: TestConfig, device: int) -> str:
 
 def validate_config(config: TestConfig, backend: IoBackend) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
     """All checks for a model: rules first, then the machine."""
-    problems = check_rules(config)
-    env_problems, probes = check_environment(config, backend)
-    return problems + env_problems, probes
+    found = check_environment(config, backend)
+    return check_rules(config) + found.problems, found.probes

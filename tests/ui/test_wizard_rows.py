@@ -11,8 +11,11 @@ from PySide6.QtCore import Qt, QThreadPool
 from PySide6.QtWidgets import QWizard
 
 from engine.io.locks import FolderLocks
+from engine.io.platform import UnbufferedProbe
+from engine.io.preflight import FolderFacts, Preflight
 from engine.model.config import default_config
 from tests.ui.test_wizard_checks import _event_loop_turns
+from ui.controllers import wizard_services
 from ui.controllers.wizard_services import check_machine, same_volume_words
 from ui.wizard import PAGE_DATABASES
 from ui.wizard.rows import COLUMNS, fix_rows_words
@@ -223,3 +226,13 @@ def test_an_instances_more_database_folders_are_typed_in_its_row_checked_there_a
     qtbot.waitUntil(lambda: _next_enabled(window), timeout=10_000)
     window.wizard.load_config(config, session="rows")  # loaded again, as a saved configuration is
     assert _cell(page, 0, more) == f"{tmp_path / 'data' / 'DB1b'}; {tmp_path / 'data' / 'DB1c'}"
+
+
+def test_a_rows_tick_says_what_preflight_found_not_a_second_look(tmp_path, monkeypatch):
+    config = _small(tmp_path / "data")
+    facts = FolderFacts(tmp_path, True, 7, 3 * 1024**4, UnbufferedProbe(True, False, "ok"))
+    found = Preflight([], {}, {"databases[0].database_path": facts, "databases[1].database_path": facts})
+    monkeypatch.setattr(wizard_services, "check_environment", lambda _config: found)
+    rows = check_machine(config).rows
+    assert rows[0][0] == ("✓ exists, writable, unbuffered I/O; 3.0 TB free for 200.0 MB", "ok")
+    assert same_volume_words([1]) in [text for text, _ in rows[1]]  # the volume preflight found them on

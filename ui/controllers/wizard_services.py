@@ -9,8 +9,6 @@ unbuffered I/O, the free space against the need, and rows that share a volume. I
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from PySide6.QtCore import QSettings
 
 from engine.io import safety
 from engine.io.files import database_file_path
-from engine.io.preflight import check_environment, existing_folder
+from engine.io.preflight import check_environment
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
@@ -111,7 +109,8 @@ def make_folders(config: TestConfig) -> list[str]:
 def check_machine(config: TestConfig) -> MachineCheck:
     """The per-row checks: folder, writable, free space against need, shared volume, unbuffered I/O."""
     attach = config.database_source == DatabaseSource.ATTACH
-    problems, probes = check_environment(config)
+    found = check_environment(config)
+    problems = found.problems
     rows: dict[int, list[tuple[str, str]]] = {}
     devices: dict[int, list[int]] = {}
     for row, spec in enumerate(config.databases):
@@ -119,21 +118,18 @@ def check_machine(config: TestConfig) -> MachineCheck:
         for problem in problems:
             if problem.field.startswith(f"databases[{row}]."):
                 messages.append((problem.message, "error" if problem.severity == Severity.ERROR else "warning"))
-        folder, _ = existing_folder(spec.database_path)
-        if folder is not None:
-            device = os.stat(folder).st_dev
-            devices.setdefault(device, []).append(row)
-            free = shutil.disk_usage(folder).free
-            probe = probes.get(folder)
+        facts = found.folders.get(f"databases[{row}].database_path")  # preflight's own findings, not looked up again
+        if facts is not None:
+            devices.setdefault(facts.device, []).append(row)
             if not any(kind == "error" for _m, kind in messages):
                 if attach:
                     where = f"attaches {database_file_path(spec.database_path, row).name}"
                 else:
-                    where = "exists" if spec.database_path.is_dir() else "will be created"
-                unbuffered = "unbuffered I/O" if probe is not None and probe.representative else "buffered only"
+                    where = "exists" if facts.exists else "will be created"
+                unbuffered = "unbuffered I/O" if facts.probe.representative else "buffered only"
                 files = len(spec.database_paths)
                 more = f" (and {files - 1} more file{'s' if files > 2 else ''} of this size)" if files > 1 else ""
-                messages.insert(0, (f"✓ {where}, writable, {unbuffered}; {format_bytes(free)} free for "
+                messages.insert(0, (f"✓ {where}, writable, {unbuffered}; {format_bytes(facts.free_bytes)} free for "
                                     f"{format_bytes(config.database_size_bytes)}{more}", "ok"))
         rows[row] = messages
     for shared in devices.values():
