@@ -217,17 +217,9 @@ class Tuner:
         while (config := self.next_run()) is not None:
             progress(self.describe_next())
             result = run_one(config, len(self.runs) + 1, self.next_sweep())
-            for step in result.sweep.steps if result.sweep else []:
-                progress(f"  step {step.step + 1}: {step.threads} threads / SluggishSessions {step.sluggish_sessions}: "
-                         f"{step.transactional_iops:,.1f} IOPS, reads {step.db_read_avg_latency_ms:.1f} ms: "
-                         + ("kept the thresholds" if step.latency_ok else "broke them")
-                         + (" (host-bound)" if step.host_bound else ""))
-            s = result.summary
-            progress(
-                f"  achieved {achieved_words(s.achieved_transactional_iops, s.target_transactional_iops)}, "
-                f"reads {s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: "
-                f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
-            )
+            for line in step_lines(result):
+                progress(f"  {line}")
+            progress(f"  {run_line(len(self.runs) + 1, result)}")
             self.record(result)
         return self.outcome()
 
@@ -248,3 +240,21 @@ class Tuner:
             best_iops if best_iops is not None and math.isfinite(best_iops) else None,
             [step for r in self.runs for step in step_summary(r)],
         )
+
+
+def run_line(number: int, result: RunResult) -> str:
+    """A tuning run in one line, as the console and the window list them: its setting, what it achieved, its verdict."""
+    s = result.summary
+    swept = "" if result.sweep is None else f"load sweep of {len(result.sweep.steps)} step(s), judged at "
+    return (f"Run {number}: {swept}{s.threads} threads / SluggishSessions {s.sluggish_sessions} → achieved "
+            f"{achieved_words(s.achieved_transactional_iops, s.target_transactional_iops)}, reads "
+            f"{s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: {s.verdict.value.upper()}"
+            + (" (host-bound)" if s.host_bound else ""))
+
+
+def step_lines(result: RunResult) -> list[str]:
+    """A load sweep's steps, a line each: its setting, what it carried, whether it kept the thresholds."""
+    return [f"step {step.step + 1}: {step.threads} threads / SluggishSessions {step.sluggish_sessions}: "
+            f"{step.transactional_iops:,.1f} IOPS, reads {step.db_read_avg_latency_ms:.1f} ms: "
+            + ("kept the thresholds" if step.latency_ok else "broke them") + (" (host-bound)" if step.host_bound else "")
+            for step in (result.sweep.steps if result.sweep else [])]

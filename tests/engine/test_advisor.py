@@ -14,7 +14,7 @@ from engine.run.sweep import plan_sweep
 from engine.tuning.advisor import advise, capacity_words, setting_for
 from engine.tuning.evidence import RunPoint
 from engine.tuning.fit import fit
-from engine.tuning.tuner import Tuner, calibration_rule
+from engine.tuning.tuner import Tuner, calibration_rule, run_line, step_lines
 from tests.engine.steady import steady_iops
 
 
@@ -340,3 +340,15 @@ def test_the_tuner_stops_after_a_run_that_failed_on_io_errors_saying_so_first(tm
     assert tuner.advice.notes[0].startswith("The storage returned corrupt data: 1 bad checksum")
     again = Tuner(config, [*tuner.runs])  # a new tuning after the fix retries the setting that met the errors
     assert again.next_run() is not None and again.next_run().thread_count == run.thread_count
+
+
+def test_the_console_and_the_window_say_each_tuning_run_in_the_same_words(tmp_path):
+    config = _config(tmp_path)
+    said: list[str] = []
+    tuner = Tuner(config)
+    outcome = tuner.run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"), said.append)
+    lines = [run_line(number, result) for number, result in enumerate(tuner.runs, start=1)]
+    assert len(lines) == len(outcome.runs) >= 2 and all(f"  {line}" in said for line in lines)
+    first = tuner.runs[0]
+    assert lines[0].startswith(f"Run 1: load sweep of {len(first.sweep.steps)} step(s), judged at ")
+    assert [f"  {line}" for line in step_lines(first)] == [line for line in said if line.startswith("  step ")]

@@ -42,7 +42,7 @@ from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.tuner import MAX_RUNS, Tuner
+from engine.tuning.tuner import MAX_RUNS, Tuner, run_line
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
@@ -301,13 +301,7 @@ class RunController(QObject):
             return
         tuner.record(result)
         self.display.show_sweep(result, tuner.advice)  # a sweep's chosen setting, on its curve
-        s = result.summary
-        swept = "" if result.sweep is None else f"load sweep of {len(result.sweep.steps)} step(s), judged at "
-        self.tuning_log.append(
-            f"Run {len(tuner.runs)}: {swept}{s.threads} threads / SluggishSessions {s.sluggish_sessions} → "
-            f"{s.achieved_transactional_iops:,.0f} IOPS, reads {s.db_read_avg_latency_ms:.1f} ms: "
-            f"{s.verdict.value.upper()}" + (" (host-bound)" if s.host_bound else "")
-        )
+        self.tuning_log.append(run_line(len(tuner.runs), result))
         self.display.show_iterations(self.tuning_log)
         following = tuner.next_run()
         if following is not None:
