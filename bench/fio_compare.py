@@ -17,7 +17,9 @@ virtual disk's throughput drifts by several percent from one run to the next.
 
 Jetwise runs one worker process per database, as many as there are cores; fio gets the
 same number of files with the same total size. With fewer threads than databases, the
-run uses one database per thread.
+run uses one database per thread. With `--one-instance`, the files are one instance's database
+files (Jetstress's DatabasePaths: `more_database_paths`), driven by one worker process through
+`engine.io.parts`; compare it with `--databases 1` to see what the routing costs.
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ ALL_READS = {"insert_percent": 0, "delete_percent": 0, "replace_percent": 0, "re
 
 
 def run_jetwise(
-    folders: list[Path], threads: int, seconds: float, out: Path, workload: str, *, verify: bool = True
+    folders: list[Path], threads: int, seconds: float, out: Path, workload: str, *, verify: bool = True,
+    one_instance: bool = False,
 ) -> tuple[float, float]:
     """(IOPS, mean read latency ms) of Jetwise's engine attached to the database files.
 
@@ -67,10 +70,13 @@ def run_jetwise(
     only (`thread_weight: reads-only`), as fio's jobs do: this measures the engine's I/O path, not
     what a Jetstress thread spends besides its I/O (bench/thread_weight.py).
     """
+    databases: list[dict[str, object]] = [{"database_path": str(f), "log_path": str(f / "logs")} for f in folders]
+    if one_instance:
+        databases = [{**databases[0], "more_database_paths": [str(f) for f in folders[1:]]}]
     config = TestConfig.model_validate(
         {
-            "databases": [{"database_path": str(f), "log_path": str(f / "logs")} for f in folders],
-            "thread_count": threads,
+            "databases": databases,
+            "thread_count": max(threads, len(databases)),
             "thread_weight": "reads-only",
             "database_source": "attach",
             "duration_s": seconds,
@@ -107,6 +113,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--workload", choices=["reads", "model"], nargs="+", default=["reads", "model"])
     parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    parser.add_argument("--one-instance", action="store_true",
+                        help="the files are one instance's database files, in one worker process")
     parser.add_argument("--checksum-cost", action="store_true",
                         help="also run Jetwise without page checksum verification, interleaved, to show what it costs")
     args = parser.parse_args()
@@ -117,14 +125,20 @@ def main() -> int:
     try:
         pages = args.size_mb * 1024 * 1024 // PAGE_SIZE_BYTES
         backend = default_backend()
-        folders = []
+        folders: list[Path] = []
+        first = None
         for index in range(args.databases):
             folder = scratch / f"DB{index + 1}"
             (folder / "logs").mkdir(parents=True)
             unbuffered = backend.probe_unbuffered(folder).supported
-            prepare_database(backend, database_file_path(folder, index), pages, DatabaseSource.CREATE, unbuffered=unbuffered)
+            if args.one_instance:  # instance 1's files, the first's id on each
+                made = prepare_database(backend, database_file_path(folder, 0, index), pages, DatabaseSource.CREATE,
+                                        unbuffered=unbuffered, first=first if index else None, part=index)
+                first = made if index == 0 else first
+            else:
+                prepare_database(backend, database_file_path(folder, index), pages, DatabaseSource.CREATE, unbuffered=unbuffered)
             folders.append(folder)
-        files = [database_file_path(f, i) for i, f in enumerate(folders)]
+        files = [database_file_path(f, 0, i) if args.one_instance else database_file_path(f, i) for i, f in enumerate(folders)]
         # fio's writes would overwrite Jetwise's page headers: for randrw it gets files of its own
         fio_files = [scratch / f"fio-{i + 1}.dat" for i in range(args.databases)]
         rows = []
@@ -136,13 +150,14 @@ def main() -> int:
             print(f"{'threads':>7} {'files':>5} {'fio IOPS':>10} {'Jetwise IOPS':>12} {'IOPS ratio':>10} "
                   f"{'fio ms':>8} {'Jetwise ms':>10} {'lat ratio':>9}")
             for threads in args.threads:
-                used = min(args.databases, threads)
+                used = args.databases if args.one_instance else min(args.databases, threads)
                 fio_paths = (files if workload == "reads" else fio_files)[:used]
                 fio_runs, jw_runs, plain_runs = [], [], []
                 for repeat in range(args.repeats):
                     fio_runs.append(run_fio(fio_paths, threads, args.seconds, pages * PAGE_SIZE_BYTES, workload))
                     out = scratch / f"{workload}-{threads}-{repeat}"
-                    jw_runs.append(run_jetwise(folders[:used], threads, args.seconds, out, workload))
+                    jw_runs.append(run_jetwise(folders[:used], threads, args.seconds, out, workload,
+                                               one_instance=args.one_instance))
                     if args.checksum_cost:
                         plain = scratch / f"{workload}-{threads}-{repeat}-no-verify"
                         plain_runs.append(run_jetwise(folders[:used], threads, args.seconds, plain, workload, verify=False))
