@@ -64,6 +64,7 @@ JOBS: dict[str, dict[str, str]] = {
         "run/recovering.py": "A worker's side of a Soft Recovery test",
         "run/runner.py": "Runs a test",
         "run/samples.py": "What a run's samples tell after the fact",
+        "run/scan_plan.py": "A Checksum or Backup test's plan: which databases are read at once, how deep",
         "run/scanning.py": "A worker's side of a Checksum or Backup test",
         "run/settling.py": "When a calibration run has settled, and which of its samples are judged",
         "run/simulated_draws.py": "The simulated device's I/O draws",

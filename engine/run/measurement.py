@@ -39,7 +39,7 @@ from engine.results.schema import (
 )
 from engine.results.spikes import WATCHED, LatencySpikes
 from engine.results.verdict import judge, judged_window
-from engine.run.scanning import scan_plan
+from engine.run.scan_plan import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan

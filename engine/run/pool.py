@@ -44,7 +44,7 @@ from engine.run.messages import (
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
-from engine.run.scanning import scan_groups
+from engine.run.scan_plan import scan_groups
 from engine.run.work_ends import WorkEnds
 from engine.run.worker import assign_groups
 

@@ -28,7 +28,7 @@ from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
-from engine.run.scanning import scan_order_words
+from engine.run.scan_plan import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
 from engine.run.sweep import SweepPlan

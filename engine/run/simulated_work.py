@@ -29,7 +29,7 @@ from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
-from engine.run.scanning import scan_groups
+from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, mix_of, solve
 from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES

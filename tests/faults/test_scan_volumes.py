@@ -22,7 +22,7 @@ from engine.model.config import DatabaseSpec
 from engine.results.document import read_samples
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
-from engine.run.scanning import BACKUP_DEPTH, scan_depth, scan_groups
+from engine.run.scan_plan import BACKUP_DEPTH, scan_depth, scan_groups
 from tests.conftest import small_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="the slow device locks with flock")]

@@ -20,7 +20,7 @@ from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis
-from engine.run.scanning import scan_order_words
+from engine.run.scan_plan import scan_order_words
 from engine.run.sweep import plan_sweep
 from engine.tuning.tuner import MAX_RUNS, calibration_rule
 from ui.scans import type_words
