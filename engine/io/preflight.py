@@ -24,7 +24,6 @@ from engine.model.config import (
     LOG_FILES_PER_DATABASE,
     PAGE_SIZE_BYTES,
     DatabaseSource,
-    DatabaseSpec,
     TestConfig,
     TestType,
 )
@@ -102,7 +101,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
     device_folder: dict[int, Path] = {}
 
     for index, spec in enumerate(config.databases):
-        for field, path, part in _folders_of(index, spec):
+        for field, path, part in spec.folders(index):
             folder, missing = existing_folder(path)
             if folder is None:
                 problems.append(Problem(field, missing or f"{path} is not usable"))
@@ -257,18 +256,11 @@ def _backup_problems(
     return problems
 
 
-def _folders_of(index: int, spec: DatabaseSpec) -> list[tuple[str, Path, int | None]]:
-    """Instance `index`'s folders, each with its field and, for a database folder, which of its files goes there."""
-    first = [(f"databases[{index}].database_path", spec.database_path, 0)]
-    more = [(f"databases[{index}].more_database_paths[{n}]", path, n + 1) for n, path in enumerate(spec.more_database_paths)]
-    return [*first, *more, (f"databases[{index}].log_path", spec.log_path, None)]
-
-
 def run_folders(config: TestConfig) -> list[tuple[str, Path]]:
     """Each database, log and backup folder a run works in, with the field that names it, once each."""
     seen: dict[Path, str] = {}
     for index, spec in enumerate(config.databases):
-        for field, path, _ in _folders_of(index, spec):
+        for field, path, _ in spec.folders(index):
             seen.setdefault(Path(os.path.abspath(path)), field)
     if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
         seen.setdefault(Path(os.path.abspath(config.backup_path)), "backup_path")
@@ -304,7 +296,7 @@ def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
 
 def _first_field_on(config: TestConfig, device: int) -> str:
     for index, spec in enumerate(config.databases):
-        for field, path, _ in _folders_of(index, spec):
+        for field, path, _ in spec.folders(index):
             folder, _ = existing_folder(path)
             if folder is not None and os.stat(folder).st_dev == device:
                 return field

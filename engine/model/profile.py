@@ -251,3 +251,10 @@ class DatabaseSpec(ConfigPart):
     def database_paths(self) -> list[Path]:
         """The folder of each of the instance's database files, the first first."""
         return [self.database_path, *self.more_database_paths]
+
+    def folders(self, index: int) -> list[tuple[str, Path, int | None]]:
+        """Instance `index`'s folders, each with its field path and, for a database folder, which of its files goes
+        there (None: the log folder)."""
+        more = [(f"databases[{index}].more_database_paths[{n}]", path, n + 1) for n, path in enumerate(self.more_database_paths)]
+        return [(f"databases[{index}].database_path", self.database_path, 0), *more,
+                (f"databases[{index}].log_path", self.log_path, None)]

@@ -11,7 +11,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -86,13 +85,6 @@ def validate_data(data: Mapping[str, Any] | str) -> tuple[TestConfig | None, lis
         return None, problems_from_validation_error(exc)
 
 
-def _database_folders(config: TestConfig) -> list[tuple[str, int, Path]]:
-    """Every database file's folder, with its field and its instance."""
-    return [(f"databases[{index}].database_path", index, spec.database_path) for index, spec in enumerate(config.databases)] + [
-        (f"databases[{index}].more_database_paths[{n}]", index, path)
-        for index, spec in enumerate(config.databases) for n, path in enumerate(spec.more_database_paths)]
-
-
 def check_rules(config: TestConfig) -> list[Problem]:
     """Checks across fields that need no file system."""
     problems: list[Problem] = []
@@ -104,10 +96,12 @@ def check_rules(config: TestConfig) -> list[Problem]:
                 f"each database needs at least one thread",
             )
         )
-    for what, folders in (("folder", _database_folders(config)), ("log folder", [
-            (f"databases[{index}].log_path", index, spec.log_path) for index, spec in enumerate(config.databases)])):
+    every = [(field, index, path, part) for index, spec in enumerate(config.databases)
+             for field, path, part in spec.folders(index)]
+    database_folders = [f for f in every if f[3] == 0] + [f for f in every if f[3]]  # every instance's first, then more
+    for what, folders in (("folder", database_folders), ("log folder", [f for f in every if f[3] is None])):
         seen: dict[str, int] = {}
-        for field, index, folder in folders:
+        for field, index, folder, _ in folders:
             key = os.path.normcase(os.path.normpath(str(folder)))
             if key in seen:
                 who = (f"database {index + 1} has two files in {folder}; give each database file"
