@@ -99,6 +99,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
     log_sets: dict[int, int] = defaultdict(int)  # device -> instances whose logs go there
     device_paths: dict[int, list[str]] = defaultdict(list)
     device_folder: dict[int, Path] = {}
+    free_space: dict[int, int] = {}  # device -> bytes free, read once for the folders' facts and the space check
 
     for index, spec in enumerate(config.databases):
         for field, path, part in spec.folders(index):
@@ -132,7 +133,9 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                 )
             device = os.stat(folder).st_dev
             device_folder.setdefault(device, folder)
-            facts[field] = FolderFacts(folder, path.is_dir(), device, shutil.disk_usage(folder).free, probe)
+            if device not in free_space:
+                free_space[device] = shutil.disk_usage(folder).free
+            facts[field] = FolderFacts(folder, path.is_dir(), device, free_space[device], probe)
             if part is not None:
                 db_file = database_file_path(path, index, part)
                 needed = config.database_size_bytes
@@ -204,7 +207,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
 
     for device, needed in needs.items():
         folder = device_folder[device]
-        free = shutil.disk_usage(folder).free
+        free = free_space[device] if device in free_space else shutil.disk_usage(folder).free  # a backup folder's own
         if needed > free:
             what = ", ".join(device_paths[device])
             words = f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there"
