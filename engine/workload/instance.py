@@ -237,8 +237,9 @@ class Instance:
                 if parts > 1:  # one of the instance's database files, each alike (they are made the same size)
                     part = int(chance() * parts)
                     growth, base = growths[part], part_base(part)
-                last_page = base + growth.used - 1  # leaves are pages 1 .. used-1 of a file; page 0 is its header
-                page = base + 1 + int(chance() * (growth.used - 1))
+                leaves = growth.used - 1  # leaves are pages 1 .. used-1 of a file; page 0 is its header
+                last_page = base + leaves
+                page = base + 1 + int(chance() * leaves)
                 hits, misses, stalls = levels, 0, 0
                 state = fault(page)
                 if state == HIT:
