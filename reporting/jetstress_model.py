@@ -16,7 +16,7 @@ from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
 from engine.results.figures import database_bytes
-from engine.results.schema import Figures, InstanceResult, Outcome, RunResult, Spread
+from engine.results.schema import Figures, Outcome, RunResult, Spread
 from engine.version import __version__
 from reporting import jetstress_scan
 from reporting.document import total_row
@@ -213,14 +213,8 @@ def _system(result: RunResult) -> Section:
 
 def _configuration(result: RunResult) -> Section:
     return Section("Database Configuration", "database-configuration", [
-        Row(i.name, f"Log Path: {i.log_path} Database: {_files(i)}") for i in result.instances])
-
-
-def _files(instance: InstanceResult) -> str:
-    """The instance's database files, as Jetstress's configuration section lists them."""
-    if not instance.database_file:
-        return instance.database_path
-    return ", ".join([instance.database_file, *instance.more_database_files])
+        Row(i.name, f"Log Path: {i.log_path} Database: {', '.join(i.database_files) or i.database_path}")
+        for i in result.instances])
 
 
 def _spread(name: str, spread: Spread) -> tuple[str, list[str]]:

@@ -240,6 +240,11 @@ class InstanceResult(Figures):
     database_bytes_initial: int | None = Field(None, description="The database file's length as the test began.")
     database_bytes_final: int | None = Field(None, description="Its length as the test ended: it grows as ESE's does.")
 
+    @property
+    def database_files(self) -> list[str]:
+        """The instance's database files, the first first; none where a result before files were named kept none."""
+        return [self.database_file, *self.more_database_files] if self.database_file else []
+
 
 class ErrorGroup(_Schema):
     """The I/O errors of one kind on one instance over the run: how many, ESE's error, and where the first was."""

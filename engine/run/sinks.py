@@ -45,10 +45,10 @@ SAMPLE_BYTES = 200  # what a sample takes in the samples file: about this much f
 SAMPLE_BYTES_PER_INSTANCE = 40  # ...and this much for each database instance (bench/day_long.py measures it)
 
 
-
 def log_line(event: LogEvent) -> str:
     """A line of the test log as `test.log` keeps it (and Jetstress's log reads): the server's clock, then the words."""
     return f"{event.time.astimezone():%Y-%m-%d %H:%M:%S} -- {event.message}"
+
 
 class SinkFailedError(Exception):
     """A sink cannot write any more; `reason` says why, for the run's aborted result."""
