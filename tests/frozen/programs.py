@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -41,9 +42,33 @@ def environment(home: Path) -> dict[str, str]:
     return env
 
 
+WINE_INTERNAL_ERROR = 1359  # ERROR_INTERNAL_ERROR: Wine's CreateProcess now and then fails to start a process
+LAUNCH_TRIES = 3
+
+
+def started(command: list[str], **options: Any) -> subprocess.Popen[str]:
+    """`subprocess.Popen(command, text=True, **options)`, tried again when Wine's CreateProcess fails with
+    ERROR_INTERNAL_ERROR before the program ran (seen once in a lane, between two launches that worked; Windows does
+    not); any other error, or the last try's, is raised."""
+    for _ in range(LAUNCH_TRIES - 1):
+        try:
+            return subprocess.Popen(command, text=True, **options)
+        except OSError as error:
+            if getattr(error, "winerror", None) != WINE_INTERNAL_ERROR:
+                raise
+    return subprocess.Popen(command, text=True, **options)
+
+
 def jetwise(program: list[str], *args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*program, *args], cwd=cwd, env=environment(cwd), capture_output=True, text=True,
-                          timeout=timeout)
+    with started([*program, *args], cwd=cwd, env=environment(cwd), stdout=subprocess.PIPE,
+                 stderr=subprocess.PIPE) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def small_config(program: list[str], folder: Path) -> Path:
@@ -64,8 +89,8 @@ def kill_when_measuring(program: list[str], folder: Path,
                    str(folder / "Log{n}"), "--mailboxes", "8", "--mailbox-size-mb", "1", "--cache-min-mb", "1",
                    "--cache-max-mb", "2", "--duration", "10m", "--warmup", "0s", cwd=folder)
     assert made.returncode == 0, made.stderr
-    runner = subprocess.Popen([*program, "run", "long.json", "--output", str(folder / "run")], cwd=folder,
-                              env=environment(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    runner = started([*program, "run", "long.json", "--output", str(folder / "run")], cwd=folder,
+                     env=environment(folder), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     said = said_until(runner)
     workers = [p for p in psutil.Process(runner.pid).children(recursive=True) if not is_wine_desktop(p)]
     before_kill(workers)
@@ -101,8 +126,8 @@ def window_run(program: list[str], folder: Path) -> tuple[dict[str, object], lis
     """`jetwise window CONFIG --start` to its result: the result document, and the command lines of the processes
     the window started (its engine, and the engine's workers)."""
     config = small_config(program, folder)
-    window = subprocess.Popen([*program, "window", str(config), "--start"], cwd=folder, env=environment(folder),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    window = started([*program, "window", str(config), "--start"], cwd=folder, env=environment(folder),
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seen: dict[int, list[str]] = {}
     deadline = time.monotonic() + WINDOW_WAIT_S
     results: list[Path] = []
