@@ -21,7 +21,7 @@ from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
-PROTOCOL_VERSION = 3  # the event stream's version; a front end refuses an engine that speaks another
+PROTOCOL_VERSION = 4  # the event stream's version (4: a sample carries counters); a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ CSV_COLUMNS = [
     "sweep_step", "threads", "sluggish_sessions",
     *(f"{stream}_{label}_latency_ms" for stream in ("db_read", "db_write", "log_write") for label in ("p50", "p99")),
 ]
-PERCENTILE_COLUMNS = CSV_COLUMNS[29:]  # the server's, where its histograms cover the row's span (15 s windows)
+PERCENTILE_COLUMNS = CSV_COLUMNS[29:]  # where the row's histograms cover its span (an instance's, 15 s windows)
 TOTAL = "_Total"  # the server's row: every instance together
 STAGE_CSV_COLUMNS = ["stage", "test_type", "run_folder"]  # a suite's CSV: which stage's run each row is of
 SCAN_PHASE = "scan"
@@ -61,32 +61,41 @@ def _after_samples(result: RunResult) -> tuple[list[str], list[list[Any]]]:
     return [], []
 
 
-def _percentiles(sample: IntervalSample) -> list[float | None]:
-    """The server's latency percentiles over the sample's span, when its histograms cover exactly that."""
-    latency = sample.latency
-    if latency is None or not math.isclose(latency.span_s, sample.duration_s, rel_tol=1e-6):
+def _percentiles(histograms: Mapping[str, Mapping[int, int]] | None) -> list[float | None]:
+    """Latency percentiles of the histograms that cover a row's span (none where they do not)."""
+    if histograms is None:
         return [None] * len(PERCENTILE_COLUMNS)
     values: list[float | None] = []
     for column in PERCENTILE_COLUMNS:
         stream, label = column.removesuffix("_latency_ms").rsplit("_", 1)
-        counts = latency.streams.get(stream)
+        counts = histograms.get(stream)
         values.append(percentiles_ms(counts, (int(label[1:]) / 100,))[label] if counts else None)
     return values
 
 
+def _server_histograms(sample: IntervalSample) -> Mapping[str, Mapping[int, int]] | None:
+    latency = sample.latency
+    return latency.streams if latency is not None and math.isclose(latency.span_s, sample.duration_s, rel_tol=1e-6) \
+        else None
+
+
 def sample_rows(samples: Iterable[IntervalSample]) -> Iterator[list[Any]]:
     """Rows of the CSV_COLUMNS: the server's (instance `_Total`) per interval, and each instance's where its
-    figures end (its duration is then the span they cover: a window of 15 s in a samples file). The server's
-    percentiles are given where exact: over a row of whole windows (an export at 15 s or a multiple of it)."""
+    counters end (its duration is then the span they cover: a window of 15 s in a samples file). Latency
+    percentiles are given where exact: an instance's over its span, the server's over a row of whole windows (an
+    export at 15 s or a multiple of it)."""
     for sample in samples:
-        rows: list[tuple[Figures, str, float]] = [(sample.summary, TOTAL, sample.duration_s)]
-        rows += [(row, row.name, sample.duration_s if row.span_s is None else row.span_s) for row in sample.instances]
-        for figures, name, seconds in rows:
+        rows: list[tuple[Figures, str, float, Mapping[str, Mapping[int, int]] | None]] = [
+            (sample.summary, TOTAL, sample.duration_s, _server_histograms(sample))]
+        for row in sample.instance_figures():
+            own = {stream: stats.hist for stream, stats in sample.instances[row.name].streams.items() if stats.hist}
+            rows.append((row, row.name, sample.duration_s if row.span_s is None else row.span_s, own or None))
+        for figures, name, seconds, histograms in rows:
             values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, seconds, name]
             values += [getattr(figures, key) for key in CSV_COLUMNS[6:24]]
             values += [sample.host.cpu_percent, sample.host.available_memory_mb]
             values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]
-            values += _percentiles(sample) if name == TOTAL else [None] * len(PERCENTILE_COLUMNS)
+            values += _percentiles(histograms)
             yield values
 
 

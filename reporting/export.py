@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.io.safety import replacing
-from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
-from engine.results.sums import FigureSum, LatencySum
+from engine.results.counters import Counters, added, window_of
+from engine.results.schema import HostFigures, IntervalSample
+from engine.results.sums import LatencySum
 from reporting.bundle import ReportError, RunBundle
 from reporting.csv_export import CSV_COLUMNS, sample_rows
 
@@ -33,7 +34,7 @@ def coarser(samples: Iterable[IntervalSample], seconds: float, sample_interval_s
     key: tuple[str, int | None, int] | None = None
     per_group = max(1, round(seconds / sample_interval_s))
     for sample in samples:
-        here = (sample.phase, sample.step, sample.interval // per_group)
+        here = window_of(sample, per_group)
         if group and here != key:
             yield _added(group)
             group = []
@@ -44,28 +45,28 @@ def coarser(samples: Iterable[IntervalSample], seconds: float, sample_interval_s
 
 
 def _added(group: list[IntervalSample]) -> IntervalSample:
-    server = FigureSum(group[0].interval)
-    instances: dict[str, FigureSum] = {}
+    """A group of consecutive samples as one: their counters added up (each instance's over the spans that end in
+    the group), the host's processors on average and its memory at its lowest."""
+    seconds = sum(sample.duration_s for sample in group)
+    spans: dict[str, list[Counters]] = {}
     for sample in group:
-        server.add(sample.summary, sample.duration_s)
-        for row in sample.instances:
-            instances.setdefault(row.name, FigureSum(sample.interval)).add(
-                row, sample.duration_s if row.span_s is None else row.span_s)
-    last = group[-1]
+        for name, counters in sample.instances.items():
+            spans.setdefault(name, []).append(counters)
+    instances = {name: added(own, span_s=sum(c.seconds(group[0].duration_s) for c in own))
+                 for name, own in spans.items()}
     hosts = [s.host for s in group]
     latency = LatencySum()
     for sample in group:
         if sample.latency is not None:
             latency.add(sample.latency)
-    whole = math.isclose(latency.seconds, server.seconds, rel_tol=1e-6)  # no part of a window: exact percentiles
-    return last.model_copy(update={
+    whole = math.isclose(latency.seconds, seconds, rel_tol=1e-6)  # no part of a window: exact percentiles
+    return group[-1].model_copy(update={
         "latency": latency.histograms() if whole else None,
-        "duration_s": server.seconds,
+        "duration_s": seconds,
         "host": HostFigures(cpu_percent=sum(h.cpu_percent for h in hosts) / len(hosts),
                             available_memory_mb=min(h.available_memory_mb for h in hosts)),
-        "summary": Figures.model_validate(server.figures()),
-        "instances": [InstanceFigures.model_validate({"name": name, "span_s": window.seconds, **window.figures()})
-                      for name, window in instances.items()],
+        "server": added(sample.server for sample in group),
+        "instances": instances,
     })
 
 

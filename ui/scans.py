@@ -59,15 +59,15 @@ class ScanProgress:
     sectors met, and the pages in all (the configuration's, until the engine's progress counts the files on disk)."""
 
     config: TestConfig
-    read_bytes: float = 0.0  # database reads, from the samples
+    read_bytes: int = 0  # database reads, from the samples
     damaged: int = 0
     counted_pages: int = 0  # from the engine's progress: each database file as it is on disk
     done_pages: int = 0  # ... and the pages it has read
 
     def add_sample(self, sample: IntervalSample) -> None:
-        figures = sample.summary
-        self.read_bytes += figures.db_reads_per_s * sample.duration_s * figures.db_read_avg_bytes
-        self.damaged += sum(row.io_errors for row in sample.instances)
+        reads = sample.server.streams.get("db_read")
+        self.read_bytes += reads.bytes if reads is not None else 0
+        self.damaged += sum(stats.errors for stats in sample.server.streams.values())
 
     def add_progress(self, total_bytes: int, done_bytes: int = 0) -> None:
         """The bytes the whole scan reads and has read, as the engine counts them (a checksum's logs included, each

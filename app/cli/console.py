@@ -93,7 +93,7 @@ class ConsoleRenderer:
             sm = sample.summary
             phase = "warm-up" if sample.phase == "warmup" else "measure"
             if self.scans:
-                damaged = sum(row.io_errors for row in sample.instances)
+                damaged = sm.io_errors
                 print(f"   [read {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
                       f"{format_bytes(sm.db_reads_per_s * sm.db_read_avg_bytes)}/s | DB read {sm.db_read_avg_latency_ms:.2f} ms "
                       f"(max {sm.db_read_max_latency_ms:.1f}) | {damaged:,} damaged | CPU {sample.host.cpu_percent:.0f} %", file=s)

@@ -11,7 +11,8 @@ from engine.io.files import database_file_path, database_files
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
-from engine.results.figures import cache_figures, merge_streams, percentile_figures, stream_figures
+from engine.results.counters import cache_figures, stream_figures
+from engine.results.figures import merge_streams, percentile_figures
 from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
 from engine.results.schema import (
     ErrorGroup,

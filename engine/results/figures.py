@@ -7,36 +7,11 @@ Names follow one rule so every document, sample file and report column agrees:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping
 
-from engine.results.schema import FIRST_GROWING_DATABASES, Figures, InstanceFigures, LatencyHistograms, RunResult
-from engine.workload.histogram import to_sparse
-from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats
-
-
-def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    errors = 0
-    for name in STREAMS:
-        stats = streams.get(name) or StreamStats()
-        out[f"{name}s_per_s"] = stats.count / seconds if seconds > 0 else 0.0
-        out[f"{name}_avg_latency_ms"] = stats.avg_latency_ms()
-        out[f"{name}_max_latency_ms"] = stats.max_latency_ms()
-        out[f"{name}_avg_bytes"] = stats.avg_bytes()
-        errors += stats.errors
-    out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
-    out["io_errors"] = errors
-    return out
-
-
-def cache_figures(counts: Sequence[int], seconds: float) -> dict[str, Any]:
-    """The model's database cache hit ratio (None before any page was referenced) and stalls."""
-    references = counts[CACHE_HITS] + counts[CACHE_MISSES]
-    return {
-        "db_cache_hit_ratio": counts[CACHE_HITS] / references if references else None,
-        "database_page_fault_stalls_per_s": counts[PAGE_FAULT_STALLS] / seconds if seconds > 0 else 0.0,
-    }
+from engine.results.counters import Counters
+from engine.results.schema import FIRST_GROWING_DATABASES, RunResult
+from engine.workload.stats import InstanceInterval, StreamStats
 
 
 def database_bytes(result: RunResult) -> tuple[int | None, int | None]:
@@ -64,50 +39,13 @@ def merge_streams(parts: Iterable[Mapping[str, StreamStats]]) -> dict[str, Strea
     return merged
 
 
-def latency_histograms(streams: Mapping[str, StreamStats], seconds: float) -> LatencyHistograms:
-    """The histograms of the streams that saw any I/O, as a sample carries them."""
-    return LatencyHistograms(span_s=seconds, streams={name: to_sparse(stats.hist) for name, stats in streams.items()
-                                                      if stats.count})
-
-
-def interval_figures(parts: Mapping[str, InstanceInterval],
-                     seconds: float) -> tuple[list[InstanceFigures], Figures, LatencyHistograms]:
-    """One sample interval's figures per instance and the server's, and the server's latency histograms."""
-    rows = []
+def interval_counters(parts: Mapping[str, InstanceInterval],
+                      span_s: float | None = None) -> tuple[dict[str, Counters], Counters, dict[str, StreamStats]]:
+    """One sample's counters: each instance's (over `span_s` when not the sample's interval), the server's (no
+    histograms) and the server's streams, histograms included."""
     server = InstanceInterval("server")
+    instances = {}
     for name, part in parts.items():
-        rows.append(
-            InstanceFigures(
-                name=name,
-                **stream_figures(part.streams, seconds),
-                **cache_figures(part.cache, seconds),
-            )
-        )
+        instances[name] = Counters.of(part, span_s=span_s)
         server.merge(part)
-    summary = Figures(**stream_figures(server.streams, seconds), **cache_figures(server.cache, seconds))
-    return rows, summary, latency_histograms(server.streams, seconds)
-
-
-def _stats_from(figures: Figures, stream: str, seconds: float) -> StreamStats:
-    """A stream's counters as far as figures over `seconds` tell them (no histogram: no percentiles)."""
-    stats = StreamStats()
-    count = round(figures.rate(stream) * seconds)
-    stats.count = count
-    stats.sum_ns = int(figures.stream_value(stream, "avg_latency_ms") * 1e6 * count)
-    stats.max_ns = int(figures.stream_value(stream, "max_latency_ms") * 1e6)
-    stats.bytes = int(figures.stream_value(stream, "avg_bytes") * count)
-    return stats
-
-
-def part_from_figures(row: Figures, seconds: float) -> InstanceInterval:
-    """An instance's (or the server's) counters as far as its figures over `seconds` tell them, to total and judge like
-    live intervals (of the cache, its stalls and whether it was ever hit)."""
-    part = InstanceInterval(row.name if isinstance(row, InstanceFigures) else "")
-    for stream in STREAMS:
-        stats = _stats_from(row, stream, seconds)
-        if stats.count:
-            part.streams[stream] = stats
-    part.cache[PAGE_FAULT_STALLS] = round(row.database_page_fault_stalls_per_s * seconds)
-    if row.db_cache_hit_ratio is not None:
-        part.cache[CACHE_HITS] = 1 if row.db_cache_hit_ratio > 0 else 0
-    return part
+    return instances, Counters.of(server, details=False), server.streams

@@ -26,6 +26,7 @@ from pydantic import Field, model_validator
 from engine.io.pages import ErrorKind
 from engine.model.config import MaximumLatency, TestConfig, ThreadWeight
 from engine.results.base import Schema as _Schema
+from engine.results.counters import Counters, from_figures
 from engine.results.host_schema import HostFigures as HostFigures
 from engine.results.host_schema import HostInfo as HostInfo
 from engine.results.host_schema import HostPerformance as HostPerformance
@@ -134,7 +135,11 @@ class LatencyHistograms(_Schema):
 
 
 class IntervalSample(_Schema):
-    """One sample interval, as merged in the parent: the server's figures, each instance's, the host's."""
+    """One sample interval, as merged in the parent: the server's counters, each instance's, the host's figures.
+
+    Counters, not rates (`engine.results.counters`): samples add up exactly, and rates and averages are made where
+    they are shown (`summary`, `instance_figures`). An older sample, which held figures, reads as counters as far as
+    its figures tell."""
 
     interval: int = Field(ge=0)
     phase: SamplePhase
@@ -143,12 +148,45 @@ class IntervalSample(_Schema):
     duration_s: float
     remaining_s: float = 0.0
     host: HostFigures = Field(default_factory=HostFigures)
-    summary: Figures
-    instances: list[InstanceFigures]
+    server: Counters = Field(default_factory=Counters, description=(
+        "Every instance's I/O together over the sample's interval (its histograms are in `latency`)."))
+    instances: dict[str, Counters] = Field(default_factory=dict, description=(
+        "Each instance's counters by name, histograms and errors by kind included: over the sample's interval, or "
+        "over a samples file's window ending with it (`span_s`)."))
     step: int | None = Field(None, description="A load sweep's step this sample belongs to (0-based); None outside a sweep.")
     threads: int | None = Field(None, description="In a load sweep: the thread count the step ran.")
     sluggish_sessions: int | None = Field(None, description="In a load sweep: the SluggishSessions the step ran.")
     latency: LatencyHistograms | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_figures(cls, data: Any) -> Any:
+        """A sample of an older version held figures (`summary`, a list of `instances`): as counters."""
+        if not isinstance(data, dict) or "summary" not in data or "server" in data:
+            return data
+        seconds = float(data.get("duration_s") or 0.0)
+        rows = [InstanceFigures.model_validate(row) for row in data.get("instances") or []]
+        return {**{k: v for k, v in data.items() if k != "summary"},
+                "server": from_figures(Figures.model_validate(data["summary"]), seconds),
+                "instances": {row.name: from_figures(row, row.span_s or seconds, span_s=row.span_s) for row in rows}}
+
+    @property
+    def summary(self) -> Figures:
+        """The server's figures over the interval."""
+        return Figures.model_validate(self.server.figures(self.duration_s))
+
+    def instance_figures(self) -> list[InstanceFigures]:
+        """Each instance's figures over its counters' span."""
+        rows = []
+        for name, counters in self.instances.items():
+            seconds = counters.seconds(self.duration_s)
+            reads = counters.streams.get("db_read")
+            p99 = None
+            if reads is not None and reads.hist:
+                p99 = counters.part().streams["db_read"].percentiles().get("p99")
+            rows.append(InstanceFigures.model_validate({"name": name, "span_s": counters.span_s,
+                                                        "db_read_p99_latency_ms": p99, **counters.figures(seconds)}))
+        return rows
 
 
 class Criterion(_Schema):

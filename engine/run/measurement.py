@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent
+from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
-from engine.results.figures import cache_figures, interval_figures, latency_histograms, merge_streams, stream_figures
+from engine.results.figures import interval_counters
 from engine.results.jetstress_log import StallSamples, cache_line, closing_lines
 from engine.results.maxima import HighestAverages
 from engine.results.recovery import judge_recovery, recovery_result
@@ -27,7 +28,6 @@ from engine.results.schema import (
     Figures,
     HostFigures,
     HostInfo,
-    InstanceFigures,
     IntervalSample,
     LatencyHistograms,
     Outcome,
@@ -88,6 +88,7 @@ class Measurement:
         self.stalls = StallSamples()  # the measured samples' page fault stalls, for the test log's last lines
         self.eta_s: float | None = None  # a scan's time to go, from its progress
         self.steps: SweepSteps | None = None
+        self._late: dict[str, InstanceInterval] = {}  # stragglers, shown with the next interval
         limits = config.active_thresholds
         self.spikes = LatencySpikes({name: getattr(limits, name) for _, name, _ in WATCHED}, config.sample_interval_s)
         if config.open_ended:  # measured from the start to the end of its work, however long that takes
@@ -122,10 +123,13 @@ class Measurement:
         host: HostFigures,
     ) -> bool:
         """Show interval `index`; True when it settled a calibration run (its end moved earlier)."""
-        rows, summary, latency = interval_figures(parts, duration_s)
+        parts = self._with_late(parts)
+        instances, server, streams = interval_counters(parts)
+        summary = Figures.model_validate(server.figures(duration_s))
+        latency = LatencyHistograms(span_s=duration_s, streams=histograms_of(streams))
         if self.steps is not None:
-            return self._add_step(index, parts, rows, summary, latency, duration_s=duration_s, elapsed_s=elapsed_s,
-                                  time_utc=time_utc, host=host)
+            return self._add_step(index, parts, summary, instances, server, latency, duration_s=duration_s,
+                                  elapsed_s=elapsed_s, time_utc=time_utc, host=host)
         settled = False
         if index < self.warmup_intervals:
             message = self.window.observe(index, summary.db_read_avg_latency_ms, summary.transactional_iops)
@@ -153,40 +157,59 @@ class Measurement:
             duration_s=duration_s,
             remaining_s=max(0.0, total_s - elapsed_s),
             host=host,
-            summary=summary,
-            instances=rows,
+            server=server,
+            instances=instances,
             latency=latency,
         )
         self._emit(IntervalEvent(sample=sample))
         return settled
 
-    def add_window(self, first: int, parts: Mapping[str, InstanceInterval], summaries: Sequence[Figures], *,
+    def add_late(self, parts: Mapping[str, InstanceInterval]) -> None:
+        """A straggler: counters of an interval already shown. They are counted, and shown, with the next interval,
+        so every operation counted is in exactly one sample (a result rebuilt from the samples counts it too)."""
+        for name, part in parts.items():
+            self._late.setdefault(name, InstanceInterval(name)).merge(part)
+
+    def _with_late(self, parts: Mapping[str, InstanceInterval]) -> Mapping[str, InstanceInterval]:
+        if not self._late:
+            return parts
+        merged = dict(parts)
+        for name, late in self._late.items():
+            if name in merged:
+                merged[name].merge(late)
+            else:
+                merged[name] = late
+        self._late = {}
+        return merged
+
+    def add_window(self, first: int, parts: Mapping[str, InstanceInterval], seconds: Sequence[Counters], *,
                    duration_s: float, elapsed_s: float, start: datetime, host: HostFigures) -> None:
-        """Intervals `first`.. at once, as a simulated device plays a long run: the server's figures each interval
-        (`summaries`), each instance's over all of them (`parts`), shown with the last, as a samples file keeps them.
+        """Intervals `first`.. at once, as a simulated device plays a long run: the server's counters each interval
+        (`seconds`), each instance's over all of them (`parts`), shown with the last, as a samples file keeps them.
         Never across the start of the measured time, and not in a sweep or a calibration run."""
-        seconds = duration_s * len(summaries)
-        rows = [InstanceFigures(name=name, span_s=seconds, **stream_figures(part.streams, seconds),
-                                **cache_figures(part.cache, seconds)) for name, part in parts.items()]
-        latency = latency_histograms(merge_streams(part.streams for part in parts.values()), seconds)
+        span = duration_s * len(seconds)
+        instances, _server, streams = interval_counters(parts, span)
+        latency = LatencyHistograms(span_s=span, streams=histograms_of(streams))
         phase: SamplePhase = "measure" if first >= self.warmup_intervals else "warmup"
-        self.count_interval(first + len(summaries) - 1, parts, seconds)
+        self.count_interval(first + len(seconds) - 1, parts, span)
         total_s = self.total_intervals * self.config.sample_interval_s
-        for offset, summary in enumerate(summaries):
+        for offset, server in enumerate(seconds):
             at = elapsed_s + offset * duration_s
             time_utc = (start + timedelta(seconds=at)).isoformat(timespec="milliseconds")
             if phase == "measure":
+                summary = Figures.model_validate(server.figures(duration_s))
                 self.host_samples.append(host)
                 self.stalls.observe(summary.database_page_fault_stalls_per_s)
                 self.spikes.observe(summary, time_utc=time_utc, elapsed_s=at, duration_s=duration_s)
-            last = offset == len(summaries) - 1
+            last = offset == len(seconds) - 1
             self._emit(IntervalEvent(sample=IntervalSample(
-                interval=first + offset, phase=phase, time_utc=time_utc,
-                elapsed_s=at, duration_s=duration_s, remaining_s=max(0.0, total_s - at), host=host, summary=summary,
-                instances=rows if last else [], latency=latency if last else None)))
+                interval=first + offset, phase=phase, time_utc=time_utc, elapsed_s=at, duration_s=duration_s,
+                remaining_s=max(0.0, total_s - at), host=host, server=server, instances=instances if last else {},
+                latency=latency if last else None)))
 
-    def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], rows: list[InstanceFigures], summary: Figures,
-                  latency: LatencyHistograms, *, duration_s: float, elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
+    def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], summary: Figures,
+                  instances: dict[str, Counters], server: Counters, latency: LatencyHistograms, *, duration_s: float,
+                  elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
         """A sweep's interval: its step's phase, its errors counted for the run; True when the sweep ended here."""
         steps = self.steps
         assert steps is not None
@@ -204,15 +227,14 @@ class Measurement:
         total_s = window.total_intervals * self.config.sample_interval_s
         self._emit(IntervalEvent(sample=IntervalSample(
             interval=index, phase=phase, time_utc=time_utc, elapsed_s=elapsed_s, duration_s=duration_s,
-            remaining_s=max(0.0, total_s - elapsed_s), host=host, summary=summary, instances=rows,
+            remaining_s=max(0.0, total_s - elapsed_s), host=host, server=server, instances=instances,
             step=step, threads=load.threads, sluggish_sessions=load.sluggish, latency=latency,
         )))
         return ended
 
-    def count_interval(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float = 0.0) -> None:
-        """Counters of an interval (a straggler for one already shown is counted, not shown again, and adds no
-        `seconds`): all of a measured one, only the I/O errors of a warm-up one (an error counts whenever it
-        happens)."""
+    def count_interval(self, index: int, parts: Mapping[str, InstanceInterval], seconds: float) -> None:
+        """Counters of interval `index` (or of the last of a window's `seconds`): all of a measured one, only the
+        I/O errors of a warm-up one (an error counts whenever it happens)."""
         measured = index >= self.warmup_intervals and self.steps is None
         for name, part in parts.items():
             if measured:

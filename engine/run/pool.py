@@ -290,8 +290,8 @@ class _PoolRun:
         if index >= self.measurement.total_intervals:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
-            # a straggler for an interval already shown: counted, not shown again
-            self.measurement.count_interval(index, interval_parts(self.measurement.names, {worker_id: payload}))
+            # a straggler for an interval already shown: counted and shown with the next
+            self.measurement.add_late(interval_parts(self.measurement.names, {worker_id: payload}))
             return
         self.pending[index][worker_id] = payload
         while len(self.pending.get(self.next_interval, {})) == worker_count and self.next_interval < self.measurement.total_intervals:

@@ -1,10 +1,11 @@
 """What a run's samples tell after the fact: the running verdict the window shows, and a killed run's result.
 
-Both read the samples as they were recorded (`IntervalSample`), through the same totals and
-verdict as a live run (`Measurement`); a samples file keeps the server's latency histograms per
-window, not each instance's, so a rebuilt result has the server's percentiles only. An
-instance's figures in a samples file cover a window of samples (`span_s`), not one; they are
-read one sample at a time, so a day-long run is never held in memory.
+Both read the samples as they were recorded (`IntervalSample`): the counters the run counted, added up
+through the same totals and verdict as a live run (`Measurement`), so a rebuilt result is the one the
+run would have written, each instance's percentiles and I/O errors by kind included. An instance's
+counters in a samples file cover a window of samples (`span_s`), not one; they are read one sample at a
+time, so a day-long run is never held in memory. Samples of an older version held averages: their
+counters are as far as those tell (no instance's percentiles, no kinds of error).
 A Checksum or Backup test killed before its end is rebuilt with how far each database's scan
 got, from the bytes its samples read.
 """
@@ -15,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from engine.io.files import database_sizes
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
-from engine.results.figures import merge_streams, part_from_figures
+from engine.results.figures import merge_streams
 from engine.results.maxima import HighestAverages
 from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.sums import LatencySum
@@ -24,15 +25,15 @@ from engine.run.measurement import Measurement, RunEnd
 from engine.run.settling import SettleRule
 from engine.run.steps import at_load
 from engine.run.sweep import Load
+from engine.workload.errors import ErrorTally
 from engine.workload.histogram import percentiles_ms
 from engine.workload.scan import ScanTally
 from engine.workload.stats import DB_READ, InstanceInterval, split_totals
 
 
 def parts_from_sample(sample: IntervalSample) -> dict[str, InstanceInterval]:
-    """Each instance's counters as far as a sample tells them, to total and judge like live intervals."""
-    return {row.name: part_from_figures(row, sample.duration_s if row.span_s is None else row.span_s)
-            for row in sample.instances}
+    """Each instance's counters in a sample, to total and judge like live intervals."""
+    return {name: counters.part(name) for name, counters in sample.instances.items()}
 
 
 def merge_sample(totals: Mapping[str, InstanceInterval], highest: HighestAverages, sample: IntervalSample) -> None:
@@ -80,9 +81,9 @@ def rebuild_result(
 ) -> RunResult:
     """The aborted result of a run that ended without writing one, from the samples it recorded.
 
-    The samples go through the same measurement as a live run, one at a time; criteria are judged
-    on the figures they carry. The server's latency percentiles come from the histograms the samples
-    carry (a samples file's, per window); each instance's are lost (it keeps the server's only).
+    The samples go through the same measurement as a live run, one at a time, and are judged on the counters they
+    carry: the run's percentiles and errors by kind come back with them. An older version's samples held the
+    server's histograms alone: its percentiles are the server's, from them.
     """
     measurement = Measurement(config, settle, lambda _event: None, lambda _text, _level: None)
     first: IntervalSample | None = None
@@ -91,8 +92,12 @@ def rebuild_result(
     step: int | None = None
     measured_s = 0.0
     latency = LatencySum()
+    errors = {name: ErrorTally() for name in measurement.names}  # met whenever they were, warm-up included
     for sample in samples:
         first, last = first or sample, sample
+        for name, counters in sample.instances.items():
+            if name in errors:
+                errors[name].merge(ErrorTally.from_wire(counters.errors))
         if sample.phase != "measure":
             continue
         if collecting is None or sample.step != step:  # a sweep: the last step measured is judged, at its setting
@@ -110,6 +115,8 @@ def rebuild_result(
     if collecting is not None and collecting.threads is not None and collecting.sluggish_sessions is not None:
         config = at_load(config, Load(collecting.threads, collecting.sluggish_sessions))
         measurement.config = config
+    for name, tally in errors.items():
+        measurement.totals[name].errors = tally
     reads = any(part.streams.get(DB_READ) for part in measurement.totals.values())
     end = RunEnd(
         measured_s=measured_s,
@@ -126,12 +133,15 @@ def rebuild_result(
                          "samples show the log generation only.")
     if config.scans:
         end.scans = _scans_so_far(config, measurement.totals)
-        damaged = sum(part.errors.total or sum(s.errors for s in part.streams.values())
-                      for part in measurement.totals.values())
-        if damaged:
+        damaged = sum(sum(s.errors for s in part.streams.values()) for part in measurement.totals.values())
+        if damaged and not any(part.errors for part in measurement.totals.values()):  # an older version's samples
             end.notes.append(f"{damaged:,} damaged pages or log sectors were met before the test stopped; the samples "
                              "keep their count, not their kinds, and the test log names each")
     result = measurement.result(run_id, end, backend_name="", simulated=False)
+    if any(stats.count and any(stats.hist.values()) for part in measurement.totals.values()
+           for stats in part.streams.values()):
+        return result
+    # An older version's samples: its instances' counters have no histograms, its windows' server ones do.
     highest = merge_streams(part.streams for part in measurement.totals.values())  # the samples' maxima
     percentiles = {name: percentiles_ms(counts, highest_ns=highest[name].max_ns if name in highest else None)
                    for name, counts in latency.streams.items() if counts}

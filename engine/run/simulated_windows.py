@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from engine.protocol import Phase, PhaseEvent
-from engine.results.figures import cache_figures, stream_figures
+from engine.results.counters import Counters
 from engine.results.sample_file import WINDOW_S
-from engine.results.schema import Figures, HostFigures
+from engine.results.schema import HostFigures
 from engine.run.measurement import Measurement
 from engine.run.runner import Runner
-from engine.workload.stats import InstanceInterval, StreamStats, new_cache_counts
+from engine.workload.stats import InstanceInterval
 
 RATE_NOISE = 0.03  # a second's rates around the window's
 LATENCY_NOISE = 0.04  # a second's latency around the window's, as the model's per-interval noise
@@ -32,25 +32,40 @@ def plays_windows(measurement: Measurement) -> bool:
     return measurement.steps is None and measurement.window.settle is None
 
 
-def seconds_of(window: Figures, count: int, rng: random.Random) -> list[Figures]:
-    """`count` seconds whose rates and average latency average to the window's, their peak latency at most its."""
-    values = window.model_dump()
+def seconds_of(window: InstanceInterval, count: int, rng: random.Random) -> list[Counters]:
+    """The server's counters of `count` seconds that add up to the window's: each second's rates and average latency
+    varied around the window's, its slowest operation at most the window's."""
     rates = _around(count, RATE_NOISE, rng)
     latency = _around(count, LATENCY_NOISE, rng)
     peak = _around(count, LATENCY_NOISE, rng)
     top = max(peak)
-    seconds = []
-    for k in range(count):
-        own = dict(values)
-        for name, value in values.items():
-            if name.endswith("_per_s") or name == "transactional_iops":
-                own[name] = value * rates[k]
-            elif name.endswith("_avg_latency_ms"):
-                own[name] = value * latency[k]
-            elif name.endswith("_max_latency_ms"):
-                own[name] = value * peak[k] / top
-        seconds.append(Figures.model_construct(**own))
-    return seconds
+    seconds = [InstanceInterval("server") for _ in range(count)]
+    for name, stats in window.streams.items():
+        counts = _shares(stats.count, rates)
+        sums = _shares(stats.sum_ns, [n * f for n, f in zip(counts, latency, strict=True)])
+        sizes = _shares(stats.bytes, counts)
+        for k, second in enumerate(seconds):
+            own = second.stream(name)
+            own.count, own.sum_ns, own.bytes = counts[k], sums[k], sizes[k]
+            own.max_ns = round(stats.max_ns * peak[k] / top) if counts[k] else 0
+        seconds[-1].stream(name).errors = stats.errors
+    for position, total in enumerate(window.cache):
+        for k, share in enumerate(_shares(total, rates)):
+            seconds[k].cache[position] = share
+    return [Counters.of(second, details=False) for second in seconds]
+
+
+def _shares(total: int, weights: Sequence[float]) -> list[int]:
+    """`total` split in whole numbers in proportion to `weights`, adding up to it exactly (the largest remainders
+    take what rounding down leaves)."""
+    whole = sum(weights)
+    if total == 0 or whole <= 0:
+        return [0] * len(weights)
+    exact = [total * w / whole for w in weights]
+    shares = [math.floor(x) for x in exact]
+    for k in sorted(range(len(exact)), key=lambda k: shares[k] - exact[k])[: total - sum(shares)]:
+        shares[k] += 1
+    return shares
 
 
 def _around(count: int, spread: float, rng: random.Random) -> list[float]:
@@ -87,14 +102,12 @@ def play(runner: Runner, measurement: Measurement, draw: Draw, rng: random.Rando
         ramp = 1.0 - 0.35 * math.exp(-middle / 20.0)  # caches warming: latency climbs to its steady value
         seconds = count * interval_s
         parts = {name: draw(name, i, ramp, seconds) for i, name in enumerate(names)}
-        streams: dict[str, StreamStats] = {}
-        cache = new_cache_counts()
+        server = InstanceInterval("server")
         for part in parts.values():
             for name, stats in part.streams.items():
-                streams.setdefault(name, StreamStats()).merge_counts(stats)  # the server's figures take no percentile
-            cache = [mine + theirs for mine, theirs in zip(cache, part.cache, strict=True)]
-        window = Figures(**stream_figures(streams, seconds), **cache_figures(cache, seconds))
-        measurement.add_window(index, parts, seconds_of(window, count, rng), duration_s=interval_s,
+                server.stream(name).merge_counts(stats)  # the server's seconds take no percentile
+            server.cache = [mine + theirs for mine, theirs in zip(server.cache, part.cache, strict=True)]
+        measurement.add_window(index, parts, seconds_of(server, count, rng), duration_s=interval_s,
                                elapsed_s=(index + 1) * interval_s, start=start, host=host)
         index = end
     return index

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
-from engine.results.figures import stream_figures
+from engine.results.counters import stream_figures
 from engine.results.maxima import HighestAverages
 from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA, judge

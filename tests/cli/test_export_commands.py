@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from engine.results.document import read_samples
-from engine.results.sample_file import LatencySum
 from engine.results.schema import IntervalSample
+from engine.results.sums import LatencySum
 from engine.workload.histogram import percentiles_ms
 from tests.cli.test_cli import jetwise
 

@@ -12,7 +12,8 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.results.document import read_samples
-from engine.results.sample_file import SAMPLES_DB, LatencySum
+from engine.results.sample_file import SAMPLES_DB
+from engine.results.sums import LatencySum
 from engine.run.samples import parts_from_sample
 from engine.store.sqlite import Store
 from engine.workload.histogram import percentiles_ms

@@ -81,6 +81,20 @@ def _sample_documents(count: int = 6) -> list[dict]:
     return [
         {"interval": i, "phase": "warmup" if i == 0 else "measure", "time_utc": f"2026-11-21T10:00:{i:02d}+00:00",
          "elapsed_s": i + 1.0, "duration_s": 1.0, "host": {"cpu_percent": 30.0, "available_memory_mb": 27_000.0},
+         "server": {"streams": {"db_read": {"count": 578 + i, "sum_ns": (578 + i) * 17_000_000},
+                                "db_write": {"count": 392}, "log_write": {"count": 202, "sum_ns": 202 * 900_000}}},
+         "instances": {n: {"streams": {"db_read": {"count": 292, "sum_ns": 292 * 16_800_000}, "db_write": {"count": 192},
+                                       "log_write": {"count": 101, "sum_ns": 101 * 870_000}}}
+                       for n in ("Instance 1", "Instance 2")}}
+        for i in range(count)
+    ]
+
+
+def _older_sample_documents(count: int = 6) -> list[dict]:
+    """Samples as an older version wrote them to samples.jsonl: figures, not counters."""
+    return [
+        {"interval": i, "phase": "warmup" if i == 0 else "measure", "time_utc": f"2026-11-21T10:00:{i:02d}+00:00",
+         "elapsed_s": i + 1.0, "duration_s": 1.0, "host": {"cpu_percent": 30.0, "available_memory_mb": 27_000.0},
          "summary": {"transactional_iops": 970.0 + i, "db_read_avg_latency_ms": 17.0, "log_write_avg_latency_ms": 0.9},
          "instances": [{"name": n, "transactional_iops": 485.0, "db_reads_per_s": 291.7, "db_read_avg_latency_ms": 16.8,
                         "db_writes_per_s": 192.4, "log_writes_per_s": 101.1, "log_write_avg_latency_ms": 0.87}
@@ -142,14 +156,14 @@ def test_csv_has_a_row_per_interval_for_the_server_and_one_per_instance_where_it
     assert rows[0] == CSV_COLUMNS and len(rows) == 19
     assert rows[1][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "_Total"]
     assert rows[2][:6] == ["0", "warmup", "2026-11-21T10:00:00+00:00", "1.0", "1.0", "Instance 1"]
-    assert rows[2][CSV_COLUMNS.index("db_reads_per_s")] == "291.7"
+    assert rows[2][CSV_COLUMNS.index("db_reads_per_s")] == "292.0"
 
 
 def _run_folder(tmp_path: Path, result: RunResult | None) -> Path:
     folder = tmp_path / "run"
     folder.mkdir()
     save_config(default_config(tmp_path, databases=2), folder / "config.json")
-    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in _sample_documents()))
+    (folder / "samples.jsonl").write_text("".join(json.dumps(s) + "\n" for s in _older_sample_documents()))
     (folder / "test.log").write_text("2026-11-21 10:00:00 -- Performance test begins\n")
     if result is not None:
         (folder / "result.json").write_text(result.model_dump_json())

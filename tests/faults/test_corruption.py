@@ -20,9 +20,10 @@ from engine.io.pages import ErrorKind
 from engine.io.platform import default_backend
 from engine.model.config import LOG_DATA_BYTES, PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
-from engine.results.document import RESULT_FILE, read_result
+from engine.results.document import RESULT_FILE, read_result, read_samples
 from engine.results.schema import RESULT_SCHEMA_VERSION
 from engine.run.runner import Runner
+from engine.run.samples import rebuild_result
 from engine.workload.background import Replication
 from engine.workload.context import InstanceContext, RunClock
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
@@ -267,3 +268,21 @@ def test_log_sectors_replicated_untouched_pass_their_check(tmp_path):
     logs = _ClosedLogs(tmp_path)
     tally = logs.ship()
     assert logs.problems == [] and not tally
+
+
+def test_a_result_rebuilt_from_the_samples_is_the_one_the_run_wrote(disk_dir):
+    """As after a kill: the samples hold the run's counters, so the rebuilt result has the written one's figures,
+    each instance's percentiles and its I/O errors by kind."""
+    config = _created(disk_dir, continue_on_errors=True, duration_s=3.0)
+    _corrupt_pages(_database(config, 0))
+    written, _ = _run(config, disk_dir / "corrupted")
+    assert written.error_groups and all(row.latency_percentiles_ms for row in written.instances)
+    rebuilt = rebuild_result(config, read_samples(disk_dir / "corrupted"), written.run_id, "the engine process ended")
+    assert rebuilt.summary.verdict == "aborted"
+    # it says how it ended, and knows the databases' lengths at the end only
+    own = {"verdict", "database_bytes_initial"}
+    assert [row.model_dump(exclude=own) for row in rebuilt.instances] == \
+        [row.model_dump(exclude=own) for row in written.instances]
+    judged = {"verdict", "reasons"}
+    assert rebuilt.summary.model_dump(exclude=judged) == written.summary.model_dump(exclude=judged)
+    assert rebuilt.error_groups == written.error_groups and rebuilt.criteria == written.criteria

@@ -222,7 +222,7 @@ class RunView(QWidget):
         )
 
     def _on_sample(self, sample: IntervalSample) -> None:
-        self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instances)
+        self.plots.add_sample(sample.elapsed_s, sample.summary, sample.instance_figures())
         if self.config is not None and self.config.scans:
             self.scan_status.add_sample(sample)
             self.clock.setText(f"reading: {format_duration(sample.elapsed_s)} elapsed")
