@@ -42,7 +42,7 @@ redraw = plots.refresh
 plots.refresh = lambda: None  # fed as fast as it reads; drawn once at the end, as the window draws after a sample
 rows = []
 for sample in read_samples(Path(sys.argv[1])):
-    rows = sample.instances or rows  # each instance every second, as a live run sends them
+    rows = sample.instance_figures() or rows  # each instance every second, as a live run sends them
     plots.add_sample(sample.elapsed_s, sample.summary, rows)
 start = time.perf_counter()
 redraw()

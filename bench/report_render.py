@@ -22,8 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.results.counters import Counters, StreamCounters
 from engine.results.sample_file import SampleList
-from engine.results.schema import Figures, HostFigures, InstanceFigures, IntervalSample
+from engine.results.schema import HostFigures, IntervalSample
 from reporting.bundle import RunBundle
 from reporting.document import render_html
 from tests.engine.test_report import known_result
@@ -37,13 +38,14 @@ def synthetic_bundle(samples: int, instances: int, folder: Path) -> RunBundle:
     iops = 5000 + 300 * rng.standard_normal(samples)
     reads = 12 + 2 * rng.standard_normal(samples)
     logs = 1 + 0.2 * rng.standard_normal(samples)
-    shared_rows = [InstanceFigures(name=f"Instance {i + 1}") for i in range(instances)]  # the report reads the server summary
+    shared = {f"Instance {i + 1}": Counters() for i in range(instances)}  # the report reads the server's counters
     host = HostFigures(cpu_percent=30.0, available_memory_mb=27_000.0)
     data = [
         IntervalSample(interval=i, phase="measure", time_utc="", elapsed_s=float(i + 1), duration_s=1.0, host=host,
-                       summary=Figures(transactional_iops=float(iops[i]), db_read_avg_latency_ms=float(reads[i]),
-                                       log_write_avg_latency_ms=float(logs[i])),
-                       instances=shared_rows)
+                       server=Counters(streams={
+                           "db_read": StreamCounters(count=int(iops[i]), sum_ns=int(iops[i] * reads[i] * 1e6)),
+                           "log_write": StreamCounters(count=1000, sum_ns=int(1000 * logs[i] * 1e6))}),
+                       instances=shared)
         for i in range(samples)
     ]
     log = [f"2026-11-21 10:{i // 60 % 60:02d}:{i % 60:02d} -- line {i}" for i in range(2000)]

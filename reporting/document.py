@@ -22,7 +22,7 @@ from engine.model.units import seconds_words, sentence
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances
-from engine.results.schema import Figures, Outcome, RunKind
+from engine.results.schema import Figures, Outcome, RunKind, unit_after
 from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
@@ -191,6 +191,7 @@ def environment() -> jinja2.Environment:
     env.filters["num"] = lambda v, d=1: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{v:,.{d}f}"
     env.filters["bytes"] = lambda v: "—" if v is None or isinstance(v, jinja2.Undefined) else f"{int(v):,}"
     env.filters["sentence"] = sentence
+    env.filters["unit_after"] = unit_after
     env.filters["seconds"] = seconds_words
     env.filters["thread_weight_words"] = thread_weight_words
     env.filters["path"] = _breakable_path

@@ -111,7 +111,8 @@ def build_result(
     summary = Summary(
         **server_figures,
         verdict=verdict.outcome,
-        reasons=list(verdict.reasons),
+        reasons=verdict.reasons,
+        failures=list(verdict.failures),
         test_type=config.test_type.value,
         threshold_set=config.threshold_set_name,
         target_transactional_iops=target,

@@ -7,39 +7,42 @@ and the worst instance; the Pass/Fail criteria table keeps every instance's row.
 
 from __future__ import annotations
 
+from engine.results import verdict
 from engine.results.schema import Criterion, RunResult, number
-from engine.results.verdict import with_set
+from engine.results.verdict import LATENCY_NAMES, STALLS_CRITERION
 
 GROUPED_FROM = 3  # instances failing one criterion, from which they are said in one line
+GROUPED = LATENCY_NAMES | {STALLS_CRITERION}  # said by their figures alone (I/O errors and no I/O say more)
 
 
 def grouped_reasons(result: RunResult) -> list[str]:
     """The run's reasons in order, those of one criterion on `GROUPED_FROM` or more instances said once, where the
-    first of them was."""
-    set_name = result.summary.threshold_set
-    judged: dict[str, Criterion] = {}
-    for criterion in result.criteria:
-        if criterion.instance and not criterion.passed:  # a latency's reason names its set, the stalls' does not
-            judged[with_set(str(criterion), set_name)] = judged[str(criterion)] = criterion
+    first of them was. Grouped by the facts each failure carries (`Summary.failures`), never by its words; a result
+    written before them (schema 12 and older) has its words alone, said as they are."""
+    summary = result.summary
+    if not summary.failures:
+        return list(summary.reasons)
+    criteria: dict[tuple[str, str | None], Criterion] = {
+        (c.name, c.instance): c for c in result.criteria if c.instance and not c.passed and c.name in GROUPED}
     groups: dict[str, list[Criterion]] = {}
-    for reason in result.summary.reasons:
-        if reason in judged:
-            groups.setdefault(judged[reason].name, []).append(judged[reason])
+    for failure in summary.failures:
+        criterion = criteria.get((failure.criterion or "", failure.instance))
+        if criterion is not None:
+            groups.setdefault(criterion.name, []).append(criterion)
     out = []
     said: set[str] = set()
-    for reason in result.summary.reasons:
-        failed = judged.get(reason)
-        members = groups.get(failed.name, []) if failed is not None else []
-        if failed is None or len(members) < GROUPED_FROM:
-            out.append(reason)
-        elif failed.name not in said:
-            said.add(failed.name)
-            out.append(_together(members, result.summary.database_count, reason != str(failed), set_name))
+    for failure in summary.failures:
+        members = groups.get(failure.criterion or "", []) if failure.instance else []
+        if len(members) < GROUPED_FROM:
+            out.append(failure.words)
+        elif members[0].name not in said:
+            said.add(members[0].name)
+            out.append(_together(members, summary.database_count, summary.threshold_set))
     return out
 
 
-def _together(members: list[Criterion], instances: int, named: bool, set_name: str) -> str:
-    """One line for `members`, one criterion failed on many instances; `named`: its reasons name the threshold set."""
+def _together(members: list[Criterion], instances: int, set_name: str) -> str:
+    """One line for `members`, one criterion failed on many instances (a latency's naming its threshold set)."""
     first = members[0]
     unit = first.unit_after
     values = [c.value for c in members]
@@ -48,4 +51,5 @@ def _together(members: list[Criterion], instances: int, named: bool, set_name: s
     worst = (max if at_most else min)(members, key=lambda c: c.value)
     spread = number(low) if number(low) == number(high) else f"{number(low)} to {number(high)}"
     words = f"{len(members)} of {instances} instances: {first.name} {spread}{unit} {'>' if at_most else '<'} {number(first.limit)}{unit}"
-    return (with_set(words, set_name) if named else words) + f", the {'highest' if at_most else 'lowest'} on {worst.instance}"
+    named = verdict.with_set(words, set_name) if first.name in LATENCY_NAMES else words  # the one wording
+    return named + f", the {'highest' if at_most else 'lowest'} on {worst.instance}"

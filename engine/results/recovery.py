@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.model.config import TestConfig
-from engine.results.schema import Criterion, InstanceRecovery, Outcome, RecoveryResult, RunResult
-from engine.results.verdict import Verdict, make_criterion
+from engine.results.schema import Criterion, Failure, InstanceRecovery, Outcome, RecoveryResult, RunResult
+from engine.results.verdict import Verdict, failure_of, make_criterion
 from engine.workload.recovery import RecoveryTally
 
 FILES_REPLAYED = "log files replayed"
@@ -61,50 +61,56 @@ def _avg_ms(total_ns: int, count: int) -> float:
 def judge_recovery(recovery: RecoveryResult, transactional: Verdict) -> Verdict:
     """The log generation's verdict (`transactional`) with each instance's replay judged on top."""
     criteria: list[Criterion] = list(transactional.criteria)
-    reasons = list(transactional.reasons)
+    failures = list(transactional.failures)
     instance_reasons = {name: list(words) for name, words in transactional.instance_reasons.items()}
     outcomes = dict(transactional.instance_outcomes)
     for row in recovery.instances:
-        mine: list[str] = []
-        criteria.append(make_criterion(FILES_REPLAYED, row.instance, row.log_files_replayed, row.log_files, "", ">="))
-        criteria.append(make_criterion(REPLAY_ERRORS, row.instance, row.errors, 0, "", "<="))
+        mine: list[Failure] = []
+        replayed = make_criterion(FILES_REPLAYED, row.instance, row.log_files_replayed, row.log_files, "", ">=")
+        criteria.append(replayed)
+        criteria.append(errors := make_criterion(REPLAY_ERRORS, row.instance, row.errors, 0, "", "<="))
+        pace = None
         if row.log_files_replayed:
-            criteria.append(make_criterion(SECONDS_PER_FILE, row.instance, row.seconds_per_log_file, recovery.limit_s,
-                                           "s", "<="))
+            pace = make_criterion(SECONDS_PER_FILE, row.instance, row.seconds_per_log_file, recovery.limit_s, "s", "<=")
+            criteria.append(pace)
         if transactional.outcome != Outcome.ABORTED:
-            mine.extend(_replay_reasons(row, recovery.limit_s))
-        instance_reasons.setdefault(row.instance, []).extend(mine)
-        reasons.extend(mine)
+            mine.extend(_replay_failures(row, recovery.limit_s, replayed, errors, pace))
+        instance_reasons.setdefault(row.instance, []).extend(failure.words for failure in mine)
+        failures.extend(mine)
         if mine and outcomes.get(row.instance) != Outcome.ABORTED:
             outcomes[row.instance] = Outcome.FAIL
     if transactional.outcome == Outcome.ABORTED:
-        replayed = recovery.log_files_replayed
+        replayed_files = recovery.log_files_replayed
         total = sum(row.log_files for row in recovery.instances)
         generated = sum(row.log_files_generated for row in recovery.instances)
-        if reasons and generated:
-            reasons[0] += (f"; {generated:,} of {total:,} log files were generated and {replayed:,} replayed, "
-                           "and what was done is reported")
-        return Verdict(Outcome.ABORTED, criteria, reasons, outcomes, instance_reasons)
-    outcome = Outcome.FAIL if reasons else Outcome.PASS
-    return Verdict(outcome, criteria, reasons, outcomes, instance_reasons)
+        if failures and generated:
+            first = failures[0]
+            failures[0] = first.model_copy(update={"words": first.words + (
+                f"; {generated:,} of {total:,} log files were generated and {replayed_files:,} replayed, and what was "
+                "done is reported")})
+        return Verdict(Outcome.ABORTED, criteria, failures, outcomes, instance_reasons)
+    outcome = Outcome.FAIL if failures else Outcome.PASS
+    return Verdict(outcome, criteria, failures, outcomes, instance_reasons)
 
 
-def _replay_reasons(row: InstanceRecovery, limit_s: float) -> list[str]:
-    words = []
+def _replay_failures(row: InstanceRecovery, limit_s: float, replayed: Criterion, errors: Criterion,
+                     pace: Criterion | None) -> list[Failure]:
+    found = []
     if row.failure:
-        words.append(f"{row.instance}: {row.failure}")
+        found.append(failure_of(replayed, f"{row.instance}: {row.failure}"))
     elif row.log_files_generated < row.log_files:
-        words.append(f"{row.instance}: only {row.log_files_generated} of {row.log_files} log files were generated, "
-                     "so none was replayed")
+        found.append(failure_of(replayed, f"{row.instance}: only {row.log_files_generated} of {row.log_files} log "
+                                          "files were generated, so none was replayed"))
     elif row.log_files_replayed < row.log_files:
-        words.append(f"{row.instance}: only {row.log_files_replayed} of {row.log_files} log files were replayed")
+        found.append(failure_of(replayed, f"{row.instance}: only {row.log_files_replayed} of {row.log_files} log files "
+                                          "were replayed"))
     if row.lost_flushes:
-        words.append(f"{row.instance}: {row.lost_flushes:,} page(s) read back older than a completed write of them "
-                     "(lost flushes, ESE -1119); the test log names each")
-    if row.log_files_replayed and row.seconds_per_log_file > limit_s:
-        words.append(f"{row.instance}: {row.seconds_per_log_file:.2f} s to play one log file on average, over the "
-                     f"{limit_s:g} s limit")
-    return words
+        found.append(failure_of(errors, f"{row.instance}: {row.lost_flushes:,} page(s) read back older than a completed "
+                                        "write of them (lost flushes, ESE -1119); the test log names each"))
+    if pace is not None and row.seconds_per_log_file > limit_s:
+        found.append(failure_of(pace, f"{row.instance}: {row.seconds_per_log_file:.2f} s to play one log file on "
+                                      f"average, over the {limit_s:g} s limit"))
+    return found
 
 
 def recovery_words(config: TestConfig) -> str:

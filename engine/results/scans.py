@@ -15,8 +15,8 @@ from engine.io.files import backup_file_path, database_file_path, database_files
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
 from engine.model.units import counted
-from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Figures, Outcome, ScanResult
-from engine.results.verdict import Verdict, make_criterion
+from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Failure, Figures, Outcome, ScanResult
+from engine.results.verdict import Verdict, failure_of, make_criterion
 from engine.workload.errors import PAGE, ese_error, title
 from engine.workload.scan import ScanTally
 
@@ -74,34 +74,36 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
 def judge_scan(config: TestConfig, scan: ScanResult, *, aborted_reason: str | None, failure_reasons: list[str]) -> Verdict:
     checksum = config.test_type == TestType.DATABASE_CHECKSUM
     criteria: list[Criterion] = []
-    reasons: list[str] = list(failure_reasons)
+    failures = [Failure(words=words) for words in failure_reasons]
     instance_reasons: dict[str, list[str]] = {}
     for row in scan.databases:
-        mine: list[str] = []
-        criteria.append(make_criterion(DAMAGED_PAGES, row.instance, row.damaged_pages, 0, "", "<="))
+        mine: list[Failure] = []
+        criteria.append(damaged := make_criterion(DAMAGED_PAGES, row.instance, row.damaged_pages, 0, "", "<="))
         if row.damaged_pages:
-            mine.append(damage_words(row))
+            mine.append(failure_of(damaged, damage_words(row)))
         if checksum:
-            criteria.append(make_criterion(DAMAGED_LOG_SECTORS, row.instance, row.log_sectors_damaged, 0, "", "<="))
+            criteria.append(sectors := make_criterion(DAMAGED_LOG_SECTORS, row.instance, row.log_sectors_damaged, 0, "",
+                                                      "<="))
             if row.log_sectors_damaged:
-                mine.append(f"{row.instance}: {row.log_sectors_damaged:,} damaged log sector"
-                            f"{'s' if row.log_sectors_damaged != 1 else ''} in {row.log_files} log files; "
-                            "the test log names each")
-        criteria.append(make_criterion(PAGES_READ, row.instance, row.seen_pages, row.pages, "", ">="))
+                mine.append(failure_of(sectors, f"{row.instance}: {row.log_sectors_damaged:,} damaged log sector"
+                                                f"{'s' if row.log_sectors_damaged != 1 else ''} in {row.log_files} log "
+                                                "files; the test log names each"))
+        criteria.append(read := make_criterion(PAGES_READ, row.instance, row.seen_pages, row.pages, "", ">="))
         if row.seen_pages < row.pages and aborted_reason is None:
             why = f": {row.failure}" if row.failure else ""
-            mine.append(f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of {', '.join(row.database_files)} were read{why}")
-        instance_reasons[row.instance] = mine
-        reasons.extend(mine)
+            mine.append(failure_of(read, f"{row.instance}: only {row.seen_pages:,} of {row.pages:,} pages of "
+                                         f"{', '.join(row.database_files)} were read{why}"))
+        instance_reasons[row.instance] = [failure.words for failure in mine]
+        failures.extend(mine)
     outcomes = {name: Outcome.FAIL if words else Outcome.PASS for name, words in instance_reasons.items()}
     if aborted_reason is not None:
         covered = sum(r.seen_pages for r in scan.databases)
         total = sum(r.pages for r in scan.databases)
         share = covered / total if total else 0.0
-        reasons.insert(0, f"{aborted_reason}; the scan covered {covered:,} of {total:,} pages ({share:.0%}), "
-                          "and what it covered is reported")
-        return Verdict(Outcome.ABORTED, criteria, reasons, {n: Outcome.ABORTED for n in outcomes}, instance_reasons)
-    return Verdict(Outcome.FAIL if reasons else Outcome.PASS, criteria, reasons, outcomes, instance_reasons)
+        failures.insert(0, Failure(words=f"{aborted_reason}; the scan covered {covered:,} of {total:,} pages "
+                                         f"({share:.0%}), and what it covered is reported"))
+        return Verdict(Outcome.ABORTED, criteria, failures, {n: Outcome.ABORTED for n in outcomes}, instance_reasons)
+    return Verdict(Outcome.FAIL if failures else Outcome.PASS, criteria, failures, outcomes, instance_reasons)
 
 
 def scan_words(config: TestConfig) -> str:

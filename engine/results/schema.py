@@ -49,9 +49,10 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # database's `volume` and `began_s`); older scans read every database at once, one read in flight each.
 # 12: databases grow as ESE's do (each instance's `database_bytes_initial` and `_final`); the host's Windows memory
 # counters and the page fault stalls' spread over the samples (`host_performance`); older runs have none of them.
+# 13: each reason as a fact (`summary.failures`: the criterion failed and its instance); older runs have words alone.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 12
+RESULT_SCHEMA_VERSION = 13
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
@@ -189,6 +190,12 @@ class IntervalSample(_Schema):
         return rows
 
 
+def unit_after(unit: str) -> str:
+    """A criterion's unit as it follows its figure, the one rule every view and reason follows: ' ms', ' s', '/s', or
+    nothing."""
+    return unit if unit in ("", "/s") else f" {unit}"
+
+
 class Criterion(_Schema):
     """One judged figure: value against limit."""
 
@@ -202,8 +209,7 @@ class Criterion(_Schema):
 
     @property
     def unit_after(self) -> str:
-        """The unit as it follows a figure: ' ms', '/s', or nothing."""
-        return self.unit if self.unit in ("", "/s") else f" {self.unit}"
+        return unit_after(self.unit)
 
     def __str__(self) -> str:
         where = f"{self.instance}: " if self.instance else ""
@@ -223,11 +229,23 @@ def number(value: float) -> str:
 Percentiles = dict[str, dict[str, float | None]]
 
 
+class Failure(_Schema):
+    """One reason a run did not pass, as a fact: the criterion it failed, by name and instance (its value, limit and
+    unit are that criterion's in `RunResult.criteria`), or none (a stop, an engine failure), and its words, said once
+    where it was judged (`engine.results.verdict`). Nothing reads the words back."""
+
+    criterion: str | None = Field(None, description="The failed criterion's name; None: no criterion's.")
+    instance: str | None = Field(None, description="The instance the criterion judged; None: the server's, or none.")
+    words: str
+
+
 class Summary(Figures):
     """The server over the measured window, with the verdict and how the run was set up."""
 
     verdict: Outcome
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list, description="Each failure's words, in order (`failures`).")
+    failures: list[Failure] = Field(default_factory=list, description=(
+        "Why the run did not pass, as facts, in the order of `reasons`; none in a result before schema 13."))
     test_type: str
     threshold_set: str
     target_transactional_iops: float

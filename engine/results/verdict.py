@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
-from engine.results.schema import Criterion, InstanceResult, Outcome, RunResult, number
+from engine.results.schema import Criterion, Failure, InstanceResult, Outcome, RunResult, number
 from engine.workload.errors import ErrorTally, describe, ese_error
 from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
@@ -41,9 +41,24 @@ LATENCY_CRITERIA = (
 )
 
 
+LATENCY_NAMES = frozenset(label for label, *_ in LATENCY_CRITERIA)
+
+
 def with_set(words: str, set_name: str) -> str:
     """A latency criterion's words as its reason says them, naming the threshold set: '… > 20.0 ms (Strict)'."""
     return f"{words} ({set_name})"
+
+
+def failed(criterion: Criterion, set_name: str) -> Failure:
+    """A failed criterion as a reason: its words, a latency's naming the threshold set it was judged on."""
+    words = str(criterion)
+    return Failure(criterion=criterion.name, instance=criterion.instance,
+                   words=with_set(words, set_name) if criterion.name in LATENCY_NAMES else words)
+
+
+def failure_of(criterion: Criterion, words: str) -> Failure:
+    """A failed criterion as a reason said in words of its own (what the figures alone do not say)."""
+    return Failure(criterion=criterion.name, instance=criterion.instance, words=words)
 
 
 def maximum_basis(config: TestConfig) -> str:
@@ -137,9 +152,13 @@ def iops_floor(config: TestConfig) -> float:
 class Verdict:
     outcome: Outcome
     criteria: list[Criterion] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
     instance_outcomes: dict[str, Outcome] = field(default_factory=dict)
     instance_reasons: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def reasons(self) -> list[str]:
+        return [failure.words for failure in self.failures]
 
     def __str__(self) -> str:
         head = {Outcome.PASS: "Pass", Outcome.FAIL: "Fail", Outcome.ABORTED: "Aborted"}[self.outcome]
@@ -167,7 +186,7 @@ def judge(
     averaged = highest is not None and config.thresholds.averaged_maxima
     set_name = config.threshold_set_name
     criteria: list[Criterion] = []
-    reasons: list[str] = []
+    reasons: list[Failure] = []
     instance_reasons: dict[str, list[str]] = {}
     total_transfers = 0
     total_errors = 0
@@ -176,7 +195,7 @@ def judge(
     measured = has_measured_time(config, measured_s)
 
     for name, streams in instances.items():
-        mine: list[str] = []
+        mine: list[Failure] = []
         reads = streams.get(DB_READ) or StreamStats()
         writes = streams.get(DB_WRITE) or StreamStats()
         logs = streams.get(LOG_WRITE) or StreamStats()
@@ -196,29 +215,27 @@ def judge(
             criterion = make_criterion(label, name, value, getattr(limits, threshold), "ms", "<=")
             criteria.append(criterion)
             if not criterion.passed:
-                mine.append(with_set(str(criterion), set_name))
+                mine.append(failed(criterion, set_name))
         if cache is not None and name in cache and measured:
             stalls = cache[name][PAGE_FAULT_STALLS] / measured_s
             criterion = make_criterion(STALLS_CRITERION, name, stalls, MAX_PAGE_FAULT_STALLS_PER_S, "/s", "<=")
             criteria.append(criterion)
             if not criterion.passed:
-                mine.append(str(criterion))
+                mine.append(failed(criterion, set_name))
         if reads.count == 0 and measured:
             # Every reason that fails a run has its criterion, so the table never shows only passes under a FAIL.
-            criteria.append(make_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
+            criteria.append(none := make_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
             served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
-            mine.append(
-                f"{name}: no database reads completed in the measured window"
-                + ("; the database cache holds the whole database, so test a database larger than the cache" if served else "")
-            )
+            mine.append(failure_of(none, f"{name}: no database reads completed in the measured window" + (
+                "; the database cache holds the whole database, so test a database larger than the cache" if served else "")))
         if logs.count == 0 and writes.count and measured:
-            criteria.append(make_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
-            mine.append(f"{name}: no log writes completed in the measured window")
+            criteria.append(none := make_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
+            mine.append(failure_of(none, f"{name}: no log writes completed in the measured window"))
         for group in tally.ordered():
             code, _ = ese_error(group.first.kind, group.first.unit)
-            criteria.append(make_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
-            mine.append(f"{name}: {describe(group)}")
-        instance_reasons[name] = mine
+            criteria.append(kind := make_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
+            mine.append(failure_of(kind, f"{name}: {describe(group)}"))
+        instance_reasons[name] = [failure.words for failure in mine]
         reasons.extend(mine)
 
     target = config.target_transactional_iops
@@ -228,30 +245,29 @@ def judge(
         iops = make_criterion(IOPS_CRITERION, None, achieved, floor, "", ">=")
         criteria.append(iops)
         if not iops.passed:
-            reasons.append(
-                f"achieved transactional IOPS {number(achieved)} is below the target {number(target)} "
-                f"less the {config.target_margin_percent:g} % margin ({number(floor)})"
-            )
+            reasons.append(failure_of(iops, f"achieved transactional IOPS {number(achieved)} is below the target "
+                                            f"{number(target)} less the {config.target_margin_percent:g} % margin "
+                                            f"({number(floor)})"))
     failures = list(failure_reasons or [])
     errors_fail = bool(failures) or total_errors > 0
-    criteria.append(
-        Criterion(name="I/O errors" + (" (the test continued despite them)" if continuing else ""), instance=None,
-                  value=max(total_errors, len(failures)), limit=0, unit="", comparison="<=", passed=not errors_fail)
-    )
+    errors_criterion = Criterion(
+        name="I/O errors" + (" (the test continued despite them)" if continuing else ""), instance=None,
+        value=max(total_errors, len(failures)), limit=0, unit="", comparison="<=", passed=not errors_fail)
+    criteria.append(errors_criterion)
     if total_errors and not any(tallies.values()):
-        # errors known only by their streams' counts, as in a result rebuilt from samples
-        reasons.append(f"{total_errors} I/O error(s) occurred; any error fails the test, whether it stops there or "
-                       "continues despite it")
-    reasons.extend(failures)
+        # errors known only by their streams' counts, as in a result rebuilt from an older version's samples
+        reasons.append(failure_of(errors_criterion, f"{total_errors} I/O error(s) occurred; any error fails the test, "
+                                                    "whether it stops there or continues despite it"))
+    reasons.extend(Failure(words=words) for words in failures)
     if not measured and aborted_reason is None and failures:
-        reasons.append(_unmeasured_words(config, measured_s))
+        reasons.append(Failure(words=_unmeasured_words(config, measured_s)))
 
     instance_outcomes = {
         name: Outcome.FAIL if items else Outcome.PASS for name, items in instance_reasons.items()
     }
     if aborted_reason is not None:
         outcome = Outcome.ABORTED
-        reasons.insert(0, aborted_reason)
+        reasons.insert(0, Failure(words=aborted_reason))
         instance_outcomes = {name: Outcome.ABORTED for name in instance_outcomes}
     else:
         outcome = Outcome.FAIL if reasons else Outcome.PASS
@@ -269,8 +285,8 @@ def judged_window(verdict: Verdict, config: TestConfig, measured_s: float) -> Ve
     window = make_criterion(WINDOW_CRITERION, None, measured_s, least, "s", ">=")
     reason = (f"not enough measured: {measured_s:.1f} s, and a verdict needs at least {least:g} s measured (the "
               "shortest measured window judged); its figures are shown, not judged as the storage's: run it longer")
-    return Verdict(Outcome.FAIL, [*verdict.criteria, window], [reason, *verdict.reasons], verdict.instance_outcomes,
-                   verdict.instance_reasons)
+    return Verdict(Outcome.FAIL, [*verdict.criteria, window], [failure_of(window, reason), *verdict.failures],
+                   verdict.instance_outcomes, verdict.instance_reasons)
 
 
 def too_short(result: RunResult) -> bool:

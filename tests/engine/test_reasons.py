@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.model.config import default_config
+from engine.results import verdict
 from engine.results.document import build_result
 from engine.results.reasons import grouped_reasons
 from engine.results.sample_file import SampleList
@@ -48,3 +49,19 @@ def test_two_instances_keep_their_own_lines_and_other_reasons_stay_as_they_are(t
     assert grouped_reasons(result) == result.summary.reasons  # under three of a kind: nothing to group
     assert f"Instance 1: average database read latency 22.4 ms > {LIMIT}" in result.summary.reasons
     assert any("no database reads completed" in r for r in grouped_reasons(result))
+
+
+def test_reasons_are_grouped_by_their_facts_whatever_their_words(tmp_path, monkeypatch):
+    """Each failure carries the criterion and instance it failed: reworded, a reason is grouped all the same, and a
+    result of an older schema (words alone) is said as it was written, not parsed."""
+    monkeypatch.setattr(verdict, "with_set", lambda words, set_name: f"{words}, judged on the {set_name} thresholds")
+    instances = {f"Instance {i}": _instance(read_avg=21.0 + i) for i in range(1, 5)}
+    result = _judged(tmp_path, instances)
+    assert result.summary.reasons[0] == "Instance 1: average database read latency 22.0 ms > 20.0 ms, judged on the " \
+                                        "Strict thresholds"
+    assert [(f.criterion, f.instance) for f in result.summary.failures] == \
+        [("average database read latency", f"Instance {i}") for i in range(1, 5)]
+    assert grouped_reasons(result) == ["4 of 4 instances: average database read latency 22.0 to 25.0 ms > 20.0 ms, "
+                                       "judged on the Strict thresholds, the highest on Instance 4"]
+    older = result.model_copy(update={"summary": result.summary.model_copy(update={"failures": []})})
+    assert grouped_reasons(older) == older.summary.reasons

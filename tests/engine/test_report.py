@@ -18,7 +18,7 @@ from engine.model.config import default_config
 from engine.results.document import build_result
 from engine.results.recovery import FILES_REPLAYED, failing_instances
 from engine.results.sample_file import SampleList
-from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.schema import Failure, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge, make_criterion
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
@@ -140,8 +140,9 @@ def test_the_summary_on_the_first_page_says_why_a_run_failed_the_first_five_reas
     summary = html_text(render_html(RunBundle(failed, _samples(), [], tmp_path)))
     summary = summary[summary.index("Test Summary"): summary.index("Machine Name")]
     assert summary == "Test Summary Overall Test Result FAIL Failed On " + " ".join(failed.summary.reasons) + " "
+    words = [f"Instance {n}: average database read latency 22.4 ms > 20.0 ms (Strict)" for n in range(1, 9)]
     many = failed.model_copy(update={"summary": failed.summary.model_copy(
-        update={"reasons": [f"Instance {n}: average database read latency 22.4 ms > 20.0 ms (Strict)" for n in range(1, 9)]})})
+        update={"reasons": words, "failures": [Failure(words=reason) for reason in words]})})
     summary = html_text(render_html(RunBundle(many, _samples(), [], tmp_path)))
     summary = summary[summary.index("Failed On"): summary.index("Machine Name")]
     assert "Instance 5:" in summary and "Instance 6:" not in summary and "and 3 more under Pass/Fail Criteria" in summary

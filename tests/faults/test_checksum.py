@@ -85,7 +85,7 @@ def test_every_injected_page_is_found_and_classified_and_a_rerun_finds_the_same(
         kinds = {(g.kind, g.unit): g.count for g in result.error_groups}
         assert kinds == {(ErrorKind.CHECKSUM, "page"): 2, (ErrorKind.WRONG_NUMBER, "page"): 1,
                          (ErrorKind.UNINITIALISED, "page"): 1, (ErrorKind.CHECKSUM, "log sector"): 1}
-        assert sum(row.io_errors for s in read_samples(tmp_path / run) for row in s.instances) == 5
+        assert sum(s.summary.io_errors for s in read_samples(tmp_path / run)) == 5
         assert read_result(tmp_path / run).scan == result.scan
 
 

@@ -57,12 +57,11 @@ def _in_flight(folder: Path, instances: list[str], seconds: float) -> tuple[floa
     busy_ms = reads = 0.0
     samples = read_samples(folder)
     for sample in samples:
-        for row in sample.instances:
-            if row.name in instances:
-                span = row.span_s or sample.duration_s
-                count = row.db_reads_per_s * span
-                reads += count
-                busy_ms += count * row.db_read_avg_latency_ms
+        for name, counters in sample.instances.items():
+            if name in instances and "db_read" in counters.streams:
+                stream = counters.streams["db_read"]
+                reads += stream.count
+                busy_ms += stream.sum_ns / 1e6
     return busy_ms / 1000.0 / seconds, reads
 
 

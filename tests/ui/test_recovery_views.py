@@ -14,7 +14,7 @@ from engine.model.config import LOG_DATA_BYTES
 from engine.model.units import format_duration
 from engine.protocol import PHASE_WORDS, Phase, ProgressEvent
 from engine.results.recovery import judge_recovery, recovery_result
-from engine.results.schema import Outcome
+from engine.results.schema import Failure, Outcome
 from engine.results.verdict import Verdict
 from engine.workload.recovery import RecoveryTally
 from tests.conftest import small_config
@@ -109,9 +109,11 @@ def test_a_soft_recovery_stopped_while_generating_says_how_far_it_got_and_fails_
     config = known.configuration.model_copy(update={"test_type": model.TestType.SOFT_RECOVERY, "log_files_to_replay": FILES})
     recovery = recovery_result(config, {i: RecoveryTally(log_files=FILES, log_files_generated=3, generation_seconds=2.0)
                                         for i in range(2)})
-    stopped = Verdict(Outcome.ABORTED, list(known.criteria), ["Run aborted: stopped by the user after 2.0 s of measurement"])
+    stopped = Verdict(Outcome.ABORTED, list(known.criteria),
+                      [Failure(words="Run aborted: stopped by the user after 2.0 s of measurement")])
     verdict = judge_recovery(recovery, stopped)
     summary = known.summary.model_copy(update={"verdict": verdict.outcome, "reasons": verdict.reasons,
+                                               "failures": verdict.failures,
                                                "test_type": config.test_type})
     result = known.model_copy(update={"configuration": config, "recovery": recovery, "criteria": verdict.criteria,
                                       "summary": summary})

@@ -325,7 +325,7 @@ class RunView(QWidget):
                 label.setStyleSheet("")
                 continue
             sign = "≤" if shown.comparison == "<=" else "≥"
-            unit = f" {shown.unit}" if shown.unit == "ms" else shown.unit
+            unit = shown.unit_after
             where = f"{shown.instance}: " if shown.instance else ""
             label.setText(f"{'✓' if shown.passed else '✗'} {where}{sentence(shown.name)}: "
                           f"{shown.value:,.2f}{unit} ({sign} {shown.limit:,.1f}{unit})")

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 from engine.model.config import TestConfig
 from engine.model.units import sentence
-from engine.results.schema import Criterion, RunResult
+from engine.results.schema import Criterion, RunResult, unit_after
 from engine.results.verdict import IOPS_CRITERION, UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria
 from ui.widgets.style import verdict_qcolor
 
@@ -61,7 +61,7 @@ def _cells(criterion: Criterion | UnmeasuredCriterion, unreached: set[str], conf
     "not reached" for what a stop left short (`unreached`)."""
     sign = "≤" if criterion.comparison == "<=" else "≥"
     iops = criterion.name == IOPS_CRITERION
-    unit = " IOPS" if iops else f" {criterion.unit}" if criterion.unit else ""
+    unit = " IOPS" if iops else unit_after(criterion.unit)
     name = sentence(criterion.name)
     digits = 1 if iops else 0 if isinstance(criterion, Criterion) and is_count(criterion) else 2
     limit = f"{sign} {criterion.limit:,.{digits}f}{unit}"
