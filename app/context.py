@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from app.advice import AdviceRecorder
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, LogEvent, ResultEvent, RunEvent
 from engine.run.runner import Runner
@@ -115,7 +116,7 @@ class AppContext:
             raise UsageError(f"the run folder {output} cannot be used: {unusable}")
         jetstress = JetstressResults(jetstress_folder or output, output)
         if session is not None:
-            emit = fan_out(RunRecorder(self.store, session, output), emit)
+            emit = fan_out(RunRecorder(self.store, session, output), AdviceRecorder(self.store), emit)
         runner = runner_for(model, config, output, fan_out(emit, jetstress), session=session, settle=settle, sweep=sweep)
         jetstress.say = runner.log
         return runner

@@ -96,7 +96,7 @@ class StartEvent(BaseModel):
     event: Literal["start"] = "start"
     run_id: str
     session: str | None = None
-    started_utc: str
+    started_utc: AwareDatetime
     config: TestConfig
 
 

@@ -21,6 +21,7 @@ from engine.run.samples import rebuild_result
 from engine.run.suite import SUITE_FILE
 from engine.store.rows import RunRow
 from engine.store.sqlite import Store
+from engine.tuning.advisor import Advice
 
 
 class ReportError(Exception):
@@ -37,6 +38,7 @@ class RunBundle:
     session_runs: list[RunRow] = field(default_factory=list)  # the session as it stood when this run ended
     session_results: list[RunResult] = field(default_factory=list)
     later_runs: list[str] = field(default_factory=list)  # the session's runs since, by id (not in this report)
+    advice: Advice | None = None  # the advisor's word on the session as this run ended, kept with the run
 
 
 def load_run(reference: str, store: Store | None = None) -> RunBundle:
@@ -121,6 +123,8 @@ def _add_session(bundle: RunBundle, store: Store) -> None:
     bundle.later_runs = [run.run_id for run in later]
     results = (bundle.result if run.run_id == this else store.result(run.run_id) for run in bundle.session_runs)
     bundle.session_results = [r for r in results if r is not None]
+    kept = store.advice(this)
+    bundle.advice = None if kept is None else Advice.from_dict(kept)
 
 
 def measured_runs(store: Store, session: str) -> list[RunRow]:

@@ -91,7 +91,8 @@ def sample_rows(samples: Iterable[IntervalSample]) -> Iterator[list[Any]]:
             own = {stream: stats.hist for stream, stats in sample.instances[row.name].streams.items() if stats.hist}
             rows.append((row, row.name, sample.duration_s if row.span_s is None else row.span_s, own or None))
         for figures, name, seconds, histograms in rows:
-            values: list[Any] = [sample.interval, sample.phase, sample.time_utc, sample.elapsed_s, seconds, name]
+            when = sample.time_utc.isoformat() if sample.time_utc is not None else None
+            values: list[Any] = [sample.interval, sample.phase, when, sample.elapsed_s, seconds, name]
             values += [getattr(figures, key) for key in CSV_COLUMNS[6:24]]
             values += [sample.host.cpu_percent, sample.host.available_memory_mb]
             values += [None if sample.step is None else sample.step + 1, sample.threads, sample.sluggish_sessions]

@@ -116,9 +116,10 @@ def charts(bundle: RunBundle) -> dict[str, str]:
 
 
 def session_advice(bundle: RunBundle) -> Advice | None:
-    """The advisor's word on the run's session, as every front end shows it (None outside a session)."""
-    if not bundle.session_results:
-        return None
+    """The advisor's word on the run's session as the run ended, kept with it (None outside a session). A run an older
+    version recorded kept none: its session's runs up to it are read again."""
+    if bundle.advice is not None or not bundle.session_results:
+        return bundle.advice
     return advise_session(bundle.result.configuration, bundle.session_results)
 
 
@@ -200,19 +201,18 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def local_time(utc: str | None, offset: str) -> str:
+def local_time(utc: datetime | None, offset: str) -> str:
     """A time as the run's host read its clock, then in UTC: "2026-11-26 14:05:03 (UTC+01:00) · 13:05:03 UTC"; the UTC
     time alone where the host's offset was not kept."""
-    if not utc:
+    if utc is None:
         return "—"
     try:
-        moment = datetime.fromisoformat(utc)
         zone = datetime.strptime(offset, "%z").tzinfo if offset else None
     except ValueError:
-        return utc
-    if zone is None or moment.tzinfo is None:
-        return utc
-    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M:%S} (UTC{offset}) · {moment.astimezone(UTC):%H:%M:%S} UTC"
+        zone = None
+    if zone is None:
+        return f"{utc.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
+    return f"{utc.astimezone(zone):%Y-%m-%d %H:%M:%S} (UTC{offset}) · {utc.astimezone(UTC):%H:%M:%S} UTC"
 
 
 def _template_for(bundle: RunBundle, env: jinja2.Environment) -> jinja2.Template:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
@@ -102,14 +102,11 @@ class JetstressReport:
         return f"{self.kind}_{t.year}_{t.month}_{t.day}_{t.hour}_{t.minute}_{t.second}"
 
 
-def _local(stamp: str | None) -> datetime | None:
-    if not stamp:
-        return None
-    moment = datetime.fromisoformat(stamp)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone()
+def _local(stamp: datetime | None) -> datetime | None:
+    return None if stamp is None else stamp.astimezone()
 
 
-def _when(stamp: str | None) -> str:
+def _when(stamp: datetime | None) -> str:
     """A time as Jetstress's summary writes it: 12/23/2010 5:23:54 PM."""
     moment = _local(stamp)
     if moment is None:

@@ -40,17 +40,6 @@ def identified(pdf: bytes, document: uuid.UUID) -> bytes:
     return pdf
 
 
-def parse_utc(text: str | None) -> datetime | None:
-    """An ISO time the result stores, as an aware UTC datetime (None: not recorded, or not a time)."""
-    if not text:
-        return None
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
-
-
 def dated(pdf: bytes, when: datetime) -> bytes:
     """`pdf` with its creation and modification dates, in the information dictionary and the XMP metadata, set to
     `when`, each padded with spaces to the length it had. A date Qt wrote shorter than ours is left as it was."""

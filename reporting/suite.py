@@ -10,6 +10,7 @@ its aborted report.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ class SuiteBundle:
         return f"Jetwise {self.record.title} {self.folder.name}"
 
     @property
-    def ended_utc(self) -> str | None:
+    def ended_utc(self) -> datetime | None:
         """When its latest stage ended (the stages run in order); None: none has run."""
         runs = self.runs
         return runs[-1][2].result.times.test_end_utc if runs else None
@@ -163,9 +164,9 @@ def _threshold_sets(record: SuiteRecord) -> list[dict[str, Any]]:
     return list(sets.values())
 
 
-def _clock(utc: str | None) -> str:
-    """A time to the minute: the summary's; each stage's report gives it to the second."""
-    return utc[:16].replace("T", " ") if utc else "—"
+def _clock(utc: datetime | None) -> str:
+    """A time (UTC) to the minute: the summary's; each stage's report gives it to the second."""
+    return f"{utc.astimezone(UTC):%Y-%m-%d %H:%M}" if utc is not None else "—"
 
 
 def _key_figure(result: RunResult) -> dict[str, Any]:

@@ -8,11 +8,13 @@ Windows through ctypes, by a configuration file, or by PyInstaller's spec.
 from engine.io.platform import lifetime
 from engine.model.config import MaximumLatency
 from engine.model.profile import ThreadWeight
+from engine.results.base import UtcTime
 from engine.results.counters import from_figures
 from ui.shell import MainWindow
 
 MaximumLatency.SINGLE_IO  # a configuration names it (--maximum-latency single-io); the schema reads older results as it
 from_figures  # the schema reads an older version's samples with it (schema modules are not searched)
+UtcTime  # the schema's moments (schema modules are not searched)
 MainWindow.dragEnterEvent  # Qt calls its overrides
 MainWindow.closeEvent
 MainWindow.dropEvent

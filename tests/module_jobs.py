@@ -128,6 +128,7 @@ JOBS: dict[str, dict[str, str]] = {
     },
     "app": {
         "__main__.py": "python -m app: the jetwise command",
+        "advice.py": "The advisor's word on a session, kept with each run as it ends",
         "cli/clean.py": "jetwise clean: the test files a configuration's runs left, removed",
         "cli/cmd_switches.py": "JetstressCmd's switches as runbooks type them",
         "cli/configs.py": "Configuration files as the command line meets them",

@@ -8,6 +8,7 @@ page's foot starts the next page.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QHashSeed, QMarginsF, QRectF, QSizeF, Qt, QUrl
@@ -31,7 +32,7 @@ from PySide6.QtSvg import QSvgRenderer
 from engine.io.safety import replaced_by
 from reporting.bundle import RunBundle
 from reporting.document import charts, render_html
-from reporting.pdf_identity import dated, document_id, identified, parse_utc
+from reporting.pdf_identity import dated, document_id, identified
 
 PAGE_SIZES = {"a4": QPageSize.PageSizeId.A4, "letter": QPageSize.PageSizeId.Letter}
 RESOLUTION = 300  # dots per inch of the PDF
@@ -167,7 +168,7 @@ def write_pdf(bundle: RunBundle, path: Path, page_size: str = "a4") -> int:
 
 
 def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, *, title: str, document_title: str,
-                   ended_utc: str | None) -> int:
+                   ended_utc: datetime | None) -> int:
     """Write report HTML rendered for print (its charts in `svgs`) as a PDF with `title` atop every page; returns its
     page count. The same report is the same bytes whenever it is written: dated `ended_utc` (the end of what it
     records; None: when written), identified by its content. Needs a Qt application (app.window)."""
@@ -185,8 +186,7 @@ def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, 
         del writer  # the file is whole once its writer is gone
         content = (html, page_size, title, *(part for item in sorted(svgs.items()) for part in item))
         written = identified(scratch.read_bytes(), document_id(*content))
-        when = parse_utc(ended_utc)
-        scratch.write_bytes(dated(written, when) if when is not None else written)
+        scratch.write_bytes(dated(written, ended_utc.astimezone(UTC)) if ended_utc is not None else written)
 
     # Qt's writer says nothing when the volume is full: the file is checked whole (it ends with %%EOF) before it counts.
     replaced_by(path, produce, valid=lambda tail: b"%%EOF" in tail)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+from datetime import datetime
 from pathlib import Path
 
 import numpy
@@ -301,9 +302,9 @@ class MainWindow(QMainWindow):
 
     def _sessions_latest_first(self) -> list[str]:
         """The store's sessions, the one with the latest run first (a session without runs by when it was made)."""
-        latest: dict[str, str] = {}
+        latest: dict[str, datetime] = {}
         for run in self.store.runs():
-            latest[run.session] = max(latest.get(run.session, ""), run.started_utc)
+            latest[run.session] = max(latest.get(run.session, run.started_utc), run.started_utc)
         sessions = sorted(self.store.sessions(), key=lambda s: (latest.get(s.name, s.created_utc), s.id), reverse=True)
         return [session.name for session in sessions]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC
 from typing import Any, TextIO
 
 from app.cli.options import session_type
@@ -30,7 +31,7 @@ def history_document(store: Store, session: str | None) -> dict[str, Any]:
         "sessions": [
             {
                 "name": s.name,
-                "created_utc": s.created_utc,
+                "created_utc": s.created_utc.isoformat(),
                 "target_transactional_iops": s.target_iops,
                 "runs": [r.to_dict() for r in measured_runs(store, s.name)],
             }
@@ -53,7 +54,7 @@ def print_sessions(sessions: list[SessionRow], runs: dict[str, list[RunRow]], ou
         last = mine[-1] if mine else None
         setting = f"{last.threads} threads, SluggishSessions {last.sluggish_sessions}" if last else "-"
         print(
-            f"{s.name[:28]:<28} {s.created_utc[:19].replace('T', ' '):<20} {_num(s.target_iops or None, 1):>12} {len(mine):>5}  "
+            f"{s.name[:28]:<28} {s.created_utc.astimezone(UTC):%Y-%m-%d %H:%M:%S}  {_num(s.target_iops or None, 1):>12} {len(mine):>5}  "
             f"{(last.status if last else '-'):<12} {setting}",
             file=out,
         )
@@ -74,7 +75,7 @@ def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO, store: Stor
     )
     for r in runs:
         print(
-            f"  {r.run_id:<24} {r.started_utc[:19].replace('T', ' '):<20} {r.threads:>7} {r.sluggish_sessions:>8} "
+            f"  {r.run_id:<24} {r.started_utc.astimezone(UTC):%Y-%m-%d %H:%M:%S}  {r.threads:>7} {r.sluggish_sessions:>8} "
             f"{_num(r.achieved_iops):>14} {_num(r.db_read_avg_latency_ms, 2):>10} {_num(r.log_write_avg_latency_ms, 2):>12}  "
             f"{r.status}",
             file=out,

@@ -126,12 +126,12 @@ def _figure_sql(name: str) -> str:
     raise ValueError(f"no figure {name}")
 
 
-def _stamp(text: str | None) -> float | None:
-    return None if text is None else datetime.fromisoformat(text).timestamp()
+def _stamp(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
 
 
-def _text(stamp: float | None) -> str | None:
-    return None if stamp is None else datetime.fromtimestamp(stamp, UTC).isoformat()
+def _moment(stamp: float | None) -> datetime | None:
+    return None if stamp is None else datetime.fromtimestamp(stamp, UTC)
 
 
 def is_sample_file(path: Path) -> bool:
@@ -360,7 +360,7 @@ class SampleFile:
                     instances[names.get(pending[1], f"Instance {pending[1] + 1}")] = own
                     pending = next(windows, None)
                 yield IntervalSample(
-                    interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_text(head["time_utc"]),
+                    interval=head["interval"], phase=PHASES[head["phase"]], time_utc=_moment(head["time_utc"]),
                     elapsed_s=head["elapsed_s"], duration_s=head["duration_s"], remaining_s=head["remaining_s"],
                     host=_host(head, counters), server=_counters(row[len(_SERVER_HEAD):]), instances=instances,
                     step=head["step"], threads=head["threads"], sluggish_sessions=head["sluggish_sessions"],
@@ -412,7 +412,7 @@ def _figures_samples(db: sqlite3.Connection) -> Iterator[IntervalSample]:
         while latency is not None and latency[0] <= head["interval"]:
             histogram, latency = latency[1], next(histograms, None)
         yield IntervalSample.model_validate({
-            "interval": head["interval"], "phase": PHASES[head["phase"]], "time_utc": _text(head["time_utc"]),
+            "interval": head["interval"], "phase": PHASES[head["phase"]], "time_utc": _moment(head["time_utc"]),
             "elapsed_s": head["elapsed_s"], "duration_s": head["duration_s"], "remaining_s": head["remaining_s"],
             "host": _host(head, counters), "step": head["step"], "threads": head["threads"],
             "sluggish_sessions": head["sluggish_sessions"], "latency": histogram, "instances": instances,

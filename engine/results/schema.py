@@ -26,6 +26,7 @@ from pydantic import Field, model_validator
 from engine.io.pages import ErrorKind
 from engine.model.config import MaximumLatency, TestConfig, ThreadWeight
 from engine.results.base import Schema as _Schema
+from engine.results.base import UtcTime
 from engine.results.counters import Counters, from_figures
 from engine.results.host_schema import HostFigures as HostFigures
 from engine.results.host_schema import HostInfo as HostInfo
@@ -144,7 +145,7 @@ class IntervalSample(_Schema):
 
     interval: int = Field(ge=0)
     phase: SamplePhase
-    time_utc: str | None = Field(None, description="End of the interval; absent only in samples of older stores.")
+    time_utc: UtcTime | None = Field(None, description="End of the interval; absent only in samples of older stores.")
     elapsed_s: float
     duration_s: float
     remaining_s: float = 0.0
@@ -320,10 +321,10 @@ class ErrorGroup(_Schema):
 
 
 class RunTimes(_Schema):
-    test_start_utc: str | None = None
-    test_end_utc: str | None = None
-    collection_start_utc: str | None = None
-    collection_end_utc: str | None = None
+    test_start_utc: UtcTime | None = None
+    test_end_utc: UtcTime | None = None
+    collection_start_utc: UtcTime | None = None
+    collection_end_utc: UtcTime | None = None
 
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from engine.results.schema import Criterion, Figures
 
@@ -25,9 +26,9 @@ FEW = 0.01  # at most this share of the samples (and at least one) is a few spik
 @dataclass
 class _Passed:
     samples: int
-    first_utc: str | None
+    first_utc: datetime | None
     first_in_s: float
-    last_utc: str | None
+    last_utc: datetime | None
     highest_ms: float
 
 
@@ -41,7 +42,7 @@ class LatencySpikes:
         self._start_s: float | None = None
         self._passed: dict[str, _Passed] = {}
 
-    def observe(self, summary: Figures, *, time_utc: str | None, elapsed_s: float, duration_s: float) -> None:
+    def observe(self, summary: Figures, *, time_utc: datetime | None, elapsed_s: float, duration_s: float) -> None:
         """One measured sample of the server (the samples of what is judged, in order)."""
         if self._start_s is None:
             self._start_s = elapsed_s - duration_s
@@ -91,6 +92,6 @@ class LatencySpikes:
         return out
 
 
-def _clock(time_utc: str | None) -> str:
-    """'12:03:41 UTC' from an ISO time; '' without one."""
-    return f"{time_utc[11:19]} UTC" if time_utc and len(time_utc) >= 19 else ""
+def _clock(time_utc: datetime | None) -> str:
+    """'12:03:41 UTC'; '' without a time."""
+    return f"{time_utc.astimezone(UTC):%H:%M:%S} UTC" if time_utc is not None else ""

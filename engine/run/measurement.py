@@ -119,7 +119,7 @@ class Measurement:
         *,
         duration_s: float,
         elapsed_s: float,
-        time_utc: str | None,
+        time_utc: datetime | None,
         host: HostFigures,
     ) -> bool:
         """Show interval `index`; True when it settled a calibration run (its end moved earlier)."""
@@ -195,7 +195,7 @@ class Measurement:
         total_s = self.total_intervals * self.config.sample_interval_s
         for offset, server in enumerate(seconds):
             at = elapsed_s + offset * duration_s
-            time_utc = (start + timedelta(seconds=at)).isoformat(timespec="milliseconds")
+            time_utc = start + timedelta(seconds=at)
             if phase == "measure":
                 summary = Figures.model_validate(server.figures(duration_s))
                 self.host_samples.append(host)
@@ -209,7 +209,7 @@ class Measurement:
 
     def _add_step(self, index: int, parts: Mapping[str, InstanceInterval], summary: Figures,
                   instances: dict[str, Counters], server: Counters, latency: LatencyHistograms, *, duration_s: float,
-                  elapsed_s: float, time_utc: str | None, host: HostFigures) -> bool:
+                  elapsed_s: float, time_utc: datetime | None, host: HostFigures) -> bool:
         """A sweep's interval: its step's phase, its errors counted for the run; True when the sweep ended here."""
         steps = self.steps
         assert steps is not None

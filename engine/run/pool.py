@@ -310,7 +310,7 @@ class _PoolRun:
             interval_parts(self.measurement.names, parts),
             duration_s=max(1e-9, (end - start) / 1e9),
             elapsed_s=(end - self.t0_ns) / 1e9,
-            time_utc=self._wall(end).isoformat(timespec="milliseconds"),
+            time_utc=self._wall(end),
             host=HostFigures.model_validate(self.sampler.sample()),
         )
         if settled:
@@ -337,10 +337,10 @@ class _PoolRun:
         if aborted_reason is None and runner.stop_reason is not None and (self.stop_at_ns is not None or not measured):
             aborted_reason = f"Run aborted: {runner.stop_reason} {self.ends.stopped_where(self.phase, measured_s)}"
         times = RunTimes(
-            test_start_utc=self.wall0.isoformat(timespec="seconds"),
-            test_end_utc=datetime.now(UTC).isoformat(timespec="seconds"),
-            collection_start_utc=self._wall(measure_start).isoformat(timespec="seconds") if measured else None,
-            collection_end_utc=self._wall(end).isoformat(timespec="seconds") if measured else None,
+            test_start_utc=self.wall0,
+            test_end_utc=datetime.now(UTC),
+            collection_start_utc=self._wall(measure_start) if measured else None,
+            collection_end_utc=self._wall(end) if measured else None,
         )
         notes = [] if self.representative else [
             f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache."]

@@ -128,7 +128,7 @@ class Runner:
             raise InvalidConfigError([Problem("output", f"cannot take the run's folders: {exc}")]) from None
 
     def _run(self, problems: list[Problem], probes: dict[Path, UnbufferedProbe]) -> RunResult:
-        started = datetime.now(UTC).isoformat(timespec="seconds")
+        started = datetime.now(UTC)
         self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
         try:
             for problem in problems:

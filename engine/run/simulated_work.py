@@ -232,11 +232,10 @@ class _VirtualClock:
     def elapsed_s(self) -> float:
         return self.intervals * self.interval_s
 
-    def at(self, seconds: float) -> str:
-        return (self.start + timedelta(seconds=seconds)).isoformat(timespec="milliseconds")
+    def at(self, seconds: float) -> datetime:
+        return self.start + timedelta(seconds=seconds)
 
     def times(self) -> RunTimes:
         end = self.start + timedelta(seconds=self.elapsed_s + self.extra_s)
-        return RunTimes(test_start_utc=self.start.isoformat(timespec="seconds"), test_end_utc=end.isoformat(timespec="seconds"),
-                        collection_start_utc=self.start.isoformat(timespec="seconds"),
-                        collection_end_utc=(self.start + timedelta(seconds=self.elapsed_s)).isoformat(timespec="seconds"))
+        return RunTimes(test_start_utc=self.start, test_end_utc=end, collection_start_utc=self.start,
+                        collection_end_utc=self.start + timedelta(seconds=self.elapsed_s))

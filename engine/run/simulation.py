@@ -247,7 +247,7 @@ class ModelSource:
                 runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
             measurement.add(
                 index, parts, duration_s=interval_s, elapsed_s=elapsed,
-                time_utc=(start + timedelta(seconds=elapsed)).isoformat(timespec="milliseconds"), host=host,
+                time_utc=start + timedelta(seconds=elapsed), host=host,
             )
             index += 1
         measured_s = max(0, index - measurement.warmup_intervals) * interval_s
@@ -263,10 +263,10 @@ class ModelSource:
             aborted_reason=aborted,
             host=SIMULATED_HOST,
             times=RunTimes(
-                test_start_utc=start.isoformat(timespec="seconds"),
-                test_end_utc=end.isoformat(timespec="seconds"),
-                collection_start_utc=(start + timedelta(seconds=warm_s)).isoformat(timespec="seconds"),
-                collection_end_utc=end.isoformat(timespec="seconds"),
+                test_start_utc=start,
+                test_end_utc=end,
+                collection_start_utc=start + timedelta(seconds=warm_s),
+                collection_end_utc=end,
             ),
             unbuffered_io=True,
             io_detail="simulated device",

@@ -56,6 +56,10 @@ MIGRATIONS: list[str] = [
         reasons_json = json_extract(result_json, '$.summary.reasons')
     WHERE result_json IS NOT NULL;
     """,
+    # 3: the advisor's word on the session as each run ended, kept with the run (its report says what was known then)
+    """
+    ALTER TABLE runs ADD COLUMN advice_json TEXT;
+    """,
 ]
 
 

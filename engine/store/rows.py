@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from engine.model.config import TestConfig
@@ -50,7 +51,7 @@ def session_name_problem(name: str) -> str | None:
 class SessionRow:
     id: int
     name: str
-    created_utc: str
+    created_utc: datetime
     design: dict[str, Any]
     target_iops: float
 
@@ -60,8 +61,8 @@ class RunRow:
     id: int
     run_id: str
     session: str
-    started_utc: str
-    ended_utc: str | None
+    started_utc: datetime
+    ended_utc: datetime | None
     status: str
     threads: int
     sluggish_sessions: int
@@ -76,8 +77,8 @@ class RunRow:
         return {
             "run_id": self.run_id,
             "session": self.session,
-            "started_utc": self.started_utc,
-            "ended_utc": self.ended_utc,
+            "started_utc": self.started_utc.isoformat(),
+            "ended_utc": None if self.ended_utc is None else self.ended_utc.isoformat(),
             "verdict": self.status,
             "threads": self.threads,
             "sluggish_sessions": self.sluggish_sessions,

@@ -55,6 +55,12 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _moment(text: str) -> datetime:
+    """A time the store keeps as ISO 8601 text (UTC), as an aware datetime."""
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 class Store:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_store_path()
@@ -180,7 +186,8 @@ class Store:
 
     @staticmethod
     def _session_row(row: sqlite3.Row) -> SessionRow:
-        return SessionRow(row["id"], row["name"], row["created_utc"], json.loads(row["design_json"]), row["target_iops"])
+        return SessionRow(row["id"], row["name"], _moment(row["created_utc"]), json.loads(row["design_json"]),
+                          row["target_iops"])
 
     # runs ------------------------------------------------------------------------------
 
@@ -221,6 +228,16 @@ class Store:
                  summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
                  json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, run_id),
             )
+
+    def keep_advice(self, run_id: str, advice: dict[str, Any]) -> None:
+        """The advisor's word on the run's session as the run ended (`Advice.to_dict`), kept with the run."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET advice_json = ? WHERE run_id = ?", (json.dumps(advice), run_id))
+
+    def advice(self, run_id: str) -> dict[str, Any] | None:
+        """The advice kept with a run (None: none was, as for a run an older version recorded)."""
+        row = self._db.execute("SELECT advice_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return None if row is None or row[0] is None else dict(json.loads(row[0]))
 
     def recover_abandoned(self) -> list[str]:
         """Close the runs left `running` by a process of this host that no longer exists.
@@ -316,8 +333,8 @@ class Store:
             id=row["id"],
             run_id=row["run_id"],
             session=row["session_name"],
-            started_utc=row["started_utc"],
-            ended_utc=row["ended_utc"],
+            started_utc=_moment(row["started_utc"]),
+            ended_utc=None if row["ended_utc"] is None else _moment(row["ended_utc"]),
             status=row["status"],
             threads=row["threads"],
             sluggish_sessions=row["sluggish_sessions"],

@@ -174,6 +174,14 @@ class Advice:
             "notes": list(self.notes),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Advice:
+        """The advice `to_dict` gave (as the store keeps it with a run)."""
+        return cls(data["status"], int(data["threads"]), int(data["sluggish_sessions"]), data.get("predicted_iops"),
+                   data.get("predicted_read_ms"), data.get("predicted_log_ms"), str(data.get("rationale", "")),
+                   max_passing_iops=data.get("max_passing_iops"), capacity=data.get("capacity"),
+                   notes=[str(note) for note in data.get("notes", [])])
+
 
 def setting_for(load: float, databases: int) -> tuple[int, int]:
     """Threads (at least one per database) and SluggishSessions whose ratio is at or above

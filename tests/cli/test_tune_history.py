@@ -62,6 +62,12 @@ def test_tune_twice_on_the_same_storage_reads_the_session_instead_of_sweeping_ag
     config = _sata_config(tmp_path)
     first = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "a"), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
+    store = Store()
+    try:  # each run keeps the advice it ended with: the last, the answer the tuning session came to
+        kept = [store.advice(run.run_id) for run in store.runs()]
+    finally:
+        store.close()
+    assert all(kept) and kept[-1]["status"] == json.loads(first.stdout)["status"] == "converged"
     data = json.loads(config.read_text())
     data["profile"]["mailboxes"] = 800  # the same storage, a lower target: the same session
     config.write_text(json.dumps(data))

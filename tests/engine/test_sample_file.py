@@ -6,6 +6,7 @@ import contextlib
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def test_every_second_of_the_server_and_each_instance_in_windows_that_keep_the_c
     assert [s.interval for s in back] == list(range(40))
     assert [s.server for s in back] == [s.server for s in samples]  # the server's every second, exactly
     assert [s.summary for s in back] == [s.summary for s in samples]
-    assert back[9].time_utc == "2026-11-22T10:00:09+00:00" and back[9].host.cpu_percent == 29.0
+    assert back[9].time_utc == datetime(2026, 11, 22, 10, 0, 9, tzinfo=UTC) and back[9].host.cpu_percent == 29.0
     windows = [(s.interval, s.phase, s.instances["Instance 2"].span_s) for s in back if s.instances]
     # 4 s of warm-up, then windows at whole multiples of 15 s; none spans the start of the measured time
     assert windows == [(3, "warmup", 4.0), (14, "measure", 11.0), (29, "measure", 15.0), (39, "measure", 10.0)]

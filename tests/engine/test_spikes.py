@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from engine.results.schema import Criterion, Figures
 from engine.results.spikes import LatencySpikes
 
@@ -19,7 +21,7 @@ def _seen(maxima: list[tuple[float, float]], interval_s: float = 1.0) -> Latency
     for index, (read, log) in enumerate(maxima):
         at = (index + 1) * interval_s
         spikes.observe(Figures(db_read_max_latency_ms=read, log_write_max_latency_ms=log),
-                       time_utc=f"2026-11-25T10:{int(at) // 60:02d}:{int(at) % 60:02d}.000+00:00", elapsed_s=30 + at,
+                       time_utc=datetime(2026, 11, 25, 10, int(at) // 60, int(at) % 60, tzinfo=UTC), elapsed_s=30 + at,
                        duration_s=interval_s)
     return spikes
 

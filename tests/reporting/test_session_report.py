@@ -3,7 +3,10 @@ exported, however many runs follow it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from engine.model.config import default_config
 from engine.run.simulation import PROFILES, runner_for
@@ -50,3 +53,29 @@ def _later_words(ids: list[str]) -> str:
         return ""
     return (f"; this report shows the session and its advice as they stood then, and the {len(ids)} later run(s) "
             f"({', '.join(ids)}) have reports of their own")
+
+
+def test_the_advice_a_run_ended_with_is_kept_with_it_and_its_report_says_that(tmp_path, monkeypatch):
+    """Kept as the run ended (the window's sinks and the command line's keep it): the report says it, not what the
+    advisor would say today."""
+    from app.advice import AdviceRecorder
+    from engine.tuning.advisor import Advice, advise_session
+    from reporting import document
+
+    store = Store(tmp_path / "store.sqlite3")
+    try:
+        config = default_config(tmp_path / "data", databases=2, seed=3,
+                                profile={"mailboxes": 800, "iops_per_mailbox": 0.12, "mailbox_size_mb": 100})
+        config = config.model_copy(update={"thread_count": 16, "duration_s": 60.0, "warmup_s": 5.0})
+        folder = tmp_path / "run1"
+        emit = fan_out(RunRecorder(store, "design", folder), AdviceRecorder(store))
+        result = runner_for(PROFILES["sata-2x7k"], config, folder, emit, session="design").run()
+        kept = store.advice(result.run_id)
+        assert kept is not None and Advice.from_dict(kept) == advise_session(config, [result], os.cpu_count() or 1)
+        said = Advice.from_dict(kept)
+        assert said.status == "next" and said.threads < 16  # 16 threads on two SATA disks: fewer
+        monkeypatch.setattr(document, "advise_session", lambda *_args, **_kw: pytest.fail("advised again at render"))
+        html = render_html(load_run(str(folder), store))
+    finally:
+        store.close()
+    assert f"{said.threads} threads" in html

@@ -126,8 +126,9 @@ def test_the_combined_report_summarises_the_five_stages_then_gives_each_stage_s_
     ]
     _in_order(text, rows)
     for row, stage, result in zip(rows, record.stages, results, strict=True):
-        start, end = (result.times.test_start_utc or "")[:16], (result.times.test_end_utc or "")[:16]
-        assert f"{row} {start.replace('T', ' ')} to {end.replace('T', ' ')} {stage.folder}" in text
+        start, end = result.times.test_start_utc, result.times.test_end_utc
+        assert start is not None and end is not None
+        assert f"{row} {start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M} {stage.folder}" in text
     assert "Mailboxes 16 of 1 MB, 0.100 IOPS each" in text and "Thread Count 2 (for the server), SluggishSessions 1" in text
     assert "Databases 2 (1 copy each), 8 MB each" in text
     assert "Performance 2h, as ESRP publishes it Stress 24h, as ESRP publishes it" in text

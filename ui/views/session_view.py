@@ -322,12 +322,9 @@ def _step_colour(step: StepPoint) -> str:
     return verdict_colour("pass" if step.latency_ok else "fail")
 
 
-def _local_time(utc: str) -> str:
+def _local_time(utc: datetime) -> str:
     """When a run started, in this machine's time as its engineer reads a clock: "2026-11-26 14:05"."""
-    try:
-        return datetime.fromisoformat(utc).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return utc
+    return f"{utc.astimezone():%Y-%m-%d %H:%M}"
 
 
 def _num(value: float | None, digits: int) -> str:

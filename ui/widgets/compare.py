@@ -3,6 +3,8 @@ row that differs marked."""
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -20,7 +22,7 @@ def comparison_rows(first: RunResult, second: RunResult) -> list[tuple[str, str,
         s = result.summary
         return {
             "Run": result.run_id,
-            "Started (UTC)": result.times.test_start_utc or "—",
+            "Started (UTC)": f"{start.astimezone(UTC):%Y-%m-%d %H:%M:%S}" if (start := result.times.test_start_utc) else "—",
             "Test": type_words(s.test_type),
             "Measured": seconds_words(s.measured_s),
             "Threads": f"{s.threads}",
