@@ -176,6 +176,13 @@ class Tuner:
         return (f"Run {len(self.runs) + 1}: {a.threads} thread{'s' if a.threads != 1 else ''}, "
                 f"SluggishSessions {a.sluggish_sessions} ({a.rationale})")
 
+    def take(self, result: RunResult) -> list[str]:
+        """Take the result of the run `next_run()` asked for (`record`); its lines, as every front end lists a tuning
+        run: a load sweep's steps, then the run."""
+        lines = [*step_lines(result), run_line(len(self.runs) + 1, result)]
+        self.record(result)
+        return lines
+
     def record(self, result: RunResult) -> None:
         """Take the result of the run `next_run()` asked for."""
         self.runs.append(result)
@@ -217,10 +224,8 @@ class Tuner:
         while (config := self.next_run()) is not None:
             progress(self.describe_next())
             result = run_one(config, len(self.runs) + 1, self.next_sweep())
-            for line in step_lines(result):
+            for line in self.take(result):
                 progress(f"  {line}")
-            progress(f"  {run_line(len(self.runs) + 1, result)}")
-            self.record(result)
         return self.outcome()
 
     def outcome(self) -> TuneOutcome:

@@ -42,7 +42,7 @@ from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.tuner import MAX_RUNS, Tuner, run_line
+from engine.tuning.tuner import MAX_RUNS, Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
@@ -299,9 +299,8 @@ class RunController(QObject):
         if tuner is None:  # a scan or a soft recovery is no setting to advise on
             self.finished.emit(result, None if self.config.open_ended else self.advise(self.config), "")
             return
-        tuner.record(result)
+        self.tuning_log.extend(tuner.take(result))
         self.display.show_sweep(result, tuner.advice)  # a sweep's chosen setting, on its curve
-        self.tuning_log.append(run_line(len(tuner.runs), result))
         self.display.show_iterations(self.tuning_log)
         following = tuner.next_run()
         if following is not None:
