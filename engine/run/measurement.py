@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from engine.model.config import TestConfig
-from engine.protocol import EmitFn, IntervalEvent
+from engine.protocol import EmitFn, IntervalEvent, Phase
 from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
 from engine.results.figures import interval_counters
@@ -65,6 +65,15 @@ class RunEnd:
     scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
     recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
     database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
+
+
+def stopped_reason(reason: str, phase: Phase, measured_s: float, *, replaying: bool = False) -> str:
+    """A stopped run's aborted reason, whatever drove it: what stopped it, and where in the run."""
+    where = {
+        Phase.PREPARING: "while preparing the databases",
+        Phase.WARMING_UP: "during warm-up, before measurement began",
+    }.get(phase, "while replaying the log files" if replaying else f"after {measured_s:.1f} s of measurement")
+    return f"Run aborted: {reason} {where}"
 
 
 # A scan (Checksum, Backup) lasts as long as the databases take to read, a Soft Recovery as long as its logs take to

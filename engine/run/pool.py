@@ -24,7 +24,7 @@ from engine.protocol import PHASE_WORDS, WORK_PHASES, Phase, PhaseEvent
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
-from engine.run.measurement import Measurement, RunEnd
+from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
@@ -335,7 +335,7 @@ class _PoolRun:
         by = " by an engine error" if self.engine_fault else ""
         aborted_reason = f"Run aborted{by}: {self.engine_error}" if self.engine_error is not None else None
         if aborted_reason is None and runner.stop_reason is not None and (self.stop_at_ns is not None or not measured):
-            aborted_reason = f"Run aborted: {runner.stop_reason} {self.ends.stopped_where(self.phase, measured_s)}"
+            aborted_reason = stopped_reason(runner.stop_reason, self.phase, measured_s, replaying=self.ends.replaying)
         times = RunTimes(
             test_start_utc=self.wall0,
             test_end_utc=datetime.now(UTC),

@@ -26,7 +26,7 @@ from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.schema import HostFigures, HostInfo, RunTimes
-from engine.run.measurement import Measurement, RunEnd
+from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulated_draws import fill_stream
@@ -253,9 +253,8 @@ class ModelSource:
         measured_s = max(0, index - measurement.warmup_intervals) * interval_s
         aborted = None
         if runner.stop_reason is not None:
-            where = f"after {measured_s:.1f} s of measurement" if measured_s > 0 else \
-                "during warm-up, before measurement began"
-            aborted = f"Run aborted: {runner.stop_reason} {where}"
+            aborted = stopped_reason(runner.stop_reason, Phase.MEASURING if measured_s > 0 else Phase.WARMING_UP,
+                                     measured_s)
         warm_s = measurement.warmup_intervals * interval_s
         end = start + timedelta(seconds=index * interval_s)
         return RunEnd(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from engine.io.files import database_sizes
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
-from engine.protocol import Phase
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 
@@ -69,13 +68,6 @@ class WorkEnds:
             files = config.log_files_to_replay * config.database_count
             return files * (LOG_FILE_SIZE_BYTES if self.announced else LOG_DATA_BYTES)
         return None
-
-    def stopped_where(self, phase: Phase, measured_s: float) -> str:
-        """Where in the run a stop came, for the aborted reason."""
-        return {
-            Phase.PREPARING: "while preparing the databases",
-            Phase.WARMING_UP: "during warm-up, before measurement began",
-        }.get(phase, "while replaying the log files" if self.replaying else f"after {measured_s:.1f} s of measurement")
 
     def scan_tallies(self) -> dict[int, ScanTally]:
         return {index: tally for index, (tally, _ended) in self.scans.items()}
