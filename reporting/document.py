@@ -23,6 +23,7 @@ from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances
 from engine.results.schema import Figures, Outcome, RunKind, unit_after
+from engine.results.spikes import spike_sentences
 from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
@@ -135,6 +136,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "result": result,
         "summary": summary,
         "failed_on": grouped_reasons(result),
+        "spikes": spike_sentences(summary),
         "config": config,
         "mix": config.operation_mix,
         "times": result.times,

@@ -51,12 +51,12 @@ def outcome(step: SweepStep) -> tuple[str, str]:
         words = "host-bound"
         details.append("the processors were saturated: " + (
             "it kept the thresholds, so the storage carried at least this" if step.latency_ok
-            else f"not read as a storage limit; it broke {step.failure or 'a latency threshold'}"))
+            else f"not read as a storage limit; it broke {step.broke_words or 'a latency threshold'}"))
     elif step.latency_ok:
         words = "kept the thresholds"
     else:
         words = "broke a threshold"
-        details.append(step.failure)
+        details.append(step.broke_words)
     if not step.settled:
         details.append("judged before its latency and IOPS settled")
     return words, "; ".join(d for d in details if d)

@@ -38,6 +38,7 @@ JOBS: dict[str, dict[str, str]] = {
         "protocol.py": "The contract between the engine and its front ends",
         "results/base.py": "The base of every document model",
         "results/counters.py": "An interval's counters, the one shape a sample carries",
+        "results/criterion_schema.py": "A judged figure, as the result document keeps it",
         "results/document.py": "The result document",
         "results/figures.py": "Flat figures of an instance or a server over a time span",
         "results/host_schema.py": "The host as the result document keeps it",

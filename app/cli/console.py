@@ -27,6 +27,7 @@ from engine.protocol import (
 from engine.results.reasons import grouped_reasons
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
+from engine.results.spikes import spike_sentences
 from engine.results.verdict import judged_maximum_ms, maximum_note, was_measured
 from engine.workload.stats import DB_READ, LOG_WRITE
 
@@ -141,7 +142,7 @@ def print_result(result: RunResult, stream: TextIO) -> None:
     print(f"\nOverall test result: {summary.verdict.value.upper()}{kind}", file=stream)
     for reason in grouped_reasons(result):
         print(f"  - {reason}", file=stream)
-    for spike in summary.latency_spikes:
+    for spike in spike_sentences(summary):
         print(f"    When: {spike}.", file=stream)
     if result.scan is not None:
         scan = result.scan

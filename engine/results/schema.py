@@ -28,6 +28,9 @@ from engine.model.config import MaximumLatency, TestConfig, ThreadWeight
 from engine.results.base import Schema as _Schema
 from engine.results.base import UtcTime
 from engine.results.counters import Counters, from_figures
+from engine.results.criterion_schema import Criterion as Criterion
+from engine.results.criterion_schema import number as number
+from engine.results.criterion_schema import unit_after as unit_after
 from engine.results.host_schema import HostFigures as HostFigures
 from engine.results.host_schema import HostInfo as HostInfo
 from engine.results.host_schema import HostPerformance as HostPerformance
@@ -50,7 +53,8 @@ from engine.results.sweep_schema import SweepStep as SweepStep
 # database's `volume` and `began_s`); older scans read every database at once, one read in flight each.
 # 12: databases grow as ESE's do (each instance's `database_bytes_initial` and `_final`); the host's Windows memory
 # counters and the page fault stalls' spread over the samples (`host_performance`); older runs have none of them.
-# 13: each reason as a fact (`summary.failures`: the criterion failed and its instance); older runs have words alone.
+# 13: each reason as a fact (`summary.failures`: the criterion failed and its instance), each latency spike too
+# (`summary.spikes`); older runs have words alone (`reasons`, `latency_spikes`).
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
 RESULT_SCHEMA_VERSION = 13
@@ -191,42 +195,6 @@ class IntervalSample(_Schema):
         return rows
 
 
-def unit_after(unit: str) -> str:
-    """A criterion's unit as it follows its figure, the one rule every view and reason follows: ' ms', ' s', '/s', or
-    nothing."""
-    return unit if unit in ("", "/s") else f" {unit}"
-
-
-class Criterion(_Schema):
-    """One judged figure: value against limit."""
-
-    name: str
-    instance: str | None = Field(description="None: the whole server.")
-    value: float
-    limit: float
-    unit: str
-    comparison: Literal["<=", ">="]
-    passed: bool
-
-    @property
-    def unit_after(self) -> str:
-        return unit_after(self.unit)
-
-    def __str__(self) -> str:
-        where = f"{self.instance}: " if self.instance else ""
-        at_most = self.comparison == "<="
-        sign = ("<=" if self.passed else ">") if at_most else (">=" if self.passed else "<")
-        unit = self.unit_after
-        return f"{where}{self.name} {number(self.value)}{unit} {sign} {number(self.limit)}{unit}"
-
-
-def number(value: float) -> str:
-    """A figure as a person reads it: no decimals from 100 up, one from 1, two below."""
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.1f}" if abs(value) >= 1 else f"{value:.2f}"
-
-
 Percentiles = dict[str, dict[str, float | None]]
 
 
@@ -238,6 +206,23 @@ class Failure(_Schema):
     criterion: str | None = Field(None, description="The failed criterion's name; None: no criterion's.")
     instance: str | None = Field(None, description="The instance the criterion judged; None: the server's, or none.")
     words: str
+
+
+class LatencySpike(_Schema):
+    """A maximum latency's limit passed by the server's slowest I/O in measured samples: how often, when, how high."""
+
+    criterion: str = Field(description="The maximum latency criterion: 'maximum database read latency', ...")
+    limit_ms: float
+    threshold_set: str
+    samples: int = Field(description="Measured samples whose slowest I/O passed the limit.")
+    of_samples: int = Field(description="Measured samples in all.")
+    sample_interval_s: float
+    first_utc: UtcTime | None = None
+    first_in_s: float = Field(description="Seconds into the measured time the first sample ended.")
+    last_utc: UtcTime | None = None
+    highest_ms: float
+    passed_as_averaged_ms: float | None = Field(None, description=(
+        "Where the criterion passed, judged on log-interval averages: its judged value (None: the criterion failed)."))
 
 
 class Summary(Figures):
@@ -264,10 +249,12 @@ class Summary(Figures):
         False, description="The host's CPU was saturated while measuring: the engine, not the storage, set the pace."
     )
     io_errors_by_kind: dict[str, int] = Field(default_factory=dict, description="I/O errors of the run by kind (ErrorKind).")
-    latency_spikes: list[str] = Field(
+    spikes: list[LatencySpike] = Field(
         default_factory=list, description="For a failed maximum latency, or single I/Os over a maximum judged on "
         "log-interval averages: in how many measured samples the server's slowest I/O passed it, when, and how high "
-        "(engine.results.spikes).")
+        "(engine.results.spikes says them in words).")
+    latency_spikes: list[str] = Field(
+        default_factory=list, description="A result before schema 13: its spikes, in words (now `spikes`).")
 
     @property
     def effective_load(self) -> float:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from engine.results.schema import Criterion, Figures
+from engine.results.schema import Criterion, Figures, LatencySpike, Summary
 
 # (the failing criterion's name, the figures' field, the words for the I/O)
 WATCHED = (
@@ -59,37 +59,54 @@ class LatencySpikes:
                 seen.last_utc = time_utc
                 seen.highest_ms = max(seen.highest_ms, value)
 
-    def sentences(self, criteria: Sequence[Criterion], set_name: str, *, averaged: bool = False) -> list[str]:
+    def facts(self, criteria: Sequence[Criterion], set_name: str, *, averaged: bool = False) -> list[LatencySpike]:
         """For each maximum-latency criterion that failed (and, when the maximum was judged on log-interval averages,
-        `averaged`, each one whose limit single I/Os passed), a sentence on the samples that passed its limit."""
+        `averaged`, each one whose limit single I/Os passed), the samples that passed its limit."""
         failed = {c.name for c in criteria if not c.passed}
         out = []
-        for label, name, words in WATCHED:
+        for label, name, _words in WATCHED:
             seen = self._passed.get(name)
             if seen is None or (label not in failed and not averaged):
                 continue
-            each = "one-second" if self.sample_interval_s == 1 else f"{self.sample_interval_s:g}-second"
-            subject = words if label in failed or not averaged else f"Single {words.lower()}"
-            text = (f"{subject} took longer than the {set_name} maximum of {self.limits_ms[name]:g} ms in "
-                    f"{seen.samples:,} of the {self.samples:,} measured {each} samples")
-            into = f"{seen.first_in_s:,.0f} s into the measurement"
-            first, last = _clock(seen.first_utc), _clock(seen.last_utc)
-            at = f"{first}, {into}" if first else into
-            if seen.samples == 1:
-                text += f", at {at}"
-            else:
-                text += f", the first at {at}" + (f", the last at {last}" if last else "")
-            text += f"; {seen.highest_ms:,.1f} ms at most"
-            if label not in failed:
-                judged = max((c.value for c in criteria if c.name == label), default=0.0)
-                text += (f"; the maximum is judged on log-interval averages, as Jetstress judges it, and passed "
-                         f"({judged:,.1f} ms at most)")
-            if seen.samples <= max(1, self.samples * FEW):
-                text += (": a single spike is" if seen.samples == 1 else ": spikes this rare are") + (
-                    " often the host, not the storage (a virtual machine paused, a snapshot, a path failing over)"
-                    + (", so run the test again before judging the storage on it" if label in failed else ""))
-            out.append(text)
+            judged = None if label in failed else max((c.value for c in criteria if c.name == label), default=0.0)
+            out.append(LatencySpike(
+                criterion=label, limit_ms=self.limits_ms[name], threshold_set=set_name, samples=seen.samples,
+                of_samples=self.samples, sample_interval_s=self.sample_interval_s, first_utc=seen.first_utc,
+                first_in_s=seen.first_in_s, last_utc=seen.last_utc, highest_ms=seen.highest_ms,
+                passed_as_averaged_ms=judged))
         return out
+
+
+def spike_words(spike: LatencySpike) -> str:
+    """A spike as the engineer reads it: how often, when (the first and last sample, in UTC and into the measured
+    time), how high, and whether it is more likely the host than the storage."""
+    words = next(words for label, _name, words in WATCHED if label == spike.criterion)
+    failed = spike.passed_as_averaged_ms is None
+    each = "one-second" if spike.sample_interval_s == 1 else f"{spike.sample_interval_s:g}-second"
+    subject = words if failed else f"Single {words.lower()}"
+    text = (f"{subject} took longer than the {spike.threshold_set} maximum of {spike.limit_ms:g} ms in "
+            f"{spike.samples:,} of the {spike.of_samples:,} measured {each} samples")
+    into = f"{spike.first_in_s:,.0f} s into the measurement"
+    first, last = _clock(spike.first_utc), _clock(spike.last_utc)
+    at = f"{first}, {into}" if first else into
+    if spike.samples == 1:
+        text += f", at {at}"
+    else:
+        text += f", the first at {at}" + (f", the last at {last}" if last else "")
+    text += f"; {spike.highest_ms:,.1f} ms at most"
+    if not failed:
+        text += (f"; the maximum is judged on log-interval averages, as Jetstress judges it, and passed "
+                 f"({spike.passed_as_averaged_ms:,.1f} ms at most)")
+    if spike.samples <= max(1, spike.of_samples * FEW):
+        text += (": a single spike is" if spike.samples == 1 else ": spikes this rare are") + (
+            " often the host, not the storage (a virtual machine paused, a snapshot, a path failing over)"
+            + (", so run the test again before judging the storage on it" if failed else ""))
+    return text
+
+
+def spike_sentences(summary: Summary) -> list[str]:
+    """A run's spikes in words (a result before schema 13 kept them in words)."""
+    return [spike_words(spike) for spike in summary.spikes] if summary.spikes else list(summary.latency_spikes)
 
 
 def _clock(time_utc: datetime | None) -> str:

@@ -37,7 +37,8 @@ from engine.results.schema import (
     SamplePhase,
     Sweep,
 )
-from engine.results.spikes import WATCHED, LatencySpikes
+from engine.results.spikes import WATCHED, LatencySpikes, spike_words
+from engine.results.sweep_schema import SweepEnd
 from engine.results.verdict import judge, judged_window
 from engine.run.scan_plan import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
@@ -296,10 +297,10 @@ class Measurement:
             verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
-        spikes = [] if self.steps is not None else self.spikes.sentences(
+        spikes = [] if self.steps is not None else self.spikes.facts(
             verdict.criteria, config.threshold_set_name, averaged=config.thresholds.averaged_maxima)
         for spike in spikes:
-            self._log(spike, "info")
+            self._log(spike_words(spike), "info")
         cpu = [s.cpu_percent for s in host_samples]
         bound = host_bound(host_samples) and not config.scans
         if bound:
@@ -335,7 +336,7 @@ class Measurement:
             highest=highest,
             stalls_per_s=self.stalls.values if self.steps is None and not config.scans else (),
         )
-        summary = result.summary.model_copy(update={"latency_spikes": spikes})
+        summary = result.summary.model_copy(update={"spikes": spikes})
         instances = [row.model_copy(update=dict(zip(("database_bytes_initial", "database_bytes_final"),
                                                      end.database_bytes.get(row.name, (None, None)), strict=True)))
                      for row in result.instances]
@@ -354,9 +355,9 @@ class Measurement:
         assert steps is not None
         judged = steps.judged()
         record = Sweep(steps=list(steps.steps), judged_step=judged.number if judged else None,
-                       ended=steps.ended or "stopped before its end")
+                       end=steps.ended or SweepEnd(why="stopped"))
         count = len(steps.steps)
-        notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended}")
+        notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended_words}")
         if judged is None:
             return self.config, self.totals, [], 0.0, record, self.highest
         done = steps.steps[judged.number] if judged.number < count else None

@@ -19,6 +19,7 @@ from engine.model.config import TestConfig
 from engine.results.counters import stream_figures
 from engine.results.maxima import HighestAverages
 from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
+from engine.results.sweep_schema import SweepEnd
 from engine.results.verdict import ACTIVITY_CRITERIA, judge
 from engine.run.settling import MeasureWindow
 from engine.run.sweep import Load, Step, Sweep, SweepPlan
@@ -65,7 +66,7 @@ class SweepSteps:
         self.steps: list[SweepStep] = []
         self.windows: list[StepWindow] = []  # every step begun, the last possibly unfinished
         self.end_index: int | None = None  # the run's last interval + 1, once the sweep has ended
-        self.ended = ""
+        self.ended: SweepEnd | None = None
         first = self.schedule.next_load([])
         assert first is not None
         self._begin(first, 0)
@@ -115,7 +116,7 @@ class SweepSteps:
         step = self.current
         record = self.record(step, index)
         self.steps.append(record)
-        verdict = "kept every latency threshold" if record.latency_ok else f"broke {record.failure}"
+        verdict = "kept every latency threshold" if record.latency_ok else f"broke {record.broke_words}"
         if record.no_reads:
             verdict = "made no database reads (the database cache held the database): not read as a storage limit"
         self._log(f"Step {step.number + 1}: {record.transactional_iops:,.1f} transactional IOPS, database reads "
@@ -126,31 +127,29 @@ class SweepSteps:
         if following is None:
             self.end_index = index + 1
             self.ended = self._why_ended()
-            self._log(f"Load sweep ends: {self.ended}", "info")
+            self._log(f"Load sweep ends: {self.ended.words}", "info")
         else:
             self._begin(following, index + 1)
 
-    def _why_ended(self) -> str:
+    def _why_ended(self) -> SweepEnd:
         if self.steps[-1].no_reads:
-            return ("a step made no database reads: the database cache holds the database, so no load reaches the "
-                    "disk; test databases larger than the cache")
+            return SweepEnd(why="cache_held")
         steps = [as_step(s) for s in self.steps]
         low, high = self.schedule.bracket(steps)
-        loads = self.schedule.loads
+        loads = [(load.threads, load.sluggish) for load in self.schedule.loads]
         if low is not None and high is not None and high - low <= 1:
-            return (f"the latency limit lies between {loads[low].words} (kept the thresholds) and "
-                    f"{loads[high].words} (broke them)")
+            return SweepEnd(why="limit_found", kept=loads[low], broke=loads[high])
         if len(steps) >= self.schedule.max_steps:
-            return f"its {self.schedule.max_steps} steps are spent"
+            return SweepEnd(why="steps_spent", steps=self.schedule.max_steps)
         if high == 0:
-            return f"even the lightest load, {loads[0].words}, broke the latency thresholds"
-        bound = [s for s in steps if s.host_bound]
-        if bound:
+            return SweepEnd(why="lightest_broke", broke=loads[0])
+        if any(s.host_bound for s in steps):
             carried = max((s for s in steps if s.passes), key=lambda s: s.iops, default=None)
-            at_least = (f"; the storage carried at least {carried.iops:,.0f} transactional IOPS within every latency "
-                        f"threshold ({carried.load.words})") if carried is not None else ""
-            return f"the host's processors were saturated before the storage's latency limit{at_least}"
-        return f"every load up to {loads[-1].words}, the most this host drives, kept the thresholds"
+            if carried is None:
+                return SweepEnd(why="host_saturated")
+            return SweepEnd(why="host_saturated", kept=(carried.load.threads, carried.load.sluggish),
+                            carried_iops=carried.iops)
+        return SweepEnd(why="all_kept", kept=loads[-1])
 
     def record(self, step: StepWindow, index: int) -> SweepStep:
         """What step `step` measured, judged as a run at its setting would be."""
@@ -183,7 +182,7 @@ class SweepSteps:
             cpu_percent=sum(cpu) / len(cpu) if cpu else 0.0,
             host_bound=host_bound(step.hosts),
             latency_ok=not failures,
-            failure=str(failures[0]) if failures else "",
+            broke=failures[0] if failures else None,
             no_reads=no_reads,
         )
 

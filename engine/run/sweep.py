@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.model.config import MAX_THREADS, TestConfig
+from engine.results.sweep_schema import load_words
 from engine.run.settling import SettleRule
 
 EXPAND = 4.0  # without a bracket yet, each step moves the effective load this many times up or down
@@ -60,7 +61,7 @@ class Load:
 
     @property
     def words(self) -> str:
-        return f"{self.threads} threads / SluggishSessions {self.sluggish}"
+        return load_words(self.threads, self.sluggish)
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[Curv
             if not measured_storage(s):
                 continue
             step = as_step(s)
-            by_load[step.load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.failure)
+            by_load[step.load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.broke_words)
     for p in points:
         load = Load(p.threads, p.sluggish_sessions)
         by_load[load] = CurvePoint(Step(load, p.achieved_iops, p.latency_passed), True, p.read_ms, p.log_ms,

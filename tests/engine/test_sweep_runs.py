@@ -43,7 +43,8 @@ def test_a_sweep_keeps_every_step_and_its_samples_and_judges_the_heaviest_passin
     assert judged == max(passing, key=lambda s: s.effective_load)
     assert (result.summary.threads, result.summary.sluggish_sessions) == (judged.threads, judged.sluggish_sessions)
     assert result.summary.achieved_transactional_iops == pytest.approx(judged.transactional_iops)
-    assert "latency limit lies between" in sweep.ended
+    assert sweep.end is not None and sweep.end.why == "limit_found"
+    assert "latency limit lies between" in sweep.ended_words
     assert any("A load sweep of" in note for note in result.notes)
     assert result.summary.run_kind.value == "tuning"
 
@@ -74,7 +75,8 @@ def test_a_stopped_sweep_keeps_its_finished_steps_and_tuning_goes_on_from_their_
     result = runner.run()
     assert result.verdict == Outcome.ABORTED and "stopped by the user" in result.summary.reasons[0]
     assert result.sweep is not None and len(result.sweep.steps) == 2, "the finished steps are kept"
-    assert result.sweep.ended == "stopped before its end"
+    assert result.sweep.end is not None and result.sweep.end.why == "stopped"
+    assert result.sweep.ended_words == "stopped before its end"
     tuner = Tuner(config, [result], cpu_count=2)
     assert tuner.next_sweep() is None, "the stopped sweep's curve is used, not measured again"
     assert tuner.advice.status == "next"
@@ -142,7 +144,7 @@ def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path):
     runner.source = HeldByTheCache(SATA)
     result_of_cache = runner.run()
     assert result_of_cache.sweep is not None and len(result_of_cache.sweep.steps) == 1
-    assert result_of_cache.sweep.steps[0].no_reads and "cache holds the database" in result_of_cache.sweep.ended
+    assert result_of_cache.sweep.steps[0].no_reads and "cache holds the database" in result_of_cache.sweep.ended_words
     tuner = Tuner(config, cpu_count=2)
     tuner.record(result_of_cache)
     assert tuner.status == "inconclusive" and any("made no database reads" in n for n in tuner.advice.notes)

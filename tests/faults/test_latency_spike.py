@@ -18,6 +18,7 @@ from engine.model.config import TestConfig, default_config
 from engine.protocol import IntervalEvent
 from engine.results.document import read_samples
 from engine.results.schema import RunResult
+from engine.results.spikes import spike_sentences
 from engine.run.runner import Runner
 from engine.run.samples import rebuild_result
 from reporting.bundle import load_run
@@ -55,7 +56,7 @@ def _stalled_run(folder: Path, config: TestConfig) -> RunResult:
 
 def _views_say(folder: Path, config: TestConfig, result: RunResult, spike: str) -> None:
     rebuilt = rebuild_result(config, read_samples(folder / "run"), result.run_id, "the engine process ended")
-    assert rebuilt.summary.latency_spikes == result.summary.latency_spikes  # a kill's result says the same
+    assert rebuilt.summary.spikes == result.summary.spikes  # a kill's result says the same
     console = io.StringIO()
     print_result(result, console)
     assert f"    When: {spike}." in console.getvalue()
@@ -72,7 +73,7 @@ def test_one_stalled_read_passes_the_maximum_judged_as_jetstress_judges_it_and_e
     assert row.db_read_max_latency_ms >= STALL_MS  # the slowest single I/O: kept, and not what is judged
     assert maximum.passed and maximum.value == row.db_read_interval_max_latency_ms < 100
     assert not any(MAXIMUM in reason for reason in result.summary.reasons)
-    [spike] = result.summary.latency_spikes
+    [spike] = spike_sentences(result.summary)
     measured = round(result.summary.measured_s)
     assert spike.startswith("Single database reads took longer than the Strict maximum of 100 ms in ")
     assert f" of the {measured} measured one-second samples, " in spike and " UTC, " in spike
@@ -89,7 +90,7 @@ def test_asked_for_by_name_the_slowest_single_io_is_judged_and_the_same_stall_fa
 
     assert result.summary.verdict == "fail"
     assert any(MAXIMUM in r and "(Strict)" in r for r in result.summary.reasons)
-    [spike] = result.summary.latency_spikes  # database reads only: the log writes were never held
+    [spike] = spike_sentences(result.summary)  # database reads only: the log writes were never held
     assert spike.startswith("Database reads took longer than the Strict maximum of 100 ms in ")
     highest = float(spike.split("; ")[1].split(" ms at most")[0].replace(",", ""))
     assert highest >= STALL_MS

@@ -42,7 +42,7 @@ def test_a_sweep_on_a_slow_disk_brackets_its_latency_limit_and_the_advisor_reads
 
     assert result.sweep is not None and result.io_backend.startswith("slow device"), result.summary.reasons
     steps = result.sweep.steps
-    assert steps and all(not s.no_reads for s in steps), [s.failure for s in steps]
+    assert steps and all(not s.no_reads for s in steps), [s.broke_words for s in steps]
     light = min(steps, key=lambda s: s.effective_load)
     assert SERVICE_MS * 0.8 <= light.db_read_avg_latency_ms <= SERVICE_MS * 4, "one thread reads at about the service time"
     heavy = max(steps, key=lambda s: s.effective_load)
@@ -50,7 +50,7 @@ def test_a_sweep_on_a_slow_disk_brackets_its_latency_limit_and_the_advisor_reads
     low, high = Sweep(plan.loads, plan.start, plan.max_steps).bracket([as_step(s) for s in steps])
     assert low is not None and high is not None and high - low == 1, (
         f"not bracketed: {[(s.threads, s.sluggish_sessions, round(s.db_read_avg_latency_ms, 1)) for s in steps]}")
-    assert "latency limit lies between" in result.sweep.ended
+    assert "latency limit lies between" in result.sweep.ended_words
     samples = read_samples(tmp_path / "run")
     assert len(samples) == steps[-1].last_interval + 1, "every step's samples are kept"
 

@@ -68,10 +68,10 @@ def test_the_report_of_a_sweep_has_a_row_per_step_and_names_the_judged_one(swept
     judged = next(s for s in steps if s.step == sweep.judged_step)
     assert (f"are those of step {judged.step + 1}: {judged.threads} threads, SluggishSessions {judged.sluggish_sessions}"
             in section)
-    assert f"The sweep ended: {sweep.ended}." in section
+    assert f"The sweep ended: {sweep.ended_words}." in section
     broke = [s for s in steps if not s.latency_ok]
     assert section.count(">Broke a threshold</td>") == len(broke)
-    assert f"Broke: {broke[0].failure}".replace(">", "&gt;") in section  # the criterion it broke, on a line of its own
+    assert f"Broke: {broke[0].broke_words}".replace(">", "&gt;") in section  # the criterion it broke, on a line of its own
     assert section.count(">Kept the thresholds</td>") == len(steps) - len(broke)
     assert f"Run Kind</th><td>Tuning run: a load sweep of {len(steps)} steps</td>" in html
 

@@ -126,7 +126,7 @@ def test_the_results_view_lists_a_sweeps_steps_and_the_step_its_verdict_judged(q
         assert table.item(row, 0).text() == str(step.step + 1)
         assert table.item(row, 1).text() == str(step.threads) and table.item(row, 2).text() == str(step.sluggish_sessions)
         outcome = table.item(row, OUTCOME).text()
-        assert outcome.startswith("Kept every latency threshold") if step.latency_ok else outcome == f"Broke: {step.failure}"
+        assert outcome.startswith("Kept every latency threshold") if step.latency_ok else outcome == f"Broke: {step.broke_words}"
         assert table.item(row, 0).font().bold() == (step.step == judged)
     assert f"The verdict judges step {judged + 1}" in view.sweep.summary.text()
     assert f"judged on step {judged + 1} of the load sweep" in view.headline.text()

@@ -41,6 +41,7 @@ from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances, unreached
 from engine.results.schema import Outcome, RunKind, RunResult
+from engine.results.spikes import spike_sentences
 from engine.results.suite import STAGES
 from engine.results.verdict import (
     cache_served,
@@ -211,7 +212,7 @@ class ResultsView(QWidget):
             parts.append("<ul>" + "".join(f"<li>{escape(r)}</li>" for r in grouped_reasons(result)) + "</ul>")
         if failing := failing_instances(result):
             parts.append(f"<b>Failing instances:</b> {', '.join(failing)}")
-        parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in summary.latency_spikes)
+        parts.extend(f"<p><b>When:</b> {escape(spike)}.</p>" for spike in spike_sentences(summary))
         if result.instances and result.scan is None and was_measured(result):
             parts.append(f"<p><i>{escape(rules.maximum_note(result))}.</i></p>")
         if summary.host_bound and result.scan is None and not cache_served(result):  # the cache, not the host, then

@@ -56,7 +56,7 @@ class StepPoint:
     @classmethod
     def of(cls, record: SweepStep) -> StepPoint:
         return cls(record.step, record.threads, record.sluggish_sessions, record.transactional_iops,
-                   record.db_read_avg_latency_ms, record.latency_ok, record.host_bound, record.no_reads, record.failure)
+                   record.db_read_avg_latency_ms, record.latency_ok, record.host_bound, record.no_reads, record.broke_words)
 
 
 def bracket(points: list[StepPoint]) -> tuple[StepPoint, StepPoint] | None:

@@ -20,7 +20,7 @@ def step_outcome(step: SweepStep) -> str:
     """How a step was judged, in the test log's words."""
     if step.no_reads:
         return "No database reads (the cache held the database): not read as a storage limit"
-    words = "Kept every latency threshold" if step.latency_ok else f"Broke: {step.failure}"
+    words = "Kept every latency threshold" if step.latency_ok else f"Broke: {step.broke_words}"
     if step.host_bound:
         words += ("; host-bound (the CPU set the pace): the storage carried at least this" if step.latency_ok
                   else "; host-bound (the CPU set the pace): not read as a storage limit")
@@ -87,8 +87,8 @@ class SweepTable(TableBox):
                         f"{judged.sluggish_sessions}), in bold.")
         elif sweep.judged_step is not None:
             said.append(f"The verdict judges step {sweep.judged_step + 1}, which did not finish.")
-        if sweep.ended:
-            said.append(f"The sweep ended: {sweep.ended}.")
+        if sweep.ended_words:
+            said.append(f"The sweep ended: {sweep.ended_words}.")
         self.summary.setText(" ".join(said))
         self.summary.setVisible(bool(said))
         self.table.setRowCount(len(steps))
