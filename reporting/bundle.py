@@ -61,7 +61,8 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     samples = _samples(folder) if folder.is_dir() else SampleList()
     if not samples:
         samples = SampleList(store.samples(run_id))  # kept in the store by an older version
-    log = [f"{datetime.fromisoformat(t).astimezone():%Y-%m-%d %H:%M:%S} -- {text}" for t, _level, text in store.log_lines(run_id)]
+    log = _log(folder) or [f"{datetime.fromisoformat(t).astimezone():%Y-%m-%d %H:%M:%S} -- {text}"
+                           for t, _level, text in store.log_lines(run_id)]  # kept in the store by an older version
     result = store.result(run_id)
     if result is None:
         reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
@@ -69,6 +70,14 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     bundle = RunBundle(result, samples, log, folder, row.session)
     _add_session(bundle, store)
     return bundle
+
+
+def _log(folder: Path) -> list[str]:
+    """The run folder's test log, as the run wrote it (none where it is gone)."""
+    try:
+        return (folder / LOG_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
 
 
 def _unreadable(folder: Path, error: ValidationError) -> str:
@@ -88,7 +97,7 @@ def _samples(folder: Path) -> Samples:
 
 def _from_folder(folder: Path, store: Store | None) -> RunBundle:
     samples = _samples(folder)
-    log = (folder / LOG_FILE).read_text(encoding="utf-8").splitlines() if (folder / LOG_FILE).exists() else []
+    log = _log(folder)
     try:
         if (folder / RESULT_FILE).exists():
             result = read_result(folder)

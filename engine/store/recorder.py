@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC
 from pathlib import Path
 
-from engine.protocol import LogEvent, ResultEvent, RunEvent, StartEvent
+from engine.protocol import ResultEvent, RunEvent, StartEvent
 from engine.run.sinks import SinkFailedError
 from engine.store.sqlite import Store
 
@@ -15,8 +14,8 @@ class RunRecorder:
     """Writes one run's events into the store as they happen: use it in the Runner's emit.
 
     The run is opened when it starts (a configuration refused by validation leaves no
-    run behind), with its run folder, which alone keeps its samples. Log lines are committed
-    one by one, so a run that dies keeps all it said; the result, when it comes, closes the
+    run behind), with its run folder, which alone keeps its samples and its test log (written
+    line by line, so a run that dies keeps all it said); the result, when it comes, closes the
     run with its verdict.
     When the store cannot be written (its volume is full, its disk failed) the recorder says
     so once (`SinkFailedError`), which stops the run; the run folder still gets everything,
@@ -46,7 +45,5 @@ class RunRecorder:
                                  self.output_dir)
         elif self.run_id is None:
             return
-        elif isinstance(event, LogEvent):
-            self.store.add_log_line(self.run_id, event.time.astimezone(UTC).isoformat(), event.level, event.message)
         elif isinstance(event, ResultEvent):
             self.store.finish_run(self.run_id, event.result)

@@ -1,9 +1,10 @@
-"""The run store: tuning sessions, their runs (each with its result and where its folder is) and test logs, in SQLite.
+"""The run store: tuning sessions and their runs (each with its result, the advice it ended with and where its folder
+is), in SQLite.
 
 One file in the user's data folder (platformdirs; `JETWISE_DATA_DIR` overrides it). Every write is its own
-transaction. A run's interval samples live in its run folder (`samples.sqlite`, `engine.results.sample_file`),
-committed as they arrive, so a run that dies half-way keeps every sample up to that point; the store keeps only
-the samples an older version wrote into it. A run row is opened as `running` with the process id that runs it;
+transaction. A run's interval samples and test log live in its run folder (`samples.sqlite`,
+`engine.results.sample_file`; `test.log`), written as they come, so a run that dies half-way keeps every sample and
+line up to that point; the store keeps only the samples and log lines an older version wrote into it. A run row is opened as `running` with the process id that runs it;
 when the store is next opened and that process is gone, the run is marked aborted.
 
 The schema is versioned (`PRAGMA user_version`) and upgraded in place by the
@@ -206,15 +207,6 @@ class Store:
             raise StoreError(f"no run {run_id} in the run store")
         return int(row["id"])
 
-    def add_log_line(self, run_id: str, time_utc: str, level: str, text: str) -> None:
-        key = self._run_key(run_id)
-        with self._transaction() as db:
-            seq = db.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM log_lines WHERE run_id = ?", (key,)).fetchone()[0]
-            db.execute(
-                "INSERT INTO log_lines (run_id, seq, time_utc, level, text) VALUES (?, ?, ?, ?, ?)",
-                (key, seq, time_utc, level, text),
-            )
-
     def finish_run(self, run_id: str, result: RunResult) -> None:
         """Close the run with its result; its setting becomes the one its figures were measured at (a load
         sweep started at one setting and is judged at one of its steps)."""
@@ -323,6 +315,7 @@ class Store:
                 db.execute("DELETE FROM sessions WHERE id = ?", (session,))
 
     def log_lines(self, run_id: str) -> list[tuple[str, str, str]]:
+        """The test log an older version kept in the store beside the run folder's (UTC, level, text)."""
         key = self._run_key(run_id)
         rows = self._db.execute("SELECT time_utc, level, text FROM log_lines WHERE run_id = ? ORDER BY seq", (key,))
         return [(r[0], r[1], r[2]) for r in rows]
