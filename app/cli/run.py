@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from app.cli.configs import load_or_say, with_changes
@@ -17,7 +16,7 @@ from engine.io.safety import make_folders
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
 from engine.protocol import ExitCode
-from engine.results.document import new_folder, output_folder_problem
+from engine.results.document import output_folder_problem, stamped_folder
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
 from engine.run.simulation import PROFILES
@@ -45,7 +44,7 @@ def default_output() -> Path:
     runs = Path.cwd() / "jetwise-runs"
     if runs.exists() and not runs.is_dir():
         raise UsageError(f"{runs} is a file where Jetwise keeps its runs: move it, or give --output")
-    return new_folder(runs, datetime.now().strftime("%Y%m%d-%H%M%S"))
+    return stamped_folder(runs)
 
 
 def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:

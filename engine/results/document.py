@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,13 @@ def new_folder(parent: Path, name: str) -> Path:
         number += 1
         folder = parent / f"{name}-{number}"
     return folder
+
+
+def stamped_folder(parent: Path, what: str = "") -> Path:
+    """A new run's folder under `parent`, named by when it starts in the engineer's time ("20261126-140503", with
+    `what` after it: "20261126-140503-t8-s1"), every front end alike."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return new_folder(parent, f"{stamp}-{what}" if what else stamp)
 
 
 def output_folder_problem(folder: Path) -> str | None:

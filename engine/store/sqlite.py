@@ -4,8 +4,9 @@ is), in SQLite.
 One file in the user's data folder (platformdirs; `JETWISE_DATA_DIR` overrides it). Every write is its own
 transaction. A run's interval samples and test log live in its run folder (`samples.sqlite`,
 `engine.results.sample_file`; `test.log`), written as they come, so a run that dies half-way keeps every sample and
-line up to that point; the store keeps only the samples and log lines an older version wrote into it. A run row is opened as `running` with the process id that runs it;
-when the store is next opened and that process is gone, the run is marked aborted.
+line up to that point; the store keeps only the samples and log lines an older version wrote into it. A run row is
+opened as `running` with the process id that runs it; when the store is next opened and that process is gone, the
+run is marked aborted.
 
 The schema is versioned (`PRAGMA user_version`) and upgraded in place by the
 migrations below, oldest first; a store made by a newer Jetwise is refused.

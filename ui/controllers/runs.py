@@ -27,7 +27,6 @@ resumed in the folder of an unfinished one.
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -37,7 +36,7 @@ from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
 from engine.protocol import RunEvent, StartEvent
-from engine.results.document import CONFIG_FILE, new_folder
+from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
@@ -142,8 +141,7 @@ class RunController(QObject):
 
     def _output(self, name: str) -> Path:
         """A new folder for a run (or a suite) in the session's runs folder, named by when it starts."""
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        return new_folder(self.runs_root / _safe(self.draft.session or "Jetwise"), f"{stamp}-{name}")
+        return stamped_folder(self.runs_root / _safe(self.draft.session or "Jetwise"), name)
 
     def _engine(self) -> EngineProcess:
         engine = EngineProcess(self)
