@@ -69,20 +69,31 @@ class Counters(Schema):
 
     def figures(self, seconds: float) -> dict[str, Any]:
         """Rates, averages and the cache's ratio over `seconds`, by the figure names (`engine.results.figures`)."""
-        part = self.part()
-        return {**stream_figures(part.streams, seconds), **cache_figures(part.cache, seconds)}
+        return {**stream_figures(self.streams, seconds), **cache_figures(self.cache, seconds)}
 
 
-def stream_figures(streams: Mapping[str, StreamStats], seconds: float) -> dict[str, Any]:
+class _Counted(Protocol):
+    """A stream's counters, as `StreamStats` (a run's) and `StreamCounters` (a sample's) both hold them."""
+
+    count: int
+    bytes: int
+    sum_ns: int
+    max_ns: int
+    errors: int
+
+
+def stream_figures(streams: Mapping[str, _Counted], seconds: float) -> dict[str, Any]:
+    """Each stream's rate, average and maximum latency and average size over `seconds`: the one set of formulas."""
     out: dict[str, Any] = {}
     errors = 0
     for name in STREAMS:
-        stats = streams.get(name) or StreamStats()
-        out[f"{name}s_per_s"] = stats.count / seconds if seconds > 0 else 0.0
-        out[f"{name}_avg_latency_ms"] = stats.avg_latency_ms()
-        out[f"{name}_max_latency_ms"] = stats.max_latency_ms()
-        out[f"{name}_avg_bytes"] = stats.avg_bytes()
-        errors += stats.errors
+        stats = streams.get(name)
+        count = stats.count if stats is not None else 0
+        out[f"{name}s_per_s"] = count / seconds if seconds > 0 else 0.0
+        out[f"{name}_avg_latency_ms"] = stats.sum_ns / count / 1e6 if stats is not None and count else 0.0
+        out[f"{name}_max_latency_ms"] = stats.max_ns / 1e6 if stats is not None else 0.0
+        out[f"{name}_avg_bytes"] = stats.bytes / count if stats is not None and count else 0.0
+        errors += stats.errors if stats is not None else 0
     out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
     out["io_errors"] = errors
     return out

@@ -211,13 +211,17 @@ class SampleWriter:
                     self._names[name] = len(self._names)
                     db.execute("INSERT OR REPLACE INTO names VALUES (?, ?)", (self._names[name], name))
                 if counters.span_s is not None:  # counters over a window already (a simulated day): kept as they are
-                    window = _Window(sample.interval - max(0, round(counters.span_s / sample.duration_s) - 1))
-                    window.add(counters, counters.span_s)
-                else:
-                    window = self._open.setdefault(name, _Window(sample.interval))
-                    window.add(counters, sample.duration_s)
+                    first = sample.interval - max(0, round(counters.span_s / sample.duration_s) - 1)
+                    figures = counters.figures(counters.span_s)
+                    spread = [float(figures[item]) for item in SPREAD for _edge in (0, 1)]
+                    db.execute(self._instance, self._instance_row(name, first, counters, counters.span_s, spread, sample))
+                    continue
+                window = self._open.setdefault(name, _Window(sample.interval))
+                window.add(counters, sample.duration_s)
                 # The window so far replaces its row each second, so a kill loses no instance's counters.
-                db.execute(self._instance, self._instance_row(name, window, sample))
+                spread = [edge[item] for item in SPREAD for edge in (window.lowest, window.highest)]
+                db.execute(self._instance, self._instance_row(name, window.first, Counters.of(window.part), window.seconds,
+                                                              spread, sample))
             counters_of_host = [getattr(sample.host, name) for name in _HOST_COUNTERS]
             if any(value is not None for value in counters_of_host):
                 db.execute(_HOST_ROW, (sample.interval, *counters_of_host))
@@ -229,14 +233,13 @@ class SampleWriter:
             db.commit()
             self._committed = now
 
-    def _instance_row(self, name: str, window: _Window, sample: IntervalSample) -> tuple[object, ...]:
-        counters = Counters.of(window.part)
+    def _instance_row(self, name: str, first: int, counters: Counters, seconds: float, spread: list[float],
+                      sample: IntervalSample) -> tuple[object, ...]:
         blobs = [packed(stats.hist) if (stats := counters.streams.get(stream)) is not None and stats.hist else None
                  for stream in STREAMS]
         errors = json.dumps(counters.errors) if counters.errors else None
-        spread = [edge[item] for item in SPREAD for edge in (window.lowest, window.highest)]
-        return (self._window, self._names[name], window.first, sample.interval, PHASES.index(sample.phase), sample.step,
-                window.seconds, *_counter_values(counters), window.part.cache_pages, errors, *blobs, *spread)
+        return (self._window, self._names[name], first, sample.interval, PHASES.index(sample.phase), sample.step,
+                seconds, *_counter_values(counters), counters.cache_pages, errors, *blobs, *spread)
 
     def close(self) -> None:
         try:
