@@ -37,8 +37,7 @@ def advice_at_end(store: Store, run_id: str) -> Advice | None:
     row = store.run(run_id)
     if row is None:
         return None
-    runs = store.runs(row.session)
-    upto = runs[: next((i + 1 for i, run in enumerate(runs) if run.run_id == run_id), len(runs))]
+    upto, _later = store.runs_through(row.session, run_id)
     results = [store.result(run.run_id) for run in upto]
     this = results[-1] if results else None
     if this is None:

@@ -125,10 +125,8 @@ def _add_session(bundle: RunBundle, store: Store) -> None:
     advice, its session table), whenever it is exported; the later runs are named, not shown."""
     if bundle.session is None:
         return
-    runs = store.runs(bundle.session)
     this = bundle.result.run_id
-    cut = next((i + 1 for i, run in enumerate(runs) if run.run_id == this), len(runs))
-    bundle.session_runs, later = runs[:cut], runs[cut:]
+    bundle.session_runs, later = store.runs_through(bundle.session, this)
     bundle.later_runs = [run.run_id for run in later]
     results = (bundle.result if run.run_id == this else store.result(run.run_id) for run in bundle.session_runs)
     bundle.session_results = [r for r in results if r is not None]

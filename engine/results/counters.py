@@ -16,7 +16,20 @@ from pydantic import Field
 
 from engine.results.base import Schema
 from engine.workload.histogram import to_sparse
-from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, STREAMS, InstanceInterval, StreamStats
+from engine.workload.stats import (
+    CACHE_HITS,
+    CACHE_MISSES,
+    DB_READ,
+    DB_WRITE,
+    PAGE_FAULT_STALLS,
+    STREAMS,
+    Counted,
+    InstanceInterval,
+    StreamStats,
+    avg_bytes,
+    avg_latency_ms,
+    max_latency_ms,
+)
 
 RATIO_WEIGHT = 10_000  # references an older sample's cache hit ratio stands for
 
@@ -72,28 +85,21 @@ class Counters(Schema):
         return {**stream_figures(self.streams, seconds), **cache_figures(self.cache, seconds)}
 
 
-class _Counted(Protocol):
-    """A stream's counters, as `StreamStats` (a run's) and `StreamCounters` (a sample's) both hold them."""
-
-    count: int
-    bytes: int
-    sum_ns: int
-    max_ns: int
-    errors: int
+_NO_IO = StreamCounters()  # a stream that saw no I/O (never changed)
 
 
-def stream_figures(streams: Mapping[str, _Counted], seconds: float) -> dict[str, Any]:
-    """Each stream's rate, average and maximum latency and average size over `seconds`: the one set of formulas."""
+def stream_figures(streams: Mapping[str, Counted], seconds: float) -> dict[str, Any]:
+    """Each stream's rate, average and maximum latency and average size over `seconds`, from a run's counters or a
+    sample's alike."""
     out: dict[str, Any] = {}
     errors = 0
     for name in STREAMS:
-        stats = streams.get(name)
-        count = stats.count if stats is not None else 0
-        out[f"{name}s_per_s"] = count / seconds if seconds > 0 else 0.0
-        out[f"{name}_avg_latency_ms"] = stats.sum_ns / count / 1e6 if stats is not None and count else 0.0
-        out[f"{name}_max_latency_ms"] = stats.max_ns / 1e6 if stats is not None else 0.0
-        out[f"{name}_avg_bytes"] = stats.bytes / count if stats is not None and count else 0.0
-        errors += stats.errors if stats is not None else 0
+        stats = streams.get(name) or _NO_IO
+        out[f"{name}s_per_s"] = stats.count / seconds if seconds > 0 else 0.0
+        out[f"{name}_avg_latency_ms"] = avg_latency_ms(stats)
+        out[f"{name}_max_latency_ms"] = max_latency_ms(stats)
+        out[f"{name}_avg_bytes"] = avg_bytes(stats)
+        errors += stats.errors
     out["transactional_iops"] = out[f"{DB_READ}s_per_s"] + out[f"{DB_WRITE}s_per_s"]
     out["io_errors"] = errors
     return out

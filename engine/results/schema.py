@@ -42,6 +42,7 @@ from engine.results.scan_schema import DatabaseScan as DatabaseScan
 from engine.results.scan_schema import ScanResult as ScanResult
 from engine.results.sweep_schema import Sweep as Sweep
 from engine.results.sweep_schema import SweepStep as SweepStep
+from engine.workload.histogram import percentiles_ms
 
 # 2: typed, with run_kind and host_bound; 3: I/O errors by kind (io_errors_by_kind, error_groups);
 # 4: a load sweep's steps (`sweep`, and each sample's `step`); 5: a Checksum or Backup test's scan (`scan`);
@@ -187,9 +188,7 @@ class IntervalSample(_Schema):
         for name, counters in self.instances.items():
             seconds = counters.seconds(self.duration_s)
             reads = counters.streams.get("db_read")
-            p99 = None
-            if reads is not None and reads.hist:
-                p99 = counters.part().streams["db_read"].percentiles().get("p99")
+            p99 = percentiles_ms(reads.hist, highest_ns=reads.max_ns)["p99"] if reads is not None and reads.hist else None
             rows.append(InstanceFigures.model_validate({"name": name, "span_s": counters.span_s,
                                                         "db_read_p99_latency_ms": p99, **counters.figures(seconds)}))
         return rows

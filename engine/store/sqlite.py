@@ -265,6 +265,13 @@ class Store:
             args = (session,)
         return [self._run_row(r) for r in self._db.execute(query + " ORDER BY runs.id", args)]
 
+    def runs_through(self, session: str, run_id: str) -> tuple[list[RunRow], list[RunRow]]:
+        """The session's runs up to and including `run_id`, as it stood when that run ended, and the runs since (all
+        of them and none, where the run is not the session's)."""
+        runs = self.runs(session)
+        cut = next((i + 1 for i, run in enumerate(runs) if run.run_id == run_id), len(runs))
+        return runs[:cut], runs[cut:]
+
     def run(self, run_id: str) -> RunRow | None:
         rows = [r for r in self.runs() if r.run_id == run_id]
         return rows[0] if rows else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.workload.errors import ErrorTally
 from engine.workload.histogram import add_sparse, new_counts, percentiles_ms, to_sparse
@@ -33,6 +33,29 @@ CACHE_HITS = 0
 CACHE_MISSES = 1
 PAGE_FAULT_STALLS = 2
 CACHE_COUNTERS = ("cache_hits", "cache_misses", "page_fault_stalls")
+
+
+class Counted(Protocol):
+    """A stream's counters, as a run counts them (`StreamStats`) and a sample carries them
+    (`engine.results.counters.StreamCounters`)."""
+
+    count: int
+    bytes: int
+    sum_ns: int
+    max_ns: int
+    errors: int
+
+
+def avg_latency_ms(stats: Counted) -> float:
+    return stats.sum_ns / stats.count / 1e6 if stats.count else 0.0
+
+
+def max_latency_ms(stats: Counted) -> float:
+    return stats.max_ns / 1e6
+
+
+def avg_bytes(stats: Counted) -> float:
+    return stats.bytes / stats.count if stats.count else 0.0
 
 
 class StreamStats:
@@ -85,13 +108,10 @@ class StreamStats:
         return stats
 
     def avg_latency_ms(self) -> float:
-        return self.sum_ns / self.count / 1e6 if self.count else 0.0
+        return avg_latency_ms(self)
 
     def max_latency_ms(self) -> float:
-        return self.max_ns / 1e6
-
-    def avg_bytes(self) -> float:
-        return self.bytes / self.count if self.count else 0.0
+        return max_latency_ms(self)
 
     def percentiles(self) -> dict[str, float | None]:
         return percentiles_ms(self.hist, highest_ns=self.max_ns)
