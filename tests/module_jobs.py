@@ -25,6 +25,7 @@ JOBS: dict[str, dict[str, str]] = {
         "model/config_text.py": "A configuration file's bytes as every front end takes them",
         "model/derive.py": "What is computed from a few answers rather than typed",
         "model/draft.py": "A test being planned",
+        "model/fields.py": "A field's address in a configuration, one form for every part",
         "model/jetstress/elements.py": "The Jetstress 2013 configuration file, declared once",
         "model/jetstress/loading.py": "A JetstressConfig.xml made into a Jetwise configuration",
         "model/jetstress/merging.py": "The Jetwise settings a written file carries in a comment, merged back",

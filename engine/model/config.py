@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from engine.model.fields import FieldError
 from engine.model.profile import (
     SCAN_TEST_TYPES,
     ConfigPart,
@@ -213,7 +214,8 @@ class TestConfig(ConfigPart):
     @model_validator(mode="after")
     def _cache_bounds(self) -> TestConfig:
         if self.database_cache_min_mb > self.database_cache_max_mb:
-            raise ValueError(
+            raise FieldError(
+                "database_cache_min_mb",
                 f"the minimum database cache ({self.database_cache_min_mb:g} MB) is larger than "
                 f"the maximum ({self.database_cache_max_mb:g} MB)"
             )

@@ -20,16 +20,13 @@ sized again when what it comes from changes (the scenario, the capacity percenta
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import os
-import re
 from collections.abc import Callable, Iterable
 from pathlib import Path, PureWindowsPath
 from typing import Any, Generic, ParamSpec, Protocol, TypeVar
 
 from engine.model.config import Scenario, TestConfig, default_config
-from engine.model.options import options
 from engine.model.profile import SIZED_FROM
 from engine.model.validation import Problem, check_rules, validate_data
 
@@ -117,7 +114,7 @@ class Draft(Generic[SettingT]):
     def start_answered(self, refusal: Iterable[Problem] = ()) -> None:
         """The engine began the run (no problems), or refused the configuration for `refusal`."""
         self.starting = False
-        self.refusal = [_at_named_field(p) for p in refusal]
+        self.refusal = list(refusal)
         self.changed.emit()
 
     def clear_refusal(self) -> None:
@@ -207,7 +204,7 @@ class Draft(Generic[SettingT]):
             if relative:  # refused here as an empty folder is by the model: never checked, never run
                 config, problems = None, relative + [p for p in problems if p.field not in {r.field for r in relative}]
             found = check_rules(config) if config is not None else problems
-            self._verdict = (config, [_at_named_field(p) for p in found])
+            self._verdict = (config, found)
         return self._verdict
 
     def _sized(self, config: TestConfig) -> TestConfig:
@@ -261,19 +258,3 @@ def full_path_example(leaf: str, number: int) -> str:
     if os.name == "nt":
         return f"{'L:' if leaf == 'Log' else 'D:'}\\{'Logs' if leaf == 'Log' else 'Databases'}\\{leaf}{number}"
     return f"/srv/jetwise/{leaf}{number}"
-
-
-def _at_named_field(problem: Problem) -> Problem:
-    """A problem of the whole configuration at the first field its words name ("the minimum database cache …
-    is larger than …" -> database_cache_min_mb), so a form shows it where the value is typed."""
-    if problem.field:
-        return problem
-    words = problem.message.lower()
-    named = []
-    for found in options().values():
-        if "[]" in found.path or found.kind == "list":
-            continue
-        at = re.search(rf"\b{re.escape(found.label.lower())}\b", words)
-        if at is not None:
-            named.append((at.start(), found.path))
-    return dataclasses.replace(problem, field=min(named)[1]) if named else problem

@@ -26,6 +26,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
 from engine.model.config import TestConfig
+from engine.model.fields import FieldAddress
 from engine.model.units import compact_duration
 
 
@@ -184,7 +185,7 @@ def flagged() -> list[Option]:
 
 def option_at(field: str) -> Option | None:
     """The option a problem's field path is about: "databases[1].log_path" -> databases[].log_path."""
-    path = re.sub(r"\[\d+\]", "[]", field)
+    path = FieldAddress.of(field).pattern
     while path:
         for candidate in (path, path.removesuffix("[]")):  # databases[].more_database_paths[] is the list's option
             if candidate in options():
@@ -198,8 +199,8 @@ def where_typed(field: str) -> str:
     found = option_at(field)
     if found is None or not found.flag:
         return field
-    index = re.match(r"(\w+\[\d+\])\.", field)
-    return f"{found.flag} {index.group(1)}" if index and "[]" in found.path else found.flag
+    row = FieldAddress.of(field).row_prefix()
+    return f"{found.flag} {row}" if row is not None and "[]" in found.path else found.flag
 
 
 def assign(data: dict[str, Any], path: str, value: Any) -> None:

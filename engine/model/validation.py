@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.fields import FieldAddress, FieldError
 from engine.model.units import as_typed, format_bytes
 
 
@@ -50,14 +51,9 @@ def errors_only(problems: list[Problem]) -> list[Problem]:
 RUN_FOLDER_FIELD = "output"  # a run's own folder: not in the configuration, but a runner's problem may be about it
 
 
-def _field_path(location: tuple[int | str, ...], limit: int = 80) -> str:
-    """The field's path, "databases[1].log_path"; a made-up key as long as a page is cut short."""
-    out = ""
-    for part in location:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + part
+def _field_path(location: tuple[int | str | None, ...], limit: int = 80) -> str:
+    """The field's address, "databases[1].log_path"; a made-up key as long as a page is cut short."""
+    out = FieldAddress(location).text
     return out if len(out) <= limit else out[: limit - 1] + "…"
 
 
@@ -65,13 +61,17 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
     problems = []
     for item in error.errors(include_url=False):
         message = str(item["msg"])
+        location: tuple[int | str | None, ...] = tuple(item["loc"])
+        found = item.get("ctx", {}).get("error")
+        if isinstance(found, FieldError):  # a rule across fields, raised at the field it names
+            location += found.field
         if message.startswith("Value error, "):
             message = message[len("Value error, ") :]
         elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
             message = f"{message[0].lower()}{message[1:]} (got {as_typed(item['input'])})"
         elif item["type"] == "extra_forbidden":
             message = "is not a Jetwise setting"
-        problems.append(Problem(_field_path(tuple(item["loc"])), message))
+        problems.append(Problem(_field_path(location), message))
     return problems
 
 

@@ -17,6 +17,7 @@ from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig, default_config
+from engine.model.fields import FieldAddress, FieldError
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 
@@ -44,7 +45,7 @@ MODEL_CASES = [
     ("capacity_percent", 0, "capacity_percent", "greater than 0"),
     ("test_type", "benchmark", "test_type", "'performance'"),
     ("duration_s", -1, "duration_s", "greater than 0"),
-    ("database_cache_min_mb", 4096, "", "the minimum database cache (4096 MB) is larger than the maximum (3072 MB)"),
+    ("database_cache_min_mb", 4096, "database_cache_min_mb", "the minimum database cache (4096 MB) is larger than the maximum (3072 MB)"),
     ("database_cache_max_mb", 0, "database_cache_max_mb", "greater than 0"),
     ("databases.0.database_path", "", "databases[0].database_path", "enter a folder"),
     ("databases.1.log_path", "   ", "databases[1].log_path", "enter a folder"),
@@ -336,3 +337,30 @@ def test_a_profile_no_exchange_server_is_planned_at_is_said_at_its_fields_but_no
     assert "each database would be 47,683,715.3 TB" in said["profile.mailbox_size_mb"].message
     planned = default_config(tmp_path, databases=2, profile={"mailboxes": 5000, "iops_per_mailbox": 0.1})
     assert not {"profile.mailboxes", "profile.mailbox_size_mb"} & {p.field for p in check_rules(planned)}
+
+
+def test_a_rule_across_fields_is_placed_at_its_field_by_the_rule_not_by_its_words(tmp_path):
+    """The cache rule names its field where it is broken: reworded, the problem stays at that field."""
+    data = _base(tmp_path)
+    data["database_cache_min_mb"], data["database_cache_max_mb"] = 4096, 1024
+    _, problems = validate_data(data)
+    assert [p.field for p in problems] == ["database_cache_min_mb"]
+    try:
+        raise FieldError("databases[2].more_database_paths[0]", "anything at all")
+    except FieldError as exc:
+        assert FieldAddress(exc.field).text == "databases[2].more_database_paths[0]"
+
+
+@pytest.mark.parametrize(("text", "row", "column", "item", "pattern"), [
+    ("databases[1].log_path", 1, "log_path", None, "databases[].log_path"),
+    ("databases[0].more_database_paths[2]", 0, "more_database_paths", 2, "databases[].more_database_paths[]"),
+    ("databases[3]", 3, None, None, "databases[]"),
+    ("thresholds.strict.db_read_avg_latency_ms", None, None, None, "thresholds.strict.db_read_avg_latency_ms"),
+    ("databases.1.log_path", None, None, None, ""),  # not an address: no parts
+    ("", None, None, None, ""),
+])
+def test_one_field_address_form(text, row, column, item, pattern):
+    address = FieldAddress.of(text)
+    assert (address.row, address.column, address.item, address.pattern) == (row, column, item, pattern)
+    if address.parts:
+        assert address.text == text

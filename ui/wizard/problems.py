@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 import os
-import re
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ValidationError
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, MailboxProfile, TestConfig, TestType
 from engine.model.derive import cache_words, target_words, thread_weight_words
+from engine.model.fields import FieldAddress
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
 from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
@@ -27,7 +27,6 @@ from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
 CREATE_RATE_BYTES_PER_S = 150e6  # a conservative estimate for the review; the run measures the real rate
-_ROW = re.compile(r"^databases\[(\d+)\]\.(\w+)(?:\[(\d+)\])?$")
 
 
 def placed_at(field: str, placed: Mapping[str, str]) -> str | None:
@@ -51,11 +50,11 @@ def field_words(field: str, placed: Mapping[str, str]) -> str:
     if field == RUN_FOLDER_FIELD:
         return "Run folder (where the window keeps each run's results)"
     where = placed_at(field, placed)
-    row = _ROW.match(field)
-    if row is not None:
-        name = f"Database {int(row.group(1)) + 1}" + {"database_path": " path", "log_path": " log path"}.get(row.group(2), "")
-        if row.group(3) is not None:  # one of its more database paths
-            name += f" file {int(row.group(3)) + 2} path"
+    address = FieldAddress.of(field)
+    if address.row is not None and address.column is not None:
+        name = f"Database {address.row + 1}" + {"database_path": " path", "log_path": " log path"}.get(address.column, "")
+        if address.item is not None:  # one of its more database paths
+            name += f" file {address.item + 2} path"
     else:
         titles = _titles(field)
         name = field

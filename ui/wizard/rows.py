@@ -9,12 +9,12 @@ says nothing until its answer is in, never a stale tick.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine.model.config import TestConfig
+from engine.model.fields import FieldAddress
 from engine.model.options import option
 from engine.model.validation import Problem, Severity, errors_only
 from ui.wizard.problems import rows_words
@@ -23,21 +23,18 @@ from ui.wizard.services import MachineCheck, frees_itself, wants_folders
 COLUMNS = ("database_path", "log_path", "more_database_paths")
 MORE = "more_database_paths"  # a list: its cell holds the folders with "; " between them
 ROWS_NAMED = 5  # "Fix rows 1, 2, 3, 4, 5 and 7 more": past this, rows are counted, not listed
-_ROW_FIELD = re.compile(r"databases\[(\d+)\](?:\.(\w+)(?:\[\d+\])?)?")
 
 Line = tuple[str, str]  # what a row's Checks cell says: (text, "ok" | "warning" | "error")
 
 
 def row_of(field: str) -> int | None:
     """The row (0-based) a problem's field is in: "databases[1].log_path" -> 1."""
-    found = _ROW_FIELD.fullmatch(field)
-    return int(found.group(1)) if found is not None else None
+    return FieldAddress.of(field).row
 
 
 def column_of(field: str) -> str | None:
     """The path a problem's field is about: "databases[1].log_path" -> "log_path"."""
-    found = _ROW_FIELD.fullmatch(field)
-    return found.group(2) if found is not None else None
+    return FieldAddress.of(field).column
 
 
 def cell_text(spec: dict[str, Any], key: str) -> str:
