@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.model.config import TestType
+from engine.results.note_schema import CORRECTABLE_WORDS
 from engine.results.sample_file import Samples
-from engine.results.scans import CORRECTABLE_NOTE, megabytes, own_reads_per_s
+from engine.results.scans import megabytes, own_reads_per_s
 from engine.results.schema import DatabaseScan, Figures, RunResult, ScanResult
 from engine.workload.errors import PAGE, ese_error, title
 from reporting import palette
@@ -94,7 +95,8 @@ def scan_model(result: RunResult) -> dict[str, Any]:
     test_type = result.configuration.test_type
     model: dict[str, Any] = {
         "scan": scan, "scan_title": SCAN_TITLES.get(test_type, test_type.value), "checksum": test_type == TestType.DATABASE_CHECKSUM,
-        "correctable_note": CORRECTABLE_NOTE, "scan_notes": [n for n in result.notes if n != CORRECTABLE_NOTE],
+        "correctable_note": CORRECTABLE_WORDS,
+        "scan_notes": [n.words for n in result.notes if n.what != "correctable"],
         "disk_rows": disk_rows(result), "read_kib": result.configuration.scan_read_bytes // 1024,
     }
     if scan is None:

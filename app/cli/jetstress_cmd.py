@@ -132,7 +132,7 @@ def _auto_tune(context: AppContext, config: TestConfig, how: Tuning) -> TestConf
         advice = outcome.advice
         print(f"Auto-tune found no passing setting ({outcome.status}); no test was run. {advice.rationale if advice else ''}"
               .rstrip(), file=sys.stderr)
-        for line in advice.notes if advice is not None else []:
+        for line in advice.lines if advice is not None else []:
             print(f"  note: {line}", file=sys.stderr)
         return ExitCode.ABORTED if outcome.status in ("aborted", "host-bound") else ExitCode.FAIL
     threads, sluggish = outcome.recommendation

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice
     say("")
-    for line in advice.notes if advice is not None else []:
+    for line in advice.lines if advice is not None else []:
         say(f"  note: {line}")
     if outcome.status == "converged" and outcome.recommendation:
         threads, sluggish = outcome.recommendation
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         if advice is not None:
             say(f"  {advice.rationale}")
             if advice.capacity:
-                say(f"  This storage carries {advice.capacity}.")
+                say(f"  This storage carries {advice.capacity.words}.")
         say("These were tuning runs: run the full-length test with this setting to qualify the storage.")
         return ExitCode.PASS
     if outcome.status == "aborted":
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         if advice is not None and advice.status == "host_bound":
             say(f"  {sentence(advice.rationale)}.")
             if advice.capacity:
-                say(f"  This storage carries {advice.capacity}, at {advice.threads} threads, SluggishSessions "
+                say(f"  This storage carries {advice.capacity.words}, at {advice.threads} threads, SluggishSessions "
                     f"{advice.sluggish_sessions}.")
         return ExitCode.ABORTED
     if outcome.status == "inconclusive":
@@ -182,5 +182,5 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if advice is not None:
         say(f"  {advice.rationale}")
         if advice.capacity:
-            say(f"  This storage carries {advice.capacity}.")
+            say(f"  This storage carries {advice.capacity.words}.")
     return ExitCode.FAIL

@@ -14,6 +14,7 @@ from engine.io.safety import link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
 from engine.results.counters import cache_figures, stream_figures
 from engine.results.figures import merge_streams, percentile_figures
+from engine.results.note_schema import RunNote
 from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
 from engine.results.schema import (
     ErrorGroup,
@@ -38,12 +39,6 @@ LOG_FILE = "test.log"
 CONFIG_FILE = "config.json"
 REQUESTED_CONFIG_FILE = "requested-config.json"  # the configuration the window hands its engine, in the run's folder
 RUN_FILES = (RESULT_FILE, SAMPLES_DB, SAMPLES_FILE, LOG_FILE, CONFIG_FILE)  # what makes a folder a run's
-
-PAGE_FAULT_NOTE = (
-    "Database page fault stalls: a stall is counted when a transaction's page misses the "
-    "model's database cache and no buffer is available until a flush write completes."
-)
-
 
 def new_folder(parent: Path, name: str) -> Path:
     """A run's (or a suite's, or an auto-tune's) new folder: `parent / name`, or "name-2", "name-3"... when a folder
@@ -98,7 +93,7 @@ def build_result(
     io_detail: str,
     backend_name: str,
     simulated: bool,
-    notes: list[str],
+    notes: list[RunNote],
     run_kind: RunKind,
     host_bound: bool,
     errors: Mapping[str, ErrorTally] | None = None,
@@ -179,7 +174,7 @@ def build_result(
         criteria=list(verdict.criteria),
         error_groups=[_error_group(name, group) for name, tally in tallies.items() for group in tally.ordered()],
         host_performance=HostPerformance.of(list(host_samples), list(stalls_per_s)),
-        notes=[*notes] if config.scans else [PAGE_FAULT_NOTE, *notes],  # a scan runs no transaction to stall
+        notes=[*notes] if config.scans else [RunNote(what="page_faults"), *notes],  # a scan runs no transaction to stall
     )
 
 

@@ -28,12 +28,6 @@ SCAN_PHASE_WORDS = {  # what a scan does while it measures, as Jetstress's test 
     TestType.DATABASE_BACKUP: "Backing up databases",
     TestType.SOFT_RECOVERY: "Generating log files",
 }
-CORRECTABLE_NOTE = (
-    "Correctable pages: always 0. A Jetwise page carries one CRC-32 over the whole page and no error-correcting "
-    "code, so a damaged page can be found and classified but not corrected, however small the damage."
-)
-
-
 def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: float, reads_in_flight: int = 1) -> ScanResult:
     """Each database's scan as the result document keeps it; a database whose scan never reported has nothing seen."""
     rows = []

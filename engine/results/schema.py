@@ -35,6 +35,7 @@ from engine.results.host_schema import HostFigures as HostFigures
 from engine.results.host_schema import HostInfo as HostInfo
 from engine.results.host_schema import HostPerformance as HostPerformance
 from engine.results.host_schema import Spread as Spread
+from engine.results.note_schema import RunNote
 from engine.results.recovery_schema import InstanceRecovery as InstanceRecovery
 from engine.results.recovery_schema import RecoveryResult as RecoveryResult
 from engine.results.scan_schema import DamagedPage as DamagedPage
@@ -58,7 +59,7 @@ from engine.workload.histogram import percentiles_ms
 # (`summary.spikes`); older runs have words alone (`reasons`, `latency_spikes`).
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes.
-RESULT_SCHEMA_VERSION = 13
+RESULT_SCHEMA_VERSION = 14
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
@@ -341,7 +342,7 @@ class RunResult(_Schema):
     criteria: list[Criterion] = Field(default_factory=list)
     error_groups: list[ErrorGroup] = Field(default_factory=list)
     host_performance: HostPerformance = Field(default_factory=HostPerformance)
-    notes: list[str] = Field(default_factory=list)
+    notes: list[RunNote] = Field(default_factory=list, description="What the result says beside its figures (words, before schema 14).")
     files: RunFiles = Field(default_factory=RunFiles)
     sweep: Sweep | None = Field(None, description="A load sweep's steps; None for a run at one setting.")
     scan: ScanResult | None = Field(None, description="A Database Checksum or Backup test's scan of each database.")

@@ -22,8 +22,9 @@ from engine.results.document import build_result
 from engine.results.figures import interval_counters
 from engine.results.jetstress_log import StallSamples, cache_line, closing_lines
 from engine.results.maxima import HighestAverages
+from engine.results.note_schema import JudgedWhy, RunNote
 from engine.results.recovery import judge_recovery, recovery_result
-from engine.results.scans import CORRECTABLE_NOTE, judge_scan, row_words, scan_result
+from engine.results.scans import judge_scan, row_words, scan_result
 from engine.results.schema import (
     Figures,
     HostFigures,
@@ -62,7 +63,7 @@ class RunEnd:
     times: RunTimes = field(default_factory=RunTimes)
     unbuffered_io: bool = True
     io_detail: str = ""
-    notes: list[str] = field(default_factory=list)
+    notes: list[RunNote] = field(default_factory=list)
     scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
     recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
     database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
@@ -281,7 +282,7 @@ class Measurement:
         if config.scans:
             scan = scan_result(config, end.scans, measured_s, scan_plan(config)[1])
             verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
-            notes.append(CORRECTABLE_NOTE)
+            notes.append(RunNote(what="correctable"))
             for row in scan.databases:
                 self._log(row_words(row), "info")
         else:
@@ -304,17 +305,13 @@ class Measurement:
         cpu = [s.cpu_percent for s in host_samples]
         bound = host_bound(host_samples) and not config.scans
         if bound:
-            note = (f"Host-bound: the processors were {sum(cpu) / len(cpu):.0f} % busy on average while measuring, so "
-                    "the engine, not the storage, may have set the pace; the advisor does not read this run as a "
-                    "storage limit")
+            note = RunNote(what="host_bound", cpu_percent=sum(cpu) / len(cpu))
             notes.append(note)
-            self._log(note, "warning")
+            self._log(note.words, "warning")
         run_kind = self.run_kind()
         if run_kind == RunKind.TUNING:
-            notes.append(
-                f"A tuning run ({measured_s:,.0f} s measured): it steers the thread count; qualify the storage "
-                f"with the full-length {config.test_type.value} test ({config.standard_duration_s / 3600:g} h)"
-            )
+            notes.append(RunNote(what="tuning_run", seconds=measured_s, test_type=config.test_type.value,
+                                 hours=config.standard_duration_s / 3600))
         result = build_result(
             run_id=run_id,
             config=config,
@@ -348,7 +345,7 @@ class Measurement:
         return result
 
     def _judged_step(
-        self, notes: list[str]
+        self, notes: list[RunNote]
     ) -> tuple[TestConfig, dict[str, InstanceInterval], list[HostFigures], float, Sweep, HighestAverages]:
         """A sweep's verdict judges one step's window, at that step's setting; the steps go in the result."""
         steps = self.steps
@@ -357,17 +354,19 @@ class Measurement:
         record = Sweep(steps=list(steps.steps), judged_step=judged.number if judged else None,
                        end=steps.ended or SweepEnd(why="stopped"))
         count = len(steps.steps)
-        notes.append(f"A load sweep of {count} step{'s' if count != 1 else ''}: {record.ended_words}")
+        notes.append(RunNote(what="sweep", count=count, end=record.end))
         if judged is None:
             return self.config, self.totals, [], 0.0, record, self.highest
         done = steps.steps[judged.number] if judged.number < count else None
+        why: JudgedWhy
         if done is None:
             why = "unfinished"
         elif done.no_reads:
-            why = "it made no database reads"
+            why = "no_reads"
         elif done.latency_ok and not done.host_bound:
-            why = "the heaviest that kept every latency threshold"
+            why = "heaviest_kept"
         else:
-            why = "no step kept every latency threshold; the lightest"
-        notes.append(f"The verdict judges step {judged.number + 1} ({judged.load.words}, {why})")
+            why = "lightest"
+        notes.append(RunNote(what="judged_step", count=judged.number + 1,
+                             load=(judged.load.threads, judged.load.sluggish), why=why))
         return at_load(self.config, judged.load), judged.totals, judged.hosts, judged.measured_s, record, judged.highest

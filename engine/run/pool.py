@@ -21,6 +21,7 @@ from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.protocol import PHASE_WORDS, WORK_PHASES, Phase, PhaseEvent
+from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.host import HostSampler, host_info
@@ -342,8 +343,7 @@ class _PoolRun:
             collection_start_utc=self._wall(measure_start) if measured else None,
             collection_end_utc=self._wall(end) if measured else None,
         )
-        notes = [] if self.representative else [
-            f"Unbuffered I/O was not in effect: {self.io_detail}. These figures may measure a cache."]
+        notes = [] if self.representative else [RunNote(what="not_unbuffered", device=self.io_detail)]
         return RunEnd(measured_s=measured_s, aborted_reason=aborted_reason, failures=list(self.failures),
                       host=HostInfo.model_validate(host_info()), times=times, unbuffered_io=self.representative,
                       io_detail=self.io_detail, notes=notes, scans=self.ends.scan_tallies(),

@@ -18,6 +18,7 @@ from engine.io.files import database_sizes
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams
 from engine.results.maxima import HighestAverages
+from engine.results.note_schema import RunNote
 from engine.results.schema import IntervalSample, RunResult, RunTimes
 from engine.results.sums import LatencySum
 from engine.results.verdict import Verdict, judge
@@ -124,19 +125,16 @@ def rebuild_result(
         times=RunTimes(test_start_utc=first.time_utc if first else None, test_end_utc=last.time_utc if last else None,
                        collection_start_utc=collecting.time_utc if collecting else None,
                        collection_end_utc=last.time_utc if last else None),
-        notes=["Rebuilt from the samples recorded before the run stopped"
-               + ("" if reads else "; none of them was measured") + "."],
+        notes=[RunNote(what="rebuilt", measured=reads)],
     )
     end.database_bytes = {name: (None, size) for name, size in database_sizes(config).items()}
     if config.recovers:
-        end.notes.append("A Soft Recovery's replay is not sampled: what it did ended with the engine process, and the "
-                         "samples show the log generation only.")
+        end.notes.append(RunNote(what="replay_not_sampled"))
     if config.scans:
         end.scans = _scans_so_far(config, measurement.totals)
         damaged = sum(sum(s.errors for s in part.streams.values()) for part in measurement.totals.values())
         if damaged and not any(part.errors for part in measurement.totals.values()):  # an older version's samples
-            end.notes.append(f"{damaged:,} damaged pages or log sectors were met before the test stopped; the samples "
-                             "keep their count, not their kinds, and the test log names each")
+            end.notes.append(RunNote(what="damaged_counted", count=damaged))
     result = measurement.result(run_id, end, backend_name="", simulated=False)
     if any(stats.count and any(stats.hist.values()) for part in measurement.totals.values()
            for stats in part.streams.values()):

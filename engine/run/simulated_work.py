@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
+from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, RunTimes
 from engine.run.measurement import Measurement, RunEnd
@@ -126,7 +127,7 @@ class OpenEndedWork:
                 log_sectors_seen=max(0, done[i] - db_bytes[i]) // 4096,
                 database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total[i], began_s=began[i] or 0.0,
             )
-        notes = ["The simulated device writes no backup copy."] if config.backup_path is not None else []
+        notes = [RunNote(what="no_backup_copy")] if config.backup_path is not None else []
         # the scan ends when its last group does, within its last interval
         longest = max(sum(scans[i].seconds for i in group) for group in groups)
         return RunEnd(measured_s=min(seconds, longest), scans=scans, notes=notes)

@@ -25,6 +25,7 @@ from engine.io.platform import UnbufferedProbe
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
+from engine.results.note_schema import RunNote
 from engine.results.schema import HostFigures, HostInfo, RunTimes
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
@@ -201,9 +202,9 @@ class ModelSource:
         self.grown: dict[str, float] = {}  # bytes each database grew by in the run (engine.workload.growth)
 
     @property
-    def note(self) -> str:
+    def note(self) -> RunNote:
         """What every simulated result says of its device."""
-        return f"Simulated device ({self.model.name}): {self.model.description}. No disk I/O was done; the times are virtual."
+        return RunNote(what="simulated", device=self.model.name, about=self.model.description)
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return check_rules(config), {}

@@ -39,18 +39,36 @@ from engine.results.verdict import iops_floor
 from engine.tuning.curve import curve, read_curve, sweeps_of
 from engine.tuning.evidence import (
     RunPoint,
-    again_words,
+    again,
     evidence,
-    longer_words,
-    once,
+    longer,
+    returned,
     short_retry,
     spike_retry,
-    storage_errors_words,
     unresolved_errors,
 )
 from engine.tuning.fit import fit, load_for_iops, load_for_latency
-from engine.tuning.host_bound import held_back, host_bound_words, lower_bound
+from engine.tuning.host_bound import held_back, host_held, lower_bound
 from engine.tuning.most import host_limited, read_most
+from engine.tuning.why import (
+    Broken,
+    Capacity,
+    Carried,
+    FirstRun,
+    Fitted,
+    FixStorage,
+    OutOfReach,
+    Passed,
+    Returned,
+    Said,
+    Stepped,
+    Unused,
+    Why,
+    dump,
+    merged,
+    note_from,
+    why_from,
+)
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32
@@ -72,19 +90,15 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     if broken is not None:
         _points, notes = evidence(config, [r for r in listed if r is not broken])
         s = broken.summary
-        return Advice(
-            "io_errors", s.threads, s.sluggish_sessions, None, None, None,
-            "fix the storage (its disks, controller, driver or firmware) until it reads back what was written, then "
-            "run again: until then no throughput or latency measured on it means anything, and no setting is judged",
-            notes=once([storage_errors_words(broken), *notes]),
-        )
+        return Advice("io_errors", s.threads, s.sluggish_sessions, None, None, None, FixStorage(), notes=notes,
+                      returned=returned(broken))
     points, notes = evidence(config, listed)
     if (short := short_retry(listed)) is not None:  # too few seconds to judge: its setting again, for longer
         s = short.summary
-        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, longer_words(short), notes=notes)
+        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, longer(short), notes=notes)
     if (stalled := spike_retry(listed)) is not None and not config.seeks_maximum:  # a stall: its setting again
         s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
-        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again_words(stalled), best, notes=notes)
+        return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again(stalled), best, notes=notes)
     if not config.seeks_maximum and not any(p.passed for p in points) and (bound := held_back(listed)) is not None:
         return advise_host_bound(config, bound, listed, points)
     if config.seeks_maximum:
@@ -93,7 +107,7 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
         advice = advise_from_curve(config, listed, points)
     else:
         advice = advise(config, points, cpu_count)
-    return replace(advice, notes=once([*notes, *advice.notes]))
+    return replace(advice, notes=merged([*notes, *advice.notes]))
 
 
 def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
@@ -104,9 +118,9 @@ def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunR
     s = run.summary
     threads, sluggish = (bound.load.threads, bound.load.sluggish) if bound else (s.threads, s.sluggish_sessions)
     return Advice(
-        "host_bound", threads, sluggish, None, None, None, host_bound_words(config, run, bound),
+        "host_bound", threads, sluggish, None, None, None, host_held(config, run, bound),
         max_passing_iops=bound.iops if bound else None,
-        capacity=capacity_words(config, bound.iops, at_least=True) if bound else None,
+        capacity=capacity_of(config, bound.iops, at_least=True) if bound else None,
         notes=notes,
     )
 
@@ -118,9 +132,9 @@ def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: 
     carried = reading.max_passing_iops
     status: Literal["next", "unreachable"] = "unreachable" if reading.status == "unreachable" else "next"
     return Advice(
-        status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
+        status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.why,
         max_passing_iops=carried,
-        capacity=capacity_words(config, carried) if status == "unreachable" and carried else None,
+        capacity=capacity_of(config, carried) if status == "unreachable" and carried else None,
     )
 
 
@@ -129,10 +143,7 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
     found = curve(results, points)
     if not found:
         threads, sluggish = starting_setting(config, cpu_count)
-        return Advice("start", threads, sluggish, None, None, None,
-                      f"first run: a load sweep from the configured {threads} threads / SluggishSessions {sluggish} "
-                      "toward the latency limit; the disk throughput scenario has no target, so Microsoft's rule has "
-                      "nothing to start from")
+        return Advice("start", threads, sluggish, None, None, None, FirstRun(load=(threads, sluggish), sweep=True))
     reading = read_most(config, found, cpu_count)
     load, carried = reading.load, reading.max_passing_iops
     status: Literal["next", "converged", "unreachable"] = "next"
@@ -140,8 +151,8 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
         status = "converged" if reading.status == "most" else "unreachable"
     capacity = None
     if status == "converged" and carried:
-        capacity = capacity_words(config, carried, at_least=host_limited(found, load))
-    return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.rationale,
+        capacity = capacity_of(config, carried, at_least=host_limited(found, load))
+    return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.why,
                   max_passing_iops=carried, capacity=capacity)
 
 
@@ -155,10 +166,21 @@ class Advice:
     predicted_iops: float | None
     predicted_read_ms: float | None
     predicted_log_ms: float | None
-    rationale: str
+    why: Why
     max_passing_iops: float | None = None
-    capacity: str | None = None
-    notes: list[str] = field(default_factory=list)
+    capacity: Capacity | Said | None = None  # Said: advice kept before capacity was a fact
+    notes: list[Unused | Stepped | Said] = field(default_factory=list)  # the runs it cannot learn from, and why
+    returned: Returned | Said | None = None  # io_errors: what the storage returned, said first
+
+    @property
+    def rationale(self) -> str:
+        """Why, in words."""
+        return self.why.words
+
+    @property
+    def lines(self) -> list[str]:
+        """What the storage returned (if it did), then the notes, in words: a console's lines."""
+        return [*([self.returned.words] if self.returned is not None else []), *(note.words for note in self.notes)]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -168,19 +190,35 @@ class Advice:
             "predicted_iops": self.predicted_iops,
             "predicted_read_ms": self.predicted_read_ms,
             "predicted_log_ms": self.predicted_log_ms,
-            "rationale": self.rationale,
+            "why": dump(self.why),
             "max_passing_iops": self.max_passing_iops,
-            "capacity": self.capacity,
-            "notes": list(self.notes),
+            "capacity": self.capacity.model_dump(mode="json") if self.capacity is not None else None,
+            "notes": [note.model_dump(mode="json") for note in self.notes],
+            "returned": self.returned.model_dump(mode="json") if self.returned is not None else None,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Advice:
-        """The advice `to_dict` gave (as the store keeps it with a run)."""
+        """The advice `to_dict` gave (as the store keeps it with a run); kept before its reasons were facts, its words."""
+        capacity, notes, returned = data.get("capacity"), list(data.get("notes", [])), None
+        if isinstance(data.get("returned"), dict):
+            kept = data["returned"]
+            returned = Said.model_validate(kept) if kept.get("what") == "said" else Returned.model_validate(kept)
+        elif data["status"] == "io_errors" and notes and isinstance(notes[0], str):  # its first note said it
+            returned, notes = Said(said=notes[0]), notes[1:]
         return cls(data["status"], int(data["threads"]), int(data["sluggish_sessions"]), data.get("predicted_iops"),
-                   data.get("predicted_read_ms"), data.get("predicted_log_ms"), str(data.get("rationale", "")),
-                   max_passing_iops=data.get("max_passing_iops"), capacity=data.get("capacity"),
-                   notes=[str(note) for note in data.get("notes", [])])
+                   data.get("predicted_read_ms"), data.get("predicted_log_ms"),
+                   why_from(data["why"] if "why" in data else str(data.get("rationale", ""))),
+                   max_passing_iops=data.get("max_passing_iops"),
+                   capacity=_capacity_from(capacity),
+                   notes=[note_from(note) for note in notes], returned=returned)
+
+
+def _capacity_from(kept: Any) -> Capacity | Said | None:
+    """A kept capacity: its facts, or the words advice kept before it was a fact."""
+    if isinstance(kept, str) or (isinstance(kept, dict) and kept.get("what") == "said"):
+        return Said(said=kept) if isinstance(kept, str) else Said.model_validate(kept)
+    return Capacity.model_validate(kept) if kept is not None else None
 
 
 def setting_for(load: float, databases: int) -> tuple[int, int]:
@@ -207,20 +245,17 @@ def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
     return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
 
 
-def capacity_words(config: TestConfig, iops: float, at_least: bool = False) -> str:
+def capacity_of(config: TestConfig, iops: float, at_least: bool = False) -> Capacity:
     """What a throughput means in the profile's terms (in the disk throughput scenario: mailboxes at its throughput
     percentage, each at the profile's IOPS per mailbox); `at_least`: the host, not the storage, set the limit."""
     p = config.profile
     share = config.throughput_percent / 100.0 if config.seeks_maximum else 1.0
-    mailboxes = int(iops * share / (p.iops_per_mailbox * p.headroom_factor))
-    planned = f"at {config.throughput_percent:g} % of it, " if share < 1 else ""
-    bound = "at least" if at_least else "about"
-    limit = " (the host, not the storage, set the limit)" if at_least else ""
-    words = (f"{bound} {iops:,.0f} transactional IOPS{limit}: {planned}{mailboxes:,} mailboxes at {p.iops_per_mailbox:g} IOPS "
-             "each" + (f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""))
-    if config.seeks_maximum:
-        return words
-    return f"{words}, or {iops / (p.mailboxes * p.headroom_factor):.3f} IOPS per mailbox for {p.mailboxes:,} mailboxes"
+    planned = not config.seeks_maximum
+    return Capacity(iops=iops, at_least=at_least, mailboxes=int(iops * share / (p.iops_per_mailbox * p.headroom_factor)),
+                    iops_per_mailbox=p.iops_per_mailbox, headroom_percent=p.headroom_percent,
+                    throughput_percent=config.throughput_percent if config.seeks_maximum else None,
+                    planned_mailboxes=p.mailboxes if planned else None,
+                    per_planned_mailbox=iops / (p.mailboxes * p.headroom_factor) if planned else None)
 
 
 def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
@@ -236,20 +271,16 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
         most = max((r for r in runs if r.latency_passed), key=lambda r: r.achieved_iops)
         return Advice(
             "converged", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
-            f"{best.threads} threads with SluggishSessions {best.sluggish_sessions} passed: "
-            f"{best.achieved_iops:,.1f} transactional IOPS against a target of {target:,.1f}, "
-            f"database reads at {best.read_ms:.1f} ms",
+            Passed(load=(best.threads, best.sluggish_sessions), iops=best.achieved_iops, target=target,
+                   read_ms=best.read_ms),
             max_passing_iops=most.achieved_iops,
-            capacity=capacity_words(config, most.achieved_iops, at_least=most.host_bound),
+            capacity=capacity_of(config, most.achieved_iops, at_least=most.host_bound),
         )
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
         threads, sluggish = starting_setting(config, cpu_count)
-        return Advice(
-            "start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD, None, None,
-            f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} target IOPS (Microsoft's rule), at least one per "
-            f"database; latency is unknown until this run measures it",
-        )
+        return Advice("start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD, None, None,
+                      FirstRun(load=(threads, sluggish)))
 
     latency_passing = [r for r in measured if r.latency_passed]
     proof = [r for r in measured if not r.latency_passed and r.achieved_iops < floor]
@@ -258,13 +289,12 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
         failed = min(proof, key=lambda r: r.load)
         return Advice(
             "unreachable", best.threads, best.sluggish_sessions, best.achieved_iops, best.read_ms, best.log_ms,
-            f"the target of {target:,.0f} IOPS is out of reach: at {failed.threads} threads / SluggishSessions "
-            f"{failed.sluggish_sessions} the latency already failed ({failed.latency_failure or 'latency'}) while "
-            f"only {failed.achieved_iops:,.0f} IOPS were reached, and less load only lowers the IOPS. The most this "
-            f"storage passed the latency limits at is {best.threads} threads / SluggishSessions "
-            f"{best.sluggish_sessions}: {best.achieved_iops:,.0f} IOPS",
+            OutOfReach(target=target,
+                       failed=Broken(load=(failed.threads, failed.sluggish_sessions), broke=failed.latency_failure,
+                                     iops=failed.achieved_iops),
+                       best=Carried(iops=best.achieved_iops, load=(best.threads, best.sluggish_sessions))),
             max_passing_iops=best.achieved_iops,
-            capacity=capacity_words(config, best.achieved_iops),
+            capacity=capacity_of(config, best.achieved_iops),
         )
 
     model = fit(measured)
@@ -274,15 +304,14 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     safe_ms = LATENCY_SAFETY * read_limit
     needed = load_for_iops(model, target)
     allowed = load_for_latency(model, safe_ms)
-    notes: list[str] = []
-    if needed is not None and needed <= allowed:
+    notes: list[Unused | Stepped | Said] = []
+    reaches = needed is not None and needed <= allowed
+    if needed is not None and reaches:
         load = needed
-        why = (f"the curve fitted to this session's runs reaches the target with database reads predicted at "
-               f"{model.read_ms(load):.1f} ms")
+        read_ms = model.read_ms(load)
     else:
         load = min(allowed, ceiling * 0.9) if math.isfinite(ceiling) else allowed
-        why = (f"the fitted curve does not reach the target within {safe_ms:.0f} ms reads; this setting tests "
-               f"the most load it predicts the latency limit allows")
+        read_ms = safe_ms
     if math.isfinite(ceiling) and load >= ceiling:
         load = (max(floor_load, ceiling / 2) + ceiling) / 2
     if load <= floor_load:
@@ -293,8 +322,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     effective = threads / sluggish
     return Advice(
         "next", threads, sluggish, model.iops(effective), model.read_ms(effective), model.log_ms,
-        why + (f"; with SluggishSessions {sluggish} each thread waits between its transactions, so {threads} threads "
-               f"load the storage as about {threads / sluggish:.1f} threads would" if sluggish > 1 else ""),
+        Fitted(reaches=reaches, read_ms=read_ms, load=(threads, sluggish)),
         max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None),
         notes=notes,
     )
@@ -302,7 +330,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
 
 def _unseen(
     threads: int, sluggish: int, runs: Sequence[RunPoint], databases: int, floor_load: float, ceiling: float,
-    notes: list[str],
+    notes: list[Unused | Stepped | Said],
 ) -> tuple[int, int]:
     """Step off a setting already tried: towards more load after a shortfall, less after a latency failure."""
     seen = {(r.threads, r.sluggish_sessions): r for r in runs}
@@ -319,8 +347,6 @@ def _unseen(
         candidate = setting_for(load, databases)
         if candidate == (threads, sluggish):
             candidate = (threads, sluggish + 1) if not before.latency_passed else (threads + 1, sluggish)
-        way = "lighter" if not before.latency_passed else "heavier"
-        notes.append(f"{threads} threads / SluggishSessions {sluggish} was tried already; one step {way}: "
-                     f"{candidate[0]} threads / SluggishSessions {candidate[1]}")
+        notes.append(Stepped(load=(threads, sluggish), to=candidate, lighter=not before.latency_passed))
         threads, sluggish = candidate
     return threads, sluggish

@@ -22,10 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
+from engine.results.criterion_schema import Criterion
 from engine.results.schema import RunResult, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
+from engine.tuning.why import Basis, BestCarried, Broken, Carried, FromCurve, NoneKept, Why
 
 
 @dataclass(frozen=True)
@@ -35,30 +37,28 @@ class Choice:
     load: Load | None
     reachable: bool
     max_passing_iops: float | None
-    basis: str  # how the setting was read from the curve, in words
+    basis: Basis | None  # how the setting was read from the curve (None: not reaching the target)
 
 
 def choose(steps: Sequence[Step], target_iops: float, loads: Sequence[Load]) -> Choice:
     """The setting the measured curve supports for `target_iops` (never beyond a measured load)."""
     passing = sorted((s for s in steps if s.passes), key=lambda s: s.load.effective)  # host-bound: at least that
     if not passing:
-        return Choice(None, False, None, "no step kept the latency thresholds")
+        return Choice(None, False, None, None)
     best = max(s.iops for s in passing)
     reaching = [s for s in passing if s.iops >= target_iops]
     if not reaching:
-        return Choice(max(passing, key=lambda s: s.iops).load, False, best,
-                      f"no step that kept the thresholds reached {target_iops:,.0f} IOPS; the best carried {best:,.0f}")
+        return Choice(max(passing, key=lambda s: s.iops).load, False, best, None)
     first = reaching[0]
     below = [s for s in passing if s.load.effective < first.load.effective and s.iops < target_iops]
     if not below:
-        return Choice(first.load, True, best, f"the lightest passing step reaching the target ({first.iops:,.0f} IOPS)")
+        return Choice(first.load, True, best, Basis(iops=first.iops))
     under = below[-1]
     share = (target_iops - under.iops) / (first.iops - under.iops)
     wanted = under.load.effective + share * (first.load.effective - under.load.effective)
     between = [load for load in loads if under.load.effective < load.effective <= first.load.effective]
     load = next((candidate for candidate in between if candidate.effective >= wanted), first.load)
-    return Choice(load, True, best,
-                  f"interpolated between the measured steps at {under.iops:,.0f} and {first.iops:,.0f} IOPS")
+    return Choice(load, True, best, Basis(iops=first.iops, below_iops=under.iops))
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,18 @@ class CurvePoint:
     confirmed: bool
     read_ms: float
     log_ms: float
-    failure: str = ""
+    broke: Criterion | None = None  # the first latency criterion it broke
+    said: str = ""  # a sweep step of a result before schema 13: what it broke, in words
+
+    def broken(self) -> Broken:
+        """The point as a setting that broke a threshold, at the IOPS it reached."""
+        return Broken(load=(self.step.load.threads, self.step.load.sluggish), broke=self.broke, said=self.said,
+                      iops=self.step.iops)
+
+    def carried(self) -> Carried:
+        """What the point carried within the thresholds ("at least" where the host set the pace)."""
+        return Carried(iops=self.step.iops, load=(self.step.load.threads, self.step.load.sluggish),
+                       at_least=self.step.host_bound)
 
 
 def sweeps_of(results: Sequence[RunResult]) -> list[RunResult]:
@@ -92,7 +103,8 @@ def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[Curv
             if not measured_storage(s):
                 continue
             step = as_step(s)
-            by_load[step.load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.broke_words)
+            by_load[step.load] = CurvePoint(step, False, s.db_read_avg_latency_ms, s.log_write_avg_latency_ms, s.broke,
+                                            s.failure)
     for p in points:
         load = Load(p.threads, p.sluggish_sessions)
         by_load[load] = CurvePoint(Step(load, p.achieved_iops, p.latency_passed), True, p.read_ms, p.log_ms,
@@ -109,7 +121,7 @@ class Reading:
     iops: float | None
     read_ms: float | None
     log_ms: float | None
-    rationale: str
+    why: Why
     max_passing_iops: float | None
 
 
@@ -122,39 +134,27 @@ def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
     loads = [load for load in ladder(config.database_count, heaviest, MAX_SLUGGISH) if load.effective < ceiling]
     choice = choose([c.step for c in usable], target, loads)
     failed = [c for c in points if c.step.breaks]
-    limit = ""
-    if failed:
-        lightest = failed[0]
-        limit = (f"; at {lightest.step.load.words} the latency already failed "
-                 f"({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS")
+    limit = failed[0].broken() if failed else None
     if choice.load is None:
         lightest = points[0]
         lighter = _lighter(config, lightest, loads)
         if lighter is not None:
             return Reading("next", lighter, None, None, None,
-                           f"no measured load kept the latency thresholds; the lightest, {lightest.step.load.words}, "
-                           f"broke them ({lightest.failure or 'latency'}) at {lightest.step.iops:,.0f} IOPS: "
-                           f"{lighter.words} is the lightest load expected to carry the target", None)
-        return Reading("unreachable", lightest.step.load, None, None, None,
-                       f"no load kept the latency thresholds: even the lightest measured, {lightest.step.load.words}, "
-                       f"broke them ({lightest.failure or 'latency'}); this storage cannot carry this workload within "
-                       "its thresholds", None)
+                           NoneKept(lightest=lightest.broken(), lighter=(lighter.threads, lighter.sluggish)), None)
+        return Reading("unreachable", lightest.step.load, None, None, None, NoneKept(lightest=lightest.broken()), None)
     at = {c.step.load: c for c in usable}
     if choice.reachable:
         known = at.get(choice.load)
+        assert choice.basis is not None
         return Reading("next", choice.load, known.step.iops if known else target, known.read_ms if known else None,
                        known.log_ms if known else None,
-                       f"from the sweep's curve ({choice.basis}): {choice.load.words} should reach the target of "
-                       f"{target:,.0f} IOPS within the thresholds; this run confirms it", choice.max_passing_iops)
+                       FromCurve(basis=choice.basis, load=(choice.load.threads, choice.load.sluggish), target=target),
+                       choice.max_passing_iops)
     best = at[choice.load]
-    carried = f"{'at least ' if best.step.host_bound else ''}{best.step.iops:,.0f} transactional IOPS at {choice.load.words}"
+    why = BestCarried(target=target, carried=best.carried(), confirmed=best.confirmed, limit=limit)
     if best.confirmed:
-        return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms,
-                       f"the target of {target:,.0f} IOPS is out of reach: the most this storage carried within every "
-                       f"latency threshold is {carried}, confirmed by a run at that setting{limit}", best.step.iops)
-    return Reading("next", choice.load, best.step.iops, best.read_ms, best.log_ms,
-                   f"no step that kept the thresholds reached the target of {target:,.0f} IOPS; the best carried "
-                   f"{carried}{limit}: this run confirms what the storage carries", choice.max_passing_iops)
+        return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms, why, best.step.iops)
+    return Reading("next", choice.load, best.step.iops, best.read_ms, best.log_ms, why, choice.max_passing_iops)
 
 
 def _lighter(config: TestConfig, failed: CurvePoint, loads: Sequence[Load]) -> Load | None:

@@ -3,7 +3,7 @@ each run it cannot learn from and why.
 
 A run that failed on I/O errors teaches nothing about load: the storage did not return what
 was written. While the latest of them stands (no later run measured without any), the
-advisor says so first (`unresolved_errors`, `storage_errors_words`).
+advisor says so first (`unresolved_errors`, `returned`).
 
 A run that failed on a maximum latency alone while every average stayed under half its limit met a stall
 (a paused virtual machine, a snapshot, a path failing over), not its load: storage at its limit queues, and its
@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
-from engine.model.derive import thread_weight_words
+from engine.results.criterion_schema import Criterion
 from engine.results.schema import Figures, Outcome, RunResult
 from engine.results.verdict import cache_served, iops_floor, too_short, was_measured
+from engine.tuning.why import Again, Longer, Returned, Said, Stall, Stepped, StorageErrors, Unused, merged
 
 SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
 
@@ -37,7 +38,7 @@ class RunPoint:
     latency_passed: bool  # every latency criterion (and stalls) within limits
     iops_passed: bool
     passed: bool  # the whole verdict
-    latency_failure: str = ""  # the first per-instance criterion that failed, in words
+    latency_failure: Criterion | None = None  # the first per-instance criterion that failed
     host_bound: bool = False  # the host's CPU set the pace: what it carried, the storage carried at least
 
     @property
@@ -53,12 +54,7 @@ class RunPoint:
         latency_ok = all(c.passed for c in criteria if c.instance is not None)
         errors_ok = all(c.passed for c in criteria if c.instance is None and c.name == "I/O errors")
         iops_ok = summary.achieved_transactional_iops >= iops_floor(config)
-        failures = [c for c in criteria if c.instance is not None and not c.passed]
-        words = ""
-        if failures:
-            c = failures[0]
-            unit = c.unit if c.unit != "ms" else " ms"
-            words = f"{c.instance} {c.name} {c.value:.1f}{unit} over the {c.limit:g}{unit} limit"
+        failure = next((c for c in criteria if c.instance is not None and not c.passed), None)
         rows: Sequence[Figures] = result.instances or [summary]
         return cls(
             threads=summary.threads,
@@ -69,13 +65,13 @@ class RunPoint:
             latency_passed=latency_ok,
             iops_passed=iops_ok,
             passed=latency_ok and iops_ok and errors_ok,
-            latency_failure=words,
+            latency_failure=failure,
             host_bound=summary.host_bound,
         )
 
 
-def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[str]]:
-    """The runs the advisor can learn from, and a line for each it cannot and why (each line once).
+def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[Unused | Stepped | Said]]:
+    """The runs the advisor can learn from, and a note for each it cannot and why (one for runs alike).
 
     Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
     runs (their window is partial), runs that failed on I/O errors (the storage did not
@@ -85,74 +81,54 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
     weigh otherwise than `config`'s (a run before result schema 10: its thread counts mean another load).
     """
     points: list[RunPoint] = []
-    notes: list[str] = []
-    named: list[str] = []  # the run each note is of, by its id (`RUNS` in the note's words stands for it)
+    notes: list[Unused] = []
     spiked: set[tuple[int, int]] = set()  # the settings a stall failed once already
     for result in results:
         if result is None:
             continue
         s = result.summary
-        setting = f"{s.threads} threads / SluggishSessions {s.sluggish_sessions} {RUNS}"
-        before = len(notes)
         first_spike = spiky(result) and (s.threads, s.sluggish_sessions) not in spiked
-        if result.configuration.thread_weight != config.thread_weight:
-            notes.append(f"{setting} ran threads of another weight "
-                         f"({thread_weight_words(result.configuration.thread_weight)}): its thread counts mean another "
-                         "load, so it is not used")
-        elif failed_on_io_errors(result):
-            notes.append(f"{setting} failed on I/O errors ({_first_error_words(result)}); its figures are not used")
-        elif result.sweep is not None:  # its steps are the curve's points (`engine.tuning.curve`), not one run's
-            steps = result.sweep.steps
-            if not steps:
-                notes.append(f"the load sweep {result.run_id} ended before it measured its first step")
-            elif all(step.no_reads or step.db_read_avg_latency_ms <= 0 for step in steps):
-                notes.append(f"the load sweep {result.run_id} made no database reads at any step (the database cache "
-                             "held the database), so its latency says nothing of the storage; test databases larger "
-                             "than the cache")
-        elif s.verdict == Outcome.ABORTED:
-            notes.append(f"{setting} ended early (aborted or stopped); its partial figures are not used")
-        elif not was_measured(result):
-            notes.append(f"{setting} has no measured time ({s.measured_s:.1f} s, less than one sample interval), so "
-                         "it says nothing of the load")
-        elif too_short(result):
-            notes.append(f"{setting} measured {s.measured_s:.0f} s, less than the "
-                         f"{result.configuration.thresholds.minimum_measured_s:g} s a verdict needs, so its figures "
-                         "are not read as the storage's")
-        elif cache_served(result):
-            notes.append(f"{setting} made no database reads (the database cache held the database), so its latency "
-                         "says nothing of the storage; test databases larger than the cache")
-        elif s.host_bound and s.verdict == Outcome.FAIL:
-            broke = not all(c.passed for c in result.criteria if c.instance is not None)
-            what = ("its latency was measured with the CPU saturated, the host's delays in it" if broke
-                    else "its shortfall is the host's, not the storage's")
-            notes.append(f"{setting} was host-bound (CPU saturated while measuring): {what}, so it "
-                         "is not read as a storage limit")
-        elif first_spike:
+        note = _unused(config, result, first_spike)
+        if note is None:
+            if result.sweep is None:  # a sweep's steps are the curve's points (`engine.tuning.curve`), not one run's
+                points.append(RunPoint.from_result(result, config))
+            continue
+        if note.what == "stall":
             spiked.add((s.threads, s.sluggish_sessions))
-            notes.append(f"{setting} failed only on a maximum latency ({spike_words(result)}) while every average "
-                         "stayed under half its limit: a stall, not the load, so it is not read as the storage's limit "
-                         "until the same setting spikes again")
-        else:
-            points.append(RunPoint.from_result(result, config))
-        named.extend([result.run_id] * (len(notes) - before))
-    return points, with_runs(notes, named)
+        notes.append(note)
+    return points, merged(notes)
 
 
-RUNS = "\x00runs\x00"  # in a note's words, where the runs it is of are named
-
-
-def with_runs(notes: Sequence[str], run_ids: Sequence[str]) -> list[str]:
-    """Each note once, naming its runs: two runs at one setting that ended early are one line, "(runs A and B)"."""
-    runs: dict[str, list[str]] = {}
-    for note, run_id in zip(notes, run_ids, strict=True):
-        runs.setdefault(note, [])
-        if run_id not in runs[note]:
-            runs[note].append(run_id)
-    said = []
-    for note, ids in runs.items():
-        listed = ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + f" and {ids[-1]}"
-        said.append(note.replace(RUNS, f"(run{'s' if len(ids) > 1 else ''} {listed})"))
-    return said
+def _unused(config: TestConfig, result: RunResult, first_spike: bool) -> Unused | None:
+    """Why the advisor cannot learn from `result`, or None where it can."""
+    s = result.summary
+    facts: dict[str, Any] = {"runs": [result.run_id], "load": (s.threads, s.sluggish_sessions)}
+    if result.configuration.thread_weight != config.thread_weight:
+        return Unused(what="other_weight", weight=result.configuration.thread_weight, **facts)
+    if failed_on_io_errors(result):
+        return Unused(what="io_errors", errors=storage_errors(result), **facts)
+    if result.sweep is not None:
+        steps = result.sweep.steps
+        if not steps:
+            return Unused(what="sweep_unmeasured", **facts)
+        if all(step.no_reads or step.db_read_avg_latency_ms <= 0 for step in steps):
+            return Unused(what="sweep_cache_held", **facts)
+        return None
+    if s.verdict == Outcome.ABORTED:
+        return Unused(what="ended_early", **facts)
+    if not was_measured(result):
+        return Unused(what="nothing_measured", measured_s=s.measured_s, **facts)
+    if too_short(result):
+        return Unused(what="too_short", measured_s=s.measured_s,
+                      least_s=result.configuration.thresholds.minimum_measured_s, **facts)
+    if cache_served(result):
+        return Unused(what="cache_held", **facts)
+    if s.host_bound and s.verdict == Outcome.FAIL:
+        broke = not all(c.passed for c in result.criteria if c.instance is not None)
+        return Unused(what="host_bound", latency_broke=broke, **facts)
+    if first_spike:
+        return Unused(what="stall", stall=stall_of(result), **facts)
+    return None
 
 
 def spiky(result: RunResult) -> bool:
@@ -185,28 +161,24 @@ def short_retry(results: Sequence[RunResult]) -> RunResult | None:
     return results[-1] if results and too_short(results[-1]) else None
 
 
-def longer_words(result: RunResult) -> str:
+def longer(result: RunResult) -> Longer:
     """Why the advice is to run a too-short run's setting again, and for how long."""
-    s, least = result.summary, result.configuration.thresholds.minimum_measured_s
-    return (f"the same setting for longer: {s.threads} threads / SluggishSessions {s.sluggish_sessions} measured "
-            f"{s.measured_s:.0f} s, and a verdict needs at least {least:g} s measured; give the test a duration of "
-            f"{least:g} s or more")
+    s = result.summary
+    return Longer(load=(s.threads, s.sluggish_sessions), measured_s=s.measured_s,
+                  least_s=result.configuration.thresholds.minimum_measured_s)
 
 
-def again_words(result: RunResult) -> str:
+def again(result: RunResult) -> Again:
     """Why the advice is to run a stall's setting again."""
     s = result.summary
-    return (f"the same setting again: {s.threads} threads / SluggishSessions {s.sluggish_sessions} failed only on a "
-            f"maximum latency ({spike_words(result)}), a stall rather than the load; if it comes back at this setting "
-            "it counts as this setting's failure")
+    return Again(load=(s.threads, s.sluggish_sessions), stall=stall_of(result))
 
 
-def spike_words(result: RunResult) -> str:
-    """The run's first failed maximum beside the highest average read latency, in a few words."""
+def stall_of(result: RunResult) -> Stall:
+    """The run's first failed maximum beside the highest average read latency."""
     failed = next(c for c in result.criteria if c.instance is not None and not c.passed)
     reads = max((r.db_read_avg_latency_ms for r in result.instances), default=result.summary.db_read_avg_latency_ms)
-    return (f"{failed.instance} {failed.name} {failed.value:,.0f} ms over {failed.limit:g} ms, with database reads "
-            f"averaging {reads:.2f} ms")
+    return Stall(broke=failed, reads_ms=reads)
 
 
 def failed_on_io_errors(result: RunResult) -> bool:
@@ -214,25 +186,17 @@ def failed_on_io_errors(result: RunResult) -> bool:
     return result.summary.io_errors > 0
 
 
-def _first_error_words(result: RunResult) -> str:
-    """The run's first kind of I/O error, counted, with where its first was."""
-    if not result.error_groups:  # a result written before errors were counted by kind
-        return f"{result.summary.io_errors:,} I/O error(s)"
-    first = result.error_groups[0]
-    plural = "" if first.count == 1 else "s"
-    others = sum(g.count for g in result.error_groups[1:])
-    more = f", and {others:,} other I/O error(s)" if others else ""
-    return (f"{first.count:,} {first.title}{plural} (ESE {first.ese_error} {first.ese_name}) on {first.instance}, "
-            f"the first at {first.unit} {first.first_number} of {first.first_file}{more}")
+def storage_errors(result: RunResult) -> StorageErrors:
+    """The run's first kind of I/O error, counted, with where its first was, and the others'."""
+    groups = result.error_groups  # none in a result written before errors were counted by kind
+    return StorageErrors(first=groups[0] if groups else None, others=sum(g.count for g in groups[1:]),
+                         total=result.summary.io_errors)
 
 
-def storage_errors_words(result: RunResult) -> str:
-    """The plain statement of what the storage did wrong in `result`, for the advice's first line."""
-    corrupt = {ErrorKind.CHECKSUM, ErrorKind.WRONG_NUMBER, ErrorKind.UNINITIALISED}
-    what = "corrupt data" if result.error_groups and result.error_groups[0].kind in corrupt else "I/O errors"
+def returned(result: RunResult) -> Returned:
+    """What the storage did wrong in `result`, for the advice's first line."""
     s = result.summary
-    return (f"The storage returned {what}: {_first_error_words(result)} (run {result.run_id}, {s.threads} threads / "
-            f"SluggishSessions {s.sluggish_sessions})")
+    return Returned(run_id=result.run_id, load=(s.threads, s.sluggish_sessions), errors=storage_errors(result))
 
 
 def unresolved_errors(results: Sequence[RunResult]) -> RunResult | None:
@@ -243,8 +207,3 @@ def unresolved_errors(results: Sequence[RunResult]) -> RunResult | None:
         if result.summary.io_errors == 0 and was_measured(result):
             return None
     return None
-
-
-def once(lines: Iterable[str]) -> list[str]:
-    """`lines` without repeats, in their order: two runs at one setting that ended early are one line."""
-    return list(dict.fromkeys(lines))

@@ -15,15 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.model.units import sentence
 from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import cache_served, iops_floor, was_measured
 from engine.run.sweep import Load
 from engine.tuning.curve import curve
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
-
-REMEDIES = ("run it on a host with CPU to spare (stop the host's other work, or use a larger server), put fewer "
-            "databases on each host, or run the disk throughput scenario to measure the most this host drives")
+from engine.tuning.why import Carried, HostHeld
 
 
 @dataclass(frozen=True)
@@ -64,26 +61,11 @@ def lower_bound(config: TestConfig, results: Sequence[RunResult], points: Sequen
     return max(found, key=lambda b: b.iops, default=None)
 
 
-def host_bound_words(config: TestConfig, run: RunResult, bound: LowerBound | None) -> str:
-    """The advice's rationale: what is known of the storage, why the run fell short, and what can change that."""
+def host_held(config: TestConfig, run: RunResult, bound: LowerBound | None) -> HostHeld:
+    """The advice's reason: what is known of the storage, why the run fell short, and what can change that."""
     s = run.summary
-    target = config.target_transactional_iops
-    cpu = run.host_performance.cpu_percent.average
-    if bound is not None and bound.where == f"run {run.run_id}":  # that run is the lower bound: named once
-        short = "the host's processors were saturated in that run" + (f" ({cpu:.0f} % on average)" if cpu is not None else "")
-    else:
-        busy = f", CPU at {cpu:.0f} % on average" if cpu is not None else ""
-        short = (f"the host's processors were saturated in run {run.run_id} ({s.threads} threads / SluggishSessions "
-                 f"{s.sluggish_sessions}: {s.achieved_transactional_iops:,.0f} transactional IOPS{busy})")
-    short += ", so its shortfall is the host's, not the storage's, and more threads would only load the CPU more"
-    if bound is None:
-        known = ("no run of this session kept every latency threshold, and a latency measured with the CPU saturated "
-                 "is the host's as much as the storage's")
-    else:
-        known = (f"the storage carried at least {bound.iops:,.0f} transactional IOPS within every latency threshold "
-                 f"({bound.load.words}, {bound.where})")
-        if bound.iops >= iops_floor(config):
-            known += f", which meets the target of {target:,.0f}: the storage can carry it where the host can drive it"
-        else:
-            known += f"; the target of {target:,.0f} needs more than this host's CPU drives"
-    return f"{known}. {sentence(short)}: {REMEDIES}"
+    return HostHeld(run_id=run.run_id, load=(s.threads, s.sluggish_sessions), iops=s.achieved_transactional_iops,
+                    cpu_percent=run.host_performance.cpu_percent.average,
+                    bound=Carried(iops=bound.iops, load=(bound.load.threads, bound.load.sluggish)) if bound else None,
+                    bound_where=bound.where if bound else "", target=config.target_transactional_iops,
+                    meets_target=bound is not None and bound.iops >= iops_floor(config))

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from engine.model.config import TestConfig
 from engine.run.sweep import EXPAND, MAX_SLUGGISH, Load, heaviest_threads, ladder
 from engine.tuning.curve import CurvePoint, Reading
+from engine.tuning.why import Most, MostSoFar, NoneKept
 
 
 def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) -> Reading:
@@ -37,19 +38,15 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
         lighter = [load for load in loads if load.effective < lightest.step.load.effective]
         if not lighter:
             return Reading("unreachable", lightest.step.load, None, None, None,
-                           f"no load kept the latency thresholds: even the lightest this test can run, "
-                           f"{lightest.step.load.words}, broke them ({lightest.failure or 'latency'}); this storage "
-                           "cannot carry a mailbox workload within its thresholds", None)
+                           NoneKept(lightest=lightest.broken(), runnable=True), None)
         load = _nearest(lighter, lightest.step.load.effective / EXPAND)
         return Reading("next", load, None, None, None,
-                       f"nothing measured kept the latency thresholds; the lightest, {lightest.step.load.words}, broke "
-                       f"them ({lightest.failure or 'latency'}): {load.words} measures a lighter load", None)
+                       NoneKept(lightest=lightest.broken(), lighter=(load.threads, load.sluggish), carry_target=False),
+                       None)
     best = max(passing, key=lambda c: c.step.iops)
-    carried = f"{'at least ' if best.step.host_bound else ''}{best.step.iops:,.0f} transactional IOPS at {best.step.load.words}"
     if not best.confirmed:
         return Reading("next", best.step.load, best.step.iops, best.read_ms, best.log_ms,
-                       f"the sweep's best step within every latency threshold carried {carried}: this run confirms "
-                       "it", best.step.iops)
+                       MostSoFar(carried=best.carried()), best.step.iops)
     measured = {c.step.load for c in points}
     untried = [load for load in loads if best.step.load.effective < load.effective < ceiling and load not in measured]
     if untried:
@@ -57,11 +54,9 @@ def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) 
                else best.step.load.effective * EXPAND)
         load = _nearest(untried, aim)
         return Reading("next", load, None, None, None,
-                       f"{carried} passed, confirmed by a run; {load.words} measures whether more load carries more",
-                       best.step.iops)
-    return Reading("most", best.step.load, best.step.iops, best.read_ms, best.log_ms,
-                   f"the most this storage carried within every latency threshold is {carried}, confirmed by a run; "
-                   f"{_beyond(stops, best, heaviest)}", best.step.iops)
+                       MostSoFar(carried=best.carried(), untried=(load.threads, load.sluggish)), best.step.iops)
+    return Reading("most", best.step.load, best.step.iops, best.read_ms, best.log_ms, _beyond(stops, best, heaviest),
+                   best.step.iops)
 
 
 def host_limited(points: Sequence[CurvePoint], load: Load) -> bool:
@@ -74,16 +69,13 @@ def _nearest(loads: Sequence[Load], effective: float) -> Load:
     return min(loads, key=lambda load: abs(math.log(load.effective / effective)))
 
 
-def _beyond(stops: Sequence[CurvePoint], best: CurvePoint, heaviest: int) -> str:
-    """What lies past the answer: the next heavier load's failure, the host's limit, or the heaviest load run."""
+def _beyond(stops: Sequence[CurvePoint], best: CurvePoint, heaviest: int) -> Most:
+    """The answer, and what lies past it: the next heavier load's failure, the host's limit, or the heaviest load run."""
     if best.step.host_bound:
-        return "at that load the host's CPU, not the storage, set the pace: the storage may carry more than this host drives"
+        return Most(carried=best.carried(), beyond="host_at_best")
     above = [c for c in stops if c.step.load.effective > best.step.load.effective]
     if not above:
-        return (f"{heaviest} threads is the heaviest load this test runs on this host: the storage may carry more than "
-                "this host can drive")
+        return Most(carried=best.carried(), beyond="heaviest", heaviest_threads=heaviest)
     nearest = min(above, key=lambda c: c.step.load.effective)
-    if nearest.step.host_bound:
-        return f"at {nearest.step.load.words} the host's CPU, not the storage, set the pace"
-    return (f"the next heavier load measured, {nearest.step.load.words}, broke the thresholds "
-            f"({nearest.failure or 'latency'}) at {nearest.step.iops:,.0f} IOPS")
+    return Most(carried=best.carried(), beyond="host_above" if nearest.step.host_bound else "broke_above",
+                above=nearest.broken())

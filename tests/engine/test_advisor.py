@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -9,9 +10,10 @@ import pytest
 
 from engine.model.config import default_config
 from engine.model.profile import MINIMUM_MEASURED_S
+from engine.results.criterion_schema import Criterion
 from engine.run.simulation import PROFILES, runner_for, solve
 from engine.run.sweep import plan_sweep
-from engine.tuning.advisor import advise, capacity_words, setting_for
+from engine.tuning.advisor import Advice, advise, capacity_of, setting_for
 from engine.tuning.evidence import RunPoint
 from engine.tuning.fit import fit
 from engine.tuning.tuner import Tuner, calibration_rule, run_line, step_lines
@@ -39,8 +41,9 @@ def _config(tmp_path: Path, databases: int = 1, **profile):
 def _point(threads, sluggish, iops, read_ms, *, target=132.0, limit=20.0, max_ok=True):
     latency_ok = read_ms <= limit and max_ok
     iops_ok = iops >= target * 0.95
-    return RunPoint(threads, sluggish, iops, read_ms, 1.0, latency_ok, iops_ok, latency_ok and iops_ok,
-                    "" if latency_ok else f"Instance 1 average database read latency {read_ms:.1f} ms over the 20 ms limit")
+    broke = None if latency_ok else Criterion(name="average database read latency", instance="Instance 1", value=read_ms,
+                                              limit=limit, unit="ms", comparison="<=", passed=False)
+    return RunPoint(threads, sluggish, iops, read_ms, 1.0, latency_ok, iops_ok, latency_ok and iops_ok, broke)
 
 
 def test_the_first_suggestion_is_microsofts_rule_with_one_thread_per_database(tmp_path):
@@ -76,8 +79,23 @@ def test_out_of_reach_is_declared_only_on_evidence_and_names_the_capacity(tmp_pa
     assert advice.status == "unreachable"
     assert (advice.threads, advice.sluggish_sessions, advice.max_passing_iops) == (8, 1, 2000.0)  # never a failing setting
     assert "out of reach" in advice.rationale and "31.0 ms" in advice.rationale
-    assert advice.capacity == capacity_words(config, 2000.0)
-    assert "2,000 mailboxes at 1 IOPS each" in advice.capacity and "0.500 IOPS per mailbox for 4,000 mailboxes" in advice.capacity
+    assert advice.capacity == capacity_of(config, 2000.0)
+    assert advice.capacity is not None and "2,000 mailboxes at 1 IOPS each" in advice.capacity.words
+    assert "0.500 IOPS per mailbox for 4,000 mailboxes" in advice.capacity.words
+    kept = advice.to_dict()
+    assert Advice.from_dict(kept) == advice  # kept as facts, read back the same
+    assert kept["why"]["what"] == "out_of_reach" and kept["why"]["failed"]["broke"]["value"] == 31.0
+    assert advice.rationale not in json.dumps(kept) and "mailboxes at" not in json.dumps(kept)  # no sentence kept
+
+
+def test_advice_kept_before_its_reasons_were_facts_reads_in_its_own_words():
+    older = {"status": "unreachable", "threads": 8, "sluggish_sessions": 1, "predicted_iops": 2000.0,
+             "predicted_read_ms": 8.0, "predicted_log_ms": 1.0, "rationale": "the target is out of reach: as said then",
+             "max_passing_iops": 2000.0, "capacity": "about 2,000 transactional IOPS: 2,000 mailboxes", "notes": []}
+    read = Advice.from_dict(older)
+    assert read.rationale == "the target is out of reach: as said then"
+    assert read.capacity is not None and read.capacity.words == "about 2,000 transactional IOPS: 2,000 mailboxes"
+    assert Advice.from_dict(read.to_dict()) == read
 
 
 def test_a_passing_run_ends_the_search(tmp_path):
@@ -195,8 +213,10 @@ def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
     assert host_bound.verdict == "fail"
     points, notes = evidence(config, [aborted, no_reads, host_bound, None])
     assert points == []
-    assert any("ended early" in n for n in notes) and any("made no database reads" in n for n in notes)
-    assert any("host-bound" in n for n in notes)
+    said = [n.words for n in notes]
+    assert [n.what for n in notes] == ["ended_early", "cache_held", "host_bound"]
+    assert any("ended early" in n for n in said) and any("made no database reads" in n for n in said)
+    assert any("host-bound" in n for n in said)
     advice = advise_session(config, [aborted, no_reads, host_bound])
     # host-bound is decided before advising: no heavier setting, the setting that kept the thresholds, and why
     assert advice.status == "host_bound" and (advice.threads, advice.sluggish_sessions) == (4, 1)
@@ -216,7 +236,7 @@ def test_a_host_bound_failure_is_decided_before_advising_and_keeps_what_passed(t
     advice = advise_session(config, [held])
     assert advice.status == "host_bound" and advice.threads == 2
     assert advice.max_passing_iops == pytest.approx(held.summary.achieved_transactional_iops)
-    assert advice.capacity is not None and advice.capacity.startswith("at least")
+    assert advice.capacity is not None and advice.capacity.words.startswith("at least")
     # a later run at a lighter setting that passed its latency does not lower what the session proves
     lighter = _simulated_result(tmp_path, config, "sata-2x7k", 1, host_bound=True)
     again = advise_session(config, [held, lighter])
@@ -275,7 +295,7 @@ def test_the_tuner_stops_after_a_run_that_teaches_nothing(tmp_path):
     tuner.record(_simulated_result(tmp_path, config, "sata-2x7k", run.thread_count, db_reads_per_s=0.0,
                                    db_read_avg_latency_ms=0.0))
     assert tuner.done and tuner.status == "inconclusive" and len(tuner.runs) == 1
-    assert any("made no database reads" in note for note in tuner.advice.notes)
+    assert any(note.what == "cache_held" and "made no database reads" in note.words for note in tuner.advice.notes)
 
 
 def _failed_on_a_bad_checksum(tmp_path: Path, config, threads: int, measured_s: float = 0.1):
@@ -302,19 +322,20 @@ def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_u
     broken = _failed_on_a_bad_checksum(tmp_path, config, 3)
     advice = advise_session(config, [passed, *aborted, broken])
     assert advice.status == "io_errors" and (advice.threads, advice.sluggish_sessions) == (3, 1)  # retried once fixed
-    assert advice.notes[0] == (
+    assert advice.returned is not None and advice.returned.words == (
         f"The storage returned corrupt data: 1 bad checksum (ESE -1018 JET_errReadVerifyFailure) on Instance 1, the "
         f"first at page 200 of /data/DB1/Jetwise001.jwdb (run {broken.run_id}, 3 threads / SluggishSessions 1)")
     assert advice.rationale.startswith("fix the storage") and "passes" not in advice.rationale
     assert advice.predicted_iops is None and advice.max_passing_iops is None
-    assert len(advice.notes) == len(set(advice.notes)) == 2  # the two early ends at one setting are one line
-    assert advice.notes[1].startswith(f"2 threads / SluggishSessions 1 (runs {aborted[0].run_id} and {aborted[1].run_id}) "
-                                      "ended early")  # each run named
+    assert [note.what for note in advice.notes] == ["ended_early"]  # the two early ends at one setting are one note
+    assert advice.notes[0].words.startswith(f"2 threads / SluggishSessions 1 (runs {aborted[0].run_id} and "
+                                            f"{aborted[1].run_id}) ended early")  # each run named
+    assert Advice.from_dict(advice.to_dict()) == advice and advice.lines[0] == advice.returned.words
 
     fixed = _simulated_result(tmp_path / "fixed", config, "sata-2x7k", 1)  # a later clean run: the storage was fixed
     after = advise_session(config, [passed, broken, fixed])
     assert after.status == "converged"
-    assert f"3 threads / SluggishSessions 1 (run {broken.run_id}) failed on I/O errors (1 bad checksum" in after.notes[0]
+    assert f"3 threads / SluggishSessions 1 (run {broken.run_id}) failed on I/O errors (1 bad checksum" in after.notes[0].words
 
 
 def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
@@ -325,7 +346,7 @@ def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     short = _simulated_result(tmp_path, config, "sata-2x7k", 4, verdict=Outcome.FAIL, measured_s=0.4)
     points, notes = evidence(config, [short])
-    assert points == [] and notes == [
+    assert points == [] and [note.words for note in notes] == [
         f"4 threads / SluggishSessions 1 (run {short.run_id}) has no measured time (0.4 s, less than one sample "
         "interval), so it says nothing of the load"]
     assert advise_session(config, [short]).status == "start"
@@ -337,7 +358,7 @@ def test_the_tuner_stops_after_a_run_that_failed_on_io_errors_saying_so_first(tm
     run = tuner.next_run()
     tuner.record(_failed_on_a_bad_checksum(tmp_path, config, run.thread_count))
     assert tuner.done and tuner.status == "inconclusive" and tuner.outcome().recommendation is None
-    assert tuner.advice.notes[0].startswith("The storage returned corrupt data: 1 bad checksum")
+    assert tuner.advice.lines[0].startswith("The storage returned corrupt data: 1 bad checksum")
     again = Tuner(config, [*tuner.runs])  # a new tuning after the fix retries the setting that met the errors
     assert again.next_run() is not None and again.next_run().thread_count == run.thread_count
 

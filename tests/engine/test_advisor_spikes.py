@@ -33,7 +33,7 @@ def test_a_stall_asks_for_its_setting_again_and_counts_when_it_comes_back(tmp_pa
     assert (advice.status, advice.threads, advice.sluggish_sessions) == ("next", 2, 1)
     assert advice.rationale.startswith("the same setting again: 2 threads / SluggishSessions 1 failed only on a "
                                        "maximum latency (Instance 1 maximum database read latency 288 ms over 100 ms")
-    assert any("a stall, not the load" in note for note in advice.notes)
+    assert any(note.what == "stall" and "a stall, not the load" in note.words for note in advice.notes)
     assert evidence(config, [first])[0] == []  # not yet a point of the curve
 
     again = _stalled(_simulated_result(tmp_path / "again", config, "flash", 2))

@@ -51,7 +51,7 @@ def test_a_run_measured_shorter_than_a_verdict_needs_fails_not_enough_measured_a
 
     points, notes = evidence(short, [result, long_enough])
     assert [(p.threads, p.achieved_iops) for p in points] == [(8, long_enough.summary.achieved_transactional_iops)]
-    assert len(notes) == 1 and "less than the 30 s a verdict needs, so its figures are not read" in notes[0]
+    assert len(notes) == 1 and "less than the 30 s a verdict needs, so its figures are not read" in notes[0].words
     advice = advise_session(short, [long_enough, result])  # the latest too short: its setting again, for longer
     assert (advice.status, advice.threads, advice.sluggish_sessions) == ("next", 8, 1)
     assert advice.rationale.startswith("the same setting for longer: 8 threads / SluggishSessions 1 measured 10 s, "

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from engine.model.config import default_config
 from engine.results import verdict
 from engine.results.document import build_result
+from engine.results.note_schema import PAGE_FAULT_WORDS, RunNote
 from engine.results.reasons import grouped_reasons
 from engine.results.sample_file import SampleList
 from engine.results.schema import HostInfo, RunKind, RunResult, RunTimes
@@ -65,3 +68,24 @@ def test_reasons_are_grouped_by_their_facts_whatever_their_words(tmp_path, monke
                                        "judged on the Strict thresholds, the highest on Instance 4"]
     older = result.model_copy(update={"summary": result.summary.model_copy(update={"failures": []})})
     assert grouped_reasons(older) == older.summary.reasons
+
+
+def test_a_results_notes_are_facts_said_where_shown_and_an_older_results_words_are_said_as_written(tmp_path):
+    """A note travels as what it is and its figures: the report says it; an older result's sentence is kept whole."""
+    result = _judged(tmp_path, {"Instance 1": _instance(read_avg=5.0)})
+    host_bound = RunNote(what="host_bound", cpu_percent=97.4)
+    result = result.model_copy(update={"notes": [*result.notes, host_bound]})
+    again = RunResult.model_validate_json(result.model_dump_json())
+    assert [n.what for n in again.notes] == ["page_faults", "host_bound"] and again.notes[1].cpu_percent == 97.4
+    page = html_text(render_html(RunBundle(again, SampleList(), [], tmp_path)))
+    assert "Host-bound: the processors were 97 % busy on average while measuring" in page
+    assert PAGE_FAULT_WORDS in page
+
+    older = json.loads(result.model_dump_json())
+    older["schema_version"] = 13
+    older["notes"] = [PAGE_FAULT_WORDS, "A tuning run (300 s measured): it steers the thread count"]
+    read = RunResult.model_validate(older)
+    assert [(n.what, n.said) for n in read.notes] == [
+        ("page_faults", ""), ("said", "A tuning run (300 s measured): it steers the thread count")]
+    assert "A tuning run (300 s measured): it steers the thread count" in html_text(
+        render_html(RunBundle(read, SampleList(), [], tmp_path)))

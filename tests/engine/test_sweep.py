@@ -67,7 +67,8 @@ def test_a_reachable_target_is_met_by_the_chosen_load_and_never_beyond_the_measu
     target = 0.8 * max(s.iops for s in passing)
     answer = choose(steps, target, LOADS)
     assert answer.reachable and answer.load is not None
-    assert answer.basis.startswith(("the lightest passing step", "interpolated between the measured steps"))
+    assert answer.basis is not None
+    assert answer.basis.words.startswith(("the lightest passing step", "interpolated between the measured steps"))
     heaviest = max(s.load.effective for s in passing)
     assert answer.load.effective <= heaviest
     confirmed = _measure(model, base, answer.load)  # the confirmation run

@@ -17,10 +17,11 @@ from engine.io.files import database_file_path, prepare_database
 from engine.io.platform import default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, default_config
 from engine.model.units import MIB
+from engine.results.criterion_schema import Criterion
 from engine.results.verdict import IOPS_CRITERION
 from engine.run.simulation import PROFILES
 from engine.run.sweep import Load, Step, heaviest_threads
-from engine.tuning.advisor import advise_session, capacity_words
+from engine.tuning.advisor import advise_session, capacity_of
 from engine.tuning.curve import CurvePoint
 from engine.tuning.most import host_limited, read_most
 from engine.tuning.tuner import Tuner
@@ -37,7 +38,8 @@ def _config(tmp_path: Path, databases: int = 1, **values):
 
 def _point(threads: int, sluggish: int, iops: float, ok: bool, confirmed: bool, host_bound: bool = False) -> CurvePoint:
     return CurvePoint(Step(Load(threads, sluggish), iops, ok, host_bound), confirmed, 10.0 if ok else 30.0, 1.0,
-                      "" if ok else "Instance 1 average database read latency 30.0 ms over the 20 ms limit")
+                      None if ok else Criterion(name="average database read latency", instance="Instance 1", value=30.0,
+                                                limit=20.0, unit="ms", comparison="<=", passed=False))
 
 
 def test_the_scenario_has_no_target_and_its_databases_take_the_size_set(tmp_path):
@@ -60,20 +62,20 @@ def test_the_curve_is_read_for_the_most_that_passes(tmp_path):
     found = read_most(config, [_point(2, 1, 100, True, False), _point(3, 1, 128, True, True),
                                _point(7, 2, 140, False, False), _point(4, 1, 141, False, False)], cpu_count=2)
     assert (found.status, found.load, found.max_passing_iops) == ("most", Load(3, 1), 128)
-    assert "7 threads / SluggishSessions 2, broke the thresholds" in found.rationale
+    assert "7 threads / SluggishSessions 2, broke the thresholds" in found.why.words
     gap = read_most(config, [_point(2, 1, 100, True, True), _point(8, 1, 140, False, False)], cpu_count=2)
     assert gap.status == "next" and 2 < gap.load.effective < 8, "untried loads between the best and the ceiling"
     heaviest = heaviest_threads(1, 2)
     host = read_most(config, [_point(heaviest, 1, 9000, True, True)], cpu_count=2)
-    assert host.status == "most" and "heaviest load this test runs on this host" in host.rationale
+    assert host.status == "most" and "heaviest load this test runs on this host" in host.why.words
     assert host_limited([_point(heaviest, 1, 9000, True, True)], Load(heaviest, 1))
     assert not host_limited([_point(3, 1, 128, True, True), _point(7, 2, 140, False, False)], Load(3, 1))
-    assert capacity_words(config, 9000, at_least=True).startswith("at least 9,000 transactional IOPS (the host, not the "
+    assert capacity_of(config, 9000, at_least=True).words.startswith("at least 9,000 transactional IOPS (the host, not the "
                                                                   "storage, set the limit): at 80 % of it, 72,000 mailboxes")
     lighter = read_most(config, [_point(4, 1, 140, False, True)], cpu_count=2)
     assert lighter.status == "next" and lighter.load.effective < 4
     none = read_most(config, [_point(1, 100, 3, False, True)], cpu_count=2)
-    assert none.status == "unreachable" and "cannot carry" in none.rationale
+    assert none.status == "unreachable" and "cannot carry" in none.why.words
 
 
 @pytest.mark.parametrize("profile", ["sata-2x7k", "sas-8x10k"])
@@ -91,9 +93,9 @@ def test_tuning_finds_the_most_the_storage_passes_and_confirms_it(tmp_path, prof
     # simulated device's noise (a 10 s run), which can lift a load at the limit a few per cent.
     chosen, _point = steady_iops(model, config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish}))
     assert chosen == pytest.approx(_exhaustive_best(model, config), rel=0.10)
-    assert outcome.advice.capacity == capacity_words(config, outcome.max_passing_iops)
+    assert outcome.advice.capacity == capacity_of(config, outcome.max_passing_iops)
     mailboxes = int(outcome.max_passing_iops * 0.8 / 0.1)
-    assert f"at 80 % of it, {mailboxes:,} mailboxes at 0.1 IOPS each" in outcome.advice.capacity
+    assert f"at 80 % of it, {mailboxes:,} mailboxes at 0.1 IOPS each" in outcome.advice.capacity.words
     assert all(not r["reasons"] or "below the target" not in " ".join(r["reasons"]) for r in outcome.runs)
 
 

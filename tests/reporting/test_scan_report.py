@@ -20,7 +20,8 @@ from engine.io.files import database_file_path
 from engine.model import config as model
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.protocol import Phase, ProgressEvent
-from engine.results.scans import CORRECTABLE_NOTE, megabytes, own_reads_per_s
+from engine.results.note_schema import CORRECTABLE_WORDS
+from engine.results.scans import megabytes, own_reads_per_s
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
 from reporting.bundle import RunBundle, load_run
@@ -117,7 +118,7 @@ def test_a_clean_checksum_has_jetstress_tables_in_order_and_nothing_of_a_perform
     assert f"(Sum) {total:,} 0 0 0 0 0 {megabytes(total * PAGE):,.0f} Mbytes" in text
     logs = sum(r.log_files for r in scan.databases)
     assert f"Log files checked: {logs} files, {sum(r.log_sectors_seen for r in scan.databases):,} sectors read, 0 damaged" in text
-    assert "Damaged pages: none: every page read back" in text and CORRECTABLE_NOTE in text
+    assert "Damaged pages: none: every page read back" in text and CORRECTABLE_WORDS in text
     scanned = {row.instance: row for row in scan.databases}
     for instance in bundle.result.instances:  # the disk table: the instance's database reads, 64 KiB each
         assert f"{instance.name} Database reads {instance.db_read_avg_latency_ms:.3f}" in text

@@ -12,6 +12,7 @@ from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunKind, RunResult
 from engine.tuning.advisor import Advice, advise_session
+from engine.tuning.why import FirstRun
 from engine.workload.errors import IoProblem
 from engine.workload.stats import DB_READ
 from tests.engine.test_report import _tally, known_result
@@ -120,7 +121,7 @@ def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_bu
                                                       "the database cache holds the whole database, so test a database "
                                                       "larger than the cache"])
     start = Advice(status="start", threads=26, sluggish_sessions=1, predicted_iops=None, predicted_read_ms=None,
-                   predicted_log_ms=None, rationale="Microsoft's rule: one thread per 135 target IOPS")
+                   predicted_log_ms=None, why=FirstRun(load=(26, 1)))
     view = ResultsView()
     qtbot.addWidget(view)
     view.show_result(served, start)

@@ -250,9 +250,9 @@ class ResultsView(QWidget):
         if advice.predicted_iops is not None and advice.predicted_read_ms is not None:
             predicted = (f"<br>Predicted: about {advice.predicted_iops:,.0f} transactional IOPS, database reads at "
                          f"{advice.predicted_read_ms:.1f} ms, log writes at {advice.predicted_log_ms or 0:.2f} ms.")
-        # the storage's I/O errors are the first note; said first, above everything else
-        lead = advice.notes[0] if advice.status == "io_errors" and advice.notes else ""
-        notes = "".join(f"<br><i>{escape(note)}.</i>" for note in (advice.notes[1:] if lead else advice.notes))
+        # what the storage returned is said first, above everything else
+        lead = advice.returned.words if advice.returned is not None else ""
+        notes = "".join(f"<br><i>{escape(note.words)}.</i>" for note in advice.notes)
         setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
         self.apply.setEnabled(can_apply(advice, result))
         if repeats_the_cache(advice, result):
@@ -272,7 +272,7 @@ class ResultsView(QWidget):
                         f"{result.summary.target_transactional_iops:,.0f} transactional IOPS within the "
                         f"{result.summary.threshold_set} thresholds.")
             elif result is not None and result.configuration.seeks_maximum:
-                carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
+                carries = f"<br>It carries {escape(advice.capacity.words)}." if advice.capacity else ""
                 text = (f"<b>The most this storage passes: {setting}.</b><br>{escape(sentence(advice.rationale))}."
                         f"{carries}")
             else:
@@ -285,10 +285,10 @@ class ResultsView(QWidget):
             text = (f"<b>The host's CPU, not the storage, set the pace: {known}.</b><br>"
                     f"{escape(sentence(advice.rationale))}.")
             if advice.capacity:
-                text += f"<br>It carries {escape(advice.capacity)}, at {setting}."
+                text += f"<br>It carries {escape(advice.capacity.words)}, at {setting}."
         elif advice.status == "io_errors":
             text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(sentence(advice.rationale))}."
         else:
-            carries = f"<br>It carries {escape(advice.capacity)}." if advice.capacity else ""
+            carries = f"<br>It carries {escape(advice.capacity.words)}." if advice.capacity else ""
             text = f"<b>Out of reach on this storage.</b><br>{escape(sentence(advice.rationale))}.{carries}"
         self.advice.setText(text + notes)

@@ -55,7 +55,7 @@ class XmlConfig:
 
     def said(self) -> list[Problem]:
         """Everything to tell the engineer: errors, then warnings, then notes (the elements ignored last)."""
-        notes = [Problem("", note, Severity.NOTE) for note in self.imported.notes]
+        notes = [Problem("", note, Severity.NOTE) for note in self.imported.said_notes()]
         if self.imported.ignored:
             notes.append(Problem("", "ignored (Jetwise does not model them): " + ", ".join(self.imported.ignored),
                                  Severity.NOTE))

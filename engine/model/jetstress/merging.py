@@ -36,7 +36,7 @@ def with_jetwise_settings(result: XmlImport, comment: str) -> XmlImport:
             if key == "profile.iops_per_mailbox":  # the figure typed is the one tested, as in Jetstress
                 _put(merged, "profile.headroom_percent", 0.0)
     result.data = merged
-    result.notes = [note for note in result.notes if "Jetstress 2010" not in note]
+    result.threads_per_database = None  # the server's thread count is the one Jetwise wrote
     return result
 
 

@@ -48,6 +48,15 @@ class XmlImport:
     notes: list[str] = field(default_factory=list)  # how a Jetstress setting was carried over
     version: str = ""
     backup_to_disk: bool = False  # BackupToDisk: the copies go to the first instance's DatabaseBackupPath
+    threads_per_database: int | None = None  # a Jetstress 2010 file's ThreadCount, multiplied out for the server
+
+    def said_notes(self) -> list[str]:
+        """How the settings were carried over, in words: the notes, then a Jetstress 2010 thread count's sum."""
+        if self.threads_per_database is None:
+            return list(self.notes)
+        threads, databases = self.threads_per_database, len(self.data.get("databases", []))
+        return [*self.notes, f"Jetstress 2010 counts threads per database: {threads} x {databases} databases = "
+                             f"{threads * databases} threads for the server"]
 
     def warn(self, element: str, words: str) -> None:
         self.warnings.append(Problem(element, words, Severity.WARNING))
@@ -303,5 +312,4 @@ def finish_threads(result: XmlImport) -> None:
     threads, databases = result.data.get("thread_count"), len(result.data.get("databases", []))
     if result.version.split(".")[0] == JETSTRESS_2010_MAJOR and isinstance(threads, int) and databases:
         result.data["thread_count"] = threads * databases
-        result.notes.append(f"Jetstress 2010 counts threads per database: {threads} x {databases} databases = "
-                            f"{threads * databases} threads for the server")
+        result.threads_per_database = threads
