@@ -20,6 +20,7 @@ from app.cli.signals import run_or_refuse
 from app.context import AppContext, simulated_model
 from engine.model.config import TestConfig
 from engine.model.options import option
+from engine.model.validation import RUN_FOLDER_FIELD, Problem
 from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RefusalEvent, RunEvent, SuiteEvent, to_json_line
 from engine.run.runner import Runner
 from engine.run.suite import Suite, SuiteError, open_suite
@@ -95,8 +96,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     stream(HelloEvent())
     config, problems = load_checked(args.config)
     if config is None:
-        for problem in problems:
-            stream.log("error", str(problem))
+        stream(RefusalEvent(problems=problems))
         return ExitCode.INVALID
     rule = None
     sweep = plan_sweep(config, os.cpu_count() or 1) if args.sweep else None
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     try:
         session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
     except StoreError as exc:
-        stream.log("error", str(exc))
+        stream(RefusalEvent(problems=[Problem("session", str(exc))]))
         return ExitCode.INVALID
     if args.suite:
         return _suite(args, context, config, stream, session)
@@ -123,7 +123,7 @@ def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, st
         record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
                             simulate=args.simulate)
     except SuiteError as exc:
-        stream.log("error", str(exc))
+        stream(RefusalEvent(problems=[Problem(RUN_FOLDER_FIELD, str(exc))]))
         return ExitCode.INVALID
     model = simulated_model(args.simulate)
     folder = str(args.output)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,11 +16,13 @@ import pytest
 
 from engine.protocol import (
     PROTOCOL_VERSION,
+    ExitCode,
     HelloEvent,
     IntervalEvent,
     LogEvent,
     Phase,
     PhaseEvent,
+    RefusalEvent,
     ResultEvent,
     from_json_line,
 )
@@ -167,6 +171,30 @@ def test_engine_subcommand_writes_json_lines(tmp_path):
     assert isinstance(events[-3], ResultEvent) and events[-3].result.verdict == "pass"
     assert isinstance(events[-2], LogEvent) and events[-2].message.startswith("Jetstress-layout result files: Performance_")
     assert isinstance(events[-1], PhaseEvent) and events[-1].phase == Phase.DONE
+
+
+def test_the_engine_refuses_a_configuration_and_a_store_as_problems_at_their_fields_not_as_log_lines(tmp_path):
+    """A front end places what the engine refused by its field: nothing it says is parsed back from a log line."""
+    config = _init_small(tmp_path)
+    data = json.loads(config.read_text())
+    data["database_cache_min_mb"], data["database_cache_max_mb"] = 4096, 1024
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    done = jetwise("engine", str(bad), "--output", str(tmp_path / "e"), cwd=tmp_path)
+    events = [from_json_line(line) for line in done.stdout.splitlines()]
+    assert done.returncode == ExitCode.INVALID and not any(isinstance(e, LogEvent) for e in events)
+    refusal = events[-1]
+    assert isinstance(refusal, RefusalEvent) and [p.field for p in refusal.problems] == ["database_cache_min_mb"]
+
+    newer = tmp_path / "newer"
+    newer.mkdir()
+    with sqlite3.connect(newer / "jetwise.sqlite3") as db:
+        db.execute("PRAGMA user_version = 99")
+    done = subprocess.run([*JETWISE, "engine", str(config), "--output", str(tmp_path / "e2")], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, JETWISE_DATA_DIR=str(newer)))
+    refusal = from_json_line(done.stdout.splitlines()[-1])
+    assert done.returncode == ExitCode.INVALID and isinstance(refusal, RefusalEvent)
+    assert [p.field for p in refusal.problems] == ["session"] and "newer Jetwise" in refusal.problems[0].message
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="signals to a child process are POSIX")

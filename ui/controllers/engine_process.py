@@ -36,7 +36,6 @@ from engine.protocol import (
     STOP_COMMAND,
     ExitCode,
     HelloEvent,
-    LogEvent,
     RefusalEvent,
     ResultEvent,
     StartEvent,
@@ -210,8 +209,6 @@ class EngineProcess(QObject):
                 self.began = True
             elif isinstance(event, RefusalEvent):
                 self._refusal += event.problems
-            elif isinstance(event, LogEvent) and event.level == "error" and not self.began:
-                self._refusal.append(Problem("", event.message))  # the store or the suite refused: no field
             self.event_received.emit(event)
 
     def _read_stderr(self) -> None:
