@@ -7,6 +7,15 @@ from __future__ import annotations
 
 JOBS: dict[str, dict[str, str]] = {
     "engine": {
+        "hosts/agent.py": "An agent: a Dask worker named after its host, connected to its controller",
+        "hosts/controller.py": "The controller: the scheduler and client of a test across servers",
+        "hosts/enrolment.py": "Enrolling a server as an agent by a one-time bundle and code",
+        "hosts/keys.py": "Private keys in the operating system's credential store, never in a file",
+        "hosts/logs.py": "Dask's own log in a file, not on the engineer's console",
+        "hosts/membership.py": "What an agent keeps of its enrolment",
+        "hosts/roster.py": "The controller's servers: its authority and each agent enrolled or removed",
+        "hosts/tls.py": "Mutual TLS on every connection, from a key held in memory",
+        "hosts/trust.py": "The certificates of a test across servers and the removed list",
         "io/capacity.py": "The disk throughput scenario's database size, as Jetstress sizes it",
         "io/cleanup.py": "The test files a configuration's runs left",
         "io/config_file.py": "A configuration file read as text, and saved as Jetwise's JSON",
@@ -133,11 +142,13 @@ JOBS: dict[str, dict[str, str]] = {
     "app": {
         "__main__.py": "python -m app: the jetwise command",
         "advice.py": "The advisor's word on a session, kept with each run as it ends",
+        "cli/agent.py": "jetwise agent: this server as an agent of a test across servers",
         "cli/clean.py": "jetwise clean: the test files a configuration's runs left, removed",
         "cli/cmd_switches.py": "JetstressCmd's switches as runbooks type them",
         "cli/configs.py": "Configuration files as the command line meets them",
         "cli/console.py": "What the command line prints",
         "cli/engine.py": "jetwise engine: a run for a front end in another process",
+        "cli/hosts.py": "jetwise hosts: the servers of a test across servers, enrolled and removed",
         "cli/export.py": "jetwise export: a run's full sample series",
         "cli/export_xml.py": "jetwise export-xml: a configuration a colleague can run in Jetstress",
         "cli/history.py": "jetwise history: the tuning sessions in the store, with their runs",

@@ -49,6 +49,8 @@ COMMANDS: dict[str, Command] = {
     "cmd": Command("app.cli.jetstress_cmd", "JetstressCmd's switches (/c JetstressConfig.xml /timeout ...) for runbooks"),
     "window": Command("app.cli.window", "open the window, a configuration loaded (--start: started)"),
     "engine": Command("app.cli.engine", "run a test, writing events as JSON lines (for front ends)"),
+    "hosts": Command("app.cli.hosts", "the servers of a test across servers: enrol, list, remove"),
+    "agent": Command("app.cli.agent", "this server as an agent of a test across servers (--enrol FILE first)"),
 }
 
 MESSAGE_LIMIT = 400  # characters of a parse error: a pasted page is cut, not repeated back

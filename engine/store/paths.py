@@ -11,9 +11,23 @@ STORE_FILE = "jetwise.sqlite3"
 DATA_DIR_ENV = "JETWISE_DATA_DIR"
 
 
+def data_folder() -> Path:
+    """The user's Jetwise data folder."""
+    return Path(os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir("Jetwise", appauthor=False))
+
+
 def default_store_path() -> Path:
-    folder = os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir("Jetwise", appauthor=False)
-    return Path(folder) / STORE_FILE
+    return data_folder() / STORE_FILE
+
+
+def hosts_folder() -> Path:
+    """Where a controller keeps its authority and its servers (`engine.hosts.roster`)."""
+    return data_folder() / "hosts"
+
+
+def agent_folder() -> Path:
+    """Where an agent keeps its enrolment (`engine.hosts.membership`)."""
+    return data_folder() / "agent"
 
 
 ERROR_LOG = "jetwise-errors.log"  # what the command line and the engine met unexpectedly, beside the store

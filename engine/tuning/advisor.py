@@ -177,6 +177,12 @@ class Advice:
         """Why, in words."""
         return self.why.words
 
+    def said(self) -> dict[str, Any]:
+        """The advice in words, for a reader of `jetwise tune --json` beside its facts."""
+        return {"why": self.rationale, "capacity": self.capacity.words if self.capacity is not None else None,
+                "returned": self.returned.words if self.returned is not None else None,
+                "notes": [note.words for note in self.notes]}
+
     @property
     def lines(self) -> list[str]:
         """What the storage returned (if it did), then the notes, in words: a console's lines."""

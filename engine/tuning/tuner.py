@@ -58,7 +58,7 @@ class TuneOutcome:
                 if self.recommendation else None
             ),
             "max_passing_iops": self.max_passing_iops,
-            "advice": self.advice.to_dict() if self.advice else None,
+            "advice": {**self.advice.to_dict(), "said": self.advice.said()} if self.advice else None,
             "steps": self.steps,
         }
 

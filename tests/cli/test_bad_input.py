@@ -386,6 +386,15 @@ CASES = [
     case("tune", "{config}", "--simulate", "flash", store="newer_store",
          says="the run store {newer_store}/jetwise.sqlite3 was written by a newer Jetwise (schema 99"),
     case("history", store="folder_store", says="cannot open the run store {folder_store}/jetwise.sqlite3"),
+    # a test across servers: the controller's hosts and an agent's enrolment
+    case("hosts", says="the following arguments are required: ACTION"),
+    case("hosts", "remove", "mbx9", says="mbx9 is not enrolled; enrolled: none"),
+    case("hosts", "check", "--timeout", "0", says="--timeout: duration '0' must be positive"),
+    case("hosts", "check", says="no server enrolled: jetwise hosts add HOST"),
+    case("agent", says="this server is not enrolled: run jetwise agent --enrol FILE"),
+    case("agent", "--enrol", "{tmp}/mbx1.jwenrol", "--code", "X", says="cannot read {tmp}/mbx1.jwenrol"),
+    case("agent", "--enrol", "{config}", "--code", "X", says="is not an enrolment bundle (a .jwenrol file the controller wrote)"),
+    case("agent", "--enrol", "", says="--enrol: the path is empty"),
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
     case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),

@@ -56,6 +56,7 @@ def test_the_advisor_does_not_read_a_run_of_another_weight_as_evidence(tmp_path)
         update={"thread_weight": ThreadWeight.READS_ONLY})})
     points, notes = evidence(config, [before])
     assert not points and len(notes) == 1
-    assert "another weight" in notes[0] and "reads only" in notes[0] and before.run_id in notes[0]
+    assert notes[0].what == "other_weight" and before.run_id in notes[0].runs
+    assert "another weight" in notes[0].words and "reads only" in notes[0].words
     points, notes = evidence(config, [now])
-    assert not [n for n in notes if "another weight" in n]
+    assert not [n for n in notes if n.what == "other_weight"]

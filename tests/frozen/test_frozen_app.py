@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,15 @@ import psutil
 import pytest
 
 from engine.version import __version__
-from tests.frozen.programs import frozen_program, jetwise, kill_when_measuring, small_config, window_run
+from tests.frozen.programs import (
+    environment,
+    frozen_program,
+    jetwise,
+    kill_when_measuring,
+    small_config,
+    started,
+    window_run,
+)
 
 pytestmark = pytest.mark.frozen
 
@@ -77,3 +86,44 @@ def test_a_killed_frozen_run_leaves_no_worker(program, tmp_path):
         worker.kill()
     assert not alive, f"workers still running 3 s after their runner was killed: {alive}"
     assert (tmp_path / "run" / "samples.sqlite").is_file()
+
+
+def test_the_frozen_program_enrols_an_agent_and_it_connects_over_mutual_tls(program, tmp_path):
+    """The frozen program carries the controller and the agent: hosts add, agent --enrol, hosts check with the agent
+    connected; its keys in the credential store, removed afterwards."""
+    from engine.hosts.keys import KeyStore
+    from tests.hosts.conftest import key_names
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller, server = tmp_path / "controller", tmp_path / "server"
+    controller.mkdir()
+    server.mkdir()
+    try:
+        added = jetwise(program, "hosts", "add", "127.0.0.2", "--controller", f"tls://127.0.0.1:{port}", "--folder",
+                        str(server), cwd=controller)
+        assert added.returncode == 0, added.stderr
+        code = added.stdout.split("not written anywhere): ")[1].split()[0]
+        enrolled = jetwise(program, "agent", "--enrol", str(server / "127.0.0.2.jwenrol"), "--code", code, cwd=server)
+        assert enrolled.returncode == 0 and "Enrolled as 127.0.0.2" in enrolled.stdout, enrolled.stderr
+        check = started([*program, "hosts", "check", "--port", str(port), "--timeout", "120s"], cwd=controller,
+                        env=environment(controller), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        agent = started([*program, "agent", "--once", "--listen", "127.0.0.2"], cwd=server, env=environment(server),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = check.communicate(timeout=180)
+            assert check.returncode == 0 and "127.0.0.2: connected from tls://127.0.0.2:" in out, err
+            assert agent.wait(timeout=30) == 0
+            said = agent.stdout.read() if agent.stdout else ""
+            assert "Connected; listening at tls://127.0.0.2:" in said and "Traceback" not in said + err
+        finally:
+            for process in (check, agent):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+    finally:
+        store = KeyStore()
+        for home in (controller, server):
+            for name in key_names(home / "data"):
+                store.remove(name)

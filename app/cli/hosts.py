@@ -1,0 +1,100 @@
+"""`jetwise hosts add HOST | list | remove HOST | check`: the servers a test across servers runs on, as the controller keeps
+them. `add` writes HOST's one-time enrolment bundle and shows the code that opens it and its certificate's
+fingerprint; `remove` makes the controller refuse HOST's certificate from then on; `check` listens as the controller
+until every enrolled agent has connected, and says each with its certificate's fingerprint."""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from pathlib import Path
+
+from app.cli.options import duration_type, path_type
+from app.context import AppContext
+from engine.hosts.controller import Controller, HostsMissingError
+from engine.hosts.enrolment import BUNDLE_SUFFIX
+from engine.hosts.keys import KeyStore, KeyStoreError
+from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
+from engine.hosts.trust import fingerprint
+from engine.model.options import option
+from engine.protocol import ExitCode
+from engine.store.paths import hosts_folder
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    add = actions.add_parser("add", help="enrol a server: write its one-time bundle and show its code")
+    add.add_argument("host", metavar="HOST", help="the server's host name or address, as the controller reaches it")
+    add.add_argument("--controller", metavar="ADDRESS",
+                     help=f"where the agent finds this controller (default: tls://{socket.getfqdn()}:{CONTROLLER_PORT})")
+    add.add_argument("--folder", type=path_type, default=Path.cwd(), metavar="FOLDER",
+                     help=f"where to write HOST{BUNDLE_SUFFIX} (default: the current folder)")
+    actions.add_parser("list", help="the servers enrolled, with their certificates' fingerprints")
+    remove = actions.add_parser("remove", help="remove a server: its certificate is refused from then on")
+    remove.add_argument("host", metavar="HOST")
+    check = actions.add_parser("check", help="listen for the agents and say each that connects, by its certificate")
+    check.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
+                       help=f"where to listen (default: {CONTROLLER_PORT})")
+    check.add_argument("--timeout", type=duration_type(option("duration_s")), default=60.0, metavar="DURATION",
+                       help="how long to wait for every agent (default: 60s)")
+
+
+def run(args: argparse.Namespace, _context: AppContext) -> int:
+    try:
+        if args.action != "add" and Roster.file_in(hosts_folder()) is None:  # nothing enrolled yet: nothing made
+            return _none_enrolled(args)
+        roster = Roster(hosts_folder(), KeyStore())
+        if args.action == "add":
+            controller = args.controller or f"tls://{socket.getfqdn()}:{CONTROLLER_PORT}"
+            enrolled = roster.add(args.host, controller, args.folder)
+            print(f"Enrolment bundle for {enrolled.host}: {enrolled.bundle}")
+            print(f"  Copy it to {enrolled.host} and run there: jetwise agent --enrol {enrolled.bundle.name}")
+            print(f"  One-time code (type it there; it is not written anywhere): {enrolled.code}")
+            print(f"  Its certificate's fingerprint: {enrolled.fingerprint}")
+            print(f"  The agent will connect to {controller}; its key stays in {roster.keys.where} on that server.")
+            return ExitCode.PASS
+        if args.action == "remove":
+            removed = roster.remove(args.host)
+            print(f"Removed {removed.name}: its certificate is refused from now on.")
+            return ExitCode.PASS
+        if args.action == "check":
+            return _check(roster, args.port, args.timeout)
+        hosts = roster.hosts()
+        print(f"Authority {roster.authority_fingerprint}; keys in {roster.keys.where}")
+        if not hosts:
+            print("No server enrolled: jetwise hosts add HOST")
+        for entry in hosts:
+            print(f"  {entry.name}  enrolled {entry.enrolled_utc:%Y-%m-%d %H:%M} UTC  {fingerprint(entry.cert_pem)}")
+        return ExitCode.PASS
+    except (RosterError, KeyStoreError, HostsMissingError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+
+
+def _none_enrolled(args: argparse.Namespace) -> int:
+    if args.action == "list":
+        print("No server enrolled: jetwise hosts add HOST")
+        return ExitCode.PASS
+    said = f"{args.host} is not enrolled; enrolled: none" if args.action == "remove" else "no server enrolled: jetwise hosts add HOST"
+    print(f"error: {said}", file=sys.stderr)
+    return ExitCode.INVALID
+
+
+def _check(roster: Roster, port: int, timeout_s: float) -> int:
+    """Listen as the controller until every enrolled agent has connected: each said with its certificate."""
+    hosts = roster.hosts()
+    if not hosts:
+        print("error: no server enrolled: jetwise hosts add HOST", file=sys.stderr)
+        return ExitCode.INVALID
+    quiet_dask(hosts_folder() / CONTROLLER_LOG)
+    with Controller(roster, port=port) as controller:
+        print(f"Listening at {controller.address} for {len(hosts)} agent(s) (start jetwise agent on each)...", flush=True)
+        connected = controller.wait_for([entry.name for entry in hosts], timeout_s)
+        for entry in hosts:
+            print(f"  {entry.name}: connected from {connected[entry.name]}, certificate {fingerprint(entry.cert_pem)}")
+        for refusal in controller.refusals:
+            print(f"  note: {refusal.words}")
+    print("Every agent connected over mutual TLS.")
+    return ExitCode.PASS

@@ -1,0 +1,145 @@
+"""The controller's servers: its authority, its own certificate, and each agent enrolled or removed.
+
+Kept in `hosts/roster.json` in the data folder, with the certificates only; the authority's and
+the controller's private keys are in the credential store (`engine.hosts.keys`). Enrolling a host
+issues it a certificate and writes its one-time bundle (`engine.hosts.enrolment`); enrolling it
+again revokes the certificate it had; removing it revokes its certificate, and the controller
+refuses it from then on (`revoked_pem`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import Field
+
+from engine.hosts.enrolment import Enrolment, bundle_bytes, one_time_code
+from engine.hosts.keys import KeyStore, KeyStoreError
+from engine.hosts.trust import Identity, fingerprint, issue, new_authority, revoked_list, serial_of
+from engine.io.safety import make_folders, write_text
+from engine.results.base import Schema, UtcTime
+
+ROSTER_FILE = "roster.json"
+ROSTER_VERSION = 1
+CONTROLLER_PORT = 8786  # where the controller listens for its agents (Dask's scheduler port)
+
+
+class HostEntry(Schema):
+    name: str = Field(description="The host name (or address) the agent was enrolled as.")
+    cert_pem: str
+    enrolled_utc: UtcTime
+    removed_utc: UtcTime | None = None
+
+
+class RosterFile(Schema):
+    version: int = ROSTER_VERSION
+    authority_pem: str
+    controller_pem: str
+    hosts: list[HostEntry] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Enrolled:
+    """A host's enrolment as the controller shows it: the bundle written, the code to type, the fingerprint."""
+
+    host: str
+    bundle: Path
+    code: str
+    fingerprint: str
+
+
+class RosterError(RuntimeError):
+    """The roster cannot be used as asked: why, in words."""
+
+
+class Roster:
+    """The controller's authority and its agents, in `folder` with the keys in `keys`."""
+
+    def __init__(self, folder: Path, keys: KeyStore) -> None:
+        self.folder, self.keys = folder, keys
+        found = self.file_in(folder)
+        self.file = found if found is not None else self._created()
+
+    @staticmethod
+    def file_in(folder: Path) -> RosterFile | None:
+        """The roster kept in `folder`, or None before the first host was enrolled."""
+        path = folder / ROSTER_FILE
+        if not path.exists():
+            return None
+        found = RosterFile.model_validate_json(path.read_bytes())
+        if found.version != ROSTER_VERSION:
+            raise RosterError(f"{path} is of version {found.version}; this Jetwise reads {ROSTER_VERSION}")
+        return found
+
+    def key_name(self, what: str) -> str:
+        """The credential store's name of the authority's or the controller's key."""
+        return f"{what}:{fingerprint(self.file.authority_pem).replace(':', '')[:16]}"
+
+    def _created(self) -> RosterFile:
+        authority = new_authority(datetime.now(UTC).strftime("%Y%m%d"))
+        controller = issue(authority, "controller", "controller")
+        self.file = RosterFile(authority_pem=authority.cert_pem, controller_pem=controller.cert_pem)
+        self.keys.put(self.key_name("authority"), authority.key_pem)
+        self.keys.put(self.key_name("controller"), controller.key_pem)
+        self._save()
+        return self.file
+
+    def _save(self) -> None:
+        make_folders(self.folder)
+        write_text(self.folder / ROSTER_FILE, self.file.model_dump_json(indent=1))
+
+    def _identity(self, what: str, cert_pem: str) -> Identity:
+        key = self.keys.get(self.key_name(what))
+        if key is None:
+            raise KeyStoreError(f"the {what}'s private key is not in {self.keys.where}: enrol the hosts again "
+                                f"(jetwise hosts reset, then jetwise hosts add for each)")
+        return Identity(cert_pem, key)
+
+    @property
+    def authority(self) -> Identity:
+        return self._identity("authority", self.file.authority_pem)
+
+    @property
+    def controller(self) -> Identity:
+        return self._identity("controller", self.file.controller_pem)
+
+    @property
+    def authority_fingerprint(self) -> str:
+        return fingerprint(self.file.authority_pem)
+
+    def hosts(self) -> list[HostEntry]:
+        """The hosts enrolled and not removed, in the order they were enrolled."""
+        return [entry for entry in self.file.hosts if entry.removed_utc is None]
+
+    def add(self, host: str, controller_address: str, folder: Path) -> Enrolled:
+        """Enrol `host`: its certificate, and its one-time bundle written to `folder` (a host enrolled before has its
+        old certificate revoked)."""
+        now = datetime.now(UTC)
+        for entry in self.hosts():
+            if entry.name == host:
+                entry.removed_utc = now
+        identity = issue(self.authority, host, "agent")
+        code = one_time_code()
+        bundle = folder / f"{host}.jwenrol"
+        write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem),
+                                        code).decode())
+        self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now))
+        self._save()
+        return Enrolled(host, bundle, code, identity.fingerprint)
+
+    def remove(self, host: str) -> HostEntry:
+        """Remove `host`: its certificate is refused from now on."""
+        found = [entry for entry in self.hosts() if entry.name == host]
+        if not found:
+            raise RosterError(f"{host} is not enrolled; enrolled: {', '.join(e.name for e in self.hosts()) or 'none'}")
+        for entry in found:
+            entry.removed_utc = datetime.now(UTC)
+        self._save()
+        return found[-1]
+
+    def revoked_pem(self) -> str:
+        """The authority's list of revoked certificates: every removed host's."""
+        serials = [serial_of(entry.cert_pem) for entry in self.file.hosts if entry.removed_utc is not None]
+        return revoked_list(self.authority, serials)

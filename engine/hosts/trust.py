@@ -1,0 +1,124 @@
+"""The certificates of a test across servers: its own certificate authority, one certificate per server, and the
+list of servers removed.
+
+Each test across servers has an authority of its own, made on the controller (the window, or
+`jetwise run --hosts`): nothing signed by another authority, another Jetwise's included, is
+accepted. Every agent gets a certificate for its host name and the controller one of its own;
+both prove themselves to each other on every connection (mutual TLS). Keys are ECDSA P-256:
+small enough for Windows Credential Manager, where they are kept (`engine.hosts.keys`). A
+removed host's certificate is listed as revoked (`revoked_list`) and refused from then on.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+VALID_DAYS = 400  # a storage design's test campaign, with room; a new authority is one step
+Role = Literal["agent", "controller"]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A certificate and its private key, in PEM."""
+
+    cert_pem: str
+    key_pem: str
+
+    @property
+    def certificate(self) -> x509.Certificate:
+        return x509.load_pem_x509_certificate(self.cert_pem.encode())
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.cert_pem)
+
+
+def fingerprint(cert_pem: str) -> str:
+    """A certificate's SHA-256 fingerprint as an engineer compares it: "3F:A2:…", 32 pairs."""
+    digest = x509.load_pem_x509_certificate(cert_pem.encode()).fingerprint(hashes.SHA256())
+    return ":".join(f"{byte:02X}" for byte in digest)
+
+
+def _key() -> ec.EllipticCurvePrivateKey:
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def _pem(key: ec.EllipticCurvePrivateKey) -> str:
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption()).decode()
+
+
+def _cert_pem(cert: x509.Certificate) -> str:
+    return cert.public_bytes(serialization.Encoding.PEM).decode()
+
+
+def new_authority(test: str, now: datetime | None = None) -> Identity:
+    """A certificate authority for one test across servers, named after it."""
+    now = now or datetime.now(UTC)
+    key = _key()
+    name = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Jetwise"),
+                      x509.NameAttribute(NameOID.COMMON_NAME, f"Jetwise test CA {test} {secrets.token_hex(4)}")])
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
+            .not_valid_after(now + timedelta(days=VALID_DAYS))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False, key_encipherment=False,
+                                         data_encipherment=False, key_agreement=False, key_cert_sign=True,
+                                         crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+            .sign(key, hashes.SHA256()))
+    return Identity(_cert_pem(cert), _pem(key))
+
+
+def issue(authority: Identity, host: str, role: Role, now: datetime | None = None) -> Identity:
+    """A certificate for `host` in `role`, signed by the test's authority: it proves itself as a server (an agent
+    listens for the controller) and as a client (each side connects to the other)."""
+    now = now or datetime.now(UTC)
+    ca_cert = authority.certificate
+    ca_key = serialization.load_pem_private_key(authority.key_pem.encode(), password=None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    key = _key()
+    names: list[x509.GeneralName] = [x509.DNSName(host)]
+    try:
+        names.append(x509.IPAddress(ipaddress.ip_address(host)))
+    except ValueError:
+        pass
+    subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Jetwise"),
+                         x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, role),
+                         x509.NameAttribute(NameOID.COMMON_NAME, host)])
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_cert.subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
+            .not_valid_after(min(now + timedelta(days=VALID_DAYS), ca_cert.not_valid_after_utc))
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]),
+                           critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    return Identity(_cert_pem(cert), _pem(key))
+
+
+def serial_of(cert_pem: str) -> int:
+    return x509.load_pem_x509_certificate(cert_pem.encode()).serial_number
+
+
+def revoked_list(authority: Identity, serials: list[int], now: datetime | None = None) -> str:
+    """The authority's list of revoked certificates (a CRL, in PEM): the removed hosts', refused from now on."""
+    now = now or datetime.now(UTC)
+    ca_key = serialization.load_pem_private_key(authority.key_pem.encode(), password=None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    builder = (x509.CertificateRevocationListBuilder().issuer_name(authority.certificate.subject)
+               .last_update(now - timedelta(minutes=5)).next_update(now + timedelta(days=VALID_DAYS)))
+    for serial in serials:
+        builder = builder.add_revoked_certificate(
+            x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(now - timedelta(minutes=5)).build())
+    return builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM).decode()
