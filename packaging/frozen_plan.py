@@ -36,13 +36,10 @@ EXCLUDES = [
     "matplotlib", "scipy", "pandas", "IPython", "cupy", "OpenGL", "h5py", "metaarray",
     "pyarrow",  # Parquet export is an optional extra: the frozen build says to use CSV instead
     "pytest", "hypothesis", "mypy", "vulture", "ruff", "xmlschema", "importlinter", "grimp",
-    "ssl",  # TLS (with its OpenSSL library): Jetwise opens no network connection; the stdlib imports it optionally
     "rich", "pygments", "markdown_it",  # only pydantic's debugging printer of a schema imports them
     "readline",  # line editing of an interactive pdb or console, which no run opens
     "numpy.f2py",  # numpy's Fortran wrapper generator, a developer's tool
-    # OpenSSL's hashes (and its 5 MB library), which hashlib and hmac take when present: without them they use
-    # Python's own md5, sha1, sha2, sha3 and blake2, all a run hashes with (secrets, multiprocessing's handshake)
-    "_hashlib",
+    # ssl and OpenSSL stay: a test across servers speaks mutual TLS (engine/hosts/tls.py)
 ]
 
 # What a Qt plugin folder holds is found by Qt when it needs it; the plugins no run loads are left out, a whole

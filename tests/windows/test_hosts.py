@@ -1,0 +1,53 @@
+"""A test across servers on Windows: the keys in Windows Credential Manager, an agent enrolled with its bundle, and the
+controller and the agent over mutual TLS, from the keys the credential store gives back."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+from engine.hosts.agent import host_resource, serve, wait_for_controller
+from engine.hosts.controller import Controller
+from engine.hosts.keys import KeyStore
+from engine.hosts.membership import enrol
+from engine.hosts.roster import Roster
+from tests.hosts.conftest import key_names
+from tests.windows import windows_only
+
+pytestmark = windows_only()
+
+
+def test_keys_live_in_windows_credential_manager(tmp_path):
+    store = KeyStore(f"Jetwise lane {os.getpid()}")
+    assert store.where == "Windows Credential Manager"
+    pem = "-----BEGIN PRIVATE KEY-----\n" + "A" * 200 + "\n-----END PRIVATE KEY-----\n"  # about an ECDSA key's size
+    store.put("agent:test", pem)
+    assert store.get("agent:test") == pem
+    store.remove("agent:test")
+    assert store.get("agent:test") is None
+
+
+def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_credential_store(tmp_path):
+    keys = KeyStore()
+    roster = Roster(tmp_path / "controller" / "hosts", keys)
+    try:
+        with Controller(roster, host="127.0.0.1", port=0) as controller:
+            enrolled = roster.add("127.0.0.2", controller.address, tmp_path)
+            membership = enrol(enrolled.bundle, enrolled.code, tmp_path / "server" / "agent", keys)
+            assert not enrolled.bundle.exists()
+            identity = membership.identity(keys)  # read back from Credential Manager
+            wait_for_controller(membership, identity, on_waiting=lambda _words: None)
+            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, listen="127.0.0.2")),
+                                     daemon=True)
+            agent.start()
+            assert list(controller.wait_for(["127.0.0.2"], timeout_s=60)) == ["127.0.0.2"]
+            client = controller.client
+            assert client is not None
+            assert client.submit(os.getpid, resources={host_resource("127.0.0.2"): 1}, pure=False).result(30) == os.getpid()
+        agent.join(timeout=30)
+        assert not agent.is_alive()  # the controller closed the test: the agent's worker ended
+    finally:
+        for data in (tmp_path / "controller", tmp_path / "server"):
+            for name in key_names(data):
+                keys.remove(name)
