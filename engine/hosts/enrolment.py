@@ -66,6 +66,15 @@ def bundle_bytes(enrolment: Enrolment, code: str) -> bytes:
     return json.dumps(data, indent=1).encode()
 
 
+def is_bundle(path: Path) -> bool:
+    """Whether `path` is an enrolment bundle Jetwise wrote (by its format field), so it may be replaced."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("format") == BUNDLE_FORMAT
+
+
 def open_bundle(path: Path, code: str) -> Enrolment:
     """The enrolment in a bundle file, opened with the code the controller showed."""
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from engine.hosts.enrolment import Enrolment, bundle_bytes, one_time_code
+from engine.hosts.enrolment import BUNDLE_SUFFIX, Enrolment, bundle_bytes, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.trust import Identity, fingerprint, issue, new_authority, revoked_list, serial_of
 from engine.io.safety import make_folders, write_text
@@ -116,13 +116,16 @@ class Roster:
     def add(self, host: str, controller_address: str, folder: Path) -> Enrolled:
         """Enrol `host`: its certificate, and its one-time bundle written to `folder` (a host enrolled before has its
         old certificate revoked)."""
+        bundle = folder / f"{host}{BUNDLE_SUFFIX}"
+        if bundle.exists() and not is_bundle(bundle):  # never written over: not a file Jetwise made
+            raise RosterError(f"{bundle} exists and is not a Jetwise enrolment bundle; move it, or write the bundle "
+                              "elsewhere (--folder)")
         now = datetime.now(UTC)
         for entry in self.hosts():
             if entry.name == host:
                 entry.removed_utc = now
         identity = issue(self.authority, host, "agent")
         code = one_time_code()
-        bundle = folder / f"{host}.jwenrol"
         write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem),
                                         code).decode())
         self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now))

@@ -51,6 +51,20 @@ def test_a_host_enrols_with_its_bundle_and_code_and_keeps_its_key_in_the_credent
         "mbx1.contoso.com"]
 
 
+def test_a_bundle_is_written_over_only_when_it_is_jetwises(tmp_path, keys):
+    roster = Roster(tmp_path / "hosts", keys)
+    mine = tmp_path / "mbx1.jwenrol"
+    mine.write_text("the engineer's own notes")
+    with pytest.raises(RosterError, match="exists and is not a Jetwise enrolment bundle"):
+        roster.add("mbx1", "tls://ctl:8786", tmp_path)
+    assert mine.read_text() == "the engineer's own notes" and roster.hosts() == []
+    mine.unlink()
+    first = roster.add("mbx1", "tls://ctl:8786", tmp_path)
+    again = roster.add("mbx1", "tls://ctl:8786", tmp_path)  # its own bundle, written again with a new code
+    assert first.bundle == again.bundle and first.code != again.code
+    assert enrol(again.bundle, again.code, tmp_path / "agent", keys).host == "mbx1"
+
+
 def test_a_removed_or_re_enrolled_hosts_certificate_is_listed_as_revoked(tmp_path, keys):
     roster = Roster(tmp_path / "hosts", keys)
     first = roster.add("mbx1", "tls://ctl:8786", tmp_path)
