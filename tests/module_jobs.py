@@ -7,6 +7,7 @@ from __future__ import annotations
 
 JOBS: dict[str, dict[str, str]] = {
     "engine": {
+        "hosts/admission.py": "Who the controller admits as an agent, beyond the TLS handshake",
         "hosts/agent.py": "An agent: a Dask worker named after its host, connected to its controller",
         "hosts/controller.py": "The controller: the scheduler and client of a test across servers",
         "hosts/enrolment.py": "Enrolling a server as an agent by a one-time bundle and code",

@@ -15,10 +15,13 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from distributed import Worker
+from distributed.core import rpc
 
+from engine.hosts.admission import ADMIT_OP, startup_information
 from engine.hosts.membership import Membership
 from engine.hosts.tls import HostSecurity, context
 from engine.hosts.trust import Identity
+from engine.protocol import PROTOCOL_VERSION
 
 HANDSHAKE_WAIT_S = 2.0  # how long a controller that accepted the handshake may stay silent before it counts as accepted
 
@@ -74,12 +77,23 @@ async def serve(membership: Membership, identity: Identity, *, listen: str | Non
                 on_connected: Callable[[str], None] = lambda _address: None) -> None:
     """Run the agent's worker until its controller closes it or is lost (a lost controller ends the test)."""
     security = HostSecurity(membership.authority_pem, identity)
+    await admitted(membership, security)
     async with Worker(membership.controller, security=security, name=membership.host, nthreads=1,
                       resources={host_resource(membership.host): 1}, host=listen, port=port, dashboard=False,
-                      death_timeout=30) as worker:
+                      death_timeout=30, startup_information=startup_information()) as worker:
         worker.http_server.stop()  # Dask's HTTP server speaks plaintext: no listener but the TLS one
         on_connected(worker.address)
         await worker.finished()
+
+
+async def admitted(membership: Membership, security: HostSecurity) -> None:
+    """Ask the controller whether it admits this agent (its certificate's host, its protocol, no test running): raise
+    `AgentRefusedError` with the controller's reason."""
+    arguments = security.get_connection_args("worker")  # type: ignore[no-untyped-call]
+    async with rpc(membership.controller, connection_args=arguments) as controller:  # type: ignore[no-untyped-call]
+        answer = await getattr(controller, ADMIT_OP)(name=membership.host, protocol=PROTOCOL_VERSION)
+    if not answer.get("admitted"):
+        raise AgentRefusedError(f"the controller at {membership.controller} refused this agent: {answer.get('reason')}")
 
 
 class ControllerAbsentError(AgentRefusedError):

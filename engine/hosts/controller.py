@@ -20,6 +20,7 @@ from typing import Any
 
 from distributed import Client, Scheduler
 
+from engine.hosts.admission import Admission
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.hosts.tls import HostSecurity
 
@@ -69,6 +70,7 @@ class Controller:
         self.roster = roster
         self.security = HostSecurity(roster.file.authority_pem, roster.controller, roster.revoked_pem())
         self.refusals: list[Refusal] = []
+        self.admission = Admission()  # who registers as an agent, beyond the handshake
         self._seen: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
         self._handler = _Refusals(self._refused)
@@ -93,6 +95,7 @@ class Controller:
             scheduler: Scheduler = await Scheduler(security=self.security, host=self._host, port=self._port,
                                                    dashboard=False)
             scheduler.http_server.stop()  # Dask's HTTP server speaks plaintext: no listener but the TLS one
+            self.admission.install(scheduler.handlers)
             return scheduler
 
         self.scheduler = asyncio.run_coroutine_threadsafe(start(), self._loop).result(timeout=60)
