@@ -38,6 +38,10 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     try:
         keys = KeyStore()
         if args.enrol is not None:
+            if args.code is None and not sys.stdin.isatty():
+                print("error: give the bundle's one-time code with --code (there is no console to type it in)",
+                      file=sys.stderr)
+                return ExitCode.INVALID
             code = args.code if args.code is not None else getpass.getpass("One-time code: ")
             membership = enrol(args.enrol, code, agent_folder(), keys)
             print(f"Enrolled as {membership.host}, controller {membership.controller}; the key is in {keys.where} "

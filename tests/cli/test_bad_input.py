@@ -395,6 +395,7 @@ CASES = [
     case("agent", "--enrol", "{tmp}/mbx1.jwenrol", "--code", "X", says="cannot read {tmp}/mbx1.jwenrol"),
     case("agent", "--enrol", "{config}", "--code", "X", says="is not an enrolment bundle (a .jwenrol file the controller wrote)"),
     case("agent", "--enrol", "", says="--enrol: the path is empty"),
+    case("agent", "--enrol", "{tmp}/mbx1.jwenrol", says="give the bundle's one-time code with --code"),
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
     case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),

@@ -101,11 +101,12 @@ def _refused(qtbot, tmp_path: Path, output: Path):
 
 
 def test_a_refused_engine_gives_its_problems_at_their_fields_and_leaves_no_folder(qtbot, tmp_path, monkeypatch):
-    _fake_engine(monkeypatch, [HELD, WORDY], log="the store is on a full volume")
+    store = Problem("session", "the run store is on a full volume")
+    _fake_engine(monkeypatch, [store, HELD, WORDY], log="the store is on a full volume")
     output = tmp_path / "runs" / "session" / "20261121-100000-t2-s1"
     outcome = _refused(qtbot, tmp_path, output)
     assert outcome.refused_before_start and outcome.code == 2
-    assert outcome.problems == (Problem("", "the store is on a full volume"), HELD, WORDY)  # each as it was sent
+    assert outcome.problems == (store, HELD, WORDY)  # each as it was sent; an error log line is not made a problem
     assert not (tmp_path / "runs").exists()  # every folder the window made for the run, and only those
 
 
