@@ -18,3 +18,12 @@ def windows_only() -> pytest.MarkDecorator:
     if sys.platform != "win32":
         pytest.skip("the Windows lane runs it: bash .ci/wine/lane.sh", allow_module_level=True)
     return pytest.mark.windows
+
+
+def under_wine() -> bool:
+    """Whether this Windows is Wine (its ntdll exports wine_get_version)."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
