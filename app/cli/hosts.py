@@ -19,8 +19,11 @@ from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.model.options import option
+from engine.model.units import sentence
 from engine.protocol import ExitCode
 from engine.store.paths import hosts_folder
+
+NONE_ENROLLED = "no server enrolled: jetwise hosts add HOST"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +67,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         hosts = roster.hosts()
         print(f"Authority {roster.authority_fingerprint}; keys in {roster.keys.where}")
         if not hosts:
-            print("No server enrolled: jetwise hosts add HOST")
+            print(sentence(NONE_ENROLLED))
         for entry in hosts:
             print(f"  {entry.name}  enrolled {entry.enrolled_utc:%Y-%m-%d %H:%M} UTC  {fingerprint(entry.cert_pem)}")
         return ExitCode.PASS
@@ -75,9 +78,9 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
 
 def _none_enrolled(args: argparse.Namespace) -> int:
     if args.action == "list":
-        print("No server enrolled: jetwise hosts add HOST")
+        print(sentence(NONE_ENROLLED))
         return ExitCode.PASS
-    said = f"{args.host} is not enrolled; enrolled: none" if args.action == "remove" else "no server enrolled: jetwise hosts add HOST"
+    said = f"{args.host} is not enrolled; enrolled: none" if args.action == "remove" else NONE_ENROLLED
     print(f"error: {said}", file=sys.stderr)
     return ExitCode.INVALID
 
@@ -86,7 +89,7 @@ def _check(roster: Roster, port: int, timeout_s: float) -> int:
     """Listen as the controller until every enrolled agent has connected: each said with its certificate."""
     hosts = roster.hosts()
     if not hosts:
-        print("error: no server enrolled: jetwise hosts add HOST", file=sys.stderr)
+        print(f"error: {NONE_ENROLLED}", file=sys.stderr)
         return ExitCode.INVALID
     quiet_dask(hosts_folder() / CONTROLLER_LOG)
     with Controller(roster, port=port) as controller:

@@ -19,7 +19,7 @@ from distributed.core import rpc
 
 from engine.hosts.admission import ADMIT_OP, startup_information
 from engine.hosts.membership import Membership
-from engine.hosts.tls import HostSecurity, context
+from engine.hosts.tls import HostSecurity, context, refused_by
 from engine.hosts.trust import Identity
 from engine.protocol import PROTOCOL_VERSION
 
@@ -63,11 +63,11 @@ def handshake(controller: str, authority_pem: str, identity: Identity, timeout_s
 
 
 def _refusal_words(controller: str, exc: ssl.SSLError) -> str:
-    reason = (exc.reason or str(exc)).upper()
-    if "REVOKED" in reason:
+    kind = refused_by(str(exc.reason or exc))
+    if kind == "revoked":
         return (f"the controller at {controller} refused this agent: its host was removed from the controller's "
                 "servers; enrol it again with a new bundle (jetwise hosts add on the controller)")
-    if "UNKNOWN_CA" in reason or "CERTIFICATE_VERIFY_FAILED" in reason:
+    if kind == "other_authority":
         return (f"the controller at {controller} and this agent belong to different tests (another authority, "
                 "another Jetwise's): enrol this agent with a bundle from that controller")
     return f"the TLS handshake with the controller at {controller} failed: {exc.reason or exc}"

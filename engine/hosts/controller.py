@@ -22,7 +22,7 @@ from distributed import Client, Scheduler
 
 from engine.hosts.admission import Admission
 from engine.hosts.roster import CONTROLLER_PORT, Roster
-from engine.hosts.tls import HostSecurity
+from engine.hosts.tls import HostSecurity, refused_by
 
 _HANDSHAKE = re.compile(r"TLS handshake failed with remote '([^']+)': (.*)")
 
@@ -36,15 +36,9 @@ class Refusal:
 
     @property
     def words(self) -> str:
-        why = self.reason.upper()
-        if "REVOKED" in why:
-            what = "a removed host's certificate"
-        elif "UNKNOWN CA" in why or "CERTIFICATE VERIFY FAILED" in why or "UNKNOWN_CA" in why:
-            what = "a certificate of another authority (another test's, or another Jetwise's)"
-        elif "WRONG_VERSION" in why or "HTTP" in why:
-            what = "no TLS (plaintext)"
-        else:
-            what = "a failed TLS handshake"
+        what = {"revoked": "a removed host's certificate",
+                "other_authority": "a certificate of another authority (another test's, or another Jetwise's)",
+                "plaintext": "no TLS (plaintext)", "handshake": "a failed TLS handshake"}[refused_by(self.reason)]
         return f"refused {self.peer}: {what} ({self.reason})"
 
 

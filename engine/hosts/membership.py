@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine.hosts.enrolment import BUNDLE_SUFFIX, EnrolmentError, open_bundle
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.trust import Identity, fingerprint
+from engine.hosts.trust import Identity, key_id
 from engine.io.safety import make_folders, write_text
 from engine.results.base import Schema
 
@@ -28,7 +28,7 @@ class Membership(Schema):
 
     @property
     def key_name(self) -> str:
-        return f"agent:{self.host}:{fingerprint(self.authority_pem).replace(':', '')[:16]}"
+        return f"agent:{self.host}:{key_id(self.authority_pem)}"
 
     def identity(self, keys: KeyStore) -> Identity:
         key = keys.get(self.key_name)

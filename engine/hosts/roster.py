@@ -17,13 +17,18 @@ from pydantic import Field
 
 from engine.hosts.enrolment import BUNDLE_SUFFIX, Enrolment, bundle_bytes, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.trust import Identity, fingerprint, issue, new_authority, revoked_list, serial_of
+from engine.hosts.trust import Identity, fingerprint, issue, key_id, new_authority, revoked_list, serial_of
 from engine.io.safety import make_folders, write_text
 from engine.results.base import Schema, UtcTime
 
 ROSTER_FILE = "roster.json"
 ROSTER_VERSION = 1
 CONTROLLER_PORT = 8786  # where the controller listens for its agents (Dask's scheduler port)
+
+
+def key_name(what: str, authority_pem: str) -> str:
+    """The credential store's name of the key of the authority's `what` ("authority" or "controller")."""
+    return f"{what}:{key_id(authority_pem)}"
 
 
 class HostEntry(Schema):
@@ -75,7 +80,7 @@ class Roster:
 
     def key_name(self, what: str) -> str:
         """The credential store's name of the authority's or the controller's key."""
-        return f"{what}:{fingerprint(self.file.authority_pem).replace(':', '')[:16]}"
+        return key_name(what, self.file.authority_pem)
 
     def _created(self) -> RosterFile:
         authority = new_authority(datetime.now(UTC).strftime("%Y%m%d"))

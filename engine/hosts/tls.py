@@ -14,12 +14,27 @@ import secrets
 import ssl
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from cryptography.hazmat.primitives import serialization
 from distributed.security import Security
 
 from engine.hosts.trust import Identity
+
+Refused = Literal["revoked", "other_authority", "plaintext", "handshake"]
+
+
+def refused_by(reason: str) -> Refused:
+    """What OpenSSL's words for a failed handshake mean, on either side ("SSLV3_ALERT_CERTIFICATE_REVOKED",
+    "tlsv1 alert unknown ca", …): a revoked certificate, another authority's, no TLS at all, or another failure."""
+    why = reason.upper().replace(" ", "_")
+    if "REVOKED" in why:
+        return "revoked"
+    if "UNKNOWN_CA" in why or "CERTIFICATE_VERIFY_FAILED" in why:
+        return "other_authority"
+    if "WRONG_VERSION" in why or "HTTP" in why:
+        return "plaintext"
+    return "handshake"
 
 
 def context(purpose: ssl.Purpose, authority_pem: str, identity: Identity, revoked_pem: str | None) -> ssl.SSLContext:

@@ -48,6 +48,11 @@ def fingerprint(cert_pem: str) -> str:
     return ":".join(f"{byte:02X}" for byte in digest)
 
 
+def key_id(authority_pem: str) -> str:
+    """The short form of an authority's fingerprint that names its parties' keys in the credential store."""
+    return fingerprint(authority_pem).replace(":", "")[:16]
+
+
 def _key() -> ec.EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 

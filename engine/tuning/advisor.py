@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
@@ -208,23 +208,25 @@ class Advice:
         """The advice `to_dict` gave (as the store keeps it with a run); kept before its reasons were facts, its words."""
         capacity, notes, returned = data.get("capacity"), list(data.get("notes", [])), None
         if isinstance(data.get("returned"), dict):
-            kept = data["returned"]
-            returned = Said.model_validate(kept) if kept.get("what") == "said" else Returned.model_validate(kept)
+            returned = _kept(data["returned"], Returned)
         elif data["status"] == "io_errors" and notes and isinstance(notes[0], str):  # its first note said it
             returned, notes = Said(said=notes[0]), notes[1:]
         return cls(data["status"], int(data["threads"]), int(data["sluggish_sessions"]), data.get("predicted_iops"),
                    data.get("predicted_read_ms"), data.get("predicted_log_ms"),
                    why_from(data["why"] if "why" in data else str(data.get("rationale", ""))),
                    max_passing_iops=data.get("max_passing_iops"),
-                   capacity=_capacity_from(capacity),
+                   capacity=_kept(capacity, Capacity) if capacity is not None else None,
                    notes=[note_from(note) for note in notes], returned=returned)
 
 
-def _capacity_from(kept: Any) -> Capacity | Said | None:
-    """A kept capacity: its facts, or the words advice kept before it was a fact."""
-    if isinstance(kept, str) or (isinstance(kept, dict) and kept.get("what") == "said"):
-        return Said(said=kept) if isinstance(kept, str) else Said.model_validate(kept)
-    return Capacity.model_validate(kept) if kept is not None else None
+_Fact = TypeVar("_Fact", Capacity, Returned)
+
+
+def _kept(kept: Any, fact: type[_Fact]) -> _Fact | Said:
+    """A kept fact of type `fact`, or the words advice kept before it was one (as text, or kept as `Said`)."""
+    if isinstance(kept, str):
+        return Said(said=kept)
+    return Said.model_validate(kept) if kept.get("what") == "said" else fact.model_validate(kept)
 
 
 def setting_for(load: float, databases: int) -> tuple[int, int]:

@@ -9,8 +9,7 @@ import pytest
 
 from engine.hosts.keys import KeyStore
 from engine.hosts.membership import membership_in
-from engine.hosts.roster import Roster
-from engine.hosts.trust import fingerprint
+from engine.hosts.roster import Roster, key_name
 
 
 def key_names(data: Path) -> list[str]:
@@ -18,8 +17,7 @@ def key_names(data: Path) -> list[str]:
     names = []
     found = Roster.file_in(data / "hosts")
     if found is not None:
-        short = fingerprint(found.authority_pem).replace(":", "")[:16]
-        names += [f"authority:{short}", f"controller:{short}"]
+        names += [key_name("authority", found.authority_pem), key_name("controller", found.authority_pem)]
     membership = membership_in(data / "agent")
     if membership is not None:
         names.append(membership.key_name)
