@@ -19,6 +19,7 @@ from engine.hosts.enrolment import EnrolmentError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import AGENT_LOG, quiet_dask
 from engine.hosts.membership import enrol, membership_in
+from engine.hosts.part import RUNS_FOLDER
 from engine.hosts.trust import fingerprint
 from engine.protocol import ExitCode
 from engine.store.paths import agent_folder
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         while True:
             wait_for_controller(membership, identity, on_waiting=lambda words: print(
                 f"Waiting for the controller: {words}", flush=True))
-            asyncio.run(serve(membership, identity, listen=args.listen, port=args.port,
+            asyncio.run(serve(membership, identity, agent_folder() / RUNS_FOLDER, listen=args.listen, port=args.port,
                               on_connected=lambda address: print(f"Connected; listening at {address}", flush=True)))
             if args.once:
                 print("The controller closed the test or was lost: the agent stops (--once).")

@@ -12,6 +12,7 @@ import socket
 import ssl
 import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from distributed import Worker
@@ -19,6 +20,7 @@ from distributed.core import rpc
 
 from engine.hosts.admission import ADMIT_OP, startup_information
 from engine.hosts.membership import Membership
+from engine.hosts.part import keep_runs_in
 from engine.hosts.tls import HostSecurity, context, refused_by
 from engine.hosts.trust import Identity
 from engine.protocol import PROTOCOL_VERSION
@@ -73,9 +75,11 @@ def _refusal_words(controller: str, exc: ssl.SSLError) -> str:
     return f"the TLS handshake with the controller at {controller} failed: {exc.reason or exc}"
 
 
-async def serve(membership: Membership, identity: Identity, *, listen: str | None = None, port: int = 0,
+async def serve(membership: Membership, identity: Identity, runs: Path, *, listen: str | None = None, port: int = 0,
                 on_connected: Callable[[str], None] = lambda _address: None) -> None:
-    """Run the agent's worker until its controller closes it or is lost (a lost controller ends the test)."""
+    """Run the agent's worker until its controller closes it or is lost (a lost controller ends the test); each test's
+    run folder in `runs`."""
+    keep_runs_in(runs)
     security = HostSecurity(membership.authority_pem, identity)
     await admitted(membership, security)
     async with Worker(membership.controller, security=security, name=membership.host, nthreads=1,

@@ -116,6 +116,7 @@ class _PoolRun:
         self.done: set[int] = set()
         self.refused: set[int] = set()  # workers that speak another message version: not listened to
         self.measuring_announced = False
+        self.waiting_at_gate = False  # every worker is ready; the start instant comes from the run's gate
         self.applied_load = measurement.load  # a sweep's load the workers were last told
         self.ends = WorkEnds(config.database_count)  # a scan's or a Soft Recovery's work, as it ends
         self.held_replay: dict[int, tuple[int, int]] = {}  # instance -> a replay's bytes done, total, not yet shown
@@ -163,6 +164,11 @@ class _PoolRun:
             message = self.workers.receive(0.1)
             if message is not None:
                 self._dispatch(message)
+            if self.waiting_at_gate and not self.workers.stopping and runner.gate is not None:
+                t0_ns = runner.gate.start_ns()
+                if t0_ns is not None:
+                    self.waiting_at_gate = False
+                    self._start_measuring_clock(t0_ns)
             if runner.stop_reason is not None and not self.workers.stopping:
                 runner.log(f"Stop requested: {runner.stop_reason}", "warning")
                 self._stop()
@@ -200,7 +206,12 @@ class _PoolRun:
             case WorkerReady(worker_id=worker_id):
                 self.ready.add(worker_id)
                 if len(self.ready) == len(self.workers) and not self.workers.stopping:
-                    self._start_measuring_clock()
+                    if runner.gate is None:
+                        self._start_measuring_clock(time.perf_counter_ns() + int(START_DELAY_S * 1e9))
+                    else:
+                        self.waiting_at_gate = True
+                        runner.gate.arrived()
+                        runner.log("The databases are ready; waiting for the other servers of the test")
             case IntervalCounters(worker_id=worker_id, index=index, counters=counters):
                 self._on_interval(worker_id, index, counters, len(self.workers))
                 if not self.measuring_announced and self.next_interval >= self.measurement.warmup_intervals:
@@ -225,10 +236,10 @@ class _PoolRun:
         self.runner.log(f"Worker refused: {self.engine_error}", "error")
         self._stop()
 
-    def _start_measuring_clock(self) -> None:
-        """Every worker is ready: fix t0 a moment ahead and let them go."""
+    def _start_measuring_clock(self, t0_ns: int) -> None:
+        """Every worker is ready: let them go at `t0_ns` (a moment ahead)."""
         self.ends.began(self.config)  # the databases created or attached: what the test grows them from
-        self.t0_ns = time.perf_counter_ns() + int(START_DELAY_S * 1e9)
+        self.t0_ns = max(t0_ns, time.perf_counter_ns())
         self.workers.let_go(self.t0_ns)
         if self.window.settle is not None:
             self.set_phase(Phase.WARMING_UP)

@@ -26,6 +26,7 @@ from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
 from engine.results.schema import RunResult
+from engine.run.gate import StartGate
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.scan_plan import scan_order_words
@@ -77,8 +78,10 @@ class Runner:
         settle: SettleRule | None = None,
         session: str | None = None,
         sweep: SweepPlan | None = None,
+        gate: StartGate | None = None,
     ) -> None:
         self.config = config
+        self.gate = gate  # a test across servers: the measured clock starts when every server's run has arrived
         self.settle = settle
         self.sweep = sweep  # a load sweep: the load steps through this plan as the run goes
         self.output_dir = output_dir

@@ -27,6 +27,7 @@ from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.note_schema import RunNote
 from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.run.gate import StartGate, wait_at
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
@@ -218,6 +219,9 @@ class ModelSource:
             return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
         self.grown = {}
+        if runner.gate is not None:
+            runner.log("The databases are ready; waiting for the other servers of the test")
+            wait_at(runner.gate, lambda: runner.stop_reason is not None)
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = mix_of(config)
@@ -313,7 +317,9 @@ def runner_for(
     settle: SettleRule | None = None,
     session: str | None = None,
     sweep: SweepPlan | None = None,
+    gate: StartGate | None = None,
 ) -> Runner:
     """A runner on the simulated device when `model` is given, else on the configured disks."""
     source = ModelSource(model) if model is not None else None
-    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session, sweep=sweep)
+    return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session, sweep=sweep,
+                  gate=gate)

@@ -44,7 +44,7 @@ def test_an_agent_is_admitted_by_its_certificate_and_refused_into_a_running_test
 
         impostor = Membership(**{**membership.model_dump(), "host": "127.0.0.9"})  # mbx1's certificate, another name
         with pytest.raises(AgentRefusedError, match=re.escape("the certificate is 127.0.0.2's, not 127.0.0.9's")):
-            asyncio.run(serve(impostor, identity, listen="127.0.0.2"))
+            asyncio.run(serve(impostor, identity, tmp_path / "runs", listen="127.0.0.2"))
 
         async def unasked() -> None:  # a worker that does not ask, at another protocol: refused as it registers
             security = HostSecurity(membership.authority_pem, identity)
@@ -60,5 +60,5 @@ def test_an_agent_is_admitted_by_its_certificate_and_refused_into_a_running_test
 
         controller.admission.running = True
         with pytest.raises(AgentRefusedError, match="joins the next test, not this one"):
-            asyncio.run(serve(membership, identity, listen="127.0.0.2"))
+            asyncio.run(serve(membership, identity, tmp_path / "runs", listen="127.0.0.2"))
         assert controller.agents() == {}

@@ -7,9 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import psutil
 import pytest
@@ -17,26 +15,9 @@ import pytest
 from engine.hosts.agent import host_resource
 from engine.hosts.controller import Controller
 from engine.hosts.roster import Roster
+from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent
 
 pytestmark = pytest.mark.slow  # real agents in their own processes, three connecting and two refused
-JETWISE = [sys.executable, "-m", "app"]
-HOSTS = ["127.0.0.2", "127.0.0.3", "127.0.0.4"]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _jetwise(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*JETWISE, *args], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, JETWISE_DATA_DIR=str(data)))
-
-
-def _agent(data: Path, host: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*JETWISE, "agent", "--once", "--listen", host], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, JETWISE_DATA_DIR=str(data)))
 
 
 def _listening(pid: int) -> set[tuple[str, int]]:
@@ -45,24 +26,15 @@ def _listening(pid: int) -> set[tuple[str, int]]:
             if c.status == psutil.CONN_LISTEN}
 
 
-def _enrolled(roster: Roster, tmp_path: Path, host: str, address: str) -> Path:
-    data = tmp_path / f"agent-{host}"
-    enrolled = roster.add(host, address, tmp_path)
-    done = _jetwise(data, "agent", "--enrol", str(enrolled.bundle), "--code", enrolled.code)
-    assert done.returncode == 0, done.stderr
-    assert f"Enrolled as {host}" in done.stdout and not enrolled.bundle.exists()
-    return data
-
-
 def test_agents_connect_by_their_certificates_and_the_controller_refuses_removed_and_foreign_ones(tmp_path, keys):
-    port = _free_port()
+    port = free_port()
     address = f"tls://127.0.0.1:{port}"
     roster = Roster(tmp_path / "hosts", keys)
-    datas = {host: _enrolled(roster, tmp_path, host, address) for host in HOSTS}
+    datas = {host: enrolled(roster, tmp_path, host, address) for host in HOSTS}
     agents: list[subprocess.Popen[str]] = []
     try:
         with Controller(roster, host="127.0.0.1", port=port) as controller:
-            agents = [_agent(datas[host], host) for host in HOSTS]
+            agents = [start_agent(datas[host], host) for host in HOSTS]
             connected = controller.wait_for(HOSTS, timeout_s=60)
             assert {host: addr.split("//")[1].split(":")[0] for host, addr in connected.items()} == {h: h for h in HOSTS}
             client = controller.client
@@ -83,11 +55,11 @@ def test_agents_connect_by_their_certificates_and_the_controller_refuses_removed
 
         roster.remove(HOSTS[2])
         foreign = Roster(tmp_path / "other" / "hosts", keys)  # another Jetwise's controller and its agent
-        stranger = _enrolled(foreign, tmp_path / "other", "127.0.0.5", address)
+        stranger = enrolled(foreign, tmp_path / "other", "127.0.0.5", address)
         with Controller(roster, host="127.0.0.1", port=port) as controller:
-            removed = _jetwise(datas[HOSTS[2]], "agent", "--once", "--listen", HOSTS[2])
+            removed = jetwise(datas[HOSTS[2]], "agent", "--once", "--listen", HOSTS[2])
             assert removed.returncode == 2 and "its host was removed from the controller's servers" in removed.stderr
-            other = _jetwise(stranger, "agent", "--once", "--listen", "127.0.0.5")
+            other = jetwise(stranger, "agent", "--once", "--listen", "127.0.0.5")
             assert other.returncode == 2 and "belong to different tests" in other.stderr
             with socket.create_connection(("127.0.0.1", port)) as plain:
                 plain.sendall(b"GET / HTTP/1.0\r\n\r\n")  # no TLS
@@ -110,22 +82,22 @@ def test_agents_connect_by_their_certificates_and_the_controller_refuses_removed
 def test_the_command_line_enrols_checks_lists_and_removes_a_server(tmp_path, keys):
     """As an engineer does it: hosts add on the controller, agent --enrol on the server, hosts check with the agent
     started, hosts list, hosts remove, and the removed agent told why."""
-    port = _free_port()
+    port = free_port()
     controller, server = tmp_path / "controller", tmp_path / "server"
-    added = _jetwise(controller, "hosts", "add", "127.0.0.2", "--controller", f"tls://127.0.0.1:{port}",
+    added = jetwise(controller, "hosts", "add", "127.0.0.2", "--controller", f"tls://127.0.0.1:{port}",
                      "--folder", str(tmp_path))
     assert added.returncode == 0, added.stderr
     code = added.stdout.split("One-time code (type it there; it is not written anywhere): ")[1].split()[0]
     fingerprint = added.stdout.split("Its certificate's fingerprint: ")[1].split()[0]
-    wrong = _jetwise(server, "agent", "--enrol", str(tmp_path / "127.0.0.2.jwenrol"), "--code", "0000-0000-0000-0000")
+    wrong = jetwise(server, "agent", "--enrol", str(tmp_path / "127.0.0.2.jwenrol"), "--code", "0000-0000-0000-0000")
     assert wrong.returncode == 2 and "the code does not open this bundle" in wrong.stderr
-    enrolled = _jetwise(server, "agent", "--enrol", str(tmp_path / "127.0.0.2.jwenrol"), "--code", code)
+    enrolled = jetwise(server, "agent", "--enrol", str(tmp_path / "127.0.0.2.jwenrol"), "--code", code)
     assert enrolled.returncode == 0 and fingerprint in enrolled.stdout, enrolled.stderr
 
     check = subprocess.Popen([*JETWISE, "hosts", "check", "--port", str(port), "--timeout", "60s"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, JETWISE_DATA_DIR=str(controller)))
-    agent = _agent(server, "127.0.0.2")
+    agent = start_agent(server, "127.0.0.2")
     try:
         out, err = check.communicate(timeout=90)
         assert check.returncode == 0, err
@@ -136,11 +108,11 @@ def test_the_command_line_enrols_checks_lists_and_removes_a_server(tmp_path, key
             if process.poll() is None:
                 process.kill()
                 process.wait()
-    listed = _jetwise(controller, "hosts", "list")
+    listed = jetwise(controller, "hosts", "list")
     assert "127.0.0.2" in listed.stdout and fingerprint in listed.stdout and "kernel key store" in listed.stdout
-    assert _jetwise(controller, "hosts", "remove", "127.0.0.2").returncode == 0
-    assert "No server enrolled" in _jetwise(controller, "hosts", "list").stdout
-    missing = _jetwise(controller, "hosts", "remove", "127.0.0.2")
+    assert jetwise(controller, "hosts", "remove", "127.0.0.2").returncode == 0
+    assert "No server enrolled" in jetwise(controller, "hosts", "list").stdout
+    missing = jetwise(controller, "hosts", "remove", "127.0.0.2")
     assert missing.returncode == 2 and "127.0.0.2 is not enrolled" in missing.stderr
-    not_enrolled = _jetwise(tmp_path / "elsewhere", "agent")
+    not_enrolled = jetwise(tmp_path / "elsewhere", "agent")
     assert not_enrolled.returncode == 2 and "this server is not enrolled" in not_enrolled.stderr

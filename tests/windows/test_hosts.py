@@ -56,7 +56,8 @@ def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_creden
             assert not enrolled.bundle.exists()
             identity = membership.identity(keys)  # read back from Credential Manager
             wait_for_controller(membership, identity, on_waiting=lambda _words: None)
-            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, listen="127.0.0.2")),
+            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, tmp_path / "runs",
+                                                                                      listen="127.0.0.2")),
                                      daemon=True)
             agent.start()
             assert list(controller.wait_for(["127.0.0.2"], timeout_s=60)) == ["127.0.0.2"]

@@ -1,0 +1,154 @@
+"""`jetwise run CONFIG --hosts HOST[=FILE],...`: one test across servers, from this controller.
+
+Each HOST is an enrolled server (`jetwise hosts add`) whose agent runs its part; it runs CONFIG, or FILE (its own
+Jetwise configuration or JetstressConfig.xml: its databases, paths and thread setting). What the servers share (test
+type, duration, warm-up, sample interval, thresholds) must be the same in each file. The controller listens for the
+agents, starts every server's measured clock at one instant once all databases are ready, shows each interval summed
+across the servers, stops all of them when one fails or the engineer stops it, and judges each server and the whole.
+Its run folder holds `test.json` (the test's verdict, each server's row and the aggregate), `test.log`, and each
+server's run folder under `hosts/`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from app.cli.configs import load_or_say, with_changes
+from app.cli.signals import stop_on_signals
+from app.context import UsageError
+from engine.hosts.across import AcrossView, TestAcross, shared_problems
+from engine.hosts.controller import Controller, HostsMissingError
+from engine.hosts.keys import KeyStore, KeyStoreError
+from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.roster import Roster, RosterError
+from engine.model.config import TestConfig
+from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
+from engine.results.across_schema import AcrossResult
+from engine.results.schema import IntervalSample
+from engine.store.paths import hosts_folder
+
+
+def host_files(spec: str) -> dict[str, Path | None]:
+    """`--hosts`: each host, with its own configuration file where one is given (HOST=FILE)."""
+    hosts: dict[str, Path | None] = {}
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        host, _, file = item.partition("=")
+        if not host or host in hosts:
+            raise argparse.ArgumentTypeError(f"{item!r}: give each server once, as HOST or HOST=FILE")
+        hosts[host] = Path(file) if file else None
+    if not hosts:
+        raise argparse.ArgumentTypeError("name at least one server: HOST[=FILE],...")
+    return hosts
+
+
+class ConsoleAcross(AcrossView):
+    """A test across servers on the console: the controller's lines, each server's phases and warnings, the sum."""
+
+    def __init__(self, stream: object) -> None:
+        self.stream = stream
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.stream, flush=True)  # type: ignore[call-overload]
+
+    def host_event(self, host: str, event: RunEvent) -> None:
+        if isinstance(event, PhaseEvent):
+            self._print(f"[{host}] {event.message}")
+        elif isinstance(event, LogEvent) and event.level != "info":
+            self._print(f"[{host}] {event.level}: {event.message}")
+        elif isinstance(event, RefusalEvent):
+            for problem in event.problems:
+                self._print(f"[{host}] refused: {problem.located}")
+
+    def summed(self, sample: IntervalSample) -> None:
+        figures = sample.summary
+        phase = "warm-up" if sample.phase == "warmup" else "measure"
+        self._print(f"  all servers [{phase} {sample.elapsed_s:5.0f} s] {figures.transactional_iops:,.0f} transactional "
+                    f"IOPS | DB read {figures.db_read_avg_latency_ms:.2f} ms | log write "
+                    f"{figures.log_write_avg_latency_ms:.2f} ms")
+
+    def said(self, line: str) -> None:
+        self._print(line)
+
+
+def configs_of(config_path: Path, hosts: dict[str, Path | None], overrides: dict[str, Any]) -> dict[str, TestConfig] | None:
+    """Each server's configuration, the command line's changes made to each (None once the problems are printed,
+    each file named)."""
+    shared = load_or_say(config_path, sys.stderr)
+    if shared is None:
+        return None
+    configs: dict[str, TestConfig] = {}
+    for host, path in hosts.items():
+        own = shared if path is None else load_or_say(path, sys.stderr)
+        if own is not None and overrides:
+            own = with_changes(own, overrides, sys.stderr)
+        if own is None:
+            print(f"--hosts {host}{'' if path is None else f'={path}'}: its configuration cannot be used", file=sys.stderr)
+            return None
+        if own.open_ended:
+            raise UsageError(f"--hosts: a {own.test_type.value} test runs on one server at a time; across servers, "
+                             "run a Performance or Stress test")
+        configs[host] = own
+    problems = shared_problems(configs)
+    if problems:
+        for host, words in problems:
+            print(f"error: --hosts {host}: {words}", file=sys.stderr)
+        return None
+    return configs
+
+
+def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]) -> int:
+    configs = configs_of(args.config, args.hosts, overrides)
+    if configs is None:
+        return ExitCode.INVALID
+    try:
+        if Roster.file_in(hosts_folder()) is None:
+            raise UsageError("--hosts: no server enrolled: jetwise hosts add HOST")
+        roster = Roster(hosts_folder(), KeyStore())
+        enrolled = {entry.name for entry in roster.hosts()}
+        unknown = [host for host in configs if host not in enrolled]
+        if unknown:
+            raise UsageError(f"--hosts: {', '.join(unknown)} not enrolled (enrolled: {', '.join(sorted(enrolled)) or 'none'}); "
+                             "jetwise hosts add HOST")
+        quiet_dask(hosts_folder() / CONTROLLER_LOG)
+        print(f"Run folder: {output}", file=sys.stderr)
+        with Controller(roster, port=args.port) as controller:
+            print(f"Listening at {controller.address}; waiting for {', '.join(configs)}...", file=sys.stderr, flush=True)
+            controller.wait_for(list(configs), args.wait)
+            test = TestAcross(controller, configs, output, ConsoleAcross(sys.stderr), simulate=args.simulate)
+            with stop_on_signals(test.request_stop):
+                result = test.run()
+    except (RosterError, KeyStoreError, HostsMissingError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+    _print_tables(result)
+    if args.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    print(f"Results: {output}", file=sys.stderr)
+    return ExitCode.of(result.outcome)
+
+
+def _print_tables(result: AcrossResult) -> None:
+    out = sys.stderr
+    print(f"\nIndividual server metrics ({result.test_type}):", file=out)
+    print(f"  {'server':<18} {'verdict':<8} {'target':>9} {'achieved':>9} {'DB rd/s':>9} {'DB wr/s':>9} {'log wr/s':>9} "
+          f"{'rd ms':>7} {'wr ms':>7} {'log ms':>7}", file=out)
+    for row in result.servers:
+        verdict = row.outcome.value.upper() if row.outcome is not None else "NO RESULT"
+        print(f"  {row.host:<18} {verdict:<8} {row.target_transactional_iops:>9,.0f} {row.achieved_transactional_iops:>9,.1f} "
+              f"{row.db_reads_per_s:>9,.1f} {row.db_writes_per_s:>9,.1f} {row.log_writes_per_s:>9,.1f} "
+              f"{row.db_read_avg_latency_ms:>7.2f} {row.db_write_avg_latency_ms:>7.2f} {row.log_write_avg_latency_ms:>7.2f}",
+              file=out)
+    total = result.aggregate
+    print(f"Aggregate across all servers ({total.servers} with a result; I/O summed, latency averaged):", file=out)
+    print(f"  {'all':<18} {result.outcome.value.upper():<8} {total.target_transactional_iops:>9,.0f} "
+          f"{total.achieved_transactional_iops:>9,.1f} {total.db_reads_per_s:>9,.1f} {total.db_writes_per_s:>9,.1f} "
+          f"{total.log_writes_per_s:>9,.1f} {total.db_read_avg_latency_ms:>7.2f} {total.db_write_avg_latency_ms:>7.2f} "
+          f"{total.log_write_avg_latency_ms:>7.2f}", file=out)
+    for words in result.reasons:
+        print(f"  {words}", file=out)
+    print(f"Test across servers: {result.outcome.value.upper()}", file=out)

@@ -1,0 +1,329 @@
+"""A test across servers, from the controller: each server's part started, measured and stopped together, judged per
+server and as a whole.
+
+One `run_part` task per server on its agent (`engine.hosts.part`). The parts speak on the test's topic; the controller
+keeps a copy of each server's run folder from what they say (`hosts/HOST/` in its run folder: samples, test log,
+result), sums their intervals for the front end as they come, and:
+- once every server's databases are ready, gives all of them one start instant `LEAD_S` ahead, in its own time
+  (each part turns it into its own clock by the offset Dask measures);
+- stops every part when the engineer stops the test, when a part ends early (refused, aborted, in error) or when a
+  server is silent for `SILENT_S` (killed, its network cut): the test is then aborted, naming the server and why.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+from distributed import Future
+
+from engine.hosts.agent import host_resource
+from engine.hosts.controller import Controller
+from engine.hosts.part import go, run_part, stop, topic
+from engine.io.safety import append_text, make_folders, write_text
+from engine.model.config import TestConfig
+from engine.protocol import IntervalEvent, ResultEvent, RunEvent, from_json_line
+from engine.results.across_schema import (
+    ACROSS_FILE,
+    HOSTS_FOLDER,
+    AcrossResult,
+    ServerEnd,
+    ServerRow,
+)
+from engine.results.counters import added
+from engine.results.document import write_result
+from engine.results.schema import IntervalSample, Outcome, RunResult
+from engine.run.runner import new_run_id
+from engine.run.sinks import RunFolderWriter, SinkFailedError
+
+LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
+SILENT_S = 3.0  # a server that has said nothing for this long is lost (killed, its network cut): the test stops
+STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
+RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long they get to arrive
+TEST_LOG = "test.log"  # the controller's own lines, beside each server's
+
+# What may differ between servers' configurations, and what must be the test's own (one start, one end, one verdict
+# rule). A field not named here is the server's own: its databases, paths, profile, threads, cache.
+SHARED = ("test_type", "duration_s", "warmup_s", "sample_interval_s", "thresholds")
+
+
+class AcrossView(Protocol):
+    """A front end of a test across servers."""
+
+    def host_event(self, host: str, event: RunEvent) -> None:
+        """An event of one server's run, as it ran it."""
+
+    def summed(self, sample: IntervalSample) -> None:
+        """An interval of every server added up, once each server has sent it."""
+
+    def said(self, line: str) -> None:
+        """A line of the controller's own: who arrived, the start, who stopped the test and why."""
+
+
+def shared_problems(configs: dict[str, TestConfig]) -> list[tuple[str, str]]:
+    """Each (host, words) whose configuration differs from the first server's in what the test shares."""
+    hosts = list(configs)
+    first = configs[hosts[0]]
+    problems = []
+    for host in hosts[1:]:
+        for name in SHARED:
+            if getattr(configs[host], name) != getattr(first, name):
+                problems.append((host, f"its {name} differs from {hosts[0]}'s: a test across servers starts, measures "
+                                       "and judges every server over the same time with the same thresholds"))
+    return problems
+
+
+@dataclass
+class _Host:
+    name: str
+    address: str
+    folder: RunFolderWriter
+    future: Future[str] | None = None
+    heard: float = field(default_factory=time.monotonic)
+    ready: bool = False
+    offset_s: float | None = None
+    result: RunResult | None = None
+    result_event: bool = False
+    refused: list[list[str]] | None = None
+    lost: str | None = None
+    samples: dict[int, IntervalSample] = field(default_factory=dict)
+
+
+def _done(future: Future[str]) -> bool:
+    return bool(future.done())  # type: ignore[no-untyped-call]
+
+
+class TestAcross:
+    """One test across servers. Call `run()` once; `request_stop()` from anywhere."""
+
+    def __init__(self, controller: Controller, configs: dict[str, TestConfig], output: Path, view: AcrossView, *,
+                 simulate: str | None = None, test_id: str | None = None) -> None:
+        self.controller = controller
+        self.configs = configs
+        self.output = output
+        self.view = view
+        self.simulate = simulate
+        self.test_id = test_id or new_run_id()
+        self._inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._stop_reason: str | None = None
+        self._ended_by: ServerEnd | None = None
+        self._stop_sent: float | None = None
+        self._started_at: float | None = None
+        self._next_sum = 0
+        self._words = ThreadPoolExecutor(max_workers=max(4, len(configs)), thread_name_prefix="jetwise-word")
+        self.hosts: dict[str, _Host] = {}
+
+    def request_stop(self, reason: str = "stopped by the user") -> None:
+        if self._stop_reason is None:
+            self._stop_reason = reason
+
+    def say(self, line: str) -> None:
+        stamp = datetime.now().astimezone().replace(microsecond=0)
+        self._log.write(f"{stamp:%Y-%m-%d %H:%M:%S} -- {line}\n")
+        self._log.flush()
+        self.view.said(line)
+
+    # the run --------------------------------------------------------------------------------------------------
+
+    def run(self) -> AcrossResult:
+        client = self.controller.client
+        assert client is not None
+        make_folders(self.output / HOSTS_FOLDER)
+        self._log = append_text(self.output / TEST_LOG)
+        addresses = self.controller.wait_for(list(self.configs), timeout_s=0)
+        for name, address in addresses.items():
+            self.hosts[name] = _Host(name, address, RunFolderWriter(self.output / HOSTS_FOLDER / name))
+        started = datetime.now(UTC)
+        self.controller.admission.running = True
+        client.subscribe_topic(topic(self.test_id), lambda event: self._inbox.put(event[1]))  # type: ignore[no-untyped-call]
+        try:
+            self.say(f"Test {self.test_id} across {len(self.hosts)} servers: {', '.join(self.hosts)}"
+                     + (f" (simulated: {self.simulate})" if self.simulate else ""))
+            for host in self.hosts.values():
+                host.future = client.submit(
+                    run_part, self.test_id, host.name, self.configs[host.name].model_dump_json(), self.simulate,
+                    resources={host_resource(host.name): 1}, pure=False, retries=0,
+                    key=f"jetwise-part-{self.test_id}-{host.name}")
+            self._loop()
+            self._drain()
+        finally:
+            client.unsubscribe_topic(topic(self.test_id))  # type: ignore[no-untyped-call]
+            self.controller.admission.running = False
+            for host in self.hosts.values():
+                if host.future is not None and not host.future.done():  # type: ignore[no-untyped-call]
+                    host.future.cancel()  # type: ignore[no-untyped-call]
+                host.folder.close()
+            self._words.shutdown(wait=False, cancel_futures=True)
+        try:
+            return self._judged(started)
+        finally:
+            self._log.close()
+
+    def _pending(self) -> list[_Host]:
+        return [h for h in self.hosts.values() if h.lost is None and h.future is not None and not _done(h.future)]
+
+    def _loop(self) -> None:
+        while self._pending():
+            try:
+                self._take(self._inbox.get(timeout=0.1))
+            except queue.Empty:
+                pass
+            now = time.monotonic()
+            if self._stop_reason is not None and self._stop_sent is None:
+                self._stop_all(ServerEnd(host="", why="stopped", detail=self._stop_reason), self._stop_reason)
+            for host in self._pending():
+                if now - host.heard > SILENT_S:
+                    host.lost = f"it said nothing for {SILENT_S:g} s (its agent ended, or its network is cut)"
+                    self.say(f"{host.name} is lost: {host.lost}")
+                    self._stop_all(ServerEnd(host=host.name, why="lost", detail=host.lost),
+                                   f"{host.name} was lost")
+                elif self._stop_sent is not None and now - self._stop_sent > STOP_WAIT_S:
+                    host.lost = f"it did not end its run within {STOP_WAIT_S:g} s of the word to stop"
+                    self.say(f"{host.name} is lost: {host.lost}")
+            self._collect()
+            self._start_when_ready()
+        self._collect()
+
+    def _collect(self) -> None:
+        """Each part whose task ended since: its result, its refusal or its error."""
+        for host in self.hosts.values():
+            if host.future is not None and _done(host.future) and host.result is None and host.refused is None \
+                    and host.lost is None:
+                self._ended(host)
+
+    def _take(self, message: dict[str, Any]) -> None:
+        host = self.hosts.get(str(message.get("host")))
+        if host is None:
+            return
+        host.heard = time.monotonic()
+        if "event" in message:
+            event = from_json_line(message["event"])
+            if isinstance(event, IntervalEvent):
+                event = IntervalEvent(sample=self._aligned(host, event.sample))
+                self._sum(host, event.sample)
+            if isinstance(event, ResultEvent):
+                host.result_event = True
+            try:
+                host.folder(event)
+            except SinkFailedError as exc:
+                self.request_stop(f"the controller cannot keep {host.name}'s samples: {exc.reason}")
+            self.view.host_event(host.name, event)
+        elif message.get("ready"):
+            host.ready, host.offset_s = True, float(message.get("offset_s", 0.0))
+            self.say(f"{host.name}: databases ready (its clock is {host.offset_s * 1000:+.1f} ms from the controller's)")
+
+    def _aligned(self, host: _Host, sample: IntervalSample) -> IntervalSample:
+        """A sample at the controller's time: the server's clock plus its offset."""
+        if sample.time_utc is None or not host.offset_s:
+            return sample
+        return sample.model_copy(update={"time_utc": sample.time_utc + timedelta(seconds=host.offset_s)})
+
+    def _sum(self, host: _Host, sample: IntervalSample) -> None:
+        """Keep `sample` until every server has sent its interval; then show their sum."""
+        host.samples[sample.interval] = sample
+        while True:
+            live = [h for h in self.hosts.values() if h.lost is None and h.refused is None]
+            parts = [h.samples.get(self._next_sum) for h in live]
+            if not live or any(part is None for part in parts):
+                return
+            got = [part for part in parts if part is not None]
+            for h in live:
+                h.samples.pop(self._next_sum, None)
+            first = got[0]
+            times = [part.time_utc for part in got if part.time_utc is not None]
+            self.view.summed(IntervalSample(
+                interval=first.interval, phase=first.phase, time_utc=max(times) if times else None,
+                elapsed_s=first.elapsed_s, duration_s=first.duration_s, remaining_s=first.remaining_s,
+                server=added(part.server for part in got)))
+            self._next_sum += 1
+
+    def _start_when_ready(self) -> None:
+        if self._started_at is not None or self._stop_sent is not None:
+            return
+        if not all(host.ready for host in self.hosts.values()):
+            return
+        at = time.time() + LEAD_S
+        self._started_at = at
+        start = datetime.fromtimestamp(at, UTC).astimezone()
+        self.say(f"Every server's databases are ready: the test starts on all of them at {start:%H:%M:%S.%f}"[:-3])
+        for host in self.hosts.values():
+            self._words.submit(self._tell, host, go, at)
+
+    def _tell(self, host: _Host, function: Callable[..., bool], *args: object) -> None:
+        client = self.controller.client
+        assert client is not None
+        try:
+            client.run(function, self.test_id, *args, workers=[host.address], on_error="return")
+        except Exception:
+            pass
+
+    def _stop_all(self, end: ServerEnd, reason: str) -> None:
+        """Stop every part still running, saying why; the first reason is the test's."""
+        if (self._ended_by is None and end.why != "stopped") or (self._ended_by is None and self._stop_reason is not None):
+            self._ended_by = end
+        if self._stop_sent is not None:
+            return
+        self._stop_sent = time.monotonic()
+        self.say(f"Stopping every server: {end.words}")
+        for host in self._pending():
+            self._words.submit(self._tell, host, stop, reason)
+
+    def _ended(self, host: _Host) -> None:
+        """A part's task ended: its result, its refusal or its error; one that ends before the others stops them."""
+        assert host.future is not None
+        if host.future.status == "error":
+            error = host.future.exception()  # type: ignore[no-untyped-call]
+            host.lost = f"{type(error).__name__}: {error}"
+            self.say(f"{host.name}'s part ended in error: {host.lost}")
+            self._stop_all(ServerEnd(host=host.name, why="failed_part", detail=host.lost), f"{host.name}'s run ended in error")
+            return
+        if host.future.cancelled():  # type: ignore[no-untyped-call]
+            host.lost = "its part was cancelled"
+            return
+        answer = json.loads(host.future.result())
+        if "refused" in answer:
+            host.refused = answer["refused"]
+            detail = "; ".join(f"{where}: {words}" for where, words in answer["refused"])
+            self.say(f"{host.name} refused its part: {detail}")
+            self._stop_all(ServerEnd(host=host.name, why="refused", detail=detail), f"{host.name} refused its part")
+            return
+        host.result = RunResult.model_validate(answer)
+        verdict = host.result.summary
+        self.say(f"{host.name} ended: {verdict.verdict.value.upper()}")
+        if verdict.verdict == Outcome.ABORTED and self._stop_sent is None:
+            detail = "; ".join(verdict.reasons)
+            self._stop_all(ServerEnd(host=host.name, why="aborted_part", detail=detail), f"{host.name}'s run was aborted")
+
+    def _drain(self) -> None:
+        """The parts' last events (they may follow their results); each result kept even if its event was lost."""
+        deadline = time.monotonic() + RESULT_WAIT_S
+        while time.monotonic() < deadline and any(h.result is not None and not h.result_event for h in self.hosts.values()):
+            try:
+                self._take(self._inbox.get(timeout=0.05))
+            except queue.Empty:
+                pass
+        for host in self.hosts.values():
+            if host.result is not None and not host.result_event:
+                write_result(host.result, self.output / HOSTS_FOLDER / host.name)
+
+    def _judged(self, started: datetime) -> AcrossResult:
+        rows = []
+        for host in self.hosts.values():
+            folder = str(self.output / HOSTS_FOLDER / host.name)
+            if host.result is not None:
+                rows.append(ServerRow.of(host.name, host.result, clock_offset_s=host.offset_s, run_folder=folder))
+            else:
+                rows.append(ServerRow(host=host.name, clock_offset_s=host.offset_s, run_folder=folder))
+        first = next(iter(self.configs.values()))
+        result = AcrossResult.judged(test_id=self.test_id, test_type=first.test_type.value, simulated=bool(self.simulate),
+                                     rows=rows, ended_by=self._ended_by, start_utc=started, end_utc=datetime.now(UTC))
+        write_text(self.output / ACROSS_FILE, result.model_dump_json(indent=2) + "\n")
+        self.say(f"Test ends: {result.outcome.value.upper()}" + "".join(f"; {words}" for words in result.reasons))
+        return result

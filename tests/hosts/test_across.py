@@ -1,0 +1,185 @@
+"""One test across three servers (agents in their own processes and data folders on loopback addresses), real I/O,
+through the command line as an engineer runs it: started at one instant once every server's databases are ready,
+judged per server and as a whole, run twice; then the faults — a Stop, a killed agent, a killed controller — each
+ending every server's run within 5 s, every folder keeping its samples, nothing left running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psutil
+import pytest
+
+from engine.hosts.roster import Roster
+from engine.protocol import ExitCode
+from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
+from engine.results.document import read_result, read_samples
+from engine.results.schema import Outcome, RunResult
+from tests.conftest import small_config
+from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, start_agent, stop_all
+
+pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
+STOPPED_WITHIN_S = 5.0
+
+
+class Servers:
+    """A controller's data folder, three enrolled agents' folders, and a configuration file per server."""
+
+    def __init__(self, tmp_path: Path, keys, **timing: float) -> None:
+        self.port = free_port()
+        self.controller = tmp_path / "controller"
+        roster = Roster(self.controller / "hosts", keys)
+        self.data = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{self.port}") for host in HOSTS}
+        self.files = {}
+        for host in HOSTS:  # each server its own databases and paths, as on real servers
+            config = small_config(tmp_path / f"databases-{host}", sample_interval_s=1.0, warmup_s=1.0, **timing)
+            self.files[host] = tmp_path / f"{host}.json"
+            self.files[host].write_text(config.model_dump_json(indent=1), encoding="utf-8")
+        self.agents: dict[str, subprocess.Popen[str]] = {}
+
+    def start_agents(self, *, once: bool) -> None:
+        self.agents = {host: start_agent(self.data[host], host, once=once) for host in HOSTS}
+
+    def run(self, output: Path, *extra: str) -> subprocess.Popen[str]:
+        hosts = ",".join(f"{host}={self.files[host]}" for host in HOSTS)
+        return subprocess.Popen([*JETWISE, "run", str(self.files[HOSTS[0]]), "--hosts", hosts, "--port", str(self.port),
+                                 "--wait", "90s", "--output", str(output), *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, JETWISE_DATA_DIR=str(self.controller)))
+
+    def measuring(self, output: Path) -> tuple[subprocess.Popen[str], list[psutil.Process]]:
+        """A test started and measuring on every server, and the processes its runs started on them."""
+        controller = self.run(output)
+        _until_measuring(controller)
+        return controller, [child for agent in self.agents.values()
+                            for child in psutil.Process(agent.pid).children(recursive=True)]
+
+    def part(self, host: str, test_id: str) -> Path:
+        """A server's own run folder of a test, in its agent's data folder."""
+        return self.data[host] / "agent" / "runs" / test_id
+
+
+def _until_measuring(controller: subprocess.Popen[str]) -> list[str]:
+    """The controller's lines until the first summed measured interval."""
+    assert controller.stderr is not None
+    lines = []
+    for line in controller.stderr:
+        lines.append(line)
+        if "all servers [measure" in line:
+            return lines
+    raise AssertionError("the test ended before it measured:\n" + "".join(lines))
+
+
+def _measured(folder: Path) -> int:
+    return sum(1 for sample in read_samples(folder) if sample.phase == "measure")
+
+
+def test_a_test_across_three_servers_starts_and_ends_together_is_judged_per_server_and_as_a_whole_and_runs_again(
+        tmp_path, keys):
+    servers = Servers(tmp_path, keys, duration_s=4.0)
+    servers.start_agents(once=False)  # the agents serve test after test
+    try:
+        for attempt in ("first", "second"):
+            output = tmp_path / f"{attempt}-test"
+            controller = servers.run(output)
+            _out, err = controller.communicate(timeout=180)
+            assert controller.returncode == ExitCode.PASS, err
+            test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+            assert test.outcome == Outcome.PASS and [row.host for row in test.servers] == HOSTS
+            results = {host: read_result(output / HOSTS_FOLDER / host) for host in HOSTS}
+            for host, result in results.items():
+                own = read_result(servers.part(host, test.test_id))  # the server's own folder, written there
+                assert own == result and result.summary.verdict == Outcome.PASS
+                assert _measured(servers.part(host, test.test_id)) == _measured(output / HOSTS_FOLDER / host) > 0
+            # measured from one instant to one instant on every server (one machine's clock here: offsets near 0)
+            starts = [r.times.collection_start_utc for r in results.values()]
+            ends = [r.times.collection_end_utc for r in results.values()]
+            assert max(starts) - min(starts) < (ends[0] - starts[0]) / 10 and max(ends) - min(ends) < (ends[0] - starts[0]) / 10
+            # the aggregate as the ESRP paper makes it: I/O summed, latency averaged across the servers
+            rows = {row.host: row for row in test.servers}
+            total = test.aggregate
+            assert total.servers == 3
+            assert total.achieved_transactional_iops == pytest.approx(
+                sum(r.summary.achieved_transactional_iops for r in results.values()))
+            assert total.target_transactional_iops == pytest.approx(3 * results[HOSTS[0]].summary.target_transactional_iops)
+            assert total.db_read_avg_latency_ms == pytest.approx(
+                sum(r.summary.db_read_avg_latency_ms for r in results.values()) / 3)
+            assert all(rows[h].log_writes_per_s == results[h].summary.log_writes_per_s for h in HOSTS)
+            assert all(rows[h].clock_offset_s is not None and abs(rows[h].clock_offset_s) < 0.5 for h in HOSTS)
+            log = (output / "test.log").read_text(encoding="utf-8")
+            assert "the test starts on all of them at" in log and "Test ends: PASS" in log
+            assert "Individual server metrics" in err and "Aggregate across all servers" in err
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def _aborted_within(result: RunResult, moment: datetime, words: str) -> None:
+    assert result.summary.verdict == Outcome.ABORTED and words in result.summary.reasons[0], result.summary.reasons
+    assert result.times.test_end_utc is not None
+    assert (result.times.test_end_utc - moment).total_seconds() < STOPPED_WITHIN_S
+
+
+def test_a_killed_agent_stops_every_other_server_within_5_s_and_a_stop_stops_all(tmp_path, keys):
+    servers = Servers(tmp_path, keys, duration_s=120.0)
+    servers.start_agents(once=True)
+    try:
+        output = tmp_path / "killed-agent"
+        controller, workers = servers.measuring(output)
+        killed = HOSTS[1]
+        servers.agents[killed].kill()
+        moment = datetime.now(UTC)
+        controller.communicate(timeout=60)
+        assert controller.returncode == ExitCode.ABORTED
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.outcome == Outcome.ABORTED and test.ended_by is not None
+        assert (test.ended_by.host, test.ended_by.why) == (killed, "lost")
+        rows = {row.host: row for row in test.servers}
+        assert rows[killed].outcome is None  # it gave no result
+        for host in HOSTS:
+            assert _measured(output / HOSTS_FOLDER / host) > 0  # every copy keeps what came
+            if host != killed:
+                _aborted_within(read_result(servers.part(host, test.test_id)), moment, f"{killed} was lost")
+                assert servers.agents[host].wait(timeout=30) == 0  # --once: the test over, the agent ends
+        assert _measured(servers.part(killed, test.test_id)) > 0  # the killed server's own samples stay on it
+        psutil.wait_procs(workers, timeout=15)
+        assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]  # nothing left running
+
+        # a Stop (Ctrl-C at the controller) stops every server; the next test runs
+        servers.start_agents(once=True)
+        output = tmp_path / "stopped"
+        controller, _workers = servers.measuring(output)
+        controller.send_signal(signal.SIGINT)
+        moment = datetime.now(UTC)
+        controller.communicate(timeout=60)
+        assert controller.returncode == ExitCode.ABORTED
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.ended_by is not None and test.ended_by.why == "stopped"
+        for host in HOSTS:
+            _aborted_within(read_result(output / HOSTS_FOLDER / host), moment, "stopped by the user (Ctrl-C)")
+            assert servers.agents[host].wait(timeout=30) == 0
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def test_a_killed_controller_ends_every_server_s_run_within_5_s(tmp_path, keys):
+    servers = Servers(tmp_path, keys, duration_s=120.0)
+    servers.start_agents(once=True)
+    try:
+        output = tmp_path / "killed-controller"
+        controller, workers = servers.measuring(output)
+        test_id = next((servers.data[HOSTS[0]] / "agent" / "runs").iterdir()).name
+        controller.kill()
+        moment = datetime.now(UTC)
+        controller.wait()
+        for host in HOSTS:
+            assert servers.agents[host].wait(timeout=60) == 0  # a lost controller ends the test, and --once the agent
+            _aborted_within(read_result(servers.part(host, test_id)), moment, "controller")
+            assert _measured(servers.part(host, test_id)) > 0
+        psutil.wait_procs(workers, timeout=15)
+        assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        stop_all(list(servers.agents.values()))
