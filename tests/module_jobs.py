@@ -142,6 +142,7 @@ JOBS: dict[str, dict[str, str]] = {
         "scan.py": "A Database Checksum or Database Backup run in the report",
         "series.py": "Reducing long sample series for drawing, without losing a spike",
         "suite.py": "An ESRP suite's combined report",
+        "across.py": "A test across servers' combined report: the ESRP paper's server tables, then each server's",
         "sweep.py": "A load sweep in the report",
     },
     "app": {

@@ -29,6 +29,8 @@ from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEve
 from engine.results.across_schema import AcrossResult
 from engine.results.schema import IntervalSample
 from engine.store.paths import hosts_folder
+from reporting.across import write_across_report
+from reporting.bundle import ReportError
 
 
 def host_files(spec: str) -> dict[str, Path | None]:
@@ -126,6 +128,10 @@ def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     _print_tables(result)
+    try:
+        print(f"Combined report: {write_across_report(output)} (a PDF: jetwise report {output} --pdf FILE)", file=sys.stderr)
+    except (ReportError, OSError) as exc:
+        print(f"note: the combined report was not written: {exc}", file=sys.stderr)
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     print(f"Results: {output}", file=sys.stderr)

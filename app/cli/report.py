@@ -2,9 +2,10 @@
 suite, headless; with --jetstress, the run's result files in Jetstress's layout (written at a run's end too), for a
 killed run as well.
 
-RUN is a run id (or its first or last characters, when they name one run alone), a run folder, or a suite's folder
+RUN is a run id (or its first or last characters, when they name one run alone), a run folder, a suite's folder
 (one `jetwise suite` wrote, with its suite.json): a suite's report is the combined one, its summary then each stage's
-report, and its CSV holds every stage's rows.
+report, and its CSV holds every stage's rows; or a test across servers' folder (`jetwise run --hosts`, with its
+test.json): the ESRP paper's Individual Server Metrics and Aggregate Across All Servers, then each server's report.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from app.system_libraries import missing_library_words
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import make_folders, write_text
 from engine.protocol import ExitCode
+from engine.results.across_schema import HOSTS_FOLDER
 from engine.results.document import RUN_FILES
 from engine.results.sample_file import SAMPLES_DB
 from engine.run.suite import SUITE_FILE
 from engine.store.sqlite import Store, StoreError
+from reporting.across import AcrossBundle, across_pdf_charts, is_across_folder, load_across, render_across_html
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv, write_stages_csv
 from reporting.document import render_html
@@ -48,8 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     named_html = not (args.html or args.pdf or args.csv or args.jetstress)
     suite = is_suite_folder(Path(args.run))
+    across = is_across_folder(Path(args.run))
     store: Store | None = None
-    if not suite:  # a suite's report reads its folder alone
+    if not suite and not across:  # a suite's report, and a test across servers', read their folders alone
         try:
             store = context.store
         except StoreError:
@@ -62,15 +66,23 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.jetstress is not None:
         _jetstress_folder(args.jetstress)
     try:
-        report = load_suite(Path(args.run)) if suite else load_run(args.run, store)
+        report: RunBundle | SuiteBundle | AcrossBundle
+        if suite:
+            report = load_suite(Path(args.run))
+        elif across:
+            report = load_across(Path(args.run))
+        else:
+            report = load_run(args.run, store)
     except ReportError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     _outputs_apart(args, report.folder)
     if named_html:  # the run folder's name, or the run's whole id when part of it was typed
-        name = Path(args.run).name if isinstance(report, SuiteBundle) or Path(args.run).is_dir() else report.result.run_id
+        name = Path(args.run).name if not isinstance(report, RunBundle) or Path(args.run).is_dir() else report.result.run_id
         args.html = Path(f"jetwise-report-{name}.html")
     try:
+        if isinstance(report, AcrossBundle):
+            return _write_across(args, report)
         return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
@@ -162,6 +174,26 @@ def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
         print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     if args.jetstress:
         return _jetstress(args.jetstress, [bundle for _, _, bundle in suite.runs])
+    return ExitCode.PASS
+
+
+def _write_across(args: argparse.Namespace, test: AcrossBundle) -> int:
+    if args.html:
+        write_text(args.html, render_across_html(test))
+        print(f"HTML report of the test across servers: {args.html}", file=sys.stderr)
+    runs = [(number, f"{HOSTS_FOLDER}/{host}", run) for number, (host, run) in enumerate(test.servers, 1) if run is not None]
+    if args.csv:
+        rows = write_stages_csv(runs, args.csv)
+        print(f"CSV samples: {args.csv} ({rows} rows of {len(runs)} server(s), each row naming its server's folder)", file=sys.stderr)
+    if args.pdf:
+        _gui()
+        from ui.printing import write_html_pdf
+
+        pages = write_html_pdf(render_across_html(test, for_print=True), across_pdf_charts(test), args.pdf, args.page_size,
+                               title=test.title, document_title=test.document_title, ended_utc=test.ended_utc)
+        print(f"PDF report of the test across servers: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
+    if args.jetstress:
+        return _jetstress(args.jetstress, [run for _, _, run in runs])
     return ExitCode.PASS
 
 

@@ -128,6 +128,8 @@ class AcrossResult(Schema):
         for row in self.servers:
             if row.outcome == Outcome.FAIL:
                 said.append(f"{row.host} failed: " + "; ".join(row.reasons))
+            elif row.outcome is None and (self.ended_by is None or self.ended_by.host != row.host):
+                said.append(f"{row.host} gave no result")
         return said
 
     @classmethod

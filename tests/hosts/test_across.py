@@ -20,7 +20,7 @@ from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome, RunResult
 from tests.conftest import small_config
-from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, start_agent, stop_all
+from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
 
 pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
 STOPPED_WITHIN_S = 5.0
@@ -113,6 +113,9 @@ def test_a_test_across_three_servers_starts_and_ends_together_is_judged_per_serv
             log = (output / "test.log").read_text(encoding="utf-8")
             assert "the test starts on all of them at" in log and "Test ends: PASS" in log
             assert "Individual server metrics" in err and "Aggregate across all servers" in err
+            report = (output / "report.html").read_text(encoding="utf-8")  # the combined report, left in the folder
+            assert all(words in report for words in ("Individual Server Metrics", "Aggregate Performance Across All "
+                                                     "Servers Metrics", *(f"Server {host}" for host in HOSTS)))
     finally:
         stop_all(list(servers.agents.values()))
 
@@ -145,6 +148,12 @@ def test_a_killed_agent_stops_every_other_server_within_5_s_and_a_stop_stops_all
                 _aborted_within(read_result(servers.part(host, test.test_id)), moment, f"{killed} was lost")
                 assert servers.agents[host].wait(timeout=30) == 0  # --once: the test over, the agent ends
         assert _measured(servers.part(killed, test.test_id)) > 0  # the killed server's own samples stay on it
+        printed = jetwise(servers.controller, "report", str(output), "--pdf", str(tmp_path / "killed.pdf"))
+        assert printed.returncode == 0, printed.stderr
+        text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "killed.pdf"), "-"], capture_output=True, text=True,
+                              check=True).stdout
+        assert f"{killed} was lost" in text and "Aggregate Performance Across All Servers Metrics" in text
+        assert f"Server {killed}" in text and "2 of 3 servers gave a result" in text  # its copy: what reached the controller
         psutil.wait_procs(workers, timeout=15)
         assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]  # nothing left running
 
