@@ -54,6 +54,12 @@ class AcrossBundle:
     def ended_utc(self) -> datetime | None:
         return self.result.end_utc
 
+    @property
+    def runs(self) -> list[tuple[int, str, RunBundle]]:
+        """The servers that have a run: number, its folder in the test's and its run."""
+        return [(number, f"{HOSTS_FOLDER}/{host}", run) for number, (host, run) in enumerate(self.servers, 1)
+                if run is not None]
+
 
 def is_across_folder(path: Path) -> bool:
     """The folder holds a test across servers (`test.json`, readable or not: reading it says what is wrong)."""

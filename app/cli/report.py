@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from app.cli.options import file_to_write, path_type
@@ -21,7 +22,6 @@ from app.system_libraries import missing_library_words
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import make_folders, write_text
 from engine.protocol import ExitCode
-from engine.results.across_schema import HOSTS_FOLDER
 from engine.results.document import RUN_FILES
 from engine.results.sample_file import SAMPLES_DB
 from engine.run.suite import SUITE_FILE
@@ -158,42 +158,33 @@ def _jetstress(folder: Path, bundles: list[RunBundle]) -> int:
 
 
 def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
-    if args.html:
-        write_text(args.html, render_suite_html(suite))
-        print(f"HTML report of the ESRP suite: {args.html}", file=sys.stderr)
-    if args.csv:
-        rows = write_stages_csv(suite.runs, args.csv)
-        print(f"CSV samples: {args.csv} ({rows} rows of {len(suite.runs)} stage(s), each row naming its stage)",
-              file=sys.stderr)
-    if args.pdf:
-        _gui()
-        from ui.printing import write_html_pdf
-
-        pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
-                               title=suite.title, document_title=suite.document_title, ended_utc=suite.ended_utc)
-        print(f"PDF report of the ESRP suite: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
-    if args.jetstress:
-        return _jetstress(args.jetstress, [bundle for _, _, bundle in suite.runs])
-    return ExitCode.PASS
+    return _write_combined(args, suite, "the ESRP suite", "stage(s), each row naming its stage",
+                           lambda for_print: render_suite_html(suite, for_print=for_print), suite_charts(suite))
 
 
 def _write_across(args: argparse.Namespace, test: AcrossBundle) -> int:
+    return _write_combined(args, test, "the test across servers", "server(s), each row naming its server's folder",
+                           lambda for_print: render_across_html(test, for_print=for_print), across_pdf_charts(test))
+
+
+def _write_combined(args: argparse.Namespace, report: SuiteBundle | AcrossBundle, what: str, rows_are: str,
+                    render: Callable[[bool], str], charts: dict[str, str]) -> int:
+    """A report of several runs in one: a suite's stages, or a test's servers."""
     if args.html:
-        write_text(args.html, render_across_html(test))
-        print(f"HTML report of the test across servers: {args.html}", file=sys.stderr)
-    runs = [(number, f"{HOSTS_FOLDER}/{host}", run) for number, (host, run) in enumerate(test.servers, 1) if run is not None]
+        write_text(args.html, render(False))
+        print(f"HTML report of {what}: {args.html}", file=sys.stderr)
     if args.csv:
-        rows = write_stages_csv(runs, args.csv)
-        print(f"CSV samples: {args.csv} ({rows} rows of {len(runs)} server(s), each row naming its server's folder)", file=sys.stderr)
+        rows = write_stages_csv(report.runs, args.csv)
+        print(f"CSV samples: {args.csv} ({rows} rows of {len(report.runs)} {rows_are})", file=sys.stderr)
     if args.pdf:
         _gui()
         from ui.printing import write_html_pdf
 
-        pages = write_html_pdf(render_across_html(test, for_print=True), across_pdf_charts(test), args.pdf, args.page_size,
-                               title=test.title, document_title=test.document_title, ended_utc=test.ended_utc)
-        print(f"PDF report of the test across servers: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
+        pages = write_html_pdf(render(True), charts, args.pdf, args.page_size, title=report.title,
+                               document_title=report.document_title, ended_utc=report.ended_utc)
+        print(f"PDF report of {what}: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     if args.jetstress:
-        return _jetstress(args.jetstress, [run for _, _, run in runs])
+        return _jetstress(args.jetstress, [bundle for _, _, bundle in report.runs])
     return ExitCode.PASS
 
 
