@@ -46,7 +46,7 @@ from engine.run.sinks import RunFolderWriter, SinkFailedError
 LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
 SILENT_S = 3.0  # a server that has said nothing for this long is lost (killed, its network cut): the test stops
 STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
-RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long they get to arrive
+RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
 TEST_LOG = "test.log"  # the controller's own lines, beside each server's
 
 # What may differ between servers' configurations, and what must be the test's own (one start, one end, one verdict
@@ -142,7 +142,7 @@ class TestAcross:
             self.hosts[name] = _Host(name, address, RunFolderWriter(self.output / HOSTS_FOLDER / name))
         started = datetime.now(UTC)
         self.controller.admission.running = True
-        client.subscribe_topic(topic(self.test_id), lambda event: self._inbox.put(event[1]))  # type: ignore[no-untyped-call]
+        client.subscribe_topic(topic(self.test_id), self._arrived)  # type: ignore[no-untyped-call]
         try:
             self.say(f"Test {self.test_id} across {len(self.hosts)} servers: {', '.join(self.hosts)}"
                      + (f" (simulated: {self.simulate})" if self.simulate else ""))
@@ -165,6 +165,15 @@ class TestAcross:
             return self._judged(started)
         finally:
             self._log.close()
+
+    def _arrived(self, event: tuple[float, dict[str, Any]]) -> None:
+        """A part's message, as it arrives (the client's thread): the server is heard now, however long the message
+        then waits to be handled."""
+        message = event[1]
+        host = self.hosts.get(str(message.get("host")))
+        if host is not None:
+            host.heard = time.monotonic()
+        self._inbox.put(message)
 
     def _pending(self) -> list[_Host]:
         return [h for h in self.hosts.values() if h.lost is None and h.future is not None and not _done(h.future)]
@@ -202,7 +211,6 @@ class TestAcross:
         host = self.hosts.get(str(message.get("host")))
         if host is None:
             return
-        host.heard = time.monotonic()
         if "event" in message:
             event = from_json_line(message["event"])
             if isinstance(event, IntervalEvent):
@@ -302,13 +310,14 @@ class TestAcross:
             self._stop_all(ServerEnd(host=host.name, why="aborted_part", detail=detail), f"{host.name}'s run was aborted")
 
     def _drain(self) -> None:
-        """The parts' last events (they may follow their results); each result kept even if its event was lost."""
-        deadline = time.monotonic() + RESULT_WAIT_S
-        while time.monotonic() < deadline and any(h.result is not None and not h.result_event for h in self.hosts.values()):
+        """Every message that arrived is handled, and each part's last events (they may follow its result) get
+        `RESULT_WAIT_S` of quiet to arrive; a result whose event never came is kept from the task."""
+        while any(h.result is not None and not h.result_event for h in self.hosts.values()) or not self._inbox.empty():
             try:
                 self._take(self._inbox.get(timeout=0.05))
             except queue.Empty:
-                pass
+                if time.monotonic() - max(h.heard for h in self.hosts.values()) > RESULT_WAIT_S:
+                    break
         for host in self.hosts.values():
             if host.result is not None and not host.result_event:
                 write_result(host.result, self.output / HOSTS_FOLDER / host.name)

@@ -30,13 +30,14 @@ class Servers:
     """A controller's data folder, three enrolled agents' folders, and a configuration file per server."""
 
     def __init__(self, tmp_path: Path, keys, **timing: float) -> None:
+        timing = {"warmup_s": 1.0, **timing}
         self.port = free_port()
         self.controller = tmp_path / "controller"
         roster = Roster(self.controller / "hosts", keys)
         self.data = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{self.port}") for host in HOSTS}
         self.files = {}
         for host in HOSTS:  # each server its own databases and paths, as on real servers
-            config = small_config(tmp_path / f"databases-{host}", sample_interval_s=1.0, warmup_s=1.0, **timing)
+            config = small_config(tmp_path / f"databases-{host}", sample_interval_s=1.0, **timing)
             self.files[host] = tmp_path / f"{host}.json"
             self.files[host].write_text(config.model_dump_json(indent=1), encoding="utf-8")
         self.agents: dict[str, subprocess.Popen[str]] = {}
@@ -190,5 +191,22 @@ def test_a_killed_controller_ends_every_server_s_run_within_5_s(tmp_path, keys):
             assert _measured(servers.part(host, test_id)) > 0
         psutil.wait_procs(workers, timeout=15)
         assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def test_every_sample_of_a_simulated_flood_reaches_the_controller_and_no_busy_server_counts_as_lost(tmp_path, keys):
+    """Simulated servers send a long test's samples as fast as the model makes them (virtual time): the controller
+    falls behind, and still keeps every sample and hears every server while its messages wait to be handled."""
+    servers = Servers(tmp_path, keys, duration_s=7200.0, warmup_s=0.0, databases=12)
+    servers.start_agents(once=True)
+    try:
+        output = tmp_path / "flood"
+        controller = servers.run(output, "--simulate", "sas-8x10k")
+        _out, err = controller.communicate(timeout=300)
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.ended_by is None and all(row.outcome is not None for row in test.servers), err  # none lost
+        for host in HOSTS:
+            assert len(read_samples(output / HOSTS_FOLDER / host)) == len(read_samples(servers.part(host, test.test_id))) == 7200
     finally:
         stop_all(list(servers.agents.values()))
