@@ -280,8 +280,9 @@ class TestAcross:
             return
         self._stop_sent = time.monotonic()
         self.say(f"Stopping every server: {end.words}")
-        for host in self._pending():
-            self._words.submit(self._tell, host, stop, reason)
+        for host in self.hosts.values():  # a lost one too: it may only be cut off, and hear it when it is back
+            if host.future is not None and not _done(host.future):
+                self._words.submit(self._tell, host, stop, reason)
 
     def _ended(self, host: _Host) -> None:
         """A part's task ended: its result, its refusal or its error; one that ends before the others stops them."""

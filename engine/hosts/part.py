@@ -28,6 +28,7 @@ from engine.run.simulation import PROFILES, runner_for
 
 BEAT_S = 0.5  # how often a part says it is alive, and asks whether its controller is
 LOST_S = 3.0  # a controller that has not answered for this long is lost: the part stops
+ASK_TIMEOUT_S = 10.0  # a question to the controller unanswered this long is given up (others are asked meanwhile)
 RUNS_FOLDER = "runs"  # in the agent's data folder: a folder per test, named by its id
 _RUNS: list[Path] = [Path.cwd() / RUNS_FOLDER]  # this agent's (`keep_runs_in`)
 
@@ -48,6 +49,7 @@ class Part:
         self._go_at: float | None = None  # the start instant, in the controller's time.time()
         self._stop: str | None = None
         self._ended = threading.Event()
+        self._answered = time.monotonic()  # when the controller last answered a question
         self.stop_reason: str | None = None
 
     # what the controller says (`go`, `stop`, run on the worker by client.run) -----------------------------------
@@ -84,8 +86,9 @@ class Part:
         self.say({"event": to_json_line(event)})
 
     def watch(self, request_stop: Any) -> None:
-        """Until the run ends: beat, and stop the run when the controller says so or is lost."""
-        answered = time.monotonic()
+        """Until the run ends: beat, and stop the run when the controller says so or is lost (none of the questions
+        asked every beat answered for `LOST_S`: however long one takes, a controller that answers any is there)."""
+        self._answered = time.monotonic()
         while not self._ended.wait(BEAT_S):
             if self.stop_reason is not None:
                 request_stop(self.stop_reason)
@@ -93,21 +96,20 @@ class Part:
                 request_stop("the controller closed the test or its connection was lost")
                 continue
             self.say({"beat": time.time()})
-            if self._controller_answers():
-                answered = time.monotonic()
-            elif time.monotonic() - answered > LOST_S:
+            self._ask_controller()
+            if time.monotonic() - self._answered > LOST_S:
                 request_stop(f"the controller was lost (no answer for {LOST_S:g} s)")
 
-    def _controller_answers(self) -> bool:
-        async def ask() -> object:
-            return await asyncio.wait_for(self.worker.scheduler.identity(), BEAT_S * 2)
+    def _ask_controller(self) -> None:
+        """Ask the controller who it is, without waiting: its answer, when it comes, is noted."""
+        async def ask() -> None:
+            try:
+                await asyncio.wait_for(self.worker.scheduler.identity(), ASK_TIMEOUT_S)
+            except Exception:  # a timeout, a closed connection: this question goes unanswered
+                return
+            self._answered = time.monotonic()
 
-        try:
-            loop = self.worker.loop.asyncio_loop  # type: ignore[attr-defined]
-            asyncio.run_coroutine_threadsafe(ask(), loop).result(timeout=BEAT_S * 3)
-            return True
-        except Exception:  # a timeout, a closed connection: the controller did not answer
-            return False
+        asyncio.run_coroutine_threadsafe(ask(), self.worker.loop.asyncio_loop)  # type: ignore[attr-defined]
 
     def ended(self) -> None:
         self._ended.set()

@@ -6,8 +6,11 @@ ending every server's run within 5 s, every folder keeping its samples, nothing 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
+import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, sta
 
 pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
 STOPPED_WITHIN_S = 5.0
+ROOT = Path(__file__).parents[2]
 
 
 class Servers:
@@ -210,3 +214,97 @@ def test_every_sample_of_a_simulated_flood_reaches_the_controller_and_no_busy_se
             assert len(read_samples(output / HOSTS_FOLDER / host)) == len(read_samples(servers.part(host, test.test_id))) == 7200
     finally:
         stop_all(list(servers.agents.values()))
+
+
+def _result_of(folder: Path, within_s: float = 60.0) -> RunResult:
+    """A server's result once its run has written it (a run stopping on its own, with nothing to wait on)."""
+    deadline = time.monotonic() + within_s
+    while not (folder / "result.json").exists():
+        assert time.monotonic() < deadline, f"no result in {folder}"
+        time.sleep(0.1)
+    return read_result(folder)
+
+
+def test_a_cut_network_stops_every_server_within_5_s_from_either_side(tmp_path, keys):
+    """A frozen process sends nothing and resets nothing: to the other side it is a cut network. A server cut off:
+    the controller hears nothing, stops every other server and names it; back, it stops too. The controller cut off:
+    every server's part hears no answer and stops on its own."""
+    servers = Servers(tmp_path, keys, duration_s=120.0)
+    servers.start_agents(once=True)
+    try:
+        output = tmp_path / "cut-server"
+        controller, workers = servers.measuring(output)
+        cut = HOSTS[2]
+        os.kill(servers.agents[cut].pid, signal.SIGSTOP)
+        moment = datetime.now(UTC)
+        controller.communicate(timeout=60)
+        assert controller.returncode == ExitCode.ABORTED
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.ended_by is not None and (test.ended_by.host, test.ended_by.why) == (cut, "lost")
+        for host in HOSTS[:2]:
+            _aborted_within(read_result(servers.part(host, test.test_id)), moment, f"{cut} was lost")
+        os.kill(servers.agents[cut].pid, signal.SIGCONT)  # back: its controller is gone, so its part stops
+        back = _result_of(servers.part(cut, test.test_id))
+        assert back.summary.verdict == Outcome.ABORTED and _measured(servers.part(cut, test.test_id)) > 0
+        for agent in servers.agents.values():
+            assert agent.wait(timeout=30) == 0
+        psutil.wait_procs(workers, timeout=15)
+        assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+
+        servers.start_agents(once=True)
+        output = tmp_path / "cut-controller"
+        controller, workers = servers.measuring(output)
+        test_id = next(p.name for p in (servers.data[HOSTS[0]] / "agent" / "runs").iterdir() if p.name != test.test_id)
+        controller.send_signal(signal.SIGSTOP)
+        moment = datetime.now(UTC)
+        for host in HOSTS:
+            _aborted_within(_result_of(servers.part(host, test_id)), moment, "the controller was lost")
+        controller.kill()
+        controller.wait()
+        for agent in servers.agents.values():
+            assert agent.wait(timeout=60) == 0
+        psutil.wait_procs(workers, timeout=15)
+        assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        for agent in servers.agents.values():
+            if agent.poll() is None:
+                agent.send_signal(signal.SIGCONT)
+        stop_all(list(servers.agents.values()))
+
+
+def _mounts_as_root() -> bool:
+    if sys.platform != "linux" or shutil.which("unshare") is None or os.geteuid() != 0:
+        return False
+    return subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _mounts_as_root(), reason="needs root for a private mount namespace (unshare -m) that still "
+                                                  "sees the kernel key store the agent's key is in")
+def test_a_server_whose_disk_fills_stops_every_other_within_5_s_and_the_test_names_it(tmp_path, keys):
+    servers = Servers(tmp_path, keys, duration_s=120.0)
+    full = HOSTS[0]
+    servers.agents = {host: start_agent(servers.data[host], host) for host in HOSTS[1:]}
+    runs, copy = servers.data[full] / "agent" / "runs", tmp_path / "full-copy"
+    filled = subprocess.Popen(["unshare", "-m", sys.executable, "-m", "tests.hosts.full_agent", str(runs), "4m", full,
+                               str(copy)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, JETWISE_DATA_DIR=str(servers.data[full])), cwd=ROOT)
+    try:
+        output = tmp_path / "disk-full"
+        controller = servers.run(output)
+        _out, err = controller.communicate(timeout=180)
+        said, _ = filled.communicate(timeout=120)
+        assert said.strip() == "0", said  # the agent ended on its own, cleanly
+        assert controller.returncode == ExitCode.ABORTED, err
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.ended_by is not None and (test.ended_by.host, test.ended_by.why) == (full, "aborted_part")
+        own = copy / test.test_id
+        ended = read_result(own)  # on the full volume: its reserve kept room for the aborted result
+        assert ended.summary.verdict == Outcome.ABORTED and "No space left on device" in ended.summary.reasons[0]
+        assert "No space left on device" in test.ended_by.detail and len(read_samples(own)) >= 2
+        assert ended.times.test_end_utc is not None
+        for host in HOSTS[1:]:
+            _aborted_within(read_result(servers.part(host, test.test_id)), ended.times.test_end_utc,
+                            f"{full}'s run was aborted")
+            assert servers.agents[host].wait(timeout=30) == 0
+    finally:
+        stop_all([*servers.agents.values(), filled])
