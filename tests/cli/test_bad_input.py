@@ -396,6 +396,11 @@ CASES = [
     case("agent", "--enrol", "{config}", "--code", "X", says="is not an enrolment bundle (a .jwenrol file the controller wrote)"),
     case("agent", "--enrol", "", says="--enrol: the path is empty"),
     case("agent", "--enrol", "{tmp}/mbx1.jwenrol", says="give the bundle's one-time code with --code"),
+    case("run", "{config}", "--hosts", ",", says="--hosts: name at least one server: HOST[=FILE],..."),
+    case("run", "{config}", "--hosts", "mbx1,mbx1", says="'mbx1': give each server once, as HOST or HOST=FILE"),
+    case("run", "--quick", "--hosts", "mbx1", says="--hosts runs CONFIG.json across servers; --quick runs on this server"),
+    case("run", "{config}", "--hosts", "mbx1", says="--hosts: no server enrolled: jetwise hosts add HOST"),
+    case("run", "{config}", "--hosts", "mbx1={tmp}/missing.json", says="--hosts mbx1={tmp}/missing.json: its configuration cannot be used"),
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
     case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),
