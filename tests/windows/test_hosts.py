@@ -11,11 +11,16 @@ import time
 import pytest
 from distributed import metrics
 
+from engine.hosts.across import TestAcross
 from engine.hosts.agent import host_resource, serve, wait_for_controller
 from engine.hosts.controller import Controller
 from engine.hosts.keys import KeyStore
 from engine.hosts.membership import enrol
 from engine.hosts.roster import Roster
+from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER
+from engine.results.document import read_result, read_samples
+from engine.results.schema import Outcome
+from tests.conftest import small_config
 from tests.hosts.conftest import key_names
 from tests.windows import under_wine, windows_only
 
@@ -56,8 +61,8 @@ def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_creden
             assert not enrolled.bundle.exists()
             identity = membership.identity(keys)  # read back from Credential Manager
             wait_for_controller(membership, identity, on_waiting=lambda _words: None)
-            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, tmp_path / "runs",
-                                                                                      listen="127.0.0.2")),
+            runs = tmp_path / "runs"
+            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, listen="127.0.0.2")),
                                      daemon=True)
             agent.start()
             assert list(controller.wait_for(["127.0.0.2"], timeout_s=60)) == ["127.0.0.2"]
@@ -66,6 +71,50 @@ def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_creden
             assert client.submit(os.getpid, resources={host_resource("127.0.0.2"): 1}, pure=False).result(30) == os.getpid()
         agent.join(timeout=30)
         assert not agent.is_alive()  # the controller closed the test: the agent's worker ended
+    finally:
+        for data in (tmp_path / "controller", tmp_path / "server"):
+            for name in key_names(data):
+                keys.remove(name)
+
+
+class _Quiet:
+    """A front end of a test across servers that shows nothing."""
+
+    def host_event(self, _host: str, _event: object) -> None:
+        pass
+
+    def summed(self, _sample: object) -> None:
+        pass
+
+    def said(self, _line: str) -> None:
+        pass
+
+
+def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tmp_path):
+    """The agent's part on Windows: today's run (its worker processes, in the Windows job object, unbuffered I/O on
+    real files) inside a Dask task, waiting at the start gate for the controller's instant, its samples streamed back,
+    judged per server and as a whole."""
+    keys = KeyStore()
+    roster = Roster(tmp_path / "controller" / "hosts", keys)
+    try:
+        with Controller(roster, host="127.0.0.1", port=0) as controller:
+            enrolled = roster.add("127.0.0.2", controller.address, tmp_path)
+            membership = enrol(enrolled.bundle, enrolled.code, tmp_path / "server" / "agent", keys)
+            identity = membership.identity(keys)
+            runs = tmp_path / "server" / "runs"
+            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, listen="127.0.0.2")),
+                                     daemon=True)
+            agent.start()
+            controller.wait_for(["127.0.0.2"], timeout_s=60)
+            config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
+            test = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", _Quiet())
+            result = test.run()
+        agent.join(timeout=30)
+        assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
+        own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
+        assert read_result(own) == read_result(copy)
+        assert len(read_samples(own)) == len(read_samples(copy)) >= 4  # a warm-up second and three measured
+        assert (tmp_path / "test" / ACROSS_FILE).is_file()
     finally:
         for data in (tmp_path / "controller", tmp_path / "server"):
             for name in key_names(data):
