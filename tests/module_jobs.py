@@ -188,6 +188,7 @@ JOBS: dict[str, dict[str, str]] = {
         "controllers/suite_runs.py": "An ESRP suite run from the window",
         "controllers/wizard_services.py": "The wizard's services on the real store and the real machine",
         "help.py": "Help → Where Jetwise keeps things",
+        "servers.py": "File → Servers…: enrol, remove and check the servers of a test",
         "printing.py": "The report on paper",
         "recovery.py": "How the window words a Soft Recovery test",
         "scans.py": "How the window words the test types",

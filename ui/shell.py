@@ -35,6 +35,7 @@ from ui.controllers.runs import RunController
 from ui.controllers.sessions import SessionActions
 from ui.controllers.wizard_services import StoreServices
 from ui.help import show_places
+from ui.servers import ServersDialog
 from ui.suite import SuiteSummary
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
@@ -146,6 +147,10 @@ class MainWindow(QMainWindow):
         clean.triggered.connect(lambda: self.statusBar().showMessage(
             delete_test_files(self, self.runs.config or self.state.config(), self.runs.running)))
         file_menu.addAction(clean)
+        servers = QAction("Se&rvers…", self)
+        servers.setToolTip("The servers a test across servers runs on: add, remove, check their connections")
+        servers.triggered.connect(self.show_servers)
+        file_menu.addAction(servers)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -163,6 +168,12 @@ class MainWindow(QMainWindow):
         about = QAction("&About Jetwise", self)
         about.triggered.connect(self.about)
         help_menu.addAction(about)
+
+    def show_servers(self) -> ServersDialog:
+        """The servers of a test across servers, shown without blocking the window."""
+        dialog = ServersDialog(self)
+        dialog.open()
+        return dialog
 
     def about(self) -> None:
         QMessageBox.about(

@@ -107,19 +107,25 @@ class Controller:
         info: dict[str, Any] = self.client.scheduler_info(n_workers=-1)["workers"]
         return {str(worker.get("name")): address for address, worker in info.items()}
 
-    def wait_for(self, hosts: list[str], timeout_s: float) -> dict[str, str]:
-        """Every host's agent, once each has connected; `HostsMissingError` naming those that did not."""
+    def connected_within(self, hosts: list[str], timeout_s: float) -> dict[str, str]:
+        """The hosts whose agents connected within `timeout_s` (all of them as soon as they have), with their
+        addresses."""
         deadline = time.monotonic() + timeout_s
         while True:
             connected = self.agents()
-            missing = [host for host in hosts if host not in connected]
-            if not missing:
-                return {host: connected[host] for host in hosts}
-            if time.monotonic() >= deadline:
-                said = "; ".join(r.words for r in self.refusals)
-                raise HostsMissingError(f"no agent connected for {', '.join(missing)} within {timeout_s:g} s"
-                                   + (f" ({said})" if said else ""))
+            if all(host in connected for host in hosts) or time.monotonic() >= deadline:
+                return {host: connected[host] for host in hosts if host in connected}
             time.sleep(0.2)
+
+    def wait_for(self, hosts: list[str], timeout_s: float) -> dict[str, str]:
+        """Every host's agent, once each has connected; `HostsMissingError` naming those that did not."""
+        connected = self.connected_within(hosts, timeout_s)
+        missing = [host for host in hosts if host not in connected]
+        if missing:
+            said = "; ".join(r.words for r in self.refusals)
+            raise HostsMissingError(f"no agent connected for {', '.join(missing)} within {timeout_s:g} s"
+                                    + (f" ({said})" if said else ""))
+        return connected
 
     def __exit__(self, *_exc: object) -> None:
         if self.client is not None:

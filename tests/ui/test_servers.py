@@ -1,0 +1,79 @@
+"""File → Servers…: add a server (its bundle, code and fingerprint), check the connections with an agent really
+started, remove it; every failure said in the dialog, never raised."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from engine.hosts.keys import KeyStore
+from engine.hosts.roster import Roster
+from engine.store.paths import hosts_folder
+from tests.hosts.agents import enrolled, free_port, jetwise, start_agent, stop_all
+from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
+from tests.ui.conftest import open_window
+from ui.servers import ServersDialog
+
+
+@pytest.fixture
+def controller_data(tmp_path, monkeypatch):
+    """The window's data folder, under the test's folder so its keys are removed after it."""
+    folder = tmp_path / "controller"
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(folder))
+    return folder
+
+
+def _rows(dialog: ServersDialog) -> list[list[str]]:
+    table = dialog.table
+    return [[table.item(row, column).text() for column in range(table.columnCount())] for row in range(table.rowCount())]
+
+
+def test_a_server_is_added_shown_with_its_fingerprint_and_removed(qtbot, tmp_path, controller_data, keys, store):  # noqa: F811
+    window = open_window(qtbot, tmp_path, store)
+    dialog = window.show_servers()
+    assert dialog.table.rowCount() == 0 and "No server enrolled yet" in dialog.message.text()
+    assert not dialog.check_button.isEnabled()
+
+    assert dialog.add("", "tls://controller:8786", tmp_path) is None
+    assert "Give the server's name" in dialog.message.text()
+    assert dialog.add("mbx1", "tls://controller:8786", tmp_path / "missing") is None
+    assert "is not a folder" in dialog.message.text()
+
+    added = dialog.add("mbx1", "tls://controller:8786", tmp_path)
+    assert added is not None and added.bundle.is_file()
+    box = next(box for box in dialog.findChildren(QMessageBox) if box.isVisible())
+    shown = box.text()  # what the engineer types and compares on the server, shown once
+    assert added.code in shown and added.fingerprint in shown and "jetwise agent --enrol mbx1.jwenrol" in shown
+    box.close()
+    assert _rows(dialog)[0][0] == "mbx1" and _rows(dialog)[0][2] == added.fingerprint
+    assert _rows(dialog)[0][3] == "not checked" and dialog.check_button.isEnabled()
+
+    again = ServersDialog()  # opened again: the controller kept it
+    assert [row[0] for row in _rows(again)] == ["mbx1"]
+    dialog.table.selectRow(0)
+    dialog.remove("mbx1")
+    assert dialog.table.rowCount() == 0 and "refused from now on" in dialog.message.text()
+    assert Roster(hosts_folder(), KeyStore()).revoked_pem()  # its certificate is on the revoked list
+
+
+@pytest.mark.slow  # an agent in its own process, connecting over mutual TLS
+def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, tmp_path, controller_data, keys):  # noqa: F811
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    server = enrolled(roster, tmp_path, "127.0.0.2", f"tls://127.0.0.1:{port}")
+    roster.add("127.0.0.3", f"tls://127.0.0.1:{port}", tmp_path)  # enrolled, its agent never started
+    dialog = ServersDialog()
+    qtbot.addWidget(dialog)
+    dialog.port.setValue(port)
+    agent = start_agent(server, "127.0.0.2")
+    try:
+        dialog.check(timeout_s=20)
+        assert dialog.checking and not dialog.check_button.isEnabled() and not dialog.add_button.isEnabled()
+        qtbot.waitUntil(lambda: not dialog.checking, timeout=90_000)
+        status = {row[0]: row[3] for row in _rows(dialog)}
+        assert status["127.0.0.2"].startswith("connected from tls://127.0.0.2:")
+        assert status["127.0.0.3"] == "did not connect" and "Not connected: 127.0.0.3." in dialog.message.text()
+        assert agent.wait(timeout=30) == 0  # the check over, the controller closed: the agent stops (--once)
+    finally:
+        stop_all([agent])
+    assert jetwise(tmp_path / "controller", "hosts", "list").stdout.count("127.0.0.") == 2
