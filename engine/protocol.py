@@ -17,11 +17,12 @@ from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
+from engine.results.across_schema import AcrossResult
 from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
-PROTOCOL_VERSION = 4  # the event stream's version (4: a sample carries counters); a front end refuses an engine that speaks another
+PROTOCOL_VERSION = 5  # the event stream's version (5: a test across servers' events); a front end refuses an engine that speaks another
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
@@ -137,9 +138,36 @@ class SuiteEvent(BaseModel):
     record: SuiteRecord
 
 
+# What one server's run sends in a test across servers (`ServerEvent`)
+ServerRunEvent = StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
+
+
+class ServerEvent(BaseModel):
+    """An event of one server's run in a test across servers, as that server's run sent it."""
+
+    event: Literal["server"] = "server"
+    host: str
+    inner: Annotated[ServerRunEvent, Field(discriminator="event")]
+
+
+class SummedEvent(BaseModel):
+    """An interval of a test across servers: every server's counters added up, once each has sent it."""
+
+    event: Literal["summed"] = "summed"
+    sample: IntervalSample
+
+
+class AcrossEvent(BaseModel):
+    """A test across servers ended, however it ended: its verdict per server and as a whole, and its folder."""
+
+    event: Literal["across"] = "across"
+    folder: str
+    result: AcrossResult
+
+
 # Every event a run sends, one of each kind: a consumer's chain of cases ends in assert_never, checked by mypy
 RunEvent = (HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
-            | SuiteEvent)
+            | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent)
 EmitFn = Callable[[RunEvent], None]  # where a run sends its events: the front end, the store, the run folder
 Event = Annotated[RunEvent, Field(discriminator="event")]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

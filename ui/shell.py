@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from engine.io.capacity import sized_for_capacity
 from engine.model.draft import Draft
+from engine.results.across_schema import AcrossResult
 from engine.results.schema import RunResult
 from engine.store.sqlite import Store, StoreError
 from engine.tuning.advisor import Advice
@@ -37,6 +38,7 @@ from ui.controllers.wizard_services import StoreServices
 from ui.help import show_places
 from ui.servers import ServersDialog
 from ui.suite import SuiteSummary
+from ui.views.across_view import AcrossView
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
 from ui.views.session_view import SessionView
@@ -67,10 +69,11 @@ class MainWindow(QMainWindow):
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.files = ConfigFiles(self, self.state, self.wizard, store, self.settings)
         self.results_view = ResultsView()
+        self.across_view = AcrossView()
         self.session_view = SessionView()
         self._before_session: QWidget = self.wizard  # the page the session view's Back returns to
         self.stack = QStackedWidget()
-        for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
+        for widget in (self.wizard, self.run_view, self.results_view, self.across_view, self.session_view):
             self.stack.addWidget(widget)
         self.setCentralWidget(self.stack)
         self._connect()
@@ -96,6 +99,12 @@ class MainWindow(QMainWindow):
         self.runs.finished.connect(self._on_runs_finished)
         self.runs.refused.connect(self._on_runs_refused)
         self.runs.suite_finished.connect(self._on_runs_suite_finished)
+        self.runs.across_finished.connect(self._on_runs_across_finished)
+        across = self.across_view
+        across.report_requested.connect(self.reports.open_across_report)
+        across.pdf_requested.connect(self.reports.export_across_pdf)
+        across.folder_requested.connect(lambda _folder: self.reports.open_run_folder())
+        across.new_test_requested.connect(self.new_test)
         self.runs.message.connect(self.statusBar().showMessage)
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
@@ -224,6 +233,10 @@ class MainWindow(QMainWindow):
             self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,
                                   resumed.folder if resumed is not None else None)
             return
+        hosts = self.wizard.servers.selected()
+        if hosts:
+            self.runs.start_across(config, hosts)
+            return
         self.runs.start_planned(config)
 
     def _on_runs_started(self) -> None:
@@ -234,6 +247,11 @@ class MainWindow(QMainWindow):
         self.results_view.show_result(result, advice, note)
         self.stack.setCurrentWidget(self.results_view)
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
+
+    def _on_runs_across_finished(self, result: AcrossResult, folder: Path) -> None:
+        self.across_view.show_test(result, folder)
+        self.stack.setCurrentWidget(self.across_view)
+        self.statusBar().showMessage(f"{result.outcome.value.upper()} across {len(result.servers)} servers: results in {folder}")
 
     def _on_runs_suite_finished(self, summary: SuiteSummary) -> None:
         self.results_view.show_suite(summary)

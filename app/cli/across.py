@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,35 +104,72 @@ def configs_of(config_path: Path, hosts: dict[str, Path | None], overrides: dict
     return configs
 
 
+def enrolled_roster(hosts: list[str]) -> Roster:
+    """The controller's roster, every host in it enrolled (UsageError naming those that are not)."""
+    if Roster.file_in(hosts_folder()) is None:
+        raise UsageError("--hosts: no server enrolled: jetwise hosts add HOST")
+    roster = Roster(hosts_folder(), KeyStore())
+    enrolled = {entry.name for entry in roster.hosts()}
+    unknown = [host for host in hosts if host not in enrolled]
+    if unknown:
+        raise UsageError(f"--hosts: {', '.join(unknown)} not enrolled (enrolled: {', '.join(sorted(enrolled)) or 'none'}); "
+                         "jetwise hosts add HOST")
+    return roster
+
+
+def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, *, port: int, wait_s: float,
+                simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None]) -> AcrossResult:
+    """Listen for the servers' agents, then run the test across them: for the command line and the engine process.
+    Raises UsageError, RosterError, KeyStoreError or HostsMissingError before the test begins."""
+    roster = enrolled_roster(list(configs))
+    quiet_dask(hosts_folder() / CONTROLLER_LOG)
+    with Controller(roster, port=port) as controller:
+        say(f"Listening at {controller.address}; waiting for {', '.join(configs)}...")
+        controller.wait_for(list(configs), wait_s)
+        test = TestAcross(controller, configs, output, view, simulate=simulate)
+        started(test)
+        return test.run()
+
+
+def write_report(output: Path, say: Callable[[str], None]) -> None:
+    """The combined report in the test's folder, however the test ended; one that cannot be written is said."""
+    try:
+        say(f"Combined report: {write_across_report(output)} (a PDF: jetwise report {output} --pdf FILE)")
+    except (ReportError, OSError) as exc:
+        say(f"note: the combined report was not written: {exc}")
+
+
 def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]) -> int:
     configs = configs_of(args.config, args.hosts, overrides)
     if configs is None:
         return ExitCode.INVALID
+    print(f"Run folder: {output}", file=sys.stderr)
+    test: TestAcross | None = None
+
+    def started(begun: TestAcross) -> None:
+        nonlocal test
+        test = begun
+
+    def stop(reason: str) -> None:
+        if test is None:  # still waiting for the agents: nothing to stop but the wait
+            raise KeyboardInterrupt
+        test.request_stop(reason)
+
+    def say(words: str) -> None:
+        print(words, file=sys.stderr, flush=True)
+
     try:
-        if Roster.file_in(hosts_folder()) is None:
-            raise UsageError("--hosts: no server enrolled: jetwise hosts add HOST")
-        roster = Roster(hosts_folder(), KeyStore())
-        enrolled = {entry.name for entry in roster.hosts()}
-        unknown = [host for host in configs if host not in enrolled]
-        if unknown:
-            raise UsageError(f"--hosts: {', '.join(unknown)} not enrolled (enrolled: {', '.join(sorted(enrolled)) or 'none'}); "
-                             "jetwise hosts add HOST")
-        quiet_dask(hosts_folder() / CONTROLLER_LOG)
-        print(f"Run folder: {output}", file=sys.stderr)
-        with Controller(roster, port=args.port) as controller:
-            print(f"Listening at {controller.address}; waiting for {', '.join(configs)}...", file=sys.stderr, flush=True)
-            controller.wait_for(list(configs), args.wait)
-            test = TestAcross(controller, configs, output, ConsoleAcross(sys.stderr), simulate=args.simulate)
-            with stop_on_signals(test.request_stop):
-                result = test.run()
+        with stop_on_signals(stop):
+            result = test_across(configs, output, ConsoleAcross(sys.stderr), port=args.port, wait_s=args.wait,
+                                 simulate=args.simulate, say=say, started=started)
     except (RosterError, KeyStoreError, HostsMissingError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    except KeyboardInterrupt:
+        print("Stopped while waiting for the agents: no test began.", file=sys.stderr)
+        return ExitCode.ABORTED
     _print_tables(result)
-    try:
-        print(f"Combined report: {write_across_report(output)} (a PDF: jetwise report {output} --pdf FILE)", file=sys.stderr)
-    except (ReportError, OSError) as exc:
-        print(f"note: the combined report was not written: {exc}", file=sys.stderr)
+    write_report(output, say)
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     print(f"Results: {output}", file=sys.stderr)

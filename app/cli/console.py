@@ -12,6 +12,7 @@ from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import (
     WORK_PHASES,
+    AcrossEvent,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -21,8 +22,10 @@ from engine.protocol import (
     RefusalEvent,
     ResultEvent,
     RunEvent,
+    ServerEvent,
     StartEvent,
     SuiteEvent,
+    SummedEvent,
 )
 from engine.results.reasons import grouped_reasons
 from engine.results.scans import megabytes, row_words
@@ -115,8 +118,9 @@ class ConsoleRenderer:
                 print(f"   {problem}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
-        elif isinstance(event, HelloEvent | SuiteEvent):
-            pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log
+        elif isinstance(event, HelloEvent | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent):
+            pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log; a
+            # test across servers has a console of its own (`app.cli.across`)
         else:
             assert_never(event)
 

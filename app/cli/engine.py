@@ -1,4 +1,5 @@
-"""`jetwise engine CONFIG.json --output DIR`: a run for a front end in another process.
+"""`jetwise engine CONFIG.json --output DIR [--hosts HOST,...]`: a run, or a test across servers, for a front end in
+another process.
 
 Events go to stdout as JSON lines, a hello with the protocol version first; a line with
 the stop command on stdin stops the run (a pipe works on Windows, where signals do not).
@@ -11,17 +12,38 @@ import os
 import stat
 import sys
 import threading
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
+from app.cli.across import host_files, test_across, write_report
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, simulated_model
+from app.context import AppContext, UsageError, simulated_model
+from engine.hosts.across import TestAcross
+from engine.hosts.controller import HostsMissingError
+from engine.hosts.keys import KeyStoreError
+from engine.hosts.roster import CONTROLLER_PORT, RosterError
 from engine.model.config import TestConfig
 from engine.model.options import option
-from engine.model.validation import RUN_FOLDER_FIELD, Problem
-from engine.protocol import STOP_COMMAND, ExitCode, HelloEvent, LogEvent, LogLevel, RefusalEvent, RunEvent, SuiteEvent, to_json_line
+from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
+from engine.protocol import (
+    STOP_COMMAND,
+    AcrossEvent,
+    ExitCode,
+    HelloEvent,
+    LogEvent,
+    LogLevel,
+    RefusalEvent,
+    RunEvent,
+    ServerEvent,
+    ServerRunEvent,
+    StartEvent,
+    SuiteEvent,
+    SummedEvent,
+    to_json_line,
+)
+from engine.results.schema import IntervalSample
 from engine.run.runner import Runner
 from engine.run.suite import Suite, SuiteError, open_suite
 from engine.run.sweep import plan_sweep
@@ -46,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
     parser.add_argument("--suite", action="store_true",
                         help="the ESRP suite in the --output folder (resumed when it holds one of this configuration)")
+    parser.add_argument("--hosts", type=host_files, default=None, metavar="HOST,...",
+                        help="one test across these enrolled servers, each running CONFIG (jetwise agent on each)")
+    parser.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
+                        help=f"with --hosts: where the controller listens for the agents (default: {CONTROLLER_PORT})")
+    parser.add_argument("--wait", type=duration_type(option("duration_s")), default=120.0, metavar="DURATION",
+                        help="with --hosts: how long to wait for every agent to connect (default: 120s)")
     add_length_flags(parser)
 
 
@@ -79,7 +107,7 @@ def _stdin_is_a_pipe() -> bool:
         return False
 
 
-def _watch_stdin(runner: Runner | Suite, pipe: bool) -> None:
+def _watch_stdin(runner: Runner | Suite | TestAcross, pipe: bool) -> None:
     """The stop command stops the run. When stdin is a pipe from the front end, its end stops the
     run too: the front end ended however it ends (closed, crashed or killed) and nobody is left
     to watch. (Python reports Windows's anonymous pipes as FIFOs too.)"""
@@ -103,6 +131,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.calibrate is not None and sweep is None:
         config, rule = calibration_rule(config, args.calibrate)
     model = simulated_model(args.simulate)
+    if args.hosts is not None:  # a test across servers is judged per server and as a whole, in no tuning session
+        return _across(args, config, stream)
     try:
         session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
     except StoreError as exc:
@@ -115,6 +145,50 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
     result = run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
     return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
+
+
+class _EngineAcross:
+    """A test across servers on the engine's stream: each server's events, each interval summed, the controller's
+    lines as log lines."""
+
+    def __init__(self, stream: _Stream) -> None:
+        self.stream = stream
+
+    def host_event(self, host: str, event: RunEvent) -> None:
+        if isinstance(event, ServerRunEvent):
+            self.stream(ServerEvent(host=host, inner=event))
+
+    def summed(self, sample: IntervalSample) -> None:
+        self.stream(SummedEvent(sample=sample))
+
+    def said(self, line: str) -> None:
+        self.stream.log("info", line)
+
+
+def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> int:
+    """A test across servers for a front end, every server running `config`: its events, then the test's end."""
+    stdin = sys.stdin is not None and not sys.stdin.isatty()
+
+    def started(test: TestAcross) -> None:
+        stream(StartEvent(run_id=test.test_id, session=None, started_utc=datetime.now(UTC), config=config))
+        if stdin:
+            threading.Thread(target=_watch_stdin, args=(test, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
+
+    if config.open_ended:
+        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"a {config.test_type.value.replace('_', ' ')} test runs on "
+                                                           "one server at a time; across servers, run a Performance or "
+                                                           "Stress test")]))
+        return ExitCode.INVALID
+    configs = {host: config for host in args.hosts}
+    try:
+        result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
+                             simulate=args.simulate, say=lambda words: stream.log("info", words), started=started)
+    except (UsageError, RosterError, KeyStoreError, HostsMissingError) as exc:
+        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
+        return ExitCode.INVALID
+    write_report(args.output, lambda words: stream.log("info", words))
+    stream(AcrossEvent(folder=str(args.output), result=result))
+    return ExitCode.of(result.outcome)
 
 
 def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:

@@ -61,7 +61,8 @@ class AcrossView(Protocol):
         """An event of one server's run, as it ran it."""
 
     def summed(self, sample: IntervalSample) -> None:
-        """An interval of every server added up, once each server has sent it."""
+        """An interval of every server added up, once each server has sent it; its parts (`instances`) are each
+        server's counters, by the server's name."""
 
     def said(self, line: str) -> None:
         """A line of the controller's own: who arrived, the start, who stopped the test and why."""
@@ -246,10 +247,11 @@ class TestAcross:
                 h.samples.pop(self._next_sum, None)
             first = got[0]
             times = [part.time_utc for part in got if part.time_utc is not None]
-            self.view.summed(IntervalSample(
+            self.view.summed(IntervalSample(  # each server's counters as the parts of the sum, by its name
                 interval=first.interval, phase=first.phase, time_utc=max(times) if times else None,
                 elapsed_s=first.elapsed_s, duration_s=first.duration_s, remaining_s=first.remaining_s,
-                server=added(part.server for part in got)))
+                server=added(part.server for part in got),
+                instances={h.name: part.server for h, part in zip(live, got, strict=True)}))
             self._next_sum += 1
 
     def _start_when_ready(self) -> None:

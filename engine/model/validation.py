@@ -49,6 +49,7 @@ def errors_only(problems: list[Problem]) -> list[Problem]:
 
 
 RUN_FOLDER_FIELD = "output"  # a run's own folder: not in the configuration, but a runner's problem may be about it
+HOSTS_FIELD = "hosts"  # the servers of a test across servers: not in the configuration either
 
 
 def _field_path(location: tuple[int | str | None, ...], limit: int = 80) -> str:

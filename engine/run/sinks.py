@@ -24,6 +24,7 @@ from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity
 from engine.protocol import (
+    AcrossEvent,
     EmitFn,
     HelloEvent,
     IntervalEvent,
@@ -33,8 +34,10 @@ from engine.protocol import (
     RefusalEvent,
     ResultEvent,
     RunEvent,
+    ServerEvent,
     StartEvent,
     SuiteEvent,
+    SummedEvent,
 )
 from engine.results.document import CONFIG_FILE, LOG_FILE, write_result
 from engine.results.sample_file import SAMPLES_DB, SampleWriter
@@ -118,6 +121,8 @@ class RunFolderWriter:
             write_result(event.result, self.folder)
         elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent | RefusalEvent):
             pass  # before the run's folder is made (a refused run has none); and what the log says of a phase is a log event of its own
+        elif isinstance(event, ServerEvent | SummedEvent | AcrossEvent):
+            pass  # a test across servers: each server's run folder is written from its own events (`engine.hosts.across`)
         else:
             assert_never(event)
 

@@ -34,6 +34,7 @@ from engine.model.validation import RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
     PROTOCOL_VERSION,
     STOP_COMMAND,
+    AcrossEvent,
     ExitCode,
     HelloEvent,
     RefusalEvent,
@@ -85,6 +86,7 @@ class EngineProcess(QObject):
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill)
         self.result: RunResult | None = None
+        self.across: AcrossEvent | None = None  # a test across servers' end
         self._stop_requested = False
         self.session: str | None = None  # the tuning session the engine recorded the run in
         self.output_dir: Path | None = None
@@ -109,9 +111,13 @@ class EngineProcess(QObject):
         sweep: bool = False,
         simulate: str | None = None,
         suite: tuple[float, float] | None = None,
+        hosts: list[str] | None = None,
+        port: int | None = None,
+        wait_s: float | None = None,
     ) -> None:
         """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
-        suite there instead, or resumes the one it holds."""
+        suite there instead, or resumes the one it holds; `hosts` runs it across those servers, listening for their agents
+        on `port` for up to `wait_s` (the engine's defaults when None)."""
         self.began = False
         try:
             config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
@@ -129,12 +135,19 @@ class EngineProcess(QObject):
             args += ["--calibrate", f"{calibrate_s:g}s"]
         if simulate is not None:
             args += ["--simulate", simulate]
+        if hosts:
+            args += ["--hosts", ",".join(hosts)]
+            if port is not None:
+                args += ["--port", str(port)]
+            if wait_s is not None:
+                args += ["--wait", _seconds(wait_s)]
         if suite is not None:
             performance_s, stress_s = suite
             args += ["--suite", "--performance-duration", _seconds(performance_s), "--stress-duration", _seconds(stress_s)]
         self._kill_after_ms = KILL_AFTER_MS if suite is None else SUITE_KILL_AFTER_MS
         self.output_dir = output_dir
         self.result = None
+        self.across = None
         self.session = None
         self._refusal = []
         self._stop_requested = False
@@ -204,6 +217,8 @@ class EngineProcess(QObject):
                 continue
             if isinstance(event, ResultEvent):
                 self.result = event.result
+            elif isinstance(event, AcrossEvent):
+                self.across = event
             elif isinstance(event, StartEvent):
                 self.session = event.session
                 self.began = True
@@ -227,7 +242,7 @@ class EngineProcess(QObject):
             self._discard_output()
         self._remove_temporary()
         self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result,
-                                         began=self.began, problems=tuple(self._refusal)))
+                                         began=self.began, problems=tuple(self._refusal), across=self.across))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
@@ -279,6 +294,7 @@ class EngineOutcome:
     started: bool = True  # the engine process started
     began: bool = True  # the run began (the engine's start event)
     problems: tuple[Problem, ...] = ()  # what it refused the configuration for, each at its field
+    across: AcrossEvent | None = None  # a test across servers: how it ended, per server and as a whole
 
     @property
     def refused(self) -> bool:

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from engine.io.safety import write_text
 from engine.model.units import sentence
 from engine.store.sqlite import Store
+from reporting.across import REPORT_FILE as ACROSS_REPORT_FILE
+from reporting.across import across_pdf_charts, load_across, render_across_html, write_across_report
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
 from reporting.document import render_html
@@ -180,6 +182,37 @@ class ReportActions(QObject):
         if suite is not None:
             self._print(suite.title, lambda width, resolution: html_document(
                 render_suite_html(suite, for_print=True), suite_charts(suite), width, resolution))
+
+    def open_across_report(self, folder: Path) -> Path | None:
+        """A test across servers' combined report (report.html, the engine's; written here when it left none)."""
+        path = folder / ACROSS_REPORT_FILE
+        if not path.is_file():
+            try:
+                path = write_across_report(folder)
+            except (ReportError, OSError) as exc:
+                QMessageBox.warning(self._window, "No report", f"The report cannot be written in {folder}: {exc}")
+                return None
+        self._open(path, "report", "browser")
+        return path
+
+    def export_across_pdf(self, folder: Path, path: Path | None = None) -> Path | None:
+        """A test across servers' combined report as a PDF, as `jetwise report FOLDER --pdf` writes it."""
+        try:
+            test = load_across(folder)
+        except ReportError as exc:
+            QMessageBox.warning(self._window, "No report", f"The test in {folder} cannot be read: {exc}")
+            return None
+        chosen = self._save_as(path, "Export the combined report as PDF", folder / "report.pdf", PDF_FILTERS)
+        if chosen is None:
+            return None
+        path, size = chosen[0], _page_size(chosen[1])
+        pages = self._written("PDF", path, lambda: write_html_pdf(
+            render_across_html(test, for_print=True), across_pdf_charts(test), path, size, title=test.title,
+            document_title=test.document_title, ended_utc=test.ended_utc))
+        if pages is None:
+            return None
+        self.message.emit(f"PDF of the test across servers: {path} ({pages} pages)")
+        return path
 
     def open_run_folder(self) -> None:
         folder = self._runs.last_output

@@ -32,6 +32,7 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
@@ -50,12 +51,13 @@ from ui.scans import setting_words, type_words
 from ui.suite import FOLDER_SUFFIX, TITLE, SuiteSummary
 
 MAX_AUTO_RUNS = MAX_RUNS
+ACROSS_WAIT_S = 120.0  # a test across servers waits this long for every agent to connect
 
 
 class RunDisplay(Protocol):
     """Where a run shows while it runs: the run view."""
 
-    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None: ...
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None: ...
     def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None: ...
     def on_event(self, event: RunEvent) -> None: ...
     def engine_line(self, line: str) -> None: ...
@@ -71,6 +73,7 @@ class RunController(QObject):
     finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
     refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
     suite_finished = Signal(object)  # SuiteSummary: the ESRP suite stopped or ran through
+    across_finished = Signal(object, object)  # AcrossResult, its folder: a test across servers ended
     message = Signal(str)  # a line for the status bar
 
     def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
@@ -92,6 +95,8 @@ class RunController(QObject):
         self.modes = modes or TuningModes()
         self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
         self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
+        self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
+        self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
 
     @property
     def running(self) -> bool:
@@ -211,6 +216,28 @@ class RunController(QObject):
             self.started.emit()
             self.message.emit(f"Running the {TITLE}; its tests go to {output}")
 
+    def start_across(self, config: TestConfig, hosts: list[str]) -> None:
+        """A test across `hosts` (enrolled servers whose agents run it), every server running `config`; no tuning
+        session records it: it is judged per server and as a whole."""
+        if self.running:
+            self.message.emit("A run is starting or under way: stop it first")
+            return
+        self._from_wizard = True
+        self._planned_auto = False
+        self.tuner = None
+        self.suite = None
+        config = TestConfig.model_validate(config.model_dump())
+        self.config = config
+        output = self._output(f"across-{len(hosts)}-t{config.thread_count}-s{config.sluggish_sessions}")
+        engine = self._engine()
+        self.display.begin(config, f"{type_words(config.test_type)} test across {len(hosts)} servers "
+                                   f"({', '.join(hosts)}): {setting_words(config)} on each", servers=len(hosts))
+        self.display.show_suite(None, None)
+        self.draft.start_requested()
+        engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate, hosts=hosts,
+                     port=self.across_port, wait_s=self.across_wait_s)
+        self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
+
     def resume_suite(self, summary: SuiteSummary) -> None:
         """Run on the unfinished suite shown, from its first test without a verdict."""
         record = summary.record
@@ -276,6 +303,11 @@ class RunController(QObject):
         # a suite stopped before its first test began is a suite all the same: its record says where it is
         began = engine is not None and (engine.began or outcome.stop_requested)
         summary = suite.summary() if suite is not None and began else None
+        if outcome.across is not None:
+            self.tuner = None
+            self.last_result, self.last_output = None, Path(outcome.across.folder)
+            self.across_finished.emit(outcome.across.result, Path(outcome.across.folder))
+            return
         if summary is not None:
             self.tuner = None
             self.last_result, self.last_output = None, summary.folder

@@ -13,7 +13,9 @@ import sqlite3
 from pathlib import Path
 
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QWidget
 
+from engine.hosts.roster import Roster, RosterError
 from engine.io import safety
 from engine.io.files import database_file_path
 from engine.io.preflight import check_environment
@@ -21,7 +23,9 @@ from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
 from engine.run.suite import FoundSuite, unfinished_suites
+from engine.store.paths import hosts_folder
 from engine.store.sqlite import Store, StoreError
+from ui.servers import ServersDialog
 from ui.wizard.problems import rows_words
 from ui.wizard.services import MachineCheck, ServiceError, SessionSummary
 
@@ -91,6 +95,16 @@ class StoreServices:
 
     def unfinished_suites(self) -> list[FoundSuite]:
         return unfinished_suites(self._runs_root)
+
+    def enrolled_servers(self) -> list[str]:
+        try:
+            kept = Roster.file_in(hosts_folder())
+        except (RosterError, OSError, ValueError) as exc:
+            raise ServiceError(f"the servers cannot be read: {exc}") from exc
+        return [] if kept is None else [entry.name for entry in kept.hosts if entry.removed_utc is None]
+
+    def manage_servers(self, parent: QWidget) -> None:
+        ServersDialog(parent).exec()
 
 
 def make_folders(config: TestConfig) -> list[str]:

@@ -15,18 +15,21 @@ from ui.wizard.databases import DatabasesPage
 from ui.wizard.more_settings import TITLE as MORE_SETTINGS
 from ui.wizard.profile import ProfilePage
 from ui.wizard.review import ReviewPage
+from ui.wizard.servers import ServersPage
 from ui.wizard.services import WizardServices
 from ui.wizard.suite_plan import SuitePlan
 from ui.wizard.test_type import TestTypePage
 from ui.wizard.tuning import TuningPage
 from ui.wizard.welcome import WelcomePage
 
-PAGES: tuple[type[WizardPage], ...] = (WelcomePage, ProfilePage, TuningPage, DatabasesPage, TestTypePage, ReviewPage)
+PAGES: tuple[type[WizardPage], ...] = (WelcomePage, ProfilePage, TuningPage, DatabasesPage, ServersPage, TestTypePage,
+                                       ReviewPage)
 
 PAGE_WELCOME = PAGES.index(WelcomePage)
 PAGE_PROFILE = PAGES.index(ProfilePage)
 PAGE_TUNING = PAGES.index(TuningPage)
 PAGE_DATABASES = PAGES.index(DatabasesPage)
+PAGE_SERVERS = PAGES.index(ServersPage)
 PAGE_TYPE = PAGES.index(TestTypePage)
 PAGE_REVIEW = PAGES.index(ReviewPage)
 

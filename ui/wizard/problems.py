@@ -18,7 +18,7 @@ from engine.model.derive import cache_words, target_words, thread_weight_words
 from engine.model.fields import FieldAddress
 from engine.model.options import option_at
 from engine.model.units import compact_duration, format_bytes
-from engine.model.validation import RUN_FOLDER_FIELD, Problem, Severity
+from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis
 from engine.run.scan_plan import scan_order_words
 from engine.run.sweep import plan_sweep
@@ -49,6 +49,8 @@ def field_words(field: str, placed: Mapping[str, str]) -> str:
         return "Tuning session (Review page)"
     if field == RUN_FOLDER_FIELD:
         return "Run folder (where the window keeps each run's results)"
+    if field == HOSTS_FIELD:
+        return "Servers (Servers page)"
     where = placed_at(field, placed)
     address = FieldAddress.of(field)
     if address.row is not None and address.column is not None:

@@ -1,4 +1,4 @@
-"""Page 6, Review: everything on one page, with every problem of the configuration that will run."""
+"""Page 7, Review: everything on one page, with every problem of the configuration that will run."""
 
 from __future__ import annotations
 

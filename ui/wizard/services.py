@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from PySide6.QtWidgets import QWidget
+
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.run.suite import FoundSuite
@@ -73,4 +75,12 @@ class WizardServices(Protocol):
 
     def unfinished_suites(self) -> list[FoundSuite]:
         """The ESRP suites in the window's runs folder that did not run through, latest first."""
+        ...
+
+    def enrolled_servers(self) -> list[str]:
+        """The servers enrolled with this controller (File → Servers…), by name (raises ServiceError)."""
+        ...
+
+    def manage_servers(self, parent: QWidget) -> None:
+        """Show the servers to add, remove and check (File → Servers…) until the engineer closes them. Blocks."""
         ...

@@ -1,4 +1,4 @@
-"""Page 5, Test type: what to run (one test, or the ESRP qualification's five), for how long, with what alongside, and
+"""Page 6, Test type: what to run (one test, or the ESRP qualification's five), for how long, with what alongside, and
 the settings most tests leave alone."""
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from ui.wizard.databases import DatabasesPage
 from ui.wizard.pages import PAGES, page_context
 from ui.wizard.profile import ProfilePage
 from ui.wizard.review import ReviewPage
+from ui.wizard.servers import ServersPage
 from ui.wizard.services import WizardServices
 from ui.wizard.suite_plan import SuitePlan
 from ui.wizard.test_type import TestTypePage
@@ -25,7 +26,7 @@ PageT = TypeVar("PageT", bound=WizardPage)
 
 
 class TestWizard(QWizard):
-    """Welcome, mailbox profile, thread tuning, databases, test type, review.
+    """Welcome, mailbox profile, thread tuning, databases, servers, test type, review.
 
     Every page edits one shared `Draft`. Each edit is judged by the engine's own rules; a
     page shows the message of each bad field under that field and keeps Next disabled
@@ -101,6 +102,10 @@ class TestWizard(QWizard):
     @property
     def databases(self) -> DatabasesPage:
         return self._page(DatabasesPage)
+
+    @property
+    def servers(self) -> ServersPage:
+        return self._page(ServersPage)
 
     @property
     def test_type(self) -> TestTypePage:

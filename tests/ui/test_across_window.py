@@ -1,0 +1,111 @@
+"""A test across servers from the window: the Servers page chooses two enrolled servers, Start runs the test across
+them through the engine process, the run view shows their sum and each server's lines, and the results show each
+server and the aggregate, with the combined report; then again. The agents wait too long to connect: Review says so
+at the Servers page, and choosing again lets Start try again."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QWizard
+
+from engine.hosts.keys import KeyStore
+from engine.hosts.roster import Roster
+from engine.model.validation import HOSTS_FIELD
+from engine.results.across_schema import ACROSS_FILE
+from engine.results.schema import Outcome
+from engine.store.paths import hosts_folder
+from tests.conftest import small_config
+from tests.hosts.agents import enrolled, free_port, start_agent, stop_all
+from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
+from ui.wizard import PAGE_REVIEW, PAGE_SERVERS
+
+pytestmark = pytest.mark.slow  # two agents in their own processes and the engine process, over mutual TLS
+HOSTS = ["127.0.0.2", "127.0.0.3"]
+ENGINE_TIMEOUT_MS = 180_000
+
+
+@pytest.fixture
+def keys_here(tmp_path, monkeypatch, keys):  # noqa: F811
+    """The window's data folder under the test's folder, so the keys it makes are removed after it."""
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(tmp_path / "controller"))
+    return keys
+
+
+def _choose(qtbot, window, config, hosts: list[str]) -> None:
+    wizard = window.wizard
+    wizard.load_config(config, session="across")
+    wizard.tuning.manual.setChecked(True)
+    wizard.restart_at(PAGE_SERVERS)
+    page = wizard.servers
+    page.across.setChecked(True)
+    for row in range(page.list.count()):
+        item = page.list.item(row)
+        item.setCheckState(Qt.CheckState.Checked if item.text() in hosts else Qt.CheckState.Unchecked)
+    assert page.selected() == hosts and page.isComplete()
+    while wizard.currentId() != PAGE_REVIEW:
+        wizard.next()
+
+
+def _start(qtbot, window) -> None:
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=5000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+
+
+def test_a_test_across_two_servers_from_the_window_twice(qtbot, window, tmp_path, keys_here, monkeypatch):
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in HOSTS}
+    window.runs.across_port, window.runs.simulate = port, "sas-8x10k"  # the simulated device: no folder shared by two
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
+    agents = {host: start_agent(datas[host], host, once=False) for host in HOSTS}
+    try:
+        for attempt in (1, 2):
+            _choose(qtbot, window, config, HOSTS)
+            with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+                _start(qtbot, window)
+            assert window.stack.currentWidget() is window.run_view
+            qtbot.waitUntil(lambda: window.stack.currentWidget() is window.across_view, timeout=ENGINE_TIMEOUT_MS)
+            view = window.across_view
+            result, folder = view.result, view.folder
+            assert result is not None and folder is not None and (folder / ACROSS_FILE).is_file()
+            assert result.ended_by is None and all(row.outcome in (Outcome.PASS, Outcome.FAIL) for row in result.servers)
+            assert view.table.rowCount() == 3 and view.table.item(2, 0).text() == "All servers"
+            assert result.outcome.value.upper() in view.verdict.text()
+            assert window.run_view.plots.iops.n >= 6  # every summed interval, warm-up and measured
+            assert window.run_view.criteria_box.isHidden()  # each server is judged on its own, not the sum
+            log = window.run_view.log.toPlainText()
+            assert all(f"[{host}] Measuring" in log for host in HOSTS)
+            qtbot.mouseClick(view.report_button, Qt.MouseButton.LeftButton)
+            assert opened[-1] == str(folder / "report.html")
+            assert len(list(folder.parent.glob("*"))) == attempt  # a folder of its own each time
+            qtbot.mouseClick(view.new_button, Qt.MouseButton.LeftButton)
+            assert window.stack.currentWidget() is window.wizard
+    finally:
+        stop_all(list(agents.values()))
+
+
+def test_agents_that_do_not_connect_are_said_at_the_servers_page_and_start_tries_again(qtbot, window, tmp_path,
+                                                                                        keys_here):
+    roster = Roster(hosts_folder(), KeyStore())
+    for host in HOSTS:
+        roster.add(host, "tls://127.0.0.1:1", tmp_path)  # enrolled; no agent will run
+    window.runs.across_port, window.runs.across_wait_s = free_port(), 2.0
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
+    _choose(qtbot, window, config, HOSTS[:1])
+    _start(qtbot, window)
+    review = window.wizard.review
+    qtbot.waitUntil(lambda: "Servers (Servers page)" in review.text.toPlainText(), timeout=ENGINE_TIMEOUT_MS)
+    assert f"no agent connected for {HOSTS[0]} within 2 s" in review.text.toPlainText()
+    assert not review.isComplete()  # Start waits: nothing changed
+    assert not window.runs.running and not list((tmp_path / "runs").rglob(ACROSS_FILE))
+    window.wizard.restart_at(PAGE_SERVERS)
+    window.wizard.servers.across.setChecked(False)  # this server alone after all: what was said of the servers is past
+    assert HOSTS_FIELD not in [problem.field for problem in review.review_problems()]
+    assert os.environ["JETWISE_DATA_DIR"].endswith("controller")

@@ -1,0 +1,106 @@
+"""The end of a test across servers: its verdict and why, and the ESRP paper's two tables in one — a row per server
+(Individual Server Metrics) and the aggregate across all of them (I/O summed, latency averaged) — with the combined
+report, its PDF and the test's folder a click away."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.results.across_schema import AcrossResult, ServerFigures
+from ui.widgets.style import verdict_colour
+
+COLUMNS = ["Server", "Result", "Target IOPS", "Achieved IOPS", "DB reads/s", "DB writes/s", "Log writes/s",
+           "DB read avg (ms)", "DB write avg (ms)", "Log write avg (ms)", "Clock offset (ms)"]
+
+
+def _figures(row: ServerFigures) -> list[str]:
+    return [f"{row.target_transactional_iops:,.0f}", f"{row.achieved_transactional_iops:,.1f}",
+            f"{row.db_reads_per_s:,.0f}", f"{row.db_writes_per_s:,.0f}", f"{row.log_writes_per_s:,.0f}",
+            f"{row.db_read_avg_latency_ms:.2f}", f"{row.db_write_avg_latency_ms:.2f}", f"{row.log_write_avg_latency_ms:.2f}"]
+
+
+class AcrossView(QWidget):
+    """A test across servers, as it ended."""
+
+    report_requested = Signal(object)  # the test's folder
+    pdf_requested = Signal(object)
+    folder_requested = Signal(object)
+    new_test_requested = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: AcrossResult | None = None
+        self.folder: Path | None = None
+        self.verdict = QLabel()
+        font = QFont()
+        font.setPointSize(font.pointSize() * 3)
+        font.setBold(True)
+        self.verdict.setFont(font)
+        self.about = QLabel()
+        self.reasons = QLabel()
+        self.reasons.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.note = QLabel("The last row is the aggregate across all servers, as the ESRP paper makes it: the servers' "
+                           "I/O summed, their latencies averaged. Each server's own report is in the combined report.")
+        self.note.setWordWrap(True)
+        buttons = QHBoxLayout()
+        self.report_button = QPushButton("Open report")
+        self.pdf_button = QPushButton("Export PDF…")
+        self.folder_button = QPushButton("Open folder")
+        self.new_button = QPushButton("New test")
+        for button in (self.report_button, self.pdf_button, self.folder_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.new_button)
+        self.report_button.clicked.connect(lambda: self.report_requested.emit(self.folder))
+        self.pdf_button.clicked.connect(lambda: self.pdf_requested.emit(self.folder))
+        self.folder_button.clicked.connect(lambda: self.folder_requested.emit(self.folder))
+        self.new_button.clicked.connect(self.new_test_requested.emit)
+        layout = QVBoxLayout(self)
+        for widget in (self.verdict, self.about, self.reasons, self.table, self.note):
+            layout.addWidget(widget)
+        layout.addLayout(buttons)
+
+    def show_test(self, result: AcrossResult, folder: Path) -> None:
+        self.result, self.folder = result, folder
+        outcome = result.outcome.value
+        simulated = " (simulated device)" if result.simulated else ""
+        self.verdict.setText(f"<span style='color:{verdict_colour(outcome)}'>{outcome.upper()}</span>{simulated} — "
+                             f"test across {len(result.servers)} servers")
+        self.about.setText(f"{result.test_type.capitalize()} test {escape(result.test_id)} · {escape(str(folder))}")
+        said = result.reasons
+        self.reasons.setText("Every server passed, measured over the same time as the others." if not said else
+                             "<br>".join(escape(words) for words in said))
+        rows = [*result.servers, None]
+        self.table.setRowCount(len(rows))
+        for number, row in enumerate(rows):
+            if row is None:
+                cells = ["All servers", outcome.upper(), *_figures(result.aggregate), ""]
+            elif row.outcome is None:
+                cells = [row.host, "NO RESULT", *[""] * 8, _offset(row.clock_offset_s)]
+            else:
+                cells = [row.host, row.outcome.value.upper(), *_figures(row), _offset(row.clock_offset_s)]
+            for column, text in enumerate(cells):
+                self.table.setItem(number, column, QTableWidgetItem(text))
+
+
+def _offset(seconds: float | None) -> str:
+    return f"{seconds * 1000:+.1f}" if seconds is not None else ""
