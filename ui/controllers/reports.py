@@ -21,7 +21,7 @@ from engine.io.safety import write_text
 from engine.model.units import sentence
 from engine.store.sqlite import Store
 from reporting.across import REPORT_FILE as ACROSS_REPORT_FILE
-from reporting.across import across_pdf_charts, load_across, render_across_html, write_across_report
+from reporting.across import AcrossBundle, across_pdf_charts, load_across, render_across_html, write_across_report
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
 from reporting.document import render_html
@@ -165,16 +165,22 @@ class ReportActions(QObject):
         suite = self._suite(folder)
         if suite is None:
             return None
-        chosen = self._save_as(path, "Export the combined report as PDF", folder / "esrp-report.pdf", PDF_FILTERS)
+        return self._export_combined(folder / "esrp-report.pdf", path, f"the {suite.record.title}", suite,
+                                     render_suite_html(suite, for_print=True), suite_charts(suite))
+
+    def _export_combined(self, suggested: Path, path: Path | None, what: str, report: SuiteBundle | AcrossBundle,
+                         html: str, charts: dict[str, str]) -> Path | None:
+        """A report of several runs in one (a suite's, a test across servers') as a PDF, where the engineer says."""
+        chosen = self._save_as(path, "Export the combined report as PDF", suggested, PDF_FILTERS)
         if chosen is None:
             return None
         path, size = chosen[0], _page_size(chosen[1])
-        pages = self._written("PDF", path, lambda: write_html_pdf(
-            render_suite_html(suite, for_print=True), suite_charts(suite), path, size, title=suite.title,
-            document_title=suite.document_title, ended_utc=suite.ended_utc))
+        pages = self._written("PDF", path, lambda: write_html_pdf(html, charts, path, size, title=report.title,
+                                                                  document_title=report.document_title,
+                                                                  ended_utc=report.ended_utc))
         if pages is None:
             return None
-        self.message.emit(f"PDF of the {suite.record.title}: {path} ({pages} pages)")
+        self.message.emit(f"PDF of {what}: {path} ({pages} pages)")
         return path
 
     def print_suite_report(self, folder: Path) -> None:
@@ -202,17 +208,8 @@ class ReportActions(QObject):
         except ReportError as exc:
             QMessageBox.warning(self._window, "No report", f"The test in {folder} cannot be read: {exc}")
             return None
-        chosen = self._save_as(path, "Export the combined report as PDF", folder / "report.pdf", PDF_FILTERS)
-        if chosen is None:
-            return None
-        path, size = chosen[0], _page_size(chosen[1])
-        pages = self._written("PDF", path, lambda: write_html_pdf(
-            render_across_html(test, for_print=True), across_pdf_charts(test), path, size, title=test.title,
-            document_title=test.document_title, ended_utc=test.ended_utc))
-        if pages is None:
-            return None
-        self.message.emit(f"PDF of the test across servers: {path} ({pages} pages)")
-        return path
+        return self._export_combined(folder / "report.pdf", path, "the test across servers", test,
+                                     render_across_html(test, for_print=True), across_pdf_charts(test))
 
     def open_run_folder(self) -> None:
         folder = self._runs.last_output
