@@ -143,6 +143,7 @@ def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]
     configs = configs_of(args.config, args.hosts, overrides)
     if configs is None:
         return ExitCode.INVALID
+    enrolled_roster(list(configs))  # every server enrolled, or said before anything is made
     print(f"Run folder: {output}", file=sys.stderr)
     test: TestAcross | None = None
 
