@@ -4,7 +4,8 @@ together and judged per server and as a whole.
 Each server chosen runs this test's databases and paths through its agent (`jetwise agent`); the servers are enrolled,
 removed and checked in File → Servers… (Manage servers…). A test across servers is a Performance or Stress test at the
 thread setting chosen by hand: auto-tune tunes this server alone, and the other test types and the ESRP qualification
-run on this server.
+run on this server. Until a server is enrolled the wizard walks past the page: a test on this server alone is the
+usual one, and File → Servers… enrols the first.
 """
 
 from __future__ import annotations
@@ -100,6 +101,16 @@ class ServersPage(WizardPage):
 
     def isComplete(self) -> bool:
         return self.problem() is None
+
+    def wanted(self) -> bool:
+        """The page has something to choose: a server is enrolled (or the servers cannot be read, which it says), or
+        servers are chosen. Until the first server is enrolled (File → Servers…), the wizard walks past it."""
+        if self.selected():
+            return True
+        try:
+            return bool(self.services.enrolled_servers())
+        except ServiceError:
+            return True
 
     def initializePage(self) -> None:
         self.reload()

@@ -12,7 +12,7 @@ from engine.model.draft import Draft
 from engine.tuning.advisor import Advice
 from ui.wizard.base import WizardPage
 from ui.wizard.databases import DatabasesPage
-from ui.wizard.pages import PAGES, page_context
+from ui.wizard.pages import PAGE_SERVERS, PAGES, page_context
 from ui.wizard.profile import ProfilePage
 from ui.wizard.review import ReviewPage
 from ui.wizard.servers import ServersPage
@@ -52,6 +52,13 @@ class TestWizard(QWizard):
         self._hidden = False
         self.currentIdChanged.connect(self._on_current_id_changed)
         state.changed.connect(self._on_state_changed)
+
+    def nextId(self) -> int:
+        """The page after the current one; the Servers page only once a server is enrolled (`ServersPage.wanted`)."""
+        following = super().nextId()
+        if following == PAGE_SERVERS and not self.servers.wanted():
+            return PAGE_SERVERS + 1
+        return following
 
     def done(self, result: int) -> None:
         """Start hands the configuration on and the wizard stays: it lives in the window, not in a dialog, and shows
