@@ -67,7 +67,7 @@ def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, 
     dialog.port.setValue(port)
     agent = start_agent(server, "127.0.0.2")
     try:
-        dialog.check(timeout_s=20)
+        dialog.check(timeout_s=10)
         assert dialog.checking and not dialog.check_button.isEnabled() and not dialog.add_button.isEnabled()
         qtbot.waitUntil(lambda: not dialog.checking, timeout=90_000)
         status = {row[0]: row[3] for row in _rows(dialog)}
