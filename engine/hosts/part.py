@@ -15,6 +15,7 @@ import asyncio
 import json
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,7 @@ class Part:
     def emit(self, event: RunEvent) -> None:
         self.say({"event": to_json_line(event)})
 
-    def watch(self, request_stop: Any) -> None:
+    def watch(self, request_stop: Callable[[str], None]) -> None:
         """Until the run ends: beat, and stop the run when the controller says so or is lost (none of the questions
         asked every beat answered for `LOST_S`: however long one takes, a controller that answers any is there)."""
         self._answered = time.monotonic()
