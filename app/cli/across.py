@@ -15,7 +15,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from app.cli.configs import load_or_say, with_changes
 from app.cli.signals import stop_on_signals
@@ -52,11 +52,11 @@ def host_files(spec: str) -> dict[str, Path | None]:
 class ConsoleAcross(AcrossView):
     """A test across servers on the console: the controller's lines, each server's phases and warnings, the sum."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: TextIO) -> None:
         self.stream = stream
 
     def _print(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)  # type: ignore[call-overload]
+        print(line, file=self.stream, flush=True)
 
     def host_event(self, host: str, event: RunEvent) -> None:
         if isinstance(event, PhaseEvent):

@@ -158,7 +158,7 @@ class TestAcross:
             client.unsubscribe_topic(topic(self.test_id))  # type: ignore[no-untyped-call]
             self.controller.admission.running = False
             for host in self.hosts.values():
-                if host.future is not None and not host.future.done():  # type: ignore[no-untyped-call]
+                if host.future is not None and not _done(host.future):
                     host.future.cancel()  # type: ignore[no-untyped-call]
                 host.folder.close()
             self._words.shutdown(wait=False, cancel_futures=True)
@@ -276,7 +276,7 @@ class TestAcross:
 
     def _stop_all(self, end: ServerEnd, reason: str) -> None:
         """Stop every part still running, saying why; the first reason is the test's."""
-        if (self._ended_by is None and end.why != "stopped") or (self._ended_by is None and self._stop_reason is not None):
+        if self._ended_by is None:
             self._ended_by = end
         if self._stop_sent is not None:
             return

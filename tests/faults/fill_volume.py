@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from engine.results.document import read_samples
@@ -34,27 +35,40 @@ def _fill(folder: Path) -> None:
         pass
 
 
-def main(mount: Path, size: str, config: Path, output: Path, copy: Path, store: bool) -> int:
+def mount_small(mount: Path, size: str) -> None:
+    """A tmpfs of `size` at `mount`, in this process's private mount namespace."""
     mount.mkdir(parents=True, exist_ok=True)
     subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], check=True)
+
+
+def fill_once_sampled(mount: Path, process: subprocess.Popen[bytes], sampled: Callable[[], Path | None],
+                      copy: Path) -> int:
+    """Fill `mount` once the run whose folder `sampled` finds has written two samples, wait for `process` to end, and
+    copy the volume to `copy` (it goes away with the namespace): `process`'s exit code (-1: it did not end, killed)."""
+    deadline = time.monotonic() + 120
+    while process.poll() is None and time.monotonic() < deadline:
+        folder = sampled()
+        if folder is not None and (folder / SAMPLES_DB).exists() and len(read_samples(folder)) >= 2:
+            break
+        time.sleep(0.2)
+    _fill(mount)
+    try:
+        code = process.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        code = -1
+    (mount / "filler").unlink()
+    shutil.copytree(mount, copy)
+    return code
+
+
+def main(mount: Path, size: str, config: Path, output: Path, copy: Path, store: bool) -> int:
+    mount_small(mount, size)
     env = dict(os.environ, JETWISE_DATA_DIR=str(mount)) if store else dict(os.environ)
     with open(copy.parent / "stderr.txt", "w") as stderr:
         run = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(output)], cwd=config.parent,
                                stdout=subprocess.DEVNULL, stderr=stderr, env=env)
-        deadline = time.monotonic() + 120
-        while run.poll() is None and time.monotonic() < deadline:
-            if (output / SAMPLES_DB).exists() and len(read_samples(output)) >= 2:
-                break
-            time.sleep(0.2)
-        _fill(mount)
-        try:
-            code = run.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            run.kill()
-            code = -1
-    (mount / "filler").unlink()
-    shutil.copytree(mount, copy)
-    print(code)
+        print(fill_once_sampled(mount, run, lambda: output, copy))
     return 0
 
 

@@ -10,38 +10,19 @@ away with the namespace). Prints the agent's exit code.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from engine.results.document import read_samples
-from engine.results.sample_file import SAMPLES_DB
-from tests.faults.fill_volume import _fill
+from tests.faults.fill_volume import fill_once_sampled, mount_small
 from tests.hosts.agents import JETWISE
 
 
 def main(mount: Path, size: str, host: str, copy: Path) -> int:
-    mount.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], check=True)
+    mount_small(mount, size)
     agent = subprocess.Popen([*JETWISE, "agent", "--once", "--listen", host], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while agent.poll() is None and time.monotonic() < deadline:
-        samples = [folder for folder in mount.iterdir() if (folder / SAMPLES_DB).exists()]
-        if samples and len(read_samples(samples[0])) >= 2:
-            break
-        time.sleep(0.2)
-    _fill(mount)
-    try:
-        code = agent.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        agent.kill()
-        code = -1
-    (mount / "filler").unlink()
-    shutil.copytree(mount, copy)
-    print(code)
+    print(fill_once_sampled(mount, agent, lambda: next(iter(mount.iterdir()), None), copy))  # the test's run folder
     return 0
 
 

@@ -7,6 +7,9 @@ import asyncio
 import os
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from distributed import metrics
@@ -51,7 +54,11 @@ def test_keys_live_in_windows_credential_manager(tmp_path):
     assert store.get("agent:test") is None
 
 
-def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_credential_store(tmp_path):
+@contextmanager
+def _agent_connected(tmp_path: Path) -> Iterator[tuple[Controller, Path]]:
+    """A controller and an agent enrolled with its bundle, connected over mutual TLS with its key read back from the
+    credential store, in a thread of this process; its runs folder. Afterwards the agent has ended with the controller
+    and the keys are removed."""
     keys = KeyStore()
     roster = Roster(tmp_path / "controller" / "hosts", keys)
     try:
@@ -61,20 +68,25 @@ def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_creden
             assert not enrolled.bundle.exists()
             identity = membership.identity(keys)  # read back from Credential Manager
             wait_for_controller(membership, identity, on_waiting=lambda _words: None)
-            runs = tmp_path / "runs"
+            runs = tmp_path / "server" / "runs"
             agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, listen="127.0.0.2")),
                                      daemon=True)
             agent.start()
             assert list(controller.wait_for(["127.0.0.2"], timeout_s=60)) == ["127.0.0.2"]
-            client = controller.client
-            assert client is not None
-            assert client.submit(os.getpid, resources={host_resource("127.0.0.2"): 1}, pure=False).result(30) == os.getpid()
+            yield controller, runs
         agent.join(timeout=30)
         assert not agent.is_alive()  # the controller closed the test: the agent's worker ended
     finally:
         for data in (tmp_path / "controller", tmp_path / "server"):
             for name in key_names(data):
                 keys.remove(name)
+
+
+def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_credential_store(tmp_path):
+    with _agent_connected(tmp_path) as (controller, _runs):
+        client = controller.client
+        assert client is not None
+        assert client.submit(os.getpid, resources={host_resource("127.0.0.2"): 1}, pure=False).result(30) == os.getpid()
 
 
 class _Quiet:
@@ -94,28 +106,11 @@ def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tm
     """The agent's part on Windows: today's run (its worker processes, in the Windows job object, unbuffered I/O on
     real files) inside a Dask task, waiting at the start gate for the controller's instant, its samples streamed back,
     judged per server and as a whole."""
-    keys = KeyStore()
-    roster = Roster(tmp_path / "controller" / "hosts", keys)
-    try:
-        with Controller(roster, host="127.0.0.1", port=0) as controller:
-            enrolled = roster.add("127.0.0.2", controller.address, tmp_path)
-            membership = enrol(enrolled.bundle, enrolled.code, tmp_path / "server" / "agent", keys)
-            identity = membership.identity(keys)
-            runs = tmp_path / "server" / "runs"
-            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, listen="127.0.0.2")),
-                                     daemon=True)
-            agent.start()
-            controller.wait_for(["127.0.0.2"], timeout_s=60)
-            config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
-            test = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", _Quiet())
-            result = test.run()
-        agent.join(timeout=30)
-        assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
-        own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
-        assert read_result(own) == read_result(copy)
-        assert len(read_samples(own)) == len(read_samples(copy)) >= 4  # a warm-up second and three measured
-        assert (tmp_path / "test" / ACROSS_FILE).is_file()
-    finally:
-        for data in (tmp_path / "controller", tmp_path / "server"):
-            for name in key_names(data):
-                keys.remove(name)
+    with _agent_connected(tmp_path) as (controller, runs):
+        config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
+        result = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", _Quiet()).run()
+    assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
+    own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
+    assert read_result(own) == read_result(copy)
+    assert len(read_samples(own)) == len(read_samples(copy)) >= 4  # a warm-up second and three measured
+    assert (tmp_path / "test" / ACROSS_FILE).is_file()

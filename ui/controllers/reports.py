@@ -143,14 +143,17 @@ class ReportActions(QObject):
     def open_suite_report(self, folder: Path) -> Path | None:
         """The suite's combined report (esrp-report.html, the engine's; written here when a killed engine left
         none) in the browser."""
-        path = folder / SUITE_REPORT_FILE
+        return self._open_combined(folder / SUITE_REPORT_FILE, write_suite_report, "ESRP report")
+
+    def _open_combined(self, path: Path, write: Callable[[Path], Path], what: str) -> Path | None:
+        """A report of several runs in one at `path` in the browser, written first when its folder has none."""
         if not path.is_file():
             try:
-                path = write_suite_report(folder)
+                path = write(path.parent)
             except (ReportError, OSError) as exc:
-                QMessageBox.warning(self._window, "No ESRP report", f"The ESRP report cannot be written in {folder}: {exc}")
+                QMessageBox.warning(self._window, f"No {what}", f"The {what} cannot be written in {path.parent}: {exc}")
                 return None
-        self._open(path, "ESRP report", "browser")
+        self._open(path, what, "browser")
         return path
 
     def _suite(self, folder: Path) -> SuiteBundle | None:
@@ -191,15 +194,7 @@ class ReportActions(QObject):
 
     def open_across_report(self, folder: Path) -> Path | None:
         """A test across servers' combined report (report.html, the engine's; written here when it left none)."""
-        path = folder / ACROSS_REPORT_FILE
-        if not path.is_file():
-            try:
-                path = write_across_report(folder)
-            except (ReportError, OSError) as exc:
-                QMessageBox.warning(self._window, "No report", f"The report cannot be written in {folder}: {exc}")
-                return None
-        self._open(path, "report", "browser")
-        return path
+        return self._open_combined(folder / ACROSS_REPORT_FILE, write_across_report, "report")
 
     def export_across_pdf(self, folder: Path, path: Path | None = None) -> Path | None:
         """A test across servers' combined report as a PDF, as `jetwise report FOLDER --pdf` writes it."""
