@@ -24,6 +24,7 @@ from reporting import palette
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.charts import Level, Line, line_chart
 from reporting.document import environment, render_section, section_charts
+from reporting.sweep import step_rows
 
 CHART_PREFIX = "across-"
 REPORT_FILE = "report.html"  # the combined report `jetwise run --hosts` leaves in its folder
@@ -119,7 +120,8 @@ def across_charts(bundle: AcrossBundle) -> dict[str, str]:
 def across_model(bundle: AcrossBundle) -> dict[str, Any]:
     result = bundle.result
     return {"test": result, "rows": result.servers, "aggregate": result.aggregate, "verdict": bundle.verdict,
-            "reasons": result.reasons, "folder": str(bundle.folder), "version": __version__, "title": bundle.title}
+            "reasons": result.reasons, "folder": str(bundle.folder), "version": __version__, "title": bundle.title,
+            "sweep_rows": step_rows(result.sweep) if result.sweep is not None else []}
 
 
 def render_across_html(bundle: AcrossBundle, *, for_print: bool = False) -> str:

@@ -15,23 +15,27 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from app.cli.configs import load_or_say, with_changes
+from app.cli.options import duration_type
 from app.cli.signals import stop_on_signals
 from app.context import UsageError
 from engine.hosts.across import AcrossView, TestAcross, shared_problems
 from engine.hosts.controller import Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
-from engine.hosts.roster import Roster, RosterError
+from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
 from engine.model.config import TestConfig
+from engine.model.options import option
 from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
 from engine.results.across_schema import AcrossResult
 from engine.results.schema import IntervalSample
 from engine.store.paths import hosts_folder
 from reporting.across import write_across_report
 from reporting.bundle import ReportError
+
+T = TypeVar("T")
 
 
 def host_files(spec: str) -> dict[str, Path | None]:
@@ -49,11 +53,34 @@ def host_files(spec: str) -> dict[str, Path | None]:
     return hosts
 
 
+def add_host_arguments(parser: argparse.ArgumentParser, hosts_help: str, metavar: str = "HOST[=FILE],...") -> None:
+    """--hosts, and where and how long the controller listens for their agents."""
+    parser.add_argument("--hosts", type=host_files, default=None, metavar=metavar, help=hosts_help)
+    parser.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
+                        help=f"with --hosts: where the controller listens for the agents (default: {CONTROLLER_PORT})")
+    parser.add_argument("--wait", type=duration_type(option("duration_s")), default=120.0, metavar="DURATION",
+                        help="with --hosts: how long to wait for every agent to connect (default: 120s)")
+
+
+def before_a_test(body: Callable[[], T]) -> T | int:
+    """`body`'s answer, or the exit code of what ended it before a test began (said): a server not enrolled or its
+    key unreadable, an agent that never connected, a Ctrl-C while waiting for them."""
+    try:
+        return body()
+    except (RosterError, KeyStoreError, HostsMissingError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+    except KeyboardInterrupt:
+        print("Stopped while waiting for the agents: no test began.", file=sys.stderr)
+        return ExitCode.ABORTED
+
+
 class ConsoleAcross(AcrossView):
     """A test across servers on the console: the controller's lines, each server's phases and warnings, the sum."""
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, *, intervals: bool = True) -> None:
         self.stream = stream
+        self.intervals = intervals  # each interval summed, a line each (tuning says its steps and runs instead)
 
     def _print(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -68,6 +95,8 @@ class ConsoleAcross(AcrossView):
                 self._print(f"[{host}] refused: {problem.located}")
 
     def summed(self, sample: IntervalSample) -> None:
+        if not self.intervals:
+            return
         figures = sample.summary
         phase = "warm-up" if sample.phase == "warmup" else "measure"
         self._print(f"  all servers [{phase} {sample.elapsed_s:5.0f} s] {figures.transactional_iops:,.0f} transactional "
@@ -159,16 +188,14 @@ def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]
     def say(words: str) -> None:
         print(words, file=sys.stderr, flush=True)
 
-    try:
+    def the_test() -> AcrossResult:
         with stop_on_signals(stop):
-            result = test_across(configs, output, ConsoleAcross(sys.stderr), port=args.port, wait_s=args.wait,
-                                 simulate=args.simulate, say=say, started=started)
-    except (RosterError, KeyStoreError, HostsMissingError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return ExitCode.INVALID
-    except KeyboardInterrupt:
-        print("Stopped while waiting for the agents: no test began.", file=sys.stderr)
-        return ExitCode.ABORTED
+            return test_across(configs, output, ConsoleAcross(sys.stderr), port=args.port, wait_s=args.wait,
+                               simulate=args.simulate, say=say, started=started)
+
+    result = before_a_test(the_test)
+    if isinstance(result, int):
+        return result
     _print_tables(result)
     write_report(output, say)
     if args.json:

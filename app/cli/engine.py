@@ -15,7 +15,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.cli.across import host_files, test_across, write_report
+from app.cli.across import add_host_arguments, test_across, write_report
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
@@ -23,7 +23,7 @@ from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.keys import KeyStoreError
-from engine.hosts.roster import CONTROLLER_PORT, RosterError
+from engine.hosts.roster import RosterError
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
@@ -68,12 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
     parser.add_argument("--suite", action="store_true",
                         help="the ESRP suite in the --output folder (resumed when it holds one of this configuration)")
-    parser.add_argument("--hosts", type=host_files, default=None, metavar="HOST,...",
-                        help="one test across these enrolled servers, each running CONFIG (jetwise agent on each)")
-    parser.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
-                        help=f"with --hosts: where the controller listens for the agents (default: {CONTROLLER_PORT})")
-    parser.add_argument("--wait", type=duration_type(option("duration_s")), default=120.0, metavar="DURATION",
-                        help="with --hosts: how long to wait for every agent to connect (default: 120s)")
+    add_host_arguments(parser, "one test across these enrolled servers, each running CONFIG (jetwise agent on each)",
+                       metavar="HOST,...")
     add_length_flags(parser)
 
 

@@ -7,18 +7,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.across import host_files, run_across
+from app.cli.across import add_host_arguments, run_across
 from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
-from app.cli.options import add_option_flags, duration_type, option_values, path_type, session_type
+from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
-from engine.hosts.roster import CONTROLLER_PORT
 from engine.io.files import database_files, log_file_path, remove_jetwise_files
 from engine.io.safety import make_folders
 from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
 from engine.model.derive import quick_config
-from engine.model.options import option
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem, stamped_folder
 from engine.results.schema import RunResult
@@ -40,13 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--simulate", default=None, metavar="PROFILE",
         help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})",
     )
-    parser.add_argument("--hosts", type=host_files, default=None, metavar="HOST[=FILE],...",
-                        help="one test across these enrolled servers, each running CONFIG or its own FILE "
-                             "(jetwise hosts add HOST; jetwise agent on each)")
-    parser.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
-                        help=f"with --hosts: where the controller listens for the agents (default: {CONTROLLER_PORT})")
-    parser.add_argument("--wait", type=duration_type(option("duration_s")), default=120.0, metavar="DURATION",
-                        help="with --hosts: how long to wait for every agent to connect (default: 120s)")
+    add_host_arguments(parser, "one test across these enrolled servers, each running CONFIG or its own FILE "
+                               "(jetwise hosts add HOST; jetwise agent on each)")
     add_option_flags(parser, OVERRIDES, prefix="instead of the configuration's: ")
 
 

@@ -9,10 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from app.cli.across import add_host_arguments
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
+from app.cli.tune_across import tune_across
 from app.context import AppContext, UsageError, simulated_model
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
@@ -51,6 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--simulate", default=None, metavar="PROFILE",
         help=f"tune against a simulated storage model ({', '.join(sorted(PROFILES))})",
     )
+    add_host_arguments(parser, "tune across these enrolled servers together, each running CONFIG or its own FILE "
+                               "(the same number of databases and mailbox profile on each)")
 
 
 def say(text: str) -> None:
@@ -133,6 +137,11 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError(f"--calibration {args.calibration:g} s: a confirmation run takes at least {shortest:g} s here "
                          f"(its warm-up, a settled latency, then the {config.thresholds.minimum_measured_s:g} s a "
                          "verdict needs measured)")
+    if args.hosts is not None:  # across servers: their summed design, in no tuning session of this store
+        across = tune_across(args, output)
+        if isinstance(across, int):
+            return across
+        return said(across, config, args.max_runs, args.json)
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
     where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
     say(f"Tuning session '{session}' on {where}: {target_words(config.target_transactional_iops)}; "
@@ -143,7 +152,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID
-    if args.json:
+    return said(outcome, config, args.max_runs, args.json)
+
+
+def said(outcome: TuneOutcome, config: TestConfig, max_runs: int, as_json: bool) -> int:
+    """How tuning ended, on stderr (and as JSON on stdout when asked), and its exit code."""
+    if as_json:
         sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice
     say("")
@@ -178,7 +192,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if outcome.status == "unreachable":
         say(f"The target is out of reach after {len(outcome.runs)} calibration run(s).")
     else:
-        say(f"No passing setting within {args.max_runs} calibration run(s).")
+        say(f"No passing setting within {max_runs} calibration run(s).")
     if advice is not None:
         say(f"  {advice.rationale}")
         if advice.capacity:

@@ -7,7 +7,8 @@ result), sums their intervals for the front end as they come, and:
 - once every server's databases are ready, gives all of them one start instant `LEAD_S` ahead, in its own time
   (each part turns it into its own clock by the offset Dask measures);
 - stops every part when the engineer stops the test, when a part ends early (refused, aborted, in error) or when a
-  server is silent for `SILENT_S` (killed, its network cut): the test is then aborted, naming the server and why.
+  server is silent for `SILENT_S` (killed, its network cut): the test is then aborted, naming the server and why;
+- leads a load sweep across servers (`engine.hosts.sweep_across`): every server steps at its word.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from distributed import Future
 
 from engine.hosts.agent import host_resource
 from engine.hosts.controller import Controller
-from engine.hosts.part import go, run_part, stop, topic
+from engine.hosts.part import go, lead, run_part, stop, topic
+from engine.hosts.sweep_across import SweepLeader
 from engine.io.safety import append_text, make_folders, write_text
 from engine.model.config import TestConfig
 from engine.protocol import IntervalEvent, ResultEvent, RunEvent, from_json_line
@@ -40,8 +42,11 @@ from engine.results.across_schema import (
 from engine.results.counters import added
 from engine.results.document import write_result
 from engine.results.schema import IntervalSample, Outcome, RunResult
+from engine.results.sweep_schema import SweepStep
 from engine.run.runner import new_run_id
 from engine.run.sinks import RunFolderWriter, SinkFailedError
+from engine.run.steps import step_words
+from engine.run.sweep import SweepPlan
 
 LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
 SILENT_S = 3.0  # a server that has said nothing for this long is lost (killed, its network cut): the test stops
@@ -81,6 +86,11 @@ def shared_problems(configs: dict[str, TestConfig]) -> list[tuple[str, str]]:
     return problems
 
 
+def first_interval_s(configs: dict[str, TestConfig]) -> float:
+    """The test's sample interval (every server's: it is shared)."""
+    return next(iter(configs.values())).sample_interval_s
+
+
 @dataclass
 class _Host:
     name: str
@@ -105,7 +115,7 @@ class TestAcross:
     """One test across servers. Call `run()` once; `request_stop()` from anywhere."""
 
     def __init__(self, controller: Controller, configs: dict[str, TestConfig], output: Path, view: AcrossView, *,
-                 simulate: str | None = None, test_id: str | None = None) -> None:
+                 simulate: str | None = None, test_id: str | None = None, sweep: SweepPlan | None = None) -> None:
         self.controller = controller
         self.configs = configs
         self.output = output
@@ -120,6 +130,8 @@ class TestAcross:
         self._next_sum = 0
         self._words = ThreadPoolExecutor(max_workers=max(4, len(configs)), thread_name_prefix="jetwise-word")
         self.hosts: dict[str, _Host] = {}
+        self.sweep = sweep
+        self.leader = SweepLeader(sweep, first_interval_s(configs), list(configs)) if sweep is not None else None
 
     def request_stop(self, reason: str = "stopped by the user") -> None:
         if self._stop_reason is None:
@@ -147,10 +159,13 @@ class TestAcross:
         try:
             self.say(f"Test {self.test_id} across {len(self.hosts)} servers: {', '.join(self.hosts)}"
                      + (f" (simulated: {self.simulate})" if self.simulate else ""))
+            if self.sweep is not None:
+                self.say(f"{self.sweep.describe(first_interval_s(self.configs), lockstep=True)}; every server steps "
+                         "together, at the controller's word, from what all of them measured")
             for host in self.hosts.values():
                 host.future = client.submit(
                     run_part, self.test_id, host.name, self.configs[host.name].model_dump_json(), self.simulate,
-                    resources={host_resource(host.name): 1}, pure=False, retries=0,
+                    self.sweep, resources={host_resource(host.name): 1}, pure=False, retries=0,
                     key=f"jetwise-part-{self.test_id}-{host.name}")
             self._loop()
             self._drain()
@@ -224,9 +239,32 @@ class TestAcross:
             except SinkFailedError as exc:
                 self.request_stop(f"the controller cannot keep {host.name}'s samples: {exc.reason}")
             self.view.host_event(host.name, event)
+        elif "step" in message:
+            self._stepped(host, SweepStep.model_validate_json(message["step"]))
         elif message.get("ready"):
             host.ready, host.offset_s = True, float(message.get("offset_s", 0.0))
             self.say(f"{host.name}: databases ready (its clock is {host.offset_s * 1000:+.1f} ms from the controller's)")
+
+    def _stepped(self, host: _Host, record: SweepStep) -> None:
+        """A server measured a step of the sweep; once all have, the step as a whole and the word for every one."""
+        if self.leader is None:
+            return
+        live = [h.name for h in self.hosts.values() if h.lost is None and h.refused is None and h.result is None]
+        told = self.leader.measured(host.name, record, live)
+        if told is None:
+            return
+        whole = self.leader.steps[-1]
+        self.say(f"Step {whole.step + 1} on every server, {whole.threads} threads / SluggishSessions "
+                 f"{whole.sluggish_sessions}: {step_words(whole)}")
+        if told.load is None:
+            assert told.end is not None
+            self.say(f"Load sweep across servers ends at sample {told.at}: {told.end.words}")
+        else:
+            self.say(f"Step {whole.step + 2}: {told.load[0]} threads / SluggishSessions {told.load[1]} on every "
+                     f"server from sample {told.at}")
+        end = told.end.model_dump_json() if told.end is not None else None
+        for each in self.hosts.values():
+            self._words.submit(self._tell, each, lead, whole.step + 1, told.at, told.load, end)
 
     def _aligned(self, host: _Host, sample: IntervalSample) -> IntervalSample:
         """A sample at the controller's time: the server's clock plus its offset."""
@@ -335,7 +373,8 @@ class TestAcross:
                 rows.append(ServerRow(host=host.name, clock_offset_s=host.offset_s, run_folder=folder))
         first = next(iter(self.configs.values()))
         result = AcrossResult.judged(test_id=self.test_id, test_type=first.test_type.value, simulated=bool(self.simulate),
-                                     rows=rows, ended_by=self._ended_by, start_utc=started, end_utc=datetime.now(UTC))
+                                     rows=rows, ended_by=self._ended_by, start_utc=started, end_utc=datetime.now(UTC),
+                                     sweep=self.leader.record() if self.leader is not None else None)
         write_text(self.output / ACROSS_FILE, result.model_dump_json(indent=2) + "\n")
         self.say(f"Test ends: {result.outcome.value.upper()}" + "".join(f"; {words}" for words in result.reasons))
         return result

@@ -6,7 +6,9 @@ The controller sends `run_part` to each agent's worker as a task pinned to its h
   connection), beside a beat every half second;
 - its measured clock starts at the instant the controller gives (`go`), once every server's databases are ready,
   in the controller's time turned into this server's by the clock offset Dask measures at each heartbeat;
-- it stops when the controller says so (`stop`), or when the controller is lost: no answer for `LOST_S`.
+- it stops when the controller says so (`stop`), or when the controller is lost: no answer for `LOST_S`;
+- a load sweep across servers steps in lockstep: each step's record goes to the controller, and the load runs until
+  the controller's word (`lead`) names the next load and the sample it starts at, or the sweep's end.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from distributed.core import Status
 
 from engine.model.config import TestConfig
 from engine.protocol import RunEvent, to_json_line
+from engine.results.sweep_schema import SweepEnd, SweepStep
+from engine.run.gate import Told
 from engine.run.runner import InvalidConfigError
 from engine.run.simulation import PROFILES, runner_for
+from engine.run.sweep import SweepPlan
 
 BEAT_S = 0.5  # how often a part says it is alive, and asks whether its controller is
 LOST_S = 3.0  # a controller that has not answered for this long is lost: the part stops
@@ -51,6 +56,7 @@ class Part:
         self._stop: str | None = None
         self._ended = threading.Event()
         self._answered = time.monotonic()  # when the controller last answered a question
+        self._told: dict[int, Told] = {}  # a sweep's steps, as the controller chose them
         self.stop_reason: str | None = None
 
     # what the controller says (`go`, `stop`, run on the worker by client.run) -----------------------------------
@@ -61,6 +67,17 @@ class Part:
     def stop(self, reason: str) -> None:
         if self.stop_reason is None:
             self.stop_reason = reason
+
+    def tell(self, step: int, told: Told) -> None:
+        self._told[step] = told
+
+    # a sweep's lead: the controller ------------------------------------------------------------------------
+
+    def measured(self, record: SweepStep) -> None:
+        self.say({"step": record.model_dump_json()})
+
+    def told(self, step: int) -> Told | None:
+        return self._told.get(step)
 
     # the gate the run waits at -----------------------------------------------------------------------------
 
@@ -116,9 +133,9 @@ class Part:
         self._ended.set()
 
 
-def run_part(test_id: str, host: str, config_json: str, simulate: str | None) -> str:
-    """Run this server's part of test `test_id` (a Dask task on its agent): its result document, or the refusal
-    (`{"refused": [[field, words], ...]}`) as JSON."""
+def run_part(test_id: str, host: str, config_json: str, simulate: str | None, sweep: SweepPlan | None = None) -> str:
+    """Run this server's part of test `test_id` (a Dask task on its agent), a load sweep in lockstep when `sweep` is
+    given: its result document, or the refusal (`{"refused": [[field, words], ...]}`) as JSON."""
     worker = get_worker()
     part = Part(worker, test_id, host)
     with _PARTS_LOCK:
@@ -128,7 +145,7 @@ def run_part(test_id: str, host: str, config_json: str, simulate: str | None) ->
         config = TestConfig.model_validate_json(config_json)
         folder = _RUNS[0] / test_id
         runner = runner_for(PROFILES[simulate] if simulate else None, config, folder, part.emit, run_id=test_id,
-                            gate=part)
+                            gate=part, sweep=sweep, lead=part if sweep is not None else None)
         watcher = threading.Thread(target=part.watch, args=(runner.request_stop,), name="jetwise-part", daemon=True)
         watcher.start()
         try:
@@ -167,4 +184,13 @@ def stop(test_id: str, reason: str) -> bool:
     part = _part(test_id)
     if part is not None:
         part.stop(reason)
+    return part is not None
+
+
+def lead(test_id: str, step: int, at: int, load: tuple[int, int] | None, end_json: str | None) -> bool:
+    """The controller's word for step `step` of this server's sweep: its load from sample `at`, or the end there."""
+    part = _part(test_id)
+    if part is not None:
+        end = SweepEnd.model_validate_json(end_json) if end_json else None
+        part.tell(step, Told(at, tuple(load) if load is not None else None, end))  # type: ignore[arg-type]
     return part is not None

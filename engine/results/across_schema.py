@@ -16,8 +16,9 @@ from pydantic import Field
 
 from engine.results.base import Schema, UtcTime
 from engine.results.schema import Outcome, RunResult
+from engine.results.sweep_schema import Sweep
 
-ACROSS_SCHEMA_VERSION = 1
+ACROSS_SCHEMA_VERSION = 2  # 2: a load sweep across servers (`sweep`)
 ACROSS_FILE = "test.json"  # the test's document in the controller's run folder
 HOSTS_FOLDER = "hosts"  # each server's copy of its run folder, under the controller's
 
@@ -115,6 +116,9 @@ class AcrossResult(Schema):
     aggregate: Aggregate
     outcome: Outcome
     ended_by: ServerEnd | None = Field(None, description="What ended the test before its time, if anything did.")
+    sweep: Sweep | None = Field(None, description=(
+        "A load sweep across servers: each step as the servers measured it together (transactional IOPS summed, the "
+        "worst server's latencies, the thresholds kept only if every server kept them) and why it ended."))
 
     @property
     def failed(self) -> list[str]:
@@ -134,7 +138,8 @@ class AcrossResult(Schema):
 
     @classmethod
     def judged(cls, *, test_id: str, test_type: str, simulated: bool, rows: list[ServerRow],
-               ended_by: ServerEnd | None, start_utc: UtcTime | None, end_utc: UtcTime | None) -> AcrossResult:
+               ended_by: ServerEnd | None, start_utc: UtcTime | None, end_utc: UtcTime | None,
+               sweep: Sweep | None = None) -> AcrossResult:
         """The test's verdict from its servers': aborted when one ended it early or gave no result, failed when any
         failed, passed when every one passed."""
         outcomes = [row.outcome for row in rows]
@@ -145,4 +150,4 @@ class AcrossResult(Schema):
         else:
             outcome = Outcome.PASS
         return cls(test_id=test_id, test_type=test_type, simulated=simulated, start_utc=start_utc, end_utc=end_utc,
-                   servers=rows, aggregate=Aggregate.of(rows), outcome=outcome, ended_by=ended_by)
+                   servers=rows, aggregate=Aggregate.of(rows), outcome=outcome, ended_by=ended_by, sweep=sweep)

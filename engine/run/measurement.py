@@ -41,6 +41,7 @@ from engine.results.schema import (
 from engine.results.spikes import WATCHED, LatencySpikes, spike_words
 from engine.results.sweep_schema import SweepEnd
 from engine.results.verdict import judge, judged_window
+from engine.run.gate import SweepLead
 from engine.run.scan_plan import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
@@ -87,7 +88,8 @@ class Measurement:
     """Intervals in; samples, settling, totals, the verdict and the result out."""
 
     def __init__(
-        self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn, *, sweep: SweepPlan | None = None
+        self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn, *, sweep: SweepPlan | None = None,
+        lead: SweepLead | None = None,
     ) -> None:
         self.config = config
         self._emit = emit
@@ -106,9 +108,11 @@ class Measurement:
             self.window = MeasureWindow(0, math.ceil(SCAN_LIMIT_S / config.sample_interval_s))
         elif sweep is None:
             self.window = MeasureWindow(*interval_counts(config), settle)
-        else:  # a load sweep: its steps settle one by one, within the sweep's budget
-            self.window = MeasureWindow(sweep.min_settle, sweep.budget_intervals - sweep.min_settle, sweep.settle)
-            self.steps = SweepSteps(sweep, config, self.names, log)
+        else:  # a load sweep: its steps settle one by one, within the sweep's budget (in lockstep: the lead's, and its
+            # words, which come a few samples after each step)
+            budget = sweep.budget_intervals * (2 if lead is not None else 1)
+            self.window = MeasureWindow(sweep.min_settle, budget - sweep.min_settle, sweep.settle)
+            self.steps = SweepSteps(sweep, config, self.names, log, lead)
 
     @property
     def load(self) -> Load | None:

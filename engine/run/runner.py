@@ -26,7 +26,7 @@ from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
 from engine.results.schema import RunResult
-from engine.run.gate import StartGate
+from engine.run.gate import StartGate, SweepLead
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
 from engine.run.scan_plan import scan_order_words
@@ -79,11 +79,13 @@ class Runner:
         session: str | None = None,
         sweep: SweepPlan | None = None,
         gate: StartGate | None = None,
+        lead: SweepLead | None = None,
     ) -> None:
         self.config = config
         self.gate = gate  # a test across servers: the measured clock starts when every server's run has arrived
         self.settle = settle
         self.sweep = sweep  # a load sweep: the load steps through this plan as the run goes
+        self.lead = lead  # a load sweep across servers: each step at the word of the test's lead
         self.output_dir = output_dir
         self.session = session
         self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
@@ -137,7 +139,7 @@ class Runner:
             for problem in problems:
                 self.log(problem.located, "warning")
             self._log_settings()
-            measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep)
+            measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep, lead=self.lead)
             end = self.source.run(self, measurement, probes)
             self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
             result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,7 +28,7 @@ from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.note_schema import RunNote
 from engine.results.schema import HostFigures, HostInfo, RunTimes
-from engine.run.gate import StartGate, wait_at
+from engine.run.gate import StartGate, SweepLead, wait_at
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
@@ -53,6 +54,7 @@ SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="sim
 CPU_MS_PER_TRANSACTION = 0.05
 MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
 SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
+LEAD_POLL_S = 0.02  # how often a simulated sweep in lockstep looks for its lead's word
 BUSY_HOST_CPU_PERCENT = 60.0  # a busy host's CPU with no test running; saturated (99 %) at its `host_iops`
 
 
@@ -255,6 +257,8 @@ class ModelSource:
                 time_utc=start + timedelta(seconds=elapsed), host=host,
             )
             index += 1
+            while measurement.steps is not None and measurement.steps.awaiting and runner.stop_reason is None:
+                time.sleep(LEAD_POLL_S)  # virtual time: a sweep in lockstep waits for its lead's word, not plays on
         measured_s = max(0, index - measurement.warmup_intervals) * interval_s
         aborted = None
         if runner.stop_reason is not None:
@@ -318,8 +322,9 @@ def runner_for(
     session: str | None = None,
     sweep: SweepPlan | None = None,
     gate: StartGate | None = None,
+    lead: SweepLead | None = None,
 ) -> Runner:
     """A runner on the simulated device when `model` is given, else on the configured disks."""
     source = ModelSource(model) if model is not None else None
     return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session, sweep=sweep,
-                  gate=gate)
+                  gate=gate, lead=lead)

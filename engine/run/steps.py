@@ -8,6 +8,10 @@ figures the advisor reads: transactional IOPS, database read and log write laten
 (average and maximum, of the worst instance), page-fault stalls and host CPU. A step with
 the host's processors saturated is marked host-bound: not a storage limit, and when it kept the
 thresholds a lower bound of what the storage carries.
+
+A sweep in lockstep with other servers' (`engine.run.gate.SweepLead`) settles each step for a fixed number of
+samples, judges the same number as alone, says its record to the lead, and runs that load until the lead's word:
+the next load and the sample it starts at, or the end. The lead chooses from every server's records (`next_of`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ from engine.results.maxima import HighestAverages
 from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
 from engine.results.sweep_schema import SweepEnd
 from engine.results.verdict import ACTIVITY_CRITERIA, judge
-from engine.run.settling import MeasureWindow
+from engine.run.gate import SweepLead
+from engine.run.settling import MeasureWindow, SettleRule, drift
 from engine.run.sweep import Load, Step, Sweep, SweepPlan
 from engine.workload.stats import PAGE_FAULT_STALLS, InstanceInterval, split_totals
 
@@ -52,16 +57,19 @@ class StepWindow:
     hosts: list[HostFigures] = field(default_factory=list)
     measured_s: float = 0.0
     settled: bool = False
+    recent: list[tuple[float, float]] = field(default_factory=list)  # its settling samples' read latency and IOPS
 
 
 class SweepSteps:
     """The steps of one sweep run; `observe` takes each interval in order and says its phase."""
 
-    def __init__(self, plan: SweepPlan, config: TestConfig, names: list[str], log: LogFn) -> None:
+    def __init__(self, plan: SweepPlan, config: TestConfig, names: list[str], log: LogFn, lead: SweepLead | None = None) -> None:
         self.plan = plan
         self.config = config
         self.names = names
         self._log = log
+        self.lead = lead
+        self._waiting = False  # in lockstep: the step is measured, and its load runs until the lead's word
         self.schedule = Sweep(plan.loads, plan.start, plan.max_steps)
         self.steps: list[SweepStep] = []
         self.windows: list[StepWindow] = []  # every step begun, the last possibly unfinished
@@ -70,6 +78,11 @@ class SweepSteps:
         first = self.schedule.next_load([])
         assert first is not None
         self._begin(first, 0)
+
+    @property
+    def awaiting(self) -> bool:
+        """In lockstep: a step is measured and the lead's word for the next has not come yet."""
+        return self._waiting and self.lead is not None and self.lead.told(len(self.windows)) is None
 
     @property
     def current(self) -> StepWindow:
@@ -84,7 +97,10 @@ class SweepSteps:
         number = len(self.windows)
         settle = plan.warmup if number == 0 else plan.min_settle
         limit = plan.step_limit + (plan.warmup if number == 0 else 0)
-        window = MeasureWindow(settle, limit - settle, plan.settle)
+        if self.lead is None:
+            window = MeasureWindow(settle, limit - settle, plan.settle)
+        else:  # every server settles as long and judges the same samples
+            window = MeasureWindow(settle, plan.settle.measure_samples)
         self.windows.append(StepWindow(number, load, index, window, {n: InstanceInterval(n) for n in self.names},
                                        HighestAverages.of(self.config)))
         self._log(f"Step {number + 1}: {load.threads} threads, SluggishSessions {load.sluggish} "
@@ -96,12 +112,18 @@ class SweepSteps:
         step = self.current
         if self.end_index is not None:
             return "warmup"
+        if self._waiting:
+            self._follow(index)
+            return "warmup"
         offset = index - step.first
         if offset < step.window.warmup_intervals:
             message = step.window.observe(offset, summary.db_read_avg_latency_ms, summary.transactional_iops)
             if message is not None:
                 step.settled = message.startswith("Latency settled")
                 self._log(f"Step {step.number + 1}: {message}", "info")
+            step.recent.append((summary.db_read_avg_latency_ms, summary.transactional_iops))
+            if self.lead is not None and offset + 1 == step.window.warmup_intervals:
+                step.settled = steady(step.recent[-self.plan.settle.window:], self.plan.settle)  # said, not waited for
             return "warmup"
         for name, part in parts.items():
             step.totals[name].merge(part)
@@ -116,40 +138,38 @@ class SweepSteps:
         step = self.current
         record = self.record(step, index)
         self.steps.append(record)
-        verdict = "kept every latency threshold" if record.latency_ok else f"broke {record.broke_words}"
-        if record.no_reads:
-            verdict = "made no database reads (the database cache held the database): not read as a storage limit"
-        self._log(f"Step {step.number + 1}: {record.transactional_iops:,.1f} transactional IOPS, database reads "
-                  f"{record.db_read_avg_latency_ms:.1f} ms, log writes {record.log_write_avg_latency_ms:.2f} ms: {verdict}"
-                  + (_bound_words(record) if record.host_bound else ""), "info")
-        # A step whose reads never reached the disk: the cache holds the database, whatever the load; no step will.
-        following = None if record.no_reads else self.schedule.next_load([as_step(s) for s in self.steps])
-        if following is None:
-            self.end_index = index + 1
-            self.ended = self._why_ended()
-            self._log(f"Load sweep ends: {self.ended.words}", "info")
+        self._log(f"Step {step.number + 1}: {step_words(record)}", "info")
+        if self.lead is not None:  # the lead chooses from every server's record; this load runs until its word
+            self._waiting = True
+            self.lead.measured(record)
+            return
+        following = next_of(self.schedule, self.steps)
+        if isinstance(following, SweepEnd):
+            self._end(index + 1, following)
         else:
             self._begin(following, index + 1)
 
-    def _why_ended(self) -> SweepEnd:
-        if self.steps[-1].no_reads:
-            return SweepEnd(why="cache_held")
-        steps = [as_step(s) for s in self.steps]
-        low, high = self.schedule.bracket(steps)
-        loads = [(load.threads, load.sluggish) for load in self.schedule.loads]
-        if low is not None and high is not None and high - low <= 1:
-            return SweepEnd(why="limit_found", kept=loads[low], broke=loads[high])
-        if len(steps) >= self.schedule.max_steps:
-            return SweepEnd(why="steps_spent", steps=self.schedule.max_steps)
-        if high == 0:
-            return SweepEnd(why="lightest_broke", broke=loads[0])
-        if any(s.host_bound for s in steps):
-            carried = max((s for s in steps if s.passes), key=lambda s: s.iops, default=None)
-            if carried is None:
-                return SweepEnd(why="host_saturated")
-            return SweepEnd(why="host_saturated", kept=(carried.load.threads, carried.load.sluggish),
-                            carried_iops=carried.iops)
-        return SweepEnd(why="all_kept", kept=loads[-1])
+    def _end(self, end_index: int, why: SweepEnd) -> None:
+        self.end_index = end_index
+        self.ended = why
+        self._log(f"Load sweep ends: {why.words}", "info")
+
+    def _follow(self, index: int) -> None:
+        """In lockstep, after interval `index` of a measured step: the lead's word, once it came and its sample is
+        next (a word that came after its sample is followed at once, and said)."""
+        assert self.lead is not None
+        told = self.lead.told(len(self.windows))
+        if told is None or index + 1 < told.at:
+            return
+        if index + 1 > told.at:
+            what = ("the word to end the sweep", "ends") if told.load is None else ("the word to step", "steps")
+            self._log(f"Step {len(self.windows) + 1}: {what[0]} came {index + 1 - told.at} sample(s) after the sample "
+                      f"it named; this server {what[1]} at sample {index + 1}", "warning")
+        self._waiting = False
+        if told.load is None:
+            self._end(index + 1, told.end or SweepEnd(why="stopped"))
+        else:
+            self._begin(Load(*told.load), index + 1)
 
     def record(self, step: StepWindow, index: int) -> SweepStep:
         """What step `step` measured, judged as a run at its setting would be."""
@@ -197,6 +217,44 @@ class SweepSteps:
         if finished:
             return min(finished, key=lambda w: w.load.effective)
         return self.current if self.current.measured_s > 0 else None
+
+
+def steady(samples: list[tuple[float, float]], rule: SettleRule) -> bool:
+    """Whether read latency and IOPS moved less than the rule's drift over `samples` (its window of them)."""
+    return len(samples) >= rule.window and all(drift([sample[i] for sample in samples]) <= rule.max_drift for i in (0, 1))
+
+
+def step_words(record: SweepStep) -> str:
+    """What a measured step carried and whether it kept the thresholds, as the test log says it."""
+    verdict = "kept every latency threshold" if record.latency_ok else f"broke {record.broke_words}"
+    if record.no_reads:
+        verdict = "made no database reads (the database cache held the database): not read as a storage limit"
+    return (f"{record.transactional_iops:,.1f} transactional IOPS, database reads {record.db_read_avg_latency_ms:.1f} ms, "
+            f"log writes {record.log_write_avg_latency_ms:.2f} ms: {verdict}" + (_bound_words(record) if record.host_bound else ""))
+
+
+def next_of(schedule: Sweep, records: list[SweepStep]) -> Load | SweepEnd:
+    """The load after the steps `records` measured, or why the sweep ends there."""
+    if records[-1].no_reads:  # its reads never reached the disk: the cache holds the database, whatever the load
+        return SweepEnd(why="cache_held")
+    steps = [as_step(s) for s in records]
+    following = schedule.next_load(steps)
+    if following is not None:
+        return following
+    low, high = schedule.bracket(steps)
+    loads = [(load.threads, load.sluggish) for load in schedule.loads]
+    if low is not None and high is not None and high - low <= 1:
+        return SweepEnd(why="limit_found", kept=loads[low], broke=loads[high])
+    if len(steps) >= schedule.max_steps:
+        return SweepEnd(why="steps_spent", steps=schedule.max_steps)
+    if high == 0:
+        return SweepEnd(why="lightest_broke", broke=loads[0])
+    if any(s.host_bound for s in steps):
+        carried = max((s for s in steps if s.passes), key=lambda s: s.iops, default=None)
+        if carried is None:
+            return SweepEnd(why="host_saturated")
+        return SweepEnd(why="host_saturated", kept=(carried.load.threads, carried.load.sluggish), carried_iops=carried.iops)
+    return SweepEnd(why="all_kept", kept=loads[-1])
 
 
 def as_step(record: SweepStep) -> Step:

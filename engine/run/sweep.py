@@ -219,12 +219,14 @@ class SweepPlan:
     def budget_intervals(self) -> int:
         return self.warmup + self.max_steps * self.step_limit
 
-    def describe(self, interval_s: float) -> str:
+    def describe(self, interval_s: float, *, lockstep: bool = False) -> str:
+        """The plan in a line; in `lockstep` (across servers) each step settles for a fixed number of samples."""
         light, heavy = self.loads[0], self.loads[-1]
+        settles = (f"settles for {self.min_settle} samples ({self.warmup} the first)" if lockstep else "settles")
         return (f"Load sweep: at most {self.max_steps} steps between {light.threads} threads / SluggishSessions "
                 f"{light.sluggish} and {heavy.threads} threads, starting at {self.start.threads} threads / "
-                f"SluggishSessions {self.start.sluggish}; each step settles, then {self.settle.measure_samples} "
-                f"samples are judged; at most {self.budget_intervals * interval_s / 60:g} minutes")
+                f"SluggishSessions {self.start.sluggish}; each step {settles}, then {self.settle.measure_samples} "
+                f"samples are judged; at most {self.budget_intervals * interval_s / 60:.3g} minutes")
 
 
 def plan_sweep(config: TestConfig, cpu_count: int, budget_s: float = SWEEP_BUDGET_S) -> SweepPlan:

@@ -50,3 +50,19 @@ def test_a_hosts_list_that_names_no_server_or_one_twice_is_refused(spec):
 
     with pytest.raises(argparse.ArgumentTypeError):
         host_files(spec)
+
+
+def test_tuning_across_servers_needs_as_many_databases_and_one_profile_on_each_and_names_the_server(tmp_path):
+    shared = _init(tmp_path, "mbx1", 2)
+    more = _init(tmp_path, "mbx2", 4)
+    bigger = _init(tmp_path, "mbx3", 2, "--mailboxes", "16")
+    alike = _init(tmp_path, "mbx4", 2)
+    done = jetwise("tune", str(shared), "--hosts", f"mbx1,mbx2={more},mbx3={bigger},mbx4={alike}", "--wait", "1s",
+                   cwd=tmp_path)
+    assert done.returncode == ExitCode.INVALID
+    assert "error: --hosts mbx2: it has 4 database(s) and mbx1 has 2" in done.stderr
+    assert "error: --hosts mbx3: its mailbox profile differs from mbx1's" in done.stderr
+    assert "mbx4" not in done.stderr and "Listening" not in done.stderr  # refused before any controller listens
+    # servers alike in both tune together, their paths their own: what is missing then is the enrolment
+    done = jetwise("tune", str(shared), "--hosts", f"mbx1,mbx4={alike}", "--wait", "1s", cwd=tmp_path)
+    assert done.returncode == ExitCode.INVALID and "no server enrolled" in done.stderr, done.stderr

@@ -1,0 +1,71 @@
+"""Tuning across three servers that share their storage, through the command line and real agents: the load sweep
+steps every server at once at the controller's word, the advisor reads the servers' summed curve, and the
+confirmation is a test across all of them at the setting found."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from engine.protocol import ExitCode
+from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
+from engine.results.document import read_result
+from engine.results.schema import Outcome
+from tests.hosts.agents import HOSTS, JETWISE, stop_all
+from tests.hosts.test_across import Servers
+
+pytestmark = pytest.mark.slow  # three agents and a controller in their own processes
+
+
+def _tune(servers: Servers, output, *extra: str) -> subprocess.CompletedProcess[str]:
+    hosts = ",".join(f"{host}={servers.files[host]}" for host in HOSTS)
+    return subprocess.run([*JETWISE, "tune", str(servers.files[HOSTS[0]]), "--hosts", hosts, "--port", str(servers.port),
+                           "--wait", "90s", "--output", str(output), "--json", *extra],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, JETWISE_DATA_DIR=str(servers.controller)))
+
+
+def test_a_sweep_steps_every_server_together_and_the_setting_it_finds_is_confirmed_across_all(tmp_path, keys):
+    servers = Servers(tmp_path, keys)
+    servers.start_agents(once=False)  # one agent serves every run of the tuning
+    try:
+        output = tmp_path / "tune"
+        done = _tune(servers, output, "--simulate", "sas-8x10k", "--calibration", "20s", "--max-runs", "3")
+        assert done.returncode in (ExitCode.PASS, ExitCode.FAIL), done.stderr
+        outcome = json.loads(done.stdout)
+        runs = sorted(output.iterdir())
+        assert runs[0].name == "calibration-01-sweep" and len(runs) == len(outcome["runs"]) >= 2, done.stderr
+        sweep = AcrossResult.model_validate_json((runs[0] / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert sweep.sweep is not None and sweep.sweep.end is not None and len(sweep.sweep.steps) >= 2
+        own = {host: read_result(runs[0] / HOSTS_FOLDER / host) for host in HOSTS}
+        for number, whole in enumerate(sweep.sweep.steps):
+            steps = [own[host].sweep.steps[number] for host in HOSTS]
+            # in lockstep: every server ran the same load over the same samples
+            assert {(s.threads, s.sluggish_sessions, s.first_interval, s.last_interval) for s in steps} == {
+                (whole.threads, whole.sluggish_sessions, whole.first_interval, whole.last_interval)}
+            # and the step of the whole is theirs together: IOPS summed, the worst latency, kept only if all kept
+            assert whole.transactional_iops == pytest.approx(sum(s.transactional_iops for s in steps))
+            assert whole.db_read_avg_latency_ms == max(s.db_read_avg_latency_ms for s in steps)
+            assert whole.latency_ok == all(s.latency_ok for s in steps)
+        assert all(own[host].sweep.end == sweep.sweep.end for host in HOSTS)  # each ended at the controller's word
+        # the advisor read the summed curve against the summed target, and each run is one of all servers together
+        first = outcome["runs"][0]
+        assert first["sweep"] and first["achieved_transactional_iops"] == pytest.approx(
+            sweep.sweep.steps[sweep.sweep.judged_step].transactional_iops)
+        confirmation = AcrossResult.model_validate_json((runs[1] / ACROSS_FILE).read_text(encoding="utf-8"))
+        setting = (outcome["runs"][1]["threads"], outcome["runs"][1]["sluggish_sessions"])
+        assert all((row.threads, row.sluggish_sessions) == setting for row in confirmation.servers)
+        assert confirmation.outcome.value == outcome["runs"][1]["verdict"]
+        assert outcome["runs"][1]["achieved_transactional_iops"] == pytest.approx(
+            confirmation.aggregate.achieved_transactional_iops)
+        if outcome["status"] == "converged":
+            assert confirmation.outcome == Outcome.PASS
+            assert tuple(outcome["recommendation"].values()) == setting
+        assert "Tuning across 3 servers" in done.stderr and "Load sweep across servers ends" in done.stderr
+        assert "Load Sweep Across Servers" in (runs[0] / "report.html").read_text(encoding="utf-8")
+        assert (runs[1] / "report.html").is_file()
+    finally:
+        stop_all(list(servers.agents.values()))
