@@ -28,6 +28,7 @@ from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import environment, render_section, section_charts
 from reporting.recovery import recovery_model
 from reporting.scan import scan_model
+from reporting.suite_across import SuiteAcrossBundle, load_suite_across, render_suite_across_html
 
 NOT_RUN = "not run"
 REPORT_FILE = "esrp-report.html"  # the combined report `jetwise suite` leaves in the suite's folder
@@ -92,13 +93,25 @@ def is_suite_folder(path: Path) -> bool:
     return (path / SUITE_FILE).exists()
 
 
-def load_suite(folder: Path) -> SuiteBundle:
-    """The suite in `folder` with each stage's run (ReportError, in a line, when the suite or a stage cannot be read)."""
+def load_any_suite(folder: Path) -> SuiteBundle | SuiteAcrossBundle:
+    """The suite in `folder` with each stage's run, or each stage's test across servers for a suite across them
+    (ReportError, in a line, when the suite or a stage cannot be read)."""
     try:
         record = read_suite(folder)
     except SuiteError as exc:
         raise ReportError(str(exc)) from exc
+    if record.hosts:
+        return load_suite_across(record, folder)
     return SuiteBundle(record, folder, [_load_stage(folder, number, stage) for number, stage in enumerate(record.stages, 1)])
+
+
+def load_suite(folder: Path) -> SuiteBundle:
+    """The suite on this server in `folder` (ReportError for a suite across servers, which the command line reports:
+    `jetwise report FOLDER`)."""
+    suite = load_any_suite(folder)
+    if isinstance(suite, SuiteAcrossBundle):
+        raise ReportError(f"{folder} holds a suite across servers; its report: jetwise report {folder} --pdf FILE")
+    return suite
 
 
 def _load_stage(folder: Path, number: int, stage: Stage) -> StageReport:
@@ -270,5 +283,6 @@ def write_suite_report(folder: Path) -> Path:
     """Write the suite's combined HTML report into its folder (`REPORT_FILE`, replaced whole); returns its path.
     ReportError when the suite cannot be read, OSError when the file cannot be written."""
     path = folder / REPORT_FILE
-    write_text(path, render_suite_html(load_suite(folder)))
+    suite = load_any_suite(folder)
+    write_text(path, render_suite_across_html(suite) if isinstance(suite, SuiteAcrossBundle) else render_suite_html(suite))
     return path

@@ -276,7 +276,9 @@ class TestAcross:
         """Keep `sample` until every server has sent its interval; then show their sum."""
         host.samples[sample.interval] = sample
         while True:
-            live = [h for h in self.hosts.values() if h.lost is None and h.refused is None]
+            # a server whose part ended (a scan done before the others') is in no later sum
+            live = [h for h in self.hosts.values() if h.lost is None and h.refused is None
+                    and (h.result is None or self._next_sum in h.samples)]
             parts = [h.samples.get(self._next_sum) for h in live]
             if not live or any(part is None for part in parts):
                 return

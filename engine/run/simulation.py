@@ -215,15 +215,15 @@ class ModelSource:
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model
         runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
+        if runner.gate is not None:
+            runner.log("The databases are ready; waiting for the other servers of the test")
+            wait_at(runner.gate, lambda: runner.stop_reason is not None)
         if config.open_ended:  # a scan or a Soft Recovery: the model's sequential reads and replay play it
             from engine.run.simulated_work import OpenEndedWork  # it builds on this module
 
             return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
         self.grown = {}
-        if runner.gate is not None:
-            runner.log("The databases are ready; waiting for the other servers of the test")
-            wait_at(runner.gate, lambda: runner.stop_reason is not None)
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = mix_of(config)

@@ -18,11 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from pydantic import ValidationError
 
 from engine.io.safety import make_folders, write_text
 from engine.model.config import TestConfig, TestType
+from engine.results.across_schema import AcrossResult
 from engine.results.schema import RunResult
 from engine.results.suite import PERFORMANCE_S as PERFORMANCE_S
 from engine.results.suite import STAGES as STAGES
@@ -30,12 +32,20 @@ from engine.results.suite import STRESS_S as STRESS_S
 from engine.results.suite import SUITE_VERSION
 from engine.results.suite import Stage as Stage
 from engine.results.suite import SuiteRecord as SuiteRecord
-from engine.run.runner import Runner
 
 SUITE_FILE = "suite.json"
 MAX_STAGE_S = 30 * 86400.0  # as a run's duration
 
-MakeRunner = Callable[[TestConfig, Path], Runner]
+
+class StageRun(Protocol):
+    """One stage's test: a run on this server (`Runner`), or a test across servers."""
+
+    def run(self) -> RunResult | AcrossResult: ...
+
+    def request_stop(self, reason: str) -> None: ...
+
+
+MakeRunner = Callable[[TestConfig, Path], StageRun]
 
 
 class SuiteError(Exception):
@@ -68,10 +78,13 @@ def write_suite(record: SuiteRecord, folder: Path) -> None:
 
 def open_suite(
     config: TestConfig, folder: Path, *, performance_s: float, stress_s: float, simulate: str | None = None,
+    hosts: list[str] | None = None,
 ) -> SuiteRecord:
-    """The suite in `folder`: the one recorded there when it has this configuration, these lengths and the same
-    device (the disk, or the simulated `simulate` profile), else a new one (SuiteError when the folder holds another
-    suite, or anything but a suite, or a length is out of bounds)."""
+    """The suite in `folder`: the one recorded there when it has this configuration, these lengths, the same device
+    (the disk, or the simulated `simulate` profile) and the same servers (`hosts`: across them; None: this server),
+    else a new one (SuiteError when the folder holds another suite, or anything but a suite, or a length is out of
+    bounds)."""
+    servers = list(hosts or [])
     for name, seconds in (("Performance", performance_s), ("Stress", stress_s)):
         if not 0 < seconds <= MAX_STAGE_S:
             raise SuiteError(f"the {name} length must be more than 0 and at most {MAX_STAGE_S / 86400:g} days "
@@ -81,7 +94,7 @@ def open_suite(
         raise SuiteError(f"{folder} is a file; a suite needs a folder of its own")
     if (folder / SUITE_FILE).exists():
         record = read_suite(folder)
-        differs = suite_differences(record, config, performance_s, stress_s, simulate)
+        differs = suite_differences(record, config, performance_s, stress_s, simulate, servers)
         if differs:
             raise SuiteError(f"{folder} holds another suite (its {', '.join(differs)} differ); resume it as it was "
                              "started, or give the new suite a folder of its own")
@@ -91,7 +104,7 @@ def open_suite(
     try:
         make_folders(folder)
         record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s, simulate=simulate,
-                             stages=[Stage(test_type=kind) for kind in STAGES])
+                             hosts=servers, stages=[Stage(test_type=kind) for kind in STAGES])
         write_suite(record, folder)
     except OSError as exc:
         raise SuiteError(f"the suite folder {folder} cannot be made ({exc.strerror or exc})") from exc
@@ -99,9 +112,9 @@ def open_suite(
 
 
 def suite_differences(record: SuiteRecord, config: TestConfig, performance_s: float, stress_s: float,
-                      simulate: str | None = None) -> list[str]:
-    """What keeps `record` from being resumed as a suite of `config` with these lengths on this device (nothing:
-    the same suite); a front end asks before it offers to resume one."""
+                      simulate: str | None = None, hosts: list[str] | None = None) -> list[str]:
+    """What keeps `record` from being resumed as a suite of `config` with these lengths on this device and these
+    servers (none: this one alone); nothing: the same suite. A front end asks before it offers to resume one."""
     wanted = config.model_copy(update={"test_type": TestType.PERFORMANCE})
     ours, theirs = record.config.model_dump(mode="json"), wanted.model_dump(mode="json")
     differs = sorted(f"configuration's {key}" for key in ours.keys() | theirs.keys()
@@ -112,11 +125,17 @@ def suite_differences(record: SuiteRecord, config: TestConfig, performance_s: fl
         differs.append("Stress length")
     if record.simulate != simulate:
         differs.append(f"device ({_device(record.simulate)}, not {_device(simulate)})")
+    if record.hosts != list(hosts or []):
+        differs.append(f"servers ({_servers(record.hosts)}, not {_servers(list(hosts or []))})")
     return differs
 
 
 def _device(simulate: str | None) -> str:
     return f"simulated {simulate}" if simulate else "the disk"
+
+
+def _servers(hosts: list[str]) -> str:
+    return ", ".join(hosts) if hosts else "this server alone"
 
 
 class Suite:
@@ -129,7 +148,7 @@ class Suite:
         self.make_runner = make_runner
         self.on_stage = on_stage  # a stage is about to start
         self.stop_reason: str | None = None
-        self._current: Runner | None = None
+        self._current: StageRun | None = None
 
     def request_stop(self, reason: str) -> None:
         self.stop_reason = reason
@@ -167,10 +186,11 @@ class Suite:
             folder = self.folder / f"{base}-{attempt}"
         return folder
 
-    def _record(self, stage: Stage, result: RunResult) -> None:
-        stage.run_id = result.run_id
-        stage.outcome = result.verdict
-        stage.reasons = list(result.summary.reasons)
+    def _record(self, stage: Stage, result: RunResult | AcrossResult) -> None:
+        if isinstance(result, AcrossResult):
+            stage.run_id, stage.outcome, stage.reasons = result.test_id, result.outcome, list(result.reasons)
+        else:
+            stage.run_id, stage.outcome, stage.reasons = result.run_id, result.verdict, list(result.summary.reasons)
         write_suite(self.record, self.folder)
 
 
@@ -195,6 +215,6 @@ def unfinished_suites(runs_root: Path) -> list[FoundSuite]:  # a session's folde
             record = read_suite(path.parent)
         except SuiteError:
             continue  # not one this window can resume: `jetwise report` on it says why
-        if not record.finished:
+        if not record.finished and not record.hosts:  # the window resumes suites on this server
             found.append(FoundSuite(path.parent, record))
     return sorted(found, key=lambda suite: suite.folder.name, reverse=True)
