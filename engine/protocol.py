@@ -22,7 +22,9 @@ from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
-PROTOCOL_VERSION = 5  # the event stream's version (5: a test across servers' events); a front end refuses an engine that speaks another
+# the event stream's version (5: a test across servers' events; 6: the test as one run, for tuning); a front end
+# refuses an engine that speaks another
+PROTOCOL_VERSION = 6
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
@@ -163,6 +165,9 @@ class AcrossEvent(BaseModel):
     event: Literal["across"] = "across"
     folder: str
     result: AcrossResult
+    as_one: RunResult | None = Field(None, description=(
+        "The test as one run of the servers' summed design (engine.hosts.as_one), which auto-tune reads; None when "
+        "no server gave a result."))
 
 
 # Every event a run sends, one of each kind: a consumer's chain of cases ends in assert_never, checked by mypy

@@ -248,8 +248,8 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.results_view)
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
 
-    def _on_runs_across_finished(self, result: AcrossResult, folder: Path) -> None:
-        self.across_view.show_test(result, folder)
+    def _on_runs_across_finished(self, result: AcrossResult, folder: Path, tuning: str) -> None:
+        self.across_view.show_test(result, folder, tuning)
         self.stack.setCurrentWidget(self.across_view)
         self.statusBar().showMessage(f"{result.outcome.value.upper()} across {len(result.servers)} servers: results in {folder}")
 

@@ -31,6 +31,7 @@ from engine.model.options import option
 from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
 from engine.results.across_schema import AcrossResult
 from engine.results.schema import IntervalSample
+from engine.run.sweep import SweepPlan
 from engine.store.paths import hosts_folder
 from reporting.across import write_across_report
 from reporting.bundle import ReportError
@@ -147,15 +148,17 @@ def enrolled_roster(hosts: list[str]) -> Roster:
 
 
 def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, *, port: int, wait_s: float,
-                simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None]) -> AcrossResult:
-    """Listen for the servers' agents, then run the test across them: for the command line and the engine process.
-    Raises UsageError, RosterError, KeyStoreError or HostsMissingError before the test begins."""
+                simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None],
+                sweep: SweepPlan | None = None) -> AcrossResult:
+    """Listen for the servers' agents, then run the test across them (a load sweep in lockstep with `sweep`): for the
+    command line and the engine process. Raises UsageError, RosterError, KeyStoreError or HostsMissingError before
+    the test begins."""
     roster = enrolled_roster(list(configs))
     quiet_dask(hosts_folder() / CONTROLLER_LOG)
     with Controller(roster, port=port) as controller:
         say(f"Listening at {controller.address}; waiting for {', '.join(configs)}...")
         controller.wait_for(list(configs), wait_s)
-        test = TestAcross(controller, configs, output, view, simulate=simulate)
+        test = TestAcross(controller, configs, output, view, simulate=simulate, sweep=sweep)
         started(test)
         return test.run()
 

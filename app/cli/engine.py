@@ -21,6 +21,7 @@ from app.cli.options import add_length_flags, duration_type, path_type, session_
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross
+from engine.hosts.as_one import as_one_run, summed_config
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.keys import KeyStoreError
 from engine.hosts.roster import RosterError
@@ -46,7 +47,7 @@ from engine.protocol import (
 from engine.results.schema import IntervalSample
 from engine.run.runner import Runner
 from engine.run.suite import Suite, SuiteError, open_suite
-from engine.run.sweep import plan_sweep
+from engine.run.sweep import SweepPlan, plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
 
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         config, rule = calibration_rule(config, args.calibrate)
     model = simulated_model(args.simulate)
     if args.hosts is not None:  # a test across servers is judged per server and as a whole, in no tuning session
-        return _across(args, config, stream)
+        return _across(args, config, stream, sweep)
     try:
         session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
     except StoreError as exc:
@@ -161,11 +162,14 @@ class _EngineAcross:
         self.stream.log("info", line)
 
 
-def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> int:
-    """A test across servers for a front end, every server running `config`: its events, then the test's end."""
+def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep: SweepPlan | None) -> int:
+    """A test across servers for a front end, every server running `config` (a load sweep in lockstep with `sweep`):
+    its events, then the test's end with the test as one run of the servers' summed design, which auto-tune reads."""
     stdin = sys.stdin is not None and not sys.stdin.isatty()
+    tests: list[TestAcross] = []
 
     def started(test: TestAcross) -> None:
+        tests.append(test)
         stream(StartEvent(run_id=test.test_id, session=None, started_utc=datetime.now(UTC), config=config))
         if stdin:
             threading.Thread(target=_watch_stdin, args=(test, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
@@ -178,12 +182,14 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> in
     configs = {host: config for host in args.hosts}
     try:
         result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
-                             simulate=args.simulate, say=lambda words: stream.log("info", words), started=started)
+                             simulate=args.simulate, say=lambda words: stream.log("info", words), started=started,
+                             sweep=sweep)
     except (UsageError, RosterError, KeyStoreError, HostsMissingError) as exc:
         stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
         return ExitCode.INVALID
     write_report(args.output, lambda words: stream.log("info", words))
-    stream(AcrossEvent(folder=str(args.output), result=result))
+    runs = {host.name: host.result for host in tests[0].hosts.values() if host.result is not None}
+    stream(AcrossEvent(folder=str(args.output), result=result, as_one=as_one_run(result, runs, summed_config(configs))))
     return ExitCode.of(result.outcome)
 
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QWizard
 from engine.hosts.keys import KeyStore
 from engine.hosts.roster import Roster
 from engine.model.validation import HOSTS_FIELD
-from engine.results.across_schema import ACROSS_FILE
+from engine.results.across_schema import ACROSS_FILE, AcrossResult
 from engine.results.schema import Outcome
 from engine.store.paths import hosts_folder
 from tests.conftest import small_config
@@ -35,10 +35,10 @@ def keys_here(tmp_path, monkeypatch, keys):  # noqa: F811
     return keys
 
 
-def _choose(qtbot, window, config, hosts: list[str]) -> None:
+def _choose(qtbot, window, config, hosts: list[str], *, auto: bool = False) -> None:
     wizard = window.wizard
     wizard.load_config(config, session="across")
-    wizard.tuning.manual.setChecked(True)
+    (wizard.tuning.auto if auto else wizard.tuning.manual).setChecked(True)
     wizard.restart_at(PAGE_SERVERS)
     page = wizard.servers
     page.across.setChecked(True)
@@ -87,6 +87,43 @@ def test_a_test_across_two_servers_from_the_window_twice(qtbot, window, tmp_path
             assert len(list(folder.parent.glob("*"))) == attempt  # a folder of its own each time
             qtbot.mouseClick(view.new_button, Qt.MouseButton.LeftButton)
             assert window.stack.currentWidget() is window.wizard
+    finally:
+        stop_all(list(agents.values()))
+
+
+def test_auto_tune_across_two_servers_steps_them_together_and_ends_on_the_last_test_with_the_setting(
+        qtbot, window, tmp_path, keys_here):
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in HOSTS}
+    window.runs.across_port, window.runs.simulate = port, "sas-8x10k"
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
+    agents = {host: start_agent(datas[host], host, once=False) for host in HOSTS}
+    try:
+        _choose(qtbot, window, config, HOSTS, auto=True)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is window.across_view, timeout=ENGINE_TIMEOUT_MS)
+        view = window.across_view
+        tests = sorted(p.parent for p in (tmp_path / "runs").rglob(ACROSS_FILE))
+        assert len(tests) >= 2 and tests[0].name.endswith("across-2-sweep") and view.folder == tests[-1]
+        sweep = AcrossResult.model_validate_json((tests[0] / ACROSS_FILE).read_text(encoding="utf-8")).sweep
+        assert sweep is not None and len(sweep.steps) >= 2  # every server stepped together, the controller leading
+        assert window.runs.tuner is None and any("load sweep of" in line for line in window.runs.tuning_log)
+        said = view.tuning.text()
+        assert "Auto-tune across 2 servers" in said and not view.tuning.isHidden()
+        last = view.result
+        assert last is not None and last.ended_by is None
+        if " on every server" in said:  # the setting found, which the last test ran on each server
+            setting = {(row.threads, row.sluggish_sessions) for row in last.servers}
+            assert len(setting) == 1 and "{} threads, SluggishSessions {} on every server".format(*setting.pop()) in said
+        qtbot.mouseClick(view.new_button, Qt.MouseButton.LeftButton)  # and the next test is the engineer's again
+        _choose(qtbot, window, config, HOSTS)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: view.folder not in tests and window.stack.currentWidget() is window.across_view,
+                        timeout=ENGINE_TIMEOUT_MS)
+        assert view.tuning.isHidden() and view.result is not None and view.result.sweep is None
     finally:
         stop_all(list(agents.values()))
 

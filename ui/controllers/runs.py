@@ -32,17 +32,18 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from engine.hosts.as_one import summed_config
 from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
-from engine.protocol import RunEvent, StartEvent
+from engine.protocol import AcrossEvent, RunEvent, StartEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.tuner import MAX_RUNS, Tuner
+from engine.tuning.tuner import MAX_RUNS, TuneOutcome, Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
@@ -73,7 +74,7 @@ class RunController(QObject):
     finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
     refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
     suite_finished = Signal(object)  # SuiteSummary: the ESRP suite stopped or ran through
-    across_finished = Signal(object, object)  # AcrossResult, its folder: a test across servers ended
+    across_finished = Signal(object, object, str)  # AcrossResult, its folder, auto-tune's words: a test across servers ended
     message = Signal(str)  # a line for the status bar
 
     def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
@@ -95,6 +96,8 @@ class RunController(QObject):
         self.modes = modes or TuningModes()
         self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
         self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
+        self.across_hosts: list[str] = []  # the servers of the test across servers under way (or last)
+        self.across_base: TestConfig | None = None  # what each of them runs, auto-tune setting its thread count
         self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
         self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
 
@@ -217,26 +220,52 @@ class RunController(QObject):
             self.message.emit(f"Running the {TITLE}; its tests go to {output}")
 
     def start_across(self, config: TestConfig, hosts: list[str]) -> None:
-        """A test across `hosts` (enrolled servers whose agents run it), every server running `config`; no tuning
-        session records it: it is judged per server and as a whole."""
+        """A test across `hosts` (enrolled servers whose agents run it), every server running `config`, or auto-tune
+        across them (a load sweep stepping every server together, then confirmations across all of them, read against
+        the servers' summed target); no tuning session records it: it is judged per server and as a whole."""
         if self.running:
             self.message.emit("A run is starting or under way: stop it first")
             return
         self._from_wizard = True
         self._planned_auto = False
         self.tuner = None
+        self.tuning_log = []
+        self.display.show_iterations(self.tuning_log)
+        self.across_hosts, self.across_base = list(hosts), config
+        if self.draft.auto_tune and not config.open_ended:
+            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
+            first = self.tuner.next_run()
+            assert first is not None  # no session's runs answer it: tuning across servers begins with a sweep
+            config = _at_setting(config, first)
+        self._run_across(config)
+
+    def _run_across(self, config: TestConfig) -> None:
+        hosts = self.across_hosts
         self.suite = None
         config = TestConfig.model_validate(config.model_dump())
         self.config = config
-        output = self._output(f"across-{len(hosts)}-t{config.thread_count}-s{config.sluggish_sessions}")
+        tuner = self.tuner
+        plan = tuner.next_sweep() if tuner is not None else None
+        name = "sweep" if plan is not None else f"t{config.thread_count}-s{config.sluggish_sessions}"
+        output = self._output(f"across-{len(hosts)}-{name}")
         engine = self._engine()
-        self.display.begin(config, f"{type_words(config.test_type)} test across {len(hosts)} servers "
-                                   f"({', '.join(hosts)}): {setting_words(config)} on each", servers=len(hosts))
+        what = (f"Auto-tune run {len(tuner.runs) + 1} across {len(hosts)} servers" if tuner is not None
+                else f"{type_words(config.test_type)} test across {len(hosts)} servers")
+        setting = f"{setting_words(config)} on each"
+        if plan is not None:
+            setting = (f"load sweep from {plan.start.threads} threads, SluggishSessions {plan.start.sluggish}, every "
+                       "server stepping together")
+        self.display.begin(config, f"{what} ({', '.join(hosts)}): {setting}", servers=len(hosts))
         self.display.show_suite(None, None)
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate, hosts=hosts,
-                     port=self.across_port, wait_s=self.across_wait_s)
-        self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
+                     port=self.across_port, wait_s=self.across_wait_s, sweep=plan is not None,
+                     calibrate_s=self.draft.calibration_s if tuner is not None else None)
+        if self._from_wizard:
+            self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
+        else:
+            self.started.emit()
+            self.message.emit(f"Running across {len(hosts)} servers; results go to {output}")
 
     def resume_suite(self, summary: SuiteSummary) -> None:
         """Run on the unfinished suite shown, from its first test without a verdict."""
@@ -304,9 +333,7 @@ class RunController(QObject):
         began = engine is not None and (engine.began or outcome.stop_requested)
         summary = suite.summary() if suite is not None and began else None
         if outcome.across is not None:
-            self.tuner = None
-            self.last_result, self.last_output = None, Path(outcome.across.folder)
-            self.across_finished.emit(outcome.across.result, Path(outcome.across.folder))
+            self._across_ended(outcome.across)
             return
         if summary is not None:
             self.tuner = None
@@ -340,6 +367,25 @@ class RunController(QObject):
         self.tuner = None
         self.finished.emit(result, tuner.advice, f"Auto-tune: {tuner.outcome().status} after {len(tuner.runs)} run(s).")
 
+    def _across_ended(self, across: AcrossEvent) -> None:
+        """A test across servers ended: auto-tune's next run across them, or the test's end and how tuning ended."""
+        tuner, self.tuner = self.tuner, None
+        self.last_result, self.last_output = None, Path(across.folder)
+        note = ""
+        if tuner is not None and self.across_base is not None and across.as_one is not None and not tuner.done:
+            self.tuning_log.extend(tuner.take(across.as_one))
+            self.display.show_sweep(across.as_one, tuner.advice)
+            self.display.show_iterations(self.tuning_log)
+            following = tuner.next_run()
+            if following is not None:
+                self.tuner = tuner
+                self.display.append_log(f"Advisor: {tuner.describe_next()}")
+                self._run_across(_at_setting(self.across_base, following))
+                return
+        if tuner is not None:
+            note = tuning_words(tuner.outcome(), len(self.across_hosts))
+        self.across_finished.emit(across.result, Path(across.folder), note)
+
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
         """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
         engine = self.engine
@@ -352,6 +398,22 @@ class RunController(QObject):
             return None
         self.display.append_log(f"{sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
+
+
+def _at_setting(config: TestConfig, setting: TestConfig) -> TestConfig:
+    """`config` at `setting`'s thread count and SluggishSessions."""
+    return config.model_copy(update={"thread_count": setting.thread_count, "sluggish_sessions": setting.sluggish_sessions})
+
+
+def tuning_words(outcome: TuneOutcome, servers: int) -> str:
+    """How auto-tune across `servers` servers ended, with the setting every server runs and what the advisor says."""
+    said = f"Auto-tune across {servers} servers: {outcome.status} after {len(outcome.runs)} run(s)"
+    if outcome.recommendation is not None:
+        threads, sluggish = outcome.recommendation
+        said += f"; {threads} threads, SluggishSessions {sluggish} on every server"
+    if outcome.advice is not None:
+        said += f". {sentence(outcome.advice.rationale)}."
+    return said
 
 
 def _safe(name: str) -> str:

@@ -52,6 +52,8 @@ class AcrossView(QWidget):
         font.setBold(True)
         self.verdict.setFont(font)
         self.about = QLabel()
+        self.tuning = QLabel()  # how auto-tune across the servers ended, when it ran them
+        self.tuning.setWordWrap(True)
         self.reasons = QLabel()
         self.reasons.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
@@ -75,12 +77,15 @@ class AcrossView(QWidget):
         self.folder_button.clicked.connect(lambda: self.folder_requested.emit(self.folder))
         self.new_button.clicked.connect(self.new_test_requested.emit)
         layout = QVBoxLayout(self)
-        for widget in (self.verdict, self.about, self.reasons, self.table, self.note):
+        for widget in (self.verdict, self.about, self.tuning, self.reasons, self.table, self.note):
             layout.addWidget(widget)
         layout.addLayout(buttons)
 
-    def show_test(self, result: AcrossResult, folder: Path) -> None:
+    def show_test(self, result: AcrossResult, folder: Path, tuning: str = "") -> None:
+        """The test's end; `tuning`, how auto-tune across the servers ended (this test its last run)."""
         self.result, self.folder = result, folder
+        self.tuning.setText(escape(tuning))
+        self.tuning.setVisible(bool(tuning))
         outcome = result.outcome.value
         simulated = " (simulated device)" if result.simulated else ""
         self.verdict.setText(f"<span style='color:{verdict_colour(outcome)}'>{outcome.upper()}</span>{simulated} — "

@@ -2,9 +2,9 @@
 together and judged per server and as a whole.
 
 Each server chosen runs this test's databases and paths through its agent (`jetwise agent`); the servers are enrolled,
-removed and checked in File → Servers… (Manage servers…). A test across servers is a Performance or Stress test at the
-thread setting chosen by hand: auto-tune tunes this server alone, and the other test types and the ESRP qualification
-run on this server. Until a server is enrolled the wizard walks past the page: a test on this server alone is the
+removed and checked in File → Servers… (Manage servers…). A test across servers is a Performance or Stress test, at
+the thread setting chosen by hand or auto-tuned across them; the other test types and the ESRP qualification run on
+this server. Until a server is enrolled the wizard walks past the page: a test on this server alone is the
 usual one, and File → Servers… enrols the first.
 """
 
@@ -35,9 +35,10 @@ class ServersPage(WizardPage):
         self.message = QLabel()
         self.message.setWordWrap(True)
         self._failed = ""  # why the servers cannot be read, if they cannot
-        note = QLabel("Performance and Stress tests run across the servers; auto-tune, the other test types and the "
-                      "ESRP qualification run on this server. The window listens for the agents on port 8786 and waits "
-                      "up to 2 minutes for them to connect.")
+        note = QLabel("Performance and Stress tests run across the servers; auto-tune across them steps every "
+                      "server's load together and reads their summed target (the setting it finds is every server's). "
+                      "The other test types and the ESRP qualification run on this server. The window listens for the "
+                      "agents on port 8786 and waits up to 2 minutes for them to connect.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
         for widget in (self.alone, self.across, self.list, self.manage, self.message, note):
@@ -94,9 +95,6 @@ class ServersPage(WizardPage):
             return "No server is enrolled yet: Manage servers… adds one (its agent enrols with the bundle written)."
         if not self.selected():
             return "Choose the servers the test runs across."
-        if self.state.auto_tune:
-            return ("Auto-tune tunes this server alone: choose the setting by hand (Manual on the Thread tuning page) "
-                    "to run it across servers.")
         return None
 
     def isComplete(self) -> bool:
