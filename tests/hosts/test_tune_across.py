@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from datetime import UTC, datetime
 
+import psutil
 import pytest
 
 from engine.protocol import ExitCode
@@ -67,5 +69,42 @@ def test_a_sweep_steps_every_server_together_and_the_setting_it_finds_is_confirm
         assert "Tuning across 3 servers" in done.stderr and "Load sweep across servers ends" in done.stderr
         assert "Load Sweep Across Servers" in (runs[0] / "report.html").read_text(encoding="utf-8")
         assert (runs[1] / "report.html").is_file()
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def test_an_agent_killed_mid_sweep_stops_every_server_within_5_s_and_tuning_ends_aborted(tmp_path, keys):
+    servers = Servers(tmp_path, keys)
+    servers.start_agents(once=True)
+    try:
+        output = tmp_path / "tune"
+        hosts = ",".join(f"{host}={servers.files[host]}" for host in HOSTS)
+        tuning = subprocess.Popen([*JETWISE, "tune", str(servers.files[HOSTS[0]]), "--hosts", hosts, "--port",
+                                   str(servers.port), "--wait", "90s", "--output", str(output), "--json"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, JETWISE_DATA_DIR=str(servers.controller)))
+        assert tuning.stderr is not None
+        lines = []
+        for line in tuning.stderr:  # real I/O: the sweep's first step warms up for a minute
+            lines.append(line)
+            if "] Attaining prerequisites" in line:
+                break
+        workers = [child for agent in servers.agents.values() for child in psutil.Process(agent.pid).children(recursive=True)]
+        killed = HOSTS[2]
+        servers.agents[killed].kill()
+        moment = datetime.now(UTC)
+        out, err = tuning.communicate(timeout=120)
+        assert tuning.returncode == ExitCode.ABORTED, "".join(lines) + err
+        assert json.loads(out)["status"] == "aborted" and len(json.loads(out)["runs"]) == 1
+        test = AcrossResult.model_validate_json((output / "calibration-01-sweep" / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.ended_by is not None and (test.ended_by.host, test.ended_by.why) == (killed, "lost")
+        for host in HOSTS[:2]:  # every other server's sweep stopped within 5 s, its samples kept
+            run = read_result(servers.part(host, test.test_id))
+            assert run.summary.verdict == Outcome.ABORTED and f"{killed} was lost" in run.summary.reasons[0]
+            assert run.times.test_end_utc is not None and (run.times.test_end_utc - moment).total_seconds() < 5.0
+            assert servers.agents[host].wait(timeout=30) == 0
+        assert "Tuning stopped before it converged" in err
+        psutil.wait_procs(workers, timeout=15)
+        assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]  # nothing left running
     finally:
         stop_all(list(servers.agents.values()))
