@@ -227,6 +227,7 @@ JOBS: dict[str, dict[str, str]] = {
         "wizard/review.py": "Page 7, Review",
         "wizard/rows.py": "What each row of the Databases page says, worked out without a widget",
         "wizard/servers.py": "Page 5, Servers: this server alone, or one test across several",
+        "wizard/server_folders.py": "A chosen server's own database and log folders in a test across servers",
         "wizard/scan_options.py": "The Test type page's choice of test and what each choice leaves to set",
         "wizard/services.py": "What the wizard asks of the world, and the window answers",
         "wizard/suite_options.py": "The Test type page's ESRP qualification",

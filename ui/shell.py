@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
             return
         hosts = self.wizard.servers.selected()
         if hosts:
-            self.runs.start_across(config, hosts)
+            self.runs.start_across(config, hosts, self.wizard.servers.own_configs(config))
             return
         self.runs.start_planned(config)
 

@@ -20,7 +20,7 @@ from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
-from engine.hosts.across import TestAcross
+from engine.hosts.across import TestAcross, shared_problems
 from engine.hosts.as_one import as_one_run, summed_config
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.keys import KeyStoreError
@@ -179,7 +179,9 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
                                                            "one server at a time; across servers, run a Performance or "
                                                            "Stress test")]))
         return ExitCode.INVALID
-    configs = {host: config for host in args.hosts}
+    configs = _own_configs(args, config, stream)
+    if configs is None:
+        return ExitCode.INVALID
     try:
         result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
                              simulate=args.simulate, say=lambda words: stream.log("info", words), started=started,
@@ -191,6 +193,26 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
     runs = {host.name: host.result for host in tests[0].hosts.values() if host.result is not None}
     stream(AcrossEvent(folder=str(args.output), result=result, as_one=as_one_run(result, runs, summed_config(configs))))
     return ExitCode.of(result.outcome)
+
+
+def _own_configs(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> dict[str, TestConfig] | None:
+    """Each server's configuration: `config`, or its own file (HOST=FILE) shaped to the same calibration length; None
+    once a refusal names the server."""
+    configs = {}
+    for host, path in args.hosts.items():
+        if path is None:
+            configs[host] = config
+            continue
+        own, problems = load_checked(path)
+        if own is None:
+            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"{host}: {problem.located}") for problem in problems]))
+            return None
+        configs[host] = calibration_rule(own, args.calibrate)[0] if args.calibrate is not None and not args.sweep else own
+    differing = shared_problems(configs)
+    if differing:
+        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"{host}: {words}") for host, words in differing]))
+        return None
+    return configs
 
 
 def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:

@@ -10,12 +10,13 @@ import os
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QWizard
+from PySide6.QtWidgets import QDialogButtonBox, QWizard
 
 from engine.hosts.keys import KeyStore
 from engine.hosts.roster import Roster
 from engine.model.validation import HOSTS_FIELD
-from engine.results.across_schema import ACROSS_FILE, AcrossResult
+from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
+from engine.results.document import read_result
 from engine.results.schema import Outcome
 from engine.store.paths import hosts_folder
 from tests.conftest import small_config
@@ -50,6 +51,16 @@ def _choose(qtbot, window, config, hosts: list[str], *, auto: bool = False) -> N
         wizard.next()
 
 
+def _agents(window, tmp_path, *, once: bool) -> dict:
+    """The servers enrolled with the window's controller and their agents started; their part runs on the simulated
+    device (no folder shared by two)."""
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in HOSTS}
+    window.runs.across_port, window.runs.simulate = port, "sas-8x10k"
+    return {host: start_agent(datas[host], host, once=once) for host in HOSTS}
+
+
 def _start(qtbot, window) -> None:
     finish = window.wizard.button(QWizard.WizardButton.FinishButton)
     qtbot.waitUntil(finish.isEnabled, timeout=5000)
@@ -59,12 +70,8 @@ def _start(qtbot, window) -> None:
 def test_a_test_across_two_servers_from_the_window_twice(qtbot, window, tmp_path, keys_here, monkeypatch):
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
-    port = free_port()
-    roster = Roster(hosts_folder(), KeyStore())
-    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in HOSTS}
-    window.runs.across_port, window.runs.simulate = port, "sas-8x10k"  # the simulated device: no folder shared by two
+    agents = _agents(window, tmp_path, once=False)
     config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
-    agents = {host: start_agent(datas[host], host, once=False) for host in HOSTS}
     try:
         for attempt in (1, 2):
             _choose(qtbot, window, config, HOSTS)
@@ -93,12 +100,8 @@ def test_a_test_across_two_servers_from_the_window_twice(qtbot, window, tmp_path
 
 def test_auto_tune_across_two_servers_steps_them_together_and_ends_on_the_last_test_with_the_setting(
         qtbot, window, tmp_path, keys_here):
-    port = free_port()
-    roster = Roster(hosts_folder(), KeyStore())
-    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in HOSTS}
-    window.runs.across_port, window.runs.simulate = port, "sas-8x10k"
+    agents = _agents(window, tmp_path, once=False)
     config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
-    agents = {host: start_agent(datas[host], host, once=False) for host in HOSTS}
     try:
         _choose(qtbot, window, config, HOSTS, auto=True)
         with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
@@ -124,6 +127,44 @@ def test_auto_tune_across_two_servers_steps_them_together_and_ends_on_the_last_t
         qtbot.waitUntil(lambda: view.folder not in tests and window.stack.currentWidget() is window.across_view,
                         timeout=ENGINE_TIMEOUT_MS)
         assert view.tuning.isHidden() and view.result is not None and view.result.sweep is None
+    finally:
+        stop_all(list(agents.values()))
+
+
+def test_a_server_with_folders_of_its_own_runs_in_them_and_the_others_in_this_server_s(qtbot, window, tmp_path,
+                                                                                        keys_here):
+    agents = _agents(window, tmp_path, once=True)
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
+    try:
+        wizard = window.wizard
+        _choose(qtbot, window, config, HOSTS)
+        wizard.restart_at(PAGE_SERVERS)
+        page = wizard.servers
+        page.list.setCurrentRow(1)  # the second server's disks are lettered otherwise
+        qtbot.mouseClick(page.folders_button, Qt.MouseButton.LeftButton)
+        dialog = page.folders_dialog
+        assert dialog is not None and dialog.table.rowCount() == config.database_count
+        ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        dialog.table.item(0, 0).setText("")  # said at the row, and OK waits
+        assert not ok.isEnabled() and dialog.message.text().startswith("Row 1: enter a folder")
+        own = tmp_path / "other-disks"
+        for row in range(dialog.table.rowCount()):
+            dialog.table.item(row, 0).setText(str(own / f"DB{row + 1}"))
+            dialog.table.item(row, 1).setText(str(own / f"Log{row + 1}"))
+        assert ok.isEnabled(), dialog.message.text()
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+        assert HOSTS[1] in page.own_words.text() and HOSTS[0] not in page.own_words.text()
+        while wizard.currentId() != PAGE_REVIEW:
+            wizard.next()
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is window.across_view, timeout=ENGINE_TIMEOUT_MS)
+        folder = window.across_view.folder
+        assert folder is not None
+        ran = {host: read_result(folder / HOSTS_FOLDER / host).configuration for host in HOSTS}
+        assert [spec.database_path for spec in ran[HOSTS[0]].databases] == [s.database_path for s in config.databases]
+        assert [spec.database_path for spec in ran[HOSTS[1]].databases] == [own / f"DB{n + 1}" for n in range(2)]
+        assert [spec.log_path for spec in ran[HOSTS[1]].databases] == [own / f"Log{n + 1}" for n in range(2)]
     finally:
         stop_all(list(agents.values()))
 

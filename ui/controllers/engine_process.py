@@ -92,7 +92,7 @@ class EngineProcess(QObject):
         self.output_dir: Path | None = None
         self.began = False  # the engine said the run begins (its start event)
         self._refusal: list[Problem] = []  # the errors it logged before the run began
-        self._written: tuple[Path, bytes] | None = None  # the configuration file this window wrote, as written
+        self._written: list[tuple[Path, bytes]] = []  # the configuration files this window wrote, as written
         self._made: list[Path] = []  # the folders this window made for the run, deepest first
         self._kill_after_ms = KILL_AFTER_MS
         self._temporary: Path | None = None  # a suite's configuration file, removed once the engine ends
@@ -114,13 +114,16 @@ class EngineProcess(QObject):
         hosts: list[str] | None = None,
         port: int | None = None,
         wait_s: float | None = None,
+        own: dict[str, TestConfig] | None = None,
     ) -> None:
         """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
         suite there instead, or resumes the one it holds; `hosts` runs it across those servers, listening for their agents
-        on `port` for up to `wait_s` (the engine's defaults when None)."""
+        on `port` for up to `wait_s` (the engine's defaults when None), each running `config` or its `own`."""
         self.began = False
+        own = own or {}
         try:
             config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
+            files = {host: self._write_own(own[host], output_dir, host) for host in hosts or [] if host in own}
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
@@ -136,7 +139,7 @@ class EngineProcess(QObject):
         if simulate is not None:
             args += ["--simulate", simulate]
         if hosts:
-            args += ["--hosts", ",".join(hosts)]
+            args += ["--hosts", ",".join(f"{host}={files[host]}" if host in files else host for host in hosts)]
             if port is not None:
                 args += ["--port", str(port)]
             if wait_s is not None:
@@ -166,11 +169,22 @@ class EngineProcess(QObject):
         try:
             make_folders(output_dir)
             save_config(config, config_path)
-            self._written = (config_path, config_path.read_bytes())
+            self._written = [(config_path, config_path.read_bytes())]
         except OSError:
             self._discard_output()
             raise
         return config_path
+
+    def _write_own(self, config: TestConfig, output_dir: Path, host: str) -> Path:
+        """A server's own configuration in a test across servers, beside the run's (noted as the run's is)."""
+        path = output_dir / f"requested-config-{host}.json"
+        try:
+            save_config(config, path)
+            self._written.append((path, path.read_bytes()))
+        except OSError:
+            self._discard_output()
+            raise
+        return path
 
     def _write_suite_config(self, config: TestConfig) -> Path:
         """The suite's configuration, in the temporary folder: the suite's own folder takes nothing but the suite."""
@@ -183,7 +197,7 @@ class EngineProcess(QObject):
         except OSError:
             path.unlink(missing_ok=True)
             raise
-        self._written = (path, path.read_bytes())
+        self._written = [(path, path.read_bytes())]
         self._temporary = path
         return path
 
@@ -258,14 +272,13 @@ class EngineProcess(QObject):
         window made goes only while empty (rmdir), deepest first, so a file anyone put there
         (the engine's, another run's) keeps its folder.
         """
-        if self._written is not None:
-            path, data = self._written
+        for path, data in self._written:
             try:
                 if path.read_bytes() == data:
                     path.unlink()
             except OSError:
                 pass  # gone already, or unreadable: not ours to judge
-            self._written = None
+        self._written = []
         for folder in self._made:
             try:
                 folder.rmdir()

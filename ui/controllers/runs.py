@@ -98,6 +98,7 @@ class RunController(QObject):
         self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
         self.across_hosts: list[str] = []  # the servers of the test across servers under way (or last)
         self.across_base: TestConfig | None = None  # what each of them runs, auto-tune setting its thread count
+        self.across_own: dict[str, TestConfig] = {}  # a server's own configuration (its folders), where it has one
         self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
         self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
 
@@ -219,10 +220,11 @@ class RunController(QObject):
             self.started.emit()
             self.message.emit(f"Running the {TITLE}; its tests go to {output}")
 
-    def start_across(self, config: TestConfig, hosts: list[str]) -> None:
-        """A test across `hosts` (enrolled servers whose agents run it), every server running `config`, or auto-tune
-        across them (a load sweep stepping every server together, then confirmations across all of them, read against
-        the servers' summed target); no tuning session records it: it is judged per server and as a whole."""
+    def start_across(self, config: TestConfig, hosts: list[str], own: dict[str, TestConfig] | None = None) -> None:
+        """A test across `hosts` (enrolled servers whose agents run it), every server running `config` or its `own`
+        (its own database and log folders), or auto-tune across them (a load sweep stepping every server together,
+        then confirmations across all of them, read against the servers' summed target); no tuning session records
+        it: it is judged per server and as a whole."""
         if self.running:
             self.message.emit("A run is starting or under way: stop it first")
             return
@@ -231,7 +233,7 @@ class RunController(QObject):
         self.tuner = None
         self.tuning_log = []
         self.display.show_iterations(self.tuning_log)
-        self.across_hosts, self.across_base = list(hosts), config
+        self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
         if self.draft.auto_tune and not config.open_ended:
             self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
             first = self.tuner.next_run()
@@ -260,7 +262,8 @@ class RunController(QObject):
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate, hosts=hosts,
                      port=self.across_port, wait_s=self.across_wait_s, sweep=plan is not None,
-                     calibrate_s=self.draft.calibration_s if tuner is not None else None)
+                     calibrate_s=self.draft.calibration_s if tuner is not None else None,
+                     own={host: _at_setting(own, config) for host, own in self.across_own.items()})
         if self._from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
         else:

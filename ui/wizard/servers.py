@@ -1,8 +1,9 @@
 """Page 5, Servers: this server alone, or one test across several enrolled servers, started, measured and stopped
 together and judged per server and as a whole.
 
-Each server chosen runs this test's databases and paths through its agent (`jetwise agent`); the servers are enrolled,
-removed and checked in File → Servers… (Manage servers…). A test across servers is a Performance or Stress test, at
+Each server chosen runs this test's databases through its agent (`jetwise agent`), in this server's folders or in
+folders of its own (Folders on the chosen server…, `server_folders`); the servers are enrolled, removed and checked in
+File → Servers… (Manage servers…). A test across servers is a Performance or Stress test, at
 the thread setting chosen by hand or auto-tuned across them; the other test types and the ESRP qualification run on
 this server. Until a server is enrolled the wizard walks past the page: a test on this server alone is the
 usual one, and File → Servers… enrols the first.
@@ -11,9 +12,12 @@ usual one, and File → Servers… enrols the first.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton, QVBoxLayout
 
+from engine.model.config import TestConfig
+from engine.model.profile import DatabaseSpec
 from ui.wizard.base import PageContext, WizardPage
+from ui.wizard.server_folders import ServerFoldersDialog, differs, with_folders
 from ui.wizard.services import ServiceError
 
 
@@ -27,11 +31,18 @@ class ServersPage(WizardPage):
         self.services = context.services
         self.alone = QRadioButton("This server alone")
         self.across = QRadioButton("Across these servers, started, measured and stopped together (each runs this test's "
-                                   "databases and paths through its agent)")
+                                   "databases through its agent, in these folders or its own)")
         self.alone.setChecked(True)
         self.list = QListWidget()
         self.manage = QPushButton("Manage servers…")
         self.manage.setToolTip("Add a server (its enrolment bundle and one-time code), remove one, check the connections")
+        self.folders_button = QPushButton("Folders on the chosen server…")
+        self.folders_button.setToolTip("The database and log folders of the server chosen in the list, where its disks "
+                                       "differ from this server's")
+        self.own: dict[str, list[DatabaseSpec]] = {}  # a server's own database and log folders
+        self.own_words = QLabel()
+        self.own_words.setWordWrap(True)
+        self.folders_dialog: ServerFoldersDialog | None = None  # open while a server's folders are edited
         self.message = QLabel()
         self.message.setWordWrap(True)
         self._failed = ""  # why the servers cannot be read, if they cannot
@@ -41,11 +52,20 @@ class ServersPage(WizardPage):
                       "agents on port 8786 and waits up to 2 minutes for them to connect.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
-        for widget in (self.alone, self.across, self.list, self.manage, self.message, note):
-            layout.addWidget(widget)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.manage)
+        buttons.addWidget(self.folders_button)
+        buttons.addStretch(1)
+        for choice in (self.alone, self.across, self.list):
+            layout.addWidget(choice)
+        layout.addLayout(buttons)
+        for words in (self.own_words, self.message, note):
+            layout.addWidget(words)
         self.alone.toggled.connect(self._changed)
         self.list.itemChanged.connect(lambda _item: self._changed())
+        self.list.currentItemChanged.connect(lambda _now, _before: self._changed())
         self.manage.clicked.connect(self._manage)
+        self.folders_button.clicked.connect(self._folders)
 
     def selected(self) -> list[str]:
         """The servers the test runs across; empty for this server alone."""
@@ -74,12 +94,42 @@ class ServersPage(WizardPage):
         self._failed = failed
         self._changed()
 
+    def own_configs(self, config: TestConfig) -> dict[str, TestConfig]:
+        """`config` as each chosen server with folders of its own runs it."""
+        return {host: with_folders(config, [(str(spec.database_path), str(spec.log_path)) for spec in self.own[host]])
+                for host in self.selected() if host in self.own}
+
+    def _current_host(self) -> str | None:
+        item = self.list.currentItem()
+        return item.text() if item is not None and item.checkState() == Qt.CheckState.Checked else None
+
+    def _folders(self) -> None:
+        host, config = self._current_host(), self.state.config()
+        if host is None or config is None:
+            return
+        if self.folders_dialog is not None:  # one server's folders at a time
+            self.folders_dialog.close()
+        dialog = self.folders_dialog = ServerFoldersDialog(host, config, self.own.get(host), self)
+        dialog.accepted.connect(lambda: self._set_own(host, config, dialog.specs()))
+        dialog.open()
+
+    def _set_own(self, host: str, config: TestConfig, specs: list[DatabaseSpec]) -> None:
+        if differs(config, specs):
+            self.own[host] = specs
+        else:
+            self.own.pop(host, None)
+        self._changed()
+
     def _manage(self) -> None:
         self.services.manage_servers(self)
         self.reload()
 
     def _changed(self) -> None:
         self.list.setEnabled(self.across.isChecked())
+        self.folders_button.setEnabled(self.across.isChecked() and self._current_host() is not None)
+        own = [host for host in self.selected() if host in self.own]
+        self.own_words.setText(f"Folders of their own: {', '.join(own)}; the others run in this server's folders."
+                               if own else "")
         self.state.clear_refusal()  # what the engine said of the servers chosen before (none connected) is past
         self.message.setText(self.problem() or "")
         self.message.setStyleSheet("color: #b00020" if self.problem() else "")
@@ -95,6 +145,11 @@ class ServersPage(WizardPage):
             return "No server is enrolled yet: Manage servers… adds one (its agent enrols with the bundle written)."
         if not self.selected():
             return "Choose the servers the test runs across."
+        config = self.state.config()
+        for host in self.selected():
+            if config is not None and host in self.own and len(self.own[host]) != config.database_count:
+                return (f"{host}'s own folders are for {len(self.own[host])} database(s) and this test has "
+                        f"{config.database_count}: set its folders again (Folders on the chosen server…).")
         return None
 
     def isComplete(self) -> bool:

@@ -1,0 +1,122 @@
+"""A chosen server's own database and log folders in a test across servers (Servers page, Folders on the chosen
+server…).
+
+Each row is one database of this test, with its folders on that server; the rest of the test (its databases' number,
+profile, thread setting, length and thresholds) is the wizard's. This machine cannot see the server's disks: what a
+folder holds there, its agent checks when the test starts, and a refusal names the server and the folder. Here each row
+is checked as the configuration checks any: a folder entered, no two databases in one folder.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.model.config import TestConfig
+from engine.model.profile import DatabaseSpec
+from engine.model.validation import check_rules, errors_only
+
+COLUMNS = ("database_path", "log_path")
+
+
+def with_folders(config: TestConfig, rows: list[tuple[str, str]]) -> TestConfig:
+    """`config` with each database's folders replaced by a row's (database folder, log folder); ValueError, in the
+    configuration's words with the row, when they cannot be."""
+    specs = [{**spec.model_dump(mode="json"), "database_path": db, "log_path": log}
+             for spec, (db, log) in zip(config.databases, rows, strict=True)]
+    try:
+        changed = TestConfig.model_validate({**config.model_dump(mode="json"), "databases": specs})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"{_row_words(where)}{first['msg'].removeprefix('Value error, ')}") from exc
+    problems = errors_only(check_rules(changed))
+    if problems:
+        raise ValueError(f"{_row_words(problems[0].field)}{problems[0].message}")
+    return changed
+
+
+def _row_words(field: str) -> str:
+    """"databases.1.log_path" or "databases[1].log_path" -> "Row 2: "."""
+    digits = "".join(c if c.isdigit() else " " for c in field).split()
+    return f"Row {int(digits[0]) + 1}: " if field.startswith("databases") and digits else ""
+
+
+class ServerFoldersDialog(QDialog):
+    """The folders of each database of the test on `host`."""
+
+    def __init__(self, host: str, config: TestConfig, current: list[DatabaseSpec] | None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.host, self.config = host, config
+        self.setWindowTitle(f"Database and log folders on {host}")
+        intro = QLabel(f"Each database of this test, and its folders on {host}. This machine cannot see {host}'s disks: "
+                       f"its agent checks the folders when the test starts, and says what it cannot use.")
+        intro.setWordWrap(True)
+        self.table = QTableWidget(config.database_count, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(["Database folder", "Log folder"])
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.same = QPushButton("Same as this server")
+        self.same.setToolTip("The folders this test uses on this server")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        layout = QVBoxLayout(self)
+        for widget in (intro, self.table, self.same, self.message, self.buttons):
+            layout.addWidget(widget)
+        self._fill(current if current is not None and len(current) == config.database_count else config.databases)
+        self.table.itemChanged.connect(lambda _item: self._check())
+        self.same.clicked.connect(lambda: self._fill(config.databases))
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.resize(720, 360)
+
+    def _fill(self, specs: list[DatabaseSpec]) -> None:
+        self.table.blockSignals(True)
+        for row, spec in enumerate(specs):
+            for column, key in enumerate(COLUMNS):
+                self.table.setItem(row, column, QTableWidgetItem(str(getattr(spec, key))))
+        self.table.blockSignals(False)
+        self._check()
+
+    def rows(self) -> list[tuple[str, str]]:
+        def text(row: int, column: int) -> str:
+            item = self.table.item(row, column)
+            return item.text().strip() if item is not None else ""
+
+        return [(text(row, 0), text(row, 1)) for row in range(self.table.rowCount())]
+
+    def problem(self) -> str | None:
+        try:
+            with_folders(self.config, self.rows())
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    def _check(self) -> None:
+        problem = self.problem()
+        self.message.setText(problem or "")
+        ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setEnabled(problem is None)
+
+    def specs(self) -> list[DatabaseSpec]:
+        """The databases with their folders on the server (call once accepted)."""
+        return with_folders(self.config, self.rows()).databases
+
+
+def differs(config: TestConfig, specs: list[DatabaseSpec]) -> bool:
+    """The server's folders are not this server's."""
+    mine: list[Any] = [(str(s.database_path), str(s.log_path)) for s in config.databases]
+    return mine != [(str(s.database_path), str(s.log_path)) for s in specs]
