@@ -2,7 +2,9 @@
 # The Windows lane: Jetwise's Windows code paths, its CLI, its window and the frozen jetwise.exe, run by a real
 # Windows CPython under Wine (docs/packaging.md, "Proven under Wine"). .ci/run calls it after the Linux suite.
 #
-#   bash .ci/wine/lane.sh [setup|tests|frozen|all]     (default all; `setup` only lays out the Windows Python)
+#   bash .ci/wine/lane.sh [setup|tests|build|checks|frozen|all]
+#     (default all; `setup` only lays out the Windows Python; `frozen` is `build` then `checks`, the frozen
+#     program's build and its checks; .ci/run builds while the Linux program builds, then checks)
 #   then, by hand:  . "$(bash .ci/wine/lane.sh env)"; wpy -m app run --quick
 #
 # The Windows Python, its wheels and the Wine prefix are laid out once per machine in
@@ -77,8 +79,8 @@ SH
 case $step in
   env) setup >&2; write_env; echo "$lane/env.sh"; exit 0 ;;
   setup) setup; exit 0 ;;
-  tests|frozen|all) ;;
-  *) echo "usage: lane.sh [setup|tests|frozen|all|env]" >&2; exit 2 ;;
+  tests|build|checks|frozen|all) ;;
+  *) echo "usage: lane.sh [setup|tests|build|checks|frozen|all|env]" >&2; exit 2 ;;
 esac
 
 total=$SECONDS
@@ -102,11 +104,14 @@ if [ "$step" = tests ] || [ "$step" = all ]; then
   elapsed "$started"
 fi
 
-if [ "$step" = frozen ] || [ "$step" = all ]; then
+if [ "$step" = build ] || [ "$step" = frozen ] || [ "$step" = all ]; then
   started=$SECONDS
   say "the frozen jetwise.exe and jetwisew.exe (packaging/build.py)"
   wpy packaging/build.py --dist dist/windows
   elapsed "$started"
+fi
+
+if [ "$step" = checks ] || [ "$step" = frozen ] || [ "$step" = all ]; then
   started=$SECONDS
   say "the frozen program's checks (pytest -m frozen tests/frozen)"
   JETWISE_FROZEN=$(winepath -w "$project/dist/windows/jetwise") wpy -m pytest -p no:cacheprovider -m frozen tests/frozen
