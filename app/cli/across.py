@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -153,14 +154,22 @@ def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, 
     """Listen for the servers' agents, then run the test across them (a load sweep in lockstep with `sweep`): for the
     command line and the engine process. Raises UsageError, RosterError, KeyStoreError or HostsMissingError before
     the test begins."""
-    roster = enrolled_roster(list(configs))
-    quiet_dask(hosts_folder() / CONTROLLER_LOG)
-    with Controller(roster, port=port) as controller:
-        say(f"Listening at {controller.address}; waiting for {', '.join(configs)}...")
-        controller.wait_for(list(configs), wait_s)
+    with listening(enrolled_roster(list(configs)), list(configs), port=port, wait_s=wait_s, say=say) as controller:
         test = TestAcross(controller, configs, output, view, simulate=simulate, sweep=sweep)
         started(test)
         return test.run()
+
+
+@contextmanager
+def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
+              say: Callable[[str], None]) -> Iterator[Controller]:
+    """The controller listening on `port`, every one of `hosts`' agents connected within `wait_s` (HostsMissingError
+    naming those that did not), Dask's own log in the controller's file; closed on leaving."""
+    quiet_dask(hosts_folder() / CONTROLLER_LOG)
+    with Controller(roster, port=port) as controller:
+        say(f"Listening at {controller.address}; waiting for {', '.join(hosts)}...")
+        controller.wait_for(hosts, wait_s)
+        yield controller
 
 
 def write_report(output: Path, say: Callable[[str], None]) -> None:

@@ -15,21 +15,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.across import ConsoleAcross, add_host_arguments, before_a_test, configs_of, enrolled_roster
+from app.cli.across import ConsoleAcross, add_host_arguments, before_a_test, configs_of, enrolled_roster, listening
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse, stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross
-from engine.hosts.controller import Controller
-from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
 from engine.model.config import TestConfig
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
 from engine.run.simulation import PROFILES
 from engine.run.suite import Stage, Suite, SuiteError, SuiteRecord, open_suite
-from engine.store.paths import hosts_folder
 from reporting.bundle import ReportError
 from reporting.suite import write_suite_report
 
@@ -105,10 +102,8 @@ def suite_across(record: SuiteRecord, configs: dict[str, TestConfig], folder: Pa
         current[0].request_stop(reason)
 
     def stages() -> SuiteRecord:
-        quiet_dask(hosts_folder() / CONTROLLER_LOG)
-        with stop_on_signals(stop), Controller(roster, port=args.port) as controller:
-            print(f"Listening at {controller.address}; waiting for {', '.join(configs)}...", file=sys.stderr)
-            controller.wait_for(list(configs), args.wait)
+        with stop_on_signals(stop), listening(roster, list(configs), port=args.port, wait_s=args.wait,
+                                              say=lambda words: print(words, file=sys.stderr)) as controller:
 
             def stage_test(stage_config: TestConfig, out: Path) -> TestAcross:
                 each = {host: record.stage_config(stage_config.test_type, config) for host, config in configs.items()}

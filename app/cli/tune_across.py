@@ -13,19 +13,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.across import ConsoleAcross, before_a_test, configs_of, enrolled_roster, write_report
+from app.cli.across import ConsoleAcross, before_a_test, configs_of, enrolled_roster, listening, write_report
 from app.cli.signals import stop_on_signals
 from engine.hosts.across import TestAcross
 from engine.hosts.as_one import as_one_run, summed_config, tuning_problems
-from engine.hosts.controller import Controller
-from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
 from engine.model.config import TestConfig
 from engine.model.derive import target_words
 from engine.protocol import ExitCode
 from engine.results.document import new_folder
 from engine.results.schema import RunResult
 from engine.run.sweep import SweepPlan
-from engine.store.paths import hosts_folder
 from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule
 
 
@@ -63,10 +60,8 @@ def tune_across(args: argparse.Namespace, output: Path) -> TuneOutcome | int:
             test.request_stop(reason)
 
     def tuning() -> TuneOutcome:
-        quiet_dask(hosts_folder() / CONTROLLER_LOG)
-        with stop_on_signals(stop), Controller(roster, port=args.port) as controller:
-            say(f"Listening at {controller.address}; waiting for {', '.join(configs)}...")
-            controller.wait_for(list(configs), args.wait)
+        with stop_on_signals(stop), listening(roster, list(configs), port=args.port, wait_s=args.wait,
+                                              say=say) as controller:
 
             def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
                 each = _setting(configs, run_config, None if sweep is not None else args.calibration)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from engine.results.sweep_schema import Sweep, SweepEnd, SweepStep
 from engine.run.gate import Told
-from engine.run.steps import next_of
+from engine.run.steps import judged_step, next_of
 from engine.run.sweep import Sweep as Schedule
 from engine.run.sweep import SweepPlan
 
@@ -78,9 +78,6 @@ class SweepLeader:
     def record(self) -> Sweep:
         """The sweep as the servers ran it together, with its judged step as a sweep alone chooses it: the heaviest
         that kept every threshold (one the hosts kept up with first), else the lightest."""
-        kept = [s for s in self.steps if s.kept]
-        good = [s for s in kept if not s.host_bound] or kept
-        judged = max(good, key=lambda s: s.effective_load) if good else min(self.steps, key=lambda s: s.effective_load,
-                                                                            default=None)
+        judged = judged_step(self.steps)
         return Sweep(steps=list(self.steps), judged_step=judged.step if judged is not None else None,
                      end=self.end or (SweepEnd(why="stopped") if self.steps else None))

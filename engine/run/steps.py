@@ -16,7 +16,7 @@ the next load and the sample it starts at, or the end. The lead chooses from eve
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
@@ -57,7 +57,7 @@ class StepWindow:
     hosts: list[HostFigures] = field(default_factory=list)
     measured_s: float = 0.0
     settled: bool = False
-    recent: list[tuple[float, float]] = field(default_factory=list)  # its settling samples' read latency and IOPS
+    recent: list[tuple[float, float]] = field(default_factory=list)  # in lockstep: its settling samples' latency, IOPS
 
 
 class SweepSteps:
@@ -121,9 +121,10 @@ class SweepSteps:
             if message is not None:
                 step.settled = message.startswith("Latency settled")
                 self._log(f"Step {step.number + 1}: {message}", "info")
-            step.recent.append((summary.db_read_avg_latency_ms, summary.transactional_iops))
-            if self.lead is not None and offset + 1 == step.window.warmup_intervals:
-                step.settled = steady(step.recent[-self.plan.settle.window:], self.plan.settle)  # said, not waited for
+            if self.lead is not None:  # in lockstep whether the fixed settling settled is said, not waited for
+                step.recent.append((summary.db_read_avg_latency_ms, summary.transactional_iops))
+                if offset + 1 == step.window.warmup_intervals:
+                    step.settled = steady(step.recent[-self.plan.settle.window:], self.plan.settle)
             return "warmup"
         for name, part in parts.items():
             step.totals[name].merge(part)
@@ -209,14 +210,20 @@ class SweepSteps:
     def judged(self) -> StepWindow | None:
         """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (one the
         host kept up with first), else the lightest measured; the unfinished step when none was measured to its end."""
-        finished = self.windows[: len(self.steps)]
-        kept = [(w, s) for w, s in zip(finished, self.steps, strict=True) if s.kept]
-        good = [w for w, s in kept if not s.host_bound] or [w for w, _s in kept]
-        if good:
-            return max(good, key=lambda w: w.load.effective)
-        if finished:
-            return min(finished, key=lambda w: w.load.effective)
+        step = judged_step(self.steps)
+        if step is not None:
+            return self.windows[step.step]
         return self.current if self.current.measured_s > 0 else None
+
+
+def judged_step(steps: Sequence[SweepStep]) -> SweepStep | None:
+    """Of the steps measured to their end, the one a sweep's verdict judges: the heaviest that kept every latency
+    threshold (one the host kept up with first), else the lightest; None when there is none."""
+    kept = [s for s in steps if s.kept]
+    good = [s for s in kept if not s.host_bound] or kept
+    if good:
+        return max(good, key=lambda s: s.effective_load)
+    return min(steps, key=lambda s: s.effective_load, default=None)
 
 
 def steady(samples: list[tuple[float, float]], rule: SettleRule) -> bool:

@@ -126,14 +126,8 @@ class RunController(QObject):
 
     def start_planned(self, config: TestConfig) -> None:
         """Start what the wizard planned: auto-tune's first calibration run, or the test as it is."""
-        if self.running:
-            self.message.emit("A run is starting or under way: stop it first")
+        if not self._fresh_start(from_wizard=True, planned_auto=self.draft.auto_tune):
             return
-        self._from_wizard = True
-        self._planned_auto = self.draft.auto_tune
-        self.tuner = None
-        self.tuning_log = []
-        self.display.show_iterations(self.tuning_log)
         if self.draft.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
             tuner = Tuner(config, self.session_results(config), max_runs=MAX_AUTO_RUNS)
             first = tuner.next_run()
@@ -147,6 +141,19 @@ class RunController(QObject):
             self.message.emit(f"This session already has its answer ({advice.status}): running "
                               f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
         self.start_run(config)
+
+    def _fresh_start(self, *, from_wizard: bool, planned_auto: bool) -> bool:
+        """A new start (a test, auto-tune, a suite, a test across servers) with no tuning under way; False, said, while a
+        run is starting or under way."""
+        if self.running:
+            self.message.emit("A run is starting or under way: stop it first")
+            return False
+        self._from_wizard = from_wizard
+        self._planned_auto = planned_auto
+        self.tuner = None
+        self.tuning_log = []
+        self.display.show_iterations(self.tuning_log)
+        return True
 
     def _output(self, name: str) -> Path:
         """A new folder for a run (or a suite) in the session's runs folder, named by when it starts."""
@@ -196,14 +203,8 @@ class RunController(QObject):
                     *, from_wizard: bool = True) -> None:
         """The ESRP qualification: a new suite, or the unfinished one in `folder` resumed (same configuration and
         lengths, or the engine refuses it)."""
-        if self.running:
-            self.message.emit("A run is starting or under way: stop it first")
+        if not self._fresh_start(from_wizard=from_wizard, planned_auto=False):
             return
-        self._from_wizard = from_wizard
-        self._planned_auto = False
-        self.tuner = None
-        self.tuning_log = []
-        self.display.show_iterations(self.tuning_log)
         config = TestConfig.model_validate(config.model_dump())
         self.config = config
         output = folder or self._output(FOLDER_SUFFIX)
@@ -225,14 +226,8 @@ class RunController(QObject):
         (its own database and log folders), or auto-tune across them (a load sweep stepping every server together,
         then confirmations across all of them, read against the servers' summed target); no tuning session records
         it: it is judged per server and as a whole."""
-        if self.running:
-            self.message.emit("A run is starting or under way: stop it first")
+        if not self._fresh_start(from_wizard=True, planned_auto=False):
             return
-        self._from_wizard = True
-        self._planned_auto = False
-        self.tuner = None
-        self.tuning_log = []
-        self.display.show_iterations(self.tuning_log)
         self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
         if self.draft.auto_tune and not config.open_ended:
             self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
