@@ -63,7 +63,8 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
             wait_for_controller(membership, identity, on_waiting=lambda words: print(
                 f"Waiting for the controller: {words}", flush=True))
             asyncio.run(serve(membership, identity, agent_folder() / RUNS_FOLDER, listen=args.listen, port=args.port,
-                              on_connected=lambda address: print(f"Connected; listening at {address}", flush=True)))
+                              on_connected=lambda address: print(f"Connected; listening at {address}", flush=True),
+                              on_refused=lambda words: print(f"Refused: {words}", flush=True)))
             if args.once:
                 print("The controller closed the test or was lost: the agent stops (--once).")
                 return ExitCode.PASS

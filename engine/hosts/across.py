@@ -154,6 +154,7 @@ class TestAcross:
         for name, address in addresses.items():
             self.hosts[name] = _Host(name, address, RunFolderWriter(self.output / HOSTS_FOLDER / name))
         started = datetime.now(UTC)
+        refused_before = len(self.controller.admission.refused)
         self.controller.admission.running = True
         client.subscribe_topic(topic(self.test_id), self._arrived)  # type: ignore[no-untyped-call]
         try:
@@ -172,6 +173,8 @@ class TestAcross:
         finally:
             client.unsubscribe_topic(topic(self.test_id))  # type: ignore[no-untyped-call]
             self.controller.admission.running = False
+            for words in self.controller.admission.refused[refused_before:]:  # an agent or a question turned away
+                self.say(words[:1].upper() + words[1:])
             for host in self.hosts.values():
                 if host.future is not None and not _done(host.future):
                     host.future.cancel()  # type: ignore[no-untyped-call]

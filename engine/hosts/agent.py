@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from distributed import Worker
 from distributed.core import rpc
 
-from engine.hosts.admission import ADMIT_OP, startup_information
+from engine.hosts.admission import ADMIT_OP, only_the_controller, startup_information
 from engine.hosts.membership import Membership
 from engine.hosts.part import keep_runs_in
 from engine.hosts.tls import HostSecurity, context, refused_by
@@ -76,18 +76,21 @@ def _refusal_words(controller: str, exc: ssl.SSLError) -> str:
 
 
 async def serve(membership: Membership, identity: Identity, runs: Path, *, listen: str | None = None, port: int = 0,
-                on_connected: Callable[[str], None] = lambda _address: None) -> None:
+                on_connected: Callable[[str], None] = lambda _address: None,
+                on_refused: Callable[[str], None] = lambda _words: None) -> None:
     """Run the agent's worker until its controller closes it or is lost (a lost controller ends the test); each test's
-    run folder in `runs`."""
+    run folder in `runs`. Only the controller's certificate is answered (`on_refused` says each other)."""
     keep_runs_in(runs)
     security = HostSecurity(membership.authority_pem, identity)
     await admitted(membership, security)
-    async with Worker(membership.controller, security=security, name=membership.host, nthreads=1,
-                      resources={host_resource(membership.host): 1}, host=listen, port=port, dashboard=False,
-                      death_timeout=30, startup_information=startup_information()) as worker:
+    worker = Worker(membership.controller, security=security, name=membership.host, nthreads=1,
+                    resources={host_resource(membership.host): 1}, host=listen, port=port, dashboard=False,
+                    death_timeout=30, startup_information=startup_information())
+    only_the_controller(worker.handlers, on_refused, server=f"the agent {membership.host}")  # before it listens
+    async with worker:
         worker.http_server.stop()  # Dask's HTTP server speaks plaintext: no listener but the TLS one
         on_connected(worker.address)
-        await worker.finished()
+        await worker.finished()  # type: ignore[no-untyped-call]
 
 
 async def admitted(membership: Membership, security: HostSecurity) -> None:

@@ -121,6 +121,11 @@ def test_a_test_across_three_servers_starts_and_ends_together_is_judged_per_serv
             report = (output / "report.html").read_text(encoding="utf-8")  # the combined report, left in the folder
             assert all(words in report for words in ("Individual Server Metrics", "Aggregate Performance Across All "
                                                      "Servers Metrics", *(f"Server {host}" for host in HOSTS)))
+            assert "Refused" not in log  # the controller answered each agent all it asked, and was asked nothing else
+        stop_all(list(servers.agents.values()))
+        for host, agent in servers.agents.items():  # nor did any agent refuse the controller anything
+            said = agent.communicate(timeout=30)[0]
+            assert "Connected; listening at" in said and "Refused" not in said, (host, said)
     finally:
         stop_all(list(servers.agents.values()))
 

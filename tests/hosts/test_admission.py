@@ -4,10 +4,14 @@ running test; an agent that asks is told why, and a worker that does not ask is 
 from __future__ import annotations
 
 import asyncio
+import os
+import pickle
 import re
+import threading
 
 import pytest
-from distributed import Worker
+from distributed import Client, Worker
+from distributed.core import rpc
 
 from engine.hosts.admission import Admission
 from engine.hosts.agent import AgentRefusedError, serve
@@ -62,3 +66,39 @@ def test_an_agent_is_admitted_by_its_certificate_and_refused_into_a_running_test
         with pytest.raises(AgentRefusedError, match="joins the next test, not this one"):
             asyncio.run(serve(membership, identity, tmp_path / "runs", listen="127.0.0.2"))
         assert controller.agents() == {}
+
+
+def test_an_agent_s_certificate_makes_neither_the_controller_nor_another_server_run_anything(tmp_path, keys):
+    """Every certificate of the authority passes the handshake; an agent's (here 127.0.0.3's, as a thief of that
+    server's key would hold it) is refused as a Dask client, refused a broadcast by the controller's scheduler and
+    refused by another agent's worker, each said on the side that refused; the controller still runs work there."""
+    roster = Roster(tmp_path / "hosts", keys)
+    with Controller(roster, host="127.0.0.1", port=0) as controller:
+        mine, thief = (roster.add(host, controller.address, tmp_path) for host in ("127.0.0.2", "127.0.0.3"))
+        agent = enrol(mine.bundle, mine.code, tmp_path / "agent-2", keys)
+        stolen = enrol(thief.bundle, thief.code, tmp_path / "agent-3", keys)
+        said: list[str] = []
+        serving = threading.Thread(target=lambda: asyncio.run(serve(
+            agent, agent.identity(keys), tmp_path / "runs", listen="127.0.0.2", on_refused=said.append)), daemon=True)
+        serving.start()
+        worker = controller.wait_for(["127.0.0.2"], 60)["127.0.0.2"]
+        security = HostSecurity(stolen.authority_pem, stolen.identity(keys))
+
+        async def ask(address: str, op: str, **message: object) -> object:
+            arguments = security.get_connection_args("client")  # type: ignore[no-untyped-call]
+            async with rpc(address, connection_args=arguments) as peer:  # type: ignore[no-untyped-call]
+                return await getattr(peer, op)(**message)
+
+        with pytest.raises(PermissionError, match="the controller answers 'broadcast' to the controller only"):
+            asyncio.run(ask(controller.address, "broadcast", msg={"op": "run", "function": pickle.dumps(os.getpid)}))
+        with pytest.raises(Exception):  # noqa: B017 - Dask's client fails its start in its own words
+            Client(controller.address, security=security, timeout=5)  # type: ignore[no-untyped-call]
+        with pytest.raises(PermissionError, match=re.escape("the agent 127.0.0.2 answers 'run' to the controller only")):
+            asyncio.run(ask(worker, "run", function=pickle.dumps(os.getpid)))
+        assert any("'broadcast'" in words and "an agent's certificate" in words for words in controller.admission.refused)
+        assert any("'register-client'" in words for words in controller.admission.refused)
+        assert any("'run'" in words and "an agent's certificate" in words for words in said)
+        # the controller's own certificate is answered, through its scheduler, on the agent's worker
+        assert controller.client.run(os.getpid, workers=[worker]) == {worker: os.getpid()}  # type: ignore[no-untyped-call]
+    serving.join(timeout=30)
+    assert not serving.is_alive()
