@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         across.pdf_requested.connect(self.reports.export_across_pdf)
         across.folder_requested.connect(lambda _folder: self.reports.open_run_folder())
         across.new_test_requested.connect(self.new_test)
+        across.back_requested.connect(self._show_suite_results)
         self.runs.message.connect(self.statusBar().showMessage)
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
@@ -228,12 +229,13 @@ class MainWindow(QMainWindow):
         if config is None:
             return
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
-        if self.suite.chosen:
-            resumed = self.suite.resuming(config)
-            self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,
-                                  resumed.folder if resumed is not None else None)
-            return
         hosts = self.wizard.servers.selected()
+        if self.suite.chosen:
+            resumed = self.suite.resuming(config) if not hosts else None  # a suite across servers starts anew
+            self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,
+                                  resumed.folder if resumed is not None else None, hosts=hosts,
+                                  own=self.wizard.servers.own_configs(config) if hosts else None)
+            return
         if hosts:
             self.runs.start_across(config, hosts, self.wizard.servers.own_configs(config))
             return
@@ -266,9 +268,18 @@ class MainWindow(QMainWindow):
     def _show_stage_results(self, number: int) -> None:
         """A test of the suite shown with its own results: its report, PDF and run folder are the test's."""
         suite = self.results_view.suite
-        if suite is None or number not in suite.results:
+        if suite is None or not suite.shown(number):
             return
-        self.runs.last_result, self.runs.last_output = suite.results[number], suite.stage_folder(number)
+        folder = suite.stage_folder(number)
+        test = suite.across.get(number)
+        if test is not None and folder is not None:  # a test of a suite across servers: each server and their sum
+            self.runs.last_result, self.runs.last_output = None, folder
+            title = suite.record.title
+            self.across_view.show_test(test, folder, f"Test {number + 1} of {len(suite.record.stages)} of the {title}.",
+                                       back=f"Back to the {title}")
+            self.stack.setCurrentWidget(self.across_view)
+            return
+        self.runs.last_result, self.runs.last_output = suite.results[number], folder
         self.results_view.show_stage(number)
 
     def _resume_suite(self) -> None:
@@ -280,6 +291,7 @@ class MainWindow(QMainWindow):
         if suite is not None:
             self.runs.last_result, self.runs.last_output = None, suite.folder
             self.results_view.show_suite(suite)
+            self.stack.setCurrentWidget(self.results_view)
 
     def _on_runs_refused(self, outcome: str) -> None:
         """Refused before it started (nothing was written): back to the wizard with the engine's reasons."""

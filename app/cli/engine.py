@@ -15,7 +15,7 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, test_across, write_report
+from app.cli.across import add_host_arguments, enrolled_roster, listening, test_across, write_report
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
@@ -46,7 +46,7 @@ from engine.protocol import (
 )
 from engine.results.schema import IntervalSample
 from engine.run.runner import Runner
-from engine.run.suite import Suite, SuiteError, open_suite
+from engine.run.suite import Suite, SuiteError, SuiteRecord, open_suite
 from engine.run.sweep import SweepPlan, plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
@@ -128,6 +128,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.calibrate is not None and sweep is None:
         config, rule = calibration_rule(config, args.calibrate)
     model = simulated_model(args.simulate)
+    if args.hosts is not None and args.suite:  # the ESRP suite, each of its tests across the servers
+        return _suite_across(args, config, stream)
     if args.hosts is not None:  # a test across servers is judged per server and as a whole, in no tuning session
         return _across(args, config, stream, sweep)
     try:
@@ -232,6 +234,49 @@ def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, st
         threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
     try:
         ran = run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
+    finally:
+        _suite_report(args.output, stream)
+        stream(SuiteEvent(folder=folder, stage=None, record=record))
+    return ExitCode.INVALID if ran is None else ExitCode.of(record.outcome)
+
+
+def _suite_across(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> int:
+    """The ESRP suite for a front end, each of its tests across the servers (each running `config` or its own, at the
+    test's type and length): a suite event before each test and at the end, each test's start and its servers' and
+    summed events, as a test across servers sends them; each test's folder holds the servers' run folders."""
+    configs = _own_configs(args, config, stream)
+    if configs is None:
+        return ExitCode.INVALID
+    try:
+        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
+                            simulate=args.simulate, hosts=list(configs))
+    except SuiteError as exc:
+        stream(RefusalEvent(problems=[Problem(RUN_FOLDER_FIELD, str(exc))]))
+        return ExitCode.INVALID
+    folder, view = str(args.output), _EngineAcross(stream)
+
+    def stages() -> SuiteRecord | None:
+        with listening(enrolled_roster(list(configs)), list(configs), port=args.port, wait_s=args.wait,
+                       say=lambda words: stream.log("info", words)) as controller:
+
+            def stage_test(stage_config: TestConfig, out: Path) -> TestAcross:
+                each = {host: record.stage_config(stage_config.test_type, own) for host, own in configs.items()}
+                test = TestAcross(controller, each, out, view, simulate=args.simulate)
+                stream(StartEvent(run_id=test.test_id, session=None, started_utc=datetime.now(UTC), config=stage_config))
+                return test
+
+            suite = Suite(record, args.output, stage_test,
+                          on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
+            if sys.stdin is not None and not sys.stdin.isatty():
+                threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch",
+                                 daemon=True).start()
+            return run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
+
+    try:
+        ran = stages()
+    except (UsageError, RosterError, KeyStoreError, HostsMissingError) as exc:
+        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
+        return ExitCode.INVALID
     finally:
         _suite_report(args.output, stream)
         stream(SuiteEvent(folder=folder, stage=None, record=record))

@@ -22,7 +22,8 @@ from engine.store.paths import hosts_folder
 from tests.conftest import small_config
 from tests.hosts.agents import enrolled, free_port, start_agent, stop_all
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
-from ui.wizard import PAGE_REVIEW, PAGE_SERVERS
+from tests.ui.scan_runs import choose, wait_for_results
+from ui.wizard import PAGE_REVIEW, PAGE_SERVERS, PAGE_TYPE
 
 pytestmark = pytest.mark.slow  # two agents in their own processes and the engine process, over mutual TLS
 HOSTS = ["127.0.0.2", "127.0.0.3"]
@@ -36,10 +37,13 @@ def keys_here(tmp_path, monkeypatch, keys):  # noqa: F811
     return keys
 
 
-def _choose(qtbot, window, config, hosts: list[str], *, auto: bool = False) -> None:
+def _choose(qtbot, window, config, hosts: list[str], *, auto: bool = False, keep: bool = False) -> None:
+    """`hosts` chosen on the Servers page, then on to Review; `keep` keeps what the wizard holds (else `config` loaded
+    and the thread setting typed, or auto-tuned)."""
     wizard = window.wizard
-    wizard.load_config(config, session="across")
-    (wizard.tuning.auto if auto else wizard.tuning.manual).setChecked(True)
+    if not keep:
+        wizard.load_config(config, session="across")
+        (wizard.tuning.auto if auto else wizard.tuning.manual).setChecked(True)
     wizard.restart_at(PAGE_SERVERS)
     page = wizard.servers
     page.across.setChecked(True)
@@ -187,3 +191,65 @@ def test_agents_that_do_not_connect_are_said_at_the_servers_page_and_start_tries
     window.wizard.servers.across.setChecked(False)  # this server alone after all: what was said of the servers is past
     assert HOSTS_FIELD not in [problem.field for problem in review.review_problems()]
     assert os.environ["JETWISE_DATA_DIR"].endswith("controller")
+
+
+def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window, tmp_path, keys_here, monkeypatch):
+    """Chosen on the Test type page with the servers on the Servers page: each of its five tests runs across both, the
+    run view showing their sum; the suite's verdicts show with each test's figures across the servers, a test opens
+    as its servers' table and leads back, the combined report has each server's; then a plain test across them."""
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    agents = _agents(window, tmp_path, once=False)
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0, log_files_to_replay=20)
+    wizard = window.wizard
+    try:
+        wizard.load_config(config, session="esrp-across")
+        wizard.restart_at(PAGE_TYPE)
+        choose(qtbot, wizard.test_type.esrp)
+        for kind in ("performance", "stress"):
+            wizard.test_type.lengths[kind].combo.setCurrentText("20s")
+        assert (window.suite.performance_s, window.suite.stress_s) == (20, 20)
+        _choose(qtbot, window, config, HOSTS, keep=True)
+        titles: list[str] = []
+        begin = window.run_view.begin
+        window.run_view.begin = lambda *a, **k: (titles.append(a[1]), begin(*a, **k))[1]  # every test's title
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        wait_for_results(qtbot, window)
+        results = window.results_view
+        summary = results.suite
+        assert summary is not None and summary.record.hosts == HOSTS and sorted(summary.across) == [0, 1, 2, 3, 4]
+        assert [title.split(":")[0] for title in titles[1:]] == [f"{name} test across 2 servers ({', '.join(HOSTS)})"
+                                                                  for name in ("Performance", "Stress", "Database checksum",
+                                                                               "Database backup", "Soft recovery")]
+        assert all([row.host for row in test.servers] == HOSTS for test in summary.across.values())
+        for stage in summary.record.stages:  # each server's run folder under each test's
+            assert all((summary.folder / stage.folder / HOSTS_FOLDER / host / "result.json").is_file() for host in HOSTS)
+        table = results.suite_table.table
+        cells = [[table.item(row, column).text() for column in (1, 2)] for row in range(5)]
+        assert [verdict for verdict, _figure in cells] == [stage.outcome.value.upper() for stage in summary.record.stages]
+        assert cells[0][1].startswith("2 servers: ") and "transactional IOPS" in cells[0][1]
+        assert cells[2][1] == f"2 servers: {HOSTS[0]} {summary.across[2].servers[0].outcome.value.upper()}, " \
+                              f"{HOSTS[1]} {summary.across[2].servers[1].outcome.value.upper()}"
+        assert summary.folder.name.endswith("-esrp-across-2")
+        table.cellDoubleClicked.emit(1, 0)  # the Stress test: each server and the aggregate
+        view = window.across_view
+        assert window.stack.currentWidget() is view and view.folder == summary.folder / summary.record.stages[1].folder
+        assert view.table.rowCount() == 3 and "Test 2 of 5 of the" in view.tuning.text()
+        assert not view.back.isHidden() and window.runs.last_output == view.folder
+        qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
+        assert window.stack.currentWidget() is results and results.suite_table.isVisibleTo(results)
+        qtbot.mouseClick(results.suite_table.report, Qt.MouseButton.LeftButton)
+        report = summary.folder / "esrp-report.html"
+        assert opened[-1] == str(report) and "Individual Server Metrics" in report.read_text(encoding="utf-8")
+        # New test: a plain test across the same servers, whose view has no way back to a suite
+        window.new_test()
+        wizard.restart_at(PAGE_TYPE)
+        choose(qtbot, wizard.test_type.performance)
+        _choose(qtbot, window, config, HOSTS, keep=True)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is window.across_view, timeout=ENGINE_TIMEOUT_MS)
+        assert view.back.isHidden() and view.result is not None and view.result.test_type == "performance"
+    finally:
+        stop_all(list(agents.values()))

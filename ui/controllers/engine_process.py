@@ -95,7 +95,7 @@ class EngineProcess(QObject):
         self._written: list[tuple[Path, bytes]] = []  # the configuration files this window wrote, as written
         self._made: list[Path] = []  # the folders this window made for the run, deepest first
         self._kill_after_ms = KILL_AFTER_MS
-        self._temporary: Path | None = None  # a suite's configuration file, removed once the engine ends
+        self._temporary: list[Path] = []  # a suite's configuration files, removed once the engine ends
 
     @property
     def running(self) -> bool:
@@ -123,7 +123,8 @@ class EngineProcess(QObject):
         own = own or {}
         try:
             config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
-            files = {host: self._write_own(own[host], output_dir, host) for host in hosts or [] if host in own}
+            files = {host: self._write_own(own[host], output_dir if suite is None else None, host)
+                     for host in hosts or [] if host in own}
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
@@ -175,8 +176,11 @@ class EngineProcess(QObject):
             raise
         return config_path
 
-    def _write_own(self, config: TestConfig, output_dir: Path, host: str) -> Path:
-        """A server's own configuration in a test across servers, beside the run's (noted as the run's is)."""
+    def _write_own(self, config: TestConfig, output_dir: Path | None, host: str) -> Path:
+        """A server's own configuration in a test across servers, beside the run's (noted as the run's is), or for a
+        suite (`output_dir` None) in the temporary folder beside the suite's."""
+        if output_dir is None:
+            return self._write_temporary(config, f"jetwise-suite-{host}-")
         path = output_dir / f"requested-config-{host}.json"
         try:
             save_config(config, path)
@@ -188,17 +192,21 @@ class EngineProcess(QObject):
 
     def _write_suite_config(self, config: TestConfig) -> Path:
         """The suite's configuration, in the temporary folder: the suite's own folder takes nothing but the suite."""
-        self._made = []
-        handle, name = tempfile.mkstemp(prefix="jetwise-suite-", suffix=".json")
+        self._made, self._written = [], []
+        return self._write_temporary(config, "jetwise-suite-")
+
+    def _write_temporary(self, config: TestConfig, prefix: str) -> Path:
+        handle, name = tempfile.mkstemp(prefix=prefix, suffix=".json")
         os.close(handle)
         path = Path(name)
         try:
             save_config(config, path)
         except OSError:
             path.unlink(missing_ok=True)
+            self._remove_temporary()
             raise
-        self._written = [(path, path.read_bytes())]
-        self._temporary = path
+        self._written.append((path, path.read_bytes()))
+        self._temporary.append(path)
         return path
 
     def stop(self) -> None:
@@ -287,9 +295,9 @@ class EngineProcess(QObject):
         self._made = []
 
     def _remove_temporary(self) -> None:
-        if self._temporary is not None:
-            self._temporary.unlink(missing_ok=True)
-            self._temporary = None
+        for path in self._temporary:
+            path.unlink(missing_ok=True)
+        self._temporary = []
 
 
 def _seconds(value: float) -> str:

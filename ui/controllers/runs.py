@@ -200,26 +200,33 @@ class RunController(QObject):
             self.message.emit(f"Running; results go to {output}")
 
     def start_suite(self, config: TestConfig, performance_s: float, stress_s: float, folder: Path | None = None,
-                    *, from_wizard: bool = True) -> None:
-        """The ESRP qualification: a new suite, or the unfinished one in `folder` resumed (same configuration and
-        lengths, or the engine refuses it)."""
+                    *, from_wizard: bool = True, hosts: list[str] | None = None,
+                    own: dict[str, TestConfig] | None = None) -> None:
+        """The ESRP qualification: a new suite, or the unfinished one in `folder` resumed (same configuration,
+        lengths and servers, or the engine refuses it); with `hosts`, each of its tests across those servers, every
+        server running `config` or its `own`."""
         if not self._fresh_start(from_wizard=from_wizard, planned_auto=False):
             return
         config = TestConfig.model_validate(config.model_dump())
         self.config = config
-        output = folder or self._output(FOLDER_SUFFIX)
+        servers = list(hosts or [])
+        self.across_hosts, self.across_own = servers, dict(own or {}) if servers else {}
+        output = folder or self._output(f"{FOLDER_SUFFIX}-across-{len(servers)}" if servers else FOLDER_SUFFIX)
         self.suite = SuiteRun(output)
         engine = self._engine()
-        self.display.begin(config, f"{TITLE}: {setting_words(config)}")
+        across = f" across {len(servers)} servers ({', '.join(servers)})" if servers else ""
+        self.display.begin(config, f"{TITLE}{across}: {setting_words(config)}", servers=max(1, len(servers)))
         self.display.show_suite(None, None)
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
-                     suite=(performance_s, stress_s))
+                     suite=(performance_s, stress_s), hosts=servers or None, port=self.across_port,
+                     wait_s=self.across_wait_s, own=self.across_own)
         if from_wizard:
-            self.message.emit("Starting: the engine checks the configuration and takes the folders")
+            self.message.emit(f"Starting: listening for the agents of {', '.join(servers)}" if servers else
+                              "Starting: the engine checks the configuration and takes the folders")
         else:
             self.started.emit()
-            self.message.emit(f"Running the {TITLE}; its tests go to {output}")
+            self.message.emit(f"Running the {TITLE}{across}; its tests go to {output}")
 
     def start_across(self, config: TestConfig, hosts: list[str], own: dict[str, TestConfig] | None = None) -> None:
         """A test across `hosts` (enrolled servers whose agents run it), every server running `config` or its `own`
@@ -268,7 +275,9 @@ class RunController(QObject):
     def resume_suite(self, summary: SuiteSummary) -> None:
         """Run on the unfinished suite shown, from its first test without a verdict."""
         record = summary.record
-        self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False)
+        own = self.across_own if record.hosts == self.across_hosts else {}  # the servers' folders, if still chosen
+        self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False,
+                         hosts=record.hosts, own=own)
 
     def _on_engine_event(self, event: object) -> None:
         engine = self.engine
@@ -330,7 +339,7 @@ class RunController(QObject):
         # a suite stopped before its first test began is a suite all the same: its record says where it is
         began = engine is not None and (engine.began or outcome.stop_requested)
         summary = suite.summary() if suite is not None and began else None
-        if outcome.across is not None:
+        if outcome.across is not None and summary is None:
             self._across_ended(outcome.across)
             return
         if summary is not None:

@@ -3,7 +3,9 @@ with a suite event before the stage's own run events, and once more at the end.
 
 `SuiteRun` follows those events: which stage runs, and each stage's result as it comes. Once the
 engine ends, `summary()` reads the suite's record as the engine last wrote it (a killed engine
-sends no last event) and the results of the stages an earlier start ran.
+sends no last event) and the results of the stages an earlier start ran. A suite across servers
+(`jetwise engine --suite --hosts`) runs each stage as a test across them: its stage shows each server
+and their sum, and its result is the test's document in the stage's folder.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import ValidationError
 from engine.model.config import TestConfig, TestType
 from engine.model.units import compact_duration
 from engine.protocol import ResultEvent, SuiteEvent
+from engine.results.across_schema import ACROSS_FILE, AcrossResult
 from engine.results.document import RESULT_FILE, read_result
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
@@ -29,7 +32,7 @@ TIMED = (TestType.PERFORMANCE, TestType.STRESS)
 class StageDisplay(Protocol):
     """Where a stage shows as it runs: the run view."""
 
-    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None: ...
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None: ...
     def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None: ...
 
 
@@ -55,7 +58,10 @@ class SuiteRun:
         stage = event.record.stages[event.stage]
         config = event.record.stage_config(stage.test_type)
         timed = f", {compact_duration(config.duration_s)}" if stage.test_type in TIMED else ""
-        display.begin(config, f"{type_words(stage.test_type)} test: {setting_words(config)}{timed}", keep_log=True)
+        hosts = event.record.hosts
+        across = f" across {len(hosts)} servers ({', '.join(hosts)})" if hosts else ""
+        display.begin(config, f"{type_words(stage.test_type)} test{across}: {setting_words(config)}{timed}", keep_log=True,
+                      servers=max(1, len(hosts)))
         display.show_suite(event.record, event.stage)
 
     def summary(self) -> SuiteSummary | None:
@@ -67,13 +73,16 @@ class SuiteRun:
             pass
         if record is None:
             return None
-        results = dict(self.results)
+        results, across = dict(self.results), {}
         for number, stage in enumerate(record.stages):
             folder = self.folder / stage.folder
-            if number in results or not stage.folder or not (folder / RESULT_FILE).is_file():
+            if not stage.folder:
                 continue
             try:
-                results[number] = read_result(folder)  # a stage an earlier start of the suite ran
+                if record.hosts and (folder / ACROSS_FILE).is_file():  # a test across the servers
+                    across[number] = AcrossResult.model_validate_json((folder / ACROSS_FILE).read_text(encoding="utf-8"))
+                elif number not in results and (folder / RESULT_FILE).is_file():
+                    results[number] = read_result(folder)  # a stage an earlier start of the suite ran
             except (OSError, ValidationError):
                 continue  # its own report says what is wrong with it
-        return SuiteSummary(self.folder, record, results)
+        return SuiteSummary(self.folder, record, results, across)

@@ -41,6 +41,7 @@ class AcrossView(QWidget):
     pdf_requested = Signal(object)
     folder_requested = Signal(object)
     new_test_requested = Signal()
+    back_requested = Signal()  # back to the suite whose test this is
 
     def __init__(self) -> None:
         super().__init__()
@@ -68,7 +69,9 @@ class AcrossView(QWidget):
         self.pdf_button = QPushButton("Export PDF…")
         self.folder_button = QPushButton("Open folder")
         self.new_button = QPushButton("New test")
-        for button in (self.report_button, self.pdf_button, self.folder_button):
+        self.back = QPushButton()  # shown for a test of a suite across servers
+        self.back.hide()
+        for button in (self.report_button, self.pdf_button, self.folder_button, self.back):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.new_button)
@@ -76,14 +79,18 @@ class AcrossView(QWidget):
         self.pdf_button.clicked.connect(lambda: self.pdf_requested.emit(self.folder))
         self.folder_button.clicked.connect(lambda: self.folder_requested.emit(self.folder))
         self.new_button.clicked.connect(self.new_test_requested.emit)
+        self.back.clicked.connect(self.back_requested.emit)
         layout = QVBoxLayout(self)
         for widget in (self.verdict, self.about, self.tuning, self.reasons, self.table, self.note):
             layout.addWidget(widget)
         layout.addLayout(buttons)
 
-    def show_test(self, result: AcrossResult, folder: Path, tuning: str = "") -> None:
-        """The test's end; `tuning`, how auto-tune across the servers ended (this test its last run)."""
+    def show_test(self, result: AcrossResult, folder: Path, tuning: str = "", *, back: str = "") -> None:
+        """The test's end; `tuning`, how auto-tune across the servers ended (this test its last run) or which test of a
+        suite it is, with `back` the words of the way back to the suite."""
         self.result, self.folder = result, folder
+        self.back.setText(back)
+        self.back.setVisible(bool(back))
         self.tuning.setText(escape(tuning))
         self.tuning.setVisible(bool(tuning))
         outcome = result.outcome.value

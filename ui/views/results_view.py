@@ -158,7 +158,7 @@ class ResultsView(QWidget):
         """The suite's verdict over its five tests, and each test's."""
         self.suite, self.result, self.suggestion, self.full_length_setting = summary, None, None, None
         verdict = summary.verdict
-        simulated = " (simulated device)" if any(r.simulated for r in summary.results.values()) else ""
+        simulated = " (simulated device)" if summary.simulated else ""
         colour = verdict_colour(summary.record.outcome.value)  # an unfinished suite in the colour of a stopped run
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated} — {summary.record.title}")
         trial = f"{summary.record.trial_words}. " if summary.record.rehearsal else ""

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.results.reasons import grouped_reasons
 from ui.scans import type_words
-from ui.suite import NOT_RUN, TITLE, SuiteSummary, key_figure, stage_verdict
+from ui.suite import NOT_RUN, TITLE, SuiteSummary, stage_verdict
 from ui.widgets.style import verdict_qcolor
 
 COLUMNS = ("Test", "Verdict", "Key figure", "Why")
@@ -84,7 +84,7 @@ class SuiteTable(QWidget):
             result = summary.results.get(row)
             why = "" if verdict in ("pass", NOT_RUN) else "; ".join((grouped_reasons(result) if result else stage.reasons)[:2])
             cells = (f"{row + 1}. {type_words(stage.test_type)}", verdict.upper() if verdict != NOT_RUN else "Not run",
-                     key_figure(result) if verdict != NOT_RUN else "—", why)
+                     summary.key_figure(row) if verdict != NOT_RUN else "—", why)
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
@@ -106,10 +106,10 @@ class SuiteTable(QWidget):
 
     def _on_table_item_selection_changed(self) -> None:
         row = self.table.currentRow() if self.table.selectedItems() else -1
-        self.stage.setEnabled(self.summary is not None and row in self.summary.results)
+        self.stage.setEnabled(self.summary is not None and self.summary.shown(row))
 
     def _open(self, row: int) -> None:
-        if self.summary is not None and row in self.summary.results:
+        if self.summary is not None and self.summary.shown(row):
             self.stage_requested.emit(row)
 
 
