@@ -253,3 +253,43 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
         assert view.back.isHidden() and view.result is not None and view.result.test_type == "performance"
     finally:
         stop_all(list(agents.values()))
+
+
+def test_an_esrp_qualification_across_servers_stopped_in_the_window_resumes_with_the_same_servers(
+        qtbot, window, tmp_path, keys_here):
+    agents = _agents(window, tmp_path, once=False)
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0, log_files_to_replay=20)
+    wizard = window.wizard
+    try:
+        wizard.load_config(config, session="esrp-across")
+        wizard.restart_at(PAGE_TYPE)
+        choose(qtbot, wizard.test_type.esrp)
+        for kind in ("performance", "stress"):
+            wizard.test_type.lengths[kind].combo.setCurrentText("20s")
+        _choose(qtbot, window, config, HOSTS, keep=True)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: "Measuring" in window.run_view.log.toPlainText(), timeout=ENGINE_TIMEOUT_MS)
+        qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
+        wait_for_results(qtbot, window)
+        results = window.results_view
+        stopped = results.suite
+        assert stopped is not None and not stopped.record.finished and stopped.record.hosts == HOSTS
+        # stopped in the test it was in, or (the simulated device being quick) before the next: what ran is kept
+        outcomes = [stage.outcome for stage in stopped.record.stages]
+        ran = [outcome for outcome in outcomes if outcome is not None]
+        assert ran and outcomes[:len(ran)] == ran and set(outcomes[len(ran):]) == {None}
+        assert all(outcome in (Outcome.PASS, Outcome.FAIL) for outcome in ran[:-1])
+        assert sorted(stopped.across) == list(range(len(ran)))
+        suite_table = results.suite_table
+        assert suite_table.resume.isVisibleTo(results)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            qtbot.mouseClick(suite_table.resume, Qt.MouseButton.LeftButton)
+        wait_for_results(qtbot, window)
+        resumed = results.suite
+        assert resumed is not None and resumed.folder == stopped.folder and resumed.record.finished
+        assert resumed.record.hosts == HOSTS and sorted(resumed.across) == [0, 1, 2, 3, 4]
+        assert all(stage.outcome in (Outcome.PASS, Outcome.FAIL) for stage in resumed.record.stages)
+        assert all([row.host for row in test.servers] == HOSTS for test in resumed.across.values())
+    finally:
+        stop_all(list(agents.values()))
