@@ -182,6 +182,7 @@ JOBS: dict[str, dict[str, str]] = {
         "window.py": "The window's wiring",
     },
     "ui": {
+        "advice_words.py": "The advisor's advice in the window's words",
         "confirm.py": "A question before what cannot be undone (Stop, quit during a run)",
         "controllers/cleanup.py": "File → Delete test files",
         "controllers/config_files.py": "Configuration files in and out of the window",
@@ -202,6 +203,7 @@ JOBS: dict[str, dict[str, str]] = {
         "views/results_view.py": "The verdict first, then every criterion, a load sweep's steps",
         "views/run_view.py": "The running test",
         "views/session_view.py": "A tuning session's iterations",
+        "widgets/advice_box.py": "The advisor's box under a result",
         "widgets/compare.py": "Two runs side by side",
         "widgets/criteria_table.py": "The criteria of a run, a row each",
         "widgets/fields.py": "Form fields built from the option declarations",

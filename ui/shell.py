@@ -106,6 +106,7 @@ class MainWindow(QMainWindow):
         across.folder_requested.connect(lambda _folder: self.reports.open_run_folder())
         across.new_test_requested.connect(self.new_test)
         across.back_requested.connect(self._show_suite_results)
+        across.apply_requested.connect(lambda: self.runs.apply_across(across.suggestion))
         self.runs.message.connect(self.statusBar().showMessage)
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
@@ -251,7 +252,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
 
     def _on_runs_across_finished(self, result: AcrossResult, folder: Path, tuning: str) -> None:
-        self.across_view.show_test(result, folder, tuning)
+        self.across_view.show_test(result, folder, tuning, advice=self.runs.across_advice)
         self.stack.setCurrentWidget(self.across_view)
         self.statusBar().showMessage(f"{result.outcome.value.upper()} across {len(result.servers)} servers: results in {folder}")
 

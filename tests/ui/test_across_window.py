@@ -293,3 +293,39 @@ def test_an_esrp_qualification_across_servers_stopped_in_the_window_resumes_with
         assert all([row.host for row in test.servers] == HOSTS for test in resumed.across.values())
     finally:
         stop_all(list(agents.values()))
+
+
+def test_after_a_test_across_servers_the_advisor_reads_them_together_and_apply_runs_the_next_across_them(
+        qtbot, window, tmp_path, keys_here):
+    agents = _agents(window, tmp_path, once=False)
+    # one thread for a target more than one thread carries on the simulated array: the advisor asks for more
+    config = small_config(tmp_path / "dbs", databases=1, sample_interval_s=1.0, warmup_s=1.0, duration_s=30.0,
+                          thread_count=1, profile={"mailboxes": 2000, "iops_per_mailbox": 0.1, "mailbox_size_mb": 1})
+    try:
+        _choose(qtbot, window, config, HOSTS)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        view = window.across_view
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is view, timeout=ENGINE_TIMEOUT_MS)
+        first = view.result
+        assert first is not None and not view.advice_box.isHidden() and len(window.runs.across_runs) == 1
+        advice = view.suggestion
+        assert advice is not None and advice.status == "next" and view.apply.isEnabled()
+        assert f"Next: {advice.threads} threads, SluggishSessions {advice.sluggish_sessions}" in view.advice.text()
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            qtbot.mouseClick(view.apply, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is view and view.result is not first,
+                        timeout=ENGINE_TIMEOUT_MS)
+        second = view.result
+        assert second is not None and {(row.threads, row.sluggish_sessions) for row in second.servers} == {
+            (advice.threads, advice.sluggish_sessions)}  # every server at the setting applied
+        assert len(window.runs.across_runs) == 2 and view.suggestion is not None  # read with the first
+        # other servers are another design: the advisor starts over
+        _choose(qtbot, window, config, HOSTS[:1])
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            _start(qtbot, window)
+        qtbot.waitUntil(lambda: window.stack.currentWidget() is view and view.result is not second,
+                        timeout=ENGINE_TIMEOUT_MS)
+        assert len(window.runs.across_runs) == 1
+    finally:
+        stop_all(list(agents.values()))

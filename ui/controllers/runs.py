@@ -101,6 +101,10 @@ class RunController(QObject):
         self.across_own: dict[str, TestConfig] = {}  # a server's own configuration (its folders), where it has one
         self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
         self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
+        # the tests across these servers at settings typed or applied, each as one run of their summed design, which
+        # the advisor reads (no tuning session keeps them: they last while the servers and their configuration do)
+        self.across_runs: list[RunResult] = []
+        self.across_advice: tuple[Advice, RunResult] | None = None  # the advisor's after the last test across them
 
     @property
     def running(self) -> bool:
@@ -235,6 +239,8 @@ class RunController(QObject):
         it: it is judged per server and as a whole."""
         if not self._fresh_start(from_wizard=True, planned_auto=False):
             return
+        if _design(hosts, config, own) != _design(self.across_hosts, self.across_base, self.across_own):
+            self.across_runs = []  # other servers, or another design: what the advisor read before is not this one's
         self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
         if self.draft.auto_tune and not config.open_ended:
             self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
@@ -374,10 +380,21 @@ class RunController(QObject):
         self.tuner = None
         self.finished.emit(result, tuner.advice, f"Auto-tune: {tuner.outcome().status} after {len(tuner.runs)} run(s).")
 
+    def apply_across(self, advice: Advice | None) -> None:
+        """The next test across the same servers, every server at the advisor's setting."""
+        if advice is None or self.across_base is None or advice.status not in ("start", "next"):
+            return
+        if not self._fresh_start(from_wizard=False, planned_auto=False):
+            return
+        self._run_across(self.across_base.model_copy(
+            update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+
     def _across_ended(self, across: AcrossEvent) -> None:
-        """A test across servers ended: auto-tune's next run across them, or the test's end and how tuning ended."""
+        """A test across servers ended: auto-tune's next run across them, or the test's end and how tuning ended (or,
+        at a setting typed or applied, what the advisor makes of it and the tests across them before)."""
         tuner, self.tuner = self.tuner, None
         self.last_result, self.last_output = None, Path(across.folder)
+        self.across_advice = None
         note = ""
         if tuner is not None and self.across_base is not None and across.as_one is not None and not tuner.done:
             self.tuning_log.extend(tuner.take(across.as_one))
@@ -391,6 +408,10 @@ class RunController(QObject):
                 return
         if tuner is not None:
             note = tuning_words(tuner.outcome(), len(self.across_hosts))
+        elif across.as_one is not None and self.across_base is not None and not self.across_base.open_ended:
+            self.across_runs.append(across.as_one)
+            summed = summed_config({host: self.across_base for host in self.across_hosts})
+            self.across_advice = advise_session(summed, self.across_runs, os.cpu_count() or 1), across.as_one
         self.across_finished.emit(across.result, Path(across.folder), note)
 
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
@@ -405,6 +426,14 @@ class RunController(QObject):
             return None
         self.display.append_log(f"{sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
+
+
+def _design(hosts: list[str], config: TestConfig | None, own: dict[str, TestConfig] | None) -> object:
+    """What a test across servers runs, but for its thread setting and length: the advisor reads its tests together."""
+    def shape(each: TestConfig | None) -> object:
+        return each.model_dump(mode="json", exclude={"thread_count", "sluggish_sessions", "duration_s"}) if each else None
+
+    return list(hosts), shape(config), {host: shape(each) for host, each in (own or {}).items()}
 
 
 def _at_setting(config: TestConfig, setting: TestConfig) -> TestConfig:

@@ -1,6 +1,7 @@
 """The end of a test across servers: its verdict and why, and the ESRP paper's two tables in one — a row per server
 (Individual Server Metrics) and the aggregate across all of them (I/O summed, latency averaged) — with the combined
-report, its PDF and the test's folder a click away."""
+report, its PDF and the test's folder a click away. After a test at a setting typed, the advisor reads the servers as
+one run of their summed design and the tests across them before it, and offers the next test across them."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from engine.results.across_schema import AcrossResult, ServerFigures
+from engine.results.schema import RunResult
+from engine.tuning.advisor import Advice
+from engine.tuning.offers import can_apply
+from ui.advice_words import advice_html
+from ui.widgets.advice_box import AdviceBox
 from ui.widgets.style import verdict_colour
 
 COLUMNS = ["Server", "Result", "Target IOPS", "Achieved IOPS", "DB reads/s", "DB writes/s", "Log writes/s",
@@ -42,6 +48,7 @@ class AcrossView(QWidget):
     folder_requested = Signal(object)
     new_test_requested = Signal()
     back_requested = Signal()  # back to the suite whose test this is
+    apply_requested = Signal()  # the next test across the same servers, at the advisor's setting
 
     def __init__(self) -> None:
         super().__init__()
@@ -80,15 +87,28 @@ class AcrossView(QWidget):
         self.folder_button.clicked.connect(lambda: self.folder_requested.emit(self.folder))
         self.new_button.clicked.connect(self.new_test_requested.emit)
         self.back.clicked.connect(self.back_requested.emit)
+        self.apply = QPushButton("Apply and run again across these servers")
+        self.apply.setToolTip("The next test across the same servers, every server at the suggested setting")
+        self.apply.clicked.connect(self.apply_requested.emit)
+        self.advice_box = AdviceBox("Advisor (the servers read together)", [self.apply])
+        self.advice = self.advice_box.words
+        self.suggestion: Advice | None = None  # what Apply runs
         layout = QVBoxLayout(self)
-        for widget in (self.verdict, self.about, self.tuning, self.reasons, self.table, self.note):
+        for widget in (self.verdict, self.about, self.tuning, self.reasons, self.table, self.note, self.advice_box):
             layout.addWidget(widget)
         layout.addLayout(buttons)
 
-    def show_test(self, result: AcrossResult, folder: Path, tuning: str = "", *, back: str = "") -> None:
+    def show_test(self, result: AcrossResult, folder: Path, tuning: str = "", *, back: str = "",
+                  advice: tuple[Advice, RunResult] | None = None) -> None:
         """The test's end; `tuning`, how auto-tune across the servers ended (this test its last run) or which test of a
-        suite it is, with `back` the words of the way back to the suite."""
+        suite it is, with `back` the words of the way back to the suite; `advice`, the advisor's after this test (read
+        as one run of the servers' summed design)."""
         self.result, self.folder = result, folder
+        self.suggestion = advice[0] if advice is not None else None
+        self.advice_box.setVisible(advice is not None)
+        if advice is not None:
+            self.advice.setText(advice_html(*advice))
+            self.apply.setEnabled(can_apply(*advice))
         self.back.setText(back)
         self.back.setVisible(bool(back))
         self.tuning.setText(escape(tuning))

@@ -26,7 +26,6 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -36,11 +35,11 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
-from engine.model.units import seconds_words, sentence
+from engine.model.units import seconds_words
 from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances, unreached
-from engine.results.schema import Outcome, RunKind, RunResult
+from engine.results.schema import RunKind, RunResult
 from engine.results.spikes import spike_sentences
 from engine.results.suite import STAGES
 from engine.results.verdict import (
@@ -48,10 +47,12 @@ from engine.results.verdict import (
     was_measured,
 )
 from engine.tuning.advisor import Advice
-from engine.tuning.offers import at_this_setting, can_apply, full_length_setting, repeats_the_cache
+from engine.tuning.offers import can_apply, full_length_setting
+from ui.advice_words import advice_html
 from ui.recovery import recovery_headline
 from ui.scans import scan_headline, type_words
 from ui.suite import TITLE, SuiteSummary
+from ui.widgets.advice_box import AdviceBox
 from ui.widgets.criteria_table import CriteriaTable
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
@@ -93,27 +94,17 @@ class ResultsView(QWidget):
         self.back.setToolTip("The suite's five tests and its combined report")
         self.back.clicked.connect(self.suite_requested)
         self.back.hide()
-        self.advice_box = QGroupBox("Advisor")
-        self.advice = QLabel()
-        self.advice.setWordWrap(True)
-        self.advice.setTextFormat(Qt.TextFormat.RichText)
         self.apply = QPushButton("Apply and run again")
         self.apply.setToolTip("Start the next run of this tuning session with the suggested setting")
         self.apply.clicked.connect(self.apply_requested)
+        self.apply.setEnabled(False)
         self.full_length = QPushButton("Run the full-length test with this setting")
         self.full_length.setToolTip("A qualification run of the standard length (2 h Performance, 24 h Stress) "
                                     "at this run's thread count and SluggishSessions")
         self.full_length.clicked.connect(self.full_length_requested)
         self.full_length.hide()
-        advice_layout = QVBoxLayout(self.advice_box)
-        advice_layout.addWidget(self.advice)
-        advice_buttons = QHBoxLayout()
-        advice_buttons.addWidget(self.apply)
-        advice_buttons.addWidget(self.full_length)
-        advice_buttons.addStretch(1)
-        advice_layout.addLayout(advice_buttons)
-        self.apply.setEnabled(False)
-        self.advice_box.hide()  # until a run has advice
+        self.advice_box = AdviceBox("Advisor", [self.apply, self.full_length])  # hidden until a run has advice
+        self.advice = self.advice_box.words
         buttons = QHBoxLayout()
         self.run_buttons: list[QPushButton] = []  # what needs a run shown
         for text, signal, tip in (
@@ -246,49 +237,5 @@ class ResultsView(QWidget):
             self.advice_box.hide()
             return
         self.advice_box.show()
-        predicted = ""
-        if advice.predicted_iops is not None and advice.predicted_read_ms is not None:
-            predicted = (f"<br>Predicted: about {advice.predicted_iops:,.0f} transactional IOPS, database reads at "
-                         f"{advice.predicted_read_ms:.1f} ms, log writes at {advice.predicted_log_ms or 0:.2f} ms.")
-        # what the storage returned is said first, above everything else
-        lead = advice.returned.words if advice.returned is not None else ""
-        notes = "".join(f"<br><i>{escape(note.words)}.</i>" for note in advice.notes)
-        setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
         self.apply.setEnabled(can_apply(advice, result))
-        if repeats_the_cache(advice, result):
-            text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
-                    f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
-                    f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
-                    f"settings on the Test type page), then run: New test keeps every other value.")
-        elif advice.status == "next":
-            text = f"<b>Next: {setting}.</b>{predicted}<br>Why: {escape(advice.rationale)}."
-        elif advice.status == "start":
-            text = (f"<b>Nothing in this session steers the advisor yet; it would start at {setting}.</b><br>"
-                    f"{escape(advice.rationale)}.")
-        elif advice.status == "converged":
-            passed_here = at_this_setting(advice, result) and result is not None and result.verdict == Outcome.PASS
-            if passed_here and result is not None and result.summary.run_kind == RunKind.QUALIFICATION:
-                text = (f"<b>This qualification run passed at {setting}.</b><br>The storage carries the design's "
-                        f"{result.summary.target_transactional_iops:,.0f} transactional IOPS within the "
-                        f"{result.summary.threshold_set} thresholds.")
-            elif result is not None and result.configuration.seeks_maximum:
-                carries = f"<br>It carries {escape(advice.capacity.words)}." if advice.capacity else ""
-                text = (f"<b>The most this storage passes: {setting}.</b><br>{escape(sentence(advice.rationale))}."
-                        f"{carries}")
-            else:
-                head = "This setting passes" if passed_here else "A setting of this session passes"
-                text = (f"<b>{head}: {setting}.</b><br>{escape(sentence(advice.rationale))}. Run the full-length "
-                        "test with it to qualify the storage.")
-        elif advice.status == "host_bound":
-            known = (f"the storage carried at least {advice.max_passing_iops:,.0f} transactional IOPS within the "
-                     "thresholds" if advice.max_passing_iops else "no run measured the storage within the thresholds")
-            text = (f"<b>The host's CPU, not the storage, set the pace: {known}.</b><br>"
-                    f"{escape(sentence(advice.rationale))}.")
-            if advice.capacity:
-                text += f"<br>It carries {escape(advice.capacity.words)}, at {setting}."
-        elif advice.status == "io_errors":
-            text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(sentence(advice.rationale))}."
-        else:
-            carries = f"<br>It carries {escape(advice.capacity.words)}." if advice.capacity else ""
-            text = f"<b>Out of reach on this storage.</b><br>{escape(sentence(advice.rationale))}.{carries}"
-        self.advice.setText(text + notes)
+        self.advice.setText(advice_html(advice, result))
