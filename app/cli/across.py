@@ -123,9 +123,6 @@ def configs_of(config_path: Path, hosts: dict[str, Path | None], overrides: dict
         if own is None:
             print(f"--hosts {host}{'' if path is None else f'={path}'}: its configuration cannot be used", file=sys.stderr)
             return None
-        if own.open_ended:
-            raise UsageError(f"--hosts: a {own.test_type.value} test runs on one server at a time; across servers, "
-                             "run a Performance or Stress test")
         configs[host] = own
     problems = shared_problems(configs)
     if problems:

@@ -176,11 +176,6 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
         if stdin:
             threading.Thread(target=_watch_stdin, args=(test, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
 
-    if config.open_ended:
-        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"a {config.test_type.value.replace('_', ' ')} test runs on "
-                                                           "one server at a time; across servers, run a Performance or "
-                                                           "Stress test")]))
-        return ExitCode.INVALID
     configs = _own_configs(args, config, stream)
     if configs is None:
         return ExitCode.INVALID

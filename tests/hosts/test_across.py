@@ -18,6 +18,7 @@ import psutil
 import pytest
 
 from engine.hosts.roster import Roster
+from engine.model.config import TestConfig
 from engine.protocol import ExitCode
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
 from engine.results.document import read_result, read_samples
@@ -313,3 +314,53 @@ def test_a_server_whose_disk_fills_stops_every_other_within_5_s_and_the_test_nam
             assert servers.agents[host].wait(timeout=30) == 0
     finally:
         stop_all([*servers.agents.values(), filled])
+
+
+def test_a_checksum_a_backup_and_a_soft_recovery_each_run_across_three_servers_on_each_server_s_databases(tmp_path,
+                                                                                                          keys):
+    """As the ESRP suite's later tests do, one at a time: a Performance test makes every server's databases, then a
+    checksum reads them on each server, a backup copies them to each server's backup folder, and a Soft Recovery
+    replays each server's logs, every one started together and judged per server and as a whole."""
+    servers = Servers(tmp_path, keys, duration_s=3.0, log_files_to_replay=20)
+    servers.start_agents(once=False)
+    shared = {host: RunConfigFile(servers.files[host]) for host in HOSTS}
+    try:
+        for kind in ("performance", "database_checksum", "database_backup", "soft_recovery"):
+            for host, file in shared.items():
+                file.set(test_type=kind, backup_path=str(tmp_path / f"backup-{host}"))
+            output = tmp_path / kind
+            controller = servers.run(output)
+            _out, err = controller.communicate(timeout=300)
+            assert controller.returncode == ExitCode.PASS, err
+            test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+            assert test.test_type == kind and [row.host for row in test.servers] == HOSTS
+            assert all(row.outcome == Outcome.PASS for row in test.servers)
+            assert (output / "report.html").is_file() and "not written" not in err  # its combined report
+            report = (output / "report.html").read_text(encoding="utf-8")
+            columns = {"performance": "Achieved IOPS", "database_checksum": "<th>Pages read</th>",
+                       "database_backup": "<th>Pages read</th>", "soft_recovery": "<th>Log files replayed</th>"}
+            assert columns[kind] in report and (kind == "performance") == ("Target IOPS" in report)  # its own figures
+            for host in HOSTS:
+                result = read_result(output / HOSTS_FOLDER / host)
+                ran_on = [spec.database_path for spec in result.configuration.databases]
+                assert ran_on == [spec.database_path for spec in shared[host].config.databases]  # its own
+                if kind == "database_checksum":
+                    assert result.scan is not None and all(row.seen_pages > 0 for row in result.scan.databases)
+                elif kind == "database_backup":
+                    assert result.scan is not None and any((tmp_path / f"backup-{host}").rglob("*"))
+                elif kind == "soft_recovery":
+                    assert result.recovery is not None and result.recovery.log_files_replayed > 0
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+class RunConfigFile:
+    """A server's configuration file, edited between its tests."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.config = TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def set(self, **changes: object) -> None:
+        self.config = TestConfig.model_validate({**self.config.model_dump(mode="json"), **changes})
+        self.path.write_text(self.config.model_dump_json(indent=1), encoding="utf-8")

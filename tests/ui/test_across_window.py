@@ -237,8 +237,13 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
         assert window.stack.currentWidget() is view and view.folder == summary.folder / summary.record.stages[1].folder
         assert view.table.rowCount() == 3 and "Test 2 of 5 of the" in view.tuning.text()
         assert not view.back.isHidden() and window.runs.last_output == view.folder
+        assert not view.table.isColumnHidden(3)  # achieved IOPS
         qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
         assert window.stack.currentWidget() is results and results.suite_table.isVisibleTo(results)
+        table.cellDoubleClicked.emit(2, 0)  # the checksum: no transactional load, its figures in the report
+        assert "Database checksum test" in view.about.text() and view.table.isColumnHidden(3)
+        assert "ended when its own work was done" in view.note.text()
+        qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(results.suite_table.report, Qt.MouseButton.LeftButton)
         report = summary.folder / "esrp-report.html"
         assert opened[-1] == str(report) and "Individual Server Metrics" in report.read_text(encoding="utf-8")

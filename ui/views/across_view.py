@@ -22,16 +22,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.model.config import TestType
 from engine.results.across_schema import AcrossResult, ServerFigures
 from engine.results.schema import RunResult
 from engine.tuning.advisor import Advice
 from engine.tuning.offers import can_apply
 from ui.advice_words import advice_html
+from ui.scans import type_words
 from ui.widgets.advice_box import AdviceBox
 from ui.widgets.style import verdict_colour
 
 COLUMNS = ["Server", "Result", "Target IOPS", "Achieved IOPS", "DB reads/s", "DB writes/s", "Log writes/s",
            "DB read avg (ms)", "DB write avg (ms)", "Log write avg (ms)", "Clock offset (ms)"]
+TIMED_NOTE = ("The last row is the aggregate across all servers, as the ESRP paper makes it: the servers' I/O summed, "
+              "their latencies averaged. Each server's own report is in the combined report.")
+OPEN_ENDED_NOTE = ("Every server started at one instant and ended when its own work was done. What each read or "
+                   "replayed, how long it took and how fast, with the servers together, is in the combined report "
+                   "(Open report), followed by each server's own.")
 
 
 def _figures(row: ServerFigures) -> list[str]:
@@ -68,8 +75,7 @@ class AcrossView(QWidget):
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.note = QLabel("The last row is the aggregate across all servers, as the ESRP paper makes it: the servers' "
-                           "I/O summed, their latencies averaged. Each server's own report is in the combined report.")
+        self.note = QLabel(TIMED_NOTE)
         self.note.setWordWrap(True)
         buttons = QHBoxLayout()
         self.report_button = QPushButton("Open report")
@@ -117,7 +123,11 @@ class AcrossView(QWidget):
         simulated = " (simulated device)" if result.simulated else ""
         self.verdict.setText(f"<span style='color:{verdict_colour(outcome)}'>{outcome.upper()}</span>{simulated} — "
                              f"test across {len(result.servers)} servers")
-        self.about.setText(f"{result.test_type.capitalize()} test {escape(result.test_id)} · {escape(str(folder))}")
+        self.about.setText(f"{type_words(result.test_type)} test {escape(result.test_id)} · {escape(str(folder))}")
+        timed = result.test_type in (TestType.PERFORMANCE.value, TestType.STRESS.value)
+        for column in range(2, len(COLUMNS) - 1):  # a checksum, a backup or a Soft Recovery is no transactional load
+            self.table.setColumnHidden(column, not timed)
+        self.note.setText(TIMED_NOTE if timed else OPEN_ENDED_NOTE)
         said = result.reasons
         self.reasons.setText("Every server passed, measured over the same time as the others." if not said else
                              "<br>".join(escape(words) for words in said))

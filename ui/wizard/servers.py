@@ -3,9 +3,9 @@ together and judged per server and as a whole.
 
 Each server chosen runs this test's databases through its agent (`jetwise agent`), in this server's folders or in
 folders of its own (Folders on the chosen server…, `server_folders`); the servers are enrolled, removed and checked in
-File → Servers… (Manage servers…). A test across servers is a Performance or Stress test, at the thread setting
-chosen by hand or auto-tuned across them, or the ESRP qualification with each of its five tests across them; a
-checksum, a backup or a Soft Recovery alone runs on this server. Until a server is enrolled the wizard walks past the
+File → Servers… (Manage servers…). A test across servers is any test type (a Performance or Stress test at the thread
+setting chosen by hand or auto-tuned across them; a checksum, a backup or a Soft Recovery of each server's databases),
+or the ESRP qualification with each of its five tests across them. Until a server is enrolled the wizard walks past the
 page: a test on this server alone is the usual one, and File → Servers… enrols the first.
 """
 
@@ -48,8 +48,8 @@ class ServersPage(WizardPage):
         self._failed = ""  # why the servers cannot be read, if they cannot
         note = QLabel("Performance and Stress tests run across the servers; auto-tune across them steps every "
                       "server's load together and reads their summed target (the setting it finds is every server's). "
-                      "The ESRP qualification runs each of its five tests across them; a checksum, a backup or a Soft "
-                      "Recovery alone runs on this server. The window listens for the "
+                      "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
+                      "qualification runs each of its five tests across them. The window listens for the "
                       "agents on port 8786 and waits up to 2 minutes for them to connect.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
