@@ -18,9 +18,9 @@ from pydantic import ValidationError
 
 from engine.io.safety import write_text
 from engine.model.config import TestType
+from engine.results.across_rows import recovery_rows, scan_rows
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
 from engine.results.document import CONFIG_FILE, RESULT_FILE
-from engine.results.scans import megabytes
 from engine.version import __version__
 from reporting import palette
 from reporting.bundle import ReportError, RunBundle, load_run
@@ -88,62 +88,6 @@ def load_across(folder: Path) -> AcrossBundle:
     return AcrossBundle(result, folder, servers)
 
 
-@dataclass(frozen=True)
-class ScanRow:
-    """What a server (or the servers together) read in a checksum or backup across servers."""
-
-    host: str
-    databases: int
-    pages: int
-    damaged: int  # pages with a checksum error, another page's number, all zeros, or unreadable
-    mb: float
-    seconds: float
-    mb_per_s: float
-
-
-@dataclass(frozen=True)
-class RecoveryRow:
-    """A server's Soft Recovery across servers: log files asked for and replayed, and the time to play one."""
-
-    host: str
-    asked: int
-    replayed: int
-    seconds: float
-    limit: float
-
-
-def scan_rows(bundle: AcrossBundle) -> list[ScanRow]:
-    """A checksum or backup across servers, a row per server that gave a result (what it read, how long, how fast),
-    then the servers together (reads summed, the longest time, the rates summed); none for another test."""
-    if bundle.result.test_type not in (TestType.DATABASE_CHECKSUM.value, TestType.DATABASE_BACKUP.value):
-        return []
-    rows = []
-    for host, run in bundle.servers:
-        scan = run.result.scan if run is not None else None
-        if scan is not None:
-            damaged = sum(d.bad_pages + d.wrong_page_number_pages + d.uninitialised_pages + d.unreadable_pages
-                          for d in scan.databases)
-            rows.append(ScanRow(host, len(scan.databases), sum(d.seen_pages for d in scan.databases), damaged,
-                                megabytes(scan.bytes_read), scan.database_seconds, megabytes(scan.bytes_per_s)))
-    if rows:
-        rows.append(ScanRow("All servers", sum(r.databases for r in rows), sum(r.pages for r in rows),
-                            sum(r.damaged for r in rows), sum(r.mb for r in rows), max(r.seconds for r in rows),
-                            sum(r.mb_per_s for r in rows)))
-    return rows
-
-
-def recovery_rows(bundle: AcrossBundle) -> list[RecoveryRow]:
-    """A Soft Recovery across servers, a row per server that gave a result: the log files it replayed and the average
-    time to play one against the limit; none for another test."""
-    rows = []
-    for host, run in bundle.servers:
-        recovery = run.result.recovery if run is not None else None
-        if recovery is not None:
-            rows.append(RecoveryRow(host, recovery.log_files_to_replay * len(recovery.instances),
-                                    recovery.log_files_replayed, recovery.seconds_per_log_file, recovery.limit_s))
-    return rows
-
-
 def across_charts(bundle: AcrossBundle, prefix: str = CHART_PREFIX) -> dict[str, str]:
     """Transactional IOPS per interval, each server's and their sum against the summed target; each server's database
     read latency against the limit (named `prefix`iops and `prefix`latency). None for a checksum, a backup or a Soft
@@ -179,11 +123,12 @@ def across_charts(bundle: AcrossBundle, prefix: str = CHART_PREFIX) -> dict[str,
 def across_model(bundle: AcrossBundle) -> dict[str, Any]:
     result = bundle.result
     kind = TestType(result.test_type)
+    runs = [(host, run.result if run is not None else None) for host, run in bundle.servers]
     return {"test": result, "rows": result.servers, "aggregate": result.aggregate, "verdict": bundle.verdict,
             "reasons": result.reasons, "folder": str(bundle.folder), "version": __version__, "title": bundle.title,
             "sweep_rows": step_rows(result.sweep) if result.sweep is not None else [],
-            "test_title": TEST_TITLES.get(kind, kind.value.capitalize()), "scan_rows": scan_rows(bundle),
-            "recovery_rows": recovery_rows(bundle) if kind == TestType.SOFT_RECOVERY else []}
+            "test_title": TEST_TITLES.get(kind, kind.value.capitalize()), "scan_rows": scan_rows(kind, runs),
+            "recovery_rows": recovery_rows(kind, runs)}
 
 
 def render_across_html(bundle: AcrossBundle, *, for_print: bool = False) -> str:

@@ -62,6 +62,7 @@ JOBS: dict[str, dict[str, str]] = {
         "results/note_schema.py": "What a result says beside its figures, kept as facts",
         "results/across_schema.py": "A test across servers: each server's row and the aggregate, as ESRP reports them",
         "results/reasons.py": "A run's reasons as a person reads them",
+        "results/across_rows.py": "A checksum, a backup or a Soft Recovery across servers in figures",
         "results/recovery.py": "A Soft Recovery test's result",
         "results/recovery_schema.py": "A Soft Recovery test's replay, as the result document keeps it (`RunResult.recovery`)",
         "results/sample_file.py": "A run's interval samples on disk, compact enough for a day on 48 databases",

@@ -237,12 +237,20 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
         assert window.stack.currentWidget() is view and view.folder == summary.folder / summary.record.stages[1].folder
         assert view.table.rowCount() == 3 and "Test 2 of 5 of the" in view.tuning.text()
         assert not view.back.isHidden() and window.runs.last_output == view.folder
-        assert not view.table.isColumnHidden(3)  # achieved IOPS
+        assert view.table.horizontalHeaderItem(3).text() == "Achieved IOPS"
         qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
         assert window.stack.currentWidget() is results and results.suite_table.isVisibleTo(results)
-        table.cellDoubleClicked.emit(2, 0)  # the checksum: no transactional load, its figures in the report
-        assert "Database checksum test" in view.about.text() and view.table.isColumnHidden(3)
-        assert "ended when its own work was done" in view.note.text()
+        table.cellDoubleClicked.emit(2, 0)  # the checksum: no transactional load, but what each server read
+        assert "Database checksum test" in view.about.text() and "ended when its own work was done" in view.note.text()
+        assert view.table.horizontalHeaderItem(3).text() == "Pages read" and view.table.rowCount() == 3
+        assert [view.table.item(row, 0).text() for row in range(3)] == [*HOSTS, "All servers"]
+        pages = [int(view.table.item(row, 3).text().replace(",", "")) for row in range(3)]
+        assert pages[0] > 0 and pages[2] == pages[0] + pages[1]  # each server's own databases, summed
+        table.cellDoubleClicked.emit(4, 0)  # the Soft Recovery: the log files each replayed
+        assert view.table.horizontalHeaderItem(3).text() == "Log files replayed" and view.table.rowCount() == 2
+        qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
+        table.cellDoubleClicked.emit(1, 0)  # and the Stress test again: the load's columns back
+        assert view.table.horizontalHeaderItem(3).text() == "Achieved IOPS"
         qtbot.mouseClick(view.back, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(results.suite_table.report, Qt.MouseButton.LeftButton)
         report = summary.folder / "esrp-report.html"

@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model.config import TestType
-from engine.results.across_schema import AcrossResult, ServerFigures
+from engine.results.across_rows import recovery_rows, scan_rows
+from engine.results.across_schema import HOSTS_FOLDER, AcrossResult, ServerFigures
+from engine.results.document import read_result
 from engine.results.schema import RunResult
 from engine.tuning.advisor import Advice
 from engine.tuning.offers import can_apply
@@ -34,11 +36,15 @@ from ui.widgets.style import verdict_colour
 
 COLUMNS = ["Server", "Result", "Target IOPS", "Achieved IOPS", "DB reads/s", "DB writes/s", "Log writes/s",
            "DB read avg (ms)", "DB write avg (ms)", "Log write avg (ms)", "Clock offset (ms)"]
+SCAN_COLUMNS = ["Server", "Result", "Databases", "Pages read", "Damaged pages", "Read (MB)", "Seconds", "MB/s",
+                "Clock offset (ms)"]
+RECOVERY_COLUMNS = ["Server", "Result", "Log files to replay", "Log files replayed", "Seconds per log file", "Limit (s)",
+                    "Clock offset (ms)"]
 TIMED_NOTE = ("The last row is the aggregate across all servers, as the ESRP paper makes it: the servers' I/O summed, "
               "their latencies averaged. Each server's own report is in the combined report.")
-OPEN_ENDED_NOTE = ("Every server started at one instant and ended when its own work was done. What each read or "
-                   "replayed, how long it took and how fast, with the servers together, is in the combined report "
-                   "(Open report), followed by each server's own.")
+OPEN_ENDED_NOTE = ("Every server started at one instant and ended when its own work was done: what each read or "
+                   "replayed, how long it took and how fast (a checksum's or backup's last row is the servers "
+                   "together, their rates summed). Each server's own report is in the combined report.")
 
 
 def _figures(row: ServerFigures) -> list[str]:
@@ -124,24 +130,55 @@ class AcrossView(QWidget):
         self.verdict.setText(f"<span style='color:{verdict_colour(outcome)}'>{outcome.upper()}</span>{simulated} — "
                              f"test across {len(result.servers)} servers")
         self.about.setText(f"{type_words(result.test_type)} test {escape(result.test_id)} · {escape(str(folder))}")
-        timed = result.test_type in (TestType.PERFORMANCE.value, TestType.STRESS.value)
-        for column in range(2, len(COLUMNS) - 1):  # a checksum, a backup or a Soft Recovery is no transactional load
-            self.table.setColumnHidden(column, not timed)
+        kind = TestType(result.test_type)
+        timed = kind in (TestType.PERFORMANCE, TestType.STRESS)
         self.note.setText(TIMED_NOTE if timed else OPEN_ENDED_NOTE)
         said = result.reasons
-        self.reasons.setText("Every server passed, measured over the same time as the others." if not said else
-                             "<br>".join(escape(words) for words in said))
-        rows = [*result.servers, None]
+        passed = "Every server passed, measured over the same time as the others." if timed else "Every server passed."
+        self.reasons.setText(passed if not said else "<br>".join(escape(words) for words in said))
+        header, rows = _timed_rows(result) if timed else _open_ended_rows(result, kind, folder)
+        self.table.clear()
+        self.table.setColumnCount(len(header))
+        self.table.setHorizontalHeaderLabels(header)
         self.table.setRowCount(len(rows))
-        for number, row in enumerate(rows):
-            if row is None:
-                cells = ["All servers", outcome.upper(), *_figures(result.aggregate), ""]
-            elif row.outcome is None:
-                cells = [row.host, "NO RESULT", *[""] * 8, _offset(row.clock_offset_s)]
-            else:
-                cells = [row.host, row.outcome.value.upper(), *_figures(row), _offset(row.clock_offset_s)]
+        for number, cells in enumerate(rows):
             for column, text in enumerate(cells):
                 self.table.setItem(number, column, QTableWidgetItem(text))
+
+
+def _timed_rows(result: AcrossResult) -> tuple[list[str], list[list[str]]]:
+    """A Performance or Stress test: the paper's figures per server, then the aggregate."""
+    rows = []
+    for row in result.servers:
+        if row.outcome is None:
+            rows.append([row.host, "NO RESULT", *[""] * 8, _offset(row.clock_offset_s)])
+        else:
+            rows.append([row.host, row.outcome.value.upper(), *_figures(row), _offset(row.clock_offset_s)])
+    rows.append(["All servers", result.outcome.value.upper(), *_figures(result.aggregate), ""])
+    return COLUMNS, rows
+
+
+def _open_ended_rows(result: AcrossResult, kind: TestType, folder: Path) -> tuple[list[str], list[list[str]]]:
+    """A checksum, a backup or a Soft Recovery: what each server read or replayed, from its result in the test's
+    folder (a server with none, or whose result cannot be read, shows its verdict alone)."""
+    runs: list[tuple[str, RunResult | None]] = []
+    for row in result.servers:
+        try:
+            runs.append((row.host, read_result(folder / HOSTS_FOLDER / row.host)))
+        except (OSError, ValueError):
+            runs.append((row.host, None))
+    verdicts = {row.host: row.outcome.value.upper() if row.outcome else "NO RESULT" for row in result.servers}
+    verdicts["All servers"] = result.outcome.value.upper()
+    offsets = {row.host: _offset(row.clock_offset_s) for row in result.servers}
+    if scans := scan_rows(kind, runs):
+        return SCAN_COLUMNS, [[r.host, verdicts[r.host], str(r.databases), f"{r.pages:,}", f"{r.damaged:,}",
+                               f"{r.mb:,.1f}", f"{r.seconds:,.1f}", f"{r.mb_per_s:,.1f}", offsets.get(r.host, "")]
+                              for r in scans]
+    if replays := recovery_rows(kind, runs):
+        return RECOVERY_COLUMNS, [[r.host, verdicts[r.host], str(r.asked), str(r.replayed), f"{r.seconds:.3f}",
+                                   f"{r.limit:g}", offsets[r.host]] for r in replays]
+    return ["Server", "Result", "Clock offset (ms)"], [[row.host, verdicts[row.host], offsets[row.host]]
+                                                       for row in result.servers]
 
 
 def _offset(seconds: float | None) -> str:
