@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+import time
 
 from app.cli.options import path_type
 from app.context import AppContext
@@ -62,9 +63,17 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         while True:
             wait_for_controller(membership, identity, on_waiting=lambda words: print(
                 f"Waiting for the controller: {words}", flush=True))
-            asyncio.run(serve(membership, identity, agent_folder() / RUNS_FOLDER, listen=args.listen, port=args.port,
-                              on_connected=lambda address: print(f"Connected; listening at {address}", flush=True),
-                              on_refused=lambda words: print(f"Refused: {words}", flush=True)))
+            try:
+                asyncio.run(serve(membership, identity, agent_folder() / RUNS_FOLDER, listen=args.listen,
+                                  port=args.port,
+                                  on_connected=lambda address: print(f"Connected; listening at {address}", flush=True),
+                                  on_refused=lambda words: print(f"Refused: {words}", flush=True)))
+            except OSError as exc:  # the connection lost between the handshake and the worker's registration
+                if args.once:
+                    raise
+                print(f"The connection to the controller was lost ({exc}): waiting for it again.", flush=True)
+                time.sleep(1.0)
+                continue
             if args.once:
                 print("The controller closed the test or was lost: the agent stops (--once).")
                 return ExitCode.PASS

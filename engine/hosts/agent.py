@@ -60,6 +60,9 @@ def handshake(controller: str, authority_pem: str, identity: Identity, timeout_s
     except (TimeoutError, ConnectionRefusedError) as exc:
         raise ControllerAbsentError(f"nothing answers at {controller}: start the test on the controller, or check the address "
                            "and that its port is open in the firewall") from exc
+    except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as exc:  # a test ending or beginning there
+        raise ControllerAbsentError(f"the controller at {controller} closed the connection as it was made (a test "
+                                    "ending or beginning there); trying again") from exc
     except OSError as exc:
         raise AgentRefusedError(f"cannot reach the controller at {controller}: {exc.strerror or exc}") from exc
 

@@ -7,6 +7,8 @@ import asyncio
 import os
 import pickle
 import re
+import socket
+import struct
 import threading
 
 import pytest
@@ -14,7 +16,7 @@ from distributed import Client, Worker
 from distributed.core import rpc
 
 from engine.hosts.admission import Admission
-from engine.hosts.agent import AgentRefusedError, serve
+from engine.hosts.agent import AgentRefusedError, ControllerAbsentError, handshake, serve
 from engine.hosts.controller import Controller
 from engine.hosts.membership import Membership, enrol
 from engine.hosts.roster import Roster
@@ -102,3 +104,24 @@ def test_an_agent_s_certificate_makes_neither_the_controller_nor_another_server_
         assert controller.client.run(os.getpid, workers=[worker]) == {worker: os.getpid()}  # type: ignore[no-untyped-call]
     serving.join(timeout=30)
     assert not serving.is_alive()
+
+
+def test_a_controller_that_resets_the_connection_as_it_is_made_is_waited_for_not_an_agent_s_end(tmp_path, keys):
+    """Between two tests the controller's port may accept and reset at once (one controller ending, the next
+    beginning): the agent waits and tries again, as when nothing answers, instead of stopping."""
+    roster = Roster(tmp_path / "hosts", keys)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tls://127.0.0.1:{listener.getsockname()[1]}"
+        added = roster.add("127.0.0.2", address, tmp_path)
+        membership = enrol(added.bundle, added.code, tmp_path / "agent", keys)
+
+        def reset_each() -> None:
+            connection, _ = listener.accept()
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()  # an RST, not a FIN
+
+        threading.Thread(target=reset_each, daemon=True).start()
+        with pytest.raises(ControllerAbsentError, match="closed the connection as it was made"):
+            handshake(membership.controller, membership.authority_pem, membership.identity(keys))
