@@ -45,7 +45,8 @@ def scan_setting(config: TestConfig) -> str:
 
 def setting_words(config: TestConfig) -> str:
     """A run's setting in a few words, for its title: its threads, a scan's reads, a Soft recovery's log files."""
-    setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+    threads = "1 thread" if config.thread_count == 1 else f"{config.thread_count} threads"
+    setting = f"{threads}, SluggishSessions {config.sluggish_sessions}"
     if config.scans:
         return scan_setting(config)
     if config.recovers:

@@ -193,10 +193,12 @@ def test_agents_that_do_not_connect_are_said_at_the_servers_page_and_start_tries
     assert os.environ["JETWISE_DATA_DIR"].endswith("controller")
 
 
-def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window, tmp_path, keys_here, monkeypatch):
+def test_the_esrp_qualification_across_two_servers_from_the_window_stopped_resumed_and_shown(
+        qtbot, window, tmp_path, keys_here, monkeypatch):
     """Chosen on the Test type page with the servers on the Servers page: each of its five tests runs across both, the
-    run view showing their sum; the suite's verdicts show with each test's figures across the servers, a test opens
-    as its servers' table and leads back, the combined report has each server's; then a plain test across them."""
+    run view showing their sum. Stopped, it keeps what ran; Resume runs on with the same servers. The suite's verdicts
+    show with each test's figures across the servers, a test opens as its servers' table and leads back, the combined
+    report has each server's; then a plain test across them."""
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     agents = _agents(window, tmp_path, once=False)
@@ -215,15 +217,32 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
         window.run_view.begin = lambda *a, **k: (titles.append(a[1]), begin(*a, **k))[1]  # every test's title
         with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
             _start(qtbot, window)
+        qtbot.waitUntil(lambda: "Measuring" in window.run_view.log.toPlainText(), timeout=ENGINE_TIMEOUT_MS)
+        qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
         wait_for_results(qtbot, window)
         results = window.results_view
+        stopped = results.suite
+        assert stopped is not None and not stopped.record.finished and stopped.record.hosts == HOSTS
+        # stopped in the test it was in, or (the simulated device being quick) before the next: what ran is kept
+        outcomes = [stage.outcome for stage in stopped.record.stages]
+        ran = [outcome for outcome in outcomes if outcome is not None]
+        assert ran and outcomes[:len(ran)] == ran and set(outcomes[len(ran):]) == {None}
+        assert all(outcome in (Outcome.PASS, Outcome.FAIL) for outcome in ran[:-1])
+        assert sorted(stopped.across) == list(range(len(ran)))
+        assert results.suite_table.resume.isVisibleTo(results)
+        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
+            qtbot.mouseClick(results.suite_table.resume, Qt.MouseButton.LeftButton)
+        wait_for_results(qtbot, window)
         summary = results.suite
-        assert summary is not None and summary.record.hosts == HOSTS and sorted(summary.across) == [0, 1, 2, 3, 4]
-        assert [title.split(":")[0] for title in titles[1:]] == [f"{name} test across 2 servers ({', '.join(HOSTS)})"
-                                                                  for name in ("Performance", "Stress", "Database checksum",
-                                                                               "Database backup", "Soft recovery")]
+        assert summary is not None and summary.folder == stopped.folder and summary.record.finished
+        assert summary.record.hosts == HOSTS and sorted(summary.across) == [0, 1, 2, 3, 4]
+        assert summary.folder.name.endswith("-esrp-across-2")
+        names = ("Performance", "Stress", "Database checksum", "Database backup", "Soft recovery")
+        shown = {title.split(":")[0] for title in titles if title.split(" test across")[0] in names}
+        assert shown == {f"{name} test across 2 servers ({', '.join(HOSTS)})" for name in names}
         assert all([row.host for row in test.servers] == HOSTS for test in summary.across.values())
         for stage in summary.record.stages:  # each server's run folder under each test's
+            assert stage.outcome in (Outcome.PASS, Outcome.FAIL)
             assert all((summary.folder / stage.folder / HOSTS_FOLDER / host / "result.json").is_file() for host in HOSTS)
         table = results.suite_table.table
         cells = [[table.item(row, column).text() for column in (1, 2)] for row in range(5)]
@@ -231,7 +250,6 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
         assert cells[0][1].startswith("2 servers: ") and "transactional IOPS" in cells[0][1]
         assert cells[2][1] == f"2 servers: {HOSTS[0]} {summary.across[2].servers[0].outcome.value.upper()}, " \
                               f"{HOSTS[1]} {summary.across[2].servers[1].outcome.value.upper()}"
-        assert summary.folder.name.endswith("-esrp-across-2")
         table.cellDoubleClicked.emit(1, 0)  # the Stress test: each server and the aggregate
         view = window.across_view
         assert window.stack.currentWidget() is view and view.folder == summary.folder / summary.record.stages[1].folder
@@ -264,46 +282,6 @@ def test_the_esrp_qualification_across_two_servers_from_the_window(qtbot, window
             _start(qtbot, window)
         qtbot.waitUntil(lambda: window.stack.currentWidget() is window.across_view, timeout=ENGINE_TIMEOUT_MS)
         assert view.back.isHidden() and view.result is not None and view.result.test_type == "performance"
-    finally:
-        stop_all(list(agents.values()))
-
-
-def test_an_esrp_qualification_across_servers_stopped_in_the_window_resumes_with_the_same_servers(
-        qtbot, window, tmp_path, keys_here):
-    agents = _agents(window, tmp_path, once=False)
-    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0, log_files_to_replay=20)
-    wizard = window.wizard
-    try:
-        wizard.load_config(config, session="esrp-across")
-        wizard.restart_at(PAGE_TYPE)
-        choose(qtbot, wizard.test_type.esrp)
-        for kind in ("performance", "stress"):
-            wizard.test_type.lengths[kind].combo.setCurrentText("20s")
-        _choose(qtbot, window, config, HOSTS, keep=True)
-        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
-            _start(qtbot, window)
-        qtbot.waitUntil(lambda: "Measuring" in window.run_view.log.toPlainText(), timeout=ENGINE_TIMEOUT_MS)
-        qtbot.mouseClick(window.run_view.stop, Qt.MouseButton.LeftButton)
-        wait_for_results(qtbot, window)
-        results = window.results_view
-        stopped = results.suite
-        assert stopped is not None and not stopped.record.finished and stopped.record.hosts == HOSTS
-        # stopped in the test it was in, or (the simulated device being quick) before the next: what ran is kept
-        outcomes = [stage.outcome for stage in stopped.record.stages]
-        ran = [outcome for outcome in outcomes if outcome is not None]
-        assert ran and outcomes[:len(ran)] == ran and set(outcomes[len(ran):]) == {None}
-        assert all(outcome in (Outcome.PASS, Outcome.FAIL) for outcome in ran[:-1])
-        assert sorted(stopped.across) == list(range(len(ran)))
-        suite_table = results.suite_table
-        assert suite_table.resume.isVisibleTo(results)
-        with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
-            qtbot.mouseClick(suite_table.resume, Qt.MouseButton.LeftButton)
-        wait_for_results(qtbot, window)
-        resumed = results.suite
-        assert resumed is not None and resumed.folder == stopped.folder and resumed.record.finished
-        assert resumed.record.hosts == HOSTS and sorted(resumed.across) == [0, 1, 2, 3, 4]
-        assert all(stage.outcome in (Outcome.PASS, Outcome.FAIL) for stage in resumed.record.stages)
-        assert all([row.host for row in test.servers] == HOSTS for test in resumed.across.values())
     finally:
         stop_all(list(agents.values()))
 
