@@ -321,7 +321,7 @@ def test_a_checksum_a_backup_and_a_soft_recovery_each_run_across_three_servers_o
     """As the ESRP suite's later tests do, one at a time: a Performance test makes every server's databases, then a
     checksum reads them on each server, a backup copies them to each server's backup folder, and a Soft Recovery
     replays each server's logs, every one started together and judged per server and as a whole."""
-    servers = Servers(tmp_path, keys, duration_s=3.0, log_files_to_replay=20)
+    servers = Servers(tmp_path, keys, duration_s=2.0, log_files_to_replay=10, databases=1)
     servers.start_agents(once=False)
     shared = {host: RunConfigFile(servers.files[host]) for host in HOSTS}
     try:
