@@ -137,4 +137,4 @@ def _auto_tune(context: AppContext, config: TestConfig, how: Tuning) -> TestConf
         return ExitCode.ABORTED if outcome.status in ("aborted", "host-bound") else ExitCode.FAIL
     threads, sluggish = outcome.recommendation
     print(f"Auto-tune: {threads} thread(s), SluggishSessions {sluggish}", file=sys.stderr)
-    return config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish})
+    return config.at_setting(threads, sluggish)

@@ -91,9 +91,8 @@ def tune_across(args: argparse.Namespace, output: Path) -> TuneOutcome | int:
 def _setting(configs: dict[str, TestConfig], run_config: TestConfig, calibration_s: float | None) -> dict[str, TestConfig]:
     """Each server's configuration at the run's thread count and SluggishSessions; a confirmation run shaped to
     `calibration_s` (its warm-up and length, fixed: every server's ends at one instant)."""
-    update = {"thread_count": run_config.thread_count, "sluggish_sessions": run_config.sluggish_sessions}
     each = {}
     for host, config in configs.items():
-        moved = TestConfig.model_validate(config.model_copy(update=update).model_dump())
+        moved = TestConfig.model_validate(config.at_setting(run_config.thread_count, run_config.sluggish_sessions).model_dump())
         each[host] = calibration_rule(moved, calibration_s)[0] if calibration_s is not None else moved
     return each

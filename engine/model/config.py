@@ -266,6 +266,10 @@ class TestConfig(ConfigPart):
         """The test lasts as long as its work takes (a scan, or a soft recovery's log generation), not a duration."""
         return self.scans or self.recovers
 
+    def at_setting(self, threads: int, sluggish_sessions: int) -> TestConfig:
+        """This test at another thread count and SluggishSessions, all else the same (not validated again)."""
+        return self.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish_sessions})
+
     @property
     def scan_read_bytes(self) -> int:
         kib = self.backup_read_kib if self.test_type == TestType.DATABASE_BACKUP else self.checksum_read_kib

@@ -37,7 +37,7 @@ LogFn = Callable[[str, str], None]
 
 def at_load(config: TestConfig, load: Load) -> TestConfig:
     """`config` at another thread count and SluggishSessions (for judging and reporting a step)."""
-    return config.model_copy(update={"thread_count": load.threads, "sluggish_sessions": load.sluggish})
+    return config.at_setting(load.threads, load.sluggish)
 
 
 def host_bound(hosts: list[HostFigures]) -> bool:

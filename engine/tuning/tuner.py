@@ -150,8 +150,8 @@ class Tuner:
         """The next calibration run's configuration, or None when tuning is over (a sweep starts at its setting)."""
         if self.done:
             return None
-        update = {"thread_count": self.advice.threads, "sluggish_sessions": self.advice.sluggish_sessions}
-        return TestConfig.model_validate(self.config.model_copy(update=update).model_dump())
+        moved = self.config.at_setting(self.advice.threads, self.advice.sluggish_sessions)
+        return TestConfig.model_validate(moved.model_dump())
 
     def next_sweep(self) -> SweepPlan | None:
         """The load sweep the next run is, or None for an ordinary calibration run: the session's first tuning

@@ -141,7 +141,7 @@ class RunController(QObject):
                 return
             # The session's runs already answer it: run the setting they found, at the planned length.
             advice = tuner.advice
-            config = config.model_copy(update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions})
+            config = config.at_setting(advice.threads, advice.sluggish_sessions)
             self.message.emit(f"This session already has its answer ({advice.status}): running "
                               f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")
         self.start_run(config)
@@ -246,7 +246,7 @@ class RunController(QObject):
             self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
             first = self.tuner.next_run()
             assert first is not None  # no session's runs answer it: tuning across servers begins with a sweep
-            config = _at_setting(config, first)
+            config = config.at_setting(first.thread_count, first.sluggish_sessions)
         self._run_across(config)
 
     def _run_across(self, config: TestConfig) -> None:
@@ -271,7 +271,8 @@ class RunController(QObject):
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate, hosts=hosts,
                      port=self.across_port, wait_s=self.across_wait_s, sweep=plan is not None,
                      calibrate_s=self.draft.calibration_s if tuner is not None else None,
-                     own={host: _at_setting(own, config) for host, own in self.across_own.items()})
+                     own={host: own.at_setting(config.thread_count, config.sluggish_sessions)
+                          for host, own in self.across_own.items()})
         if self._from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
         else:
@@ -305,8 +306,7 @@ class RunController(QObject):
         if advice is None or self.config is None or advice.status not in ("start", "next"):
             return
         self._from_wizard = False
-        self.start_run(self.config.model_copy(
-            update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+        self.start_run(self.config.at_setting(advice.threads, advice.sluggish_sessions))
 
     def run_full_length(self, setting: tuple[int, int] | None) -> None:
         """A qualification run at `setting` (threads, SluggishSessions): the standard 2 h (Performance) or 24 h
@@ -315,9 +315,8 @@ class RunController(QObject):
             return
         self._from_wizard = False
         threads, sluggish = setting
-        self.start_run(self.config.model_copy(update={
-            "thread_count": threads, "sluggish_sessions": sluggish, "duration_s": self.config.standard_duration_s,
-        }))
+        self.start_run(self.config.at_setting(threads, sluggish).model_copy(
+            update={"duration_s": self.config.standard_duration_s}))
 
     def stop(self) -> None:
         if self.tuner is not None:
@@ -386,8 +385,7 @@ class RunController(QObject):
             return
         if not self._fresh_start(from_wizard=False, planned_auto=False):
             return
-        self._run_across(self.across_base.model_copy(
-            update={"thread_count": advice.threads, "sluggish_sessions": advice.sluggish_sessions}))
+        self._run_across(self.across_base.at_setting(advice.threads, advice.sluggish_sessions))
 
     def _across_ended(self, across: AcrossEvent) -> None:
         """A test across servers ended: auto-tune's next run across them, or the test's end and how tuning ended (or,
@@ -404,7 +402,7 @@ class RunController(QObject):
             if following is not None:
                 self.tuner = tuner
                 self.display.append_log(f"Advisor: {tuner.describe_next()}")
-                self._run_across(_at_setting(self.across_base, following))
+                self._run_across(self.across_base.at_setting(following.thread_count, following.sluggish_sessions))
                 return
         if tuner is not None:
             note = tuning_words(tuner.outcome(), len(self.across_hosts))
@@ -434,11 +432,6 @@ def _design(hosts: list[str], config: TestConfig | None, own: dict[str, TestConf
         return each.model_dump(mode="json", exclude={"thread_count", "sluggish_sessions", "duration_s"}) if each else None
 
     return list(hosts), shape(config), {host: shape(each) for host, each in (own or {}).items()}
-
-
-def _at_setting(config: TestConfig, setting: TestConfig) -> TestConfig:
-    """`config` at `setting`'s thread count and SluggishSessions."""
-    return config.model_copy(update={"thread_count": setting.thread_count, "sluggish_sessions": setting.sluggish_sessions})
 
 
 def tuning_words(outcome: TuneOutcome, servers: int) -> str:
