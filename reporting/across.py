@@ -17,7 +17,7 @@ import markupsafe
 from pydantic import ValidationError
 
 from engine.io.safety import write_text
-from engine.model.config import TestType
+from engine.model.config import TIMED_TEST_TYPES, TestType
 from engine.results.across_rows import recovery_rows, scan_rows
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
 from engine.results.document import CONFIG_FILE, RESULT_FILE
@@ -93,7 +93,7 @@ def across_charts(bundle: AcrossBundle, prefix: str = CHART_PREFIX) -> dict[str,
     read latency against the limit (named `prefix`iops and `prefix`latency). None for a checksum, a backup or a Soft
     Recovery: they read or replay, and their tables say how fast."""
     runs = [(host, run) for host, run in bundle.servers if run is not None]
-    if not runs or bundle.result.test_type not in (TestType.PERFORMANCE.value, TestType.STRESS.value):
+    if not runs or TestType(bundle.result.test_type) not in TIMED_TEST_TYPES:
         return {}
     summed: dict[int, float] = defaultdict(float)
     iops_lines, latency_lines = [], []
@@ -128,7 +128,7 @@ def across_model(bundle: AcrossBundle) -> dict[str, Any]:
             "reasons": result.reasons, "folder": str(bundle.folder), "version": __version__, "title": bundle.title,
             "sweep_rows": step_rows(result.sweep) if result.sweep is not None else [],
             "test_title": TEST_TITLES.get(kind, kind.value.capitalize()), "scan_rows": scan_rows(kind, runs),
-            "recovery_rows": recovery_rows(kind, runs)}
+            "recovery_rows": recovery_rows(kind, runs), "open_ended": kind not in TIMED_TEST_TYPES}
 
 
 def render_across_html(bundle: AcrossBundle, *, for_print: bool = False) -> str:

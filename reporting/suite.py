@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.io.safety import write_text
-from engine.model.config import TestType
+from engine.model.config import TIMED_TEST_TYPES, TestType
 from engine.results.document import CONFIG_FILE, RESULT_FILE
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import Outcome, RunResult
@@ -185,7 +185,7 @@ def _clock(utc: datetime | None) -> str:
 def _key_figure(result: RunResult) -> dict[str, Any]:
     """The stage's figure in the summary, read through its report's model: IOPS, scan rate or replay time."""
     test_type = result.configuration.test_type
-    if test_type in (TestType.PERFORMANCE, TestType.STRESS):
+    if test_type in TIMED_TEST_TYPES:
         return {"kind": "iops", "achieved": result.summary.achieved_transactional_iops if was_measured(result) else None,
                 "target": result.summary.target_transactional_iops}
     if result.configuration.scans:

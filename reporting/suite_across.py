@@ -15,7 +15,7 @@ from typing import Any
 
 import markupsafe
 
-from engine.model.config import TestType
+from engine.model.config import TIMED_TEST_TYPES
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER
 from engine.results.suite import Stage, SuiteRecord
 from engine.version import __version__
@@ -115,7 +115,7 @@ def _row(stage: StageAcross, hosts: list[str]) -> dict[str, Any]:
     outcomes = {host: row.outcome for host, row in by_host.items()}
     servers = [outcome.value if (outcome := outcomes.get(host)) is not None
                else ("no result" if test is not None else NOT_RUN) for host in hosts]
-    measured = stage.stage.test_type in (TestType.PERFORMANCE, TestType.STRESS) and test is not None
+    measured = stage.stage.test_type in TIMED_TEST_TYPES and test is not None
     return {"number": stage.number, "title": stage.stage.title, "verdict": stage.verdict, "servers": servers,
             "achieved": test.aggregate.achieved_transactional_iops if measured and test is not None else None,
             "target": test.aggregate.target_transactional_iops if measured and test is not None else None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.model.config import TestType
+from engine.model.config import TIMED_TEST_TYPES, TestType
 from engine.model.derive import achieved_words
 from engine.model.units import compact_duration
 from engine.results.across_schema import AcrossResult
@@ -101,7 +101,7 @@ def key_figure(result: RunResult | None) -> str:
 def across_key_figure(test: AcrossResult) -> str:
     """A stage across servers in a few words: the servers' summed IOPS against their summed target, or how each ended."""
     servers = f"{len(test.servers)} servers"
-    if test.test_type in (TestType.PERFORMANCE.value, TestType.STRESS.value):
+    if TestType(test.test_type) in TIMED_TEST_TYPES:
         total = test.aggregate
         return (f"{servers}: {achieved_words(total.achieved_transactional_iops, total.target_transactional_iops)}, "
                 f"database reads {total.db_read_avg_latency_ms:.1f} ms (averaged across them)")

@@ -22,7 +22,7 @@ from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse, stop_on_signals
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross
-from engine.model.config import TestConfig
+from engine.model.config import TIMED_TEST_TYPES, TestConfig
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
 from engine.run.simulation import PROFILES
@@ -80,7 +80,7 @@ def _ended(record: SuiteRecord, folder: Path) -> int:
 def _announce(record: SuiteRecord) -> Callable[[int, Stage], None]:
     def announce(number: int, stage: Stage) -> None:
         length = ""
-        if stage.test_type.value in ("performance", "stress"):
+        if stage.test_type in TIMED_TEST_TYPES:
             length = f", {format_duration(record.stage_config(stage.test_type).duration_s)}"
         across = f" across {len(record.hosts)} servers" if record.hosts else ""
         print(f"\n=== Stage {number + 1} of {len(record.stages)}: {stage.title}{across}{length}", file=sys.stderr)

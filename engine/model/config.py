@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from engine.model.fields import FieldError
 from engine.model.profile import (
     SCAN_TEST_TYPES,
+    TIMED_TEST_TYPES,
     ConfigPart,
     DatabaseSource,
     DatabaseSpec,
@@ -35,7 +36,7 @@ from engine.model.units import MIB
 __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_DATA_BYTES", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES",
     "LOG_HEADER_BYTES", "MAX_THREADS", "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES",
-    "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES", "SCHEMA_VERSION", "DatabaseSource", "DatabaseSpec", "MailboxProfile",
+    "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES", "SCHEMA_VERSION", "TIMED_TEST_TYPES", "DatabaseSource", "DatabaseSpec", "MailboxProfile",
     "MaximumLatency", "OperationMix", "ReportDetails", "Scenario", "TestConfig", "TestType", "ThreadWeight",
     "ThresholdSet", "Thresholds", "cli", "default_config",
 ]

@@ -209,6 +209,8 @@ class TestType(StrEnum):
 
 # Tests that read the databases through once instead of running transactions for a time.
 SCAN_TEST_TYPES = frozenset({TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP})
+# Tests that run transactions for a time, judged on transactional IOPS (the others last as long as their work takes).
+TIMED_TEST_TYPES = frozenset({TestType.PERFORMANCE, TestType.STRESS})
 
 
 class DatabaseSource(StrEnum):

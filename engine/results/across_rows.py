@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model.config import TestType
+from engine.model.config import SCAN_TEST_TYPES, TestType
 from engine.results.scans import megabytes
-from engine.results.schema import RunResult
+from engine.results.schema import Outcome, RunResult
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,7 @@ class ScanRow:
     """What a server (or the servers together) read in a checksum or backup across servers."""
 
     host: str
+    outcome: Outcome | None  # the server's verdict; None for the servers together (the test's)
     databases: int
     pages: int
     damaged: int  # pages with a checksum error, another page's number, all zeros, or unreadable
@@ -28,6 +29,7 @@ class RecoveryRow:
     """A server's Soft Recovery across servers: log files asked for and replayed, and the time to play one."""
 
     host: str
+    outcome: Outcome
     asked: int
     replayed: int
     seconds: float
@@ -38,18 +40,17 @@ def scan_rows(kind: TestType, runs: list[tuple[str, RunResult | None]]) -> list[
     """A checksum or backup across servers (`kind`), from each server's result (None: it gave none): a row per server
     that gave one (what it read, how long, how fast), then the servers together (reads summed, the longest time, the
     rates summed); none for another test."""
-    if kind not in (TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP):
+    if kind not in SCAN_TEST_TYPES:
         return []
     rows = []
     for host, run in runs:
-        scan = run.scan if run is not None else None
-        if scan is not None:
+        if run is not None and (scan := run.scan) is not None:
             damaged = sum(d.bad_pages + d.wrong_page_number_pages + d.uninitialised_pages + d.unreadable_pages
                           for d in scan.databases)
-            rows.append(ScanRow(host, len(scan.databases), sum(d.seen_pages for d in scan.databases), damaged,
+            rows.append(ScanRow(host, run.summary.verdict, len(scan.databases), sum(d.seen_pages for d in scan.databases), damaged,
                                 megabytes(scan.bytes_read), scan.database_seconds, megabytes(scan.bytes_per_s)))
     if rows:
-        rows.append(ScanRow("All servers", sum(r.databases for r in rows), sum(r.pages for r in rows),
+        rows.append(ScanRow("All servers", None, sum(r.databases for r in rows), sum(r.pages for r in rows),
                             sum(r.damaged for r in rows), sum(r.mb for r in rows), max(r.seconds for r in rows),
                             sum(r.mb_per_s for r in rows)))
     return rows
@@ -62,8 +63,7 @@ def recovery_rows(kind: TestType, runs: list[tuple[str, RunResult | None]]) -> l
         return []
     rows = []
     for host, run in runs:
-        recovery = run.recovery if run is not None else None
-        if recovery is not None:
-            rows.append(RecoveryRow(host, recovery.log_files_to_replay * len(recovery.instances),
+        if run is not None and (recovery := run.recovery) is not None:
+            rows.append(RecoveryRow(host, run.summary.verdict, recovery.log_files_to_replay * len(recovery.instances),
                                     recovery.log_files_replayed, recovery.seconds_per_log_file, recovery.limit_s))
     return rows

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
-from engine.model.config import TestConfig, TestType
+from engine.model.config import TIMED_TEST_TYPES, TestConfig
 from engine.model.units import compact_duration
 from engine.protocol import ResultEvent, SuiteEvent
 from engine.results.across_schema import ACROSS_FILE, AcrossResult
@@ -25,8 +25,6 @@ from engine.results.suite import SuiteRecord
 from engine.run.suite import SuiteError, read_suite
 from ui.scans import setting_words, type_words
 from ui.suite import SuiteSummary
-
-TIMED = (TestType.PERFORMANCE, TestType.STRESS)
 
 
 class StageDisplay(Protocol):
@@ -57,7 +55,7 @@ class SuiteRun:
             return
         stage = event.record.stages[event.stage]
         config = event.record.stage_config(stage.test_type)
-        timed = f", {compact_duration(config.duration_s)}" if stage.test_type in TIMED else ""
+        timed = f", {compact_duration(config.duration_s)}" if stage.test_type in TIMED_TEST_TYPES else ""
         hosts = event.record.hosts
         across = f" across {len(hosts)} servers ({', '.join(hosts)})" if hosts else ""
         display.begin(config, f"{type_words(stage.test_type)} test{across}: {setting_words(config)}{timed}", keep_log=True,

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.model.config import TestType
+from engine.model.config import TIMED_TEST_TYPES, TestType
 from engine.results.across_rows import recovery_rows, scan_rows
 from engine.results.across_schema import HOSTS_FOLDER, AcrossResult, ServerFigures
 from engine.results.document import read_result
@@ -131,7 +131,7 @@ class AcrossView(QWidget):
                              f"test across {len(result.servers)} servers")
         self.about.setText(f"{type_words(result.test_type)} test {escape(result.test_id)} · {escape(str(folder))}")
         kind = TestType(result.test_type)
-        timed = kind in (TestType.PERFORMANCE, TestType.STRESS)
+        timed = kind in TIMED_TEST_TYPES
         self.note.setText(TIMED_NOTE if timed else OPEN_ENDED_NOTE)
         said = result.reasons
         passed = "Every server passed, measured over the same time as the others." if timed else "Every server passed."
@@ -167,18 +167,16 @@ def _open_ended_rows(result: AcrossResult, kind: TestType, folder: Path) -> tupl
             runs.append((row.host, read_result(folder / HOSTS_FOLDER / row.host)))
         except (OSError, ValueError):
             runs.append((row.host, None))
-    verdicts = {row.host: row.outcome.value.upper() if row.outcome else "NO RESULT" for row in result.servers}
-    verdicts["All servers"] = result.outcome.value.upper()
     offsets = {row.host: _offset(row.clock_offset_s) for row in result.servers}
     if scans := scan_rows(kind, runs):
-        return SCAN_COLUMNS, [[r.host, verdicts[r.host], str(r.databases), f"{r.pages:,}", f"{r.damaged:,}",
+        return SCAN_COLUMNS, [[r.host, (r.outcome or result.outcome).value.upper(), str(r.databases), f"{r.pages:,}", f"{r.damaged:,}",
                                f"{r.mb:,.1f}", f"{r.seconds:,.1f}", f"{r.mb_per_s:,.1f}", offsets.get(r.host, "")]
                               for r in scans]
     if replays := recovery_rows(kind, runs):
-        return RECOVERY_COLUMNS, [[r.host, verdicts[r.host], str(r.asked), str(r.replayed), f"{r.seconds:.3f}",
+        return RECOVERY_COLUMNS, [[r.host, r.outcome.value.upper(), str(r.asked), str(r.replayed), f"{r.seconds:.3f}",
                                    f"{r.limit:g}", offsets[r.host]] for r in replays]
-    return ["Server", "Result", "Clock offset (ms)"], [[row.host, verdicts[row.host], offsets[row.host]]
-                                                       for row in result.servers]
+    return ["Server", "Result", "Clock offset (ms)"], [
+        [row.host, row.outcome.value.upper() if row.outcome else "NO RESULT", offsets[row.host]] for row in result.servers]
 
 
 def _offset(seconds: float | None) -> str:
