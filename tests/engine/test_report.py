@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 import subprocess
 import unicodedata
 from datetime import UTC, datetime
@@ -26,6 +25,7 @@ from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_R
 from reporting.bundle import RunBundle, load_run
 from reporting.csv_export import CSV_COLUMNS, write_csv
 from reporting.document import charts, render_html, report_model
+from tests.pdf_text import needs_pdftotext, pdf_text
 from tests.reporting.reading import html_text
 
 SECTIONS = [
@@ -189,7 +189,7 @@ def test_a_crashed_run_without_a_result_is_rebuilt_from_its_samples_and_marked_a
     assert "ABORTED" in html and "ended without writing its result" in html and "Performance test begins" in html
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+@needs_pdftotext
 def test_the_pdf_has_every_heading_the_verdict_and_page_numbers(tmp_path, qapp):
     from ui.printing import write_pdf
 
@@ -197,8 +197,7 @@ def test_the_pdf_has_every_heading_the_verdict_and_page_numbers(tmp_path, qapp):
     for size in ("a4", "letter"):
         pdf = tmp_path / f"report-{size}.pdf"
         pages = write_pdf(bundle, pdf, size)
-        raw = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-        text = unicodedata.normalize("NFKC", raw)
+        text = pdf_text(pdf)
         for heading in SECTIONS:
             assert heading in text, (size, heading)
         assert "FAIL" in text and f"Page {pages} of {pages}" in text and "run known-run" in text
@@ -310,7 +309,7 @@ def test_a_chart_legend_covers_no_line():
     assert len(drawn) == 2 and all(y > TOP for y in drawn)
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+@needs_pdftotext
 def test_the_pdf_tables_break_no_word_and_paths_only_after_a_separator(tmp_path, qapp):
     from ui.printing import write_pdf
 

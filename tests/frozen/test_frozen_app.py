@@ -25,6 +25,7 @@ from tests.frozen.programs import (
     started,
     window_run,
 )
+from tests.pdf_text import pdf_text
 
 pytestmark = pytest.mark.frozen
 
@@ -55,7 +56,7 @@ def test_a_quick_run_twice_to_its_verdicts_then_a_pdf_and_an_export(program, tmp
     assert report.returncode == 0, report.stderr
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF-")
     if shutil.which("pdftotext"):
-        text = subprocess.run(["pdftotext", str(tmp_path / "r.pdf"), "-"], capture_output=True, text=True).stdout
+        text = pdf_text(tmp_path / "r.pdf")
         assert verdict.upper() in text and "Transactional I/O" in text  # the templates were found in the bundle
     csv = jetwise(program, "export", str(runs[0]), "--output", "s.csv", cwd=tmp_path)
     assert csv.returncode == 0 and (tmp_path / "s.csv").read_text().startswith("interval,phase")

@@ -25,6 +25,7 @@ from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome, RunResult
 from tests.conftest import small_config
 from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
+from tests.pdf_text import pdf_text
 
 pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
 STOPPED_WITHIN_S = 5.0
@@ -161,8 +162,7 @@ def test_a_killed_agent_stops_every_other_server_within_5_s_and_a_stop_stops_all
         assert _measured(servers.part(killed, test.test_id)) > 0  # the killed server's own samples stay on it
         printed = jetwise(servers.controller, "report", str(output), "--pdf", str(tmp_path / "killed.pdf"))
         assert printed.returncode == 0, printed.stderr
-        text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "killed.pdf"), "-"], capture_output=True, text=True,
-                              check=True).stdout
+        text = pdf_text(tmp_path / "killed.pdf")
         assert f"{killed} was lost" in text and "Aggregate Performance Across All Servers Metrics" in text
         assert f"Server {killed}" in text and "2 of 3 servers gave a result" in text  # its copy: what reached the controller
         psutil.wait_procs(workers, timeout=15)

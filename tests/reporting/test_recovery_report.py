@@ -7,8 +7,6 @@ from __future__ import annotations
 import csv
 import re
 import shutil
-import subprocess
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ from reporting.csv_export import CSV_COLUMNS, RECOVERY_CSV_COLUMNS, write_csv
 from reporting.document import render_html
 from tests.conftest import small_config
 from tests.engine.test_report import _samples, known_result
+from tests.pdf_text import needs_pdftotext, pdf_text
 from tests.reporting.reading import html_text
 
 FILES = 4
@@ -224,7 +223,7 @@ def test_a_performance_report_keeps_its_title_and_has_no_replay(tmp_path):
     assert "Soft Recovery" not in text and "Log Files to Replay" not in text and "Not reached" not in text
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+@needs_pdftotext
 @pytest.mark.parametrize("name", ["passed", "generating"])
 def test_the_pdf_of_a_soft_recovery_has_its_sections_in_order(runs, name, tmp_path, qapp):
     from ui.printing import write_pdf
@@ -232,8 +231,7 @@ def test_the_pdf_of_a_soft_recovery_has_its_sections_in_order(runs, name, tmp_pa
     bundle = runs[name]
     pdf = tmp_path / f"{name}.pdf"
     pages = write_pdf(bundle, pdf, "a4")
-    raw = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    text = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", raw).replace("\u200b", ""))
+    text = pdf_text(pdf)
     assert f"Page {pages} of {pages}" in text and bundle.result.verdict.value.upper() in text
     _in_order(text, SECTIONS)
     recovery = bundle.result.recovery

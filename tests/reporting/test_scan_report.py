@@ -7,10 +7,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-import shutil
-import subprocess
 import sys
-import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -30,6 +27,7 @@ from reporting.document import charts, render_html
 from reporting.jetstress_files import write_jetstress_files
 from tests.conftest import small_config
 from tests.engine.test_report import _samples, known_result
+from tests.pdf_text import needs_pdftotext, pdf_text
 from tests.reporting.reading import html_text
 
 PAGE = PAGE_SIZE_BYTES
@@ -213,7 +211,7 @@ def test_a_performance_report_has_no_scan_section(tmp_path):
     assert "Checksum Statistics" not in text and "Backup Statistics" not in text and "Read Throughput" not in text
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+@needs_pdftotext
 @pytest.mark.parametrize("name", ["clean", "damaged", "backup", "stopped"])
 def test_the_pdf_of_a_scan_is_a_pdf_with_its_tables(runs, name, tmp_path, qapp):
     from ui.printing import write_pdf
@@ -224,15 +222,14 @@ def test_the_pdf_of_a_scan_is_a_pdf_with_its_tables(runs, name, tmp_path, qapp):
     pdf = tmp_path / f"{name}.pdf"
     pages = write_pdf(bundle, pdf, "a4")
     assert pdf.read_bytes()[:5] == b"%PDF-" and pages >= 1
-    raw = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    text = unicodedata.normalize("NFKC", raw).replace("\u200b", "")
+    text = pdf_text(pdf)
     assert f"Page {pages} of {pages}" in text and bundle.result.verdict.value.upper() in text
     headings = ["Database Backup Statistics - All", "Database Read-only Performance"] if name == "backup" else [
         "Checksum Statistics - All", "(Sum)", "Disk Subsystem Performance (of checksum)"]
     for heading in [*headings, "Host System Performance", "Test Log"]:
         assert heading in text, heading
     if name == "damaged":
-        assert re.search(rf"Instance 1\s+33\s+{33 * PAGE:,}\s+Wrong page number\s+-1118", text)
+        assert f"Instance 1 33 {33 * PAGE:,} Wrong page number -1118" in text
     for word in PERFORMANCE_ONLY:
         assert word not in text, word
 

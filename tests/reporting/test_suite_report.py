@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import subprocess
-import unicodedata
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from engine.run.suite import PERFORMANCE_S, STRESS_S, SUITE_FILE, Stage, Suite, 
 from reporting.suite import REPORT_FILE, load_suite, render_suite_html
 from tests.cli.test_cli import JETWISE
 from tests.conftest import small_config
+from tests.pdf_text import needs_pdftotext, pdf_pages
 from tests.reporting.reading import html_text
 from tests.reporting.test_recovery_report import _in_order
 
@@ -181,7 +181,7 @@ def test_a_stage_killed_before_its_result_is_reported_aborted_from_its_samples(u
                      "1. Performance Test Report", "the run ended without writing its result"])
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) is not installed")
+@needs_pdftotext
 def test_jetwise_report_writes_the_suite_as_pdf_html_and_csv(finished, tmp_path):
     folder = finished[0]
     pdf, html, table = tmp_path / "esrp.pdf", tmp_path / "esrp.html", tmp_path / "esrp.csv"
@@ -189,8 +189,7 @@ def test_jetwise_report_writes_the_suite_as_pdf_html_and_csv(finished, tmp_path)
     assert done.returncode == 0, done.stderr
     assert html.read_text(encoding="utf-8") == (folder / REPORT_FILE).read_text(encoding="utf-8")
     pages = re.findall(r"\((\d+) pages, A4\)", done.stderr)[0]
-    raw = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
-    printed = [re.sub(r"\s+", " ", unicodedata.normalize("NFKC", page).replace("\u200b", "")) for page in raw.split("\f")]
+    printed = pdf_pages(pdf)
     running = "Jetwise ESRP qualification · suite suite · PASS"
     assert running in printed[0] and f"Page 1 of {pages}" in printed[0] and "ESRP trial" not in printed[0]
     assert "5. Soft Recovery PASS" in printed[0]

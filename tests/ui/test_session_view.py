@@ -4,7 +4,6 @@ open their run's report with their reasons, and no page with a button that does 
 from __future__ import annotations
 
 import re
-import subprocess
 
 from PySide6.QtCore import Qt
 
@@ -12,6 +11,7 @@ from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
 from engine.store.recorder import RunRecorder
 from tests.conftest import small_config
+from tests.pdf_text import pdf_text
 from tests.ui.test_reports import record_run
 
 
@@ -88,7 +88,7 @@ def test_any_run_of_a_session_is_exported_as_a_pdf_or_printed_from_the_view(qtbo
     view.table.selectRow(1)
     qtbot.mouseClick(view.export_pdf, Qt.MouseButton.LeftButton)
     assert window.statusBar().currentMessage().startswith(f"PDF report: {tmp_path / 'stopped.pdf'} (")
-    text = subprocess.run(["pdftotext", str(tmp_path / "stopped.pdf"), "-"], capture_output=True, text=True).stdout
+    text = pdf_text(tmp_path / "stopped.pdf")
     assert "ABORTED" in text and "stopped by the user" in text
 
     printed = tmp_path / "printed.pdf"
