@@ -96,9 +96,15 @@ class Draft(Generic[SettingT]):
 
     @session.setter
     def session(self, name: str) -> None:
-        if name != self._session:
-            self._session = name
-            self.session_changed.emit(name)
+        if self._rename(name):
+            self._announce()  # auto-tune's first setting reads the session's runs: another session, another start
+
+    def _rename(self, name: str) -> bool:
+        if name == self._session:
+            return False
+        self._session = name
+        self.session_changed.emit(name)
+        return True
 
     def _announce(self) -> None:
         self._verdict = None
@@ -129,7 +135,7 @@ class Draft(Generic[SettingT]):
         self.data = json.loads(config.model_dump_json())
         if databases is not None:
             self.data["databases"] = databases
-        self.session = session
+        self._rename(session)  # announced below, with the data
         self.parse_errors.clear()
         self._announce()
         self.loaded.emit()

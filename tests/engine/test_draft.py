@@ -119,3 +119,20 @@ def test_databases_replaced_as_a_list(tmp_path):
     assert heard == ["changed"] and draft.config().database_count == 1
     draft.set_databases([{"database_path": "", "log_path": str(tmp_path / "L")}])
     assert draft.config() is None and draft.problems()[0].field == "databases[0].database_path"
+
+
+def test_another_session_asks_auto_tunes_first_setting_again(tmp_path):
+    """The first setting reads the session's runs: a session answered at 2 threads, then a new one starting afresh."""
+    draft: Draft[Setting]
+
+    def advisor(_config: TestConfig) -> Setting:
+        return Setting(2, 1) if draft.session == "answered" else Setting(9, 1)
+
+    draft = Draft(tmp_path, advisor)
+    draft.session = "answered"
+    assert draft.config().thread_count == 2
+    heard: list[str] = []
+    draft.changed.connect(lambda: heard.append("changed"))
+    draft.session = "new design"
+    assert draft.config().thread_count == 9 and draft.first_advice() == Setting(9, 1)
+    assert heard == ["changed"]
