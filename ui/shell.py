@@ -79,7 +79,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.setAcceptDrops(True)
         self._menus()
-        self.setWindowTitle(f"Jetwise {__version__}")
+        self._on_state_session_changed(self.state.session)
         geometry = self.settings.value("geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         self.wizard.accepted.connect(self.start_from_wizard)
+        self.state.session_changed.connect(self._on_state_session_changed)
         self.wizard.welcome.open_requested.connect(self.files.open_config)
         self.wizard.review.save_requested.connect(self.files.save_json)
         self.wizard.review.save_xml_requested.connect(self.files.save_xml)
@@ -244,7 +245,10 @@ class MainWindow(QMainWindow):
 
     def _on_runs_started(self) -> None:
         self.stack.setCurrentWidget(self.run_view)
-        self.setWindowTitle(f"Jetwise {__version__} — {self.state.session or 'Jetwise'}")
+
+    def _on_state_session_changed(self, name: str) -> None:
+        """The title names the tuning session loaded or named, the one the next run goes into."""
+        self.setWindowTitle(f"Jetwise {__version__} — {name}" if name else f"Jetwise {__version__}")
 
     def _on_runs_finished(self, result: RunResult, advice: Advice | None, note: str) -> None:
         self.results_view.show_result(result, advice, note)

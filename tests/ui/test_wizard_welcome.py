@@ -131,3 +131,14 @@ def test_back_on_welcome_after_new_test_lists_the_sessions_the_runs_began(qtbot,
     qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.NextButton), Qt.MouseButton.LeftButton)
     qtbot.mouseClick(window.wizard.button(QWizard.WizardButton.BackButton), Qt.MouseButton.LeftButton)
     assert welcome.sessions.item(0).isSelected() and _next_enabled(window)  # back again: still chosen
+
+
+def test_the_window_title_follows_the_session_continued_or_named(qtbot, tmp_path, store):
+    window = _window_with_sessions(qtbot, tmp_path, store, "SAN tier 2", "JBOD")
+    assert window.windowTitle().startswith("Jetwise ") and "—" not in window.windowTitle()
+    _tick_continue(qtbot, window)
+    sessions = window.wizard.welcome.sessions
+    _click_row(qtbot, window, [sessions.item(i).data(Qt.ItemDataRole.UserRole) for i in range(2)].index("SAN tier 2"))
+    assert window.windowTitle().endswith("— SAN tier 2")
+    window.state.session = "SAN tier 3"  # named anew on the Review page
+    assert window.windowTitle().endswith("— SAN tier 3")
