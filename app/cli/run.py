@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def default_output() -> Path:
-    """A new folder under ./jetwise-runs named by the time; a second run in the same second gets "-2"."""
+    """A new folder under ./jetwise-runs named by the run's id (when it starts, and six hex digits)."""
     runs = Path.cwd() / "jetwise-runs"
     if runs.exists() and not runs.is_dir():
         raise UsageError(f"{runs} is a file where Jetwise keeps its runs: move it, or give --output")

@@ -40,10 +40,9 @@ from engine.results.across_schema import (
     ServerRow,
 )
 from engine.results.counters import added
-from engine.results.document import write_result
+from engine.results.document import new_run_id, write_result
 from engine.results.schema import IntervalSample, Outcome, RunResult
 from engine.results.sweep_schema import SweepStep
-from engine.run.runner import new_run_id
 from engine.run.sinks import RunFolderWriter, SinkFailedError
 from engine.run.steps import step_words
 from engine.run.sweep import SweepPlan

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -50,11 +52,25 @@ def new_folder(parent: Path, name: str) -> Path:
     return folder
 
 
+RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}(?=-|$)")  # when a run starts in the engineer's time, and six hex digits
+
+
+def new_run_id() -> str:
+    """A new run's id: "20261126-140503-3fa2c1", when it starts in the engineer's time, and six random hex digits."""
+    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+
+
 def stamped_folder(parent: Path, what: str = "") -> Path:
-    """A new run's folder under `parent`, named by when it starts in the engineer's time ("20261126-140503", with
-    `what` after it: "20261126-140503-t8-s1"), every front end alike."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return new_folder(parent, f"{stamp}-{what}" if what else stamp)
+    """A new run's folder under `parent`, named by a new run id (`new_run_id`, with `what` after it:
+    "20261126-140503-3fa2c1-t8-s1"), every front end alike: the run in it takes that id (`run_id_of`)."""
+    run_id = new_run_id()
+    return new_folder(parent, f"{run_id}-{what}" if what else run_id)
+
+
+def run_id_of(folder: Path) -> str | None:
+    """The run id a folder Jetwise named for a run begins with (`stamped_folder`); None for a folder named otherwise."""
+    found = RUN_ID.match(folder.name)
+    return found.group() if found else None
 
 
 def output_folder_problem(folder: Path) -> str | None:

@@ -8,7 +8,6 @@ finishes with a result document, marked aborted when the run did not complete.
 from __future__ import annotations
 
 import os
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -21,7 +20,7 @@ from engine.model.derive import thread_weight_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, RunEvent, StartEvent
-from engine.results.document import output_folder_problem
+from engine.results.document import new_run_id, output_folder_problem, run_id_of
 from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
@@ -52,10 +51,6 @@ class IntervalSource(Protocol):
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]: ...
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd: ...
-
-
-def new_run_id() -> str:
-    return datetime.now().strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
 
 
 class Runner:
@@ -91,7 +86,7 @@ class Runner:
         self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
         self._folder = RunFolderWriter(output_dir)
         self._emit_fn = fan_out(self._folder, emit)
-        self.run_id = run_id or new_run_id()
+        self.run_id = run_id or run_id_of(output_dir) or new_run_id()  # the id its folder was named by
         self._stop_reason: str | None = None
 
     # public ---------------------------------------------------------------------

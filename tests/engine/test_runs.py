@@ -190,3 +190,17 @@ def test_a_new_run_folder_never_shares_a_name_with_one_already_there(tmp_path):
         (tmp_path / name).mkdir()
     # "-2" is taken: the next free number, whatever else the folder holds
     assert new_folder(tmp_path, "20260101-120000-run") == tmp_path / "20260101-120000-run-3"
+
+
+def test_a_run_in_a_folder_jetwise_named_takes_its_id_from_the_folders_name(tmp_path):
+    from engine.results.document import run_id_of, stamped_folder
+    from engine.run.simulation import PROFILES, runner_for
+
+    config = small_config(tmp_path / "data")
+    folder = stamped_folder(tmp_path / "runs" / "SAN tier 2", "t2-s1")
+    result = runner_for(PROFILES["flash"], config, folder, lambda _event: None).run()
+    assert folder.name == f"{result.run_id}-t2-s1"
+    assert json.loads((folder / RESULT_FILE).read_text())["run_id"] == result.run_id
+    # a folder the engineer named (--output) says nothing of the id: the run gets a new one
+    other = runner_for(PROFILES["flash"], config, tmp_path / "my run", lambda _event: None).run()
+    assert run_id_of(tmp_path / "my run") is None and other.run_id != result.run_id and len(other.run_id) == 22
