@@ -142,3 +142,30 @@ def test_the_window_title_follows_the_session_continued_or_named(qtbot, tmp_path
     assert window.windowTitle().endswith("— SAN tier 2")
     window.state.session = "SAN tier 3"  # named anew on the Review page
     assert window.windowTitle().endswith("— SAN tier 3")
+
+
+def test_the_sessions_last_run_says_its_test_and_whether_the_host_set_the_pace(qtbot, tmp_path, store):
+    from engine.model.config import TestType
+    from tests.ui.test_reports import record_run
+
+    checksum = record_run(store, "checked", tmp_path / "runs" / "c", test_type=TestType.DATABASE_CHECKSUM)
+    tuned = record_run(store, "tuned", tmp_path / "runs" / "t", threads=3)
+    store.finish_run(tuned.run_id, tuned.model_copy(update={"summary": tuned.summary.model_copy(
+        update={"host_bound": True})}))
+    window = open_window(qtbot, tmp_path, store)
+    sessions = window.wizard.welcome.sessions
+    lines = {sessions.item(i).data(Qt.ItemDataRole.UserRole): sessions.item(i).text() for i in range(sessions.count())}
+    verdict = checksum.verdict.value.upper()
+    assert "last: Database checksum (2 databases in " in lines["checked"] and lines["checked"].endswith(f"): {verdict}")
+    assert "threads" not in lines["checked"]  # a checksum reads each database once: no thread count it failed at
+    assert (f"last: Performance (3 threads, SluggishSessions 1): {tuned.verdict.value.upper()}, host-bound"
+            in lines["tuned"])
+
+    window.show_session()  # the session table: the checksum's row names no setting, the host-bound run says so
+    view = window.session_view
+    view.chooser.activated.emit([view.chooser.itemText(i) for i in range(view.chooser.count())].index("checked"))
+    cells = [view.table.item(0, column).text() for column in range(view.table.columnCount())]
+    assert cells[2] == "Database checksum" and cells[4:7] == ["—", "—", "—"]
+    view.chooser.activated.emit([view.chooser.itemText(i) for i in range(view.chooser.count())].index("tuned"))
+    cells = [view.table.item(0, column).text() for column in range(view.table.columnCount())]
+    assert cells[4:6] == ["3", "1"] and cells[-2] == f"{tuned.verdict.value} (host-bound)"

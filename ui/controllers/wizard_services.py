@@ -71,9 +71,10 @@ class StoreServices:
             for session in reversed(self._store.sessions()):
                 runs = self._store.runs(session.name)
                 last = runs[-1] if runs else None
+                result = self._store.result(last.run_id) if last else None
                 found.append(SessionSummary(
-                    session.name, session.target_iops, len(runs),
-                    last.status if last else None, last.threads if last else 0, last.sluggish_sessions if last else 0,
+                    session.name, session.target_iops, len(runs), last.status if last else None,
+                    last.config if last else None, result is not None and result.summary.host_bound,
                     self._modes.of(session.name),
                 ))
             return found

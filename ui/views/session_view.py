@@ -167,9 +167,11 @@ class SessionView(QWidget):
             cells = [
                 run.run_id, _local_time(run.started_utc), type_words(config.test_type),
                 seconds_words(result.summary.measured_s) if result is not None else "—",
-                str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}",
+                *(("—",) * 3 if config.scans else  # a scan reads each database once: no setting of the load
+                  (str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}")),
                 _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
-                _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2), run.status,
+                _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2),
+                run.status + (" (host-bound)" if result is not None and result.summary.host_bound else ""),
                 "; ".join(reasons),
             ]
             if run.run_id in unmeasured:

@@ -30,8 +30,8 @@ class SessionSummary:
     target_iops: float
     runs: int
     last_status: str | None = None  # of its last run
-    last_threads: int = 0
-    last_sluggish_sessions: int = 0
+    last_config: TestConfig | None = None  # what its last run ran: the test type and its setting
+    last_host_bound: bool = False  # its last run's host, not its storage, set the pace
     auto_tune: bool | None = None  # the tuning mode its runs were started in; None when the window never ran it
 
 

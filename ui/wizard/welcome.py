@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
 
 from engine.model.config import Scenario
 from engine.model.derive import target_words
+from ui.scans import setting_words, type_words
+from ui.widgets.fitting import WrappingRadioButton
 from ui.widgets.style import ERROR_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.services import ServiceError, SessionSummary
@@ -53,8 +55,8 @@ class WelcomePage(WizardPage):
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
         self.new_test = QRadioButton("Start a new test")
-        self.open_file = QRadioButton("Open a configuration file: Jetwise's JSON or a JetstressConfig.xml "
-                                      "(or drop one on this window)")
+        self.open_file = WrappingRadioButton("Open a configuration file: Jetwise's JSON or a JetstressConfig.xml "
+                                             "(or drop one on this window)")
         self.resume = QRadioButton("Continue a tuning session")
         self.new_test.setChecked(True)
         group = QButtonGroup(self)
@@ -108,7 +110,7 @@ class WelcomePage(WizardPage):
         group = QButtonGroup(box)
         self.scenario_buttons: dict[Scenario, QRadioButton] = {}
         for scenario, words in SCENARIOS.items():
-            button = self.scenario_buttons[scenario] = QRadioButton(words)
+            button = self.scenario_buttons[scenario] = WrappingRadioButton(words)
             group.addButton(button)
             column.addWidget(button)
             button.toggled.connect(lambda on, chosen=scenario: self.state.set("scenario", chosen.value) if on else None)
@@ -201,7 +203,8 @@ class WelcomePage(WizardPage):
 
 def _words(session: SessionSummary) -> str:
     words = f"{session.name} — {target_words(session.target_iops, 0)} — {session.runs} run(s)"
-    if session.last_status is not None:
-        words += (f", last: {session.last_status.upper()} at {session.last_threads} threads / "
-                  f"SluggishSessions {session.last_sluggish_sessions}")
+    last = session.last_config
+    if session.last_status is not None and last is not None:  # the test, as its setting means one: a scan's reads
+        words += (f", last: {type_words(last.test_type)} ({setting_words(last)}): {session.last_status.upper()}"
+                  + (", host-bound" if session.last_host_bound else ""))
     return words
