@@ -1,0 +1,104 @@
+"""What keeps a page within a small screen (a 1024×768 Remote Desktop session): content that scrolls when the window is
+smaller than it, and radio buttons whose long words wrap instead of setting the window's minimum width."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QRadioButton,
+    QScrollArea,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionButton,
+    QStyleOptionFocusRect,
+    QStylePainter,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+def scrolled(content: QWidget) -> QScrollArea:
+    """`content` in a scroll area: a window smaller than the content scrolls it rather than growing."""
+    area = QScrollArea()
+    area.setWidgetResizable(True)  # the content takes the whole width and height, and scrolls below its minimum
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(content)
+    content.setAutoFillBackground(False)  # the page's own background shows through, as without the scroll area
+    area.viewport().setAutoFillBackground(False)
+    return area
+
+
+def scrolled_body(owner: QWidget) -> QWidget:
+    """A widget to lay `owner`'s content on, shown scrolled (`scrolled`) in all of `owner`; more can be added below
+    it, out of the scroll, through `owner.layout()`."""
+    body = QWidget()
+    outer = QVBoxLayout(owner)
+    outer.setContentsMargins(0, 0, 0, 0)
+    outer.addWidget(scrolled(body), 1)
+    return body
+
+
+class WrappingRadioButton(QRadioButton):
+    """A radio button whose words wrap to the width it is given, as a word-wrapped label's do; the whole of it,
+    words included, chooses it."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.words = QLabel(text)
+        self.words.setWordWrap(True)
+        self.words.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        style = self.style()
+        indent = (style.pixelMetric(QStyle.PixelMetric.PM_ExclusiveIndicatorWidth, option, self)
+                  + style.pixelMetric(QStyle.PixelMetric.PM_RadioButtonLabelSpacing, option, self))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(indent, 0, 0, 0)
+        row.addWidget(self.words)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+
+    def setText(self, text: str) -> None:  # the words shown follow the button's own
+        super().setText(text)
+        self.words.setText(text)
+
+    def sizeHint(self) -> QSize:
+        return self._at_least_indicator(self.layout().totalSizeHint())
+
+    def minimumSizeHint(self) -> QSize:
+        return self._at_least_indicator(self.layout().totalMinimumSize())
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        return max(self.layout().totalHeightForWidth(width), self._indicator_height())
+
+    def hitButton(self, pos: QPoint) -> bool:
+        return self.rect().contains(pos)
+
+    def _indicator_height(self) -> int:
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_ExclusiveIndicatorHeight, None, self)
+
+    def _at_least_indicator(self, size: QSize) -> QSize:
+        return QSize(size.width(), max(size.height(), self._indicator_height()))
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        """The indicator beside the first line of the words (the label draws them), and the focus around them."""
+        painter = QStylePainter(self)
+        option = QStyleOptionButton()
+        self.initStyleOption(option)
+        option.text = ""
+        option.state &= ~QStyle.StateFlag.State_HasFocus  # drawn around the words below, not around no words
+        option.rect = QRect(0, 0, self.width(), max(self.words.fontMetrics().height(), self._indicator_height()))
+        painter.drawControl(QStyle.ControlElement.CE_RadioButton, option)
+        if self.hasFocus():
+            focus = QStyleOptionFocusRect()
+            focus.initFrom(self)
+            focus.rect = self.words.geometry().adjusted(-1, 0, 1, 0)
+            painter.drawPrimitive(QStyle.PrimitiveElement.PE_FrameFocusRect, focus)
