@@ -161,6 +161,8 @@ def said(outcome: TuneOutcome, config: TestConfig, max_runs: int, as_json: bool)
         sys.stdout.write(json.dumps(outcome.to_dict(), indent=2) + "\n")
     advice = outcome.advice
     say("")
+    if outcome.swept:
+        say(outcome.swept)
     for line in advice.lines if advice is not None else []:
         say(f"  note: {line}")
     if outcome.status == "converged" and outcome.recommendation:

@@ -24,6 +24,7 @@ from typing import Any
 from engine.model.config import TestConfig
 from engine.model.derive import achieved_words
 from engine.results.schema import Outcome, RunResult
+from engine.results.sweep_schema import load_words
 from engine.results.verdict import was_measured
 from engine.run.settling import SettleRule
 from engine.run.sweep import SweepPlan, plan_sweep
@@ -43,10 +44,16 @@ class TuneOutcome:
     recommendation: tuple[int, int] | None = None
     max_passing_iops: float | None = None
     steps: list[dict[str, Any]] = field(default_factory=list)  # the load sweep's steps
+    swept: str = ""  # what the load sweep measured and why it ended, in words ('' without one)
 
     @property
     def converged(self) -> bool:
         return self.status == "converged"
+
+    @property
+    def words(self) -> str:
+        """How auto-tune ended, and what its load sweep measured and why it ended, as the window's results say it."""
+        return " ".join(filter(None, [f"Auto-tune: {self.status} after {len(self.runs)} run(s).", self.swept]))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -244,6 +251,7 @@ class Tuner:
             status, [run_summary(r) for r in self.runs], advice, recommendation,
             best_iops if best_iops is not None and math.isfinite(best_iops) else None,
             [step for r in self.runs for step in step_summary(r)],
+            sweep_words(self.runs),
         )
 
 
@@ -255,6 +263,30 @@ def run_line(number: int, result: RunResult) -> str:
             f"{achieved_words(s.achieved_transactional_iops, s.target_transactional_iops)}, reads "
             f"{s.db_read_avg_latency_ms:.1f} ms, log writes {s.log_write_avg_latency_ms:.2f} ms: {s.verdict.value.upper()}"
             + (" (host-bound)" if s.host_bound else ""))
+
+
+def sweep_words(runs: list[RunResult]) -> str:
+    """What the load sweep among `runs` measured (its steps, the most carried within the thresholds) and why it
+    ended, in two sentences; '' when none of them is a sweep."""
+    sweep = next((run.sweep for run in reversed(runs) if run.sweep is not None), None)
+    if sweep is None:
+        return ""
+    ended = sweep.ended_words or "stopped before its end"
+    steps = sorted(sweep.steps, key=lambda step: step.effective_load)
+    if not steps:
+        return f"The load sweep measured no step; it ended: {ended}."
+    light, heavy = steps[0], steps[-1]
+    span = (f"at {load_words(light.threads, light.sluggish_sessions)}" if len(steps) == 1 else
+            f"from {load_words(light.threads, light.sluggish_sessions)} to "
+            f"{load_words(heavy.threads, heavy.sluggish_sessions)}")
+    kept = [step for step in steps if step.kept]
+    if kept:
+        best = max(kept, key=lambda step: step.transactional_iops)
+        most = (f"the most within the latency thresholds: {best.transactional_iops:,.0f} transactional IOPS at "
+                f"{load_words(best.threads, best.sluggish_sessions)}" + (" (host-bound)" if best.host_bound else ""))
+    else:
+        most = "none kept the latency thresholds"
+    return f"The load sweep measured {len(steps)} step(s) {span}; {most}. It ended: {ended}."
 
 
 def step_lines(result: RunResult) -> list[str]:

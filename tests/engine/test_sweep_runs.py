@@ -148,3 +148,16 @@ def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path):
     tuner = Tuner(config, cpu_count=2)
     tuner.record(result_of_cache)
     assert tuner.status == "inconclusive" and any("made no database reads" in n.words for n in tuner.advice.notes)
+
+
+def test_the_end_of_auto_tune_says_what_the_sweep_measured_and_why_it_ended(tmp_path):
+    outcome = Tuner(_config(tmp_path), max_runs=8).run(simulated_tuning(SATA, tmp_path / "tune"))
+    steps = outcome.steps
+    assert steps and outcome.swept
+    kept = [step for step in steps if step["latency_ok"]]
+    best = max(kept, key=lambda step: step["transactional_iops"])
+    assert f"The load sweep measured {len(steps)} step(s) from " in outcome.swept
+    assert (f"the most within the latency thresholds: {best['transactional_iops']:,.0f} transactional IOPS at "
+            f"{best['threads']} threads / SluggishSessions {best['sluggish_sessions']}") in outcome.swept
+    assert "It ended: the latency limit lies between " in outcome.swept  # why: the limit bracketed
+    assert outcome.words.startswith(f"Auto-tune: {outcome.status} after 2 run(s). The load sweep measured ")

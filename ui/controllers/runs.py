@@ -377,7 +377,7 @@ class RunController(QObject):
             self.start_run(following)
             return
         self.tuner = None
-        self.finished.emit(result, tuner.advice, f"Auto-tune: {tuner.outcome().status} after {len(tuner.runs)} run(s).")
+        self.finished.emit(result, tuner.advice, tuner.outcome().words)
 
     def apply_across(self, advice: Advice | None) -> None:
         """The next test across the same servers, every server at the advisor's setting."""
@@ -442,7 +442,7 @@ def tuning_words(outcome: TuneOutcome, servers: int) -> str:
         said += f"; {threads} threads, SluggishSessions {sluggish} on every server"
     if outcome.advice is not None:
         said += f". {sentence(outcome.advice.rationale)}."
-    return said
+    return " ".join(filter(None, [said if said.endswith(".") else f"{said}.", outcome.swept]))
 
 
 def _safe(name: str) -> str:
