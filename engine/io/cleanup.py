@@ -1,7 +1,9 @@
 """The test files a configuration's runs left: its databases, their log files and a backup's copies, found by name
 in the configuration's folders and kept only when they carry a Jetwise header; their removal, and what it frees.
 
-Nothing without a Jetwise header is listed or removed, whatever its name; a link is not followed.
+Nothing without a Jetwise header is listed or removed, whatever its name, except a creating file a killed creation
+left (`engine.io.files.unfinished_creation`); a link is not followed. A folder a run holds (`engine.io.locks`) is
+not touched: its test is using the files; the removal holds the folders' locks itself, so no run starts among them.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.io.files import backup_file_path, database_files, remove_jetwise_files
+from engine.io.files import backup_file_path, creating_path, database_files, remove_jetwise_files, unfinished_creation
+from engine.io.locks import FolderLocks, folder_problem
 from engine.io.pages import is_jetwise_file
 from engine.model.config import TestConfig
 
@@ -46,11 +49,19 @@ def leftover_files(config: TestConfig) -> Leftovers:
             candidates += sorted(spec.log_path.glob(f"Jetwise{index + 1:03d}.*.jwlog"))
         if config.backup_path is not None:
             candidates += [backup_file_path(config.backup_path, index, part) for part in range(len(spec.database_paths))]
+    candidates += [creating_path(path) for path in candidates]
     return Leftovers({path: path.stat().st_size for path in dict.fromkeys(candidates)
-                      if path.is_file() and not path.is_symlink() and is_jetwise_file(path)})
+                      if path.is_file() and not path.is_symlink() and (is_jetwise_file(path) or unfinished_creation(path))})
+
+
+def folders_in_use(files: Leftovers) -> list[str]:
+    """Why each folder of `files` that a run holds now cannot be cleaned, naming the run (none: all free)."""
+    return [problem for folder in files.folders if (problem := folder_problem(folder)) is not None]
 
 
 def remove_leftovers(files: Leftovers) -> tuple[int, list[Path]]:
-    """Remove `files` (each checked for its Jetwise header again); the bytes freed, and the files left in place."""
-    kept = remove_jetwise_files(files.paths)
+    """Remove `files` (each checked for its Jetwise header again) under their folders' locks; the bytes freed, and
+    the files left in place. A folder a run took since they were listed raises `FolderInUseError`, nothing removed."""
+    with FolderLocks(files.folders, "clean"):
+        kept = remove_jetwise_files(files.paths)
     return sum(size for path, size in files.sizes.items() if path not in kept and not path.exists()), kept

@@ -3,10 +3,17 @@
 Jetwise never opens an existing file for writing before it has read a valid
 Jetwise header from it, never truncates (no O_TRUNC / CREATE_ALWAYS anywhere) and
 only deletes files it recognises as its own.
+
+A new database or log file is made at its creating name (`Jetwise001.jwdb.creating`), given its header, flushed,
+and only then given its name, never over a file there (`_made_whole`). A failure in between (a full volume, an error)
+removes it, so a database's or log's name never holds a header-less file Jetwise made: no later run is held up by it.
+A kill in that instant can leave the creating file, empty or with its header; that name is Jetwise's alone, so
+`clean` lists it and the next creation of that file takes it over (`unfinished_creation`).
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +35,7 @@ from engine.io.pages import (
 )
 from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
+from engine.io.safety import link_problem
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, TestConfig
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
@@ -71,6 +79,65 @@ def database_sizes(config: TestConfig) -> dict[str, int | None]:
 
 def log_file_path(folder: Path, index: int, slot: int) -> Path:
     return folder / f"Jetwise{index + 1:03d}.{slot:02d}.jwlog"
+
+
+CREATING_SUFFIX = ".creating"
+
+
+def creating_path(path: Path) -> Path:
+    """Where the database or log file `path` is made until it carries its header: a name only that step uses."""
+    return path.with_name(path.name + CREATING_SUFFIX)
+
+
+def unfinished_creation(path: Path) -> bool:
+    """True when `path` is a creating file (`creating_path`) a creation left: a regular file, empty (made, not yet
+    written) or with its Jetwise header (written, not yet named). Anything else there is not Jetwise's."""
+    if not path.name.endswith(CREATING_SUFFIX) or link_problem(path) is not None:
+        return False
+    try:
+        empty = path.stat().st_size == 0
+    except OSError:
+        return False
+    return empty or is_jetwise_file(path)
+
+
+def _made_whole(backend: IoBackend, path: Path, write_head: Callable[[IoFile], object], *, unbuffered: bool,
+                write_through: bool) -> None:
+    """Make `path` with its header, or leave nothing: made at its creating name, written by `write_head`, flushed,
+    then named `path`; any failure on the way (a full volume, an error, a Stop) removes it. A creating file an
+    earlier creation left (`unfinished_creation`) is taken over; any other file at that name is refused."""
+    scratch = creating_path(path)
+    if os.path.lexists(scratch):
+        if not unfinished_creation(scratch):
+            raise FileSafetyError(f"{scratch} is in the way of {path.name}'s creation and Jetwise did not create it; "
+                                  "move it or choose another folder")
+        scratch.unlink()
+    handle = backend.open_file(scratch, create=True, writable=True, unbuffered=unbuffered, write_through=write_through)
+    try:
+        with handle:
+            write_head(handle)
+            handle.flush()
+        _give_name(scratch, path)
+    except BaseException:
+        scratch.unlink(missing_ok=True)
+        raise
+
+
+def _give_name(scratch: Path, path: Path) -> None:
+    """Name `scratch` `path`, never over a file there: a second link where the file system has them; elsewhere (FAT,
+    some shares) a rename, which Windows refuses over a file and which is not tried where one is."""
+    taken = FileSafetyError(f"{path} appeared while Jetwise was creating it; Jetwise does not replace files it did not "
+                            "create: move it or choose another folder")
+    try:
+        os.link(scratch, path)
+    except FileExistsError:
+        raise taken from None
+    except OSError:
+        if os.path.lexists(path):
+            raise taken from None
+        os.rename(scratch, path)
+        return
+    scratch.unlink()
 
 
 @dataclass(frozen=True)
@@ -152,10 +219,9 @@ def _create(
     header = DatabaseHeader(db_id or new_database_id(), PAGE_SIZE_BYTES, pages_planned, 1, now_ns(), part)
     buffer = backend.allocate(PAGE_SIZE_BYTES)
     try:
-        with backend.open_file(path, create=True, writable=True, unbuffered=unbuffered, write_through=False) as handle:
-            pack_database_header(buffer.view, header)
-            handle.write_from(buffer, 0)
-            handle.flush()
+        pack_database_header(buffer.view, header)
+        _made_whole(backend, path, lambda handle: handle.write_from(buffer, 0), unbuffered=unbuffered,
+                    write_through=False)
     finally:
         buffer.release()
     log(f"Creating {path} ({pages_planned * PAGE_SIZE_BYTES} bytes)")
@@ -254,11 +320,11 @@ def prepare_logs(
                     read_log_header(path)
                 except FormatError as exc:
                     raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
-                create = False
+                with backend.open_file(path, create=False, writable=True, unbuffered=unbuffered, write_through=True) as handle:
+                    handle.write_from(buffer, 0)
             else:
-                create = True
-            with backend.open_file(path, create=create, writable=True, unbuffered=unbuffered, write_through=True) as handle:
-                handle.write_from(buffer, 0)
+                _made_whole(backend, path, lambda handle: handle.write_from(buffer, 0), unbuffered=unbuffered,
+                            write_through=True)
             paths.append(path)
     finally:
         buffer.release()
@@ -304,7 +370,8 @@ def prepare_backup_file(path: Path) -> None:
 
 
 def remove_jetwise_files(paths: list[Path]) -> list[Path]:
-    """Delete the given files that carry a Jetwise header; leave any other file alone.
+    """Delete the given files that carry a Jetwise header, and creating files a creation left; leave any other file
+    alone.
 
     Returns the files it left in place because they are not Jetwise files.
     """
@@ -312,7 +379,7 @@ def remove_jetwise_files(paths: list[Path]) -> list[Path]:
     for path in paths:
         if not path.exists():
             continue
-        if is_jetwise_file(path):
+        if is_jetwise_file(path) or unfinished_creation(path):
             path.unlink()
         else:
             kept.append(path)

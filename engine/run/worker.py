@@ -34,6 +34,7 @@ from engine.io.files import (
 from engine.io.pages import DatabaseHeader
 from engine.io.platform import IoBackend, default_backend
 from engine.io.safety import make_folders
+from engine.io.watch import FileWatch
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import format_bytes
 from engine.run.cache_warmth import CacheWarmth
@@ -213,12 +214,19 @@ class _Worker:
             time.sleep(min(0.05, max(0.0, (t0 - time.perf_counter_ns()) / 1e9)))
         load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
         generation = Generation(self.worker_id, instances, t0, self.send) if self.config.recovers else None
+        watch: FileWatch | None = FileWatch((plan.name, path) for plan in plans for path in (*plan.db_paths, *plan.log_paths))
+        next_check_ns = t0 + interval_ns
         for instance in instances:
             instance.start()
         collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
         reported: set[str] = set()
         while time.perf_counter_ns() < clock.stop_at_ns:
+            if watch is not None and time.perf_counter_ns() >= next_check_ns:
+                next_check_ns += interval_ns
+                if (gone := watch.changed()) is not None:  # said once: the runner stops the test as for a crash
+                    self.send(WorkerCrash(self.worker_id, gone, ""))
+                    watch = None
             load = self._follow_load(instances, load)
             self._report_scans(instances, reported)
             if generation is not None:

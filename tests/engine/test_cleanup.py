@@ -4,7 +4,7 @@ without a Jetwise header, whatever its name, and a link are left alone."""
 from __future__ import annotations
 
 from engine.io.cleanup import leftover_files, remove_leftovers
-from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
+from engine.io.files import creating_path, database_file_path, log_file_path, prepare_database, prepare_logs
 from engine.io.platform import default_backend
 from engine.model.config import DatabaseSource
 from tests.conftest import small_config
@@ -33,3 +33,20 @@ def test_the_files_a_run_left_are_found_by_header_and_removed_and_nothing_else(t
     assert freed == found.size_bytes and kept == []
     assert impostor.read_bytes() == b"someone else's file with a Jetwise name" and outside.read_bytes() == b"x"
     assert leftover_files(config).paths == []
+
+
+def test_a_creating_file_a_killed_creation_left_is_listed_and_removed_and_an_empty_file_at_a_databases_name_is_not(tmp_path):
+    config = small_config(tmp_path / "data")
+    first, second = config.databases
+    for spec in config.databases:
+        spec.database_path.mkdir(parents=True, exist_ok=True)
+    left = creating_path(database_file_path(first.database_path, 0))
+    left.write_bytes(b"")  # made, killed before its header: the name is Jetwise's creating name alone
+    empty = database_file_path(second.database_path, 1)
+    empty.write_bytes(b"")  # an empty file at a database's name: nothing says Jetwise made it
+    foreign = creating_path(empty)
+    foreign.write_bytes(b"someone else's")
+    found = leftover_files(config)
+    assert found.paths == [left]
+    remove_leftovers(found)
+    assert not left.exists() and empty.exists() and foreign.read_bytes() == b"someone else's"

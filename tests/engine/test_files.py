@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import zlib
 
 import pytest
 
-from engine.io.files import CreationInterruptedError, FileSafetyError, log_file_path, prepare_database, prepare_logs, remove_jetwise_files
+from engine.io.files import (
+    CreationInterruptedError,
+    FileSafetyError,
+    creating_path,
+    log_file_path,
+    prepare_database,
+    prepare_logs,
+    remove_jetwise_files,
+)
 from engine.io.pages import SECTOR_BYTES, page_fault, read_database_header, read_log_header, verify_checksum
 from engine.io.platform import default_backend
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
@@ -118,3 +127,59 @@ def test_removal_deletes_only_jetwise_files(tmp_path):
     kept = remove_jetwise_files([ours, theirs, tmp_path / "missing.jwdb"])
     assert kept == [theirs]
     assert not ours.exists() and theirs.read_bytes() == b"precious"
+
+
+class _FullVolume(type(BACKEND)):  # type: ignore[misc]
+    """The platform's backend on a volume that is full: a file is made, its first write fails with ENOSPC."""
+
+    def open_file(self, path, **kw):
+        handle = super().open_file(path, **kw)
+
+        def full(*_args, **_kw):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+        handle.write_from = full
+        return handle
+
+
+@pytest.mark.parametrize("what", ["database", "log"])
+def test_a_creation_the_full_volume_fails_leaves_no_file_and_the_next_run_creates_it(tmp_path, what):
+    path = tmp_path / "Jetwise001.jwdb" if what == "database" else log_file_path(tmp_path, 0, 0)
+
+    def prepare(backend):
+        if what == "database":
+            return prepare_database(backend, path, PAGES, DatabaseSource.CREATE, unbuffered=False)
+        return prepare_logs(backend, tmp_path, 0, b"\x04" * 16, unbuffered=False)
+
+    with pytest.raises(OSError, match="No space left"):
+        prepare(_FullVolume())
+    assert os.listdir(tmp_path) == []  # neither an empty file at its name nor its creating file
+    prepare(BACKEND)  # not refused as "not a Jetwise file": the volume has room again
+    assert (read_database_header(path).complete if what == "database" else read_log_header(path).slot == 0)
+
+
+def test_a_creating_file_a_kill_left_is_taken_over_and_a_foreign_one_at_that_name_refused(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    creating_path(path).write_bytes(b"")  # a kill between the file's making and its header
+    assert _create(path).complete and not creating_path(path).exists()
+    other = tmp_path / "Jetwise002.jwdb"
+    creating_path(other).write_bytes(b"someone's data")
+    with pytest.raises(FileSafetyError, match="Jetwise did not create it"):
+        _create(other)
+    assert creating_path(other).read_bytes() == b"someone's data" and not other.exists()
+
+
+def test_a_file_that_appears_at_the_name_during_creation_is_not_replaced(tmp_path, monkeypatch):
+    path = tmp_path / "Jetwise001.jwdb"
+    real_open = BACKEND.open_file
+
+    def racing(target, **kw):
+        handle = real_open(target, **kw)
+        if target == creating_path(path):
+            path.write_bytes(b"theirs")
+        return handle
+
+    monkeypatch.setattr(BACKEND, "open_file", racing)
+    with pytest.raises(FileSafetyError, match="appeared while Jetwise was creating it"):
+        prepare_database(BACKEND, path, PAGES, DatabaseSource.CREATE, unbuffered=False)
+    assert path.read_bytes() == b"theirs" and not creating_path(path).exists()

@@ -6,6 +6,7 @@ system drops the lock with the process.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from engine.io.locks import LOCK_FILE, FolderInUseError, FolderLocks, folder_problem
+from engine.io.watch import FileWatch
+from engine.results.document import read_samples
 from tests.cli.test_cli import JETWISE, jetwise
 from tests.faults.test_parent_death import _config
 from tests.frozen.programs import said_until
@@ -139,3 +142,75 @@ def test_the_windows_lock_takes_one_byte_past_the_holders_details_without_waitin
         os.close(fd)
     assert calls == [(windows.LOCK_OFFSET, 2, 1), (windows.LOCK_OFFSET, 0, 1), (windows.LOCK_OFFSET, 2, 1)]
     assert windows.LOCK_OFFSET > 4096  # the details at the start stay readable
+
+
+def _running(tmp_path: Path) -> tuple[Path, subprocess.Popen[str]]:
+    """A run measuring on its own folders (one-second samples), once its first sample is shown."""
+    config = _config(tmp_path, "--mailbox-size-mb", "1")
+    data = json.loads(config.read_text())
+    data["sample_interval_s"] = 1
+    config.write_text(json.dumps(data))
+    run = subprocess.Popen([*JETWISE, "run", str(config), "--output", str(tmp_path / "run"), "--duration", "60s"],
+                           cwd=tmp_path, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    said_until(run)
+    return config, run
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the run is stopped with a POSIX signal")
+def test_clean_refuses_the_folders_a_running_test_holds_naming_it_and_the_test_goes_on(tmp_path):
+    config, run = _running(tmp_path)
+    try:
+        before = sorted(p.name for p in (tmp_path / "Log1").iterdir())
+        for flags in ((), ("--yes",)):
+            cleaned = jetwise("clean", str(config), *flags, cwd=tmp_path)
+            assert cleaned.returncode == 2, cleaned.stdout + cleaned.stderr
+            assert f"{tmp_path / 'DB1'} is in use by run " in cleaned.stderr
+            assert f"(process {run.pid} on {socket.gethostname()}" in cleaned.stderr
+            assert f"{tmp_path / 'Log2'} is in use by run " in cleaned.stderr and "Traceback" not in cleaned.stderr
+        assert sorted(p.name for p in (tmp_path / "Log1").iterdir()) == before and (tmp_path / "DB1" / "Jetwise001.jwdb").is_file()
+        run.send_signal(signal.SIGINT)
+        run.wait(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 3 and "deleted while the test ran" not in (tmp_path / "run" / "test.log").read_text()
+    removed = jetwise("clean", str(config), "--yes", cwd=tmp_path)  # the run over, its folders are free
+    assert removed.returncode == 0 and "Removed 34 Jetwise test file(s)" in removed.stdout, removed.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows refuses to delete a file a test holds open")
+@pytest.mark.parametrize("what", ["log", "database"])
+def test_a_file_deleted_under_a_running_test_aborts_it_saying_which_with_its_samples_and_report(tmp_path, what):
+    _config_file, run = _running(tmp_path)
+    victim = tmp_path / "Log2" / "Jetwise002.07.jwlog" if what == "log" else tmp_path / "DB1" / "Jetwise001.jwdb"
+    try:
+        victim.unlink()  # as `rm` or another tool would; POSIX keeps the open file, so the test could measure on
+        run.wait(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    folder = tmp_path / "run"
+    assert run.returncode == 3, run.stderr.read() if run.stderr else ""
+    result = json.loads((folder / "result.json").read_text())
+    assert result["summary"]["verdict"] == "aborted"
+    reasons = " ".join(result["summary"]["reasons"])
+    assert f"{victim} was deleted while the test ran" in reasons
+    assert f"{victim} was deleted while the test ran" in (folder / "test.log").read_text()
+    assert read_samples(folder)  # what it measured before stays
+    assert "Traceback" not in (folder / "test.log").read_text()
+
+
+def test_the_watch_names_a_file_deleted_or_replaced_and_nothing_while_each_is_the_one_opened(tmp_path):
+    kept, gone, swapped = (tmp_path / name for name in ("a.jwlog", "b.jwlog", "c.jwdb"))
+    for path in (kept, gone, swapped):
+        path.write_bytes(b"x")
+    watch = FileWatch([("Instance 1", kept), ("Instance 1", gone), ("Instance 2", swapped)])
+    assert watch.changed() is None
+    kept.write_bytes(b"written in place, as the test writes")
+    assert watch.changed() is None
+    other = tmp_path / "other"
+    other.write_bytes(b"x")
+    os.replace(other, swapped)
+    assert watch.changed() == f"Instance 2: {swapped} was replaced by another file while the test ran; the test cannot go on with it"
+    gone.unlink()
+    assert watch.changed() == f"Instance 1: {gone} was deleted while the test ran; the test cannot go on without it"

@@ -113,5 +113,11 @@ def test_delete_test_files_asks_says_what_it_frees_and_keeps_what_is_not_jetwise
     assert "Delete 1 Jetwise test file(s)" in asked[0] and path.is_file()  # kept: the engineer said no
     assert window.statusBar().currentMessage() == "Nothing deleted"
     monkeypatch.setattr(confirm, "ask", lambda *_a, **_b: True)
+    from engine.io.locks import FolderLocks
+
+    with FolderLocks([path.parent], "20261128-elsewhere"):  # a test another Jetwise runs on these folders
+        action.trigger()
+    said = window.statusBar().currentMessage()
+    assert said.startswith("Nothing deleted: ") and "is in use by run 20261128-elsewhere (process " in said and path.is_file()
     action.trigger()
     assert not path.exists() and window.statusBar().currentMessage().startswith("Deleted 1 test file(s): ")

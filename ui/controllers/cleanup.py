@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
-from engine.io.cleanup import leftover_files, remove_leftovers
+from engine.io.cleanup import folders_in_use, leftover_files, remove_leftovers
+from engine.io.locks import FolderInUseError
 from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from ui import confirm
@@ -20,12 +21,17 @@ def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool)
     files = leftover_files(config)
     if not files.paths:
         return "No Jetwise test files in this test's folders: nothing to delete"
+    if busy := folders_in_use(files):
+        return f"Nothing deleted: {'; '.join(busy)}"
     where = "\n".join(f"  {folder}" for folder in files.folders)
     if not confirm.ask(parent, "Delete test files?",
                        f"Delete {len(files.paths):,} Jetwise test file(s), {format_bytes(files.size_bytes)}, from:\n{where}\n\n"
                        "Only files with a Jetwise header are deleted; the next test creates its databases again.",
                        yes="Delete them", no="Keep them"):
         return "Nothing deleted"
-    freed, kept = remove_leftovers(files)
+    try:
+        freed, kept = remove_leftovers(files)
+    except FolderInUseError as exc:  # a run began while the question was asked
+        return f"Nothing deleted: {exc}"
     left = f"; {len(kept):,} left (no longer Jetwise's)" if kept else ""
     return f"Deleted {len(files.paths) - len(kept):,} test file(s): {format_bytes(freed)} freed{left}"
