@@ -8,6 +8,7 @@ from html import escape
 
 from engine.model.units import sentence
 from engine.results.schema import Outcome, RunKind, RunResult
+from engine.results.verdict import cache_hit_percent
 from engine.tuning.advisor import Advice
 from engine.tuning.offers import at_this_setting, repeats_the_cache
 
@@ -23,7 +24,10 @@ def advice_html(advice: Advice, result: RunResult | None) -> str:
     notes = "".join(f"<br><i>{escape(note.words)}.</i>" for note in advice.notes)
     setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
     if repeats_the_cache(advice, result):
-        text = (f"<b>This run made no database reads: the database cache held the whole database.</b><br>"
+        share = cache_hit_percent(result) if result is not None else None
+        served = ("made no database reads: the database cache held the whole database" if share is None else
+                  f"was {share:.2f} % cache hits: the database cache held the database, not the storage")
+        text = (f"<b>This run {served}.</b><br>"
                 f"Running {setting} again would measure the cache again. Make the databases larger than the cache "
                 f"(Mailbox size on the profile page) or the cache smaller (Maximum database cache under More "
                 f"settings on the Test type page), then run: New test keeps every other value.")

@@ -11,7 +11,7 @@ from app.cli.options import path_type
 from app.context import AppContext
 from engine.io.platform import default_backend
 from engine.io.preflight import validate_config
-from engine.model.validation import errors_only
+from engine.model.validation import Severity, errors_only
 from engine.protocol import ExitCode
 
 
@@ -27,5 +27,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if errors_only(problems):
         print(f"{args.config}: {len(errors_only(problems)):,} problem(s)", file=sys.stderr)
         return ExitCode.INVALID
-    print(f"{args.config}: valid", file=sys.stderr)
+    warnings = sum(p.severity == Severity.WARNING for p in problems)  # valid, but not to be run unread
+    print(f"{args.config}: valid" + (f", with {warnings:,} warning(s) above to read before running" if warnings else ""),
+          file=sys.stderr)
     return ExitCode.PASS

@@ -23,13 +23,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
+from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, cache_holds_database, larger_than_cache_words
 from engine.results.schema import Criterion, Failure, InstanceResult, Outcome, RunResult, number
 from engine.workload.errors import ErrorTally, describe, ese_error
-from engine.workload.stats import CACHE_HITS, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
+from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
 IOPS_CRITERION = "achieved transactional IOPS"
 STALLS_CRITERION = "average database page fault stalls"
+CACHE_HIT_CRITERION = "database cache hits"  # the share of the measured page references, against CACHE_HIT_LIMIT_PERCENT
 ACTIVITY_CRITERIA = ("database reads in the measured window", "log writes in the measured window")
 WINDOW_CRITERION = "measured time"  # a Performance or Stress run's measured window, against the shortest judged
 # Per instance: (criterion, stream, statistic, the threshold's field)
@@ -99,9 +101,17 @@ def was_measured(result: RunResult) -> bool:
 
 
 def cache_served(result: RunResult) -> bool:
-    """A measured run that made no database reads: the database cache held the database, so its latency says nothing
-    of the storage and the same setting again would measure the cache again."""
-    return was_measured(result) and (result.summary.db_reads_per_s <= 0 or result.summary.db_read_avg_latency_ms <= 0)
+    """A measured run that made no database reads, or whose page references were nearly all cache hits (it failed
+    `CACHE_HIT_CRITERION`): the database cache held the database, so its latency says nothing of the storage and the
+    same setting again would measure the cache again."""
+    return was_measured(result) and (result.summary.db_reads_per_s <= 0 or result.summary.db_read_avg_latency_ms <= 0
+                                     or cache_hit_percent(result) is not None)
+
+
+def cache_hit_percent(result: RunResult) -> float | None:
+    """The highest share of cache hits (%) of an instance the run failed on `CACHE_HIT_CRITERION`; None if none."""
+    failed = [c.value for c in result.criteria if c.name == CACHE_HIT_CRITERION and not c.passed]
+    return max(failed) if failed else None
 
 
 def is_count(criterion: Criterion) -> bool:
@@ -222,12 +232,19 @@ def judge(
             criteria.append(criterion)
             if not criterion.passed:
                 mine.append(failed(criterion, set_name))
+        if cache is not None and name in cache and measured and reads.count:
+            references = cache[name][CACHE_HITS] + cache[name][CACHE_MISSES]
+            share = 100.0 * cache[name][CACHE_HITS] / references if references else 0.0
+            criterion = make_criterion(CACHE_HIT_CRITERION, name, share, CACHE_HIT_LIMIT_PERCENT, "%", "<=")
+            criteria.append(criterion)
+            if not criterion.passed:
+                mine.append(failure_of(criterion, _cache_held_words(config, name, share, reads.count / measured_s)))
         if reads.count == 0 and measured:
             # Every reason that fails a run has its criterion, so the table never shows only passes under a FAIL.
             criteria.append(none := make_criterion(ACTIVITY_CRITERIA[0], name, 0, 1, "", ">="))
             served = cache is not None and name in cache and cache[name][CACHE_HITS] > 0
             mine.append(failure_of(none, f"{name}: no database reads completed in the measured window" + (
-                "; the database cache holds the whole database, so test a database larger than the cache" if served else "")))
+                f"; the database cache holds the whole database: {larger_than_cache_words(config)}" if served else "")))
         if logs.count == 0 and writes.count and measured:
             criteria.append(none := make_criterion(ACTIVITY_CRITERIA[1], name, 0, 1, "", ">="))
             mine.append(failure_of(none, f"{name}: no log writes completed in the measured window"))
@@ -272,6 +289,15 @@ def judge(
     else:
         outcome = Outcome.FAIL if reasons else Outcome.PASS
     return Verdict(outcome, criteria, reasons, instance_outcomes, instance_reasons)
+
+
+def _cache_held_words(config: TestConfig, name: str, share: float, reads_per_s: float) -> str:
+    """Why a run whose page references were nearly all cache hits is not a pass of the storage, and what to change."""
+    held = ("the database cache holds the whole database" if cache_holds_database(config)
+            else "the database cache held nearly every page the transactions touched")
+    return (f"{name}: {share:.2f} % of the measured database page references were cache hits, more than "
+            f"{CACHE_HIT_LIMIT_PERCENT:g} %: {held} and the storage served only {reads_per_s:,.1f} database reads/s, "
+            f"so this tested the cache, not the storage; {larger_than_cache_words(config)}")
 
 
 def judged_window(verdict: Verdict, config: TestConfig, measured_s: float) -> Verdict:

@@ -20,7 +20,7 @@ from typing import Any
 from engine.model.config import TestConfig
 from engine.results.criterion_schema import Criterion
 from engine.results.schema import Figures, Outcome, RunResult
-from engine.results.verdict import cache_served, iops_floor, too_short, was_measured
+from engine.results.verdict import cache_hit_percent, cache_served, iops_floor, too_short, was_measured
 from engine.tuning.why import Again, Longer, Returned, Said, Stall, Stepped, StorageErrors, Unused, merged
 
 SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
@@ -122,7 +122,7 @@ def _unused(config: TestConfig, result: RunResult, first_spike: bool) -> Unused 
         return Unused(what="too_short", measured_s=s.measured_s,
                       least_s=result.configuration.thresholds.minimum_measured_s, **facts)
     if cache_served(result):
-        return Unused(what="cache_held", **facts)
+        return Unused(what="cache_held", cache_hit_percent=cache_hit_percent(result), **facts)
     if s.host_bound and s.verdict == Outcome.FAIL:
         broke = not all(c.passed for c in result.criteria if c.instance is not None)
         return Unused(what="host_bound", latency_broke=broke, **facts)

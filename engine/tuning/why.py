@@ -16,6 +16,7 @@ from engine.io.pages import ErrorKind
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, thread_weight_words
 from engine.model.profile import ThreadWeight
 from engine.model.units import sentence
+from engine.model.validation import CACHE_HIT_LIMIT_PERCENT
 from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
 from engine.results.schema import ErrorGroup
@@ -418,6 +419,8 @@ class Unused(Schema):
     measured_s: float | None = Field(None, description="nothing_measured, too_short: the seconds measured.")
     least_s: float | None = Field(None, description="too_short: the seconds a verdict needs.")
     latency_broke: bool = Field(False, description="host_bound: a latency threshold broke with the CPU saturated.")
+    cache_hit_percent: float | None = Field(None, description="cache_held: the share of the measured page references "
+                                            "that were cache hits, above the limit (None: no database reads at all).")
     stall: Stall | None = None
 
     @property
@@ -445,8 +448,12 @@ class Unused(Schema):
                 return (f"{setting} measured {self.measured_s or 0:.0f} s, less than the {self.least_s or 0:g} s a "
                         "verdict needs, so its figures are not read as the storage's")
             case "cache_held":
-                return (f"{setting} made no database reads (the database cache held the database), so its latency "
-                        "says nothing of the storage; test databases larger than the cache")
+                served = ("made no database reads" if self.cache_hit_percent is None else
+                          f"was served by the database cache: {self.cache_hit_percent:.2f} % of its page references were "
+                          f"cache hits, more than {CACHE_HIT_LIMIT_PERCENT:g} %")
+                return (f"{setting} {served} (the database cache held the database), so its latency says nothing of the "
+                        "storage; raise the mailboxes or the mailbox size until each database is well larger than the "
+                        "cache, or lower the database cache")
             case "host_bound":
                 what = ("its latency was measured with the CPU saturated, the host's delays in it" if self.latency_broke
                         else "its shortfall is the host's, not the storage's")

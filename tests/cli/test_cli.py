@@ -125,6 +125,17 @@ def test_validate_accepts_a_good_file(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_validate_says_a_database_the_cache_holds_is_judged_fail_not_plainly_valid(tmp_path):
+    done = jetwise("validate", str(_init_small(tmp_path, "--cache-max-mb", "64", "--cache-min-mb", "64")), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "database_cache_max_mb: the database cache" in done.stdout and "holds the whole database" in done.stdout
+    assert "more than 99 % cache hits is judged FAIL" in done.stdout and "or lower the database cache" in done.stdout
+    assert done.stderr.strip().endswith("test.json: valid, with 1 warning(s) above to read before running")
+    (tmp_path / "plain").mkdir()
+    plain = jetwise("validate", str(_init_small(tmp_path / "plain")), cwd=tmp_path)
+    assert plain.stderr.strip().endswith("test.json: valid"), plain.stderr
+
+
 def test_validate_names_broken_json(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{ not json")

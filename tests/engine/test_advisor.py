@@ -373,3 +373,20 @@ def test_the_console_and_the_window_say_each_tuning_run_in_the_same_words(tmp_pa
     first = tuner.runs[0]
     assert lines[0].startswith(f"Run 1: load sweep of {len(first.sweep.steps)} step(s), judged at ")
     assert [f"  {line}" for line in step_lines(first)] == [line for line in said if line.startswith("  step ")]
+
+
+def test_a_run_the_cache_served_is_a_typed_fact_with_its_cache_hit_share_and_what_to_change(tmp_path):
+    from engine.results.criterion_schema import Criterion
+    from engine.results.schema import Outcome
+    from engine.results.verdict import CACHE_HIT_CRITERION
+    from engine.tuning.evidence import evidence
+
+    config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
+    served = _simulated_result(tmp_path, config, "sata-2x7k", 3, verdict=Outcome.FAIL)
+    served.criteria.append(Criterion(name=CACHE_HIT_CRITERION, instance="Instance 1", value=99.98, limit=99.0, unit="%",
+                                     comparison="<=", passed=False))
+    points, [note] = evidence(config, [served])
+    assert points == [] and note.what == "cache_held" and note.cache_hit_percent == 99.98
+    assert ("was served by the database cache: 99.98 % of its page references were cache hits, more than 99 %"
+            in note.words)
+    assert "raise the mailboxes or the mailbox size" in note.words and "or lower the database cache" in note.words

@@ -45,9 +45,9 @@ def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamSt
 
 
 def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorTally] | None = None,
-                 measured_s: float = 100.0, stopped: bool = False) -> RunResult:
+                 measured_s: float = 100.0, stopped: bool = False, cache_hits: int = 70_000) -> RunResult:
     """Two instances over `measured_s` (100 s) with the reference report's shape; Instance 2 reads slowly when `slow`;
-    `stopped` at its first I/O error."""
+    `stopped` at its first I/O error; each instance's 29,168 reads beside `cache_hits` cache hits."""
     config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
                             profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
     instances = {}
@@ -59,7 +59,7 @@ def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorT
             BDM_READ: _stats(1_685, 30.0, 80.0, 261_735),
             LOG_REPLICATION_READ: _stats(200, 1.551, 5.0, 232_557),
         }
-    cache = {name: [70_000, 29_168, 0] for name in instances}
+    cache = {name: [cache_hits, 29_168, 0] for name in instances}
     failures = [STOP_REASON] if stopped else []
     verdict = judge(config, instances, measured_s, cache=cache, errors=errors, failure_reasons=failures, highest=None)
     return build_result(
@@ -102,6 +102,20 @@ def _older_sample_documents(count: int = 6) -> list[dict]:
                        for n in ("Instance 1", "Instance 2")]}
         for i in range(count)
     ]
+
+
+def test_a_run_the_cache_served_reports_fail_with_its_cache_hit_share_and_what_to_change(tmp_path):
+    served = known_result(tmp_path, cache_hits=29_168 * 4_999)  # 99.98 % of the page references
+    assert served.verdict == "fail"
+    html = render_html(RunBundle(served, _samples(), [], tmp_path))
+    assert ">FAIL<" in html
+    assert "<td>Database cache hits</td><td>Instance 1</td><td class=\"n\">99.980 %</td>" in html
+    assert "≤ 99.000 %</td><td class=\"fail\">Fail</td>" in html
+    assert ("Instance 1: 99.98 % of the measured database page references were cache hits, more than 99 %: the "
+            "database cache held nearly every page the transactions touched") in html
+    assert "raise the mailboxes or the mailbox size" in html and "or lower the database cache" in html
+    plain = render_html(RunBundle(known_result(tmp_path / "plain"), _samples(), [], tmp_path / "plain"))
+    assert ">PASS<" in plain and "70.587 %</td>" in plain and "cache hits, more than" not in plain  # 70,000 of 99,168
 
 
 def test_every_section_carries_the_known_numbers(tmp_path):

@@ -124,3 +124,27 @@ def test_counts_are_told_from_rates_and_times(tmp_path):
     verdict = judge(_config(tmp_path), instances, 100, highest=None)
     counted = {c.name for c in verdict.criteria if is_count(c)}
     assert counted == {"I/O errors", "database reads in the measured window"}
+
+
+def test_a_run_whose_reads_were_nearly_all_cache_hits_fails_on_its_cache_hit_share(tmp_path):
+    """6 database reads/s carried by writes to the IOPS target: 99.98 % of the page references were cache hits, so the
+    storage did not serve the reads and the run is no pass of it; the reason names the share and what to change."""
+    config = _config(tmp_path)
+    instances = {f"Instance {i}": _instance(reads=600, writes=40_000) for i in (1, 2, 3)}
+    cache = {"Instance 1": [2_999_400, 600, 0], "Instance 2": [7_500, 2_500, 0], "Instance 3": [9_900, 100, 0]}
+    verdict = judge(config, instances, measured_s=100, cache=cache, highest=None)
+    assert verdict.outcome == Outcome.FAIL
+    shares = [c for c in verdict.criteria if c.name == "database cache hits"]
+    assert [(c.instance, round(c.value, 2), c.limit, c.unit, c.passed) for c in shares] == [
+        ("Instance 1", 99.98, 99.0, "%", False), ("Instance 2", 75.0, 99.0, "%", True),
+        ("Instance 3", 99.0, 99.0, "%", True)]  # at the limit still passes
+    [reason] = verdict.reasons
+    assert reason.startswith("Instance 1: 99.98 % of the measured database page references were cache hits, more than "
+                             "99 %: the database cache held nearly every page the transactions touched and the storage "
+                             "served only 6.0 database reads/s")
+    assert "raise the mailboxes or the mailbox size" in reason and "or lower the database cache" in reason
+    assert verdict.instance_outcomes == {"Instance 1": Outcome.FAIL, "Instance 2": Outcome.PASS,
+                                         "Instance 3": Outcome.PASS}
+    held = config.model_copy(update={"profile": config.profile.model_copy(update={"mailbox_size_mb": 1})})
+    words = judge(held, instances, measured_s=100, cache=cache, highest=None).reasons[0]
+    assert "the database cache holds the whole database and the storage served only 6.0" in words

@@ -198,7 +198,8 @@ def test_a_database_that_fits_in_the_cache_is_explained_and_tuning_does_not_cras
     edit(config, database_cache_min_mb=64.0, database_cache_max_mb=64.0, operation_mix__insert_percent=0.0,
          operation_mix__replace_percent=45.0)
     validated = jetwise("validate", str(config), cwd=tmp_path)
-    assert "holds the whole database" in validated.stdout
+    assert "holds the whole database" in validated.stdout and "cache hits is judged FAIL" in validated.stdout
+    assert "warning(s) above to read before running" in validated.stderr  # not plainly "valid"
     done = jetwise("run", str(config), "--output", str(tmp_path / "cached"), cwd=tmp_path)
     assert done.returncode == 1 and "the database cache holds the whole database" in done.stderr
     # the load sweep in virtual time: the model's cache holds the database as the disk run's did

@@ -132,6 +132,13 @@ def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_bu
     view.show_result(served, replace(start, threads=30))  # a setting other than this run's: worth running
     assert view.advice.text().startswith("<b>Nothing in this session steers the advisor yet") and view.apply.isEnabled()
 
+    # a run that read a little, its page references 99.98 % cache hits: judged FAIL, and the same words of what to change
+    hits = _as(known_result(tmp_path / "hits", cache_hits=29_168 * 4_999), run_kind=RunKind.TUNING)
+    view.show_result(hits, start)
+    assert view.advice.text().startswith("<b>This run was 99.98 % cache hits: the database cache held the database")
+    assert "Mailbox size" in view.advice.text() and not view.apply.isEnabled()
+    assert "99.98 % of the measured database page references were cache hits" in view.reasons.text()
+
 
 def test_a_failed_maximum_says_when_its_spike_came_under_the_reasons(qtbot, tmp_path):
     spike = ("Database reads took longer than the Strict maximum of 100 ms in 1 of the 120 measured one-second samples, "

@@ -242,6 +242,21 @@ def test_review_lists_warnings_in_amber_and_still_starts(qtbot, window, tmp_path
     assert "warning(s) listed above" in review.status.text()
 
 
+def test_review_says_a_database_the_cache_holds_is_judged_fail_as_validate_and_the_verdict_do(qtbot, window, tmp_path):
+    from engine.model.validation import check_rules
+
+    config = _small(tmp_path / "data", profile={"mailboxes": 8, "mailbox_size_mb": 4}, database_cache_max_mb=64.0)
+    window.wizard.load_config(config, session="cached")
+    _to_review(window)
+    review = window.wizard.review
+    qtbot.waitUntil(lambda: _finish_enabled(window), timeout=5000)
+    text = " ".join(review.text.toPlainText().split())
+    [rule] = [p.message for p in check_rules(config) if p.field == "database_cache_max_mb"]  # what validate prints
+    assert "Warning — " in text and rule in text
+    assert "more than 99 % cache hits is judged FAIL" in rule and "can only fail" not in text
+    assert "warning(s) listed above" in review.status.text()
+
+
 def test_review_runs_the_machine_checks_and_blocks_start_on_them(qtbot, window, tmp_path):
     config = _small(tmp_path / "nowhere" / "deeper", thread_count=2)
     window.wizard.load_config(config, session="lost")
