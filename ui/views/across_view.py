@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -32,6 +31,7 @@ from engine.tuning.offers import can_apply
 from ui.advice_words import advice_html
 from ui.scans import type_words
 from ui.widgets.advice_box import AdviceBox
+from ui.widgets.fitting import scrolled_body
 from ui.widgets.style import verdict_colour
 
 COLUMNS = ["Server", "Result", "Target IOPS", "Achieved IOPS", "DB reads/s", "DB writes/s", "Log writes/s",
@@ -72,6 +72,7 @@ class AcrossView(QWidget):
         font.setPointSize(font.pointSize() * 3)
         font.setBold(True)
         self.verdict.setFont(font)
+        self.verdict.setWordWrap(True)
         self.about = QLabel()
         self.tuning = QLabel()  # how auto-tune across the servers ended, when it ran them
         self.tuning.setWordWrap(True)
@@ -105,10 +106,10 @@ class AcrossView(QWidget):
         self.advice_box = AdviceBox("Advisor (the servers read together)", [self.apply])
         self.advice = self.advice_box.words
         self.suggestion: Advice | None = None  # what Apply runs
-        layout = QVBoxLayout(self)
+        layout, outer = scrolled_body(self)  # a small screen scrolls the table; the buttons stay in sight
         for widget in (self.verdict, self.about, self.tuning, self.reasons, self.table, self.note, self.advice_box):
             layout.addWidget(widget)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
 
     def show_test(self, result: AcrossResult, folder: Path, tuning: str = "", *, back: str = "",
                   advice: tuple[Advice, RunResult] | None = None) -> None:

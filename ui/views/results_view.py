@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -54,6 +53,7 @@ from ui.scans import scan_headline, type_words
 from ui.suite import TITLE, SuiteSummary
 from ui.widgets.advice_box import AdviceBox
 from ui.widgets.criteria_table import CriteriaTable
+from ui.widgets.fitting import scrolled_body
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
 from ui.widgets.style import verdict_colour
@@ -80,6 +80,7 @@ class ResultsView(QWidget):
         font.setPointSize(font.pointSize() * 3)
         font.setBold(True)
         self.verdict.setFont(font)
+        self.verdict.setWordWrap(True)  # a suite's title beside its verdict must not set the window's minimum width
         self.headline = QLabel()
         self.headline.setWordWrap(True)
         self.reasons = QLabel()
@@ -124,7 +125,7 @@ class ResultsView(QWidget):
                 button.setEnabled(False)
                 self.run_buttons.append(button)
         buttons.addStretch(1)
-        layout = QVBoxLayout(self)
+        layout, outer = scrolled_body(self)  # a small screen scrolls the tables; the buttons stay in sight
         top = QHBoxLayout()
         top.addWidget(self.back)
         top.addStretch(1)
@@ -139,7 +140,7 @@ class ResultsView(QWidget):
         layout.addWidget(self.suite_table)
         layout.addStretch()  # below a scan's table, which is as tall as its rows; the tables above take it otherwise
         layout.addWidget(self.advice_box)
-        layout.addLayout(buttons)
+        outer.addLayout(buttons)
         self.suggestion: Advice | None = None
         self.full_length_setting: tuple[int, int] | None = None  # (threads, SluggishSessions) the button would run
         self.result: RunResult | None = None

@@ -60,6 +60,7 @@ from engine.results.suite import SuiteRecord
 from engine.results.verdict import ACTIVITY_CRITERIA, worst_of_each
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
+from ui.widgets.fitting import scrolled
 from ui.widgets.plots import LivePlots
 from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
@@ -136,7 +137,7 @@ class RunView(QWidget):
         top_layout.addLayout(plots, 1)
         top_layout.addWidget(self.criteria_box)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
+        splitter.addWidget(scrolled(top))  # a small screen scrolls the plots and figures; Stop scrolls with the title
         splitter.addWidget(self.log)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
 
 from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec
+from ui.widgets.fitting import WrappingRadioButton
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.server_folders import ServerFoldersDialog, differs, with_folders
 from ui.wizard.services import ServiceError
@@ -30,8 +31,8 @@ class ServersPage(WizardPage):
         super().__init__(context)
         self.services = context.services
         self.alone = QRadioButton("This server alone")
-        self.across = QRadioButton("Across these servers, started, measured and stopped together (each runs this test's "
-                                   "databases through its agent, in these folders or its own)")
+        self.across = WrappingRadioButton("Across these servers, started, measured and stopped together (each runs this test's "
+                                          "databases through its agent, in these folders or its own)")
         self.alone.setChecked(True)
         self.list = QListWidget()
         self.manage = QPushButton("Manage servers…")

@@ -10,6 +10,7 @@ from engine.model.options import option
 from engine.model.units import compact_duration
 from engine.model.validation import Problem, Severity
 from ui.widgets.fields import DurationChoice, FolderField, bounds_problem, tooltip_of, zero_allowed
+from ui.widgets.fitting import WrappingRadioButton, scrolled_body
 from ui.widgets.style import NOTE_BACKGROUND, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
@@ -39,12 +40,12 @@ class TestTypePage(WizardPage):
         column = QVBoxLayout(kinds)
         column.setContentsMargins(0, 0, 0, 0)
         for kind, _line, tip in KINDS:
-            button = self.buttons[kind] = QRadioButton(kind_label(kind, self.state.data["thresholds"]))
+            button = self.buttons[kind] = WrappingRadioButton(kind_label(kind, self.state.data["thresholds"]))
             button.setToolTip(tip)
             group.addButton(button)
             column.addWidget(button)
             button.toggled.connect(lambda on, chosen=kind: self._choose(chosen) if on else None)
-        self.esrp = QRadioButton(LABEL)
+        self.esrp = WrappingRadioButton(LABEL)
         self.esrp.setToolTip(TOOLTIP)
         group.addButton(self.esrp)
         column.addWidget(self.esrp)
@@ -77,7 +78,7 @@ class TestTypePage(WizardPage):
         self.window_note.setWordWrap(True)
         self.window_note.hide()
         self.more = more_settings(self, context.more_settings)
-        layout = QVBoxLayout(self)
+        layout, _page = scrolled_body(self)  # More settings open is taller than a small screen
         layout.addWidget(kinds)
         layout.addWidget(self.scan_note)
         layout.addWidget(self.recovery_note)
