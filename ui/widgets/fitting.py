@@ -32,14 +32,16 @@ def scrolled(content: QWidget) -> QScrollArea:
     return area
 
 
-def scrolled_body(owner: QWidget) -> QWidget:
-    """A widget to lay `owner`'s content on, shown scrolled (`scrolled`) in all of `owner`; more can be added below
-    it, out of the scroll, through `owner.layout()`."""
+def scrolled_body(owner: QWidget) -> tuple[QVBoxLayout, QVBoxLayout]:
+    """The layout to put `owner`'s content in, shown scrolled (`scrolled`) in all of `owner`, and `owner`'s own layout,
+    where what is added below the scroll area stays in sight."""
     body = QWidget()
+    content = QVBoxLayout(body)
+    content.setContentsMargins(0, 0, 0, 0)
     outer = QVBoxLayout(owner)
     outer.setContentsMargins(0, 0, 0, 0)
     outer.addWidget(scrolled(body), 1)
-    return body
+    return content, outer
 
 
 class WrappingRadioButton(QRadioButton):
@@ -56,7 +58,7 @@ class WrappingRadioButton(QRadioButton):
         style = self.style()
         indent = (style.pixelMetric(QStyle.PixelMetric.PM_ExclusiveIndicatorWidth, option, self)
                   + style.pixelMetric(QStyle.PixelMetric.PM_RadioButtonLabelSpacing, option, self))
-        row = QHBoxLayout(self)
+        row = self.row = QHBoxLayout(self)
         row.setContentsMargins(indent, 0, 0, 0)
         row.addWidget(self.words)
         policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
@@ -68,16 +70,16 @@ class WrappingRadioButton(QRadioButton):
         self.words.setText(text)
 
     def sizeHint(self) -> QSize:
-        return self._at_least_indicator(self.layout().totalSizeHint())
+        return self._at_least_indicator(self.row.totalSizeHint())
 
     def minimumSizeHint(self) -> QSize:
-        return self._at_least_indicator(self.layout().totalMinimumSize())
+        return self._at_least_indicator(self.row.totalMinimumSize())
 
     def hasHeightForWidth(self) -> bool:
         return True
 
     def heightForWidth(self, width: int) -> int:
-        return max(self.layout().totalHeightForWidth(width), self._indicator_height())
+        return max(self.row.totalHeightForWidth(width), self._indicator_height())
 
     def hitButton(self, pos: QPoint) -> bool:
         return self.rect().contains(pos)
