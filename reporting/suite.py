@@ -187,7 +187,7 @@ def _key_figure(result: RunResult) -> dict[str, Any]:
     test_type = result.configuration.test_type
     if test_type in TIMED_TEST_TYPES:
         return {"kind": "iops", "achieved": result.summary.achieved_transactional_iops if was_measured(result) else None,
-                "target": result.summary.target_transactional_iops}
+                "target": result.summary.target_transactional_iops, "host_bound": result.summary.host_bound}
     if result.configuration.scans:
         scan = scan_model(result)
         return {"kind": "scan", "per_server": scan["scan_sum"]["mbytes_per_s"] if scan["scan"] else None}
@@ -248,6 +248,7 @@ def suite_model(suite: SuiteBundle) -> dict[str, Any]:
         "config": record.config, "folder": str(suite.folder), "suite_name": suite.folder.name,
         "verdict": suite.verdict, "rows": rows, "version": __version__,
         "pending": _pending(rows), "failed": _listed([r["title"] for r in rows if r["verdict"] == Outcome.FAIL]),
+        "host_bound": _listed([r["title"] for r in rows if r["key"] and r["key"].get("host_bound")]),
         "first_pending": next((r["title"] for r in rows if r["verdict"] not in (Outcome.PASS, Outcome.FAIL)), ""),
         "resume": _resume_command(suite),
         "host": results[0].host if results else None,

@@ -95,7 +95,7 @@ def key_figure(result: RunResult | None) -> str:
     if not was_measured(result):
         return "nothing measured"
     return (f"{achieved_words(summary.achieved_transactional_iops, summary.target_transactional_iops)}, "
-            f"database reads {summary.db_read_avg_latency_ms:.1f} ms")
+            f"database reads {summary.db_read_avg_latency_ms:.1f} ms" + (", host-bound" if summary.host_bound else ""))
 
 
 def across_key_figure(test: AcrossResult) -> str:

@@ -112,7 +112,9 @@ def test_the_combined_report_summarises_the_five_stages_then_gives_each_stage_s_
     record = read_suite(folder)
     results = [read_result(folder / stage.folder) for stage in record.stages]
     assert html.count("<html") == 1 and html.count("</html>") == 1 and "<title>Jetwise ESRP qualification suite</title>" in html
-    assert "Overall Result PASS Storage Two tiny databases on a simulated NVMe device Server simulated device" in text
+    # no storage model given: none made up from the test's description, which the line under the title carries
+    assert "Overall Result PASS Storage Model — Server simulated device" in text
+    assert "Two tiny databases on a simulated NVMe device · suite suite" in text
     assert "All five tests passed." in text and "SIMULATED DEVICE" in text
     assert "ESRP trial" not in text and "A trial, not" not in text  # the published lengths: a qualification
     performance, stress, checksum, backup, recovery = results
@@ -248,3 +250,27 @@ def test_the_published_lengths_resume_with_no_length_flags(unfinished, tmp_path)
     text = html_text(render_suite_html(load_suite(folder)))
     assert f"jetwise suite CONFIG.json --output {folder} Stage Result Key figure" in text
     assert "--performance-duration" not in text and "Performance 2h, as ESRP publishes it" in text
+
+
+@needs_pdftotext
+def test_the_summary_page_names_the_customer_the_storage_model_and_the_engineer_and_a_host_bound_stage(unfinished,
+                                                                                                      tmp_path):
+    folder = _copy(unfinished, tmp_path)
+    record = read_suite(folder)
+    write_suite(record.model_copy(update={"config": record.config.model_copy(update={"report": record.config.report.model_copy(
+        update={"customer": "Contoso Ltd", "storage_model": "Fabrikam FS-9000, 24 x 10k SAS, RAID 10",
+                "engineer": "A. Field"})})}), folder)
+    performance = folder / record.stages[0].folder / RESULT_FILE
+    held = json.loads(performance.read_text())
+    held["summary"]["host_bound"] = True  # the host's processors set the pace of the Performance test
+    performance.write_text(json.dumps(held))
+    pdf = tmp_path / "esrp.pdf"
+    done = _jetwise("report", str(folder), "--pdf", str(pdf), store=tmp_path)
+    assert done.returncode == 0, done.stderr
+    first = " ".join(pdf_pages(pdf)[0].split())
+    assert "Customer Contoso Ltd" in first and "Engineer A. Field" in first
+    assert "Storage Model Fabrikam FS-9000, 24 x 10k SAS, RAID 10" in first
+    assert "Storage Model Two tiny databases" not in first  # the test's description is not the storage's model
+    assert "HOST-BOUND: the host's processors were saturated while Performance measured" in first
+    performance_row = first.split("1. Performance PASS ")[1].split("2. Stress")[0]  # its cells, as pdftotext reads them
+    assert "host-bound" in performance_row and "host-bound" not in first.split("2. Stress ABORTED")[1]

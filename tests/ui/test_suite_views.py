@@ -116,6 +116,8 @@ def test_the_esrp_qualification_has_its_own_settings_runs_its_five_tests_and_sho
     wait_for_results(qtbot, window)
     assert seen == [f"Stage {n} of 5: {name}" for n, name in enumerate(
         ("Performance", "Stress", "Database checksum", "Database backup", "Soft recovery"), 1)]
+    # the running banner named it a trial too, as the Review page and the results do
+    assert window.run_view.suite.where.text().startswith("ESRP trial (not a qualification): Performance 1h, Stress 2h")
     results = window.results_view
     assert results.verdict.text().endswith("PASS</span> (simulated device) — ESRP trial (not a qualification)")
     assert results.headline.text().startswith("A trial, not a qualification: ")
@@ -191,3 +193,13 @@ def test_a_stopped_esrp_qualification_is_unfinished_and_resumes_from_its_results
     assert "PASS" in results.verdict.text() and results.suite.folder == folder and _cells(window, 1) == ["PASS"] * 5
     assert _cells(window, 2)[0] != "—"  # the Performance test of the first start, read from its folder
     assert (folder / SUITE_FILE).is_file() and sorted(p.name for p in folder.iterdir() if p.is_dir())[0] == "1-performance"
+
+
+def test_a_host_bound_stage_says_so_in_the_suites_table(store, tmp_path):
+    from tests.ui.test_reports import record_run
+    from ui.suite import key_figure
+
+    result = record_run(store, "esrp", tmp_path / "runs" / "one")
+    assert not key_figure(result).endswith("host-bound")
+    held = result.model_copy(update={"summary": result.summary.model_copy(update={"host_bound": True})})
+    assert key_figure(held) == f"{key_figure(result)}, host-bound"

@@ -40,7 +40,7 @@ from engine.model.units import sentence
 from engine.protocol import AcrossEvent, RunEvent, StartEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
-from engine.results.suite import SuiteRecord
+from engine.results.suite import SuiteRecord, suite_title
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.tuner import MAX_RUNS, TuneOutcome, Tuner
@@ -49,7 +49,7 @@ from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
 from ui.controllers.wizard_services import TuningModes
 from ui.scans import setting_words, type_words
-from ui.suite import FOLDER_SUFFIX, TITLE, SuiteSummary
+from ui.suite import FOLDER_SUFFIX, SuiteSummary
 
 MAX_AUTO_RUNS = MAX_RUNS
 ACROSS_WAIT_S = 120.0  # a test across servers waits this long for every agent to connect
@@ -219,7 +219,8 @@ class RunController(QObject):
         self.suite = SuiteRun(output)
         engine = self._engine()
         across = f" across {len(servers)} servers ({', '.join(servers)})" if servers else ""
-        self.display.begin(config, f"{TITLE}{across}: {setting_words(config)}", servers=max(1, len(servers)))
+        title = suite_title(performance_s, stress_s)  # a trial is named one from its start
+        self.display.begin(config, f"{title}{across}: {setting_words(config)}", servers=max(1, len(servers)))
         self.display.show_suite(None, None)
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
@@ -230,7 +231,7 @@ class RunController(QObject):
                               "Starting: the engine checks the configuration and takes the folders")
         else:
             self.started.emit()
-            self.message.emit(f"Running the {TITLE}{across}; its tests go to {output}")
+            self.message.emit(f"Running the {title}{across}; its tests go to {output}")
 
     def start_across(self, config: TestConfig, hosts: list[str], own: dict[str, TestConfig] | None = None) -> None:
         """A test across `hosts` (enrolled servers whose agents run it), every server running `config` or its `own`

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 
 from engine.results.suite import STAGES, SuiteRecord
 from ui.scans import type_words
-from ui.suite import NOT_RUN, TITLE, lengths_words, stage_title, stage_verdict
+from ui.suite import NOT_RUN, lengths_words, stage_title, stage_verdict
 from ui.widgets.style import NOTE_BACKGROUND, larger_font, verdict_colour
 
 MARKS = {"pass": "✓", "fail": "✗", "aborted": "■"}
@@ -57,6 +57,6 @@ class SuiteProgress(QFrame):
             else:
                 label.setText(f"{MARKS.get(verdict, '')} {name}: {verdict.upper()}")
                 label.setStyleSheet(f"color: {verdict_colour(verdict)}; font-weight: bold;")
-        self.where.setText(f"{TITLE}: {lengths_words(record.performance_s, record.stress_s)}. Each test is "
+        self.where.setText(f"{record.title}: {lengths_words(record.performance_s, record.stress_s)}. Each test is "
                            "kept as a run of its own; Stop ends the suite after the test running, and it can be "
                            "resumed from there.")
