@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
 def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False) -> dict[str, Any]:
@@ -32,9 +32,23 @@ def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", dur
     return extra
 
 
+def _numeric(annotation: Any) -> bool:
+    """A field that holds a number (`int`, `float`, or either or None)."""
+    return annotation in (int, float) or any(part in (int, float) for part in get_args(annotation))
+
+
 class ConfigPart(BaseModel):
     # NaN and infinity pass every bound check unnoticed (or as "less than 100 (got nan)"): refuse them by name.
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_true_or_false_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """JSON's true or false is no number, though pydantic would read it as 1 or 0 (`"duration_s": true`, a test of
+        1 s): refused by name wherever a number belongs."""
+        if isinstance(value, bool) and info.field_name and _numeric(cls.model_fields[info.field_name].annotation):
+            raise ValueError(f"must be a number, not {str(value).lower()}")
+        return value
 
 
 class MailboxProfile(ConfigPart):

@@ -163,6 +163,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "negative": _edited("negative.json", lambda d: d.update(duration_s=-5)),
     "no_databases": _edited("no-databases.json", lambda d: d.update(databases=[])),
     "too_many_databases": _edited("many-databases.json", lambda d: d.update(databases=_databases(d) * 150)),
+    "true_seconds": _edited("true-seconds.json", lambda d: d.update(duration_s=True)),
     "nan": lambda f: _write(f, "nan.json", _config(f).read_text().replace('"duration_s": 7200.0', '"duration_s": NaN')),
     "big_number": _edited("big-number.json", lambda d: d["profile"].update(mailboxes=10**400)),  # type: ignore[attr-defined]
     "newer": _edited("newer.json", lambda d: d.update(schema_version=2)),
@@ -317,6 +318,7 @@ CASES = [
     case("validate", "{many_unknown}", says="... and 4,980 more problem(s)\n{many_unknown}: 5,000 problem(s)"),
     case("validate", "{negative}", says="duration_s: input should be greater than 0 (got -5)"),
     case("validate", "{nan}", says="duration_s: input should be a finite number (got nan)"),
+    case("validate", "{true_seconds}", says="duration_s: must be a number, not true"),  # not 1 s
     case("validate", "{big_number}", says="profile.mailboxes: input should be less than or equal to 1000000000"),
     case("validate", "{no_databases}", says="databases: list should have at least 1 item"),
     case("validate", "{too_many_databases}", says="databases: list should have at most 256 items after validation, not 300"),

@@ -368,3 +368,25 @@ def test_one_field_address_form(text, row, column, item, pattern):
     assert (address.row, address.column, address.item, address.pattern) == (row, column, item, pattern)
     if address.parts:
         assert address.text == text
+
+
+def test_true_or_false_is_refused_wherever_a_number_belongs(tmp_path):
+    """JSON's true is no number: `"duration_s": true` was read as a test of 1 s. Every numeric field of the
+    configuration, its parts' too, refuses it by name; a switch still takes it."""
+    data = default_config(tmp_path).model_dump(mode="json")
+    numeric = [(part, name) for part, model in [(None, TestConfig), *[(p, type(getattr(default_config(tmp_path), p)))
+                                                                      for p in ("profile", "thresholds", "operation_mix")]]
+               for name, info in model.model_fields.items()
+               if info.annotation in (int, float, int | None, float | None)]
+    assert ("duration_s" in [n for _, n in numeric] and ("profile", "mailboxes") in numeric
+            and ("thresholds", "minimum_measured_s") in numeric and len(numeric) > 30)
+    for part, name in numeric:
+        for value in (True, False):
+            edited = json.loads(json.dumps(data))
+            (edited if part is None else edited[part])[name] = value
+            config, problems = validate_data(json.dumps(edited))
+            where = name if part is None else f"{part}.{name}"
+            assert config is None and [(p.field, p.message) for p in problems] == [
+                (where, f"must be a number, not {str(value).lower()}")], where
+    switched, problems = validate_data({**data, "background_maintenance": False})
+    assert problems == [] and switched is not None and switched.background_maintenance is False
