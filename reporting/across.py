@@ -25,7 +25,7 @@ from engine.version import __version__
 from reporting import palette
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.charts import Level, Line, line_chart
-from reporting.document import TEST_TITLES, environment, render_section, section_charts
+from reporting.document import TEST_TITLES, environment, on_paper, render_section, section_charts
 from reporting.sweep import step_rows
 
 CHART_PREFIX = "across-"
@@ -139,8 +139,10 @@ def render_across_html(bundle: AcrossBundle, *, for_print: bool = False) -> str:
                  "section": render_section(run, env, number=number, heading=f"{number}. Server {host}",
                                            for_print=for_print) if run is not None else None}
                 for number, (host, run) in enumerate(bundle.servers, 1)]
+    model = across_model(bundle)
+    model["folder"] = on_paper(model["folder"], bundle.folder, for_print)
     return env.get_template("across_report.html.j2").render(
-        **across_model(bundle), sections=sections, for_print=for_print, palette=palette, charts=svgs,
+        **model, sections=sections, for_print=for_print, palette=palette, charts=svgs,
         chart_prefix="", chart_markup={name: markupsafe.Markup(svg) for name, svg in svgs.items()},
         document_title=bundle.document_title)
 

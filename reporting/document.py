@@ -223,9 +223,24 @@ def _template_for(bundle: RunBundle, env: jinja2.Environment) -> jinja2.Template
                             "recovery_report.html.j2" if config.recovers else "report.html.j2")
 
 
+def on_paper(text: str, folder: Path | None, for_print: bool) -> str:
+    """`text` as a printed report (a PDF, paper) gives it: the run's or suite's folder named by its own name alone. Paper
+    goes to the customer, who has no use for where the engineer's machine keeps the run; the database and log paths
+    tested stay whole."""
+    if not for_print or folder is None:
+        return text
+    for form in sorted({str(folder), str(folder.absolute()), str(folder.resolve())}, key=len, reverse=True):
+        text = text.replace(form, folder.name)
+    return text
+
+
 def _render(bundle: RunBundle, env: jinja2.Environment, *, for_print: bool, **layout: Any) -> str:
     svgs = charts(bundle)
-    return _template_for(bundle, env).render(**{**report_model(bundle), **layout}, charts=svgs, for_print=for_print,
+    model = report_model(bundle)
+    folder = Path(bundle.folder) if bundle.folder else None
+    model |= {"folder": on_paper(model["folder"], folder, for_print),
+              "log": [on_paper(line, folder, for_print) for line in model["log"]]}
+    return _template_for(bundle, env).render(**{**model, **layout}, charts=svgs, for_print=for_print,
                                              palette=palette, chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
 
 

@@ -25,7 +25,7 @@ from engine.run.suite import SUITE_FILE, SuiteError, read_suite
 from engine.version import __version__
 from reporting import palette
 from reporting.bundle import ReportError, RunBundle, load_run
-from reporting.document import environment, render_section, section_charts
+from reporting.document import environment, on_paper, render_section, section_charts
 from reporting.recovery import recovery_model
 from reporting.scan import scan_model
 from reporting.suite_across import SuiteAcrossBundle, load_suite_across, render_suite_across_html
@@ -269,8 +269,10 @@ def render_suite_html(suite: SuiteBundle, *, for_print: bool = False) -> str:
     ]
     stages = [{"number": s.number, "heading": s.heading, "section": section, "folder": s.stage.folder}
               for s, section in zip(suite.stages, sections, strict=True)]
+    model = suite_model(suite)
+    model |= {key: on_paper(model[key], suite.folder, for_print) for key in ("folder", "resume")}
     return env.get_template("suite_report.html.j2").render(
-        **suite_model(suite), stages=stages, for_print=for_print, palette=palette,
+        **model, stages=stages, for_print=for_print, palette=palette,
         document_title=suite.document_title,
     )
 

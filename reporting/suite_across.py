@@ -22,7 +22,7 @@ from engine.version import __version__
 from reporting import palette
 from reporting.across import AcrossBundle, across_charts, across_model, load_across
 from reporting.bundle import ReportError, RunBundle
-from reporting.document import environment, render_section, section_charts
+from reporting.document import environment, on_paper, render_section, section_charts
 from reporting.sweep import step_rows
 
 NOT_RUN = "not run"
@@ -145,7 +145,7 @@ def render_suite_across_html(suite: SuiteAcrossBundle, *, for_print: bool = Fals
     return env.get_template("suite_across_report.html.j2").render(
         record=record, hosts=record.hosts, rows=[_row(s, record.hosts) for s in suite.stages], stages=stages,
         verdict=suite.verdict, title=f"{record.title} across {len(record.hosts)} servers", trial=record.trial_words,
-        folder=str(suite.folder), suite_name=suite.folder.name, version=__version__, for_print=for_print,
+        folder=on_paper(str(suite.folder), suite.folder, for_print), suite_name=suite.folder.name, version=__version__, for_print=for_print,
         palette=palette, charts=svgs, chart_prefix="", chart_markup={name: markupsafe.Markup(svg) for name, svg in svgs.items()},
         document_title=suite.document_title, simulated=record.simulate)
 

@@ -272,5 +272,8 @@ def test_the_summary_page_names_the_customer_the_storage_model_and_the_engineer_
     assert "Storage Model Fabrikam FS-9000, 24 x 10k SAS, RAID 10" in first
     assert "Storage Model Two tiny databases" not in first  # the test's description is not the storage's model
     assert "HOST-BOUND: the host's processors were saturated while Performance measured" in first
+    # the customer's copy names the suite's folder by its name, in the row and the resume command alike
+    assert "Suite Folder suite HOST-BOUND" in first and "--output suite --performance-duration" in first
+    assert re.sub(r"\s+", "", str(tmp_path)) not in re.sub(r"\s+", "", first)
     performance_row = first.split("1. Performance PASS ")[1].split("2. Stress")[0]  # its cells, as pdftotext reads them
     assert "host-bound" in performance_row and "host-bound" not in first.split("2. Stress ABORTED")[1]
