@@ -17,6 +17,8 @@ JOBS: dict[str, dict[str, str]] = {
         "hosts/keys.py": "Private keys in the operating system's credential store, never in a file",
         "hosts/logs.py": "Dask's own log in a file, not on the engineer's console",
         "hosts/membership.py": "What an agent keeps of its enrolment",
+        "hosts/names.py": "What names a server: an RFC 1123 host name or an IP address",
+        "hosts/port.py": "The controller's port: its range, and one another program holds said plainly",
         "hosts/roster.py": "The controller's servers: its authority and each agent enrolled or removed",
         "hosts/sweep_across.py": "A load sweep across servers, led by the controller from every server's steps",
         "hosts/tls.py": "Mutual TLS on every connection, from a key held in memory",

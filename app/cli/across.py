@@ -19,13 +19,15 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from app.cli.configs import load_or_say, with_changes
-from app.cli.options import duration_type
+from app.cli.options import duration_type, path_type, port_type
 from app.cli.signals import stop_on_signals
 from app.context import UsageError
 from engine.hosts.across import AcrossView, TestAcross, shared_problems
 from engine.hosts.controller import Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.names import host_problem
+from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
 from engine.model.config import TestConfig
 from engine.model.options import option
@@ -41,35 +43,56 @@ T = TypeVar("T")
 
 
 def host_files(spec: str) -> dict[str, Path | None]:
-    """`--hosts`: each host, with its own configuration file where one is given (HOST=FILE)."""
+    """`--hosts`: each host, with its own configuration file where one is given (HOST=FILE), for the command line and
+    the engine process alike: every host a host name or address named once, every FILE one that exists."""
     hosts: dict[str, Path | None] = {}
     for item in (part.strip() for part in spec.split(",")):
         if not item:
             continue
-        host, _, file = item.partition("=")
-        if not host or host in hosts:
+        host, given, file = item.partition("=")
+        if (problem := host_problem(host)) is not None:
+            raise argparse.ArgumentTypeError(f"{item!r}: {problem}")
+        if any(host.casefold() == named.casefold() for named in hosts):  # a host name is not case-sensitive
             raise argparse.ArgumentTypeError(f"{item!r}: give each server once, as HOST or HOST=FILE")
-        hosts[host] = Path(file) if file else None
+        hosts[host] = _own_file(item, file) if given else None
     if not hosts:
         raise argparse.ArgumentTypeError("name at least one server: HOST[=FILE],...")
     return hosts
 
 
+def _own_file(item: str, file: str) -> Path:
+    """The configuration file after HOST=, which must be one that exists."""
+    if not file.strip():
+        raise argparse.ArgumentTypeError(f"{item!r}: give the server's own configuration after = (HOST=FILE), or the "
+                                         "server alone (HOST) to run CONFIG")
+    path = path_type(file)
+    if path.is_dir() or not path.exists():
+        where = "is a folder" if path.is_dir() else "does not exist"
+        raise argparse.ArgumentTypeError(f"{item!r}: {path} {where}; give the server's own configuration file")
+    return path
+
+
 def add_host_arguments(parser: argparse.ArgumentParser, hosts_help: str, metavar: str = "HOST[=FILE],...") -> None:
     """--hosts, and where and how long the controller listens for their agents."""
     parser.add_argument("--hosts", type=host_files, default=None, metavar=metavar, help=hosts_help)
-    parser.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
+    parser.add_argument("--port", type=port_type, default=CONTROLLER_PORT, metavar="PORT",
                         help=f"with --hosts: where the controller listens for the agents (default: {CONTROLLER_PORT})")
     parser.add_argument("--wait", type=duration_type(option("duration_s")), default=120.0, metavar="DURATION",
                         help="with --hosts: how long to wait for every agent to connect (default: 120s)")
 
 
+# What ends a test across servers before it begins, said in words: a server not enrolled or its key unreadable, the
+# port held by another program, an agent that never connected.
+NOT_BEGUN = (RosterError, KeyStoreError, PortInUseError, HostsMissingError)
+
+
 def before_a_test(body: Callable[[], T]) -> T | int:
     """`body`'s answer, or the exit code of what ended it before a test began (said): a server not enrolled or its
-    key unreadable, an agent that never connected, a Ctrl-C while waiting for them."""
+    key unreadable, the port held by another program, an agent that never connected, a Ctrl-C while waiting for them
+    (each an exit code 2 but the Ctrl-C: nothing began, and the engineer can change what stopped it)."""
     try:
         return body()
-    except (RosterError, KeyStoreError, HostsMissingError) as exc:
+    except NOT_BEGUN as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
     except KeyboardInterrupt:
@@ -149,8 +172,8 @@ def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, 
                 simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None],
                 sweep: SweepPlan | None = None) -> AcrossResult:
     """Listen for the servers' agents, then run the test across them (a load sweep in lockstep with `sweep`): for the
-    command line and the engine process. Raises UsageError, RosterError, KeyStoreError or HostsMissingError before
-    the test begins."""
+    command line and the engine process. Raises UsageError, RosterError, KeyStoreError, PortInUseError or
+    HostsMissingError before the test begins."""
     with listening(enrolled_roster(list(configs)), list(configs), port=port, wait_s=wait_s, say=say) as controller:
         test = TestAcross(controller, configs, output, view, simulate=simulate, sweep=sweep)
         started(test)
@@ -160,10 +183,11 @@ def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, 
 @contextmanager
 def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
               say: Callable[[str], None]) -> Iterator[Controller]:
-    """The controller listening on `port`, every one of `hosts`' agents connected within `wait_s` (HostsMissingError
-    naming those that did not), Dask's own log in the controller's file; closed on leaving."""
+    """The controller listening on `port` (PortInUseError when another program holds it), every one of `hosts`' agents
+    connected within `wait_s` (HostsMissingError naming those that did not), Dask's own log in the controller's file;
+    closed on leaving."""
     quiet_dask(hosts_folder() / CONTROLLER_LOG)
-    with Controller(roster, port=port) as controller:
+    with controller_on(roster, port) as controller:
         say(f"Listening at {controller.address}; waiting for {', '.join(hosts)}...")
         controller.wait_for(hosts, wait_s)
         yield controller

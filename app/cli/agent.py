@@ -13,7 +13,7 @@ import getpass
 import sys
 import time
 
-from app.cli.options import path_type
+from app.cli.options import path_type, port_type
 from app.context import AppContext
 from engine.hosts.agent import AgentRefusedError, serve, wait_for_controller
 from engine.hosts.enrolment import EnrolmentError
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--code", metavar="CODE", help="the bundle's one-time code (asked for when not given)")
     parser.add_argument("--listen", metavar="ADDRESS", help="the address the agent listens on (default: the one that "
                                                             "reaches the controller)")
-    parser.add_argument("--port", type=int, default=0, metavar="PORT", help="the port it listens on (default: any)")
+    parser.add_argument("--port", type=port_type, default=0, metavar="PORT", help="the port it listens on (default: any)")
     parser.add_argument("--once", action="store_true", help="stop when the controller's test ends (default: wait for "
                                                             "the next test)")
 

@@ -15,16 +15,13 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, enrolled_roster, listening, test_across, write_report
+from app.cli.across import NOT_BEGUN, add_host_arguments, enrolled_roster, listening, test_across, write_report
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross, shared_problems
 from engine.hosts.as_one import as_one_run, summed_config
-from engine.hosts.controller import HostsMissingError
-from engine.hosts.keys import KeyStoreError
-from engine.hosts.roster import RosterError
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
@@ -183,7 +180,7 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
         result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
                              simulate=args.simulate, say=lambda words: stream.log("info", words), started=started,
                              sweep=sweep)
-    except (UsageError, RosterError, KeyStoreError, HostsMissingError) as exc:
+    except (UsageError, *NOT_BEGUN) as exc:
         stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
         return ExitCode.INVALID
     write_report(args.output, lambda words: stream.log("info", words))
@@ -269,7 +266,7 @@ def _suite_across(args: argparse.Namespace, config: TestConfig, stream: _Stream)
 
     try:
         ran = stages()
-    except (UsageError, RosterError, KeyStoreError, HostsMissingError) as exc:
+    except (UsageError, *NOT_BEGUN) as exc:
         stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
         return ExitCode.INVALID
     finally:

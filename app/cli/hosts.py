@@ -1,7 +1,9 @@
-"""`jetwise hosts add HOST | list | remove HOST | check`: the servers a test across servers runs on, as the controller keeps
-them. `add` writes HOST's one-time enrolment bundle and shows the code that opens it and its certificate's
-fingerprint; `remove` makes the controller refuse HOST's certificate from then on; `check` listens as the controller
-until every enrolled agent has connected, and says each with its certificate's fingerprint."""
+"""`jetwise hosts add HOST | list | remove HOST | check | reset`: the servers a test across servers runs on, as the
+controller keeps them. `add` writes HOST's one-time enrolment bundle and shows the code that opens it and its
+certificate's fingerprint; `remove` makes the controller refuse HOST's certificate from then on; `check` listens as the
+controller until every enrolled agent has connected, and says each with its certificate's fingerprint; `reset` starts
+the controller's authority anew (its keys lost, as a Linux controller's are when it restarts): every server is then
+enrolled again."""
 
 from __future__ import annotations
 
@@ -10,12 +12,13 @@ import socket
 import sys
 from pathlib import Path
 
-from app.cli.options import duration_type, path_type
+from app.cli.options import duration_type, host_type, path_type, port_type
 from app.context import AppContext
-from engine.hosts.controller import Controller, HostsMissingError
+from engine.hosts.controller import HostsMissingError
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.model.options import option
@@ -29,7 +32,8 @@ NONE_ENROLLED = "no server enrolled: jetwise hosts add HOST"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     add = actions.add_parser("add", help="enrol a server: write its one-time bundle and show its code")
-    add.add_argument("host", metavar="HOST", help="the server's host name or address, as the controller reaches it")
+    add.add_argument("host", type=host_type, metavar="HOST",
+                     help="the server's host name or address, as the controller reaches it")
     add.add_argument("--controller", metavar="ADDRESS",
                      help=f"where the agent finds this controller (default: tls://{socket.getfqdn()}:{CONTROLLER_PORT})")
     add.add_argument("--folder", type=path_type, default=Path.cwd(), metavar="FOLDER",
@@ -38,10 +42,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     remove = actions.add_parser("remove", help="remove a server: its certificate is refused from then on")
     remove.add_argument("host", metavar="HOST")
     check = actions.add_parser("check", help="listen for the agents and say each that connects, by its certificate")
-    check.add_argument("--port", type=int, default=CONTROLLER_PORT, metavar="PORT",
+    check.add_argument("--port", type=port_type, default=CONTROLLER_PORT, metavar="PORT",
                        help=f"where to listen (default: {CONTROLLER_PORT})")
     check.add_argument("--timeout", type=duration_type(option("duration_s")), default=60.0, metavar="DURATION",
                        help="how long to wait for every agent (default: 60s)")
+    reset = actions.add_parser("reset", help="start this controller's authority anew: its keys and every server "
+                                             "enrolled removed, each to be enrolled again")
+    reset.add_argument("--yes", action="store_true", help="reset without asking")
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
@@ -64,6 +71,8 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
             return ExitCode.PASS
         if args.action == "check":
             return _check(roster, args.port, args.timeout)
+        if args.action == "reset":
+            return _reset(roster, args.yes)
         hosts = roster.hosts()
         print(f"Authority {roster.authority_fingerprint}; keys in {roster.keys.where}")
         if not hosts:
@@ -71,7 +80,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         for entry in hosts:
             print(f"  {entry.name}  enrolled {entry.enrolled_utc:%Y-%m-%d %H:%M} UTC  {fingerprint(entry.cert_pem)}")
         return ExitCode.PASS
-    except (RosterError, KeyStoreError, HostsMissingError, OSError) as exc:
+    except (RosterError, KeyStoreError, PortInUseError, HostsMissingError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
 
@@ -79,6 +88,9 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
 def _none_enrolled(args: argparse.Namespace) -> int:
     if args.action == "list":
         print(sentence(NONE_ENROLLED))
+        return ExitCode.PASS
+    if args.action == "reset":
+        print("Nothing to reset: this controller has no authority yet (jetwise hosts add HOST makes one).")
         return ExitCode.PASS
     said = f"{args.host} is not enrolled; enrolled: none" if args.action == "remove" else NONE_ENROLLED
     print(f"error: {said}", file=sys.stderr)
@@ -92,7 +104,7 @@ def _check(roster: Roster, port: int, timeout_s: float) -> int:
         print(f"error: {NONE_ENROLLED}", file=sys.stderr)
         return ExitCode.INVALID
     quiet_dask(hosts_folder() / CONTROLLER_LOG)
-    with Controller(roster, port=port) as controller:
+    with controller_on(roster, port) as controller:
         print(f"Listening at {controller.address} for {len(hosts)} agent(s) (start jetwise agent on each)...", flush=True)
         connected = controller.wait_for([entry.name for entry in hosts], timeout_s)
         for entry in hosts:
@@ -101,3 +113,34 @@ def _check(roster: Roster, port: int, timeout_s: float) -> int:
             print(f"  note: {refusal.words}")
     print("Every agent connected over mutual TLS.")
     return ExitCode.PASS
+
+
+def _reset(roster: Roster, yes: bool) -> int:
+    """Start the controller's authority anew once the engineer has confirmed it (or gave --yes): what it removes, said
+    before and after."""
+    if not yes and (sys.stdin is None or not sys.stdin.isatty()):
+        print("error: give --yes to reset: it removes this controller's authority and every server enrolled (jetwise "
+              "hosts list shows them), and there is no console to confirm it in", file=sys.stderr)
+        return ExitCode.INVALID
+    hosts = [entry.name for entry in roster.hosts()]
+    enrolled = f"every server enrolled ({', '.join(hosts)})" if hosts else "no server (none is enrolled)"
+    print(f"Reset removes this controller's authority {roster.authority_fingerprint}, its keys in {roster.keys.where} "
+          f"and {enrolled}; each server is then enrolled again (jetwise hosts add HOST here, jetwise agent --enrol "
+          "FILE there).")
+    if not yes and not _confirmed("Reset? [y/N] "):
+        print("Nothing was reset.")
+        return ExitCode.ABORTED
+    authority = roster.authority_fingerprint
+    removed = roster.reset()
+    print(f"Removed the authority {authority} and its keys, and {len(removed)} enrolled server(s)"
+          + (f": {', '.join(entry.name for entry in removed)}." if removed else "."))
+    print("jetwise hosts add HOST starts a new authority.")
+    return ExitCode.PASS
+
+
+def _confirmed(question: str) -> bool:
+    """Whether the engineer answered yes at the console (the console closed is a no)."""
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False

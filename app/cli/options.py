@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from app.context import UsageError, unusable_path
+from engine.hosts.names import host_problem
+from engine.hosts.port import port_problem
 from engine.io.safety import link_problem
 from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
@@ -50,6 +52,21 @@ def number_type(kind: type[int] | type[float], flag: str) -> Callable[[str], int
             raise argparse.ArgumentTypeError(f"{flag} takes {what} (got {as_typed(text)}){hint}") from exc
 
     return parse
+
+
+def port_type(text: str) -> int:
+    """A TCP port as typed: a whole number from 1 to 65535."""
+    port = int(number_type(int, "--port")(text))
+    if (problem := port_problem(port)) is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return port
+
+
+def host_type(text: str) -> str:
+    """A server's name as typed: an RFC 1123 host name or an IP address (`engine.hosts.names`), never a path."""
+    if (problem := host_problem(text)) is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def file_path_type(text: str) -> Path:

@@ -28,6 +28,12 @@ BUNDLE_SUFFIX = ".jwenrol"
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I, L, O or U to misread
 
 
+def bundle_name(host: str) -> str:
+    """The file name of `host`'s bundle: the host's name, an IPv6 address's colons as dashes (no file name on Windows
+    holds a colon)."""
+    return host.replace(":", "-") + BUNDLE_SUFFIX
+
+
 class EnrolmentError(ValueError):
     """The bundle cannot be opened: why, in words for the engineer at the server."""
 

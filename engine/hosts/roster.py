@@ -4,7 +4,8 @@ Kept in `hosts/roster.json` in the data folder, with the certificates only; the 
 the controller's private keys are in the credential store (`engine.hosts.keys`). Enrolling a host
 issues it a certificate and writes its one-time bundle (`engine.hosts.enrolment`); enrolling it
 again revokes the certificate it had; removing it revokes its certificate, and the controller
-refuses it from then on (`revoked_pem`).
+refuses it from then on (`revoked_pem`). Resetting starts the authority anew (`reset`): for a controller whose keys
+the credential store lost, as the Linux kernel's key store loses them when the machine restarts.
 """
 
 from __future__ import annotations
@@ -15,15 +16,17 @@ from pathlib import Path
 
 from pydantic import Field
 
-from engine.hosts.enrolment import BUNDLE_SUFFIX, Enrolment, bundle_bytes, is_bundle, one_time_code
+from engine.hosts.enrolment import Enrolment, bundle_bytes, bundle_name, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
+from engine.hosts.names import host_problem
 from engine.hosts.trust import Identity, fingerprint, issue, key_id, new_authority, revoked_list, serial_of
-from engine.io.safety import make_folders, write_text
+from engine.io.safety import PRIVATE_FILE_MODE, make_folders, write_text
 from engine.results.base import Schema, UtcTime
 
 ROSTER_FILE = "roster.json"
 ROSTER_VERSION = 1
 CONTROLLER_PORT = 8786  # where the controller listens for its agents (Dask's scheduler port)
+KEYS = ("authority", "controller")  # the private keys the controller keeps in the credential store
 
 
 def key_name(what: str, authority_pem: str) -> str:
@@ -73,7 +76,11 @@ class Roster:
         path = folder / ROSTER_FILE
         if not path.exists():
             return None
-        found = RosterFile.model_validate_json(path.read_bytes())
+        try:
+            found = RosterFile.model_validate_json(path.read_bytes())
+        except ValueError as exc:  # not a roster Jetwise wrote, or one damaged: neither read nor replaced
+            raise RosterError(f"{path} cannot be read as this controller's roster (it is damaged, or not Jetwise's); "
+                              "move it away to start the controller's authority anew") from exc
         if found.version != ROSTER_VERSION:
             raise RosterError(f"{path} is of version {found.version}; this Jetwise reads {ROSTER_VERSION}")
         return found
@@ -98,8 +105,9 @@ class Roster:
     def _identity(self, what: str, cert_pem: str) -> Identity:
         key = self.keys.get(self.key_name(what))
         if key is None:
-            raise KeyStoreError(f"the {what}'s private key is not in {self.keys.where}: enrol the hosts again "
-                                f"(jetwise hosts reset, then jetwise hosts add for each)")
+            raise KeyStoreError(f"the {what}'s private key is not in {self.keys.where}: start this controller's "
+                                "authority anew with jetwise hosts reset, then enrol each server again (jetwise hosts add "
+                                "HOST)")
         return Identity(cert_pem, key)
 
     @property
@@ -121,7 +129,9 @@ class Roster:
     def add(self, host: str, controller_address: str, folder: Path) -> Enrolled:
         """Enrol `host`: its certificate, and its one-time bundle written to `folder` (a host enrolled before has its
         old certificate revoked)."""
-        bundle = folder / f"{host}{BUNDLE_SUFFIX}"
+        if (problem := host_problem(host)) is not None:  # a name is never a path: ../x would be written elsewhere
+            raise RosterError(problem)
+        bundle = folder / bundle_name(host)
         if bundle.exists() and not is_bundle(bundle):  # never written over: not a file Jetwise made
             raise RosterError(f"{bundle} exists and is not a Jetwise enrolment bundle; move it, or write the bundle "
                               "elsewhere (--folder)")
@@ -132,7 +142,7 @@ class Roster:
         identity = issue(self.authority, host, "agent")
         code = one_time_code()
         write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem),
-                                        code).decode())
+                                        code).decode(), file_mode=PRIVATE_FILE_MODE)  # its owner's alone
         self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now))
         self._save()
         return Enrolled(host, bundle, code, identity.fingerprint)
@@ -151,3 +161,13 @@ class Roster:
         """The authority's list of revoked certificates: every removed host's."""
         serials = [serial_of(entry.cert_pem) for entry in self.file.hosts if entry.removed_utc is not None]
         return revoked_list(self.authority, serials)
+
+    def reset(self) -> list[HostEntry]:
+        """Start the authority anew: the authority's and the controller's keys removed from the credential store (those
+        still in it) and the roster with every host enrolled deleted, so the next enrolment makes a new authority. The
+        hosts that were enrolled, each to be enrolled again."""
+        enrolled = self.hosts()
+        for what in KEYS:
+            self.keys.remove(self.key_name(what))
+        (self.folder / ROSTER_FILE).unlink()
+        return enrolled

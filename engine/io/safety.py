@@ -8,7 +8,9 @@ never a file anyone may change, never half a file left behind.
   the check and the write is refused by the system too; Windows has no `O_NOFOLLOW` and refuses by the attributes.
 - A report, an export or a result is written to a scratch file beside it and renamed over the name at the end
   (`replacing`): a full volume or a crash leaves the previous file as it was, or none, never a truncated one.
-- Files are made rw-r--r-- and folders rwxr-xr-x whatever the process's umask.
+- Files are made rw-r--r-- and folders rwxr-xr-x whatever the process's umask; a file only its owner may read (an
+  enrolment bundle) rw------- (`PRIVATE_FILE_MODE`). Windows keeps no such bits: a file there takes its folder's
+  access list.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 FILE_MODE = 0o644
+PRIVATE_FILE_MODE = 0o600
 FOLDER_MODE = 0o755
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
@@ -63,17 +66,18 @@ def refuse_unsafe(path: Path) -> None:
         raise UnsafePathError(path, problem)
 
 
-def open_fd(path: Path, flags: int) -> int:
-    """`os.open` for writing that never follows a link at `path` (ELOOP from the system becomes the refusal)."""
+def open_fd(path: Path, flags: int, mode: int = FILE_MODE) -> int:
+    """`os.open` for writing that never follows a link at `path` (ELOOP from the system becomes the refusal), the file
+    made `mode`."""
     refuse_unsafe(path)
     try:
-        fd = os.open(path, flags | _NO_FOLLOW, FILE_MODE)
+        fd = os.open(path, flags | _NO_FOLLOW, mode)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK):
             raise UnsafePathError(path, "is a link; Jetwise does not write through links") from None
         raise
     if hasattr(os, "fchmod"):
-        os.fchmod(fd, FILE_MODE)  # as made, whatever the umask; also a file of an earlier run kept its own mode
+        os.fchmod(fd, mode)  # as made, whatever the umask; also a file of an earlier run kept its own mode
     return fd
 
 
@@ -83,12 +87,12 @@ def append_text(path: Path) -> TextIO:
 
 
 @contextmanager
-def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
-    """A file to write `path`'s new content into; it becomes `path` only when the block ends without an error
-    (`options` as `open` takes them: encoding, newline)."""
+def replacing(path: Path, mode: str = "w", *, file_mode: int = FILE_MODE, **options: Any) -> Iterator[IO[Any]]:
+    """A file to write `path`'s new content into, made `file_mode`; it becomes `path` only when the block ends without
+    an error (`options` as `open` takes them: encoding, newline)."""
     scratch = _scratch(path)
     try:
-        with os.fdopen(open_fd(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL), mode, **options) as handle:
+        with os.fdopen(open_fd(scratch, os.O_WRONLY | os.O_CREAT | os.O_EXCL, file_mode), mode, **options) as handle:
             yield handle
         os.replace(scratch, path)
     except BaseException:
@@ -96,8 +100,8 @@ def replacing(path: Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
         raise
 
 
-def write_text(path: Path, text: str) -> None:
-    with replacing(path, "w", encoding="utf-8", newline="") as handle:
+def write_text(path: Path, text: str, *, file_mode: int = FILE_MODE) -> None:
+    with replacing(path, "w", file_mode=file_mode, encoding="utf-8", newline="") as handle:
         handle.write(text)
 
 

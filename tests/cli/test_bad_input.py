@@ -27,7 +27,10 @@ import pytest
 
 from app.cli import run_cli
 from app.cli.console import ConsoleRenderer
+from engine.hosts.roster import ROSTER_FILE, RosterFile
+from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
+from engine.io.safety import make_folders, write_text
 from engine.model.config import TestConfig, default_config
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
@@ -146,6 +149,16 @@ def _folder_store(folder: Path) -> Path:
     return data
 
 
+def _roster(folder: Path) -> Path:
+    """A controller's data folder whose roster names an authority with no key in the credential store: as a Linux
+    controller's after it restarted."""
+    authority = new_authority("lost")
+    roster = RosterFile(authority_pem=authority.cert_pem, controller_pem=issue(authority, "controller", "controller").cert_pem)
+    make_folders(folder / "controller" / "hosts")
+    write_text(folder / "controller" / "hosts" / ROSTER_FILE, roster.model_dump_json(indent=1))
+    return folder / "controller"
+
+
 PLACES: dict[str, Callable[[Path], Path]] = {
     "config": _config,
     "a_file": _a_file,
@@ -183,6 +196,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
         '"thread_count": 2', '"thread_count": ' + "9" * 5000)),
     "set_twice": lambda f: _write(f, "twice.json", _config(f).read_text().replace(
         '"thread_count": 2', '"thread_count": 1, "thread_count": 2')),
+    "roster": _roster,
 }
 
 
@@ -393,6 +407,16 @@ CASES = [
     case("hosts", "remove", "mbx9", says="mbx9 is not enrolled; enrolled: none"),
     case("hosts", "check", "--timeout", "0", says="--timeout: duration '0' must be positive"),
     case("hosts", "check", says="no server enrolled: jetwise hosts add HOST"),
+    case("hosts", "add", "../x", says="HOST: '../x' is not a host name or address (it holds '/'): give an RFC 1123 host "
+         "name such as mbx1.contoso.com"),
+    case("hosts", "add", "/srv/mbx1", says="'/srv/mbx1' is not a host name or address (it holds '/')"),
+    case("hosts", "add", "", says="HOST: '' is not a host name or address (it is empty)"),
+    case("hosts", "add", "mbx1.", says="'mbx1.' is not a host name or address (it has an empty label"),
+    case("hosts", "reset", says="give --yes to reset: it removes this controller's authority and every server enrolled",
+         store="roster"),
+    case("hosts", "check", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
+    case("hosts", "check", "--port", "0", says="--port: give a port from 1 to 65535 (got 0)"),
+    case("agent", "--port", "70000", says="--port: give a port from 1 to 65535 (got 70000)"),
     case("agent", says="this server is not enrolled: run jetwise agent --enrol FILE"),
     case("agent", "--enrol", "{tmp}/mbx1.jwenrol", "--code", "X", says="cannot read {tmp}/mbx1.jwenrol"),
     case("agent", "--enrol", "{config}", "--code", "X", says="is not an enrolment bundle (a .jwenrol file the controller wrote)"),
@@ -402,7 +426,16 @@ CASES = [
     case("run", "{config}", "--hosts", "mbx1,mbx1", says="'mbx1': give each server once, as HOST or HOST=FILE"),
     case("run", "--quick", "--hosts", "mbx1", says="--hosts runs CONFIG.json across servers; --quick runs on this server"),
     case("run", "{config}", "--hosts", "mbx1", says="--hosts: no server enrolled: jetwise hosts add HOST"),
-    case("run", "{config}", "--hosts", "mbx1={tmp}/missing.json", says="--hosts mbx1={tmp}/missing.json: its configuration cannot be used"),
+    case("run", "{config}", "--hosts", "mbx1={tmp}/missing.json", says="--hosts: 'mbx1={tmp}/missing.json': "
+         "{tmp}/missing.json does not exist; give the server's own configuration file"),
+    case("run", "{config}", "--hosts", "mbx1=", says="--hosts: 'mbx1=': give the server's own configuration after = "
+         "(HOST=FILE), or the server alone (HOST) to run CONFIG"),
+    case("run", "{config}", "--hosts", "mbx1={tmp}", says="--hosts: 'mbx1={tmp}': {tmp} is a folder"),
+    case("run", "{config}", "--hosts", "mbx1,MBX1", says="--hosts: 'MBX1': give each server once"),
+    case("run", "{config}", "--hosts", "../x", says="--hosts: '../x': '../x' is not a host name or address"),
+    case("run", "{config}", "--hosts", "mbx1", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
+    case("tune", "{config}", "--hosts", "mbx1", "--port=-1", says="--port: give a port from 1 to 65535 (got -1)"),
+    case("suite", "{config}", "--hosts", "mbx1", "--port", "65536", says="--port: give a port from 1 to 65535 (got 65536)"),
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
     case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),

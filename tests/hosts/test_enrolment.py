@@ -3,16 +3,25 @@ the credential store and in no file."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import ssl
+import stat
+import sys
 
 import pytest
 
+from app.cli import run_cli
 from engine.hosts.enrolment import EnrolmentError, one_time_code
+from engine.hosts.keys import KeyStoreError
 from engine.hosts.membership import AGENT_FILE, enrol, membership_in
-from engine.hosts.roster import ROSTER_FILE, Roster, RosterError
+from engine.hosts.roster import KEYS, ROSTER_FILE, Roster, RosterError
 from engine.hosts.tls import context
 from engine.hosts.trust import fingerprint, issue, new_authority, serial_of
+from engine.io.config_file import save_config
+from engine.protocol import ExitCode
+from tests.cli.test_bad_input import good_config
 
 
 def _no_key_in(folder, *keys_pem: str) -> None:
@@ -134,3 +143,79 @@ def _handshake(server: ssl.SSLContext, client: ssl.SSLContext) -> str:
 
 def _why(exc: ssl.SSLError) -> str:
     return f"{exc.reason} {getattr(exc, 'verify_message', '')}".lower().replace("_", " ")
+
+
+@pytest.mark.parametrize("host", ["../x", "/no-such-folder/x", "", "mbx1.", "x_y", "999.1.1.1", "a" * 64])
+def test_a_host_is_a_host_name_or_address_never_a_path(tmp_path, keys, host):
+    roster = Roster(tmp_path / "hosts", keys)
+    (tmp_path / "share").mkdir()
+    with pytest.raises(RosterError, match=r"is not a host name or address \(.*\): give an RFC 1123 host name"):
+        roster.add(host, "tls://ctl:8786", tmp_path / "share")
+    assert roster.hosts() == [] and not any(tmp_path.rglob("*.jwenrol"))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX permission bits; on Windows a bundle takes its folder's access list")
+def test_a_bundle_is_readable_by_its_owner_alone_written_new_or_again(tmp_path, keys):
+    roster = Roster(tmp_path / "hosts", keys)
+    before = os.umask(0)  # whatever the umask lets through, a bundle is rw-------
+    try:
+        added = roster.add("fd00::21", "tls://ctl:8786", tmp_path)
+        assert added.bundle.name == "fd00--21.jwenrol"  # no colon: Windows takes none in a file name
+        assert stat.S_IMODE(added.bundle.stat().st_mode) == 0o600
+        added.bundle.chmod(0o644)
+        again = roster.add("fd00::21", "tls://ctl:8786", tmp_path)  # written again over its own bundle
+        assert again.bundle == added.bundle and stat.S_IMODE(again.bundle.stat().st_mode) == 0o600
+    finally:
+        os.umask(before)
+    assert enrol(again.bundle, again.code, tmp_path / "agent", keys).host == "fd00::21"
+
+
+def test_a_controller_that_lost_its_keys_is_reset_and_enrols_again(tmp_path, keys, monkeypatch, capsys):
+    data = tmp_path / "controller"
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(data))
+    roster = Roster(data / "hosts", keys)
+    for host in ("mbx1", "mbx2"):
+        roster.add(host, "tls://ctl:8786", tmp_path)
+    old = roster.authority_fingerprint
+    for what in KEYS:  # as the Linux kernel's key store forgets them when the controller restarts
+        keys.remove(roster.key_name(what))
+    with pytest.raises(KeyStoreError, match="start this controller's authority anew with jetwise hosts reset"):
+        roster.add("mbx3", "tls://ctl:8786", tmp_path)
+
+    assert run_cli(["hosts", "reset"]) == ExitCode.INVALID  # no console to confirm it in, and no --yes
+    assert "give --yes to reset" in capsys.readouterr().err and Roster.file_in(data / "hosts") is not None
+    monkeypatch.setattr(sys, "stdin", _Console("n\n"))
+    assert run_cli(["hosts", "reset"]) == ExitCode.ABORTED
+    assert "Nothing was reset." in capsys.readouterr().out and Roster.file_in(data / "hosts") is not None
+
+    monkeypatch.setattr(sys, "stdin", _Console("y\n"))
+    assert run_cli(["hosts", "reset"]) == ExitCode.PASS
+    said = capsys.readouterr().out
+    assert f"Removed the authority {old} and its keys, and 2 enrolled server(s): mbx1, mbx2." in said
+    assert Roster.file_in(data / "hosts") is None
+    assert run_cli(["hosts", "reset", "--yes"]) == ExitCode.PASS  # nothing left to reset
+    assert "Nothing to reset" in capsys.readouterr().out
+
+    assert run_cli(["hosts", "add", "mbx1", "--folder", str(tmp_path)]) == ExitCode.PASS
+    renewed = Roster(data / "hosts", keys)
+    assert renewed.authority_fingerprint != old and [h.name for h in renewed.hosts()] == ["mbx1"]
+    assert renewed.controller.key_pem  # the new authority's keys are in the store
+    assert run_cli(["hosts", "reset", "--yes"]) == ExitCode.PASS  # with --yes, without asking
+    assert keys.get(renewed.key_name("authority")) is None and keys.get(renewed.key_name("controller")) is None
+
+
+def test_a_test_across_a_server_not_enrolled_is_refused_naming_the_flag(tmp_path, keys, monkeypatch, capsys):
+    data = tmp_path / "controller"
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(data))
+    Roster(data / "hosts", keys).add("mbx1", "tls://ctl:8786", tmp_path)
+    config = tmp_path / "dag.json"
+    save_config(good_config(tmp_path), config)
+    assert run_cli(["run", str(config), "--hosts", "mbx1,mbx9", "--output", str(tmp_path / "run")]) == ExitCode.INVALID
+    assert "error: --hosts: mbx9 not enrolled (enrolled: mbx1); jetwise hosts add HOST" in capsys.readouterr().err
+
+
+class _Console(io.StringIO):
+    """A console the engineer answers at."""
+
+    def isatty(self) -> bool:
+        return True

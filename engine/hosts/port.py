@@ -1,0 +1,59 @@
+"""The port the controller listens on for its agents: a TCP port, 1 to 65535, that no other program on this server holds.
+
+A port another program holds is found as the controller starts listening, before any test begins, and said as such
+(`PortInUseError`), not as the listener's own failure.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from engine.hosts.controller import Controller
+from engine.hosts.roster import Roster
+
+LOWEST_PORT, HIGHEST_PORT = 1, 65535
+_IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}  # Windows's own number for it
+
+
+def port_problem(port: int) -> str | None:
+    """Why `port` is no TCP port to listen on, if it is none."""
+    if LOWEST_PORT <= port <= HIGHEST_PORT:
+        return None
+    return f"give a port from {LOWEST_PORT} to {HIGHEST_PORT} (got {port})"
+
+
+class PortInUseError(RuntimeError):
+    """The port the controller was to listen on is held by another program on this server."""
+
+    def __init__(self, port: int, choose: str = "with --port") -> None:
+        super().__init__(f"port {port} on this server is in use by another program: choose another {choose}")
+
+
+def _in_use(error: BaseException) -> bool:
+    """Whether `error`, or an error it was raised from, is the system's "address already in use"."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in _IN_USE:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+@contextmanager
+def controller_on(roster: Roster, port: int, *, choose: str = "with --port") -> Iterator[Controller]:
+    """The controller of `roster` listening on `port`, closed on leaving; `PortInUseError` (saying how to `choose`
+    another) when another program holds the port, with nothing of the controller left running."""
+    controller = Controller(roster, port=port)
+    try:
+        controller.__enter__()
+    except BaseException as exc:
+        controller.__exit__(None, None, None)  # its thread and log handler, started before the listener failed
+        if _in_use(exc):
+            raise PortInUseError(port, choose) from exc
+        raise
+    try:
+        yield controller
+    finally:
+        controller.__exit__(None, None, None)
