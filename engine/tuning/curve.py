@@ -71,6 +71,7 @@ class CurvePoint:
     log_ms: float
     broke: Criterion | None = None  # the first latency criterion it broke
     said: str = ""  # a sweep step of a result before schema 13: what it broke, in words
+    swept: Step | None = None  # a whole run's point: the sweep's step at the same setting, which it outweighs
 
     def broken(self) -> Broken:
         """The point as a setting that broke a threshold, at the IOPS it reached."""
@@ -107,8 +108,10 @@ def curve(results: Sequence[RunResult], points: Sequence[RunPoint]) -> list[Curv
                                             s.failure)
     for p in points:
         load = Load(p.threads, p.sluggish_sessions)
+        held = by_load.get(load)
+        swept = held.swept if held is not None and held.confirmed else held.step if held is not None else None
         by_load[load] = CurvePoint(Step(load, p.achieved_iops, p.latency_passed), True, p.read_ms, p.log_ms,
-                                   p.latency_failure)
+                                   p.latency_failure, swept=swept)
     return sorted(by_load.values(), key=lambda c: c.step.load.effective)
 
 
@@ -151,9 +154,17 @@ def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
                        FromCurve(basis=choice.basis, load=(choice.load.threads, choice.load.sluggish), target=target),
                        choice.max_passing_iops)
     best = at[choice.load]
-    why = BestCarried(target=target, carried=best.carried(), confirmed=best.confirmed, limit=limit)
     if best.confirmed:
-        return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms, why, best.step.iops)
+        # What the storage carries is the sweep's step at that setting, measured once the storage had settled at it;
+        # the confirming run confirms the setting keeps the thresholds, its figure measured over a few tens of seconds
+        # from the start of a fresh run, while the caches still warm (its latency lower, its IOPS higher).
+        swept = best.swept if best.swept is not None and best.swept.passes else None
+        carried = best.carried() if swept is None else Carried(
+            iops=swept.iops, load=(swept.load.threads, swept.load.sluggish), at_least=swept.host_bound)
+        why = BestCarried(target=target, carried=carried, confirmed=True, limit=limit,
+                          confirmed_iops=best.step.iops if swept is not None else None)
+        return Reading("unreachable", choice.load, best.step.iops, best.read_ms, best.log_ms, why, carried.iops)
+    why = BestCarried(target=target, carried=best.carried(), confirmed=False, limit=limit)
     return Reading("next", choice.load, best.step.iops, best.read_ms, best.log_ms, why, choice.max_passing_iops)
 
 

@@ -271,6 +271,8 @@ class BestCarried(Schema):
     carried: Carried
     confirmed: bool
     limit: Broken | None = Field(None, description="The lightest setting whose latency failed.")
+    confirmed_iops: float | None = Field(None, description=(
+        "confirmed: what the confirming run measured, where the load sweep's step at the setting is what it carried."))
 
     @property
     def words(self) -> str:
@@ -279,8 +281,10 @@ class BestCarried(Schema):
             limit = (f"; at {load_words(*self.limit.load)} the latency already failed ({self.limit.broke_words}) "
                      f"at {self.limit.iops or 0:,.0f} IOPS")
         if self.confirmed:
+            swept = "" if self.confirmed_iops is None else " in the load sweep"
+            run = "" if self.confirmed_iops is None else f" ({self.confirmed_iops:,.0f} IOPS over its shorter window)"
             return (f"the target of {self.target:,.0f} IOPS is out of reach: the most this storage carried within every "
-                    f"latency threshold is {self.carried.words}, confirmed by a run at that setting{limit}")
+                    f"latency threshold is {self.carried.words}{swept}, confirmed by a run at that setting{run}{limit}")
         return (f"no step that kept the thresholds reached the target of {self.target:,.0f} IOPS; the best carried "
                 f"{self.carried.words}{limit}: this run confirms what the storage carries")
 

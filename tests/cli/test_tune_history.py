@@ -95,6 +95,32 @@ def test_tune_says_when_the_target_is_out_of_reach_and_exits_1(tmp_path):
     assert "out of reach" in done.stderr and "This storage carries about" in done.stderr
 
 
+def test_what_the_storage_carries_is_the_sweep_s_settled_figure_not_the_confirming_run_s(tmp_path):
+    """The simulated storage's steady state at a setting is known (`solve`). The sweep measures each step once the
+    storage settled at it; the confirming run measures its 30 s from a fresh start, while the model's caches still
+    warm (latency lower, IOPS higher): what the storage carries is the sweep's figure, within a few % of the truth."""
+    from engine.model.config import TestConfig
+    from engine.run.simulation import PROFILES
+    from tests.engine.steady import steady_iops
+
+    config = _sata_config(tmp_path, mailboxes=2000, iops=0.2)
+    done = jetwise("tune", str(config), "--simulate", "sata-2x7k", "--json", "--output", str(tmp_path / "c"), cwd=tmp_path)
+    outcome = json.loads(done.stdout)
+    assert done.returncode == 1 and outcome["status"] == "unreachable", done.stderr
+    sweep, confirming = outcome["runs"]
+    threads, sluggish = outcome["advice"]["threads"], outcome["advice"]["sluggish_sessions"]
+    assert sweep["sweep"] and not confirming["sweep"] and (confirming["threads"], confirming["sluggish_sessions"]) == (
+        threads, sluggish)
+    design = TestConfig.model_validate_json(config.read_text())
+    truth, _ = steady_iops(PROFILES["sata-2x7k"], design.at_setting(threads, sluggish))
+    carried = outcome["max_passing_iops"]
+    assert abs(carried - truth) / truth < 0.03 < (confirming["achieved_transactional_iops"] - truth) / truth
+    said = re.search(r"This storage carries about ([\d,]+) transactional IOPS", done.stderr)
+    assert said is not None and int(said.group(1).replace(",", "")) == round(carried), done.stderr
+    assert (f"{round(carried)} transactional IOPS at {threads} threads / SluggishSessions {sluggish} in the load sweep, "
+            f"confirmed by a run at that setting ({confirming['achieved_transactional_iops']:,.0f} IOPS") in done.stderr
+
+
 def test_tune_bad_input_exits_2_with_the_reason(tmp_path):
     config = _sata_config(tmp_path)
     done = jetwise("tune", str(config), "--simulate", "floppy", cwd=tmp_path)

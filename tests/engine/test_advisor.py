@@ -172,7 +172,11 @@ def test_the_tuning_loop_answers_in_two_runs_a_sweep_and_a_confirmation(tmp_path
     else:
         # out of reach: the answer is the most the storage carries within the latency limits, confirmed
         assert confirmation["verdict"] == "fail"
-        assert outcome.max_passing_iops == pytest.approx(confirmation["achieved_transactional_iops"])
+        # the sweep's figure at that setting, settled there, near the model's steady state; the confirming run measures
+        # from a fresh start while the caches warm, so it reads higher (tests/cli/test_tune_history.py)
+        steady, _ = steady_iops(model, config.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish}))
+        assert outcome.max_passing_iops == pytest.approx(steady, rel=0.03)
+        assert outcome.max_passing_iops < confirmation["achieved_transactional_iops"]
         assert outcome.max_passing_iops < config.target_transactional_iops * 0.95
         assert outcome.max_passing_iops == pytest.approx(_exhaustive_best(model, config), rel=0.10)
         assert "out of reach" in outcome.advice.rationale and outcome.advice.capacity
