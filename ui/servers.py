@@ -33,10 +33,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.hosts.controller import Controller
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.names import host_problem
+from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.store.paths import hosts_folder
@@ -54,9 +55,10 @@ class Checked:
 
 
 def check_connections(roster: Roster, hosts: list[str], port: int, timeout_s: float) -> Checked:
-    """Listen as the controller until every host's agent connected or `timeout_s` passed. Blocks."""
+    """Listen as the controller until every host's agent connected or `timeout_s` passed (PortInUseError when another
+    program holds `port`). Blocks."""
     quiet_dask(hosts_folder() / CONTROLLER_LOG)
-    with Controller(roster, port=port) as controller:
+    with controller_on(roster, port, choose='in "listen on port"') as controller:
         connected = controller.connected_within(hosts, timeout_s)
         return Checked(connected, [refusal.words for refusal in controller.refusals])
 
@@ -114,7 +116,7 @@ class ServersDialog(QDialog):
         self.remove_button = QPushButton("Remove")
         self.check_button = QPushButton("Check connections")
         self.port = QSpinBox()
-        self.port.setRange(1, 65535)
+        self.port.setRange(LOWEST_PORT, HIGHEST_PORT)
         self.port.setValue(CONTROLLER_PORT)
         self.port.setPrefix("listen on port ")
         close = QPushButton("Close")
@@ -125,7 +127,7 @@ class ServersDialog(QDialog):
         layout.addLayout(row)
         self.add_button.clicked.connect(self._ask_to_add)
         self.remove_button.clicked.connect(self._ask_to_remove)
-        self.check_button.clicked.connect(self.check)
+        self.check_button.clicked.connect(self._on_check_button_clicked)
         close.clicked.connect(self.accept)
         self.table.itemSelectionChanged.connect(self._enable)
         self.checking = False
@@ -192,6 +194,9 @@ class ServersDialog(QDialog):
             self.say("Give the server's name: its host name or address, as this controller reaches it." if not host else
                      f"{folder} is not a folder: give the folder to write the bundle in.", error=True)
             return None
+        if (problem := host_problem(host)) is not None:  # said before the controller's authority is made
+            self.say(f"{host} was not added: {problem}.", error=True)
+            return None
         try:
             enrolled = self.roster().add(host, controller, folder)
         except (RosterError, KeyStoreError, OSError) as exc:
@@ -230,6 +235,9 @@ class ServersDialog(QDialog):
         self.status.pop(host, None)
         self.refresh()
         self.say(f"Removed {host}: its certificate is refused from now on.")
+
+    def _on_check_button_clicked(self) -> None:
+        self.check()  # not `check` itself: `clicked` passes its checked state, False, which would be a 0 s wait
 
     def check(self, timeout_s: float = CHECK_S) -> None:
         """Listen for the agents (off the GUI thread); each row says what was found."""

@@ -3,16 +3,20 @@ started, remove it; every failure said in the dialog, never raised."""
 
 from __future__ import annotations
 
+import socket
+
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from engine.hosts.keys import KeyStore
-from engine.hosts.roster import Roster
+from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.store.paths import hosts_folder
 from tests.hosts.agents import enrolled, free_port, jetwise, start_agent, stop_all
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.conftest import open_window
-from ui.servers import ServersDialog
+from ui import servers
+from ui.servers import CHECK_S, Checked, ServersDialog
 
 
 @pytest.fixture
@@ -38,6 +42,8 @@ def test_a_server_is_added_shown_with_its_fingerprint_and_removed(qtbot, tmp_pat
     assert "Give the server's name" in dialog.message.text()
     assert dialog.add("mbx1", "tls://controller:8786", tmp_path / "missing") is None
     assert "is not a folder" in dialog.message.text()
+    assert dialog.add("../x", "tls://controller:8786", tmp_path) is None  # a name, never a path
+    assert "'../x' is not a host name or address" in dialog.message.text() and Roster.file_in(hosts_folder()) is None
 
     added = dialog.add("mbx1", "tls://controller:8786", tmp_path)
     assert added is not None and added.bundle.is_file()
@@ -77,3 +83,36 @@ def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, 
     finally:
         stop_all([agent])
     assert jetwise(tmp_path / "controller", "hosts", "list").stdout.count("127.0.0.") == 2
+
+
+def test_the_check_connections_button_listens_its_whole_time(qtbot, tmp_path, controller_data, keys, monkeypatch):  # noqa: F811
+    Roster(hosts_folder(), KeyStore()).add("mbx1", "tls://controller:8786", tmp_path)
+    asked: list[tuple[list[str], int, float]] = []
+
+    def checked(_roster: Roster, hosts: list[str], port: int, timeout_s: float) -> Checked:
+        asked.append((hosts, port, timeout_s))
+        return Checked({}, [])
+
+    monkeypatch.setattr(servers, "check_connections", checked)
+    dialog = ServersDialog()
+    qtbot.addWidget(dialog)
+    with qtbot.waitSignal(dialog.checker.finished, timeout=10_000):
+        qtbot.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
+    assert asked == [(["mbx1"], CONTROLLER_PORT, CHECK_S)]  # the button's check waits as long as a check does
+    assert "Not connected: mbx1." in dialog.message.text()
+
+
+def test_a_check_on_a_port_in_use_says_so_in_the_dialog(qtbot, tmp_path, controller_data, keys):  # noqa: F811
+    Roster(hosts_folder(), KeyStore()).add("mbx1", "tls://controller:8786", tmp_path)
+    dialog = ServersDialog()
+    qtbot.addWidget(dialog)
+    with socket.socket() as other:
+        other.bind(("", 0))
+        other.listen()
+        port = other.getsockname()[1]
+        dialog.port.setValue(port)
+        with qtbot.waitSignal(dialog.checker.finished, timeout=60_000):
+            dialog.check(timeout_s=5)
+    assert (f"The check could not listen: port {port} on this server is in use by another program: choose another in "
+            '"listen on port"') in dialog.message.text()
+    assert _rows(dialog)[0][3] == "not checked" and dialog.check_button.isEnabled()
