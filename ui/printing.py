@@ -53,11 +53,6 @@ def chart_image(svg: str, width_px: int = CHART_WIDTH_PX) -> QImage:
     return image
 
 
-def report_document(bundle: RunBundle, page_width_px: float, resolution: int = RESOLUTION) -> QTextDocument:
-    """The report laid out for a page `page_width_px` device pixels wide at `resolution` dpi."""
-    return html_document(render_html(bundle, for_print=True), charts(bundle), page_width_px, resolution)
-
-
 def html_document(html: str, svgs: dict[str, str], page_width_px: float, resolution: int = RESOLUTION) -> QTextDocument:
     """Report HTML rendered for print, its `chart:NAME` images drawn from `svgs`, laid out for a page `page_width_px`
     device pixels wide at `resolution` dpi."""
@@ -151,12 +146,33 @@ def paint_pages(document: QTextDocument, device: QPdfWriter | QPrinter, title: s
     return pages
 
 
+def lay_out_pages(device: QPdfWriter | QPrinter, page_size: str = "a4") -> None:
+    """Give `device` the report's pages: `page_size` (A4 or Letter, portrait), its margins and resolution. A PDF and a
+    printer alike, so the same report breaks at the same places on either."""
+    device.setResolution(RESOLUTION)
+    device.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,
+                                     QMarginsF(15, 12, 15, 12), QPageLayout.Unit.Millimeter))
+
+
+def paper_of(device: QPdfWriter | QPrinter) -> str:
+    """The report's page size nearest the paper `device` has (a printer's, as its dialog chose it): Letter, or A4."""
+    chosen = device.pageLayout().pageSize().id()
+    return next((name for name, size in PAGE_SIZES.items() if size == chosen), "a4")
+
+
+def paint_report(html: str, svgs: dict[str, str], device: QPdfWriter | QPrinter, title: str) -> int:
+    """Report HTML rendered for print (its charts in `svgs`) on `device`'s pages with `title` atop each, laid out as
+    every report is (`lay_out_pages`) on the paper the device has; returns the page count. Export PDF and Print
+    both go through here."""
+    lay_out_pages(device, paper_of(device))
+    paint = device.pageLayout().paintRectPixels(device.resolution())
+    return paint_pages(html_document(html, svgs, paint.width(), device.resolution()), device, title)
+
+
 def pdf_writer(path: Path, page_size: str = "a4") -> QPdfWriter:
     """A PDF of `page_size` pages (A4 or Letter, portrait) at the report's resolution and margins."""
     writer = QPdfWriter(str(path))
-    writer.setResolution(RESOLUTION)
-    writer.setPageLayout(QPageLayout(QPageSize(PAGE_SIZES[page_size.lower()]), QPageLayout.Orientation.Portrait,
-                                     QMarginsF(15, 12, 15, 12), QPageLayout.Unit.Millimeter))
+    lay_out_pages(writer, page_size)
     return writer
 
 
@@ -181,8 +197,7 @@ def write_html_pdf(html: str, svgs: dict[str, str], path: Path, page_size: str, 
         writer = pdf_writer(scratch, page_size)
         writer.setTitle(document_title)
         writer.setCreator("Jetwise")
-        paint = writer.pageLayout().paintRectPixels(writer.resolution())
-        pages = paint_pages(html_document(html, svgs, paint.width(), writer.resolution()), writer, title)
+        pages = paint_report(html, svgs, writer, title)
         del writer  # the file is whole once its writer is gone
         content = (html, page_size, title, *(part for item in sorted(svgs.items()) for part in item))
         written = identified(scratch.read_bytes(), document_id(*content))

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QSizeF
-from PySide6.QtGui import QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QPageSize, QTextCursor, QTextDocument, QTextFormat
 
 from engine.model.config import default_config
 from engine.results.sample_file import SampleList
 from engine.run.simulation import PROFILES, runner_for
 from reporting.bundle import RunBundle, load_run
+from reporting.document import charts, render_html
 from tests.engine.test_report import known_result
+from tests.pdf_text import needs_pdftotext, pdf_pages
 from tests.reporting.test_sweep_report import sweep_folder
-from ui.printing import KEEP_WITH_HEADING_IN, keep_headings_with_next, paginate, pdf_writer, report_document
+from ui.printing import KEEP_WITH_HEADING_IN, html_document, keep_headings_with_next, paginate, pdf_writer
 
 
 def _lines_cut(document: QTextDocument, page_height: float) -> list[str]:
@@ -115,3 +117,42 @@ def test_an_instance_name_keeps_to_one_line_in_the_widest_tables(tmp_path, qapp)
             names.append((block.text(), block.layout().lineCount()))
         block = block.next()
     assert len(names) > 12 * 3 and {lines for _name, lines in names} == {1}, [n for n in names if n[1] > 1][:3]
+
+
+@needs_pdftotext
+@pytest.mark.parametrize(("paper", "filter_chosen"), [(QPageSize.PageSizeId.A4, "PDF, A4 (*.pdf)"),
+                                                      (QPageSize.PageSizeId.Letter, "PDF, Letter (*.pdf)")])
+def test_print_and_export_lay_a_report_out_on_the_same_pages(qtbot, window, tmp_path, monkeypatch, paper, filter_chosen):
+    """The printer the engineer chooses prints the pages Export PDF writes on that paper: the same breaks, the same
+    "page x of y"."""
+    from PySide6.QtPrintSupport import QPrintDialog, QPrinter
+    from PySide6.QtWidgets import QFileDialog
+
+    from tests.ui.test_reports import record_run
+
+    run = record_run(window.store, "walk", tmp_path / "runs" / "a")
+    exported, printed = tmp_path / "exported.pdf", tmp_path / "printed.pdf"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(exported), filter_chosen))
+    assert window.reports.export_pdf(run_id=run.run_id) == exported
+
+    class PrintToFile:  # the system's print dialog: a printer that writes a file, on the paper chosen
+        DialogCode = QPrintDialog.DialogCode
+
+        def __init__(self, printer: QPrinter, _parent) -> None:
+            self.printer = printer
+
+        def exec(self):
+            self.printer.setOutputFileName(str(printed))
+            self.printer.setPageSize(QPageSize(paper))
+            return QPrintDialog.DialogCode.Accepted
+
+    monkeypatch.setattr("PySide6.QtPrintSupport.QPrintDialog", PrintToFile)
+    window.reports.print_report(run.run_id)
+    on_paper, in_file = pdf_pages(printed), pdf_pages(exported)
+    assert len(in_file) > 1 and window.statusBar().currentMessage() == f"Printed {len(in_file)} pages"
+    assert on_paper == in_file
+
+
+def report_document(bundle: RunBundle, page_width_px: float, resolution: int) -> QTextDocument:
+    """The report laid out for a page `page_width_px` device pixels wide at `resolution` dpi, as it is printed."""
+    return html_document(render_html(bundle, for_print=True), charts(bundle), page_width_px, resolution)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QTextDocument
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.io.safety import write_text
@@ -24,11 +24,11 @@ from reporting.across import REPORT_FILE as ACROSS_REPORT_FILE
 from reporting.across import AcrossBundle, across_pdf_charts, load_across, render_across_html, write_across_report
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
-from reporting.document import render_html
+from reporting.document import charts, render_html
 from reporting.suite import REPORT_FILE as SUITE_REPORT_FILE
 from reporting.suite import SuiteBundle, load_suite, render_suite_html, suite_charts, write_suite_report
 from ui.controllers.runs import RunController
-from ui.printing import html_document, paint_pages, report_document, report_title, write_html_pdf, write_pdf
+from ui.printing import lay_out_pages, paint_report, report_title, write_html_pdf, write_pdf
 
 REPORT_FILE = "report.html"
 PDF_FILTERS = "PDF, A4 (*.pdf);;PDF, Letter (*.pdf)"
@@ -112,7 +112,7 @@ class ReportActions(QObject):
     def print_report(self, run_id: str | None = None) -> None:
         bundle = self._bundle(run_id)
         if bundle is not None:
-            self._print(report_title(bundle), lambda width, resolution: report_document(bundle, width, resolution))
+            self._print(report_title(bundle), render_html(bundle, for_print=True), charts(bundle))
 
     def _save_as(self, path: Path | None, caption: str, suggested: Path, filters: str) -> tuple[Path, str] | None:
         """`path` when one is given, else the one the engineer chooses, with the filter chosen; None: cancelled."""
@@ -129,15 +129,16 @@ class ReportActions(QObject):
             QMessageBox.warning(self._window, f"{what} not written", f"{path} was not written: {exc.strerror or exc}")
             return None
 
-    def _print(self, title: str, document: Callable[[float, int], QTextDocument]) -> None:
-        """Ask for a printer, then print `document` (made for its page width and resolution) with `title` on each page."""
+    def _print(self, title: str, html: str, svgs: dict[str, str]) -> None:
+        """Ask for a printer, then print report HTML rendered for print with `title` on each page: the pages Export PDF
+        writes on the paper chosen."""
         from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
+        lay_out_pages(printer)  # the dialog offers the report's paper and margins
         if QPrintDialog(printer, self._window).exec() != QPrintDialog.DialogCode.Accepted:
             return
-        paint = printer.pageLayout().paintRectPixels(printer.resolution())
-        pages = paint_pages(document(paint.width(), printer.resolution()), printer, title)
+        pages = paint_report(html, svgs, printer, title)
         self.message.emit(f"Printed {pages} pages")
 
     def open_suite_report(self, folder: Path) -> Path | None:
@@ -189,8 +190,7 @@ class ReportActions(QObject):
     def print_suite_report(self, folder: Path) -> None:
         suite = self._suite(folder)
         if suite is not None:
-            self._print(suite.title, lambda width, resolution: html_document(
-                render_suite_html(suite, for_print=True), suite_charts(suite), width, resolution))
+            self._print(suite.title, render_suite_html(suite, for_print=True), suite_charts(suite))
 
     def open_across_report(self, folder: Path) -> Path | None:
         """A test across servers' combined report (report.html, the engine's; written here when it left none)."""
