@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.advice import AdviceRecorder
+from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, LogEvent, ResultEvent, RunEvent
 from engine.run.runner import Runner
@@ -24,6 +25,14 @@ from engine.store.sqlite import Store
 
 class UsageError(Exception):
     """Bad input: the command exits with code 2 and this message."""
+
+
+def writable_destination(flag: str, path: Path, *, folder: bool = False) -> Path:
+    """`path`, given after `flag` for a command to write (a file, or with `folder` a folder to write files in), once
+    the one rule of where Jetwise writes allows it (`engine.io.safety.destination_problem`); else UsageError."""
+    if (problem := destination_problem(path, folder=folder)) is not None:
+        raise UsageError(f"{flag} {problem}" if flag else problem)
+    return path
 
 
 def unusable_path(path: Path) -> str | None:

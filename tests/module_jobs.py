@@ -37,6 +37,7 @@ JOBS: dict[str, dict[str, str]] = {
         "io/platform/windows.py": "The Windows backend: CreateFileW, unbuffered and write-through",
         "io/preflight.py": "Preflight: a valid configuration checked against the machine before a run touches it",
         "io/safety.py": "How Jetwise writes its own files on a server others use",
+        "io/watch.py": "A running test's files stay the files it opened",
         "model/config.py": "The one configuration model for a Jetwise test",
         "model/config_text.py": "A configuration file's bytes as every front end takes them",
         "model/derive.py": "What is computed from a few answers rather than typed",

@@ -22,6 +22,7 @@ from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross, shared_problems
 from engine.hosts.as_one import as_one_run, summed_config
+from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
@@ -117,7 +118,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     stream = _Stream()
     stream(HelloEvent())
     config, problems = load_checked(args.config)
-    if config is None:
+    if (where := destination_problem(args.output, folder=True)) is not None:
+        problems = [*problems, Problem(RUN_FOLDER_FIELD, where)]
+    if config is None or where is not None:
         stream(RefusalEvent(problems=problems))
         return ExitCode.INVALID
     rule = None

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from app.cli.options import duration_type, host_type, path_type, port_type
-from app.context import AppContext
+from app.context import AppContext, writable_destination
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
@@ -52,6 +52,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
+    if args.action == "add":  # before anything is made for the server
+        writable_destination("--folder", args.folder, folder=True)
     try:
         if args.action != "add" and Roster.file_in(hosts_folder()) is None:  # nothing enrolled yet: nothing made
             return _none_enrolled(args)

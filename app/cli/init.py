@@ -9,7 +9,7 @@ from typing import Any
 
 from app.cli.console import print_problems
 from app.cli.options import FOLDERS, add_folder_flags, add_option_flags, file_path_type, number_type, option_values
-from app.context import AppContext, UsageError
+from app.context import AppContext, UsageError, writable_destination
 from engine.io.capacity import CapacityError, sized_if_throughput
 from engine.io.config_file import save_config
 from engine.model.config import TestConfig
@@ -66,6 +66,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
     if not args.output.parent.is_dir():
         what = "is a file, not a folder" if args.output.parent.exists() else "does not exist"
         raise UsageError(f"the folder {args.output.parent} {what}; create it or write the file elsewhere")
+    writable_destination("", args.output)
     config, problems = config_from_args(args)
     print_problems(problems, sys.stderr, flags=True)
     if config is None:

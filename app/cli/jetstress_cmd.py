@@ -23,7 +23,7 @@ from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import run_until_stopped
 from app.cli.tune import Tuning, tune
 from app.cli.xml_files import databases_from
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, UsageError, simulated_model, writable_destination
 from engine.io.config_file import read_config_text
 from engine.io.safety import make_folders
 from engine.model.config import Scenario, TestConfig, TestType
@@ -93,6 +93,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     output = switches.output or Path.cwd()
     if output.exists() and not output.is_dir():
         raise UsageError(f"/output {output} is a file; give the folder for the result files")
+    writable_destination("/output" if switches.output else "the current folder", output, folder=True)
     loaded, auto_tune = _load(switches)
     config = None if loaded is None else _overridden(loaded, switches)
     if config is None:

@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from app.context import UsageError, unusable_path
+from app.context import UsageError, unusable_path, writable_destination
 from engine.hosts.names import host_problem
 from engine.hosts.port import port_problem
-from engine.io.safety import link_problem
 from engine.model import options as declared
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
@@ -99,14 +98,14 @@ def path_type(text: str) -> Path:
 
 
 def file_to_write(flag: str, target: Path) -> Path:
-    """`target`, the file `flag` names to write; a folder, or a file in a folder that does not exist, is refused."""
+    """`target`, the file `flag` names to write (no flag: a file named by default); a folder, a file in a folder that
+    does not exist, and what the one rule of where Jetwise writes refuses (a link, a device, the root of a file
+    system or a system folder: `writable_destination`) are refused."""
     parent = target.absolute().parent
     if target.is_dir() or not parent.is_dir():
         where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({parent})"
-        raise UsageError(f"{flag} {target} {where}; give a file to write")
-    if (unsafe := link_problem(target)) is not None:  # a link, a device such as /dev/full, a pipe
-        raise UsageError(f"{flag} {target} {unsafe}")
-    return target
+        raise UsageError(f"{flag} {target} {where}; give a file to write".lstrip())
+    return writable_destination(flag, target)
 
 
 def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | None = None, *, prefix: str = "") -> None:

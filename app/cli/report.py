@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.cli.options import file_to_write, path_type
-from app.context import AppContext, UsageError
+from app.context import AppContext, UsageError, writable_destination
 from app.system_libraries import missing_library_words
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import make_folders, write_text
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     _outputs_apart(args, report.folder)
     if named_html:  # the run folder's name, or the run's whole id when part of it was typed
         name = Path(args.run).name if not isinstance(report, RunBundle) or Path(args.run).is_dir() else report.result.run_id
-        args.html = Path(f"jetwise-report-{name}.html")
+        args.html = file_to_write("", Path(f"jetwise-report-{name}.html"))
     try:
         if isinstance(report, AcrossBundle):
             return _write_across(args, report)
@@ -114,6 +114,7 @@ def _outputs_apart(args: argparse.Namespace, folder: Path | None) -> None:
 
 def _jetstress_folder(folder: Path) -> None:
     """The folder --jetstress names, made when its parent exists (a new folder holds only what Jetwise writes)."""
+    writable_destination("--jetstress", folder, folder=True)
     if folder.is_dir():
         return
     if folder.exists() or not folder.parent.is_dir():

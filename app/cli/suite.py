@@ -20,7 +20,7 @@ from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse, stop_on_signals
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, UsageError, simulated_model, writable_destination
 from engine.hosts.across import TestAcross
 from engine.model.config import TIMED_TEST_TYPES, TestConfig
 from engine.model.units import format_duration
@@ -49,7 +49,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     config = load_or_say(args.config, sys.stderr) if configs is None else next(iter(configs.values()))
     if config is None or (args.hosts is not None and configs is None):
         return ExitCode.INVALID
-    folder = args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}"
+    folder = writable_destination("--output", args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}",
+                                folder=True)
     try:
         record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration,
                             simulate=args.simulate, hosts=list(configs) if configs is not None else None)

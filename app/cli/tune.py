@@ -15,7 +15,7 @@ from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.cli.tune_across import tune_across
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, UsageError, simulated_model, writable_destination
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
@@ -132,6 +132,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     output = args.output or Path.cwd() / "jetwise-runs" / f"tune-{datetime.now():%Y%m%d-%H%M%S}"
     if output.exists() and not output.is_dir():
         raise UsageError(f"--output {output} is a file; the calibration runs need a folder to keep their folders in")
+    writable_destination("--output", output, folder=True)
     shortest = shortest_calibration_s(config)
     if args.calibration < shortest:
         raise UsageError(f"--calibration {args.calibration:g} s: a confirmation run takes at least {shortest:g} s here "

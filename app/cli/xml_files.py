@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from app.cli.options import FOLDERS, path_type
-from app.context import UsageError
+from app.context import UsageError, writable_destination
 from engine.model.derive import FolderListError, expand_paths
 from engine.model.options import option
 
@@ -34,7 +34,7 @@ def writable_output(output: Path, force: bool) -> Path:
     if not output.parent.is_dir():
         what = "is a file, not a folder" if output.parent.exists() else "does not exist"
         raise UsageError(f"the folder {output.parent} {what}; create it or write the file elsewhere")
-    return output
+    return writable_destination("", output)
 
 
 def typed_databases(args: argparse.Namespace) -> list[dict[str, str]] | None:

@@ -159,17 +159,44 @@ _WINDOWS_SYSTEM = ("SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramW6
 def system_folder_problem(folder: Path) -> str | None:
     """Why no run may write in `folder`, if none may: it is (or resolves through links to) the root of a file system
     or a system folder."""
+    found = _system_folder(folder)
+    return None if found is None else f"{folder} is {found[0]}; give a folder of its own{found[1]}"
+
+
+def destination_problem(path: Path, *, folder: bool = False) -> str | None:
+    """Why Jetwise writes nothing the engineer asked for at `path`, if it does not: a folder (`folder`) or a file's
+    folder that is the root of its file system or a system folder (`system_folder_problem`), or a file's name that
+    is a link, a folder or a device (`link_problem`). The one rule for every command and window action that writes
+    where the engineer says: a run's, a suite's or a tuning's folder, a report, an export, a configuration."""
+    if folder:
+        return system_folder_problem(path)
+    if (unsafe := link_problem(path)) is not None:
+        return f"{path} {unsafe}"
+    where = Path(os.path.abspath(path)).parent
+    found = _system_folder(where)
+    return None if found is None else f"{path} is in {where}, {found[0]}; write it in a folder of its own{found[1]}"
+
+
+def refuse_destination(path: Path, *, folder: bool = False) -> None:
+    """Raise `UnsafePathError` (an OSError, said where the path was given) if `destination_problem` refuses `path`."""
+    if (problem := destination_problem(path, folder=folder)) is not None:
+        raise UnsafePathError(path, problem.removeprefix(f"{path} "))
+
+
+def _system_folder(folder: Path) -> tuple[str, str] | None:
+    """What `folder` is when nothing may be written in it (the root of its file system, a system folder, with the
+    link it was reached through), and where to write instead ("" or " below it")."""
     resolved = Path(os.path.realpath(folder))
     through = "" if resolved == Path(os.path.abspath(folder)) else f" (through a link, {resolved})"
     if resolved == Path(resolved.anchor):
-        return f"{folder} is the root of its file system{through}; give a folder of its own"
+        return f"the root of its file system{through}", ""
     if os.name == "nt":
         system = [Path(os.path.realpath(value)) for name in _WINDOWS_SYSTEM if (value := os.environ.get(name))]
     else:
         system = [Path(name) for name in _POSIX_SYSTEM]
     for top in system:
         if resolved == top or top in resolved.parents:
-            return f"{folder} is a system folder{through} ({top}); give a folder of its own"
+            return f"a system folder{through} ({top})", ""
     if os.name != "nt" and str(resolved) in _POSIX_TOPS:
-        return f"{folder} is a system folder{through}; give a folder of its own below it"
+        return f"a system folder{through}", " below it"
     return None

@@ -32,6 +32,7 @@ from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
 from engine.io.safety import make_folders, write_text
 from engine.model.config import TestConfig, default_config
+from engine.model.jetstress.writing import write_xml
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
 from engine.store.paths import DATA_DIR_ENV, STORE_FILE
@@ -161,6 +162,7 @@ def _roster(folder: Path) -> Path:
 
 PLACES: dict[str, Callable[[Path], Path]] = {
     "config": _config,
+    "xml": lambda f: _write(f, "JetstressConfig.xml", write_xml(good_config(f), auto_tune=False)),
     "a_file": _a_file,
     "used": _used_folder,
     "binary": lambda f: _write(f, "binary.json", bytes(range(128, 256)) * 8),
@@ -219,6 +221,24 @@ class Case:
 def case(*arguments: str, says: str, store: str | None = None, code: int = ExitCode.INVALID) -> Case:
     return Case(arguments, says, code, store)
 
+
+# Where files go: one rule for every command that writes where it is told (engine.io.safety.destination_problem).
+WHERE_FILES_GO = [
+    case("init", "/t.json", says="/t.json is in /, the root of its file system; write it in a folder of its own"),
+    case("import-xml", "{xml}", "-o", "/t.json", says="/t.json is in /, the root of its file system"),
+    case("export-xml", "{config}", "-o", "/t.xml", says="/t.xml is in /, the root of its file system"),
+    case("export", "{used}", "--output", "/s.csv", says="--output /s.csv is in /, the root of its file system"),
+    case("report", "{used}", "--html", "/r.html", says="--html /r.html is in /, the root of its file system"),
+    case("report", "{used}", "--pdf", "/usr/r.pdf", says="--pdf /usr/r.pdf is in /usr, a system folder (/usr); write it in a "
+         "folder of its own"),
+    case("report", "{used}", "--csv", "/r.csv", says="--csv /r.csv is in /, the root of its file system"),
+    case("report", "{used}", "--jetstress", "/", says="--jetstress / is the root of its file system; give a folder of its own"),
+    case("cmd", "/c", "{config}", "/output", "/", says="/output / is the root of its file system; give a folder of its own"),
+    case("suite", "{config}", "--output", "/", says="--output / is the root of its file system; give a folder of its own"),
+    case("tune", "{config}", "--output", "/", says="--output / is the root of its file system; give a folder of its own"),
+    case("engine", "{config}", "--output", "/", says="/ is the root of its file system; give a folder of its own"),
+    case("hosts", "add", "mbx1", "--folder", "/", says="--folder / is the root of its file system; give a folder of its own"),
+]
 
 CASES = [
     # init: where the file goes
@@ -436,10 +456,13 @@ CASES = [
     case("run", "{config}", "--hosts", "mbx1", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
     case("tune", "{config}", "--hosts", "mbx1", "--port=-1", says="--port: give a port from 1 to 65535 (got -1)"),
     case("suite", "{config}", "--hosts", "mbx1", "--port", "65536", says="--port: give a port from 1 to 65535 (got 65536)"),
+    *WHERE_FILES_GO,
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
     case("tuen", "{config}", says="unknown command 'tuen'; did you mean 'tune'?"),
 ]
+
+RUN_IN_THE_ROOT = next(c for c in CASES if c.arguments == ("run", "{config}", "--output", "/"))
 
 
 # Running a case --------------------------------------------------------------------------------------
@@ -490,6 +513,15 @@ def test_bad_input_is_named_and_exits_2(case: Case, tmp_path: Path) -> None:
     assert "Traceback" not in outcome.text
     assert len(outcome.text) <= MOST_CHARACTERS and outcome.text.count("\n") <= MOST_LINES, outcome.text
     assert not re.search(r"\b(error|warning): (error|warning):", outcome.text)  # a level said twice
+
+
+@pytest.mark.parametrize("case", [*WHERE_FILES_GO, RUN_IN_THE_ROOT], ids=[c.title for c in [*WHERE_FILES_GO, RUN_IN_THE_ROOT]])
+def test_a_command_told_to_write_in_the_root_or_a_system_folder_writes_nothing_there(case: Case, tmp_path: Path) -> None:
+    """Run as root (a field engineer's administrator), nothing stops the write but the rule: / and /usr are unchanged."""
+    before = set(os.listdir("/")), set(os.listdir("/usr"))
+    outcome = run_case(case, tmp_path)
+    assert outcome.code == ExitCode.INVALID and case.words in outcome.text, outcome.text
+    assert (set(os.listdir("/")), set(os.listdir("/usr"))) == before
 
 
 def test_every_case_is_its_own() -> None:

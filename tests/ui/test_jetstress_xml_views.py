@@ -265,6 +265,18 @@ def test_save_configuration_writes_the_json_and_a_folder_that_cannot_take_it_is_
     assert not missing.parent.exists()
 
 
+@pytest.mark.parametrize(("action", "name"), [("Save configuration…", "t.json"), ("Save as Jetstress XML…", "t.xml")])
+def test_a_configuration_is_not_saved_in_the_root_of_a_file_system(qtbot, window, tmp_path, monkeypatch, action, name):
+    window.wizard.load_config(small_config(tmp_path / "data", databases=2), session="saved")
+    warnings = _messages(monkeypatch, "warning")
+    target = Path("/") / name  # the window may run as an administrator: nothing but the rule keeps it out of /
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a: (str(target), ""))
+    _action(window, action).trigger()
+    assert warnings == [f"Not saved: {target} cannot be written: {target} is in /, the root of its file system; write it "
+                        "in a folder of its own"]
+    assert not target.exists()
+
+
 def test_a_dropped_xml_opens(qtbot, window, tmp_path):
     path = _write(tmp_path / "Dropped JetstressConfig.xml", _field_xml(tmp_path / "data", databases=3), encoding="utf-16")
     mime = QMimeData()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QDesktopServices
 
 from engine.results.schema import RunResult
@@ -89,6 +90,22 @@ def test_export_csv_from_the_window_writes_every_sample_as_the_command_line_does
     monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *_a: said.append(f"{title}: {text}"))
     assert window.reports.export_csv(tmp_path / "link.csv") is None  # never written through a link
     assert said and said[0].startswith("CSV not written") and (tmp_path / "elsewhere.csv").read_text() == "not Jetwise's"
+
+
+@pytest.mark.parametrize("what", ["CSV", "PDF"])
+def test_an_export_is_not_written_in_the_root_of_a_file_system(qtbot, window, tmp_path, monkeypatch, what):
+    from PySide6.QtWidgets import QMessageBox
+
+    folder = tmp_path / "runs" / "root"
+    shown(window, record_run(window.store, "root", folder), folder)
+    said: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _parent, title, text, *_a: said.append(f"{title}: {text}"))
+    target = Path("/") / f"report.{what.lower()}"  # the window may run as an administrator: only the rule keeps it out
+    export = window.reports.export_csv if what == "CSV" else window.reports.export_pdf
+    assert export(target) is None
+    assert said == [f"{what} not written: {target} was not written: {target} is in /, the root of its file system; write "
+                    "it in a folder of its own"]
+    assert not target.exists()
 
 
 def test_delete_test_files_asks_says_what_it_frees_and_keeps_what_is_not_jetwises(qtbot, window, tmp_path, monkeypatch):

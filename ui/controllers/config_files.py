@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine.io.config_file import read_config_text, save_config
+from engine.io.safety import refuse_destination, write_text
 from engine.model.config import TestConfig, TestType
 from engine.model.config_text import is_jetstress_xml
 from engine.model.draft import Draft
@@ -191,7 +192,7 @@ class ConfigFiles(QObject):
         auto_tune = self._state.auto_tune
 
         def write(config: TestConfig, path: Path) -> None:
-            path.write_text(write_xml(config, auto_tune=auto_tune), encoding="utf-8", newline="")
+            write_text(path, write_xml(config, auto_tune=auto_tune))
 
         name = self._names.get(".xml", "JetstressConfig.xml")
         saved = self._save("Save as a JetstressConfig.xml", name, "Jetstress configuration (*.xml)", write)
@@ -211,6 +212,7 @@ class ConfigFiles(QObject):
         if config is None or path is None:
             return None
         try:
+            refuse_destination(path)
             write(config, path)
         except OSError as exc:
             self._not_written(path, exc)

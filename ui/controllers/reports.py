@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine.io.safety import write_text
+from engine.io.safety import refuse_destination, write_text
 from engine.model.units import sentence
 from engine.store.sqlite import Store
 from reporting.across import REPORT_FILE as ACROSS_REPORT_FILE
@@ -124,6 +124,7 @@ class ReportActions(QObject):
     def _written(self, what: str, path: Path, write: Callable[[], int]) -> int | None:
         """What `write` returns, or None after saying why `path` was not written."""
         try:
+            refuse_destination(path)
             return write()
         except OSError as exc:  # a link or a device at the name, a full or read-only volume: said where it was asked
             QMessageBox.warning(self._window, f"{what} not written", f"{path} was not written: {exc.strerror or exc}")
