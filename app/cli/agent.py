@@ -21,6 +21,7 @@ from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import AGENT_LOG, quiet_dask
 from engine.hosts.membership import enrol, membership_in
 from engine.hosts.part import RUNS_FOLDER
+from engine.hosts.port import PortInUseError, address_in_use
 from engine.hosts.trust import fingerprint
 from engine.protocol import ExitCode
 from engine.store.paths import agent_folder
@@ -68,9 +69,11 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
                                   port=args.port,
                                   on_connected=lambda address: print(f"Connected; listening at {address}", flush=True),
                                   on_refused=lambda words: print(f"Refused: {words}", flush=True)))
-            except OSError as exc:  # the connection lost between the handshake and the worker's registration
-                if args.once:
-                    raise
+            except Exception as exc:
+                if address_in_use(exc):  # another program holds --port: no controller will ever reach it there
+                    raise PortInUseError(args.port) from exc
+                if args.once or not isinstance(exc, OSError):  # an OSError: the connection lost between the handshake
+                    raise  # and the worker's registration
                 print(f"The connection to the controller was lost ({exc}): waiting for it again.", flush=True)
                 time.sleep(1.0)
                 continue
@@ -78,6 +81,6 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
                 print("The controller closed the test or was lost: the agent stops (--once).")
                 return ExitCode.PASS
             print("The controller closed the test or was lost: waiting for the next.", flush=True)
-    except (EnrolmentError, KeyStoreError, AgentRefusedError, OSError) as exc:
+    except (EnrolmentError, KeyStoreError, AgentRefusedError, PortInUseError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID

@@ -1,7 +1,8 @@
-"""The port the controller listens on for its agents: a TCP port, 1 to 65535, that no other program on this server holds.
+"""The port the controller listens on for its agents (or an agent for its controller): a TCP port, 1 to 65535, that no
+other program on this server holds.
 
-A port another program holds is found as the controller starts listening, before any test begins, and said as such
-(`PortInUseError`), not as the listener's own failure.
+A port another program holds is found as the controller (or the agent) starts listening, before any test begins, and
+said as such (`PortInUseError`), not as the listener's own failure.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ class PortInUseError(RuntimeError):
         super().__init__(f"port {port} on this server is in use by another program: choose another {choose}")
 
 
-def _in_use(error: BaseException) -> bool:
+def address_in_use(error: BaseException) -> bool:
     """Whether `error`, or an error it was raised from, is the system's "address already in use"."""
     seen: BaseException | None = error
     while seen is not None:
@@ -50,7 +51,7 @@ def controller_on(roster: Roster, port: int, *, choose: str = "with --port") -> 
         controller.__enter__()
     except BaseException as exc:
         controller.__exit__(None, None, None)  # its thread and log handler, started before the listener failed
-        if _in_use(exc):
+        if address_in_use(exc):
             raise PortInUseError(port, choose) from exc
         raise
     try:

@@ -16,6 +16,7 @@ from engine.hosts.roster import Roster
 from engine.io.config_file import save_config
 from engine.protocol import ExitCode
 from tests.cli.test_bad_input import good_config
+from tests.hosts.agents import enrolled, free_port, jetwise
 
 
 @pytest.fixture
@@ -65,3 +66,16 @@ def test_the_engine_process_refuses_a_port_in_use_for_the_window(roster, busy_po
     refusal = next(event for event in events if event["event"] == "refusal")
     assert [problem["message"] for problem in refusal["problems"]] == [
         f"port {busy_port} on this server is in use by another program: choose another with --port"]
+
+
+def test_an_agent_on_a_port_in_use_says_so_and_exits_2(roster, tmp_path):
+    port = free_port()
+    server = enrolled(roster, tmp_path, "127.0.0.2", f"tls://127.0.0.1:{port}")
+    with socket.socket() as other, controller_on(roster, port):
+        other.bind(("127.0.0.2", 0))
+        other.listen()
+        held = int(other.getsockname()[1])
+        done = jetwise(server, "agent", "--once", "--listen", "127.0.0.2", "--port", str(held), timeout=90)
+    assert done.returncode == ExitCode.INVALID, done.stdout + done.stderr
+    assert f"error: port {held} on this server is in use by another program: choose another with --port" in done.stderr
+    assert "unexpected error" not in done.stderr
