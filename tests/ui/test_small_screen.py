@@ -12,9 +12,12 @@ from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
     QDialog,
+    QLabel,
     QLineEdit,
     QMessageBox,
     QScrollArea,
+    QTableWidget,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -23,6 +26,7 @@ from tests.conftest import small_config
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.scan_runs import ENGINE_TIMEOUT_MS, choose, wait_for_results
 from ui.help import show_places
+from ui.widgets.fitting import ScrollContent, scrolled
 from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, PAGE_SERVERS, PAGE_TYPE
 from ui.wizard.server_folders import ServerFoldersDialog
 
@@ -200,3 +204,35 @@ def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_
     assert window.wizard.currentId() == PAGE_PROFILE
     problems += _walk_wizard(qtbot, window, "After an ESRP suite")
     assert not problems, "\n".join(problems)
+
+
+def test_a_choice_whose_words_wrap_is_chosen_by_a_click_on_its_words_and_as_tall_as_they_are(qtbot, window, tmp_path):
+    window.wizard.load_config(small_config(tmp_path / "data" / "dbs"), session="small")
+    window.wizard.restart_at(PAGE_TYPE)
+    esrp = window.wizard.test_type.esrp
+    window.resize(SCREEN)
+    QApplication.processEvents()
+    lines = esrp.words.fontMetrics().height()
+    assert esrp.height() >= 2 * lines and esrp.width() < esrp.words.fontMetrics().horizontalAdvance(esrp.text())  # wrapped
+    qtbot.mouseClick(esrp, Qt.MouseButton.LeftButton, pos=QPoint(esrp.width() // 3, esrp.height() - lines // 2))
+    assert esrp.isChecked() and window.suite.chosen
+
+
+def test_content_with_wrapped_words_scrolls_only_when_its_minimum_does_not_fit(qtbot):
+    """A scroll area gives content whose words wrap its preferred height (a table as tall as all its rows): it scrolls
+    although it would fit. Scrolled content is as tall as the area, and scrolls below its minimum."""
+    content = ScrollContent()
+    layout = QVBoxLayout(content)
+    words = QLabel("A long line of words that wraps at the width of a small window. " * 4)
+    words.setWordWrap(True)
+    layout.addWidget(words)
+    layout.addWidget(QTableWidget(40, 3), 1)  # prefers its 40 rows, needs a few
+    area = scrolled(content)
+    qtbot.addWidget(area)
+    area.resize(400, 220)
+    area.show()
+    QApplication.processEvents()
+    assert content.height() == area.viewport().height() and area.verticalScrollBar().maximum() == 0
+    area.resize(400, 90)
+    QApplication.processEvents()
+    assert content.height() > area.viewport().height() and area.verticalScrollBar().maximum() > 0

@@ -21,7 +21,19 @@ from PySide6.QtWidgets import (
 )
 
 
-def scrolled(content: QWidget) -> QScrollArea:
+class ScrollContent(QWidget):
+    """What a scroll area (`scrolled`) shows: as tall as the area where that is room enough, else its minimum.
+
+    A scroll area asks content whose words wrap for its height at the width given, and a layout answers with its
+    preferred height: a plot or a table would then always be as tall as it likes and the page would scroll where it
+    could fit. Its minimum height at that width is asked instead."""
+
+    def heightForWidth(self, width: int) -> int:
+        layout = self.layout()
+        return layout.totalMinimumHeightForWidth(width) if layout is not None else super().heightForWidth(width)
+
+
+def scrolled(content: ScrollContent) -> QScrollArea:
     """`content` in a scroll area: a window smaller than the content scrolls it rather than growing."""
     area = QScrollArea()
     area.setWidgetResizable(True)  # the content takes the whole width and height, and scrolls below its minimum
@@ -35,11 +47,10 @@ def scrolled(content: QWidget) -> QScrollArea:
 def scrolled_body(owner: QWidget) -> tuple[QVBoxLayout, QVBoxLayout]:
     """The layout to put `owner`'s content in, shown scrolled (`scrolled`) in all of `owner`, and `owner`'s own layout,
     where what is added below the scroll area stays in sight."""
-    body = QWidget()
+    body = ScrollContent()
     content = QVBoxLayout(body)
     content.setContentsMargins(0, 0, 0, 0)
-    outer = QVBoxLayout(owner)
-    outer.setContentsMargins(0, 0, 0, 0)
+    outer = QVBoxLayout(owner)  # its margins around the scroll area, as they were around the content
     outer.addWidget(scrolled(body), 1)
     return content, outer
 
