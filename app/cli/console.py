@@ -27,6 +27,7 @@ from engine.protocol import (
     SuiteEvent,
     SummedEvent,
 )
+from engine.results.clock import MeasuredClock
 from engine.results.reasons import grouped_reasons
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
@@ -64,9 +65,11 @@ class ConsoleRenderer:
         self.doing = "reading databases"  # what a progress line during measurement counts
         self.last_line = -LINE_EVERY_S
         self.held: IntervalEvent | None = None  # a sample that came too soon after the last line printed
+        self.measuring = MeasuredClock()  # sees every sample, shown or held
 
     def __call__(self, event: RunEvent) -> None:
         if isinstance(event, IntervalEvent):
+            self.measuring.add(event.sample)
             now = self.clock()
             if now - self.last_line < LINE_EVERY_S:
                 self.held = event
@@ -102,8 +105,10 @@ class ConsoleRenderer:
                       f"{format_bytes(sm.db_reads_per_s * sm.db_read_avg_bytes)}/s | DB read {sm.db_read_avg_latency_ms:.2f} ms "
                       f"(max {sm.db_read_max_latency_ms:.1f}) | {damaged:,} damaged | CPU {sample.host.cpu_percent:.0f} %", file=s)
                 return
+            measured = self.measuring.measured_s(sample)
             print(
-                f"   [{phase} {format_duration(sample.elapsed_s)}, {format_duration(sample.remaining_s)} left] "
+                f"   [{phase} {format_duration(sample.elapsed_s if measured is None else measured)}, "
+                f"{format_duration(sample.remaining_s)} left] "
                 f"IOPS {sm.transactional_iops:,.1f} | DB read {sm.db_read_avg_latency_ms:.2f} ms "
                 f"(max {sm.db_read_max_latency_ms:.1f}) | log write {sm.log_write_avg_latency_ms:.2f} ms "
                 f"| CPU {sample.host.cpu_percent:.0f} %",

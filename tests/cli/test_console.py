@@ -63,3 +63,27 @@ def test_a_simulated_run_prints_a_few_lines_a_second_and_the_last_of_each_phase(
     before_measuring = lines[next(i for i, line in enumerate(lines) if line.startswith("== Measuring")) - 1]
     assert before_measuring.lstrip().startswith(f"[warm-up {format_duration(warmup[-1].elapsed_s)},")
     assert shown[-1].lstrip().startswith("[measure") and "0:00 left" in shown[-1]
+
+
+def test_the_measure_counter_counts_from_the_start_of_measuring_not_of_the_warm_up(tmp_path):
+    events = _events(tmp_path)  # 10 s of warm-up, then 60 s measured
+    for seconds_apart in (1.0, 0.01):  # every line, or a few a second
+        measured = [line.strip() for line in _shown(events, seconds_apart) if line.lstrip().startswith("[measure")]
+        assert measured[-1].startswith(f"[measure {format_duration(60.0)}, 0:00 left]"), measured[-1]
+    every = [line.strip() for line in _shown(events, 1.0) if line.lstrip().startswith("[")]
+    assert every[9].startswith(f"[warm-up {format_duration(10.0)},") and every[10].startswith(
+        f"[measure {format_duration(1.0)},")
+
+
+def test_a_sweep_s_measure_counter_starts_again_at_each_step_once_it_settled():
+    from engine.results.clock import MeasuredClock
+    from engine.results.schema import IntervalSample
+
+    clock = MeasuredClock()
+    phases = [("warmup", 0)] * 3 + [("measure", 0)] * 4 + [("warmup", 1)] * 2 + [("measure", 1)] * 2
+    said = []
+    for second, (phase, step) in enumerate(phases, start=1):
+        sample = IntervalSample(interval=second - 1, phase=phase, elapsed_s=float(second), duration_s=1.0, step=step)
+        clock.add(sample)
+        said.append(clock.measured_s(sample))
+    assert said == [None, None, None, 1.0, 2.0, 3.0, 4.0, None, None, 1.0, 2.0]

@@ -55,12 +55,13 @@ from engine.protocol import (
     SuiteEvent,
     SummedEvent,
 )
+from engine.results.clock import MeasuredClock
 from engine.results.schema import IntervalSample, RunResult
 from engine.results.suite import SuiteRecord
 from engine.results.verdict import ACTIVITY_CRITERIA, worst_of_each
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
-from ui.widgets.fitting import ScrollContent, scrolled
+from ui.widgets.fitting import scrolled
 from ui.widgets.plots import LivePlots
 from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
@@ -121,7 +122,7 @@ class RunView(QWidget):
         status = QHBoxLayout()
         status.addWidget(self.phase, 1)
         status.addWidget(self.clock)
-        top = ScrollContent()
+        top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.suite)
@@ -146,6 +147,7 @@ class RunView(QWidget):
         self.config: TestConfig | None = None
         self.running: RunningVerdict | None = None
         self.sweep: LiveSweep | None = None
+        self.measuring = MeasuredClock()  # the seconds measured so far, from the start of measuring
         self._errors: list[str] = []
 
     def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None:
@@ -154,6 +156,7 @@ class RunView(QWidget):
         self.config = config
         self.running = RunningVerdict(config) if servers == 1 else None
         self.sweep = LiveSweep(config)
+        self.measuring = MeasuredClock()
         self._errors = []
         self.title.setText(title)
         self.phase.setText("Starting the engine…")
@@ -279,9 +282,11 @@ class RunView(QWidget):
         if sample.step is not None:
             self._on_step_sample(sample)
             where = f"step {sample.step + 1}, " + ("settling" if sample.phase == "warmup" else "measuring")
-        self.clock.setText(
-            f"{where}: {format_duration(sample.elapsed_s)} elapsed, {format_duration(sample.remaining_s)} remaining"
-        )
+        self.measuring.add(sample)
+        measured = self.measuring.measured_s(sample)
+        so_far = (f"{format_duration(sample.elapsed_s)} elapsed" if measured is None
+                  else f"{format_duration(measured)} measured")  # from the start of measuring, the warm-up aside
+        self.clock.setText(f"{where}: {so_far}, {format_duration(sample.remaining_s)} remaining")
         self._add_running(sample)
 
     def _on_result(self, result: RunResult) -> None:

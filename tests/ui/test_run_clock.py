@@ -1,0 +1,27 @@
+"""The run view's clock: the warm-up's seconds elapsed while warming up, then the seconds measured, from the start of
+measuring."""
+
+from __future__ import annotations
+
+from engine.model.config import default_config
+from engine.model.units import format_duration
+from engine.protocol import IntervalEvent
+from engine.run.simulation import PROFILES, runner_for
+from ui.views.run_view import RunView
+
+
+def test_the_measuring_clock_counts_from_the_start_of_measuring_not_of_the_warm_up(qtbot, tmp_path):
+    events = []
+    config = default_config(tmp_path / "data", duration_s=60.0, warmup_s=10.0)
+    runner_for(PROFILES["flash"], config, tmp_path / "run", events.append).run()
+    view = RunView()
+    qtbot.addWidget(view)
+    view.begin(config, "Run 1")
+    said = []
+    for event in events:
+        view.on_event(event)
+        if isinstance(event, IntervalEvent):
+            said.append(view.clock.text())
+    assert said[9].startswith(f"attaining prerequisites (warm-up): {format_duration(10.0)} elapsed, ")
+    assert said[10].startswith(f"measuring: {format_duration(1.0)} measured, ")
+    assert said[-1] == f"measuring: {format_duration(60.0)} measured, {format_duration(0.0)} remaining"
