@@ -197,6 +197,7 @@ class Scan:
         total = pages * PAGE_SIZE_BYTES
         buffers = [backend.allocate(self.read_bytes) for _ in range(self.depth + CHECK_LAG_BUFFERS)]
         copy = None
+        headed = False  # the copy holds its header (the first page): without it, it is no Jetwise file
         try:
             with backend.open_file(path, create=False, writable=False, unbuffered=ctx.unbuffered,
                                    write_through=False) as handle:
@@ -209,12 +210,15 @@ class Scan:
                     if copy is not None and read:
                         copy.write_from(buffer, offset, length)
                         self.tally.bytes_written += length
+                        headed = headed or offset == 0
                     self._advance(length)
                 if copy is not None:
                     copy.flush()
         finally:
             if copy is not None:
                 copy.close()
+                if not headed:  # made by this scan, never given its header (a full volume, an unreadable first page):
+                    target.copies[part].unlink(missing_ok=True)  # left, it would block the next backup unrecognised
             for buffer in buffers:
                 buffer.release()
 

@@ -108,3 +108,32 @@ def test_a_scans_databases_are_checked_as_they_are_and_the_backup_folder_before_
     problems, _ = validate_config(backup.model_copy(update={"backup_path": folder}), default_backend())
     errors = [p for p in problems if p.severity == Severity.ERROR]
     assert [p.field for p in errors] == ["backup_path"] and "Jetwise002.jwbak" in errors[0].message
+
+
+class _FullCopyVolume(_FailingDevice):
+    """The platform's backend on a volume that fills as a backup's copy begins: the copy's first write fails (ENOSPC)."""
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        handle = super().open_file(path, create=create, writable=writable, unbuffered=unbuffered, write_through=write_through)
+        if path.suffix == ".jwbak":
+            def full(*_args: object) -> int:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+            handle.write_from = full  # type: ignore[method-assign]
+        return handle
+
+
+def test_a_backup_copy_the_full_volume_stops_before_its_header_is_not_left_to_block_the_next_backup(tmp_path):
+    path = tmp_path / "Jetwise001.jwdb"
+    header = prepare_database(default_backend(), path, PAGES, DatabaseSource.CREATE, unbuffered=False)
+    copy = backup_file_path(tmp_path / "backup", 0)
+    copy.parent.mkdir()
+    interval = 10**9
+    clock = RunClock(t0_ns=time.perf_counter_ns(), interval_ns=interval, stop_at_ns=time.perf_counter_ns() + 3600 * interval)
+    target = ScanTarget(0, "Instance 1", ((path, PAGES),), header.db_id, copies=(copy,))
+    scan = Scan(_FullCopyVolume(set()), target, clock, 64 * 1024, unbuffered=False, errors=lambda _name, _problem: None,
+                say=lambda _text, _level: None, progress=lambda _done, _total: None)
+    scan.start()
+    assert scan.join(60)
+    assert not scan.tally.complete and os.strerror(errno.ENOSPC) in scan.tally.failure
+    assert not copy.exists()  # an empty .jwbak would be refused as not Jetwise's by every later backup
