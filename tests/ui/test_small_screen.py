@@ -4,6 +4,7 @@ scrolling, and no narrower than it needs to be."""
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -22,10 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model import config as model
+from engine.model.validation import Problem, Severity
+from engine.results.across_schema import AcrossResult, ServerEnd, ServerRow
+from engine.results.schema import Outcome
 from tests.conftest import small_config
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.scan_runs import ENGINE_TIMEOUT_MS, choose, wait_for_results
 from ui.help import show_places
+from ui.servers import AddServerDialog
 from ui.widgets.fitting import ScrollContent, scrolled
 from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, PAGE_SERVERS, PAGE_TYPE
 from ui.wizard.server_folders import ServerFoldersDialog
@@ -133,6 +138,7 @@ def _walk_wizard(qtbot, window, when: str) -> list[str]:
     return problems
 
 
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the import report comes to the front
 def test_every_wizard_page_and_its_dialogs_fit_a_small_screen(qtbot, window, tmp_path, monkeypatch, keys):  # noqa: F811
     monkeypatch.setenv("JETWISE_DATA_DIR", str(tmp_path / "controller"))  # the keys made are removed after the test
     window.wizard.load_config(small_config(tmp_path / "data" / "dbs"), session="small")
@@ -158,10 +164,37 @@ def test_every_wizard_page_and_its_dialogs_fit_a_small_screen(qtbot, window, tmp
     folders.show()
     problems += _dialog_out_of_reach(folders, "Folders on the chosen server…")
     folders.close()
+    add = AddServerDialog(window)
+    add.show()
+    problems += _dialog_out_of_reach(add, "Servers…, Add server…")
+    add.close()
+    said = [Problem("ThreadCount", "Jetstress's thread count is kept as this test's setting", Severity.NOTE)] * 12
+    window.files.report.show_report("JetstressConfig.xml opened", "<b>What the import said</b>", said)
+    problems += _dialog_out_of_reach(window.files.report, "The import report of a JetstressConfig.xml")
+    window.files.report.close()
     places = show_places(window, tmp_path, window.store.path)
     problems += _dialog_out_of_reach(places, "Where Jetwise keeps things…")
     places.close()
     assert not problems, "\n".join(problems)
+
+
+def _across_out_of_reach(window, measured) -> list[str]:
+    """The view of a test across three servers (each server's row the suite's Performance test's, one failed, one lost),
+    as a test of a suite across servers shows, with the way back to the suite."""
+    rows = [ServerRow.of(host, measured, clock_offset_s=0.0, run_folder=rf"D:\Jetwise runs\{host}")
+            for host in ("mbx1.contoso.local", "mbx2.contoso.local", "mbx3.contoso.local")]
+    rows[1] = rows[1].model_copy(update={"outcome": Outcome.FAIL, "reasons": ["Average database read latency "
+                                         "25.10 ms on Instance 1 is over the 20 ms limit"] * 3})
+    rows[2] = rows[2].model_copy(update={"outcome": None})
+    test = AcrossResult.judged(test_id="20261128-across", test_type="performance", simulated=True, rows=rows,
+                               ended_by=ServerEnd(host="mbx3.contoso.local", why="lost", detail="no heartbeat for "
+                                                  "30 s"), start_utc=None, end_utc=None)
+    window.across_view.show_test(test, window.runs.last_output, "Test 1 of 5 of the ESRP trial.",
+                                 back="Back to the ESRP trial")
+    window.stack.setCurrentWidget(window.across_view)
+    problems = out_of_reach(window, "A test across three servers")
+    window.stack.setCurrentWidget(window.results_view)
+    return problems
 
 
 def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_the_wizard_small(qtbot, window, tmp_path):
@@ -187,6 +220,8 @@ def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_
         results.suite_table.table.cellDoubleClicked.emit(number, 0)
         problems += out_of_reach(window, f"The suite's {name} test's results")
         qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
+
+    problems += _across_out_of_reach(window, results.suite.results[0])
 
     window.show_session()
     problems += out_of_reach(window, "The tuning session view")

@@ -74,6 +74,7 @@ class AcrossView(QWidget):
         self.verdict.setFont(font)
         self.verdict.setWordWrap(True)
         self.about = QLabel()
+        self.about.setWordWrap(True)  # the test's folder is a long path
         self.tuning = QLabel()  # how auto-tune across the servers ended, when it ran them
         self.tuning.setWordWrap(True)
         self.reasons = QLabel()
