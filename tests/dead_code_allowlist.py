@@ -13,6 +13,7 @@ from engine.model.profile import ThreadWeight
 from engine.results.base import UtcTime
 from engine.results.counters import from_figures
 from ui.shell import MainWindow
+from ui.widgets.fitting import WrappingRadioButton
 
 MaximumLatency.SINGLE_IO  # a configuration names it (--maximum-latency single-io); the schema reads older results as it
 from_figures  # the schema reads an older version's samples with it (schema modules are not searched)
@@ -20,6 +21,10 @@ UtcTime  # the schema's moments (schema modules are not searched)
 MainWindow.dragEnterEvent  # Qt calls its overrides
 MainWindow.closeEvent
 MainWindow.dropEvent
+WrappingRadioButton.minimumSizeHint
+WrappingRadioButton.hasHeightForWidth
+WrappingRadioButton.hitButton
+WrappingRadioButton.paintEvent
 ThreadWeight.READS_ONLY  # a configuration names it (--thread-weight reads-only)
 lifetime.CTRL_C_EVENT  # the console events Windows sends the handler that it leaves to Python (the Win32 contract)
 lifetime.CTRL_BREAK_EVENT

@@ -211,6 +211,7 @@ JOBS: dict[str, dict[str, str]] = {
         "widgets/compare.py": "Two runs side by side",
         "widgets/criteria_table.py": "The criteria of a run, a row each",
         "widgets/fields.py": "Form fields built from the option declarations",
+        "widgets/fitting.py": "What keeps a page within a small screen",
         "widgets/import_report.py": "The import report of a JetstressConfig.xml",
         "widgets/plots.py": "Live plots of a run",
         "widgets/recovery_status.py": "A running Soft Recovery's status in large type",
