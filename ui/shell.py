@@ -16,7 +16,7 @@ import numpy
 import pydantic
 import pyqtgraph
 import PySide6
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 
@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1100, 780)
+            self.resize(QSize(1100, 780).boundedTo(self.screen().availableGeometry().size()))  # a small screen's room
         self.statusBar().showMessage("Plan a test: mailbox profile, threads, databases, test type.")
 
     def _connect(self) -> None:

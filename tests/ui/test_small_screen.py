@@ -5,7 +5,8 @@ scrolling, and no narrower than it needs to be."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
+from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
@@ -31,6 +32,7 @@ from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes
 from tests.ui.scan_runs import ENGINE_TIMEOUT_MS, choose, wait_for_results
 from ui.help import show_places
 from ui.servers import AddServerDialog
+from ui.shell import MainWindow
 from ui.widgets.fitting import ScrollContent, scrolled
 from ui.wizard import PAGE_PROFILE, PAGE_REVIEW, PAGE_SERVERS, PAGE_TYPE
 from ui.wizard.server_folders import ServerFoldersDialog
@@ -271,3 +273,14 @@ def test_content_with_wrapped_words_scrolls_only_when_its_minimum_does_not_fit(q
     area.resize(400, 90)
     QApplication.processEvents()
     assert content.height() > area.viewport().height() and area.verticalScrollBar().maximum() > 0
+
+
+def test_the_first_window_is_no_larger_than_the_screen_it_opens_on(qtbot, qapp, tmp_path, monkeypatch, store):
+    """1100×780 where there is room; a 1024×768 Remote Desktop session's screen (less its taskbar) where there is not."""
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda _screen: QRect(0, 0, 1024, 728))
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    qapp.setOrganizationName("JetwiseTests")
+    main = MainWindow(store, runs_root=tmp_path / "runs", data_base=tmp_path / "data")  # no geometry saved
+    qtbot.addWidget(main)
+    assert main.size() == QSize(1024, 728)
