@@ -18,7 +18,7 @@ from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.results.across_schema import AcrossResult
-from engine.results.schema import IntervalSample, Outcome, RunResult
+from engine.results.schema import HostInfo, IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
@@ -101,6 +101,9 @@ class StartEvent(BaseModel):
     session: str | None = None
     started_utc: AwareDatetime
     config: TestConfig
+    host: HostInfo | None = Field(None, description=(
+        "The machine that runs the test, kept in the run folder as it begins (`host.json`), so that a run killed "
+        "before its result names its machine; None from an engine before it was sent."))
 
 
 class IntervalEvent(BaseModel):

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from engine.model.config import TestConfig
 from engine.model.validation import problems_from_validation_error
-from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_result, read_samples
+from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_host, read_result, read_samples
 from engine.results.sample_file import SampleList, Samples
 from engine.results.schema import RunResult
 from engine.run.samples import rebuild_result
@@ -66,7 +66,7 @@ def load_run(reference: str, store: Store | None = None) -> RunBundle:
     result = store.result(run_id)
     if result is None:
         reason = "; ".join(row.reasons) or "the run ended without writing its result (a crash or a kill)"
-        result = rebuild_result(row.config, samples, run_id, reason)
+        result = rebuild_result(row.config, samples, run_id, reason, host=read_host(folder))
     bundle = RunBundle(result, samples, log, folder, row.session)
     _add_session(bundle, store)
     return bundle
@@ -103,7 +103,8 @@ def _from_folder(folder: Path, store: Store | None) -> RunBundle:
             result = read_result(folder)
         elif (folder / CONFIG_FILE).exists():
             config = TestConfig.model_validate_json((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-            result = rebuild_result(config, samples, folder.name, "the run ended without writing its result (a crash or a kill)")
+            result = rebuild_result(config, samples, folder.name, "the run ended without writing its result (a crash or a kill)",
+                                    host=read_host(folder))
         else:
             raise ReportError(f"{folder} holds no Jetwise run ({RESULT_FILE} or {CONFIG_FILE} is missing) and no suite "
                               f"({SUITE_FILE} is missing)")

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from engine.io.locks import LOCK_FILE
 from engine.model.config import TestConfig
-from engine.results.document import CONFIG_FILE, LOG_FILE, REQUESTED_CONFIG_FILE, RESULT_FILE, SAMPLES_FILE
+from engine.results.document import CONFIG_FILE, HOST_FILE, LOG_FILE, REQUESTED_CONFIG_FILE, RESULT_FILE, SAMPLES_FILE
+from engine.results.host_schema import HostInfo
 from engine.results.sample_file import SAMPLES_DB
 from engine.run.sinks import RESERVE_FILE
 
@@ -48,6 +49,8 @@ def _ours(path: Path, run_id: str) -> bool:
         if name in (CONFIG_FILE, REQUESTED_CONFIG_FILE):
             TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
             return True
+        if name == HOST_FILE:  # a machine's facts as Jetwise wrote them: its name and system at least
+            return bool(HostInfo.model_validate_json(path.read_text(encoding="utf-8")).machine_name)
         if name in NAMED:
             return True
         if path.suffix in (".html", ".xml"):

@@ -39,6 +39,7 @@ RESULT_FILE = "result.json"
 SAMPLES_FILE = "samples.jsonl"  # the samples of a run folder written by an older version
 LOG_FILE = "test.log"
 CONFIG_FILE = "config.json"
+HOST_FILE = "host.json"  # the machine that runs the test, written as it begins: a killed run's report names it
 REQUESTED_CONFIG_FILE = "requested-config.json"  # the configuration the window hands its engine, in the run's folder
 RUN_FILES = (RESULT_FILE, SAMPLES_DB, SAMPLES_FILE, LOG_FILE, CONFIG_FILE)  # what makes a folder a run's
 
@@ -214,6 +215,14 @@ def write_result(document: RunResult, folder: Path) -> Path:
     path = folder / RESULT_FILE
     write_text(path, document.model_dump_json(indent=2) + "\n")
     return path
+
+
+def read_host(folder: Path) -> HostInfo | None:
+    """The machine a run folder's test ran on, as written when it began; None where it is not there or unreadable."""
+    try:
+        return HostInfo.model_validate_json((folder / HOST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def read_result(folder: Path) -> RunResult:

@@ -65,6 +65,9 @@ class WorkerPoolSource:
         self.backend = backend
         self.name = backend.name
 
+    def host(self) -> HostInfo:
+        return HostInfo.model_validate(host_info())
+
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return validate_config(config, self.backend)
 

@@ -24,7 +24,7 @@ from engine.results.document import new_run_id, output_folder_problem, run_id_of
 from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
-from engine.results.schema import RunResult
+from engine.results.schema import HostInfo, RunResult
 from engine.run.gate import StartGate, SweepLead
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource
@@ -47,6 +47,10 @@ class IntervalSource(Protocol):
 
     name: str
     simulated: bool
+
+    def host(self) -> HostInfo:
+        """The machine the test runs on, as its run folder keeps it from the start."""
+        ...
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]: ...
 
@@ -129,7 +133,8 @@ class Runner:
 
     def _run(self, problems: list[Problem], probes: dict[Path, UnbufferedProbe]) -> RunResult:
         started = datetime.now(UTC)
-        self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config))
+        self.emit(StartEvent(run_id=self.run_id, session=self.session, started_utc=started, config=self.config,
+                             host=self.source.host()))
         try:
             for problem in problems:
                 self.log(problem.located, "warning")

@@ -19,7 +19,7 @@ from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams
 from engine.results.maxima import HighestAverages
 from engine.results.note_schema import RunNote
-from engine.results.schema import IntervalSample, RunResult, RunTimes
+from engine.results.schema import HostInfo, IntervalSample, RunResult, RunTimes
 from engine.results.sums import LatencySum
 from engine.results.verdict import Verdict, judge
 from engine.run.measurement import Measurement, RunEnd
@@ -78,9 +78,11 @@ class RunningVerdict:
 
 
 def rebuild_result(
-    config: TestConfig, samples: Iterable[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None
+    config: TestConfig, samples: Iterable[IntervalSample], run_id: str, reason: str, *, settle: SettleRule | None = None,
+    host: HostInfo | None = None,
 ) -> RunResult:
-    """The aborted result of a run that ended without writing one, from the samples it recorded.
+    """The aborted result of a run that ended without writing one, from the samples it recorded, on `host` (the
+    machine its run folder names, when it does).
 
     The samples go through the same measurement as a live run, one at a time, and are judged on the counters they
     carry: the run's percentiles and errors by kind come back with them. An older version's samples held the
@@ -126,6 +128,7 @@ def rebuild_result(
                        collection_start_utc=collecting.time_utc if collecting else None,
                        collection_end_utc=last.time_utc if last else None),
         notes=[RunNote(what="rebuilt", measured=reads)],
+        host=host or HostInfo(),
     )
     end.database_bytes = {name: (None, size) for name, size in database_sizes(config).items()}
     if config.recovers:

@@ -209,6 +209,9 @@ class ModelSource:
         """What every simulated result says of its device."""
         return RunNote(what="simulated", device=self.model.name, about=self.model.description)
 
+    def host(self) -> HostInfo:
+        return SIMULATED_HOST
+
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return check_rules(config), {}
 

@@ -39,7 +39,7 @@ from engine.protocol import (
     SuiteEvent,
     SummedEvent,
 )
-from engine.results.document import CONFIG_FILE, LOG_FILE, write_result
+from engine.results.document import CONFIG_FILE, HOST_FILE, LOG_FILE, write_result
 from engine.results.sample_file import SAMPLES_DB, SampleWriter
 
 RESERVE_FILE = "jetwise-reserve.tmp"
@@ -105,6 +105,8 @@ class RunFolderWriter:
         if isinstance(event, StartEvent):
             make_folders(self.folder)
             write_text(self.folder / CONFIG_FILE, event.config.model_dump_json(indent=2) + "\n")
+            if event.host is not None:  # the machine, from the start: a killed run's report names it
+                write_text(self.folder / HOST_FILE, event.host.model_dump_json(indent=2) + "\n")
             self._log = append_text(self.folder / LOG_FILE)
             refuse_unsafe(self.folder / SAMPLES_DB)  # SQLite opens it by name: never a link planted there
             self._samples = SampleWriter(self.folder / SAMPLES_DB, event.config.sample_interval_s)

@@ -6,6 +6,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 from datetime import datetime
@@ -209,6 +210,11 @@ def test_a_run_killed_half_way_keeps_its_samples_and_is_marked_aborted(tmp_path)
             for part in parts_from_sample(sample).values():
                 for name, stream in part.streams.items():
                     highest[name] = max(highest.get(name, 0), stream.max_ns)
+    # the machine, written in the run folder as it began: the rebuilt report names it, not "Machine Name —"
+    assert load_run(run.output_dir, reopened).result.host.machine_name == socket.gethostname()
+    report = jetwise("report", run.output_dir, "--html", str(tmp_path / "killed.html"), cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    assert f"<th>Machine Name</th><td>{socket.gethostname()}</td>" in (tmp_path / "killed.html").read_text()
     rebuilt = load_run(run.output_dir, reopened).result.summary.latency_percentiles_ms
     assert rebuilt["db_read"]["p99"] is not None  # the server's percentiles survive a kill, from the samples file
     assert rebuilt == {name: percentiles_ms(counts, highest_ns=highest.get(name) or None)

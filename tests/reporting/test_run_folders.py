@@ -16,6 +16,7 @@ def test_only_the_runs_own_files_go_and_the_folder_only_when_empty(tmp_path):
         result = record_run(store, "s", folder)
     finally:
         store.close()
+    assert (folder / "host.json").is_file()  # written as the run began: removed with it
     (folder / "report.html").write_text(f"<html><!-- run {result.run_id} --></html>")
     (folder / "Performance_other.html").write_text("<html><!-- run 20260101-000000-abcdef --></html>")
     (folder / "notes.txt").write_text("mine")
