@@ -5,7 +5,7 @@ scrolling, and no narrower than it needs to be."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt
 from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -30,6 +30,7 @@ from engine.results.schema import Outcome
 from tests.conftest import small_config
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.scan_runs import ENGINE_TIMEOUT_MS, choose, wait_for_results
+from tests.ui.test_confirmations import _answer
 from ui import confirm
 from ui.help import show_places
 from ui.servers import AddServerDialog
@@ -295,17 +296,13 @@ def test_a_question_listing_many_folders_fits_and_lists_them_all_under_its_detai
     folders = "\n".join(f"  D:\\Exchange\\DB{n:02}" for n in range(60))
     text = (f"Delete 120 Jetwise test file(s), 1.2 TB, from:\n{folders}\n\nOnly files with a Jetwise header are "
             "deleted; the next test creates its databases again.")
-    seen: list[str] = []
+    found: list[str] = []
 
-    def look() -> None:
-        box = QApplication.activeModalWidget()
-        if not isinstance(box, QMessageBox):
-            QTimer.singleShot(10, look)
-            return
-        seen.extend(_dialog_out_of_reach(box, "Delete test files…"))
-        seen.append(box.detailedText())
+    def look(box: QMessageBox) -> None:
+        found.extend(_dialog_out_of_reach(box, "Delete test files…"))
+        found.append(box.detailedText())
         next(b for b in box.buttons() if b.text() == "Keep them").click()
 
-    QTimer.singleShot(0, look)
+    seen = _answer(qtbot, look)
     assert confirm.ask(parent, "Delete test files?", text, yes="Delete them", no="Keep them") is False
-    assert seen == [text]  # nothing out of reach; every folder in the details
+    assert seen == ["Keep them"] and found == [text]  # nothing out of reach; every folder in the details
