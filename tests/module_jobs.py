@@ -55,6 +55,7 @@ JOBS: dict[str, dict[str, str]] = {
         "model/validation.py": "Validation: every problem at once, each tied to its field",
         "protocol.py": "The contract between the engine and its front ends",
         "results/base.py": "The base of every document model",
+        "results/clock.py": "The seconds a live run has measured, from the start of measuring",
         "results/counters.py": "An interval's counters, the one shape a sample carries",
         "results/criterion_schema.py": "A judged figure, as the result document keeps it",
         "results/document.py": "The result document",
