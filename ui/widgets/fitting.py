@@ -113,5 +113,8 @@ class WrappingRadioButton(QRadioButton):
         if self.hasFocus():
             focus = QStyleOptionFocusRect()
             focus.initFrom(self)
-            focus.rect = self.words.geometry().adjusted(-1, 0, 1, 0)
+            words = self.words.geometry()
+            used = self.words.fontMetrics().boundingRect(QRect(0, 0, words.width(), words.height()),
+                                                         int(Qt.TextFlag.TextWordWrap), self.text())
+            focus.rect = used.translated(words.topLeft()).adjusted(-1, 0, 1, 0)  # around the words, not the row
             painter.drawPrimitive(QStyle.PrimitiveElement.PE_FrameFocusRect, focus)
