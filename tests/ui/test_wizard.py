@@ -144,7 +144,7 @@ def test_a_tuning_session_is_continued_by_clicking_it_on_the_welcome_page(qtbot,
     window = _window_with_a_session(qtbot, tmp_path, store)
     sessions = window.wizard.welcome.sessions
     assert sessions.count() == 1
-    assert "SAN tier 2" in sessions.item(0).text() and "at 6 threads / SluggishSessions 3" in sessions.item(0).text()
+    assert "SAN tier 2" in sessions.item(0).text() and "last: Performance (6 threads, SluggishSessions 3): " in sessions.item(0).text()
     rect = sessions.visualItemRect(sessions.item(0))
     qtbot.mouseClick(sessions.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.wizard.welcome.resume.isChecked()
