@@ -153,7 +153,8 @@ def test_run_json_prints_the_result_document(tmp_path):
     stem = "Performance_{0.year}_{0.month}_{0.day}_{0.hour}_{0.minute}_{0.second}".format(
         datetime.fromisoformat(result["times"]["test_start_utc"]).astimezone())
     assert {p.name for p in (tmp_path / "run1").iterdir()} == {
-        "result.json", "samples.sqlite", "test.log", "config.json", f"{stem}.html", f"{stem}.xml"}  # Jetstress's, for scripts
+        "result.json", "samples.sqlite", "test.log", "config.json", "host.json", f"{stem}.html",
+        f"{stem}.xml"}  # Jetstress's, for scripts; host.json from the start, so a killed run's report names the machine
 
 
 def test_failing_run_exits_1(tmp_path):
