@@ -27,9 +27,12 @@ from engine.model import config as model
 from engine.model.validation import Problem, Severity
 from engine.results.across_schema import AcrossResult, ServerEnd, ServerRow
 from engine.results.schema import Outcome
+from engine.tuning.advisor import advise_session
 from tests.conftest import small_config
+from tests.engine.test_report import known_result
 from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.scan_runs import ENGINE_TIMEOUT_MS, choose, wait_for_results
+from tests.ui.sweeps import simulated_sweep
 from tests.ui.test_confirmations import _answer
 from ui import confirm
 from ui.help import show_places
@@ -226,6 +229,13 @@ def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_
         qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
 
     problems += _across_out_of_reach(window, results.suite.results[0])
+    slow = known_result(tmp_path / "slow", slow=True)  # failed: the advisor's box with Apply
+    results.show_result(slow, advise_session(slow.configuration, [slow]))
+    window.stack.setCurrentWidget(results)
+    problems += out_of_reach(window, "A run that failed, with the advisor's next setting")
+    swept = simulated_sweep(tmp_path / "sweep")  # auto-tune's load sweep: its steps' table under the criteria
+    results.show_result(swept.result, swept.tuner.advice)
+    problems += out_of_reach(window, "Auto-tune's load sweep")
 
     window.show_session()
     problems += out_of_reach(window, "The tuning session view")
