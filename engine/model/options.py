@@ -11,6 +11,7 @@ Adding an option is one field in the model with `json_schema_extra=cli(...)`.
 
 from __future__ import annotations
 
+import math
 import re
 import types
 import typing
@@ -27,7 +28,7 @@ from pydantic_core import PydanticUndefined
 
 from engine.model.config import TestConfig
 from engine.model.fields import FieldAddress
-from engine.model.units import compact_duration
+from engine.model.units import as_typed, compact_duration
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,40 @@ class Option:
             return compact_duration(value) if value else "0"
         return f"{int(value):,}" if value == int(value) else f"{value:g}"
 
+    def amount(self, value: float) -> str:
+        """A value in the field's words: "1 mailbox", "4,096 threads", "100 %", "30d"."""
+        if self.kind == "duration":
+            return compact_duration(value) if value else "0 s"
+        number = self._number(value)
+        unit = self.unit or (found.group(1) if (found := re.search(r"\(([^)]*)\)$", self.title)) else "")
+        if value == 1 and unit.isalpha() and unit.islower() and len(unit) > 2:
+            unit = _singular(unit)
+        return f"{number} {unit}" if unit else number
+
+    def got_words(self, value: object) -> str:
+        """A value refused, as the engineer typed it: a duration in its own words (960h), anything else as read."""
+        if self.kind == "duration" and isinstance(value, int | float) and math.isfinite(value) and value > 0:
+            return compact_duration(float(value))
+        return as_typed(value)
+
+    def out_of_bounds(self, value: float) -> str | None:
+        """The bound `value` is outside, in the field's words ("at least 1 mailbox"); None within them."""
+        low, high = self.minimum, self.maximum
+        if low is not None and (value <= low if self.minimum_open else value < low):
+            return self.bound_words("greater_than" if self.minimum_open else "greater_than_equal", low)
+        if high is not None and (value >= high if self.maximum_open else value > high):
+            return self.bound_words("less_than" if self.maximum_open else "less_than_equal", high)
+        return None
+
+    def bound_words(self, kind: str, bound: float) -> str:
+        """A bound of pydantic's `kind` ("greater_than", ...) in the field's words: a whole number more than 0 is
+        "at least 1 mailbox", a number more than 0 "more than 0 %"."""
+        if self.kind == "int" and kind == "greater_than":
+            kind, bound = "greater_than_equal", math.floor(bound) + 1
+        elif self.kind == "int" and kind == "less_than":
+            kind, bound = "less_than_equal", math.ceil(bound) - 1
+        return f"{BOUND_ERRORS[kind][1]} {self.amount(bound)}"
+
     def default_text(self) -> str:
         if self.default_words:
             return self.default_words
@@ -87,6 +122,20 @@ class Option:
             words += f" [{'; '.join(details)}]"
         default = self.default_text()
         return f"{words} (default {default})" if default else words
+
+
+# pydantic's bound errors: the bound's key in the error's context, and how a field says it
+BOUND_ERRORS = {"greater_than": ("gt", "more than"), "greater_than_equal": ("ge", "at least"),
+                "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+
+
+def _singular(unit: str) -> str:
+    """One of a counted unit: "copies" -> "copy", "mailboxes" -> "mailbox", "threads" -> "thread"."""
+    if unit.endswith("ies"):
+        return unit[:-3] + "y"
+    if unit.endswith(("xes", "sses")):
+        return unit[:-2]
+    return unit.removesuffix("s")
 
 
 def _unwrap(annotation: Any) -> Any:

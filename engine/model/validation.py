@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.fields import FieldAddress, FieldError
+from engine.model.options import BOUND_ERRORS, option_at
 from engine.model.units import as_typed, format_bytes
 
 
@@ -66,7 +67,10 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
         found = item.get("ctx", {}).get("error")
         if isinstance(found, FieldError):  # a rule across fields, raised at the field it names
             location += found.field
-        if message.startswith("Value error, "):
+        bound = _bound_words(location, item)
+        if bound is not None:  # the field's words, from its declaration: "at least 1 mailbox", not "greater than 0"
+            message = bound
+        elif message.startswith("Value error, "):
             message = message[len("Value error, ") :]
         elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
             message = f"{message[0].lower()}{message[1:]} (got {as_typed(item['input'])})"
@@ -74,6 +78,19 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
             message = "is not a Jetwise setting"
         problems.append(Problem(_field_path(location), message))
     return problems
+
+
+def _bound_words(location: tuple[int | str | None, ...], item: Mapping[str, Any]) -> str | None:
+    """A bound a value broke, in its field's words (`Option.bound_words`) with the value refused; None for any other
+    error, or a field declared with no option of its own."""
+    kind = item["type"]
+    if kind not in BOUND_ERRORS:
+        return None
+    field = FieldAddress(location)
+    found = option_at(field.text)
+    if found is None or found.path != field.pattern:
+        return None
+    return f"{found.bound_words(kind, float(item['ctx'][BOUND_ERRORS[kind][0]]))} (got {found.got_words(item['input'])})"
 
 
 def validate_data(data: Mapping[str, Any] | str) -> tuple[TestConfig | None, list[Problem]]:

@@ -78,7 +78,7 @@ def test_init_cache_bounds_the_wrong_way_round_are_named_and_exit_2(tmp_path):
 def test_init_too_many_copies_is_named_by_its_flag(tmp_path):
     done = jetwise("init", str(tmp_path / "t.json"), "--copies", "17", cwd=tmp_path)
     assert done.returncode == 2
-    assert "--copies: input should be less than or equal to 16 (got 17)" in done.stderr
+    assert "--copies: at most 16 copies (got 17)" in done.stderr
 
 
 def test_init_base_folder_gets_one_subfolder_per_database(tmp_path):
@@ -91,7 +91,7 @@ def test_init_base_folder_gets_one_subfolder_per_database(tmp_path):
 def test_init_bad_value_is_named_by_its_flag_and_exits_2(tmp_path):
     done = jetwise("init", str(tmp_path / "t.json"), "--mailboxes", "-5", cwd=tmp_path)
     assert done.returncode == 2
-    assert "--mailboxes: input should be greater than 0 (got -5)" in done.stderr
+    assert "--mailboxes: at least 1 mailbox (got -5)" in done.stderr
     assert not (tmp_path / "t.json").exists()
 
 

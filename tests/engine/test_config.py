@@ -36,17 +36,17 @@ def _set(data: dict, dotted: str, value) -> dict:
 
 
 MODEL_CASES = [
-    ("profile.mailboxes", 0, "profile.mailboxes", "greater than 0 (got 0)"),
-    ("profile.iops_per_mailbox", -0.5, "profile.iops_per_mailbox", "greater than 0"),
-    ("thread_count", 0, "thread_count", "greater than or equal to 1"),
-    ("sluggish_sessions", 0, "sluggish_sessions", "greater than or equal to 1"),
-    ("copies_per_database", 0, "copies_per_database", "greater than or equal to 1"),
+    ("profile.mailboxes", 0, "profile.mailboxes", "at least 1 mailbox (got 0)"),
+    ("profile.iops_per_mailbox", -0.5, "profile.iops_per_mailbox", "more than 0 IOPS (got -0.5)"),
+    ("thread_count", 0, "thread_count", "at least 1 thread (got 0)"),
+    ("sluggish_sessions", 0, "sluggish_sessions", "at least 1 (got 0)"),
+    ("copies_per_database", 0, "copies_per_database", "at least 1 copy (got 0)"),
     ("operation_mix.read_percent", 50, "operation_mix", "make 115 %; they must make 100 %"),
-    ("capacity_percent", 0, "capacity_percent", "greater than 0"),
+    ("capacity_percent", 0, "capacity_percent", "more than 0 % (got 0"),
     ("test_type", "benchmark", "test_type", "'performance'"),
-    ("duration_s", -1, "duration_s", "greater than 0"),
+    ("duration_s", -1, "duration_s", "more than 0 s (got -1"),
     ("database_cache_min_mb", 4096, "database_cache_min_mb", "the minimum database cache (4096 MB) is larger than the maximum (3072 MB)"),
-    ("database_cache_max_mb", 0, "database_cache_max_mb", "greater than 0"),
+    ("database_cache_max_mb", 0, "database_cache_max_mb", "more than 0 MB (got 0"),
     ("databases.0.database_path", "", "databases[0].database_path", "enter a folder"),
     ("databases.1.log_path", "   ", "databases[1].log_path", "enter a folder"),
 ]

@@ -90,7 +90,7 @@ def test_a_bad_value_is_named_at_its_field_and_the_rest_is_not_judged_valid(tmp_
     draft.set("profile.mailboxes", -5)
     assert draft.config() is None
     [problem] = draft.problems()
-    assert problem.field == "profile.mailboxes" and "greater than 0 (got -5)" in problem.message
+    assert problem.field == "profile.mailboxes" and "at least 1 mailbox (got -5)" in problem.message
     assert draft.first_advice() is None
 
 

@@ -130,7 +130,7 @@ def test_empty_and_junk_values_are_named_with_the_default_used_and_the_rest_is_k
     assert "TestDesignInfo/Type: 'Stres' is not Performance, Stress, DatabaseBackup or SoftRecovery; Performance is used" in warnings
     assert "TestDesignInfo/SluggishSessions: 'zero' is not a whole number" in warnings
     assert "TestDesignInfo/Duration: '2 hours' is not a duration such as P0Y0M0DT2H0M0S" in warnings
-    assert "ExchangeProfile/MailboxCount: input should be greater than 0 (got -4); Jetwise's default is used" in warnings
+    assert "ExchangeProfile/MailboxCount: at least 1 mailbox (got -4); Jetwise's default is used" in warnings
     assert "TestDesignInfo/OperationMix: InsertOps, DeleteOps and ReplaceOps make 120 %, more than 100 %" in warnings
     assert "TestDesignInfo/VerifyChecksum: 'maybe' is not true or false" in warnings
     assert "JetSystemParams/DatabasePageSize: is 8192; Jetwise's pages are 32,768 bytes" in warnings

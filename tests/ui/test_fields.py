@@ -67,4 +67,27 @@ def test_an_option_declared_with_a_flag_appears_in_more_settings_with_no_form_co
     qtbot.keyClicks(field.edit, "0.5")
     assert window.state.config().sample_interval_s == 0.5
     field.edit.setText("100")  # over the model's bound
-    assert "less than or equal to 60" in field.error.text()
+    assert field.error.text().startswith("at most 60 s (got 100")
+
+
+def test_a_bound_is_said_in_the_fields_words_and_a_disabled_field_says_nothing(qtbot, window):
+    from ui.wizard import PAGE_TUNING
+
+    assert option("profile.mailboxes").out_of_bounds(0) == "at least 1 mailbox"  # a whole number more than 0
+    assert option("thread_count").out_of_bounds(5000) == "at most 4,096 threads"
+    assert option("capacity_percent").out_of_bounds(0) == "more than 0 %"
+    assert option("copies_per_database").out_of_bounds(1) is None
+
+    window.wizard.restart_at(PAGE_TUNING)
+    tuning = window.wizard.tuning
+    assert tuning.auto.isChecked()
+    calibration = tuning.calibration
+    calibration.edit.setText("1s")  # shorter than a confirmation can be
+    assert not tuning.isComplete() and calibration.error.isVisibleTo(tuning) and calibration.error.text().startswith(
+        "at least ")
+    window.state.set("test_type", "database_checksum")  # a checksum has no thread count: the field is disabled
+    assert not calibration.isEnabled() and tuning.isComplete()
+    assert not calibration.error.isVisibleTo(tuning) and calibration.editor.styleSheet() == ""
+    window.state.set("test_type", "performance")  # enabled again, and still wrong: said again
+    assert calibration.isEnabled() and calibration.error.isVisibleTo(tuning) and calibration.error.text().startswith(
+        "at least ")

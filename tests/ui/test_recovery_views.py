@@ -65,14 +65,14 @@ def test_soft_recovery_has_its_own_settings_and_runs_at_the_thread_count_set_by_
     assert note.isVisibleTo(page) and "generates 500 log files of 1 MiB" in note.text() and "500 MiB" in note.text()
     logs = page.fields["log_files_to_replay"]
     logs.edit.setText("1")
-    assert "greater than or equal to 2" in logs.error.text() and not _next_enabled(window)
+    assert "at least 2 files (got 1)" in logs.error.text() and not _next_enabled(window)
     logs.edit.setText("four")
     assert logs.error.text() == "enter a whole number" and not _next_enabled(window)
     logs.edit.setText(str(FILES))
     assert not logs.error.isVisibleTo(page) and f"generates {FILES} log files" in note.text() and f"{FILES} MiB" in note.text()
     limit = page.fields["replay_limit_s"]
     limit.edit.setText("0")
-    assert "greater than 0" in limit.error.text() and not _next_enabled(window)
+    assert "more than 0 s" in limit.error.text() and not _next_enabled(window)
     limit.edit.setText("2.5")
     assert _next_enabled(window) and window.state.config().replay_limit_s == 2.5
 

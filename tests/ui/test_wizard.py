@@ -30,7 +30,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     mailboxes = wizard.profile.fields["profile.mailboxes"]
 
     _type(qtbot, mailboxes, "-5")
-    assert mailboxes.error.isVisible() and "greater than 0 (got -5)" in mailboxes.error.text()
+    assert mailboxes.error.isVisible() and "at least 1 mailbox (got -5)" in mailboxes.error.text()
     assert not _next_enabled(window)
     _type(qtbot, mailboxes, "lots")
     assert mailboxes.error.text() == "enter a whole number" and not _next_enabled(window)
@@ -45,7 +45,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     wizard.tuning.manual.setChecked(True)
     threads = wizard.tuning.fields["thread_count"]
     _type(qtbot, threads, "0")
-    assert "greater than or equal to 1" in threads.error.text() and not _next_enabled(window)
+    assert "at least 1 thread (got 0)" in threads.error.text() and not _next_enabled(window)
     _type(qtbot, threads, "1")
     assert "cannot serve 2 databases" in threads.error.text()  # the engine's own cross-field rule
     _type(qtbot, threads, "2")

@@ -98,7 +98,7 @@ def test_a_bad_value_in_more_settings_shows_the_models_message_under_its_field(q
     page.more.expand()
     cache = page.fields["database_cache_max_mb"]
     _type(qtbot, cache, "0")
-    assert cache.error.isVisibleTo(page) and "greater than 0 (got 0" in cache.error.text()
+    assert cache.error.isVisibleTo(page) and "more than 0 MB (got 0" in cache.error.text()
     assert not _next_enabled(window)
     _type(qtbot, cache, "lots")
     assert cache.error.text() == "enter a number" and not _next_enabled(window)

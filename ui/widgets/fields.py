@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QSignalBlocker, Signal
+from PySide6.QtCore import QEvent, QSignalBlocker, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -47,6 +47,7 @@ class OptionField(QWidget):
         self.error.setStyleSheet(ERROR_STYLE)
         self.error.setWordWrap(True)
         self.error.hide()
+        self._message = ""  # what is wrong with the value, shown while the field is enabled
         row = self.row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(editor)
@@ -68,9 +69,21 @@ class OptionField(QWidget):
         raise NotImplementedError
 
     def set_error(self, message: str | None) -> None:
-        self.error.setText(message or "")
-        self.error.setVisible(bool(message))
-        self.editor.setStyleSheet(ERROR_BORDER_STYLE if message else "")
+        """Say beneath the field what is wrong with its value (None: nothing). A disabled field says nothing while it
+        is disabled: what it shows is not the engineer's to correct there."""
+        self._message = message or ""
+        self._show_error()
+
+    def _show_error(self) -> None:
+        shown = self._message if self.isEnabled() else ""
+        self.error.setText(shown)
+        self.error.setVisible(bool(shown))
+        self.editor.setStyleSheet(ERROR_BORDER_STYLE if shown else "")
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.EnabledChange:
+            self._show_error()
+        super().changeEvent(event)
 
 
 class FieldEdit(OptionField):
@@ -252,15 +265,10 @@ def field_for(option: Option) -> OptionField:
 
 
 def bounds_problem(option: Option, value: float) -> str | None:
-    """What is wrong with `value` against the option's declared bounds, in the model's own words; None if nothing."""
-    low, high = option.minimum, option.maximum
-    if low is not None and (value <= low if option.minimum_open else value < low):
-        words = "greater than" if option.minimum_open else "greater than or equal to"
-        return f"input should be {words} {low:g} (got {value:g})"
-    if high is not None and (value >= high if option.maximum_open else value > high):
-        words = "less than" if option.maximum_open else "less than or equal to"
-        return f"input should be {words} {high:g} (got {value:g})"
-    return None
+    """What is wrong with `value` against the option's declared bounds, in the field's words, as the model says it
+    ("at least 2 files (got 1)"); None if nothing."""
+    wrong = option.out_of_bounds(value)
+    return f"{wrong} (got {option.got_words(value)})" if wrong is not None else None
 
 
 def zero_allowed(option: Option) -> bool:
