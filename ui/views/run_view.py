@@ -61,7 +61,7 @@ from engine.results.suite import SuiteRecord
 from engine.results.verdict import ACTIVITY_CRITERIA, worst_of_each
 from engine.run.samples import RunningVerdict
 from engine.tuning.advisor import Advice
-from ui.widgets.fitting import scrolled
+from ui.widgets.fitting import ScrollContent, scrolled
 from ui.widgets.plots import LivePlots
 from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
@@ -122,7 +122,7 @@ class RunView(QWidget):
         status = QHBoxLayout()
         status.addWidget(self.phase, 1)
         status.addWidget(self.clock)
-        top = QWidget()
+        top = ScrollContent()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
         top_layout.addWidget(self.suite)
