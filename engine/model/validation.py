@@ -168,10 +168,12 @@ def cache_holds_database(config: TestConfig) -> bool:
     return cache_pages_held(config) >= config.database_pages - 1 and not config.scans
 
 
-def larger_than_cache_words(config: TestConfig) -> str:
-    """What to change when the cache served a test: the databases larger, or the cache smaller."""
-    return (f"raise the mailboxes or the mailbox size until each database is well larger than the database cache "
-            f"({format_bytes(cache_pages_held(config) * PAGE_SIZE_BYTES)} per instance), or lower the database cache")
+def larger_than_cache_words(config: TestConfig | None = None) -> str:
+    """What to change when the cache served a test: the databases larger, or the cache smaller (its size where the
+    configuration is at hand)."""
+    size = "" if config is None else f" ({format_bytes(cache_pages_held(config) * PAGE_SIZE_BYTES)} per instance)"
+    return (f"raise the mailboxes or the mailbox size until each database is well larger than the database "
+            f"cache{size}, or lower the database cache")
 
 
 def cache_holds_words(config: TestConfig) -> str:

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from engine.model.validation import larger_than_cache_words
 from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
 
@@ -84,7 +85,7 @@ class SweepEnd(Schema):
         broke = load_words(*self.broke) if self.broke is not None else ""
         if self.why == "cache_held":
             return ("a step made no database reads: the database cache holds the database, so no load reaches the "
-                    "disk; test databases larger than the cache")
+                    f"disk; {larger_than_cache_words()}")
         if self.why == "limit_found":
             return f"the latency limit lies between {kept} (kept the thresholds) and {broke} (broke them)"
         if self.why == "steps_spent":

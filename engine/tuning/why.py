@@ -16,7 +16,7 @@ from engine.io.pages import ErrorKind
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, thread_weight_words
 from engine.model.profile import ThreadWeight
 from engine.model.units import sentence
-from engine.model.validation import CACHE_HIT_LIMIT_PERCENT
+from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, larger_than_cache_words
 from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
 from engine.results.schema import ErrorGroup
@@ -442,7 +442,7 @@ class Unused(Schema):
                 return f"{sweep} ended before it measured its first step"
             case "sweep_cache_held":
                 return (f"{sweep} made no database reads at any step (the database cache held the database), so its "
-                        "latency says nothing of the storage; test databases larger than the cache")
+                        f"latency says nothing of the storage; {larger_than_cache_words()}")
             case "ended_early":
                 return f"{setting} ended early (aborted or stopped); its partial figures are not used"
             case "nothing_measured":
@@ -456,8 +456,7 @@ class Unused(Schema):
                           f"was served by the database cache: {self.cache_hit_percent:.2f} % of its page references were "
                           f"cache hits, more than {CACHE_HIT_LIMIT_PERCENT:g} %")
                 return (f"{setting} {served} (the database cache held the database), so its latency says nothing of the "
-                        "storage; raise the mailboxes or the mailbox size until each database is well larger than the "
-                        "cache, or lower the database cache")
+                        f"storage; {larger_than_cache_words()}")
             case "host_bound":
                 what = ("its latency was measured with the CPU saturated, the host's delays in it" if self.latency_broke
                         else "its shortfall is the host's, not the storage's")
