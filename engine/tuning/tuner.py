@@ -71,6 +71,7 @@ class TuneOutcome:
 
 
 SETTLE_SAMPLES = 5  # the fewest samples a confirmation's latency trend is taken over
+ANSWERED = ("converged", "unreachable")  # the advice ends tuning before any run: the session's runs answer it
 
 
 def calibration_rule(config: TestConfig, calibration_s: float) -> tuple[TestConfig, SettleRule]:
@@ -218,7 +219,7 @@ class Tuner:
             self.status = "aborted"
 
     def _conclude(self) -> bool:
-        if self.advice.status in ("converged", "unreachable"):
+        if self.advice.status in ANSWERED:
             self.status = self.advice.status
         elif self.advice.status == "host_bound" and self.runs:  # the host, not the storage, ended this tuning
             self.status = "host-bound"

@@ -396,3 +396,26 @@ def test_missing_folders_are_created_from_the_page_and_a_folder_made_outside_is_
     qtbot.waitUntil(lambda: "cannot be made" in page.summary.text(), timeout=5000)
     assert f"{tmp_path / 'a-file' / 'deeper' / 'DB1'} cannot be made (" in page.summary.text() and not _next_enabled(window)
     assert (tmp_path / "a-file").read_text() == "not a folder"  # the file is as it was
+
+
+def test_reviews_auto_tune_line_names_where_auto_tune_starts_for_the_session_named(qtbot, window, tmp_path):
+    from tests.ui.test_reports import record_run
+    from ui.wizard import PAGE_REVIEW
+
+    record_run(window.store, "answered", tmp_path / "runs" / "a", threads=2)  # 2 threads passed in this session
+    window.wizard.load_config(window.store.runs("answered")[-1].config, session="answered")
+    window.state.set("profile.iops_per_mailbox", 1.0)
+    window.state.set("profile.mailboxes", 1000)  # 1,200 IOPS: Microsoft's rule starts at 9 threads
+    window.state.set_auto_tune(True)
+    window.wizard.restart_at(PAGE_REVIEW)
+    review = window.wizard.review
+
+    def line() -> str:
+        return next(row for row in review.text.toPlainText().splitlines() if row.startswith("Auto-tune"))
+
+    assert line().startswith("Auto-tune: this session already has its answer (converged), 2 threads, "
+                             "SluggishSessions 1, run at the planned length")
+    review.session.setText("a new design")  # a session with no runs: auto-tune starts afresh
+    assert line().startswith("Auto-tune (calibration runs until a setting passes), starting at 9 threads, "
+                             "SluggishSessions 1 (first run: one thread per 135 target IOPS (Microsoft's rule)")
+    assert window.runs.first_setting(window.state.config()).threads == 9  # what Start runs

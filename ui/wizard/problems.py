@@ -22,7 +22,8 @@ from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem, Seve
 from engine.results.verdict import maximum_basis
 from engine.run.scan_plan import scan_order_words
 from engine.run.sweep import plan_sweep
-from engine.tuning.tuner import MAX_RUNS, calibration_rule
+from engine.tuning.advisor import Advice
+from engine.tuning.tuner import ANSWERED, MAX_RUNS, calibration_rule
 from ui.scans import type_words
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 
@@ -102,7 +103,9 @@ def problems_html(problems: list[Problem], placed: Mapping[str, str]) -> str:
     return f"<p><b>Before Start</b></p><ul>{''.join(items)}</ul>"
 
 
-def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> str:
+def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first: Advice | None = None) -> str:
+    """The plan of a test as Review shows it; in auto-tune, `first` is the advisor's first setting (the session's
+    runs read), which `config` already runs."""
     mix = config.operation_mix
     total = config.database_size_bytes * config.database_file_count
     create_s = total / CREATE_RATE_BYTES_PER_S
@@ -126,9 +129,15 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float) -> st
     else:
         duration = f"{compact_duration(config.warmup_s)} warm-up + {compact_duration(config.duration_s)} measured"
     aim = "the most that passes is confirmed" if config.seeks_maximum else "a setting passes"
-    tuning = (f"Auto-tune (calibration runs until {aim}), starting at {config.thread_count} threads, "
-              f"SluggishSessions {config.sluggish_sessions}" if auto_tune
-              else f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}")
+    setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
+    if not auto_tune:
+        tuning = setting
+    elif first is not None and first.status in ANSWERED:  # no calibration run: the answer runs as planned
+        tuning = (f"Auto-tune: this session already has its answer ({first.status}), {setting}, run at the planned "
+                  f"length ({html.escape(first.rationale)})")
+    else:
+        why = f" ({html.escape(first.rationale)})" if first is not None else ""
+        tuning = f"Auto-tune (calibration runs until {aim}), starting at {setting}{why}"
     return f"""
 <h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">

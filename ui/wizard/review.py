@@ -200,7 +200,8 @@ class ReviewPage(WizardPage):
             self.text.setHtml(listed + suite_review_html(config, self.suite.performance_s, self.suite.stress_s,
                                                          resumed, unfinished))
         else:
-            self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s))
+            self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s,
+                                                   self.state.first_advice()))
         self.resume.setVisible(unfinished is not None)
         if unfinished is not None:
             self.resume.setText(f"Resume the unfinished ESRP qualification of this configuration in {unfinished.folder}")
