@@ -12,8 +12,8 @@ from engine.results.criterion_schema import Criterion
 
 
 def load_words(threads: int, sluggish_sessions: int) -> str:
-    """A load as every line of a sweep names it: "8 threads / SluggishSessions 2"."""
-    return f"{threads} threads / SluggishSessions {sluggish_sessions}"
+    """A load as every line of a sweep names it: "8 threads / SluggishSessions 2", "1 thread / SluggishSessions 1"."""
+    return f"{threads} thread{'' if threads == 1 else 's'} / SluggishSessions {sluggish_sessions}"
 
 
 class SweepStep(Schema):

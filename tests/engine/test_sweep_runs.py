@@ -161,3 +161,6 @@ def test_the_end_of_auto_tune_says_what_the_sweep_measured_and_why_it_ended(tmp_
             f"{best['threads']} threads / SluggishSessions {best['sluggish_sessions']}") in outcome.swept
     assert "It ended: the latency limit lies between " in outcome.swept  # why: the limit bracketed
     assert outcome.words.startswith(f"Auto-tune: {outcome.status} after 2 run(s). The load sweep measured ")
+    lightest = min(steps, key=lambda step: step["threads"] / step["sluggish_sessions"])
+    assert lightest["threads"] == 1  # one thread, said as one
+    assert f"from 1 thread / SluggishSessions {lightest['sluggish_sessions']} to " in outcome.swept
