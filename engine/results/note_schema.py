@@ -16,7 +16,7 @@ CORRECTABLE_WORDS = ("Correctable pages: always 0. A Jetwise page carries one CR
                      "small the damage.")
 JudgedWhy = Literal["unfinished", "no_reads", "heaviest_kept", "lightest"]
 _JUDGED_WORDS: dict[JudgedWhy, str] = {
-    "unfinished": "unfinished", "no_reads": "it made no database reads",
+    "unfinished": "unfinished", "no_reads": "it made no database reads, or nearly all were cache hits",
     "heaviest_kept": "the heaviest that kept every latency threshold",
     "lightest": "no step kept every latency threshold; the lightest",
 }

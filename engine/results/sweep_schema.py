@@ -37,7 +37,8 @@ class SweepStep(Schema):
     latency_ok: bool = Field(description="Every latency criterion (and page-fault stalls) within its threshold.")
     broke: Criterion | None = Field(None, description="The first latency criterion the step broke (None: it kept them).")
     failure: str = Field("", description="A result before schema 13: the first criterion the step broke, in words.")
-    no_reads: bool = Field(False, description="An instance made no database reads (the cache held the database).")
+    no_reads: bool = Field(False, description="An instance made no database reads, or more of its page references "
+                                              "than the limit were cache hits (the cache held the database).")
 
     @property
     def effective_load(self) -> float:
@@ -84,8 +85,8 @@ class SweepEnd(Schema):
         kept = load_words(*self.kept) if self.kept is not None else ""
         broke = load_words(*self.broke) if self.broke is not None else ""
         if self.why == "cache_held":
-            return ("a step made no database reads: the database cache holds the database, so no load reaches the "
-                    f"disk; {larger_than_cache_words()}")
+            return ("a step made no database reads, or nearly all its page references were cache hits: the database "
+                    f"cache holds the database, so no load reaches the disk; {larger_than_cache_words()}")
         if self.why == "limit_found":
             return f"the latency limit lies between {kept} (kept the thresholds) and {broke} (broke them)"
         if self.why == "steps_spent":

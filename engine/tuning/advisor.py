@@ -36,7 +36,7 @@ from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.results.schema import RunResult
 from engine.results.verdict import iops_floor
-from engine.tuning.curve import curve, read_curve, sweeps_of
+from engine.tuning.curve import curve, read_curve, sweeps_of, swept_most
 from engine.tuning.evidence import (
     RunPoint,
     again,
@@ -107,6 +107,10 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
         advice = advise_from_curve(config, listed, points)
     else:
         advice = advise(config, points, cpu_count)
+        if advice.status == "converged" and (most := swept_most(listed, points)) is not None:
+            # what the storage carries is the sweep's most within the thresholds, not the passing run's own figure
+            advice = replace(advice, max_passing_iops=most.iops,
+                             capacity=capacity_of(config, most.iops, at_least=most.host_bound))
     return replace(advice, notes=merged([*notes, *advice.notes]))
 
 

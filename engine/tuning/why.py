@@ -441,8 +441,9 @@ class Unused(Schema):
             case "sweep_unmeasured":
                 return f"{sweep} ended before it measured its first step"
             case "sweep_cache_held":
-                return (f"{sweep} made no database reads at any step (the database cache held the database), so its "
-                        f"latency says nothing of the storage; {larger_than_cache_words()}")
+                return (f"{sweep} made no database reads at any step, or nearly all its page references were cache "
+                        "hits (the database cache held the database), so its latency says nothing of the storage; "
+                        f"{larger_than_cache_words()}")
             case "ended_early":
                 return f"{setting} ended early (aborted or stopped); its partial figures are not used"
             case "nothing_measured":

@@ -52,6 +52,10 @@ def test_tune_converges_on_the_simulated_device_and_prints_json(tmp_path):
     assert last["verdict"] == "pass"
     assert outcome["recommendation"] == {"threads": last["threads"], "sluggish_sessions": last["sluggish_sessions"]}
     assert "Converged in" in done.stderr and "SIMULATED" not in done.stdout
+    # what the storage carries: the most a step kept the thresholds at, not the confirming run at a lighter setting
+    most = max(step["transactional_iops"] for step in outcome["steps"] if step["latency_ok"])
+    assert outcome["max_passing_iops"] == most != last["achieved_transactional_iops"]
+    assert f"This storage carries about {most:,.0f} transactional IOPS" in done.stderr
     # every calibration run is in the session, and its result says it was simulated
     history = json.loads(jetwise("history", "--session", "sata", "--json", cwd=tmp_path).stdout)
     runs = history["sessions"][0]["runs"]

@@ -16,6 +16,7 @@ from engine.run.simulation import PROFILES, runner_for
 from engine.run.sweep import SWEEP_BUDGET_S, plan_sweep
 from engine.tuning.advisor import advise_session
 from engine.tuning.tuner import Tuner
+from engine.workload.stats import CACHE_HITS, CACHE_MISSES
 from tests.engine.test_advisor import simulated_tuning
 
 SATA = PROFILES["sata-2x7k"]
@@ -131,14 +132,18 @@ def test_the_store_lists_a_sweep_at_the_setting_its_figures_were_judged_at(tmp_p
     assert store.result(row.run_id).sweep == result.sweep
 
 
-def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path):
+@pytest.mark.parametrize("reads", ["none", "nearly all cache hits"])
+def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path, reads):
     config = _config(tmp_path, thread_count=1)
     runner = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2))
 
     class HeldByTheCache(type(runner.source)):  # the model's reads all served by the cache: none reach the disk
         def instance_interval(self, *args, **kwargs):
             part = super().instance_interval(*args, **kwargs)
-            part.streams.pop("db_read", None)
+            if reads == "none":
+                part.streams.pop("db_read", None)
+            else:  # a few reads, 99.95 % of the page references cache hits: the cache, not the storage, served them
+                part.cache[CACHE_HITS] = part.cache[CACHE_MISSES] * 1999
             return part
 
     runner.source = HeldByTheCache(SATA)
