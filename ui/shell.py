@@ -301,12 +301,13 @@ class MainWindow(QMainWindow):
     def _on_runs_refused(self, outcome: str) -> None:
         """Refused before it started (nothing was written): back to the wizard with the engine's reasons."""
         self.stack.setCurrentWidget(self.wizard)
-        if self.state.refusal:  # reasons at fields: the wizard shows each where it is entered, no dialog
+        refusal = list(self.state.refusal)
+        if refusal:  # reasons at fields: the wizard shows each where it is entered, no dialog
             try:
                 self.wizard.restart_at(PAGE_REVIEW)
             except RuntimeError:
                 pass  # a page before Review cannot go on: it is the one that shows the reason
-            self.statusBar().showMessage(f"{outcome}: {self.state.refusal[0].message}")
+            self.statusBar().showMessage(f"{outcome}: {refusal[0].message}")
             return
         self.statusBar().showMessage(f"{outcome}; see the messages")
         QMessageBox.warning(self, "The run did not start",

@@ -97,7 +97,9 @@ class Draft(Generic[SettingT]):
     @session.setter
     def session(self, name: str) -> None:
         if self._rename(name):
-            self._announce()  # auto-tune's first setting reads the session's runs: another session, another start
+            # auto-tune's first setting reads the session's runs: another session, another start; the values are the
+            # same, so what the engine refused them for stands
+            self._announce(values_changed=False)
 
     def _rename(self, name: str) -> bool:
         if name == self._session:
@@ -106,9 +108,10 @@ class Draft(Generic[SettingT]):
         self.session_changed.emit(name)
         return True
 
-    def _announce(self) -> None:
+    def _announce(self, *, values_changed: bool = True) -> None:
         self._verdict = None
-        self.refusal = []  # the engine refused other values
+        if values_changed:
+            self.refusal = []  # the engine refused other values
         self.changed.emit()
 
     def start_requested(self) -> None:

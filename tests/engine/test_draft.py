@@ -7,6 +7,7 @@ from pathlib import Path
 
 from engine.model.config import TestConfig, default_config
 from engine.model.draft import Draft
+from engine.model.validation import Problem
 
 
 @dataclass(frozen=True)
@@ -136,3 +137,15 @@ def test_another_session_asks_auto_tunes_first_setting_again(tmp_path):
     draft.session = "new design"
     assert draft.config().thread_count == 9 and draft.first_advice() == Setting(9, 1)
     assert heard == ["changed"]
+
+
+def test_another_session_keeps_what_the_engine_refused_the_values_for(tmp_path):
+    """The session names where the run is kept, not what runs: the engine's reasons stand until a value changes."""
+    draft: Draft[Setting] = Draft(tmp_path, lambda _config: Setting(9, 1))
+    refused = Problem("thread_count", "each database needs at least one thread")
+    draft.start_requested()
+    draft.start_answered([refused])
+    draft.session = "another design"
+    assert draft.refusal == [refused] and refused in draft.problems()
+    draft.set("thread_count", 4)
+    assert draft.refusal == []
