@@ -1,13 +1,13 @@
-"""A test across 16 servers of 12 databases each on the simulated device, through the real scheduler and mutual TLS:
-does the controller keep up with the sample stream?
+"""A test across 16 servers of 12 databases each on the simulated device, through the real links (WebSockets over
+mutual TLS): does the controller keep up with the sample stream?
 
     python bench/across.py [--hosts 16] [--databases 12] [--minutes 30] [--json FILE]
 
 Sixteen agents, each its own process and data folder on its own loopback address (127.0.1.N), enrolled as an engineer
-enrols them; the controller runs in this process (scheduler, client and the test's loop, as `jetwise run --hosts` runs
+enrols them; the controller runs in this process (its links and the test's loop, as `jetwise run --hosts` runs
 them). Each server plays a Performance test of `--minutes` in virtual time on the simulated device: every server
 sends its samples as fast as its model makes them, far faster than one a second, so the stream is at its heaviest.
-Measured at the controller: samples handled per second (taken from the topic, written into its copy of each server's
+Measured at the controller: samples handled per second (taken from the links, written into its copy of each server's
 folder, summed), its CPU seconds per 1,000 samples and what that makes of one core at the real rate (one sample per
 server per second), its peak memory, and the longest backlog waiting in its inbox.
 The reference, measured in the same run: the same server's test run alone here (as `jetwise run --simulate` runs it),
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from engine.hosts.across import TestAcross  # noqa: E402
 from engine.hosts.controller import Controller  # noqa: E402
 from engine.hosts.keys import KeyStore  # noqa: E402
-from engine.hosts.logs import quiet_dask  # noqa: E402
+from engine.hosts.logs import log_link_to  # noqa: E402
 from engine.hosts.membership import enrol  # noqa: E402
 from engine.hosts.roster import Roster  # noqa: E402
 from engine.model.config import TestType, default_config  # noqa: E402
@@ -95,7 +95,7 @@ def main() -> None:
         intervals = round(args.minutes * 60)
         alone_rate = (alone.samples - 1) / (alone.last - (alone.first or alone.last))
 
-        quiet_dask(work / "controller.log")
+        log_link_to(work / "controller.log")
         with Controller(roster, host="127.0.0.1", port=0) as controller:
             for name in names:
                 added = roster.add(name, controller.address, work)

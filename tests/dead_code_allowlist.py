@@ -6,7 +6,6 @@ Windows through ctypes, by a configuration file, or by PyInstaller's spec.
 
 # ruff: noqa: B018 (each line is an expression naming a definition, as vulture's allowlists are)
 from engine.hosts.keys import KernelKeyring
-from engine.hosts.tls import HostSecurity
 from engine.io.platform import lifetime
 from engine.model.config import MaximumLatency
 from engine.model.profile import ThreadWeight
@@ -38,4 +37,3 @@ customer  # noqa: F821 (the report's first page reads the report details: resour
 storage_model  # noqa: F821
 engineer  # noqa: F821
 KernelKeyring.priority  # keyring reads a backend's priority to choose among them
-HostSecurity._get_tls_context  # Dask builds each connection's TLS context through it

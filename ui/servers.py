@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.names import host_problem
 from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
@@ -57,7 +57,7 @@ class Checked:
 def check_connections(roster: Roster, hosts: list[str], port: int, timeout_s: float) -> Checked:
     """Listen as the controller until every host's agent connected or `timeout_s` passed (PortInUseError when another
     program holds `port`). Blocks."""
-    quiet_dask(hosts_folder() / CONTROLLER_LOG)
+    log_link_to(hosts_folder() / CONTROLLER_LOG)
     with controller_on(roster, port, choose='in "listen on port"') as controller:
         connected = controller.connected_within(hosts, timeout_s)
         return Checked(connected, [refusal.words for refusal in controller.refusals])

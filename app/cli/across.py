@@ -25,7 +25,7 @@ from app.context import UsageError
 from engine.hosts.across import AcrossView, TestAcross, shared_problems
 from engine.hosts.controller import Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.names import host_problem
 from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
@@ -184,10 +184,10 @@ def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, 
 def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
               say: Callable[[str], None]) -> Iterator[Controller]:
     """The controller listening on `port` (PortInUseError when another program holds it), every one of `hosts`' agents
-    connected within `wait_s` (HostsMissingError naming those that did not), Dask's own log in the controller's file;
-    closed on leaving."""
-    quiet_dask(hosts_folder() / CONTROLLER_LOG)
-    with controller_on(roster, port) as controller:
+    connected within `wait_s` (HostsMissingError naming those that did not), each refusal said as it happens, the
+    link's own log in the controller's file; closed on leaving."""
+    log_link_to(hosts_folder() / CONTROLLER_LOG)
+    with controller_on(roster, port, said=lambda words: say(words[:1].upper() + words[1:])) as controller:
         say(f"Listening at {controller.address}; waiting for {', '.join(hosts)}...")
         controller.wait_for(hosts, wait_s)
         yield controller

@@ -2,8 +2,9 @@
 
 Enrolling imports the bundle the controller wrote (the code typed, or given with --code), keeps the private key in the
 operating system's credential store and deletes the bundle. Then `jetwise agent` connects to the controller over
-mutual TLS (waiting for it to listen) and runs what each test asks of this server, test after test (--once: one).
-Dask's own log goes to agent/agent.log in the data folder."""
+mutual TLS (waiting for it to listen; at the first contact it redeems the bundle with a key made here) and runs what
+each test asks of this server, test after test (--once: one). It listens on nothing. The link's own log goes to
+agent/agent.log in the data folder."""
 
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ import time
 
 from app.cli.options import path_type, port_type
 from app.context import AppContext
-from engine.hosts.agent import AgentRefusedError, serve, wait_for_controller
+from engine.hosts.agent import AgentRefusedError, ControllerAbsentError, serve
 from engine.hosts.enrolment import EnrolmentError
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.logs import AGENT_LOG, quiet_dask
+from engine.hosts.logs import AGENT_LOG, log_link_to
 from engine.hosts.membership import enrol, membership_in
 from engine.hosts.part import RUNS_FOLDER
 from engine.hosts.port import PortInUseError, address_in_use
@@ -30,9 +31,10 @@ from engine.store.paths import agent_folder
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--enrol", type=path_type, metavar="FILE", help="import the bundle the controller wrote")
     parser.add_argument("--code", metavar="CODE", help="the bundle's one-time code (asked for when not given)")
-    parser.add_argument("--listen", metavar="ADDRESS", help="the address the agent listens on (default: the one that "
-                                                            "reaches the controller)")
-    parser.add_argument("--port", type=port_type, default=0, metavar="PORT", help="the port it listens on (default: any)")
+    parser.add_argument("--listen", metavar="ADDRESS", help="the address the agent connects from (default: the one "
+                                                            "that reaches the controller); it listens on none")
+    parser.add_argument("--port", type=port_type, default=0, metavar="PORT",
+                        help="the port it connects from (default: any)")
     parser.add_argument("--once", action="store_true", help="stop when the controller's test ends (default: wait for "
                                                             "the next test)")
 
@@ -57,30 +59,39 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
                   "controller (jetwise hosts add HOST there)", file=sys.stderr)
             return ExitCode.INVALID
         membership = kept
-        identity = membership.identity(keys)
         print(f"Agent {membership.host}: connecting to {membership.controller} (certificate "
               f"{fingerprint(membership.cert_pem)}; key in {keys.where})", flush=True)
-        quiet_dask(agent_folder() / AGENT_LOG)
+        log_link_to(agent_folder() / AGENT_LOG)
+        waiting = False
         while True:
-            wait_for_controller(membership, identity, on_waiting=lambda words: print(
-                f"Waiting for the controller: {words}", flush=True))
+            identity = membership.identity(keys)
+
+            def redeemed(cert_pem: str, key_pem: str) -> None:
+                nonlocal membership
+                membership = membership.redeem(cert_pem, key_pem, agent_folder(), keys)
+                print(f"Redeemed the bundle: this agent's own key, made here, is certified ({fingerprint(cert_pem)})",
+                      flush=True)
+
             try:
-                asyncio.run(serve(membership, identity, agent_folder() / RUNS_FOLDER, listen=args.listen,
-                                  port=args.port,
-                                  on_connected=lambda address: print(f"Connected; listening at {address}", flush=True),
-                                  on_refused=lambda words: print(f"Refused: {words}", flush=True)))
-            except Exception as exc:
-                if address_in_use(exc):  # another program holds --port: no controller will ever reach it there
-                    raise PortInUseError(args.port) from exc
-                if args.once or not isinstance(exc, OSError):  # an OSError: the connection lost between the handshake
-                    raise  # and the worker's registration
-                print(f"The connection to the controller was lost ({exc}): waiting for it again.", flush=True)
+                ended = asyncio.run(serve(
+                    membership, identity, agent_folder() / RUNS_FOLDER, on_redeemed=redeemed, listen=args.listen,
+                    port=args.port, on_connected=lambda address: print(f"Connected from {address}", flush=True),
+                    said=lambda words: print(words, flush=True)))
+            except ControllerAbsentError as exc:
+                if not waiting:
+                    print(f"Waiting for the controller: {exc}", flush=True)
+                    waiting = True
                 time.sleep(1.0)
                 continue
+            except OSError as exc:
+                if address_in_use(exc):  # another program holds --port: the agent cannot connect from it
+                    raise PortInUseError(args.port) from exc
+                raise
+            waiting = False
             if args.once:
-                print("The controller closed the test or was lost: the agent stops (--once).")
+                print(f"The test is over ({ended}): the agent stops (--once).")
                 return ExitCode.PASS
-            print("The controller closed the test or was lost: waiting for the next.", flush=True)
+            print(f"The test is over ({ended}): waiting for the next.", flush=True)
     except (EnrolmentError, KeyStoreError, AgentRefusedError, PortInUseError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID

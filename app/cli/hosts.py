@@ -17,7 +17,7 @@ from app.context import AppContext, writable_destination
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.logs import CONTROLLER_LOG, quiet_dask
+from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
 from engine.hosts.trust import fingerprint
@@ -80,7 +80,10 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         if not hosts:
             print(sentence(NONE_ENROLLED))
         for entry in hosts:
-            print(f"  {entry.name}  enrolled {entry.enrolled_utc:%Y-%m-%d %H:%M} UTC  {fingerprint(entry.cert_pem)}")
+            redeemed = (f"its bundle redeemed {entry.redeemed_utc:%Y-%m-%d %H:%M} UTC from {entry.redeemed_from}"
+                        if entry.redeemed_utc is not None else "its bundle not redeemed yet")
+            print(f"  {entry.name}  enrolled {entry.enrolled_utc:%Y-%m-%d %H:%M} UTC  {fingerprint(entry.cert_pem)}  "
+                  f"({redeemed})")
         return ExitCode.PASS
     except (RosterError, KeyStoreError, PortInUseError, HostsMissingError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -105,7 +108,7 @@ def _check(roster: Roster, port: int, timeout_s: float) -> int:
     if not hosts:
         print(f"error: {NONE_ENROLLED}", file=sys.stderr)
         return ExitCode.INVALID
-    quiet_dask(hosts_folder() / CONTROLLER_LOG)
+    log_link_to(hosts_folder() / CONTROLLER_LOG)
     with controller_on(roster, port) as controller:
         print(f"Listening at {controller.address} for {len(hosts)} agent(s) (start jetwise agent on each)...", flush=True)
         connected = controller.wait_for([entry.name for entry in hosts], timeout_s)

@@ -1,37 +1,34 @@
 """A test across servers, from the controller: each server's part started, measured and stopped together, judged per
 server and as a whole.
 
-One `run_part` task per server on its agent (`engine.hosts.part`). The parts speak on the test's topic; the controller
-keeps a copy of each server's run folder from what they say (`hosts/HOST/` in its run folder: samples, test log,
-result), sums their intervals for the front end as they come, and:
-- once every server's databases are ready, gives all of them one start instant `LEAD_S` ahead, in its own time
-  (each part turns it into its own clock by the offset Dask measures);
+Each server's agent runs its part (`engine.hosts.part`) at the controller's `Prepare`. The parts' messages come over
+their links (`engine.hosts.controller`), each filed under the host its certificate names; the controller keeps a copy
+of each server's run folder from what they say (`hosts/HOST/` in its run folder: samples, test log, result), sums
+their intervals for the front end as they come, and:
+- once every server's databases are ready, gives all of them one start instant `LEAD_S` ahead, each in its own
+  clock (the controller reads each server's clock over its link as the test begins);
 - stops every part when the engineer stops the test, when a part ends early (refused, aborted, in error) or when a
-  server is silent for `SILENT_S` (killed, its network cut): the test is then aborted, naming the server and why;
-- leads a load sweep across servers (`engine.hosts.sweep_across`): every server steps at its word.
+  server's link ends (its agent killed; frozen or its network cut: no pong for the link's silence limit): the test
+  is then aborted, naming the server and why;
+- leads a load sweep across servers (`engine.hosts.sweep_across`): every server steps at its word;
+- says in the test's log every connection and message it refused meanwhile, and refuses a message out of turn.
 """
 
 from __future__ import annotations
 
-import json
 import queue
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
-from distributed import Future
-
-from engine.hosts.agent import host_resource
-from engine.hosts.controller import Controller
-from engine.hosts.part import go, lead, run_part, stop, topic
+from engine.hosts.controller import Controller, Gone, Refusal
+from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stepped, Stop
 from engine.hosts.sweep_across import SweepLeader
 from engine.io.safety import append_text, make_folders, write_text
 from engine.model.config import TestConfig
-from engine.protocol import IntervalEvent, ResultEvent, RunEvent, from_json_line
+from engine.protocol import IntervalEvent, ResultEvent, RunEvent
 from engine.results.across_schema import (
     ACROSS_FILE,
     HOSTS_FOLDER,
@@ -48,7 +45,6 @@ from engine.run.steps import step_words
 from engine.run.sweep import SweepPlan
 
 LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
-SILENT_S = 3.0  # a server that has said nothing for this long is lost (killed, its network cut): the test stops
 STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
 RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
 TEST_LOG = "test.log"  # the controller's own lines, beside each server's
@@ -95,7 +91,7 @@ class _Host:
     name: str
     address: str
     folder: RunFolderWriter
-    future: Future[str] | None = None
+    ended: bool = False  # its part said it ended
     heard: float = field(default_factory=time.monotonic)
     ready: bool = False
     offset_s: float | None = None
@@ -104,10 +100,6 @@ class _Host:
     refused: list[list[str]] | None = None
     lost: str | None = None
     samples: dict[int, IntervalSample] = field(default_factory=dict)
-
-
-def _done(future: Future[str]) -> bool:
-    return bool(future.done())  # type: ignore[no-untyped-call]
 
 
 class TestAcross:
@@ -121,13 +113,12 @@ class TestAcross:
         self.view = view
         self.simulate = simulate
         self.test_id = test_id or new_run_id()
-        self._inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._inbox: queue.Queue[tuple[str, FromAgent | Gone | Refusal]] = queue.Queue()
         self._stop_reason: str | None = None
         self._ended_by: ServerEnd | None = None
         self._stop_sent: float | None = None
         self._started_at: float | None = None
         self._next_sum = 0
-        self._words = ThreadPoolExecutor(max_workers=max(4, len(configs)), thread_name_prefix="jetwise-word")
         self.hosts: dict[str, _Host] = {}
         self.sweep = sweep
         self.leader = SweepLeader(sweep, first_interval_s(configs), list(configs)) if sweep is not None else None
@@ -145,17 +136,13 @@ class TestAcross:
     # the run --------------------------------------------------------------------------------------------------
 
     def run(self) -> AcrossResult:
-        client = self.controller.client
-        assert client is not None
         make_folders(self.output / HOSTS_FOLDER)
         self._log = append_text(self.output / TEST_LOG)
         addresses = self.controller.wait_for(list(self.configs), timeout_s=0)
         for name, address in addresses.items():
             self.hosts[name] = _Host(name, address, RunFolderWriter(self.output / HOSTS_FOLDER / name))
         started = datetime.now(UTC)
-        refused_before = len(self.controller.admission.refused)
-        self.controller.admission.running = True
-        client.subscribe_topic(topic(self.test_id), self._arrived)  # type: ignore[no-untyped-call]
+        self.controller.begin(self.test_id, list(self.hosts), self._arrived)
         try:
             self.say(f"Test {self.test_id} across {len(self.hosts)} servers: {', '.join(self.hosts)}"
                      + (f" (simulated: {self.simulate})" if self.simulate else ""))
@@ -163,38 +150,30 @@ class TestAcross:
                 self.say(f"{self.sweep.describe(first_interval_s(self.configs), lockstep=True)}; every server steps "
                          "together, at the controller's word, from what all of them measured")
             for host in self.hosts.values():
-                host.future = client.submit(
-                    run_part, self.test_id, host.name, self.configs[host.name].model_dump_json(), self.simulate,
-                    self.sweep, resources={host_resource(host.name): 1}, pure=False, retries=0,
-                    key=f"jetwise-part-{self.test_id}-{host.name}")
+                host.offset_s = self.controller.clock_offset(host.name)
+                self.controller.send(host.name, Prepare(test_id=self.test_id, config=self.configs[host.name],
+                                                        simulate=self.simulate, sweep=self.sweep))
             self._loop()
             self._drain()
         finally:
-            client.unsubscribe_topic(topic(self.test_id))  # type: ignore[no-untyped-call]
-            self.controller.admission.running = False
-            for words in self.controller.admission.refused[refused_before:]:  # an agent or a question turned away
-                self.say(words[:1].upper() + words[1:])
+            self.controller.end()
             for host in self.hosts.values():
-                if host.future is not None and not _done(host.future):
-                    host.future.cancel()  # type: ignore[no-untyped-call]
                 host.folder.close()
-            self._words.shutdown(wait=False, cancel_futures=True)
         try:
             return self._judged(started)
         finally:
             self._log.close()
 
-    def _arrived(self, event: tuple[float, dict[str, Any]]) -> None:
-        """A part's message, as it arrives (the client's thread): the server is heard now, however long the message
-        then waits to be handled."""
-        message = event[1]
-        host = self.hosts.get(str(message.get("host")))
-        if host is not None:
-            host.heard = time.monotonic()
-        self._inbox.put(message)
+    def _arrived(self, host: str, message: FromAgent | Gone | Refusal) -> None:
+        """A part's message, as it arrives (the link's thread): the server is heard now, however long the message then
+        waits to be handled."""
+        known = self.hosts.get(host)
+        if known is not None:
+            known.heard = time.monotonic()
+        self._inbox.put((host, message))
 
     def _pending(self) -> list[_Host]:
-        return [h for h in self.hosts.values() if h.lost is None and h.future is not None and not _done(h.future)]
+        return [h for h in self.hosts.values() if h.lost is None and not h.ended]
 
     def _loop(self) -> None:
         while self._pending():
@@ -206,31 +185,25 @@ class TestAcross:
             if self._stop_reason is not None and self._stop_sent is None:
                 self._stop_all(ServerEnd(host="", why="stopped", detail=self._stop_reason), self._stop_reason)
             for host in self._pending():
-                if now - host.heard > SILENT_S:
-                    host.lost = f"it said nothing for {SILENT_S:g} s (its agent ended, or its network is cut)"
-                    self.say(f"{host.name} is lost: {host.lost}")
-                    self._stop_all(ServerEnd(host=host.name, why="lost", detail=host.lost),
-                                   f"{host.name} was lost")
-                elif self._stop_sent is not None and now - self._stop_sent > STOP_WAIT_S:
+                if self._stop_sent is not None and now - self._stop_sent > STOP_WAIT_S:
                     host.lost = f"it did not end its run within {STOP_WAIT_S:g} s of the word to stop"
                     self.say(f"{host.name} is lost: {host.lost}")
-            self._collect()
             self._start_when_ready()
-        self._collect()
 
-    def _collect(self) -> None:
-        """Each part whose task ended since: its result, its refusal or its error."""
-        for host in self.hosts.values():
-            if host.future is not None and _done(host.future) and host.result is None and host.refused is None \
-                    and host.lost is None:
-                self._ended(host)
-
-    def _take(self, message: dict[str, Any]) -> None:
-        host = self.hosts.get(str(message.get("host")))
-        if host is None:
+    def _take(self, arrived: tuple[str, FromAgent | Gone | Refusal]) -> None:
+        name, message = arrived
+        if isinstance(message, Refusal):  # a connection or a message the controller refused meanwhile
+            self.say(message.words[:1].upper() + message.words[1:])
             return
-        if "event" in message:
-            event = from_json_line(message["event"])
+        host = self.hosts[name]
+        if isinstance(message, Gone):
+            self._gone(host, message.why)
+            return
+        if host.ended:  # its part said it ended: nothing of it follows
+            self.controller.refuse(name, f"a '{message.kind}' message after its part ended")
+            return
+        if isinstance(message, PartEvent):
+            event = message.event
             if isinstance(event, IntervalEvent):
                 event = IntervalEvent(sample=self._aligned(host, event.sample))
                 self._sum(host, event.sample)
@@ -241,11 +214,31 @@ class TestAcross:
             except SinkFailedError as exc:
                 self.request_stop(f"the controller cannot keep {host.name}'s samples: {exc.reason}")
             self.view.host_event(host.name, event)
-        elif "step" in message:
-            self._stepped(host, SweepStep.model_validate_json(message["step"]))
-        elif message.get("ready"):
-            host.ready, host.offset_s = True, float(message.get("offset_s", 0.0))
-            self.say(f"{host.name}: databases ready (its clock is {host.offset_s * 1000:+.1f} ms from the controller's)")
+        elif isinstance(message, Stepped):
+            if self.leader is None:
+                self.controller.refuse(name, "a sweep's step in a test that sweeps nothing")
+                return
+            self._stepped(host, message.record)
+        elif isinstance(message, Ready):
+            if host.ready:
+                self.controller.refuse(name, "a second 'ready'")
+                return
+            host.ready = True
+            clock = f"{host.offset_s * 1000:+.1f} ms from" if host.offset_s is not None else "not read: taken as"
+            self.say(f"{host.name}: databases ready (its clock is {clock} the controller's)")
+        elif isinstance(message, Ended):
+            host.ended = True
+            self._ended(host, message)
+        else:  # a Hello or a clock reading reach no test
+            self.controller.refuse(name, f"a '{message.kind}' message in a test")
+
+    def _gone(self, host: _Host, why: str) -> None:
+        """A server's link ended before its part did: it is lost, and the test stops."""
+        if host.ended or host.lost is not None:
+            return
+        host.lost = why
+        self.say(f"{host.name} is lost: {why}")
+        self._stop_all(ServerEnd(host=host.name, why="lost", detail=why), f"{host.name} was lost")
 
     def _stepped(self, host: _Host, record: SweepStep) -> None:
         """A server measured a step of the sweep; once all have, the step as a whole and the word for every one."""
@@ -264,9 +257,9 @@ class TestAcross:
         else:
             self.say(f"Step {whole.step + 2}: {told.load[0]} threads / SluggishSessions {told.load[1]} on every "
                      f"server from sample {told.at}")
-        end = told.end.model_dump_json() if told.end is not None else None
         for each in self.hosts.values():
-            self._words.submit(self._tell, each, lead, whole.step + 1, told.at, told.load, end)
+            self.controller.send(each.name, Lead(test_id=self.test_id, step=whole.step + 1, at=told.at, load=told.load,
+                                                 end=told.end))
 
     def _aligned(self, host: _Host, sample: IntervalSample) -> IntervalSample:
         """A sample at the controller's time: the server's clock plus its offset."""
@@ -305,16 +298,8 @@ class TestAcross:
         self._started_at = at
         start = datetime.fromtimestamp(at, UTC).astimezone()
         self.say(f"Every server's databases are ready: the test starts on all of them at {start:%H:%M:%S.%f}"[:-3])
-        for host in self.hosts.values():
-            self._words.submit(self._tell, host, go, at)
-
-    def _tell(self, host: _Host, function: Callable[..., bool], *args: object) -> None:
-        client = self.controller.client
-        assert client is not None
-        try:
-            client.run(function, self.test_id, *args, workers=[host.address], on_error="return")
-        except Exception:
-            pass
+        for host in self.hosts.values():  # the instant in each server's own clock
+            self.controller.send(host.name, Go(test_id=self.test_id, at_s=at - (host.offset_s or 0.0)))
 
     def _stop_all(self, end: ServerEnd, reason: str) -> None:
         """Stop every part still running, saying why; the first reason is the test's."""
@@ -325,29 +310,24 @@ class TestAcross:
         self._stop_sent = time.monotonic()
         self.say(f"Stopping every server: {end.words}")
         for host in self.hosts.values():  # a lost one too: it may only be cut off, and hear it when it is back
-            if host.future is not None and not _done(host.future):
-                self._words.submit(self._tell, host, stop, reason)
+            if not host.ended:
+                self.controller.send(host.name, Stop(test_id=self.test_id, reason=reason))
 
-    def _ended(self, host: _Host) -> None:
-        """A part's task ended: its result, its refusal or its error; one that ends before the others stops them."""
-        assert host.future is not None
-        if host.future.status == "error":
-            error = host.future.exception()  # type: ignore[no-untyped-call]
-            host.lost = f"{type(error).__name__}: {error}"
+    def _ended(self, host: _Host, ended: Ended) -> None:
+        """A part ended: its result, its refusal or its error; one that ends before the others stops them."""
+        if ended.error is not None or (ended.result is None and ended.refused is None):
+            host.lost = ended.error or "its part ended with no result"
             self.say(f"{host.name}'s part ended in error: {host.lost}")
             self._stop_all(ServerEnd(host=host.name, why="failed_part", detail=host.lost), f"{host.name}'s run ended in error")
             return
-        if host.future.cancelled():  # type: ignore[no-untyped-call]
-            host.lost = "its part was cancelled"
-            return
-        answer = json.loads(host.future.result())
-        if "refused" in answer:
-            host.refused = answer["refused"]
-            detail = "; ".join(f"{where}: {words}" for where, words in answer["refused"])
+        if ended.refused is not None:
+            host.refused = [list(problem) for problem in ended.refused]
+            detail = "; ".join(f"{where}: {words}" for where, words in ended.refused)
             self.say(f"{host.name} refused its part: {detail}")
             self._stop_all(ServerEnd(host=host.name, why="refused", detail=detail), f"{host.name} refused its part")
             return
-        host.result = RunResult.model_validate(answer)
+        assert ended.result is not None
+        host.result = ended.result
         verdict = host.result.summary
         self.say(f"{host.name} ended: {verdict.verdict.value.upper()}")
         if verdict.verdict == Outcome.ABORTED and self._stop_sent is None:
@@ -355,8 +335,8 @@ class TestAcross:
             self._stop_all(ServerEnd(host=host.name, why="aborted_part", detail=detail), f"{host.name}'s run was aborted")
 
     def _drain(self) -> None:
-        """Every message that arrived is handled, and each part's last events (they may follow its result) get
-        `RESULT_WAIT_S` of quiet to arrive; a result whose event never came is kept from the task."""
+        """Every message that arrived is handled, and each part's last events get `RESULT_WAIT_S` of quiet to arrive; a
+        result whose event never came is kept from the part's word that it ended."""
         while any(h.result is not None and not h.result_event for h in self.hosts.values()) or not self._inbox.empty():
             try:
                 self._take(self._inbox.get(timeout=0.05))

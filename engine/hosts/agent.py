@@ -1,40 +1,57 @@
-"""An agent: a Dask worker named after its host, connected to its controller over mutual TLS.
+"""An agent: its link to the controller (`engine.hosts.link`), and each test's part it runs (`engine.hosts.part`).
 
-The worker carries a resource named after its host (`host_resource`), so work the controller
-pins to a host runs there alone. Before the worker starts, one TLS handshake with the
-controller says, in words, why the controller would refuse this agent (another authority, a
-removed host) or that nothing listens there yet; the worker would only retry in silence.
+The agent listens on nothing: it connects to its controller over mutual TLS, and answers that connection alone. It
+speaks only once the peer has proved itself with the controller's own certificate, pinned at enrolment (never just
+any certificate of the authority: another agent's would pass that), and it does what the controller says only as
+typed messages validated on arrival; one that does not validate, or comes out of turn, closes the link, said.
 """
 
 from __future__ import annotations
 
-import socket
+import asyncio
+import contextlib
 import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from distributed import Worker
-from distributed.core import rpc
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from engine.hosts.admission import ADMIT_OP, only_the_controller, startup_information
+from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, SCHEME, SILENT_S, Peer, certified, closed_words, der_of
 from engine.hosts.membership import Membership
-from engine.hosts.part import keep_runs_in
-from engine.hosts.tls import HostSecurity, context, refused_by
-from engine.hosts.trust import Identity
+from engine.hosts.messages import (
+    ClockQuestion,
+    ClockReading,
+    Ended,
+    Go,
+    Hello,
+    Lead,
+    MalformedError,
+    Prepare,
+    Refusal,
+    Stop,
+    ToAgent,
+    Welcome,
+    to_agent,
+)
+from engine.hosts.part import Part, run_part
+from engine.hosts.port import address_in_use
+from engine.hosts.tls import context, refused_by
+from engine.hosts.trust import Identity, fingerprint, key_request, same_key
 from engine.protocol import PROTOCOL_VERSION
+from engine.run.gate import Told
 
-HANDSHAKE_WAIT_S = 2.0  # how long a controller that accepted the handshake may stay silent before it counts as accepted
+ENDED_BY_CONTROLLER = "the controller closed the test or its connection was lost"
 
 
 class AgentRefusedError(RuntimeError):
     """The controller refused this agent, or cannot be reached: why, in words."""
 
 
-def host_resource(host: str) -> str:
-    """The resource only `host`'s agent has: work pinned to it runs there alone."""
-    return f"host:{host}"
+class ControllerAbsentError(AgentRefusedError):
+    """Nothing answers at the controller's address (yet): the agent waits for it."""
 
 
 def _address(controller: str) -> tuple[str, int]:
@@ -44,83 +61,168 @@ def _address(controller: str) -> tuple[str, int]:
     return parts.hostname, parts.port
 
 
-def handshake(controller: str, authority_pem: str, identity: Identity, timeout_s: float = 10.0) -> None:
-    """Prove this agent to the controller once, as the worker will: raise `AgentRefusedError` saying why it would fail."""
-    host, port = _address(controller)
-    ctx = context(ssl.Purpose.SERVER_AUTH, authority_pem, identity, None)
-    try:
-        with socket.create_connection((host, port), timeout=timeout_s) as raw, ctx.wrap_socket(raw) as tls:
-            tls.settimeout(HANDSHAKE_WAIT_S)  # TLS 1.3 says a refused client certificate on the first read
-            try:
-                tls.recv(1)
-            except TimeoutError:
-                return  # the controller accepted this agent and waits for it to speak
-    except ssl.SSLError as exc:
-        raise AgentRefusedError(_refusal_words(controller, exc)) from exc
-    except (TimeoutError, ConnectionRefusedError) as exc:
-        raise ControllerAbsentError(f"nothing answers at {controller}: start the test on the controller, or check the address "
-                           "and that its port is open in the firewall") from exc
-    except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as exc:  # a test ending or beginning there
-        raise ControllerAbsentError(f"the controller at {controller} closed the connection as it was made (a test "
-                                    "ending or beginning there); trying again") from exc
-    except OSError as exc:
-        raise AgentRefusedError(f"cannot reach the controller at {controller}: {exc.strerror or exc}") from exc
-
-
-def _refusal_words(controller: str, exc: ssl.SSLError) -> str:
-    kind = refused_by(str(exc.reason or exc))
+def _refusal_words(controller: str, reason: str) -> str:
+    kind = refused_by(reason)
     if kind == "revoked":
         return (f"the controller at {controller} refused this agent: its host was removed from the controller's "
                 "servers; enrol it again with a new bundle (jetwise hosts add on the controller)")
     if kind == "other_authority":
         return (f"the controller at {controller} and this agent belong to different tests (another authority, "
                 "another Jetwise's): enrol this agent with a bundle from that controller")
-    return f"the TLS handshake with the controller at {controller} failed: {exc.reason or exc}"
+    return f"the TLS handshake with the controller at {controller} failed: {reason}"
 
 
-async def serve(membership: Membership, identity: Identity, runs: Path, *, listen: str | None = None, port: int = 0,
+def _tls_error(exc: BaseException) -> ssl.SSLError | None:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+async def _connected(membership: Membership, identity: Identity, listen: str | None, port: int) -> ClientConnection:
+    """The link to the controller, its certificate checked against the one pinned at enrolment."""
+    controller = membership.controller
+    host, controller_port = _address(controller)
+    if membership.controller_pem is None:
+        raise AgentRefusedError("this agent was enrolled by an earlier Jetwise that did not keep its controller's "
+                                "certificate: enrol it again with a new bundle (jetwise hosts add on the controller)")
+    where = f"[{host}]" if ":" in host else host
+    try:
+        ws = await connect(f"{SCHEME}://{where}:{controller_port}/", ssl=context(
+            ssl.Purpose.SERVER_AUTH, membership.authority_pem, identity), open_timeout=OPEN_S, compression=None,
+            user_agent_header=None, local_addr=(listen or "", port) if listen or port else None, **CONNECTION_OPTIONS)
+    except Exception as exc:  # each said in words, below
+        if address_in_use(exc):
+            raise
+        tls = _tls_error(exc)
+        if tls is not None:
+            raise AgentRefusedError(_refusal_words(controller, str(tls.reason or tls))) from exc
+        if isinstance(exc, (TimeoutError, ConnectionRefusedError)):
+            raise ControllerAbsentError(f"nothing answers at {controller}: start the test on the controller, or check "
+                                        "the address and that its port is open in the firewall") from exc
+        if isinstance(exc, (ConnectionError, InvalidHandshake, EOFError)):  # a test ending or beginning there
+            raise ControllerAbsentError(f"the controller at {controller} closed the connection as it was made (a test "
+                                        "ending or beginning there); trying again") from exc
+        if isinstance(exc, OSError):
+            raise AgentRefusedError(f"cannot reach the controller at {controller}: {exc.strerror or exc}") from exc
+        raise
+    cert = certified(ws.transport.get_extra_info("ssl_object"))
+    if cert is None or cert.der != der_of(membership.controller_pem):
+        await ws.close(1008, "not this agent's controller")
+        held = f"{cert.role or 'no role'} certificate of {cert.host}" if cert is not None else "no certificate"
+        raise AgentRefusedError(
+            f"the peer at {controller} is not this agent's controller: it holds the {held}, not the controller's "
+            f"certificate pinned at enrolment ({fingerprint(membership.controller_pem)}); nothing was sent to it")
+    return ws
+
+
+class _Agent:
+    """The agent's end of one link: what the controller says, each test's part, and why the link ended."""
+
+    def __init__(self, ws: ClientConnection, runs: Path, said: Callable[[str], None]) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.runs, self.said = runs, said
+        self.ended = ENDED_BY_CONTROLLER
+        self.peer = Peer(ws, self.loop, lost=self._lost,
+                         silent=f"the controller was lost (no answer for {SILENT_S:g} s)")
+        self.part: Part | None = None
+        self.running: asyncio.Future[None] | None = None
+        self.last_test: str | None = None
+
+    def _lost(self, words: str) -> None:
+        self.ended = words
+        if self.part is not None:
+            self.part.stop(words)
+
+    def take(self, message: ToAgent) -> None:
+        """The controller's word, or `MalformedError` when it comes out of turn."""
+        if isinstance(message, ClockQuestion):
+            self.peer.send(ClockReading(number=message.number, time_s=time.time()))
+        elif isinstance(message, Prepare):
+            if self.part is not None:
+                raise MalformedError(f"a test {message.test_id} while test {self.part.test_id} runs here")
+            self.part = Part(message.test_id, self.peer.send)
+            self.last_test = message.test_id
+            self.said(f"Test {message.test_id}: running this server's part")
+            self.running = self.loop.run_in_executor(None, self._run, message, self.part)
+        elif isinstance(message, (Go, Stop, Lead)):
+            part = self.part
+            if part is None or part.test_id != message.test_id:
+                if message.test_id == self.last_test:  # a word that crossed its part's end: nothing to do
+                    return
+                raise MalformedError(f"a '{message.kind}' for test {message.test_id}, which this agent is not running")
+            if isinstance(message, Go):
+                part.go(message.at_s)
+            elif isinstance(message, Stop):
+                part.stop(message.reason)
+            else:
+                part.tell(message.step, Told(message.at, message.load, message.end))
+        elif isinstance(message, Refusal):
+            self.ended = f"the controller refused this agent: {message.reason}"
+        else:
+            raise MalformedError(f"a '{message.kind}' once the link was open")
+
+    def _run(self, prepare: Prepare, part: Part) -> None:
+        ended: Ended = run_part(prepare, self.runs, part)
+        self.peer.send(ended)
+        self.loop.call_soon_threadsafe(self._part_ended, part)
+
+    def _part_ended(self, part: Part) -> None:
+        if self.part is part:
+            self.part = None
+
+
+async def serve(membership: Membership, identity: Identity, runs: Path, *,
+                on_redeemed: Callable[[str, str], None], listen: str | None = None, port: int = 0,
                 on_connected: Callable[[str], None] = lambda _address: None,
-                on_refused: Callable[[str], None] = lambda _words: None) -> None:
-    """Run the agent's worker until its controller closes it or is lost (a lost controller ends the test); each test's
-    run folder in `runs`. Only the controller's certificate is answered (`on_refused` says each other)."""
-    keep_runs_in(runs)
-    security = HostSecurity(membership.authority_pem, identity)
-    await admitted(membership, security)
-    worker = Worker(membership.controller, security=security, name=membership.host, nthreads=1,
-                    resources={host_resource(membership.host): 1}, host=listen, port=port, dashboard=False,
-                    death_timeout=30, startup_information=startup_information())
-    only_the_controller(worker.handlers, on_refused, server=f"the agent {membership.host}")  # before it listens
-    async with worker:
-        worker.http_server.stop()  # Dask's HTTP server speaks plaintext: no listener but the TLS one
-        on_connected(worker.address)
-        await worker.finished()  # type: ignore[no-untyped-call]
-
-
-async def admitted(membership: Membership, security: HostSecurity) -> None:
-    """Ask the controller whether it admits this agent (its certificate's host, its protocol, no test running): raise
-    `AgentRefusedError` with the controller's reason."""
-    arguments = security.get_connection_args("worker")  # type: ignore[no-untyped-call]
-    async with rpc(membership.controller, connection_args=arguments) as controller:  # type: ignore[no-untyped-call]
-        answer = await getattr(controller, ADMIT_OP)(name=membership.host, protocol=PROTOCOL_VERSION)
-    if not answer.get("admitted"):
-        raise AgentRefusedError(f"the controller at {membership.controller} refused this agent: {answer.get('reason')}")
-
-
-class ControllerAbsentError(AgentRefusedError):
-    """Nothing answers at the controller's address (yet): the agent waits for it."""
-
-
-def wait_for_controller(membership: Membership, identity: Identity, *, on_waiting: Callable[[str], None],
-                        retry_s: float = 1.0) -> None:
-    """Until the controller answers and accepts this agent: `on_waiting` once while nothing answers; a refusal
-    raises `AgentRefusedError` at once."""
-    said = False
-    while True:
+                said: Callable[[str], None] = lambda _words: None) -> str:
+    """Connect to the controller and run each test's part it asks for, in `runs`, until the link ends (the controller
+    closed it or was lost, which stops a part running): why it ended. At the first contact the bundle is redeemed: a
+    key made here, and `on_redeemed` given its certificate and the key (PEM) to keep in place of the bundle's.
+    `AgentRefusedError` saying why the controller refused this agent (`ControllerAbsentError`: nothing answers there
+    yet)."""
+    ws = await _connected(membership, identity, listen, port)
+    agent = _Agent(ws, runs, said)
+    request_pem, key_pem = key_request(membership.host) if not membership.redeemed else (None, None)
+    try:
+        agent.peer.send(Hello(host=membership.host, protocol=PROTOCOL_VERSION, request_pem=request_pem))
         try:
-            handshake(membership.controller, membership.authority_pem, identity)
-            return
-        except ControllerAbsentError as exc:
-            if not said:
-                on_waiting(str(exc))
-                said = True
-            time.sleep(retry_s)
+            first = to_agent(await asyncio.wait_for(ws.recv(), OPEN_S))
+        except (TimeoutError, ConnectionClosed, MalformedError) as exc:
+            raise AgentRefusedError(f"the controller at {membership.controller} did not welcome this agent: "
+                                    f"{exc if isinstance(exc, MalformedError) else 'no answer'}") from exc
+        if isinstance(first, Refusal):
+            raise AgentRefusedError(f"the controller at {membership.controller} refused this agent: {first.reason}")
+        if not isinstance(first, Welcome):
+            raise AgentRefusedError(f"the controller at {membership.controller} answered '{first.kind}', not welcome")
+        if key_pem is not None:
+            if first.cert_pem is None or not same_key(first.cert_pem, key_pem):
+                raise AgentRefusedError(f"the controller at {membership.controller} did not certify the key this agent "
+                                        "made to redeem its bundle")
+            on_redeemed(first.cert_pem, key_pem)
+        local = ws.local_address
+        on_connected(f"tls://{local[0]}:{local[1]}")
+        if first.note:
+            said(f"The controller says: {first.note}")
+        try:
+            async for text in ws:
+                agent.peer.heard()
+                agent.take(to_agent(text))
+        except ConnectionClosed as exc:
+            if agent.ended == ENDED_BY_CONTROLLER and (exc.rcvd is None or exc.rcvd.code != 1000):
+                agent.ended = f"the controller was lost ({closed_words(exc, 'the controller')})"
+        except MalformedError as exc:
+            agent.ended = f"the controller's message was refused: {exc}"
+            said(f"Refused: {agent.ended}")
+            agent.peer.refuse(str(exc))
+        if agent.part is not None:
+            agent.part.stop(agent.ended)
+        if agent.running is not None:
+            await asyncio.wait([agent.running], timeout=120)  # the part ends, its results written
+        return agent.ended
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(ws.close(), OPEN_S)
+        agent.peer.stop()

@@ -1,11 +1,14 @@
 """Enrolling a server as an agent: a one-time bundle the controller writes and the agent imports, opened by a code.
 
-The controller writes `HOST.jwenrol`: the agent's certificate and private key and the test's
-authority certificate as PKCS#12, encrypted with a one-time code the controller shows and never
-writes, and the controller's address. The engineer copies the file to the server (over RDP),
-runs `jetwise agent --enrol FILE` and types the code: the agent keeps the key in the operating
-system's credential store (`engine.hosts.keys`) and deletes the file. A copy of the file without
-the code opens nothing; the code without the file is 80 random bits of nothing.
+The controller writes `HOST.jwenrol`: a one-time certificate and private key for the agent, the test's
+authority certificate and the controller's own (the agent pins it: it answers no other) as PKCS#12,
+encrypted with a one-time code the controller shows and never writes, and the controller's address.
+The engineer copies the file to the server (over RDP), runs `jetwise agent --enrol FILE` and types
+the code: the agent keeps the key in the operating system's credential store (`engine.hosts.keys`)
+and deletes the file. A copy of the file without the code opens nothing; the code without the file
+is 80 random bits of nothing. The bundle's key serves once: at its first contact the agent makes a
+key of its own and the controller certifies it (`engine.hosts.roster.Roster.redeem`), and the
+bundle's certificate is refused from then on, so a copy of the bundle is refused, and said.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 from engine.hosts.trust import Identity
 
 BUNDLE_FORMAT = "jetwise-enrolment"
-BUNDLE_VERSION = 1
+BUNDLE_VERSION = 2  # 2: with the controller's certificate
 BUNDLE_SUFFIX = ".jwenrol"
 _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I, L, O or U to misread
 
@@ -46,6 +49,7 @@ class Enrolment:
     controller: str
     identity: Identity
     authority_pem: str
+    controller_pem: str
 
 
 def one_time_code() -> str:
@@ -65,7 +69,8 @@ def bundle_bytes(enrolment: Enrolment, code: str) -> bytes:
     key = serialization.load_pem_private_key(enrolment.identity.key_pem.encode(), password=None)
     sealed = pkcs12.serialize_key_and_certificates(
         enrolment.host.encode(), key, enrolment.identity.certificate,  # type: ignore[arg-type]
-        [x509.load_pem_x509_certificate(enrolment.authority_pem.encode())],
+        [x509.load_pem_x509_certificate(enrolment.authority_pem.encode()),
+         x509.load_pem_x509_certificate(enrolment.controller_pem.encode())],
         serialization.BestAvailableEncryption(_normal(code)))
     data = {"format": BUNDLE_FORMAT, "version": BUNDLE_VERSION, "host": enrolment.host,
             "controller": enrolment.controller, "pkcs12": base64.b64encode(sealed).decode()}
@@ -100,10 +105,21 @@ def open_bundle(path: Path, code: str) -> Enrolment:
     except (KeyError, ValueError) as exc:
         raise EnrolmentError("the code does not open this bundle: type the code the controller showed for "
                              f"{data.get('host', 'this host')} (a new bundle has a new code)") from exc
-    if key is None or cert is None or not cas:
-        raise EnrolmentError(f"{path} holds no key, certificate and authority: write a new bundle on the controller")
+    authorities = [ca for ca in cas if _is_authority(ca)]
+    controllers = [ca for ca in cas if not _is_authority(ca)]
+    if key is None or cert is None or len(authorities) != 1 or len(controllers) != 1:
+        raise EnrolmentError(f"{path} holds no key, certificate, authority and controller: write a new bundle on the "
+                             "controller")
     key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                 serialization.NoEncryption()).decode()
     return Enrolment(str(data["host"]), str(data["controller"]),
                      Identity(cert.public_bytes(serialization.Encoding.PEM).decode(), key_pem),
-                     cas[0].public_bytes(serialization.Encoding.PEM).decode())
+                     authorities[0].public_bytes(serialization.Encoding.PEM).decode(),
+                     controllers[0].public_bytes(serialization.Encoding.PEM).decode())
+
+
+def _is_authority(cert: x509.Certificate) -> bool:
+    try:
+        return bool(cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca)
+    except x509.ExtensionNotFound:
+        return False

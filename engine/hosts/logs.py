@@ -1,7 +1,7 @@
-"""Dask's own log in a file of the data folder, not on the engineer's console: the console says Jetwise's words.
+"""The link's own log in a file of the data folder, not on the engineer's console: the console says Jetwise's words.
 
-Dask logs every connection and, when a peer goes, a traceback; they belong in a file an engineer can send, not
-between the lines the agent and the controller say."""
+The WebSocket library logs each connection's troubles, and the controller each refusal; they belong in a file an
+engineer can send, beside the lines the agent and the controller say."""
 
 from __future__ import annotations
 
@@ -12,16 +12,18 @@ from engine.io.safety import make_folders
 
 AGENT_LOG = "agent.log"
 CONTROLLER_LOG = "controller.log"
+LINK_LOGGERS = ("websockets", "jetwise.controller", "asyncio")
 
 
-def quiet_dask(path: Path) -> None:
-    """Send the `distributed` loggers' records to `path` (appended), and none to the console."""
+def log_link_to(path: Path) -> None:
+    """Send the link's loggers' records to `path` (appended), and none to the console."""
     make_folders(path.parent)
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
-    for name in ("distributed", "tornado"):
+    for name in LINK_LOGGERS:
         logger = logging.getLogger(name)
         for old in list(logger.handlers):
             logger.removeHandler(old)
         logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
         logger.propagate = False

@@ -2,7 +2,9 @@
 
 Kept in `agent/agent.json` in the data folder, certificates only; the agent's private key is in
 the credential store (`engine.hosts.keys`). Enrolling imports a bundle (`engine.hosts.enrolment`),
-keeps the key and deletes the bundle, so the key is in no file afterwards.
+keeps the key and deletes the bundle, so the key is in no file afterwards. At its first contact the
+agent redeems the bundle: it makes a key of its own, the controller certifies it, and both replace
+the bundle's (`redeemed`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class Membership(Schema):
     controller: str
     authority_pem: str
     cert_pem: str
+    controller_pem: str | None = None  # the controller's certificate, pinned: the agent answers no other
+    redeemed: bool = False  # the bundle's one-time key replaced by one made here and certified at first contact
 
     @property
     def key_name(self) -> str:
@@ -37,6 +41,13 @@ class Membership(Schema):
                                 "from the controller (jetwise hosts add)")
         return Identity(self.cert_pem, key)
 
+    def redeem(self, cert_pem: str, key_pem: str, folder: Path, keys: KeyStore) -> Membership:
+        """Keep the key made here and its certificate from the controller in place of the bundle's."""
+        keys.put(self.key_name, key_pem)
+        redeemed = self.model_copy(update={"cert_pem": cert_pem, "redeemed": True})
+        write_text(folder / AGENT_FILE, redeemed.model_dump_json(indent=1))
+        return redeemed
+
 
 def enrol(bundle: Path, code: str, folder: Path, keys: KeyStore) -> Membership:
     """Import `bundle` with its code: the key into the credential store, the rest into `folder`; the bundle deleted."""
@@ -44,7 +55,7 @@ def enrol(bundle: Path, code: str, folder: Path, keys: KeyStore) -> Membership:
         raise EnrolmentError(f"{bundle} is not an enrolment bundle (a {BUNDLE_SUFFIX} file the controller wrote)")
     opened = open_bundle(bundle, code)
     membership = Membership(host=opened.host, controller=opened.controller, authority_pem=opened.authority_pem,
-                            cert_pem=opened.identity.cert_pem)
+                            cert_pem=opened.identity.cert_pem, controller_pem=opened.controller_pem)
     keys.put(membership.key_name, opened.identity.key_pem)
     make_folders(folder)
     write_text(folder / AGENT_FILE, membership.model_dump_json(indent=1))

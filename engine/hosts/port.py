@@ -8,7 +8,7 @@ said as such (`PortInUseError`), not as the listener's own failure.
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from engine.hosts.controller import Controller
@@ -43,14 +43,16 @@ def address_in_use(error: BaseException) -> bool:
 
 
 @contextmanager
-def controller_on(roster: Roster, port: int, *, choose: str = "with --port") -> Iterator[Controller]:
-    """The controller of `roster` listening on `port`, closed on leaving; `PortInUseError` (saying how to `choose`
-    another) when another program holds the port, with nothing of the controller left running."""
-    controller = Controller(roster, port=port)
+def controller_on(roster: Roster, port: int, *, choose: str = "with --port",
+                  said: Callable[[str], None] | None = None) -> Iterator[Controller]:
+    """The controller of `roster` listening on `port`, closed on leaving, `said` told each refusal as it happens;
+    `PortInUseError` (saying how to `choose` another) when another program holds the port, with nothing of the
+    controller left running."""
+    controller = Controller(roster, port=port, said=said)
     try:
         controller.__enter__()
     except BaseException as exc:
-        controller.__exit__(None, None, None)  # its thread and log handler, started before the listener failed
+        controller.__exit__(None, None, None)  # its thread, started before the listener failed
         if address_in_use(exc):
             raise PortInUseError(port, choose) from exc
         raise

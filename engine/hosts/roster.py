@@ -2,10 +2,12 @@
 
 Kept in `hosts/roster.json` in the data folder, with the certificates only; the authority's and
 the controller's private keys are in the credential store (`engine.hosts.keys`). Enrolling a host
-issues it a certificate and writes its one-time bundle (`engine.hosts.enrolment`); enrolling it
-again revokes the certificate it had; removing it revokes its certificate, and the controller
-refuses it from then on (`revoked_pem`). Resetting starts the authority anew (`reset`): for a controller whose keys
-the credential store lost, as the Linux kernel's key store loses them when the machine restarts.
+issues it a one-time certificate and writes its bundle (`engine.hosts.enrolment`), which the agent
+redeems at its first contact for a certificate of a key it made itself (`redeem`); enrolling it
+again replaces the certificate it had; removing it ends its certificate: the controller answers
+only the certificate of each host enrolled now, and refuses every other, saying why. Resetting
+starts the authority anew (`reset`): for a controller whose keys the credential store lost, as
+the Linux kernel's key store loses them when the machine restarts.
 """
 
 from __future__ import annotations
@@ -19,13 +21,21 @@ from pydantic import Field
 from engine.hosts.enrolment import Enrolment, bundle_bytes, bundle_name, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.names import host_problem
-from engine.hosts.trust import Identity, fingerprint, issue, key_id, new_authority, revoked_list, serial_of
+from engine.hosts.trust import (
+    Identity,
+    certify,
+    fingerprint,
+    issue,
+    key_id,
+    new_authority,
+    requested_key,
+)
 from engine.io.safety import PRIVATE_FILE_MODE, make_folders, write_text
 from engine.results.base import Schema, UtcTime
 
 ROSTER_FILE = "roster.json"
 ROSTER_VERSION = 1
-CONTROLLER_PORT = 8786  # where the controller listens for its agents (Dask's scheduler port)
+CONTROLLER_PORT = 8786  # where the controller listens for its agents
 KEYS = ("authority", "controller")  # the private keys the controller keeps in the credential store
 
 
@@ -36,9 +46,12 @@ def key_name(what: str, authority_pem: str) -> str:
 
 class HostEntry(Schema):
     name: str = Field(description="The host name (or address) the agent was enrolled as.")
-    cert_pem: str
+    cert_pem: str = Field(description="The certificate the agent proves itself with: its bundle's until redeemed.")
     enrolled_utc: UtcTime
     removed_utc: UtcTime | None = None
+    bundle_pem: str | None = Field(None, description="The bundle's one-time certificate, once redeemed: refused.")
+    redeemed_utc: UtcTime | None = None
+    redeemed_from: str | None = Field(None, description="The address the bundle was redeemed from.")
 
 
 class RosterFile(Schema):
@@ -127,8 +140,8 @@ class Roster:
         return [entry for entry in self.file.hosts if entry.removed_utc is None]
 
     def add(self, host: str, controller_address: str, folder: Path) -> Enrolled:
-        """Enrol `host`: its certificate, and its one-time bundle written to `folder` (a host enrolled before has its
-        old certificate revoked)."""
+        """Enrol `host`: its one-time certificate, and its bundle written to `folder` (a host enrolled before has its
+        old certificate refused from now on)."""
         if (problem := host_problem(host)) is not None:  # a name is never a path: ../x would be written elsewhere
             raise RosterError(problem)
         bundle = folder / bundle_name(host)
@@ -141,8 +154,9 @@ class Roster:
                 entry.removed_utc = now
         identity = issue(self.authority, host, "agent")
         code = one_time_code()
-        write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem),
-                                        code).decode(), file_mode=PRIVATE_FILE_MODE)  # its owner's alone
+        write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem,
+                                                  self.file.controller_pem), code).decode(),
+                   file_mode=PRIVATE_FILE_MODE)  # its owner's alone
         self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now))
         self._save()
         return Enrolled(host, bundle, code, identity.fingerprint)
@@ -157,10 +171,16 @@ class Roster:
         self._save()
         return found[-1]
 
-    def revoked_pem(self) -> str:
-        """The authority's list of revoked certificates: every removed host's."""
-        serials = [serial_of(entry.cert_pem) for entry in self.file.hosts if entry.removed_utc is not None]
-        return revoked_list(self.authority, serials)
+    def redeem(self, host: str, request_pem: str, address: str) -> str:
+        """Redeem `host`'s bundle at its agent's first contact from `address`: the key its agent made, certified (the
+        certificate, PEM), in place of the bundle's, which is refused from now on. RequestError when the request is
+        not one the controller signs."""
+        entry = next(e for e in reversed(self.hosts()) if e.name == host)
+        cert_pem = certify(self.authority, host, "agent", requested_key(request_pem))
+        entry.bundle_pem, entry.cert_pem = entry.cert_pem, cert_pem
+        entry.redeemed_utc, entry.redeemed_from = datetime.now(UTC), address
+        self._save()
+        return cert_pem
 
     def reset(self) -> list[HostEntry]:
         """Start the authority anew: the authority's and the controller's keys removed from the credential store (those

@@ -5,8 +5,9 @@ Each test across servers has an authority of its own, made on the controller (th
 `jetwise run --hosts`): nothing signed by another authority, another Jetwise's included, is
 accepted. Every agent gets a certificate for its host name and the controller one of its own;
 both prove themselves to each other on every connection (mutual TLS). Keys are ECDSA P-256:
-small enough for Windows Credential Manager, where they are kept (`engine.hosts.keys`). A
-removed host's certificate is listed as revoked (`revoked_list`) and refused from then on.
+small enough for Windows Credential Manager, where they are kept (`engine.hosts.keys`). An agent's
+first certificate is the bundle's, for one contact: then it makes a key of its own and the
+controller certifies it from its request (`key_request`, `certify`).
 """
 
 from __future__ import annotations
@@ -85,13 +86,19 @@ def new_authority(test: str, now: datetime | None = None) -> Identity:
 
 
 def issue(authority: Identity, host: str, role: Role, now: datetime | None = None) -> Identity:
-    """A certificate for `host` in `role`, signed by the test's authority: it proves itself as a server (an agent
-    listens for the controller) and as a client (each side connects to the other)."""
+    """A certificate for `host` in `role` and its new key, signed by the test's authority: it proves itself as a server
+    and as a client."""
+    key = _key()
+    return Identity(certify(authority, host, role, key.public_key(), now), _pem(key))
+
+
+def certify(authority: Identity, host: str, role: Role, public_key: ec.EllipticCurvePublicKey,
+            now: datetime | None = None) -> str:
+    """The certificate (PEM) of `public_key` for `host` in `role`, signed by the test's authority."""
     now = now or datetime.now(UTC)
     ca_cert = authority.certificate
     ca_key = serialization.load_pem_private_key(authority.key_pem.encode(), password=None)
     assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
-    key = _key()
     names: list[x509.GeneralName] = [x509.DNSName(host)]
     try:
         names.append(x509.IPAddress(ipaddress.ip_address(host)))
@@ -100,7 +107,7 @@ def issue(authority: Identity, host: str, role: Role, now: datetime | None = Non
     subject = x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Jetwise"),
                          x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, role),
                          x509.NameAttribute(NameOID.COMMON_NAME, host)])
-    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_cert.subject).public_key(key.public_key())
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(ca_cert.subject).public_key(public_key)
             .serial_number(x509.random_serial_number()).not_valid_before(now - timedelta(minutes=5))
             .not_valid_after(min(now + timedelta(days=VALID_DAYS), ca_cert.not_valid_after_utc))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
@@ -109,21 +116,38 @@ def issue(authority: Identity, host: str, role: Role, now: datetime | None = Non
                            critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
-    return Identity(_cert_pem(cert), _pem(key))
+    return _cert_pem(cert)
 
 
-def serial_of(cert_pem: str) -> int:
-    return x509.load_pem_x509_certificate(cert_pem.encode()).serial_number
+def key_request(host: str) -> tuple[str, str]:
+    """A new key made here and its certificate request for `host` (both PEM): the key never leaves this machine."""
+    key = _key()
+    request = (x509.CertificateSigningRequestBuilder()
+               .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host)])).sign(key, hashes.SHA256()))
+    return request.public_bytes(serialization.Encoding.PEM).decode(), _pem(key)
 
 
-def revoked_list(authority: Identity, serials: list[int], now: datetime | None = None) -> str:
-    """The authority's list of revoked certificates (a CRL, in PEM): the removed hosts', refused from now on."""
-    now = now or datetime.now(UTC)
-    ca_key = serialization.load_pem_private_key(authority.key_pem.encode(), password=None)
-    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
-    builder = (x509.CertificateRevocationListBuilder().issuer_name(authority.certificate.subject)
-               .last_update(now - timedelta(minutes=5)).next_update(now + timedelta(days=VALID_DAYS)))
-    for serial in serials:
-        builder = builder.add_revoked_certificate(
-            x509.RevokedCertificateBuilder().serial_number(serial).revocation_date(now - timedelta(minutes=5)).build())
-    return builder.sign(ca_key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM).decode()
+class RequestError(ValueError):
+    """A certificate request that cannot be signed: why, in words."""
+
+
+def requested_key(request_pem: str) -> ec.EllipticCurvePublicKey:
+    """The public key of a certificate request, once its signature proves its sender holds the private key."""
+    try:
+        request = x509.load_pem_x509_csr(request_pem.encode())
+    except ValueError as exc:
+        raise RequestError("its certificate request is not one (PEM)") from exc
+    key = request.public_key()
+    if not isinstance(key, ec.EllipticCurvePublicKey) or not isinstance(key.curve, ec.SECP256R1):
+        raise RequestError("its certificate request is not for an ECDSA P-256 key")
+    if not request.is_signature_valid:
+        raise RequestError("its certificate request's signature does not verify")
+    return key
+
+
+def same_key(cert_pem: str, key_pem: str) -> bool:
+    """Whether `cert_pem` certifies the public half of `key_pem`."""
+    key = serialization.load_pem_private_key(key_pem.encode(), password=None)
+    public = x509.load_pem_x509_certificate(cert_pem.encode()).public_key()
+    form = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return bool(public.public_bytes(*form) == key.public_key().public_bytes(*form))

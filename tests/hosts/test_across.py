@@ -127,7 +127,8 @@ def test_a_test_across_three_servers_starts_and_ends_together_is_judged_per_serv
         stop_all(list(servers.agents.values()))
         for host, agent in servers.agents.items():  # nor did any agent refuse the controller anything
             said = agent.communicate(timeout=30)[0]
-            assert "Connected; listening at" in said and "Refused" not in said, (host, said)
+            assert f"Connected from tls://{host}:" in said and "Refused" not in said, (host, said)
+            assert said.count("Redeemed the bundle") == 1 and "The test is over" in said, (host, said)
     finally:
         stop_all(list(servers.agents.values()))
 

@@ -1,6 +1,6 @@
 """Agents on this machine (separate processes and data folders, on loopback addresses) and a controller, over mutual
-TLS: enrolled by bundle and code, each connected by its host's certificate, work pinned to each host running there;
-a removed host, another authority's agent and a plaintext client refused with a message on both sides."""
+TLS: enrolled by bundle and code, each connected by its host's certificate, listening on nothing; a removed host,
+another authority's agent and a plaintext client refused with a message on both sides."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import time
 import psutil
 import pytest
 
-from engine.hosts.agent import host_resource
 from engine.hosts.controller import Controller
 from engine.hosts.roster import Roster
 from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent
@@ -37,21 +36,19 @@ def test_agents_connect_by_their_certificates_and_the_controller_refuses_removed
             agents = [start_agent(datas[host], host) for host in HOSTS]
             connected = controller.wait_for(HOSTS, timeout_s=60)
             assert {host: addr.split("//")[1].split(":")[0] for host, addr in connected.items()} == {h: h for h in HOSTS}
-            client = controller.client
-            assert client is not None
-            pids = {host: client.submit(os.getpid, resources={host_resource(host): 1}, pure=False).result(30)
-                    for host in HOSTS}
-            folders = {host: client.submit(os.getenv, "JETWISE_DATA_DIR", resources={host_resource(host): 1},
-                                           pure=False).result(30) for host in HOSTS}
-            assert pids == {host: agent.pid for host, agent in zip(HOSTS, agents, strict=True)}  # each on its host
-            assert folders == {host: str(datas[host]) for host in HOSTS}
-            # no plaintext listener anywhere: the controller listens on its TLS port alone, each agent on its own
+            # no plaintext listener anywhere: the controller listens on its TLS port alone, and no agent listens
             assert _listening(os.getpid()) == {("127.0.0.1", port)}
+            for agent in agents:
+                assert _listening(agent.pid) == set()
+            # each connected by its own certificate, from its own process: the connection's far end is that agent's
             for host, agent in zip(HOSTS, agents, strict=True):
-                assert _listening(agent.pid) == {(host, int(connected[host].rsplit(":", 1)[1]))}
+                ends = {(c.laddr.ip, c.raddr.port) for c in psutil.Process(agent.pid).net_connections(kind="inet")
+                        if c.raddr}
+                assert (host, port) in ends
         for agent in agents:  # the controller closed the test: every agent stops
             assert agent.wait(timeout=15) == 0
-            assert "The controller closed the test or was lost" in agent.stdout.read()
+            said = agent.stdout.read()
+            assert "the controller closed the test" in said and "Redeemed the bundle" in said, said
 
         roster.remove(HOSTS[2])
         foreign = Roster(tmp_path / "other" / "hosts", keys)  # another Jetwise's controller and its agent
@@ -101,15 +98,18 @@ def test_the_command_line_enrols_checks_lists_and_removes_a_server(tmp_path, key
     try:
         out, err = check.communicate(timeout=90)
         assert check.returncode == 0, err
-        assert "127.0.0.2: connected from tls://127.0.0.2:" in out and fingerprint in out
         assert agent.wait(timeout=15) == 0  # the check over, the controller closed: the agent stops
+        said = agent.stdout.read()
+        own = said.split("this agent's own key, made here, is certified (")[1].split(")")[0]  # the bundle's replaced
+        assert own != fingerprint and "127.0.0.2: connected from tls://127.0.0.2:" in out and own in out
     finally:
         for process in (check, agent):
             if process.poll() is None:
                 process.kill()
                 process.wait()
     listed = jetwise(controller, "hosts", "list")
-    assert "127.0.0.2" in listed.stdout and fingerprint in listed.stdout and "kernel key store" in listed.stdout
+    assert "127.0.0.2" in listed.stdout and own in listed.stdout and "kernel key store" in listed.stdout
+    assert "its bundle redeemed" in listed.stdout and "from tls://127.0.0.2:" in listed.stdout
     assert jetwise(controller, "hosts", "remove", "127.0.0.2").returncode == 0
     assert "No server enrolled" in jetwise(controller, "hosts", "list").stdout
     missing = jetwise(controller, "hosts", "remove", "127.0.0.2")

@@ -13,12 +13,14 @@ import sys
 import pytest
 
 from app.cli import run_cli
+from engine.hosts.controller import not_answered
 from engine.hosts.enrolment import EnrolmentError, one_time_code
 from engine.hosts.keys import KeyStoreError
+from engine.hosts.link import Certified, der_of
 from engine.hosts.membership import AGENT_FILE, enrol, membership_in
 from engine.hosts.roster import KEYS, ROSTER_FILE, Roster, RosterError
 from engine.hosts.tls import context
-from engine.hosts.trust import fingerprint, issue, new_authority, serial_of
+from engine.hosts.trust import issue, key_request, new_authority, same_key
 from engine.io.config_file import save_config
 from engine.protocol import ExitCode
 from tests.cli.test_bad_input import good_config
@@ -49,6 +51,7 @@ def test_a_host_enrols_with_its_bundle_and_code_and_keeps_its_key_in_the_credent
     membership = enrol(enrolled.bundle, typed, tmp_path / "agent", keys)
     assert not enrolled.bundle.exists()  # deleted once its key is in the credential store
     assert (membership.host, membership.controller) == ("mbx1.contoso.com", "tls://ctl.contoso.com:8786")
+    assert membership.controller_pem == roster.file.controller_pem and not membership.redeemed  # the controller pinned
     identity = membership.identity(keys)
     subject = identity.certificate.subject.rfc4514_string()
     assert identity.fingerprint == enrolled.fingerprint and "CN=mbx1.contoso.com" in subject and "OU=agent" in subject
@@ -74,41 +77,48 @@ def test_a_bundle_is_written_over_only_when_it_is_jetwises(tmp_path, keys):
     assert enrol(again.bundle, again.code, tmp_path / "agent", keys).host == "mbx1"
 
 
-def test_a_removed_or_re_enrolled_hosts_certificate_is_listed_as_revoked(tmp_path, keys):
+def test_the_controller_answers_only_the_certificate_each_host_is_enrolled_with_now(tmp_path, keys):
+    """A removed host's certificate, a host's replaced one, a redeemed bundle's, another role's and an unknown host's
+    are each refused, saying why; the current one of each host enrolled is answered."""
     roster = Roster(tmp_path / "hosts", keys)
     first = roster.add("mbx1", "tls://ctl:8786", tmp_path)
-    second = roster.add("mbx2", "tls://ctl:8786", tmp_path)
-    renewed = roster.add("mbx1", "tls://ctl:8786", tmp_path)  # enrolled again: its old certificate is revoked
+    old = roster.hosts()[0].cert_pem
+    roster.add("mbx2", "tls://ctl:8786", tmp_path)
+    renewed = roster.add("mbx1", "tls://ctl:8786", tmp_path)  # enrolled again: its old certificate is refused
     assert [h.name for h in roster.hosts()] == ["mbx2", "mbx1"] and renewed.fingerprint != first.fingerprint
+    mbx2 = roster.hosts()[0].cert_pem
     roster.remove("mbx2")
     with pytest.raises(RosterError, match="mbx2 is not enrolled; enrolled: mbx1"):
         roster.remove("mbx2")
-    from cryptography import x509
-
-    revoked = x509.load_pem_x509_crl(roster.revoked_pem().encode())
-    certs = {h.name: h.cert_pem for h in roster.file.hosts}
-    serials = {entry.serial_number for entry in revoked}
-    assert serials == {serial_of(roster.file.hosts[0].cert_pem), serial_of(certs["mbx2"])}
-    assert second.fingerprint == fingerprint(certs["mbx2"])
     saved = json.loads((tmp_path / "hosts" / ROSTER_FILE).read_text())
     assert [h["removed_utc"] is not None for h in saved["hosts"]] == [True, True, False]
 
+    def why(cert_pem: str, role: str = "agent", host: str = "mbx1") -> str | None:
+        return not_answered(roster, Certified(role, host, der_of(cert_pem)))
 
-def test_a_context_accepts_only_its_authoritys_certificates_not_revoked(tmp_path):
+    bundle = roster.hosts()[-1].cert_pem
+    assert why(bundle) is None
+    assert "a replaced certificate of mbx1" in (why(old) or "")
+    assert "a removed host's certificate: its host was removed" in (why(mbx2, host="mbx2") or "")
+    assert "not to an agent" in (why(roster.file.controller_pem, "controller", "controller") or "")
+    assert "which this controller has not enrolled" in (why(bundle, host="mbx9") or "")
+    assert not_answered(roster, None) == "no certificate"
+    request, key = key_request("mbx1")  # its bundle redeemed: the key made there is answered, the bundle's no more
+    own = roster.redeem("mbx1", request, "tls://10.0.0.1:50000")
+    assert same_key(own, key) and why(own) is None
+    assert "redeemed already" in (why(bundle) or "") and "from tls://10.0.0.1:50000" in (why(bundle) or "")
+
+
+def test_a_context_accepts_only_its_authoritys_certificates(tmp_path):
     authority, other = new_authority("a"), new_authority("b")
     controller = issue(authority, "controller", "controller")
-    member, removed, stranger = issue(authority, "mbx1", "agent"), issue(authority, "mbx2", "agent"), issue(other, "x", "agent")
-    from engine.hosts.trust import revoked_list
-
-    crl = revoked_list(authority, [serial_of(removed.cert_pem)])
-    server = context(ssl.Purpose.CLIENT_AUTH, authority.cert_pem, controller, crl)
+    member, stranger = issue(authority, "mbx1", "agent"), issue(other, "x", "agent")
+    server = context(ssl.Purpose.CLIENT_AUTH, authority.cert_pem, controller)
     outcomes = {}
-    for name, identity, trusts in (("member", member, authority), ("removed", removed, authority),
-                                   ("stranger", stranger, other)):
-        client = context(ssl.Purpose.SERVER_AUTH, trusts.cert_pem, identity, None)
+    for name, identity, trusts in (("member", member, authority), ("stranger", stranger, other)):
+        client = context(ssl.Purpose.SERVER_AUTH, trusts.cert_pem, identity)
         outcomes[name] = _handshake(server, client)
     assert outcomes["member"] == "ok"
-    assert "revoked" in outcomes["removed"]
     assert outcomes["stranger"] != "ok"
 
 

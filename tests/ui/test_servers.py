@@ -9,7 +9,9 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from engine.hosts.controller import not_answered
 from engine.hosts.keys import KeyStore
+from engine.hosts.link import Certified, der_of
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.store.paths import hosts_folder
 from tests.hosts.agents import enrolled, free_port, jetwise, start_agent, stop_all
@@ -59,7 +61,9 @@ def test_a_server_is_added_shown_with_its_fingerprint_and_removed(qtbot, tmp_pat
     dialog.table.selectRow(0)
     dialog.remove("mbx1")
     assert dialog.table.rowCount() == 0 and "refused from now on" in dialog.message.text()
-    assert Roster(hosts_folder(), KeyStore()).revoked_pem()  # its certificate is on the revoked list
+    kept = Roster(hosts_folder(), KeyStore())  # its certificate is refused from now on, saying why
+    removed = Certified("agent", "mbx1", der_of(kept.file.hosts[0].cert_pem))
+    assert "a removed host's certificate" in (not_answered(kept, removed) or "")
 
 
 @pytest.mark.slow  # an agent in its own process, connecting over mutual TLS
@@ -82,7 +86,9 @@ def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, 
         assert agent.wait(timeout=30) == 0  # the check over, the controller closed: the agent stops (--once)
     finally:
         stop_all([agent])
-    assert jetwise(tmp_path / "controller", "hosts", "list").stdout.count("127.0.0.") == 2
+    listed = jetwise(tmp_path / "controller", "hosts", "list").stdout.splitlines()[1:]
+    assert [line.split()[0] for line in listed] == ["127.0.0.2", "127.0.0.3"]
+    assert "its bundle redeemed" in listed[0] and "from tls://127.0.0.2:" in listed[0]  # at its first contact
 
 
 def test_the_check_connections_button_listens_its_whole_time(qtbot, tmp_path, controller_data, keys, monkeypatch):  # noqa: F811

@@ -1,0 +1,173 @@
+"""What the controller and its agents say to each other: typed messages of data, never code.
+
+Each message is a JSON object with a `kind`, validated on arrival against the models below (`from_agent`,
+`to_agent`): nothing a peer sends is unpickled, evaluated or imported, and a message that does not validate is
+refused. A server's run events are the engine's own (`engine.protocol`, the JSON lines the window reads from the
+engine process), carried as a validated field. No message names the host it comes from: the controller files each
+under the host its sender's certificate names (`engine.hosts.link`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from engine.model.config import TestConfig
+from engine.protocol import ServerRunEvent
+from engine.results.schema import RunResult
+from engine.results.sweep_schema import SweepEnd, SweepStep
+from engine.run.sweep import SweepPlan
+
+T = TypeVar("T")
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # a server's result with its histograms fits many times over; more is refused
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _OfTest(_Message):
+    test_id: str = Field(min_length=1, max_length=100)
+
+
+# from an agent ------------------------------------------------------------------------------------------------------
+
+class Hello(_Message):
+    """An agent's first word: the host it was enrolled as and the event protocol it speaks; at its first contact, the
+    certificate request of the key it made, which redeems its bundle."""
+
+    kind: Literal["hello"] = "hello"
+    host: str
+    protocol: int
+    request_pem: str | None = Field(None, max_length=4096)
+
+
+class ClockReading(_Message):
+    """An agent's clock (its time.time()) when it read the controller's `ClockQuestion` number `number`."""
+
+    kind: Literal["clock_reading"] = "clock_reading"
+    number: int
+    time_s: float
+
+
+class Ready(_OfTest):
+    """This server's databases are ready: it waits at the start gate."""
+
+    kind: Literal["ready"] = "ready"
+
+
+class PartEvent(_OfTest):
+    """An event of this server's run, as the engine sends it to the window."""
+
+    kind: Literal["event"] = "event"
+    event: Annotated[ServerRunEvent, Field(discriminator="event")]
+
+
+class Stepped(_OfTest):
+    """This server measured a step of a sweep in lockstep."""
+
+    kind: Literal["step"] = "step"
+    record: SweepStep
+
+
+class Ended(_OfTest):
+    """This server's part ended: its result, or the problems its configuration was refused for, or its error."""
+
+    kind: Literal["ended"] = "ended"
+    result: RunResult | None = None
+    refused: list[tuple[str, str]] | None = None  # (field, words)
+    error: str | None = None
+
+
+FromAgent = Annotated[Hello | ClockReading | Ready | PartEvent | Stepped | Ended, Field(discriminator="kind")]
+
+
+# from the controller ------------------------------------------------------------------------------------------------
+
+class Welcome(_Message):
+    """The controller admits the agent; `note` says anything it should know (a test running it joins after); at its
+    first contact, the certificate of the key it made (`Hello.request_pem`)."""
+
+    kind: Literal["welcome"] = "welcome"
+    note: str = ""
+    cert_pem: str | None = None
+
+
+class Refusal(_Message):
+    """The controller (or the agent) refuses the other end: why, in words. The connection closes after it."""
+
+    kind: Literal["refused"] = "refused"
+    reason: str
+
+
+class ClockQuestion(_Message):
+    """The controller asks the agent's clock (number `number` of a few; the least round trip is kept)."""
+
+    kind: Literal["clock"] = "clock"
+    number: int
+
+
+class Prepare(_OfTest):
+    """Run this server's part of test `test_id`: its configuration, a simulated device, a sweep in lockstep."""
+
+    kind: Literal["prepare"] = "prepare"
+    config: TestConfig
+    simulate: str | None = None
+    sweep: SweepPlan | None = None
+
+
+class Go(_OfTest):
+    """Start measuring at `at_s`: the test's one instant, in the agent's own clock (time.time())."""
+
+    kind: Literal["go"] = "go"
+    at_s: float
+
+
+class Stop(_OfTest):
+    """Stop this server's part, with the reason its result keeps."""
+
+    kind: Literal["stop"] = "stop"
+    reason: str
+
+
+class Lead(_OfTest):
+    """The word for step `step` of a sweep in lockstep: its load (threads, SluggishSessions) from sample `at`, or the
+    sweep's end there."""
+
+    kind: Literal["lead"] = "lead"
+    step: int
+    at: int
+    load: tuple[int, int] | None = None
+    end: SweepEnd | None = None
+
+
+ToAgent = Annotated[Welcome | Refusal | ClockQuestion | Prepare | Go | Stop | Lead, Field(discriminator="kind")]
+
+_FROM_AGENT: TypeAdapter[FromAgent] = TypeAdapter(FromAgent)
+_TO_AGENT: TypeAdapter[ToAgent] = TypeAdapter(ToAgent)
+
+
+class MalformedError(ValueError):
+    """A message that is not one of the link's: why, in words (the first problems pydantic found)."""
+
+
+def _read(adapter: TypeAdapter[T], text: str | bytes) -> T:
+    if isinstance(text, bytes):
+        raise MalformedError("a binary message (the link speaks JSON text)")
+    try:
+        return adapter.validate_json(text)
+    except ValidationError as exc:
+        said = "; ".join(f"{'.'.join(str(p) for p in error['loc']) or 'the message'}: {error['msg']}"
+                         for error in exc.errors()[:3])
+        raise MalformedError(f"a message that is not the link's ({said})") from None
+
+
+def from_agent(text: str | bytes) -> FromAgent:
+    """An agent's message, validated (`MalformedError` saying why it is none)."""
+    return _read(_FROM_AGENT, text)
+
+
+def to_agent(text: str | bytes) -> ToAgent:
+    """The controller's message, validated (`MalformedError` saying why it is none)."""
+    return _read(_TO_AGENT, text)

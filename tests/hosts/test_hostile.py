@@ -1,0 +1,212 @@
+"""A peer holding one agent's certificate and key (as whoever took that server would) runs nothing anywhere and speaks
+for no other server: pickled frames, another host's name, messages out of turn or too large, a removed key, a copied
+bundle, posing as the controller, no TLS, no certificate, another authority's: each refused and said on the controller
+(who, from which address, why), in the test's log when a test runs, and nothing of it filed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+from datetime import UTC, datetime
+
+import pytest
+from websockets.asyncio.server import ServerConnection, serve
+
+from engine.hosts.controller import Controller
+from engine.hosts.enrolment import open_bundle
+from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, Go, Hello, PartEvent, Ready
+from engine.hosts.roster import Roster
+from engine.hosts.tls import context
+from engine.hosts.trust import key_request
+from engine.protocol import PROTOCOL_VERSION, ExitCode, LogEvent
+from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
+from engine.results.schema import Outcome
+from tests.conftest import small_config
+from tests.hosts.agents import JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
+from tests.hosts.hostile import pickled, say, stolen
+
+pytestmark = pytest.mark.slow  # a controller and hostile peers over mutual TLS, agents in their own processes
+MINE, THIEF = "127.0.0.2", "127.0.0.3"
+
+
+def _hello(host: str = THIEF) -> str:
+    return Hello(host=host, protocol=PROTOCOL_VERSION).model_dump_json()
+
+
+def test_one_agent_s_key_makes_the_controller_run_nothing_and_speaks_for_no_other_host(tmp_path, keys):
+    roster = Roster(tmp_path / "hosts", keys)
+    said: list[str] = []
+    ran = tmp_path / "ran"  # made by whoever unpickles the hostile's frames
+    with Controller(roster, host="127.0.0.1", port=0, said=said.append) as controller:
+        address = controller.address
+        for host in (MINE, THIEF):
+            roster.add(host, address, tmp_path)
+        thief, authority = stolen(roster, THIEF), roster.file.authority_pem
+
+        # code: a Dask peer's pickled frame, as the first word and after a good hello, as bytes and as text
+        for words in ([pickled(ran)], [pickled(ran).decode("latin-1")], [_hello(), pickled(ran)],
+                      [_hello(), '{"op": "run", "function": {"__Pickled__": "gASVKAAAAAAAAACMAm9zlIwGc3lzdGVtlJOU"}}']):
+            heard = say(address, authority, thief, *words)
+            assert heard.code == 1008 and "refused" in heard.messages[-1], heard
+        assert not ran.exists()
+
+        # another host's name: refused, and that host is not registered
+        heard = say(address, authority, thief, _hello(MINE))
+        assert heard.code == 1008 and "it names 127.0.0.2, and its certificate is 127.0.0.3's" in heard.reason, heard
+        assert controller.agents() == {}
+
+        # out of turn: a test's messages with no test running, a clock reading never asked for, a second hello, a
+        # controller's word
+        for message in (Ready(test_id="t1"), ClockReading(number=7, time_s=0.0), Hello(host=THIEF, protocol=0),
+                        Go(test_id="t1", at_s=0.0)):
+            heard = say(address, authority, thief, _hello(), message.model_dump_json())
+            assert heard.code == 1008 and '"kind":"welcome"' in heard.messages[0], heard
+        assert controller.agents() == {}  # each closed
+
+        # larger than the link takes: closed before it is read
+        heard = say(address, authority, thief, _hello(), "x" * (MAX_MESSAGE_BYTES + 1))
+        assert heard.code == 1009, heard
+
+        # no certificate; another authority's certificate (a stranger that trusts this controller's authority)
+        assert say(address, authority, None, _hello()).error
+        foreign = Roster(tmp_path / "other" / "hosts", keys)
+        foreign.add(THIEF, address, tmp_path / "other")
+        assert say(address, authority, stolen(foreign, THIEF), _hello()).error
+
+        # no TLS at all
+        with socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1])),
+                                      source_address=(THIEF, 0)) as plain:
+            plain.sendall(b'{"op": "register-worker"}\r\n\r\n')
+            try:
+                answered = plain.recv(100)
+            except ConnectionResetError:
+                answered = b""
+            assert answered == b""  # closed, answered nothing
+
+        # a removed host's key
+        roster.remove(THIEF)
+        heard = say(address, authority, thief, _hello())
+        assert heard.code == 1008 and "its host was removed from the controller's servers" in heard.reason, heard
+
+    words = [refusal.words for refusal in controller.refusals]
+    assert said == words  # each said as it happened
+    from_thief = f"refused the agent {THIEF} from tls://{THIEF}:"
+    for why in ("a binary message", "a message that is not the link's", "it names 127.0.0.2, and its certificate is "
+                "127.0.0.3's", "a 'ready' message of test t1, which it is not running",
+                "a clock reading the controller did not ask for", "a second hello", "it sent a message larger than 16 MiB"):
+        assert any(w.startswith(from_thief) and why in w for w in words), (why, words)
+    assert any(w.startswith(f"refused a peer holding {THIEF}'s certificate from tls://{THIEF}:") and "its host was "
+               "removed from the controller's servers" in w for w in words), words
+    assert any(w.startswith(f"refused tls://{THIEF}:") and "no certificate" in w for w in words), words
+    assert any(w.startswith(f"refused tls://{THIEF}:") and "another authority" in w for w in words), words
+    assert any(w.startswith(f"refused tls://{THIEF}:") and "no TLS (plaintext)" in w for w in words), words
+    assert any("'go'" in w for w in words), words  # a controller's word from an agent: not the link's
+
+
+def test_a_copied_bundle_is_refused_once_its_agent_redeemed_it_and_said_on_both_sides(tmp_path, keys):
+    roster = Roster(tmp_path / "hosts", keys)
+    port = free_port()
+    added = roster.add(MINE, f"tls://127.0.0.1:{port}", tmp_path)
+    copy = tmp_path / "copy" / added.bundle.name
+    copy.parent.mkdir()
+    shutil.copy(added.bundle, copy)  # copied on its way to the server, with the code seen over a shoulder
+    server = tmp_path / "server"
+    assert jetwise(server, "agent", "--enrol", str(added.bundle), "--code", added.code).returncode == 0
+    copied = open_bundle(copy, added.code)
+    with Controller(roster, host="127.0.0.1", port=port) as controller:
+        agent = start_agent(server, MINE)
+        try:
+            controller.wait_for([MINE], 60)  # its agent redeemed the bundle at its first contact
+            request, _key = key_request(MINE)
+            heard = say(controller.address, roster.file.authority_pem, copied.identity,
+                        Hello(host=MINE, protocol=PROTOCOL_VERSION, request_pem=request).model_dump_json())
+            assert list(controller.agents()) == [MINE]
+        finally:
+            stop_all([agent])
+    assert heard.code == 1008 and "enrolment bundle was redeemed already" in heard.messages[-1], heard
+    assert f"from tls://{MINE}:" in heard.messages[-1] and "this is a copy of it" in heard.messages[-1]
+    assert any(r.words.startswith(f"refused a peer holding {MINE}'s certificate from tls://{THIEF}:") and
+               "redeemed already" in r.words for r in controller.refusals), controller.refusals
+
+
+def test_an_agent_answers_no_peer_but_its_controller_whose_certificate_it_pinned(tmp_path, keys):
+    """A server holding another agent's certificate of the same authority, where the agent looks for its controller:
+    the agent refuses it, says why, and says nothing to it."""
+    roster = Roster(tmp_path / "hosts", keys)
+    port = free_port()
+    roster.add(THIEF, f"tls://127.0.0.1:{port}", tmp_path)
+    thief = stolen(roster, THIEF)
+    server = enrolled(roster, tmp_path, MINE, f"tls://127.0.0.1:{port}")
+    heard: list[str] = []
+    listening = threading.Event()
+    done = threading.Event()
+
+    async def pose() -> None:
+        async def handler(ws: ServerConnection) -> None:
+            async for message in ws:
+                heard.append(str(message))
+
+        tls = context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, thief)
+        async with serve(handler, "127.0.0.1", port, ssl=tls):
+            listening.set()
+            await asyncio.to_thread(done.wait)
+
+    posing = threading.Thread(target=lambda: asyncio.run(pose()), daemon=True)
+    posing.start()
+    try:
+        assert listening.wait(30)
+        refused = jetwise(server, "agent", "--once", "--listen", MINE, timeout=60)
+    finally:
+        done.set()
+        posing.join(timeout=30)
+    assert refused.returncode == ExitCode.INVALID, refused.stdout + refused.stderr
+    assert "is not this agent's controller: it holds the agent certificate of 127.0.0.3" in refused.stderr
+    assert "nothing was sent to it" in refused.stderr and heard == []
+
+
+def test_a_hostile_agent_during_a_test_is_said_on_the_console_and_in_the_test_s_log_and_nothing_of_it_is_filed(
+        tmp_path, keys):
+    port = free_port()
+    data = tmp_path / "controller"
+    roster = Roster(data / "hosts", keys)
+    server = enrolled(roster, tmp_path, MINE, f"tls://127.0.0.1:{port}")
+    roster.add(THIEF, f"tls://127.0.0.1:{port}", tmp_path)
+    thief = stolen(roster, THIEF)
+    config = tmp_path / "mine.json"
+    config.write_text(small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0,
+                                   duration_s=6.0).model_dump_json(indent=1), encoding="utf-8")
+    agent = start_agent(server, MINE)
+    output = tmp_path / "test"
+    controller = subprocess.Popen([*JETWISE, "run", str(config), "--hosts", MINE, "--port", str(port), "--wait", "60s",
+                                   "--output", str(output)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=dict(os.environ, JETWISE_DATA_DIR=str(data)))
+    try:
+        assert controller.stderr is not None
+        lines = []
+        for line in controller.stderr:
+            lines.append(line)
+            if "all servers [measure" in line:
+                break
+        test_id = next((server / "agent" / "runs").iterdir()).name
+        event = PartEvent(test_id=test_id, event=LogEvent(time=datetime.now(UTC), message="written by the thief"))
+        heard = say(f"tls://127.0.0.1:{port}", roster.file.authority_pem, thief, _hello(),
+                    Ready(test_id=test_id).model_dump_json(), event.model_dump_json())
+        assert "joins the next test" in heard.messages[0] and heard.code == 1008, heard
+        _out, rest = controller.communicate(timeout=120)
+        err = "".join(lines) + rest
+    finally:
+        stop_all([controller, agent])
+    assert controller.returncode == ExitCode.PASS
+    test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+    assert test.outcome == Outcome.PASS and [row.host for row in test.servers] == [MINE]
+    assert [p.name for p in (output / HOSTS_FOLDER).iterdir()] == [MINE]  # nothing filed for the thief
+    log = (output / "test.log").read_text(encoding="utf-8")
+    refusal = f"Refused the agent {THIEF} from tls://{THIEF}:"
+    assert refusal in log and f"a 'ready' message of test {test_id}, which it is not running" in log, log
+    assert not [path for path in output.rglob("*") if path.is_file() and b"written by the thief" in path.read_bytes()]
+    assert refusal in err  # the console says what the log says
