@@ -72,12 +72,36 @@ def problems_from_validation_error(error: ValidationError) -> list[Problem]:
             message = bound
         elif message.startswith("Value error, "):
             message = message[len("Value error, ") :]
-        elif item["type"] not in {"missing", "extra_forbidden"} and "input" in item:
-            message = f"{message[0].lower()}{message[1:]} (got {as_typed(item['input'])})"
         elif item["type"] == "extra_forbidden":
             message = "is not a Jetwise setting"
+        elif item["type"] == "missing":
+            message = "is missing"
+        else:
+            message = _type_words(item)
+            if "input" in item:
+                message += f" (got {as_typed(item['input'])})"
         problems.append(Problem(_field_path(location), message))
     return problems
+
+
+# pydantic's errors of a value's kind, in a field's words: "must be a whole number", not "input should be a valid
+# integer, unable to parse string as an integer"
+_TYPE_WORDS = {"int_parsing": "must be a whole number", "int_type": "must be a whole number",
+               "int_from_float": "must be a whole number", "float_parsing": "must be a number",
+               "float_type": "must be a number", "finite_number": "must be a finite number",
+               "string_type": "must be text"}
+
+
+def _type_words(item: Mapping[str, Any]) -> str:
+    """Any other error of a value, said as the field's rule ("must be a multiple of 32", "must be 1")."""
+    known = _TYPE_WORDS.get(str(item["type"]))
+    if known is not None:
+        return known
+    message = str(item["msg"])
+    for validators in ("Input should be ", "Value should be "):
+        if message.startswith(validators):
+            return "must be " + message[len(validators):]
+    return f"{message[0].lower()}{message[1:]}"
 
 
 def _bound_words(location: tuple[int | str | None, ...], item: Mapping[str, Any]) -> str | None:

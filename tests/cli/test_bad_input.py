@@ -263,8 +263,8 @@ CASES = [
     case("init", "{tmp}/t.json", "--mailboxes", "99999999999999999999999999",
          says="--mailboxes: at most 1,000,000,000 mailboxes"),
     case("init", "{tmp}/t.json", "--mailbox-size-mb", "1e400", says="--mailbox-size-mb takes a whole number (got '1e400')"),
-    case("init", "{tmp}/t.json", "--iops-per-mailbox", "inf", says="--iops-per-mailbox: input should be a finite number (got inf)"),
-    case("init", "{tmp}/t.json", "--iops-per-mailbox", "nan", says="--iops-per-mailbox: input should be a finite number (got nan)"),
+    case("init", "{tmp}/t.json", "--iops-per-mailbox", "inf", says="--iops-per-mailbox: must be a finite number (got inf)"),
+    case("init", "{tmp}/t.json", "--iops-per-mailbox", "nan", says="--iops-per-mailbox: must be a finite number (got nan)"),
     case("init", "{tmp}/t.json", "--iops-per-mailbox", "0,5", says="--iops-per-mailbox takes a number (got '0,5'); write it "
          "without thousands separators and with a point for decimals"),
     case("init", "{tmp}/t.json", "--threads", "0", says="--threads: at least 1 thread (got 0)"),
@@ -285,7 +285,7 @@ CASES = [
     case("init", "{tmp}/t.json", "--log-files-to-replay", "1",
          says="--log-files-to-replay: at least 2 files (got 1)"),
     case("init", "{tmp}/t.json", "--replay-limit", "0", says="--replay-limit: more than 0 s"),
-    case("init", "{tmp}/t.json", "--checksum-read-kib", "48", says="--checksum-read-kib: input should be a multiple of 32"),
+    case("init", "{tmp}/t.json", "--checksum-read-kib", "48", says="--checksum-read-kib: must be a multiple of 32"),
     case("init", "{tmp}/t.json", "--description", "x" * 600, says="--description: string should have at most 500 characters"),
     case("init", "{tmp}/t.json", "--duration", "2x", says="--duration: cannot read duration '2x'"),
     case("init", "{tmp}/t.json", "--duration", "", says="--duration: a duration is empty"),
@@ -346,18 +346,17 @@ CASES = [
     case("cmd", "/c", "{not_json}", says="{not_json} is not valid JSON"),
     case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is not a folder"),
     # validate: the fields in the file
-    case("validate", "{wrong_type}", says="thread_count: input should be a valid integer, unable to parse string as an integer "
-         "(got 'eight')"),
+    case("validate", "{wrong_type}", says="thread_count: must be a whole number (got 'eight')"),
     case("validate", "{unknown}", says="mailboxes: is not a Jetwise setting"),
     case("validate", "{many_unknown}", says="... and 4,980 more problem(s)\n{many_unknown}: 5,000 problem(s)"),
     case("validate", "{negative}", says="duration_s: more than 0 s (got -5)"),
-    case("validate", "{nan}", says="duration_s: input should be a finite number (got nan)"),
+    case("validate", "{nan}", says="duration_s: must be a finite number (got nan)"),
     case("validate", "{true_seconds}", says="duration_s: must be a number, not true"),  # not 1 s
     case("validate", "{big_number}", says="profile.mailboxes: at most 1,000,000,000 mailboxes"),
     case("validate", "{no_databases}", says="databases: list should have at least 1 item"),
     case("validate", "{too_many_databases}", says="databases: list should have at most 256 items after validation, not 300"),
-    case("validate", "{newer}", says="schema_version: input should be 1 (got 2)"),
-    case("validate", "{missing_log}", says="databases[1].log_path: Field required"),
+    case("validate", "{newer}", says="schema_version: must be 1 (got 2)"),
+    case("validate", "{missing_log}", says="databases[1].log_path: is missing"),
     case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
     case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),
     case("validate", "{nul_path}", says="databases[0].database_path: the path holds a NUL character"),
@@ -406,8 +405,8 @@ CASES = [
     case("report", "no-such-run", says="no-such-run is neither a run folder nor a run id in the store"),
     case("report", "", says="RUN: the path is empty"),
     case("report", "{tmp}", says="{tmp} holds no Jetwise run (result.json or config.json is missing)"),
-    case("report", "{bad_result}", says="{bad_result}/result.json cannot be read as a Jetwise run's result.json: run_id: Field "
-         "required"),
+    case("report", "{bad_result}", says="{bad_result}/result.json cannot be read as a Jetwise run's result.json: run_id: is "
+         "missing"),
     case("report", "no-such-run", "--page-size", "a3", says="--page-size: invalid choice: 'a3'"),
     # history
     case("history", "--session", "no such session", says="no tuning session 'no such session' in"),
