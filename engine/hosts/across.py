@@ -142,6 +142,7 @@ class TestAcross:
         for name, address in addresses.items():
             self.hosts[name] = _Host(name, address, RunFolderWriter(self.output / HOSTS_FOLDER / name))
         started = datetime.now(UTC)
+        self._unfinished(started)
         self.controller.begin(self.test_id, list(self.hosts), self._arrived)
         try:
             self.say(f"Test {self.test_id} across {len(self.hosts)} servers: {', '.join(self.hosts)}"
@@ -346,6 +347,19 @@ class TestAcross:
         for host in self.hosts.values():
             if host.result is not None and not host.result_event:
                 write_result(host.result, self.output / HOSTS_FOLDER / host.name)
+
+    def _unfinished(self, started: datetime) -> None:
+        """The test's document as it stands while it runs, replaced at its end: a controller killed or stopped with its
+        machine leaves a test that says so, reported as a whole from what reached it."""
+        first = next(iter(self.configs.values()))
+        unfinished = AcrossResult.judged(
+            test_id=self.test_id, test_type=first.test_type.value, simulated=bool(self.simulate),
+            rows=[ServerRow(host=host.name, run_folder=str(self.output / HOSTS_FOLDER / host.name))
+                  for host in self.hosts.values()],
+            ended_by=ServerEnd(host="", why="controller", detail=(
+                "it ended before the test did (killed, or its machine stopped): what reached it is in hosts/, and each "
+                "server keeps its own run folder")), start_utc=started, end_utc=None)
+        write_text(self.output / ACROSS_FILE, unfinished.model_dump_json(indent=2) + "\n")
 
     def _judged(self, started: datetime) -> AcrossResult:
         rows = []

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 
+from pydantic import BaseModel
 from websockets.asyncio.server import Server, ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
@@ -300,7 +301,7 @@ class Controller:
                 self._received(agent, address, text)
             gone = "its agent closed the connection"
         except ConnectionClosed as exc:
-            gone = closed_words(exc, "its agent")
+            gone = peer.silenced or closed_words(exc, "its agent")
             if exc.sent is not None and exc.sent.code != CloseCode.NORMAL_CLOSURE and exc.rcvd is None:
                 self._refused(Refusal(address, gone, who))  # the link itself refused it: too large, not WebSocket
         except MalformedError as exc:
@@ -406,12 +407,12 @@ class Controller:
         with self._lock:
             self._test = None
 
-    def send(self, host: str, message: object) -> bool:
+    def send(self, host: str, message: BaseModel) -> bool:
         """Send `message` to `host`'s agent; False when it is not connected."""
         with self._lock:
             agent = self._agents.get(host)
         if agent is not None:
-            agent.peer.send(message)  # type: ignore[arg-type]
+            agent.peer.send(message)
         return agent is not None
 
     def refuse(self, host: str, why: str) -> None:

@@ -82,6 +82,7 @@ class Peer:
         self._outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
         self._answered = loop.time()
         self._lost, self._silent = lost, silent
+        self.silenced: str | None = None  # why the other end was lost, once it answered nothing for `SILENT_S`
         self._tasks = [loop.create_task(self._send_all()), loop.create_task(self._keepalive())]
 
     def send(self, message: BaseModel) -> None:
@@ -116,6 +117,7 @@ class Peer:
         while True:
             await asyncio.sleep(BEAT_S)
             if self.loop.time() - self._answered > SILENT_S:
+                self.silenced = self._silent
                 self._lost(self._silent)
                 self.ws.transport.abort()  # no closing handshake with a peer that answers nothing
                 return

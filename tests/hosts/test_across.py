@@ -200,6 +200,15 @@ def test_a_killed_controller_ends_every_server_s_run_within_5_s(tmp_path, keys):
             assert servers.agents[host].wait(timeout=60) == 0  # a lost controller ends the test, and --once the agent
             _aborted_within(read_result(servers.part(host, test_id)), moment, "controller")
             assert _measured(servers.part(host, test_id)) > 0
+        # the controller's folder is a test that says how it ended, reported as a whole from what reached it
+        test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
+        assert test.outcome == Outcome.ABORTED and test.ended_by is not None and test.ended_by.why == "controller"
+        printed = jetwise(servers.controller, "report", str(output), "--pdf", str(tmp_path / "killed.pdf"))
+        assert printed.returncode == 0, printed.stderr
+        text = pdf_text(tmp_path / "killed.pdf")
+        assert "The controller ended the test: it ended before the test did (killed" in text
+        assert "Aggregate Performance Across All Servers Metrics" in text
+        assert all(f"Server {host}" in text for host in HOSTS)
         psutil.wait_procs(workers, timeout=15)
         assert not [w for w in workers if w.is_running() and w.status() != psutil.STATUS_ZOMBIE]
     finally:

@@ -7,14 +7,18 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import threading
 import time
 
 import psutil
 import pytest
 
+from engine.hosts import across
 from engine.hosts.controller import Controller
 from engine.hosts.roster import Roster
-from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent
+from engine.results.schema import Outcome
+from tests.conftest import small_config
+from tests.hosts.agents import HOSTS, JETWISE, Quiet, enrolled, free_port, jetwise, start_agent, stop_all
 
 pytestmark = pytest.mark.slow  # real agents in their own processes, three connecting and two refused
 
@@ -116,3 +120,37 @@ def test_the_command_line_enrols_checks_lists_and_removes_a_server(tmp_path, key
     assert missing.returncode == 2 and "127.0.0.2 is not enrolled" in missing.stderr
     not_enrolled = jetwise(tmp_path / "elsewhere", "agent")
     assert not_enrolled.returncode == 2 and "this server is not enrolled" in not_enrolled.stderr
+
+
+def test_an_agent_that_connects_during_a_test_is_told_it_joins_the_next_and_does(tmp_path, keys):
+    port = free_port()
+    roster = Roster(tmp_path / "hosts", keys)
+    first, second = HOSTS[:2]
+    datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in (first, second)}
+    configs = {host: small_config(tmp_path / f"databases-{host}", sample_interval_s=1.0, warmup_s=1.0, duration_s=4.0)
+               for host in (first, second)}
+    agents: list[subprocess.Popen[str]] = []
+    try:
+        with Controller(roster, host="127.0.0.1", port=port) as controller:
+            agents.append(start_agent(datas[first], first))
+            controller.wait_for([first], timeout_s=60)
+            alone = across.TestAcross(controller, {first: configs[first]}, tmp_path / "alone", Quiet())
+            running = threading.Thread(target=alone.run, daemon=True)
+            running.start()
+            runs = datas[first] / "agent" / "runs"
+            deadline = time.monotonic() + 60
+            while not (runs.is_dir() and any(runs.iterdir())):  # the test runs on the first server
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            agents.append(start_agent(datas[second], second))
+            controller.wait_for([second], timeout_s=60)  # connected during the test, not in it
+            running.join(timeout=120)
+            assert not running.is_alive() and list(alone.hosts) == [first]
+            assert second in controller.agents()  # still there once the test is over: it waited
+            both = across.TestAcross(controller, configs, tmp_path / "both", Quiet()).run()
+        assert both.outcome == Outcome.PASS and [row.host for row in both.servers] == [first, second]
+        said = agents[1].communicate(timeout=30)[0]
+        assert "The controller says: a test is running: this agent joins the next test" in said
+        assert f"Test {both.test_id}: running this server's part" in said
+    finally:
+        stop_all(agents)

@@ -6,42 +6,25 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-from distributed import metrics
-
 from engine.hosts.across import TestAcross
-from engine.hosts.agent import host_resource, serve, wait_for_controller
+from engine.hosts.agent import serve
 from engine.hosts.controller import Controller
 from engine.hosts.keys import KeyStore
-from engine.hosts.membership import enrol
+from engine.hosts.membership import enrol, membership_in
 from engine.hosts.roster import Roster
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome
 from tests.conftest import small_config
+from tests.hosts.agents import Quiet
 from tests.hosts.conftest import key_names
-from tests.windows import under_wine, windows_only
+from tests.windows import windows_only
 
 pytestmark = windows_only()
-
-
-def fine_clock_resync(self) -> None:
-    """Dask's Windows clock pairs `time.time()` with `perf_counter()` by waiting for five equal `time.time()` readings,
-    as Windows's 15.6 ms clock gives before Python 3.13; Wine's is precise to the microsecond, and Dask's resync never
-    ends. Under Wine the lane pairs them from one reading instead; a Windows server runs Dask's own."""
-    now, counter = self.base_timer(), time.perf_counter()
-    self.delta = now - counter
-
-
-@pytest.fixture(autouse=True)
-def _wine_clock(monkeypatch):
-    if under_wine():
-        monkeypatch.setattr(metrics._WindowsTime, "resync", fine_clock_resync)
 
 
 def test_keys_live_in_windows_credential_manager(tmp_path):
@@ -67,15 +50,18 @@ def _agent_connected(tmp_path: Path) -> Iterator[tuple[Controller, Path]]:
             membership = enrol(enrolled.bundle, enrolled.code, tmp_path / "server" / "agent", keys)
             assert not enrolled.bundle.exists()
             identity = membership.identity(keys)  # read back from Credential Manager
-            wait_for_controller(membership, identity, on_waiting=lambda _words: None)
             runs = tmp_path / "server" / "runs"
-            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, listen="127.0.0.2")),
-                                     daemon=True)
+
+            def redeemed(cert_pem: str, key_pem: str) -> None:  # kept in Credential Manager, in place of the bundle's
+                membership.redeem(cert_pem, key_pem, tmp_path / "server" / "agent", keys)
+
+            agent = threading.Thread(target=lambda: asyncio.run(serve(membership, identity, runs, on_redeemed=redeemed,
+                                                                      listen="127.0.0.2")), daemon=True)
             agent.start()
             assert list(controller.wait_for(["127.0.0.2"], timeout_s=60)) == ["127.0.0.2"]
             yield controller, runs
         agent.join(timeout=30)
-        assert not agent.is_alive()  # the controller closed the test: the agent's worker ended
+        assert not agent.is_alive()  # the controller closed the test: the agent's link ended
     finally:
         for data in (tmp_path / "controller", tmp_path / "server"):
             for name in key_names(data):
@@ -84,31 +70,20 @@ def _agent_connected(tmp_path: Path) -> Iterator[tuple[Controller, Path]]:
 
 def test_an_enrolled_agent_connects_over_mutual_tls_with_its_key_from_the_credential_store(tmp_path):
     with _agent_connected(tmp_path) as (controller, _runs):
-        client = controller.client
-        assert client is not None
-        assert client.submit(os.getpid, resources={host_resource("127.0.0.2"): 1}, pure=False).result(30) == os.getpid()
-
-
-class _Quiet:
-    """A front end of a test across servers that shows nothing."""
-
-    def host_event(self, _host: str, _event: object) -> None:
-        pass
-
-    def summed(self, _sample: object) -> None:
-        pass
-
-    def said(self, _line: str) -> None:
-        pass
+        assert controller.agents()["127.0.0.2"].startswith("tls://127.0.0.2:")
+        offset = controller.clock_offset("127.0.0.2")  # read over the link: one machine's clock, near 0
+        assert offset is not None and abs(offset) < 0.5
+        redeemed = KeyStore().get(membership_in(tmp_path / "server" / "agent").key_name)  # type: ignore[union-attr]
+        assert redeemed is not None and membership_in(tmp_path / "server" / "agent").redeemed  # type: ignore[union-attr]
 
 
 def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tmp_path):
     """The agent's part on Windows: today's run (its worker processes, in the Windows job object, unbuffered I/O on
-    real files) inside a Dask task, waiting at the start gate for the controller's instant, its samples streamed back,
+    real files) at the controller's word over its link, waiting at the start gate for the controller's instant, its samples streamed back,
     judged per server and as a whole."""
     with _agent_connected(tmp_path) as (controller, runs):
         config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
-        result = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", _Quiet()).run()
+        result = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", Quiet()).run()
     assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
     own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
     assert read_result(own) == read_result(copy)
