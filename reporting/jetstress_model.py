@@ -196,6 +196,7 @@ def _system(result: RunResult) -> Section:
             "" if config.thread_weight == ThreadWeight.JETSTRESS else
             "; Jetwise threads of reads-only weight, each carrying about 2.5 Jetstress threads' transfers")),
         Row("SluggishSessions", str(result.summary.sluggish_sessions)),
+        Row("Exchange Version", config.generation.words),
         Row("Minimum Database Cache", f"{config.database_cache_min_mb:.1f} MB"),
         Row("Maximum Database Cache", f"{config.database_cache_max_mb:.1f} MB"),
         Row("Insert Operations", f"{mix.insert_percent:g}%"),

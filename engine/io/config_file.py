@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.io.safety import write_text
-from engine.model.config import TestConfig
+from engine.model.config import FROM_FILE, TestConfig
 from engine.model.config_text import CONFIG_LIMIT_BYTES, decode_config
 from engine.model.units import format_bytes
 from engine.model.validation import Problem
@@ -18,7 +18,7 @@ def save_config(config: TestConfig, path: Path) -> None:
 
 def load_config(path: Path) -> TestConfig:
     """Load a JSON configuration file (raises pydantic.ValidationError or OSError)."""
-    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"))
+    return TestConfig.model_validate_json(path.read_text(encoding="utf-8"), context=FROM_FILE)
 
 
 def read_config_text(path: Path) -> str | Problem:

@@ -9,10 +9,11 @@ against the model's own rules are in `engine.model.validation`, against the mach
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
+from engine.model.exchange import Generation, generation
 from engine.model.fields import FieldError
 from engine.model.profile import (
     SCAN_TEST_TYPES,
@@ -20,6 +21,7 @@ from engine.model.profile import (
     ConfigPart,
     DatabaseSource,
     DatabaseSpec,
+    ExchangeVersion,
     MailboxProfile,
     MaximumLatency,
     OperationMix,
@@ -34,14 +36,16 @@ from engine.model.profile import (
 from engine.model.units import MIB
 
 __all__ = [  # the parts in engine.model.profile are read through here too
-    "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "LOG_DATA_BYTES", "LOG_FILES_PER_DATABASE", "LOG_FILE_SIZE_BYTES",
-    "LOG_HEADER_BYTES", "MAX_THREADS", "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES", "MIN_FLUSH_START_PAGES",
-    "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES", "SCHEMA_VERSION", "TIMED_TEST_TYPES", "DatabaseSource", "DatabaseSpec", "MailboxProfile",
-    "MaximumLatency", "OperationMix", "ReportDetails", "Scenario", "TestConfig", "TestType", "ThreadWeight",
-    "ThresholdSet", "Thresholds", "cli", "default_config",
+    "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "FROM_FILE", "LOG_DATA_BYTES", "LOG_FILES_PER_DATABASE",
+    "LOG_FILE_SIZE_BYTES", "LOG_HEADER_BYTES", "MAX_THREADS", "MIN_CACHE_PAGES", "MIN_DATABASE_PAGES",
+    "MIN_FLUSH_START_PAGES", "PAGE_SIZE_BYTES", "SCAN_TEST_TYPES", "SCHEMA_VERSION", "TIMED_TEST_TYPES", "DatabaseSource",
+    "DatabaseSpec", "ExchangeVersion", "MailboxProfile", "MaximumLatency", "OperationMix", "ReportDetails", "Scenario",
+    "TestConfig", "TestType", "ThreadWeight", "ThresholdSet", "Thresholds", "cli", "default_config",
 ]
 
-SCHEMA_VERSION: Literal[1] = 1
+# 2: the mailbox profile names its Exchange version (`profile.exchange`); a file of version 1 ran Exchange 2010's workload
+SCHEMA_VERSION: Literal[2] = 2
+FROM_FILE = {"from": "file"}  # the validation context of a configuration file's text: see `TestConfig._exchange_of_its_time`
 PAGE_SIZE_BYTES = 32 * 1024
 LOG_FILE_SIZE_BYTES = 1 * MIB
 LOG_HEADER_BYTES = 4096  # sector 0 of each log file is its header
@@ -64,7 +68,7 @@ class TestConfig(ConfigPart):
 
     __test__ = False  # a domain name, not a pytest test class
 
-    schema_version: Literal[1] = Field(SCHEMA_VERSION, title="Schema version")
+    schema_version: Literal[2] = Field(SCHEMA_VERSION, title="Schema version")
     description: str = Field(
         "", max_length=500, title="Description", description="Words for the report: the server, the storage design.",
         json_schema_extra=cli("--description"))
@@ -212,6 +216,22 @@ class TestConfig(ConfigPart):
         json_schema_extra=cli("--seed", default_words="a new pattern each run"),
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _exchange_of_its_time(cls, data: Any, info: ValidationInfo) -> Any:
+        """A configuration written before the choice of Exchange version ran Exchange 2010's workload, the only one
+        Jetwise drove then: read so, whatever the default is now, so that it and its runs keep their meaning. A file
+        (`FROM_FILE` context) that names no schema version is of that time too."""
+        if not isinstance(data, dict):
+            return data
+        version = data.get("schema_version", 1 if info.context == FROM_FILE else SCHEMA_VERSION)
+        if version not in (1, "1"):
+            return data
+        profile = data.get("profile", {})
+        if isinstance(profile, dict):
+            profile = {"exchange": ExchangeVersion.EXCHANGE_2010.value, **profile}
+        return {**data, "profile": profile, "schema_version": SCHEMA_VERSION}
+
     @model_validator(mode="after")
     def _cache_bounds(self) -> TestConfig:
         if self.database_cache_min_mb > self.database_cache_max_mb:
@@ -223,6 +243,11 @@ class TestConfig(ConfigPart):
         return self
 
     # Derived figures -------------------------------------------------------------
+
+    @property
+    def generation(self) -> Generation:
+        """The Exchange generation whose workload the test drives (`engine.model.exchange`)."""
+        return generation(self.profile.exchange)
 
     @property
     def database_count(self) -> int:

@@ -51,8 +51,23 @@ class ConfigPart(BaseModel):
         return value
 
 
+class ExchangeVersion(StrEnum):
+    """The Exchange generation whose workload a test drives and is judged as (`engine.model.exchange`)."""
+
+    EXCHANGE_2013 = "2013"  # Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013's workload
+    EXCHANGE_2010 = "2010"  # Jetstress 2010's, as Jetwise ran every test before the choice existed
+
+
 class MailboxProfile(ConfigPart):
     """What the mailbox design asks of the storage."""
+
+    exchange: ExchangeVersion = Field(
+        ExchangeVersion.EXCHANGE_2013, title="Exchange version",
+        description="2013: Exchange 2013, 2016, 2019 or Subscription Edition, qualified with Jetstress 2013 (about 1 MB/s "
+        "of background maintenance per database, a 100 MB checkpoint depth, a thread count for the server); 2010: "
+        "Exchange 2010 and Jetstress 2010's workload (4.5 MB/s of maintenance, its calibrated checkpoint depth).",
+        json_schema_extra=cli("--exchange"),
+    )
 
     # The upper bounds keep the database size arithmetic in floating point's range; no server comes near them.
     mailboxes: int = Field(

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import FROM_FILE, PAGE_SIZE_BYTES, TestConfig
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.options import BOUND_ERRORS, option_at
 from engine.model.units import as_typed, format_bytes
@@ -118,10 +118,10 @@ def _bound_words(location: tuple[int | str | None, ...], item: Mapping[str, Any]
 
 
 def validate_data(data: Mapping[str, Any] | str) -> tuple[TestConfig | None, list[Problem]]:
-    """Build a model from raw data (dict or JSON text); return it or every problem found."""
+    """Build a model from raw data (dict, or a configuration file's JSON text); return it or every problem found."""
     try:
         if isinstance(data, str):
-            return TestConfig.model_validate_json(data), []
+            return TestConfig.model_validate_json(data, context=FROM_FILE), []
         return TestConfig.model_validate(dict(data)), []
     except ValidationError as exc:
         return None, problems_from_validation_error(exc)

@@ -15,7 +15,7 @@ from typing import Protocol
 from engine.io.locks import FolderInUseError, FolderLocks
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig, ThreadWeight
 from engine.model.derive import thread_weight_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
@@ -31,6 +31,7 @@ from engine.run.pool import WorkerPoolSource
 from engine.run.scan_plan import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
+from engine.run.streams import target_streams_words
 from engine.run.sweep import SweepPlan
 
 
@@ -161,7 +162,11 @@ class Runner:
             self.log(recovery_words(config))
         self.log(f"{kind} test begins: {config.database_count} database(s), "
                  f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
-        self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}")
+        self.log(f"Exchange version: {config.generation.words}")
+        self.log(f"Thread count: {config.generation.thread_words(config.thread_count, config.database_count)}")
+        basis = f"; {config.generation.thread_weight_basis}" if config.thread_weight == ThreadWeight.JETSTRESS else ""
+        self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}{basis}")
+        self.log(target_streams_words(config))
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"

@@ -32,8 +32,9 @@ from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream
-from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, mix_of, solve
-from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
+from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, solve
+from engine.run.streams import mix_of
+from engine.workload.instance import DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import DB_READ, LOG_READ, LOG_WRITE, InstanceInterval
@@ -185,7 +186,7 @@ class OpenEndedWork:
         misses = mix_of(config).misses
         reads = int(records * misses)
         # redone: the records of the last checkpoint depth whose pages were still dirty in the cache at the crash
-        within = min(1.0, CHECKPOINT_DEPTH_BYTES / (files * LOG_DATA_BYTES))
+        within = min(1.0, config.generation.checkpoint_depth_bytes / (files * LOG_DATA_BYTES))
         redone = int(records * within * (1.0 - misses))
         writes = min(redone, config.database_cache_pages)
         in_flight = min(PREFETCH_DEPTH, model.servers)

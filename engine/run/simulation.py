@@ -35,9 +35,9 @@ from engine.run.settling import SettleRule
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
+from engine.run.streams import Mix, maintenance_reads_per_s, mix_of
 from engine.run.sweep import SweepPlan
 from engine.workload.growth import growth_bytes_per_transaction
-from engine.workload.instance import upper_levels
 from engine.workload.pacing import cycle_ms, rest_per_read_wait
 from engine.workload.stats import (
     BDM_READ,
@@ -52,7 +52,6 @@ from engine.workload.stats import (
 
 SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="simulated")
 CPU_MS_PER_TRANSACTION = 0.05
-MAINTENANCE_READS_PER_S = 17.3  # per database, as in the reference report
 SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
 LEAD_POLL_S = 0.02  # how often a simulated sweep in lockstep looks for its lead's word
 BUSY_HOST_CPU_PERCENT = 60.0  # a busy host's CPU with no test running; saturated (99 %) at its `host_iops`
@@ -104,35 +103,6 @@ class OperatingPoint:
     cpu_percent: float = 0.0  # the host's CPU: saturated where a busy host's limit held the threads back
 
 
-@dataclass(frozen=True)
-class _Mix:
-    reads: float  # random reads per transaction
-    writes: float  # flush writes per transaction
-    log_writes: float  # log writes per transaction
-    commit_waits: float  # log writes a transaction thread waits for, per transaction
-    hits: float  # cache hits per transaction
-    misses: float
-
-
-def mix_of(config: TestConfig) -> _Mix:
-    mix = config.operation_mix
-    update = mix.update_fraction
-    forced = 1 - mix.lazy_commit_percent / 100.0
-    leaves = max(1, config.database_pages - 1)
-    cached = max(0, config.database_cache_pages - config.flush_thresholds_pages[1])
-    miss = max(0.0, 1.0 - cached / leaves)
-    levels = upper_levels(leaves)
-    return _Mix(
-        reads=miss,
-        writes=update,
-        # lazy records are written two to a write, a waiting commit writes at once
-        log_writes=update / (2 - forced),
-        commit_waits=update * forced,
-        hits=levels + 1 - miss,
-        misses=miss,
-    )
-
-
 def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> float:
     """Mean queueing delay at a multi-server station (Sakasegawa's approximation)."""
     if utilisation <= 0:
@@ -148,7 +118,7 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
     rest = rest_per_read_wait(config.thread_weight)
-    maintenance = MAINTENANCE_READS_PER_S * config.database_count if config.background_maintenance else 0.0
+    maintenance = maintenance_reads_per_s(config) * config.database_count
 
     def at(read_ms: float) -> OperatingPoint:
         # latency -> throughput (the threads' side)
@@ -287,7 +257,7 @@ class ModelSource:
         )
 
     def instance_interval(
-        self, config: TestConfig, name: str, point: OperatingPoint, work: _Mix, index: int, ramp: float,
+        self, config: TestConfig, name: str, point: OperatingPoint, work: Mix, index: int, ramp: float,
         rng: random.Random, seconds: float | None = None,
     ) -> InstanceInterval:
         """One instance's I/O over `seconds` (a sample interval by default)."""
@@ -304,7 +274,8 @@ class ModelSource:
                     spans)
         fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4, spans)
         if config.background_maintenance:
-            fill_stream(rng, part.stream(BDM_READ), MAINTENANCE_READS_PER_S * seconds, 262_144, read_ms * 1.2, spread, spans)
+            fill_stream(rng, part.stream(BDM_READ), maintenance_reads_per_s(config) * seconds, 262_144, read_ms * 1.2,
+                        spread, spans)
         if config.copies_per_database > 1:
             log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
             fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4, spans)

@@ -105,6 +105,8 @@ def _unused(config: TestConfig, result: RunResult, first_spike: bool) -> Unused 
     facts: dict[str, Any] = {"runs": [result.run_id], "load": (s.threads, s.sluggish_sessions)}
     if result.configuration.thread_weight != config.thread_weight:
         return Unused(what="other_weight", weight=result.configuration.thread_weight, **facts)
+    if result.configuration.profile.exchange != config.profile.exchange:
+        return Unused(what="other_exchange", exchange=result.configuration.profile.exchange, **facts)
     if failed_on_io_errors(result):
         return Unused(what="io_errors", errors=storage_errors(result), **facts)
     if result.sweep is not None:

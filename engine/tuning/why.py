@@ -14,7 +14,8 @@ from pydantic import Field, TypeAdapter
 
 from engine.io.pages import ErrorKind
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, thread_weight_words
-from engine.model.profile import ThreadWeight
+from engine.model.exchange import generation
+from engine.model.profile import ExchangeVersion, ThreadWeight
 from engine.model.units import sentence
 from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, larger_than_cache_words
 from engine.results.base import Schema
@@ -414,11 +415,12 @@ class StorageErrors(Schema):
 class Unused(Schema):
     """A run the advisor cannot learn from, and why: one note for every run with the same facts (`runs`)."""
 
-    what: Literal["other_weight", "io_errors", "sweep_unmeasured", "sweep_cache_held", "ended_early", "nothing_measured",
+    what: Literal["other_weight", "other_exchange", "io_errors", "sweep_unmeasured", "sweep_cache_held", "ended_early", "nothing_measured",
                   "too_short", "cache_held", "host_bound", "stall"]
     runs: list[str]
     load: Load
     weight: ThreadWeight | None = Field(None, description="other_weight: the weight of the run's threads.")
+    exchange: ExchangeVersion | None = Field(None, description="other_exchange: the Exchange version the run drove.")
     errors: StorageErrors | None = Field(None, description="io_errors: what the storage returned.")
     measured_s: float | None = Field(None, description="nothing_measured, too_short: the seconds measured.")
     least_s: float | None = Field(None, description="too_short: the seconds a verdict needs.")
@@ -435,6 +437,10 @@ class Unused(Schema):
             case "other_weight":
                 weight = thread_weight_words(self.weight) if self.weight is not None else "another weight"
                 return f"{setting} ran threads of another weight ({weight}): its thread counts mean another load, so it is not used"
+            case "other_exchange":
+                drove = generation(self.exchange).words if self.exchange is not None else "another Exchange version's"
+                return (f"{setting} drove another Exchange version's workload ({drove}): the same setting loads the "
+                        "storage otherwise, so it is not used")
             case "io_errors":
                 errors = self.errors.words if self.errors is not None else "I/O errors"
                 return f"{setting} failed on I/O errors ({errors}); its figures are not used"

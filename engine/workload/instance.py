@@ -30,7 +30,7 @@ from pathlib import Path
 from engine.io.pages import BlockWriter
 from engine.io.parts import open_database, part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.workload.background import Maintenance, Replication
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
 from engine.workload.context import (
@@ -60,7 +60,6 @@ DELETE_LOG_BYTES = 1200
 REPLACE_LOG_BYTES = 2600
 SPAN_CHANCE = 0.03  # read transactions that continue onto the next leaf: about 1 % of reads are 64 KiB
 BTREE_FANOUT = 400  # keys per internal page: sets how many upper levels a lookup passes
-CHECKPOINT_DEPTH_BYTES = 8 * LOG_FILE_SIZE_BYTES  # half the circular log
 
 
 def upper_levels(leaf_pages: int) -> int:
@@ -111,7 +110,7 @@ class Instance:
         self._config = config
         self._clock = clock
         self.db: IoFile = open_database(backend, plan.db_paths, writable=True, unbuffered=unbuffered)
-        self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), CHECKPOINT_DEPTH_BYTES)
+        self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), config.generation.checkpoint_depth_bytes)
         self.levels = upper_levels(plan.leaves)
         self.meters: list[ThreadMeter] = []
         ctx = self._ctx = InstanceContext(
@@ -133,7 +132,8 @@ class Instance:
                         for part in range(len(plan.db_paths))]
         self.maintenance: Maintenance | None = None
         if config.background_maintenance:
-            self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages)
+            self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages,
+                                           config.generation.maintenance_bytes_per_s)
         self._sequence = itertools.count(time.time_ns())
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")

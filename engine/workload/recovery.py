@@ -46,7 +46,7 @@ from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_B
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
 from engine.workload.context import Say
 from engine.workload.errors import LOG_SECTOR, PAGE, Unit, ese_error
-from engine.workload.instance import CHECKPOINT_DEPTH_BYTES, InstancePlan
+from engine.workload.instance import InstancePlan
 from engine.workload.logstream import LOG_DATA_START
 from engine.workload.scan import ProgressFn
 
@@ -99,7 +99,7 @@ class Replay:
         self.say = say
         self.progress = progress
         pages, start, stop = config.instance_cache_pages(plan.index)
-        self.cache = DatabaseCache(pages, start, stop, CHECKPOINT_DEPTH_BYTES)
+        self.cache = DatabaseCache(pages, start, stop, config.generation.checkpoint_depth_bytes)
         # Records go in batches small enough that a batch's pages cannot reach the cache's cold end before they are applied.
         self.batch = max(1, (self.cache.capacity - stop) // 2)
         self.current: dict[int, int] = {}  # page -> the newest sequence it holds, on disk or dirty in the cache

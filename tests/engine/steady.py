@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from engine.model.config import TestConfig
-from engine.run.simulation import OperatingPoint, StorageModel, mix_of, solve
+from engine.run.simulation import OperatingPoint, StorageModel, solve
+from engine.run.streams import mix_of
 
 
 def steady_iops(model: StorageModel, config: TestConfig) -> tuple[float, OperatingPoint]:

@@ -16,7 +16,7 @@ from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig, default_config
+from engine.model.config import PAGE_SIZE_BYTES, SCHEMA_VERSION, DatabaseSource, TestConfig, default_config
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
@@ -168,7 +168,7 @@ def test_json_round_trip_keeps_schema_version(tmp_path):
     config = default_config(tmp_path, thread_count=6, sluggish_sessions=3)
     path = tmp_path / "test.json"
     save_config(config, path)
-    assert json.loads(path.read_text())["schema_version"] == 1
+    assert json.loads(path.read_text())["schema_version"] == SCHEMA_VERSION == 2
     assert load_config(path) == config
 
 

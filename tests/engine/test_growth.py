@@ -18,7 +18,7 @@ from engine.model.config import TestType as Kind
 from engine.results.figures import database_bytes
 from engine.results.jetstress_log import StallSamples
 from engine.run.runner import Runner
-from engine.run.simulation import mix_of
+from engine.run.streams import mix_of
 from engine.workload.context import InstanceContext, RunClock
 from engine.workload.growth import EXTENSION_PAGES, Growth, growth_bytes_per_transaction
 from engine.workload.stats import DB_WRITE, ThreadMeter

@@ -17,10 +17,10 @@ from typing import Any
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
+from engine.model.exchange import generation, version_of_jetstress
 from engine.model.jetstress import values
 from engine.model.jetstress.elements import (
     ELEMENT_DEFAULTS,
-    JETSTRESS_2010_MAJOR,
     JETWISE_COMMENT,
     MODELLED,
     ROOT,
@@ -308,8 +308,12 @@ def _system(reader: _Reader, params: dict[str, list[ET.Element]], result: XmlImp
 
 
 def finish_threads(result: XmlImport) -> None:
-    """Jetstress 2010 counts threads per database, 2013 for the server: a 2010 count is multiplied out."""
+    """The Exchange version the file's Jetstress qualifies (JetstressVersionGenerated 14.x: Jetstress 2010, Exchange
+    2010; otherwise Jetstress 2013), and its thread count: Jetstress 2010 counts threads per database, 2013 for the
+    server, so a 2010 count is multiplied out."""
+    version = version_of_jetstress(result.version)
+    result.data.setdefault("profile", {})["exchange"] = version.value
     threads, databases = result.data.get("thread_count"), len(result.data.get("databases", []))
-    if result.version.split(".")[0] == JETSTRESS_2010_MAJOR and isinstance(threads, int) and databases:
+    if generation(version).threads_per_database and isinstance(threads, int) and databases:
         result.data["thread_count"] = threads * databases
         result.threads_per_database = threads

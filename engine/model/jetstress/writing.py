@@ -16,10 +16,8 @@ from typing import Any
 from engine.model.config import TestConfig, TestType
 from engine.model.jetstress.elements import (
     DATABASE_SOURCES,
-    ESE_VERSION,
     EXCHANGE_PROFILE,
     JET_SYSTEM_PARAMS,
-    JETSTRESS_VERSION,
     JETWISE_COMMENT,
     ROOT,
     SIZING_BY_CAPACITY,
@@ -68,7 +66,7 @@ def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
         "MaximumChecksumThreads": str(config.checksum_threads),
         "LogInterval": str(round(config.thresholds.log_interval_s * 1000)),
         "SluggishSessions": str(config.sluggish_sessions),
-        "ThreadCount": str(config.thread_count),
+        "ThreadCount": str(_thread_count(config)),
         "DatabaseSource": next(name for name, ours in DATABASE_SOURCES.items() if ours == config.database_source.value),
         "ThroughputPercentage": number(config.throughput_percent),
         "DatabaseSizing": SIZING_BY_CAPACITY if config.seeks_maximum else SIZING_BY_PROFILE,
@@ -78,6 +76,14 @@ def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
         "MailboxIops": number(config.profile.iops_per_mailbox * config.profile.headroom_factor),
         "DatabaseCopyCount": str(config.copies_per_database),
     }
+
+
+def _thread_count(config: TestConfig) -> int:
+    """ThreadCount as the configuration's Jetstress counts it: for the server (2013), or per database (2010), the
+    server's threads spread evenly and rounded to the nearest whole thread, at least one."""
+    if not config.generation.threads_per_database:
+        return config.thread_count
+    return max(1, round(config.thread_count / config.database_count))
 
 
 def _section(parent: ET.Element, name: str, declared: tuple[tuple[str, str | None], ...], values: dict[str, str],
@@ -113,8 +119,9 @@ def write_xml(config: TestConfig, *, auto_tune: bool = False) -> str:
     """The JetstressConfig.xml of `config` (UTF-8 text, CRLF as Jetstress writes on Windows)."""
     root = ET.Element(ROOT, _NAMESPACES)
     root.append(ET.Comment(f" {JETWISE_COMMENT} {_comment_json(config)} "))
-    ET.SubElement(root, "JetstressVersionGenerated").text = JETSTRESS_VERSION
-    ET.SubElement(root, "EseVersionGenerated").text = ESE_VERSION
+    # the Jetstress of the configuration's Exchange version: its version tells a reader how ThreadCount counts
+    ET.SubElement(root, "JetstressVersionGenerated").text = config.generation.jetstress_version
+    ET.SubElement(root, "EseVersionGenerated").text = config.generation.jetstress_version
     values = _values(config, auto_tune)
     _section(root, "TestDesignInfo", TEST_DESIGN_INFO, values, config)
     _section(root, "ExchangeProfile", EXCHANGE_PROFILE, values, config)
@@ -137,6 +144,11 @@ def export_notes(config: TestConfig) -> list[str]:
                      + ", ".join(f"{name} {round(value)}" for name, value in zip(("InsertOps", "DeleteOps", "ReplaceOps",
                                                                                   "LazyCommits"), parts, strict=True))
                      + " written")
+    per_database = _thread_count(config)
+    if config.generation.threads_per_database and per_database * config.database_count != config.thread_count:
+        notes.append(f"{config.generation.jetstress} counts threads per database: {config.thread_count} threads over "
+                     f"{config.database_count} databases are written as ThreadCount {per_database} "
+                     f"({per_database * config.database_count} for the server)")
     if config.profile.headroom_percent:
         notes.append(f"Jetstress's MailboxIops is the figure tested: {number(config.profile.iops_per_mailbox)} IOPS per "
                      f"mailbox with {number(config.profile.headroom_percent)} % headroom is written as "
