@@ -1,18 +1,49 @@
-"""The Mailbox profile page: Microsoft's messages-per-day tables for Exchange 2013 or later and for 2010, a pick
-that goes once the field is typed over, and a profile no server is planned at said at its field."""
+"""The Mailbox profile page: the Exchange version whose workload the test drives, Microsoft's messages-per-day table
+for it, a pick that goes once the field is typed over, and a profile no server is planned at said at its field."""
 
 from __future__ import annotations
 
+from engine.model.config import default_config
 from ui.wizard import PAGE_PROFILE
 
 
-def test_the_messages_per_day_picker_has_both_tables_and_forgets_a_pick_the_field_no_longer_holds(qtbot, window):
+def _labels(page) -> list[str]:
+    return [page.messages.itemText(i) for i in range(page.messages.count())]
+
+
+def test_the_page_shows_the_exchange_version_and_changes_it_with_its_table(qtbot, window):
     window.wizard.restart_at(PAGE_PROFILE)
     page = window.wizard.profile
-    labels = [page.messages.itemText(i) for i in range(page.messages.count())]
-    assert "Exchange 2013 or later, 100 messages/day: 0.067 IOPS" in labels
-    assert "Exchange 2010, 100 messages/day: 0.12 IOPS (stand-alone), 0.10 (with copies)" in labels
-    index = labels.index("Exchange 2013 or later, 150 messages/day: 0.101 IOPS")
+    field = page.fields["profile.exchange"]
+    assert window.state.data["profile"]["exchange"] == "2013"  # the current one, for a new test
+    assert field.combo.currentText() == "Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013 (15.01)"
+    assert "Jetstress 2013 (15.01)'s workload (background maintenance 1.00 MB/s per database" in page.readout.text()
+    assert "100 messages/day: 0.067 IOPS, 6 MB of database cache" in _labels(page)
+    field.combo.setCurrentIndex(field.combo.findData("2010"))
+    assert window.state.data["profile"]["exchange"] == "2010"
+    assert field.combo.currentText() == "Exchange 2010: Jetstress 2010 (14.01)"
+    assert "Jetstress 2010 (14.01)'s workload (background maintenance 4.53 MB/s per database" in page.readout.text()
+    labels = _labels(page)
+    assert "100 messages/day: 0.120 IOPS (stand-alone), 0.100 (with copies), 6 MB of database cache" in labels
+    assert not any("0.067" in label for label in labels)
+    field.combo.setCurrentIndex(field.combo.findData("2013"))
+    assert window.state.data["profile"]["exchange"] == "2013"
+    assert "100 messages/day: 0.067 IOPS, 6 MB of database cache" in _labels(page)
+
+
+def test_a_configuration_opened_shows_its_exchange_version(qtbot, window, tmp_path):
+    window.wizard.load_config(default_config(tmp_path, profile={"exchange": "2010"}))
+    window.wizard.restart_at(PAGE_PROFILE)
+    page = window.wizard.profile
+    assert page.fields["profile.exchange"].combo.currentData() == "2010"
+    assert "Exchange 2010: Jetstress 2010 (14.01)'s workload" in page.readout.text()
+
+
+def test_the_messages_per_day_picker_forgets_a_pick_the_field_no_longer_holds(qtbot, window):
+    window.wizard.restart_at(PAGE_PROFILE)
+    page = window.wizard.profile
+    labels = _labels(page)
+    index = labels.index("150 messages/day: 0.101 IOPS, 9 MB of database cache")
     page.messages.setCurrentIndex(index)
     page.messages.activated.emit(index)
     assert window.state.data["profile"]["iops_per_mailbox"] == 0.101 and page.messages.currentIndex() == index

@@ -163,21 +163,30 @@ class CheckField(OptionField):
 
 
 class ChoiceField(OptionField):
-    """An option with a few named values."""
+    """An option with a few named values, each shown as its value unless given words (`label`)."""
 
     def __init__(self, choices: tuple[str, ...], tooltip: str = "") -> None:
         self.combo = QComboBox()
-        self.combo.addItems(list(choices))
+        for choice in choices:
+            self.combo.addItem(choice, choice)
         super().__init__(self.combo, "", tooltip)
         self.combo.currentIndexChanged.connect(self.changed)
 
+    def label(self, words: dict[str, str]) -> None:
+        """Show each value by its words, as a page that knows them says it; the value read stays the value."""
+        for index in range(self.combo.count()):
+            value = str(self.combo.itemData(index))
+            self.combo.setItemText(index, words.get(value, value))
+
     def set_value(self, value: object, quiet: bool = False) -> None:
         blocked = self.combo.blockSignals(quiet)
-        self.combo.setCurrentText(str(value))
+        found = self.combo.findData(str(value))
+        if found >= 0:  # a value the option does not have leaves the choice shown
+            self.combo.setCurrentIndex(found)
         self.combo.blockSignals(blocked)
 
     def parsed(self) -> tuple[bool, object]:
-        return True, self.combo.currentText()
+        return True, self.combo.currentData()
 
 
 class FolderField(OptionField):

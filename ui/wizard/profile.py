@@ -8,11 +8,12 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout
 
-from engine.model.config import Scenario
+from engine.model.config import ExchangeVersion, Scenario
+from engine.model.exchange import GENERATIONS, MESSAGES_ROWS, MESSAGES_STEP, Generation, generation
 from engine.model.options import option
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
-from ui.widgets.fields import OptionField
+from ui.widgets.fields import ChoiceField, OptionField
 from ui.widgets.style import WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 
@@ -20,37 +21,44 @@ THROUGHPUT_TITLE = "Disk subsystem throughput"
 CAPACITY_LABEL = "Share of each volume's free space:"
 THROUGHPUT_SUBTITLE = "How much of the disks the databases take, and how mailboxes are planned on the most that passes."
 
-# The IOPS per mailbox Microsoft's sizing gives for messages sent and received per day, as (label, stand-alone, with
-# database copies). Exchange 2013 and later (the Server Role Requirements Calculator): 0.034 for each 50 messages,
-# active or passive alike. Exchange 2010: about 0.06 for each 50 stand-alone, 0.05 with database copies.
-MESSAGE_PROFILES = [
-    *((f"Exchange 2013 or later, {50 * n} messages/day: {round(0.0335 * n + 1e-9, 3):.3f} IOPS",
-       round(0.0335 * n + 1e-9, 3), round(0.0335 * n + 1e-9, 3)) for n in range(1, 11)),
-    *((f"Exchange 2010, {50 * n} messages/day: {0.06 * n:.2f} IOPS (stand-alone), {0.05 * n:.2f} (with copies)",
-       round(0.06 * n, 3), round(0.05 * n, 3)) for n in range(1, 11)),
-]
+# How the Exchange version's choices read on the page
+EXCHANGE_WORDS = {version.value: f"{GENERATIONS[version].name}: {GENERATIONS[version].jetstress}"
+                  for version in ExchangeVersion}
+
+
+def message_profiles(drives: Generation) -> list[tuple[str, float, float]]:
+    """The IOPS per mailbox the version's sizing gives for messages sent and received per day, as (label, stand-alone,
+    with database copies), with the database cache per mailbox beside (docs/workload.md gives the sources)."""
+    rows = []
+    for messages in range(MESSAGES_STEP, MESSAGES_STEP * (MESSAGES_ROWS + 1), MESSAGES_STEP):
+        alone, copies = drives.iops_per_mailbox(messages, copies=False), drives.iops_per_mailbox(messages, copies=True)
+        iops = f"{alone:.3f} IOPS" if alone == copies else f"{alone:.3f} IOPS (stand-alone), {copies:.3f} (with copies)"
+        rows.append((f"{messages} messages/day: {iops}, {drives.cache_mb_per_mailbox(messages):g} MB of database cache",
+                     alone, copies))
+    return rows
 
 
 class ProfilePage(WizardPage):
     NAME = "profile"
     TITLE = "Mailbox profile"
     SUBTITLE = "What the mailbox design asks of this server's storage."
-    OPTIONS = ("profile.mailboxes", "profile.iops_per_mailbox", "profile.mailbox_size_mb", "profile.headroom_percent",
+    OPTIONS = ("profile.exchange", "profile.mailboxes", "profile.iops_per_mailbox", "profile.mailbox_size_mb", "profile.headroom_percent",
                "capacity_percent", "throughput_percent")
     PROFILE_ONLY = ("profile.mailboxes", "profile.mailbox_size_mb")
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
         form = QFormLayout()
+        exchange = self.add_field(form, "profile.exchange")
+        if isinstance(exchange, ChoiceField):
+            exchange.label(EXCHANGE_WORDS)
         self.add_field(form, "profile.mailboxes")
         iops = self.add_field(form, "profile.iops_per_mailbox")
         self.messages = QComboBox()
-        self.messages.addItem("Pick from messages sent and received per day…", None)
-        for label, standalone, copies in MESSAGE_PROFILES:
-            self.messages.addItem(label, (standalone, copies))
-        self.messages.insertSeparator(11)
         self.messages.setToolTip("Microsoft's sizing: Exchange 2013 or later about 0.034 IOPS per mailbox for each 50 "
-                                 "messages a day; Exchange 2010 about 0.06 (stand-alone) or 0.05 (with database copies)")
+                                 "messages a day; Exchange 2010 about 0.06 (stand-alone) or 0.05 (with database copies); "
+                                 "3 MB of database cache per mailbox for each 50 messages in both")
+        self._messages_of: Generation | None = None  # the version whose table the picker shows
         self.messages.activated.connect(lambda _i: self._profile_picked(iops))
         form.addRow("", self.messages)
         for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent", "throughput_percent"):
@@ -72,8 +80,22 @@ class ProfilePage(WizardPage):
             copies = self.state.data.get("copies_per_database", 1) > 1
             iops.set_value(round(values[1] if copies else values[0], 3))
 
+    def _show_messages_of(self, drives: Generation) -> None:
+        """The picker's rows: the chosen Exchange version's table."""
+        if drives == self._messages_of:
+            return
+        self._messages_of = drives
+        self.messages.clear()
+        self.messages.addItem(f"Pick from messages sent and received per day ({drives.name})…", None)
+        for label, standalone, copies in message_profiles(drives):
+            self.messages.addItem(label, (standalone, copies))
+
     def refresh(self) -> None:
         super().refresh()
+        try:
+            self._show_messages_of(generation(ExchangeVersion(self.state.get("profile.exchange"))))
+        except ValueError:  # not a version: the field says so
+            pass
         picked = self.messages.currentData()
         if picked and self.state.get("profile.iops_per_mailbox") not in picked:  # edited since: the pick is gone
             self.messages.setCurrentIndex(0)
@@ -99,11 +121,13 @@ class ProfilePage(WizardPage):
                 if config.database_size_mb is not None
                 else "sized from the free space of their volumes once their folders are chosen")
             self.readout.setText(
+                f"Workload: {html.escape(config.generation.words, quote=False)}<br>"
                 "Target: <b>none</b>: tuning finds the most transactional IOPS the storage passes within the thresholds<br>"
                 f"Databases: {sized}<br>Mailboxes are planned at {config.throughput_percent:g} % of the most that passes, "
                 f"{p.iops_per_mailbox:g} IOPS each" + (f" with {p.headroom_percent:g} % headroom" if p.headroom_percent else ""))
             return
         self.readout.setText(
+            f"Workload: {html.escape(config.generation.words, quote=False)}<br>"
             f"Target: <b>{config.target_transactional_iops:,.1f} transactional IOPS</b> "
             f"({config.profile.mailboxes:,} × {config.profile.iops_per_mailbox:g} + {config.profile.headroom_percent:g} %)<br>"
             f"Database size: <b>{format_bytes(config.database_size_bytes)}</b> each, "
