@@ -265,7 +265,7 @@ class ServersDialog(QDialog):
         self.refresh()
         missing = [host for host in self.servers() if host not in answer.connected]
         said = "Every agent connected over mutual TLS." if not missing else f"Not connected: {', '.join(missing)}."
-        self.say(" ".join([said, *(f"Refused {words}." for words in answer.refusals)]), error=bool(missing))
+        self.say(" ".join([said, *(f"{words[:1].upper()}{words[1:]}." for words in answer.refusals)]), error=bool(missing))
 
     def _check_failed(self, error: object) -> None:
         for host in self.servers():

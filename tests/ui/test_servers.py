@@ -66,6 +66,19 @@ def test_a_server_is_added_shown_with_its_fingerprint_and_removed(qtbot, tmp_pat
     assert "a removed host's certificate" in (not_answered(kept, removed) or "")
 
 
+def _plaintext_refused(port: int) -> bool:
+    """Whether a connection without TLS reached the port (and was refused: it closes, answering nothing)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as plain:
+            plain.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            plain.recv(1)
+    except ConnectionRefusedError:
+        return False  # not listening yet
+    except OSError:
+        pass
+    return True
+
+
 @pytest.mark.slow  # an agent in its own process, connecting over mutual TLS
 def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, tmp_path, controller_data, keys):  # noqa: F811
     port = free_port()
@@ -79,10 +92,12 @@ def test_check_connections_shows_the_agent_connected_and_one_that_is_not(qtbot, 
     try:
         dialog.check(timeout_s=10)
         assert dialog.checking and not dialog.check_button.isEnabled() and not dialog.add_button.isEnabled()
+        qtbot.waitUntil(lambda: _plaintext_refused(port), timeout=30_000)  # a peer without TLS while it listens
         qtbot.waitUntil(lambda: not dialog.checking, timeout=90_000)
         status = {row[0]: row[3] for row in _rows(dialog)}
         assert status["127.0.0.2"].startswith("connected from tls://127.0.0.2:")
         assert status["127.0.0.3"] == "did not connect" and "Not connected: 127.0.0.3." in dialog.message.text()
+        assert "Refused tls://127.0.0.1:" in dialog.message.text() and "no TLS (plaintext)" in dialog.message.text()
         assert agent.wait(timeout=30) == 0  # the check over, the controller closed: the agent stops (--once)
     finally:
         stop_all([agent])

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.hosts.across import TestAcross
+from engine.hosts import across
 from engine.hosts.agent import serve
 from engine.hosts.controller import Controller
 from engine.hosts.keys import KeyStore
@@ -83,7 +83,7 @@ def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tm
     judged per server and as a whole."""
     with _agent_connected(tmp_path) as (controller, runs):
         config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
-        result = TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", Quiet()).run()
+        result = across.TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", Quiet()).run()
     assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
     own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
     assert read_result(own) == read_result(copy)
