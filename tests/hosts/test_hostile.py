@@ -17,9 +17,11 @@ from datetime import UTC, datetime
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
+from engine.hosts.agent import serve as serve_agent
 from engine.hosts.controller import Controller
 from engine.hosts.enrolment import open_bundle
-from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, Go, Hello, PartEvent, Ready
+from engine.hosts.membership import enrol
+from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, Go, Hello, PartEvent, Ready, Welcome
 from engine.hosts.roster import Roster
 from engine.hosts.tls import context
 from engine.hosts.trust import key_request
@@ -210,3 +212,36 @@ def test_a_hostile_agent_during_a_test_is_said_on_the_console_and_in_the_test_s_
     assert refusal in log and f"a 'ready' message of test {test_id}, which it is not running" in log, log
     assert not [path for path in output.rglob("*") if path.is_file() and b"written by the thief" in path.read_bytes()]
     assert refusal in err  # the console says what the log says
+
+
+def test_an_agent_runs_nothing_its_controller_sends_that_is_not_a_typed_message_in_turn(tmp_path, keys):
+    """Even its own controller's words are data to the agent: a pickled frame or a word out of turn ends the link,
+    said, and nothing runs."""
+    roster = Roster(tmp_path / "hosts", keys)
+    port = free_port()
+    ran = tmp_path / "ran"
+    added = roster.add(MINE, f"tls://127.0.0.1:{port}", tmp_path)
+    membership = enrol(added.bundle, added.code, tmp_path / "agent", keys)
+    ends: list[str] = []
+
+    async def controller_says(then: str | bytes) -> None:
+        async def handler(ws: ServerConnection) -> None:
+            hello = Hello.model_validate_json(await ws.recv())
+            assert hello.request_pem is not None
+            cert = roster.redeem(MINE, hello.request_pem, "tls://127.0.0.2:1")
+            await ws.send(Welcome(cert_pem=cert).model_dump_json())
+            await ws.send(then)
+            await ws.wait_closed()
+
+        tls = context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, roster.controller)
+        async with serve(handler, "127.0.0.1", port, ssl=tls):
+            said: list[str] = []
+            ended = await serve_agent(membership, membership.identity(keys), tmp_path / "runs",
+                                      on_redeemed=lambda _cert, _key: None, listen=MINE, said=said.append)
+            ends.append(f"{ended} | {' '.join(said)}")
+
+    asyncio.run(controller_says(pickled(ran)))
+    asyncio.run(controller_says(Go(test_id="t9", at_s=0.0).model_dump_json()))
+    assert not ran.exists() and not (tmp_path / "runs").exists()
+    assert "the controller's message was refused: a binary message" in ends[0], ends
+    assert "a 'go' for test t9, which this agent is not running" in ends[1], ends
