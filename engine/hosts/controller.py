@@ -437,6 +437,8 @@ class Controller:
             return None
         readings = []
         for _ in range(CLOCK_READINGS):
+            if self._agents.get(host) is not agent:  # its link ended: no more readings to wait for
+                break
             number = next(self._numbers)
             waiting = agent.clocks[number] = self._loop.create_future()
             asked = time.time()
