@@ -31,7 +31,7 @@ from engine.hosts.roster import ROSTER_FILE, RosterFile
 from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
 from engine.io.safety import make_folders, write_text
-from engine.model.config import TestConfig, default_config
+from engine.model.config import SCHEMA_VERSION, TestConfig, default_config
 from engine.model.jetstress.writing import write_xml
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
@@ -181,7 +181,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "true_seconds": _edited("true-seconds.json", lambda d: d.update(duration_s=True)),
     "nan": lambda f: _write(f, "nan.json", _config(f).read_text().replace('"duration_s": 7200.0', '"duration_s": NaN')),
     "big_number": _edited("big-number.json", lambda d: d["profile"].update(mailboxes=10**400)),  # type: ignore[attr-defined]
-    "newer": _edited("newer.json", lambda d: d.update(schema_version=2)),
+    "newer": _edited("newer.json", lambda d: d.update(schema_version=SCHEMA_VERSION + 1)),
     "missing_log": _edited("missing-log.json", lambda d: _databases(d)[1].pop("log_path")),
     "shared_folder": _edited("shared.json", lambda d: _databases(d)[1].update(database_path=_databases(d)[0]["database_path"])),
     "three_for_two": _edited("three-databases.json", _a_third),
@@ -282,6 +282,7 @@ CASES = [
     # init: words, choices and durations
     case("init", "{tmp}/t.json", "--background-maintenance", "maybe", says="--background-maintenance: say on or off (got 'maybe')"),
     case("init", "{tmp}/t.json", "--type", "backup", says="--type: invalid choice: 'backup'"),
+    case("init", "{tmp}/t.json", "--exchange", "2016", says="--exchange: invalid choice: '2016' (choose from '2013', '2010')"),
     case("init", "{tmp}/t.json", "--log-files-to-replay", "1",
          says="--log-files-to-replay: at least 2 files (got 1)"),
     case("init", "{tmp}/t.json", "--replay-limit", "0", says="--replay-limit: more than 0 s"),
@@ -355,7 +356,7 @@ CASES = [
     case("validate", "{big_number}", says="profile.mailboxes: at most 1,000,000,000 mailboxes"),
     case("validate", "{no_databases}", says="databases: list should have at least 1 item"),
     case("validate", "{too_many_databases}", says="databases: list should have at most 256 items after validation, not 300"),
-    case("validate", "{newer}", says="schema_version: must be 1 (got 2)"),
+    case("validate", "{newer}", says=f"schema_version: must be {SCHEMA_VERSION} (got {SCHEMA_VERSION + 1})"),
     case("validate", "{missing_log}", says="databases[1].log_path: is missing"),
     case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
     case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),

@@ -54,12 +54,17 @@ def _init_small(tmp_path: Path, *extra: str) -> Path:
 def test_init_writes_a_complete_configuration(tmp_path):
     out = _init_small(tmp_path)
     data = json.loads(out.read_text())
-    assert data["schema_version"] == 1
+    assert (data["schema_version"], data["profile"]["exchange"]) == (2, "2013")  # Exchange 2013 and later, unless asked
     assert [d["database_path"] for d in data["databases"]] == [str(tmp_path / "DB1"), str(tmp_path / "DB2")]
     assert data["thresholds"]["strict"]["db_read_avg_latency_ms"] == 20
     assert data["operation_mix"]["lazy_commit_percent"] == 70
     assert (data["copies_per_database"], data["background_maintenance"]) == (1, True)
     assert (data["database_cache_min_mb"], data["database_cache_max_mb"]) == (1, 2)
+
+
+def test_init_sets_the_exchange_version_whose_workload_runs(tmp_path):
+    data = json.loads(_init_small(tmp_path, "--exchange", "2010").read_text())
+    assert data["profile"]["exchange"] == "2010"
 
 
 def test_init_sets_copies_and_background_maintenance(tmp_path):
