@@ -4,7 +4,7 @@ for it, a pick that goes once the field is typed over, and a profile no server i
 from __future__ import annotations
 
 from engine.model.config import default_config
-from ui.wizard import PAGE_PROFILE
+from ui.wizard import PAGE_PROFILE, PAGE_REVIEW
 
 
 def _labels(page) -> list[str]:
@@ -61,3 +61,10 @@ def test_a_profile_no_server_is_planned_at_is_said_on_the_page(qtbot, window):
     page.fields["profile.mailboxes"].set_value(5000)
     page.fields["profile.iops_per_mailbox"].set_value(0.1)
     assert "Warning" not in page.readout.text()
+
+
+def test_review_names_the_exchange_version_whose_workload_runs(qtbot, window, tmp_path):
+    window.wizard.load_config(default_config(tmp_path, profile={"exchange": "2010"}), session="exchange")
+    window.wizard.restart_at(PAGE_REVIEW)
+    text = " ".join(window.wizard.review.text.toPlainText().split())
+    assert "Exchange version Exchange 2010: Jetstress 2010 (14.01)'s workload (background maintenance 4.53 MB/s" in text

@@ -141,6 +141,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first
     return f"""
 <h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">
+<tr><td><b>Exchange version</b></td><td>{html.escape(config.generation.words, quote=False)}</td></tr>
 <tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
 <tr><td><b>Databases</b></td><td>{sizes_cell(config)},
  {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
