@@ -54,7 +54,10 @@ async def _say(address: str, tls: ssl.SSLContext, said: list[str | bytes], sourc
         async with connect(address.replace("tls://", "wss://") + "/", ssl=tls, open_timeout=10, max_size=None,
                            compression=None, local_addr=(source, 0)) as ws:
             for message in said:
-                await ws.send(message)
+                try:
+                    await ws.send(message)
+                except ConnectionClosed:  # refused before it said all: what came back is read below
+                    break
             try:
                 async with asyncio.timeout(wait_s):
                     async for message in ws:
