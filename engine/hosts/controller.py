@@ -20,6 +20,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
@@ -93,7 +94,10 @@ class _Test:
 class _Agent:
     host: str
     peer: Peer
+    address: str
+    who: str
     clocks: dict[int, asyncio.Future[float]] = field(default_factory=dict)
+    refused: bool = False  # one of its messages was refused: its link closes, and nothing after it is read
 
 
 class HostsMissingError(RuntimeError):
@@ -189,6 +193,7 @@ class Controller:
         self._numbers = itertools.count()
         self._tasks: set[asyncio.Task[None]] = set()
         self._lock = threading.Lock()
+        self._checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jetwise-link-check")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="jetwise-controller", daemon=True)
         self._host, self._port = host, port
@@ -298,15 +303,16 @@ class Controller:
                 return
             async for text in connection:
                 peer.heard()
-                self._received(agent, address, text)
+                # checked in order in the checking thread: the link's thread only reads, so it answers every link's
+                # pings however many messages wait to be checked (a flood's backlog waits in memory, not in TCP)
+                self._checking.submit(self._checked, agent, text)
+                await asyncio.sleep(0)  # one link's backlog read off in one go would hold back the others'
             gone = "its agent closed the connection"
         except ConnectionClosed as exc:
             gone = peer.silenced or closed_words(exc, "its agent")
-            if exc.sent is not None and exc.sent.code != CloseCode.NORMAL_CLOSURE and exc.rcvd is None:
+            if exc.sent is not None and exc.sent.code != CloseCode.NORMAL_CLOSURE and exc.rcvd is None and \
+                    (agent is None or not agent.refused):
                 self._refused(Refusal(address, gone, who))  # the link itself refused it: too large, not WebSocket
-        except MalformedError as exc:
-            self._refuse(peer, address, who, str(exc))
-            gone = f"it was refused: {exc}"
         finally:
             if agent is not None:
                 self._left(agent, peer, gone)
@@ -323,6 +329,9 @@ class Controller:
             first = from_agent(await asyncio.wait_for(connection.recv(), OPEN_S))
         except TimeoutError:
             self._refuse(peer, address, who, f"it said nothing within {OPEN_S:g} s of connecting")
+            return None
+        except MalformedError as exc:
+            self._refuse(peer, address, who, str(exc))
             return None
         peer.heard()
         if not isinstance(first, Hello):
@@ -343,7 +352,7 @@ class Controller:
                 why = (f"{cert.host}'s agent is connected already from {there.peer.address}: a second one with its "
                        "certificate is refused (a copied bundle or key)")
             if why is None:
-                agent = self._agents[cert.host] = _Agent(cert.host, peer)
+                agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who)
                 test = self._test
         if why is not None:
             self._refuse(peer, address, who, why)
@@ -352,22 +361,37 @@ class Controller:
         peer.send(Welcome(note=note, cert_pem=cert_pem))
         return agent
 
-    def _received(self, agent: _Agent, address: str, text: str | bytes) -> None:
-        """A message of `agent`'s, filed under its certificate's host, or refused (MalformedError)."""
-        message = from_agent(text)
-        if isinstance(message, ClockReading):
-            waiting = agent.clocks.pop(message.number, None)
-            if waiting is None:
-                raise MalformedError("a clock reading the controller did not ask for")
-            if not waiting.done():
-                waiting.set_result(message.time_s)
+    def _checked(self, agent: _Agent, text: str | bytes) -> None:
+        """A message of `agent`'s, validated (in the checking thread) and filed under its certificate's host; one
+        that is not the link's, or out of turn, refused and its link closed."""
+        if agent.refused:
             return
-        if isinstance(message, Hello):
-            raise MalformedError("a second hello")
-        test = self._test
-        if test is None or agent.host not in test.hosts or message.test_id != test.test_id:
-            raise MalformedError(f"a '{message.kind}' message of test {message.test_id}, which it is not running")
+        try:
+            message = from_agent(text)
+            if isinstance(message, ClockReading):
+                self._loop.call_soon_threadsafe(self._clock_read, agent, message)
+                return
+            if isinstance(message, Hello):
+                raise MalformedError("a second hello")
+            test = self._test
+            if test is None or agent.host not in test.hosts or message.test_id != test.test_id:
+                raise MalformedError(f"a '{message.kind}' message of test {message.test_id}, which it is not running")
+        except MalformedError as exc:
+            self._refuse_agent(agent, str(exc))
+            return
         test.inbox(agent.host, message)
+
+    def _clock_read(self, agent: _Agent, reading: ClockReading) -> None:
+        waiting = agent.clocks.pop(reading.number, None)
+        if waiting is None:
+            self._refuse_agent(agent, "a clock reading the controller did not ask for")
+        elif not waiting.done():
+            waiting.set_result(reading.time_s)
+
+    def _refuse_agent(self, agent: _Agent, why: str) -> None:
+        if not agent.refused:
+            agent.refused = True
+            self._refuse(agent.peer, agent.address, agent.who, why)
 
     def _refuse(self, peer: Peer, address: str, who: str, why: str) -> None:
         self._refused(Refusal(address, why, who))
@@ -380,8 +404,8 @@ class Controller:
             test = self._test
         for waiting in agent.clocks.values():
             waiting.cancel()
-        if test is not None and agent.host in test.hosts:
-            test.inbox(agent.host, Gone(gone))
+        if test is not None and agent.host in test.hosts:  # after every message of its that waits to be checked
+            self._checking.submit(test.inbox, agent.host, Gone(gone))
 
     async def _closed(self, connection: ServerConnection, peer: Peer) -> None:
         try:
@@ -420,7 +444,7 @@ class Controller:
         with self._lock:
             agent = self._agents.get(host)
         if agent is not None:
-            self._refuse(agent.peer, agent.peer.address, f"the agent {host}", why)
+            self._refuse_agent(agent, why)
 
     def clock_offset(self, host: str) -> float | None:
         """The controller's clock minus `host`'s, from the reading of the least round trip; None when it does not
@@ -479,6 +503,7 @@ class Controller:
             asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(timeout=30)
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
+        self._checking.shutdown(wait=True, cancel_futures=True)
 
     async def _close(self) -> None:
         """Every link closed (the test over), then the listener."""
