@@ -122,7 +122,7 @@ def add_option_flags(parser: argparse.ArgumentParser, paths: Iterable[str] | Non
         elif option.kind == "bool":
             kwargs.update(type=_on_off, metavar="on|off")
         elif option.kind == "choice":
-            kwargs.update(choices=option.choices)
+            kwargs.update(choices=option.choices, type=option.choice)
         elif option.kind == "int":
             kwargs.update(type=number_type(int, option.flag), metavar="N")
         elif option.kind == "float":

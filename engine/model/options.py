@@ -48,6 +48,7 @@ class Option:
     minimum_open: bool = False  # > rather than ≥
     maximum_open: bool = False
     default_words: str = ""  # how the default is found when it is computed, not fixed
+    aliases: tuple[tuple[str, str], ...] = ()  # other words for a choice, each with the value it stands for
 
     @property
     def label(self) -> str:
@@ -114,9 +115,16 @@ class Option:
             return compact_duration(float(self.default))
         return f"{self.default:g}" if isinstance(self.default, float) else str(self.default)
 
+    def choice(self, text: str) -> str:
+        """The choice `text` names: one of `choices`, or the value an alias of it (in any case) stands for."""
+        return dict((alias.casefold(), value) for alias, value in self.aliases).get(text.strip().casefold(), text)
+
     def help(self) -> str:
         """The command line's help for the flag: description, unit and bounds, and the default."""
         words = self.description or self.title
+        for value in dict.fromkeys(value for _, value in self.aliases):
+            named = [alias for alias, stands_for in self.aliases if stands_for == value]
+            words += f" {' or '.join([', '.join(named[:-1]), named[-1]] if len(named) > 1 else named)} is taken as {value}."
         details = [d for d in (self.unit if self.kind not in ("duration", "bool", "choice") else "", self.bounds_words()) if d]
         if details:
             words += f" [{'; '.join(details)}]"
@@ -211,6 +219,7 @@ def _walk(model: type[BaseModel], prefix: str) -> list[Option]:
                 unit=str(extra.get("unit", "")),
                 choices=choices,
                 default_words=str(extra.get("default_words", "")),
+                aliases=tuple(typing.cast("dict[str, str]", extra.get("aliases", {})).items()),
                 **_bounds(info),
             )
         )

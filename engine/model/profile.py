@@ -15,11 +15,13 @@ from typing import Any, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
-def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False) -> dict[str, Any]:
+def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False,
+        aliases: dict[str, str] | None = None) -> dict[str, Any]:
     """What an option declares beside pydantic's title, description and bounds: its flag and unit.
 
     `default_words` says how a default that is computed, not fixed, is found; `duration`
-    marks seconds the command line reads as 2h, 30m or 45s. `engine.model.options`
+    marks seconds the command line reads as 2h, 30m or 45s; `aliases` are other words the command line takes for a
+    choice (any case), each standing for one of its values. `engine.model.options`
     reads these back for the CLI and the wizard.
     """
     extra: dict[str, Any] = {"flag": flag} if flag else {}
@@ -29,6 +31,8 @@ def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", dur
         extra["default_words"] = default_words
     if duration:
         extra["duration"] = True
+    if aliases:
+        extra["aliases"] = aliases
     return extra
 
 
@@ -66,7 +70,7 @@ class MailboxProfile(ConfigPart):
         description="2013: Exchange 2013, 2016, 2019 or Subscription Edition, qualified with Jetstress 2013 (about 1 MB/s "
         "of background maintenance per database, a 100 MB checkpoint depth, a thread count for the server); 2010: "
         "Exchange 2010 and Jetstress 2010's workload (4.5 MB/s of maintenance, its calibrated checkpoint depth).",
-        json_schema_extra=cli("--exchange"),
+        json_schema_extra=cli("--exchange", aliases={"2016": "2013", "2019": "2013", "SE": "2013"}),
     )
 
     # The upper bounds keep the database size arithmetic in floating point's range; no server comes near them.

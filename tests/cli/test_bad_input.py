@@ -282,7 +282,7 @@ CASES = [
     # init: words, choices and durations
     case("init", "{tmp}/t.json", "--background-maintenance", "maybe", says="--background-maintenance: say on or off (got 'maybe')"),
     case("init", "{tmp}/t.json", "--type", "backup", says="--type: invalid choice: 'backup'"),
-    case("init", "{tmp}/t.json", "--exchange", "2016", says="--exchange: invalid choice: '2016' (choose from '2013', '2010')"),
+    case("init", "{tmp}/t.json", "--exchange", "2007", says="--exchange: invalid choice: '2007' (choose from '2013', '2010')"),
     case("init", "{tmp}/t.json", "--log-files-to-replay", "1",
          says="--log-files-to-replay: at least 2 files (got 1)"),
     case("init", "{tmp}/t.json", "--replay-limit", "0", says="--replay-limit: more than 0 s"),

@@ -237,3 +237,10 @@ def test_a_signal_mid_run_leaves_an_aborted_result_and_exits_3(tmp_path, signum,
     assert result["summary"]["db_reads_per_s"] > 0
     assert len(read_samples(out)) >= 1
     assert stop_s < 5, f"stopping took {stop_s:.1f} s"
+
+
+def test_init_takes_exchange_2016_2019_and_subscription_edition_as_the_2013_generation(tmp_path):
+    for said in ("2016", "2019", "SE", "se"):
+        (tmp_path / said).mkdir()
+        assert json.loads(_init_small(tmp_path / said, "--exchange", said).read_text())["profile"]["exchange"] == "2013"
+    assert "2016, 2019 or SE is taken as 2013" in " ".join(jetwise("init", "--help", cwd=tmp_path).stdout.split())
