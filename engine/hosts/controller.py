@@ -55,6 +55,9 @@ from engine.hosts.tls import context, refused_by
 from engine.hosts.trust import RequestError
 from engine.protocol import PROTOCOL_VERSION
 
+# what one agent may have sent that the controller has not checked yet: a flood past it (a thief with a valid key
+# filling the controller's memory) is refused; a test's own flood is checked far faster than this fills
+UNCHECKED_BYTES = 4 * MAX_MESSAGE_BYTES
 CLOCK_READINGS = 5  # the clock is read this many times; the reading of the least round trip is kept
 CLOCK_WAIT_S = 2.0  # one reading's deadline
 _LOG = logging.getLogger("jetwise.controller")
@@ -98,6 +101,14 @@ class _Agent:
     who: str
     clocks: dict[int, asyncio.Future[float]] = field(default_factory=dict)
     refused: bool = False  # one of its messages was refused: its link closes, and nothing after it is read
+    unchecked_bytes: int = 0  # of its messages read and waiting to be checked
+    _counting: threading.Lock = field(default_factory=threading.Lock)
+
+    def unchecked(self, size: int) -> int:
+        """Count `size` more bytes waiting to be checked (less, negative, once checked): how many wait now."""
+        with self._counting:
+            self.unchecked_bytes += size
+            return self.unchecked_bytes
 
 
 class HostsMissingError(RuntimeError):
@@ -303,8 +314,13 @@ class Controller:
                 return
             async for text in connection:
                 peer.heard()
+                if agent.unchecked(len(text)) > UNCHECKED_BYTES:
+                    self._refuse_agent(agent, f"it sent more than {UNCHECKED_BYTES // (1024 * 1024)} MiB faster than "
+                                              "the controller could check it (a flood)")
+                    break
                 # checked in order in the checking thread: the link's thread only reads, so it answers every link's
-                # pings however many messages wait to be checked (a flood's backlog waits in memory, not in TCP)
+                # pings however many messages wait to be checked (a flood's backlog waits in memory, not in TCP, up to
+                # UNCHECKED_BYTES)
                 self._checking.submit(self._checked, agent, text)
                 await asyncio.sleep(0)  # one link's backlog read off in one go would hold back the others'
             gone = "its agent closed the connection"
@@ -364,6 +380,7 @@ class Controller:
     def _checked(self, agent: _Agent, text: str | bytes) -> None:
         """A message of `agent`'s, validated (in the checking thread) and filed under its certificate's host; one
         that is not the link's, or out of turn, refused and its link closed."""
+        agent.unchecked(-len(text))
         if agent.refused:
             return
         try:

@@ -19,7 +19,7 @@ import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
 from engine.hosts.agent import serve as serve_agent
-from engine.hosts.controller import Controller
+from engine.hosts.controller import UNCHECKED_BYTES, Controller
 from engine.hosts.enrolment import open_bundle
 from engine.hosts.membership import enrol
 from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, Go, Hello, PartEvent, Ready, Welcome
@@ -117,6 +117,32 @@ def test_one_agent_s_key_makes_the_controller_run_nothing_and_speaks_for_no_othe
     assert any(w.startswith(f"refused tls://{THIEF}:") and "another authority" in w for w in words), words
     assert any(w.startswith(f"refused tls://{THIEF}:") and "no TLS (plaintext)" in w for w in words), words
     assert any("'go'" in w for w in words), words  # a controller's word from an agent: not the link's
+
+
+def test_a_flood_faster_than_the_controller_checks_it_is_refused_before_it_fills_the_controller_s_memory(
+        tmp_path, keys, monkeypatch):
+    """A thief with a valid key that sends more than the controller has checked, by `UNCHECKED_BYTES`: refused and
+    said, its link closed, what it sent beyond read no further."""
+    checking, checked = threading.Event(), []
+    original = Controller._checked
+
+    def held(self: Controller, agent: object, text: str | bytes) -> None:  # the checking thread, busy
+        checking.wait(30)
+        checked.append(len(text))
+        original(self, agent, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Controller, "_checked", held)
+    roster = Roster(tmp_path / "hosts", keys)
+    with Controller(roster, host="127.0.0.1", port=0) as controller:
+        roster.add(THIEF, controller.address, tmp_path)
+        size = MAX_MESSAGE_BYTES - 1024
+        flood = ["x" * size] * (UNCHECKED_BYTES // size + 2)
+        heard = say(controller.address, roster.file.authority_pem, stolen(roster, THIEF), _hello(), *flood)
+        checking.set()
+    assert heard.code == 1008 and "faster than the controller could check it (a flood)" in heard.messages[-1], heard
+    assert len(checked) <= UNCHECKED_BYTES // size  # what came past the limit was not read on
+    assert any(r.words.startswith(f"refused the agent {THIEF} from tls://{THIEF}:") and "a flood" in r.words
+               for r in controller.refusals), controller.refusals
 
 
 def test_a_copied_bundle_is_refused_once_its_agent_redeemed_it_and_said_on_both_sides(tmp_path, keys):
