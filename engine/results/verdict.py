@@ -73,8 +73,9 @@ def maximum_basis(config: TestConfig) -> str:
 def maximum_note(result: RunResult) -> str:
     """How the run's maximum latencies were judged, with the slowest single I/Os beside (console, page and report)."""
     config, summary = result.configuration, result.summary
-    slowest = (f"the slowest single database read took {summary.db_read_max_latency_ms:,.1f} ms and the slowest log "
-               f"write {summary.log_write_max_latency_ms:,.1f} ms")
+    slowest = " and ".join(
+        f"the slowest single {what} took {summary.stream_value(stream, 'max_latency_ms'):,.1f} ms" if summary.rate(stream)
+        else f"no {what} completed" for what, stream in (("database read", DB_READ), ("log write", LOG_WRITE)))
     if not config.thresholds.averaged_maxima:
         return (f"A maximum latency is each instance's slowest single I/O, as this test asked (--maximum-latency "
                 f"single-io; Jetstress judges the highest {config.thresholds.log_interval_s:g} s average): {slowest}")

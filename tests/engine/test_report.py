@@ -19,7 +19,7 @@ from engine.results.document import build_result
 from engine.results.recovery import FILES_REPLAYED, failing_instances
 from engine.results.sample_file import SampleList
 from engine.results.schema import Failure, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
-from engine.results.verdict import judge, make_criterion
+from engine.results.verdict import judge, make_criterion, maximum_note
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
 from reporting.bundle import RunBundle, load_run
@@ -365,3 +365,12 @@ def test_page_one_names_the_customer_the_storage_and_the_engineer_and_the_hosts_
     assert local_time(start, "") == "2026-11-26 13:05:03 UTC"  # an older run, its host's offset not kept: UTC alone
     bare = render_html(RunBundle(known_result(tmp_path / "bare"), _samples(), [], tmp_path))
     assert "<th>Customer</th>" not in bare  # nothing said where nothing was given
+
+
+def test_the_maximum_note_says_no_database_read_completed_rather_than_a_slowest_read_of_0_ms(tmp_path):
+    result = known_result(tmp_path)
+    assert "the slowest single database read took 90.0 ms and the slowest single log write took 9.0 ms" in maximum_note(result)
+    unread = result.model_copy(update={"summary": result.summary.model_copy(update={"db_reads_per_s": 0.0,
+                                                                                     "db_read_max_latency_ms": 0.0})})
+    note = maximum_note(unread)
+    assert "no database read completed and the slowest single log write took 9.0 ms" in note and "0.0 ms" not in note
