@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from html import escape
 
-from engine.model.units import sentence
+from engine.model.units import counted, sentence
 from engine.results.schema import Outcome, RunKind, RunResult
 from engine.results.verdict import cache_hit_percent
 from engine.tuning.advisor import Advice
@@ -22,7 +22,7 @@ def advice_html(advice: Advice, result: RunResult | None) -> str:
     # what the storage returned is said first, above everything else
     lead = advice.returned.words if advice.returned is not None else ""
     notes = "".join(f"<br><i>{escape(note.words)}.</i>" for note in advice.notes)
-    setting = f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}"
+    setting = f"{counted(advice.threads, 'thread')}, SluggishSessions {advice.sluggish_sessions}"
     if repeats_the_cache(advice, result):
         share = cache_hit_percent(result) if result is not None else None
         served = ("made no database reads: the database cache held the whole database" if share is None else

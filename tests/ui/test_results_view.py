@@ -132,6 +132,9 @@ def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_bu
     view.show_result(served, replace(start, threads=30))  # a setting other than this run's: worth running
     assert view.advice.text().startswith("<b>Nothing in this session steers the advisor yet") and view.apply.isEnabled()
 
+    view.show_result(served, replace(start, threads=1))
+    assert view.advice.text().startswith("<b>Nothing in this session steers the advisor yet; it would start at 1 thread, "
+                                         "SluggishSessions 1.")
     # a run that read a little, its page references 99.98 % cache hits: judged FAIL, and the same words of what to change
     hits = _as(known_result(tmp_path / "hits", cache_hits=29_168 * 4_999), run_kind=RunKind.TUNING)
     view.show_result(hits, start)
