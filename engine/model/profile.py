@@ -61,6 +61,16 @@ class ExchangeVersion(StrEnum):
     EXCHANGE_2013 = "2013"  # Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013's workload
     EXCHANGE_2010 = "2010"  # Jetstress 2010's, as Jetwise ran every test before the choice existed
 
+    @classmethod
+    def _missing_(cls, value: object) -> ExchangeVersion | None:
+        """A later Exchange named by its own version (2016, 2019, SE, in any case) is the 2013 generation."""
+        named = {alias.casefold(): version for alias, version in EXCHANGE_ALIASES.items()}.get(str(value).strip().casefold())
+        return cls(named) if named is not None else None
+
+
+# Exchange versions qualified with the 2013 generation's workload, as an engineer may name them
+EXCHANGE_ALIASES = {"2016": "2013", "2019": "2013", "SE": "2013"}
+
 
 class MailboxProfile(ConfigPart):
     """What the mailbox design asks of the storage."""
@@ -70,7 +80,7 @@ class MailboxProfile(ConfigPart):
         description="2013: Exchange 2013, 2016, 2019 or Subscription Edition, qualified with Jetstress 2013 (about 1 MB/s "
         "of background maintenance per database, a 100 MB checkpoint depth, a thread count for the server); 2010: "
         "Exchange 2010 and Jetstress 2010's workload (4.5 MB/s of maintenance, its calibrated checkpoint depth).",
-        json_schema_extra=cli("--exchange", aliases={"2016": "2013", "2019": "2013", "SE": "2013"}),
+        json_schema_extra=cli("--exchange", aliases=EXCHANGE_ALIASES),
     )
 
     # The upper bounds keep the database size arithmetic in floating point's range; no server comes near them.

@@ -92,6 +92,16 @@ def test_a_new_configuration_drives_exchange_2013_and_later(tmp_path):
     assert load_config(path) == config
 
 
+def test_a_file_naming_exchange_2016_2019_or_se_drives_the_2013_generation_and_2007_is_refused(tmp_path):
+    data = default_config(tmp_path).model_dump(mode="json")
+    for named in ("2016", "2019", "SE", "se"):
+        config, problems = validate_data(json.dumps({**data, "profile": {**data["profile"], "exchange": named}}))
+        assert config is not None and not problems, problems
+        assert config.profile.exchange == ExchangeVersion.EXCHANGE_2013
+    config, problems = validate_data(json.dumps({**data, "profile": {**data["profile"], "exchange": "2007"}}))
+    assert config is None and [p.message for p in problems] == ["must be '2013' or '2010' (got '2007')"]
+
+
 def test_a_file_without_the_choice_is_read_as_exchange_2010_what_it_ran_as(tmp_path):
     data = default_config(tmp_path).model_dump(mode="json")
     del data["profile"]["exchange"]
