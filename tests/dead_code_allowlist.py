@@ -8,7 +8,7 @@ Windows through ctypes, by a configuration file, or by PyInstaller's spec.
 from engine.hosts.keys import KernelKeyring
 from engine.io.platform import lifetime
 from engine.model.config import MaximumLatency
-from engine.model.profile import ThreadWeight
+from engine.model.profile import ExchangeVersion, ThreadWeight
 from engine.results.base import UtcTime
 from engine.results.counters import from_figures
 from ui.shell import MainWindow
@@ -25,6 +25,7 @@ WrappingRadioButton.hasHeightForWidth
 WrappingRadioButton.hitButton
 WrappingRadioButton.paintEvent
 ThreadWeight.READS_ONLY  # a configuration names it (--thread-weight reads-only)
+ExchangeVersion._missing_  # Enum calls it for a value not its own: a configuration's "2016", "2019" or "SE"
 lifetime.CTRL_C_EVENT  # the console events Windows sends the handler that it leaves to Python (the Win32 contract)
 lifetime.CTRL_BREAK_EVENT
 _.LimitFlags  # noqa: F821 (ctypes structures' fields that Windows reads: a job's limits, an OVERLAPPED's offset)
