@@ -7,8 +7,10 @@ import pyqtgraph as pg
 import pytest
 
 from engine.protocol import IntervalEvent, ResultEvent
+from engine.results.verdict import CACHE_HIT_CRITERION
 from engine.run.simulation import PROFILES, runner_for
 from engine.store.sqlite import Store
+from engine.workload.stats import CACHE_HITS, CACHE_MISSES
 from tests.ui.sweeps import simulated_sweep
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
@@ -152,3 +154,27 @@ def test_the_session_view_draws_a_sweeps_steps_and_its_row_at_the_judged_setting
         str(summary.threads), str(summary.sluggish_sessions))
     diamonds = [i for i in view.latency_plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem) and i.opts["symbol"] == "d"]
     assert len(diamonds) == 1 and len(diamonds[0].data) == len(sweep.result.sweep.steps)
+
+
+def test_the_running_verdict_says_as_it_runs_that_the_cache_served_the_reads(qtbot, tmp_path, sweep):
+    """A run whose page references are nearly all cache hits shows that criterion failing while it runs, as its end
+    judges it, not five green boxes and a FAIL at the end."""
+    config = sweep.config.model_copy(update={"duration_s": 20.0})
+    events: list[object] = []
+    runner = runner_for(PROFILES["sata-2x7k"], config, tmp_path / "held", events.append)
+
+    class HeldByTheCache(type(runner.source)):  # a few reads, 99.95 % of the page references cache hits
+        def instance_interval(self, *args, **kwargs):
+            part = super().instance_interval(*args, **kwargs)
+            part.cache[CACHE_HITS] = part.cache[CACHE_MISSES] * 1999
+            return part
+
+    runner.source = HeldByTheCache(PROFILES["sata-2x7k"])
+    result = runner.run()
+    view = _run_view(qtbot, config)
+    for event in events:
+        if isinstance(event, IntervalEvent):
+            view.on_event(event)
+    shown = view.criteria["cache_hits"]
+    assert shown.text().startswith("✗ ") and "Database cache hits: 99.95" in shown.text() and "(≤ 99.0 %)" in shown.text()
+    assert [c.passed for c in result.criteria if c.name == CACHE_HIT_CRITERION] == [False] * config.database_count
