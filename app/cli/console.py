@@ -87,7 +87,8 @@ class ConsoleRenderer:
             self.doing = "generating log files" if event.config.recovers else "reading databases"
             if event.session:
                 print(f"   run {event.run_id} in tuning session '{event.session}'", file=s)
-            if not event.config.scans:
+            if not event.config.scans:  # the workload's generation and cache: what a scan reads depends on neither
+                print(f"   Exchange version: {event.config.generation.words}", file=s)
                 print(f"   {cache_words(event.config)}", file=s)
         elif isinstance(event, PhaseEvent):
             print(f"== {event.message}", file=s)

@@ -167,6 +167,8 @@ def test_failing_run_exits_1(tmp_path):
     done = jetwise("run", str(config), "--output", str(tmp_path / "r"), cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert "below the target" in done.stderr
+    # the console names whose workload ran, as the test log and the report do
+    assert "Exchange version: Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013" in done.stderr
 
 
 def test_quick_run_cleans_up_its_scratch_databases(tmp_path):
