@@ -33,6 +33,7 @@ from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
 from engine.results.across_schema import AcrossResult
+from engine.results.clock import MeasuredClock
 from engine.results.schema import IntervalSample
 from engine.run.sweep import SweepPlan
 from engine.store.paths import hosts_folder
@@ -106,6 +107,7 @@ class ConsoleAcross(AcrossView):
     def __init__(self, stream: TextIO, *, intervals: bool = True) -> None:
         self.stream = stream
         self.intervals = intervals  # each interval summed, a line each (tuning says its steps and runs instead)
+        self.clock = MeasuredClock()  # "measure" counts from the start of measuring, as a run alone's console does
 
     def _print(self, line: str) -> None:
         print(line, file=self.stream, flush=True)
@@ -122,9 +124,11 @@ class ConsoleAcross(AcrossView):
     def summed(self, sample: IntervalSample) -> None:
         if not self.intervals:
             return
+        self.clock.add(sample)
+        measured_s = self.clock.measured_s(sample)
         figures = sample.summary
-        phase = "warm-up" if sample.phase == "warmup" else "measure"
-        self._print(f"  all servers [{phase} {sample.elapsed_s:5.0f} s] {figures.transactional_iops:,.0f} transactional "
+        when = f"warm-up {sample.elapsed_s:5.0f} s" if measured_s is None else f"measure {measured_s:5.0f} s"
+        self._print(f"  all servers [{when}] {figures.transactional_iops:,.0f} transactional "
                     f"IOPS | DB read {figures.db_read_avg_latency_ms:.2f} ms | log write "
                     f"{figures.log_write_avg_latency_ms:.2f} ms")
 
