@@ -14,7 +14,7 @@ from app.advice import AdviceRecorder
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, LogEvent, ResultEvent, RunEvent
-from engine.run.runner import Runner
+from engine.run.runner import IntervalSource, Runner
 from engine.run.settling import SettleRule
 from engine.run.simulation import PROFILES, StorageModel, runner_for
 from engine.run.sinks import fan_out, log_line
@@ -115,6 +115,7 @@ class AppContext:
         settle: SettleRule | None = None,
         sweep: SweepPlan | None = None,
         jetstress_folder: Path | None = None,
+        source: IntervalSource | None = None,
     ) -> Runner:
         """A runner whose events also go to the store, in `session` (None: not recorded); a load sweep with `sweep`.
 
@@ -126,6 +127,10 @@ class AppContext:
         jetstress = JetstressResults(jetstress_folder or output, output)
         if session is not None:
             emit = fan_out(RunRecorder(self.store, session, output), AdviceRecorder(self.store), emit)
-        runner = runner_for(model, config, output, fan_out(emit, jetstress), session=session, settle=settle, sweep=sweep)
+        emit = fan_out(emit, jetstress)
+        if source is not None:  # a test across servers: its servers' agents
+            runner = Runner(config, output, emit, source=source, session=session, settle=settle, sweep=sweep)
+        else:
+            runner = runner_for(model, config, output, emit, session=session, settle=settle, sweep=sweep)
         jetstress.say = runner.log
         return runner

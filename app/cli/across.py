@@ -19,22 +19,25 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from app.cli.configs import load_or_say, with_changes
+from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import duration_type, path_type, port_type
-from app.cli.signals import stop_on_signals
-from app.context import UsageError
+from app.cli.signals import run_or_refuse
+from app.context import AppContext, UsageError
 from engine.hosts.across import AcrossView, TestAcross, shared_problems
 from engine.hosts.controller import Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
-from engine.hosts.names import host_problem
 from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
+from engine.hosts.source import HostsSource
 from engine.model.config import TestConfig
+from engine.model.host_names import host_problem
 from engine.model.options import option
+from engine.model.profile import ServerPart
 from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
 from engine.results.across_schema import AcrossResult
 from engine.results.clock import MeasuredClock
-from engine.results.schema import IntervalSample
+from engine.results.schema import IntervalSample, RunResult
 from engine.run.sweep import SweepPlan
 from engine.store.paths import hosts_folder
 from reporting.across import write_across_report
@@ -205,40 +208,67 @@ def write_report(output: Path, say: Callable[[str], None]) -> None:
         say(f"note: the combined report was not written: {exc}")
 
 
-def run_across(args: argparse.Namespace, output: Path, overrides: dict[str, Any]) -> int:
-    configs = configs_of(args.config, args.hosts, overrides)
-    if configs is None:
+OWN_FIELDS = ("databases", "description", "servers")  # what a server's own file may give: its folders (and its words)
+
+
+def servers_of(config: TestConfig, hosts: dict[str, Path | None]) -> TestConfig | None:
+    """CONFIG across `hosts`: each server runs it, in its own folders where its own file (HOST=FILE) gives them; None
+    once the problems are printed, each file named. A server's own file gives its folders and nothing else: every server
+    runs the test's one design, at its one setting, so each share means the same."""
+    servers: list[ServerPart] = []
+    for host, path in hosts.items():
+        own = None if path is None else load_or_say(path, sys.stderr)
+        if path is not None and own is None:
+            print(f"--hosts {host}={path}: its configuration cannot be used", file=sys.stderr)
+            return None
+        if own is not None:
+            differs = [name for name in TestConfig.model_fields if name not in OWN_FIELDS
+                       and getattr(own, name) != getattr(config, name)]
+            if differs:
+                print(f"error: --hosts {host}={path}: its {', '.join(differs)} differ(s) from CONFIG's: a "
+                      "server's own file gives its database and log folders; every server runs the test's one design",
+                      file=sys.stderr)
+                return None
+        try:
+            servers.append(ServerPart(host=host, databases=own.databases if own is not None else []))
+        except ValueError as exc:
+            print(f"error: --hosts {host}: {exc}", file=sys.stderr)
+            return None
+    try:
+        return TestConfig.model_validate({**config.model_dump(), "servers": [s.model_dump() for s in servers]})
+    except ValueError as exc:
+        print(f"error: --hosts: {exc}", file=sys.stderr)
+        return None
+
+
+def run_across(args: argparse.Namespace, context: AppContext, config: TestConfig, output: Path) -> int:
+    """`jetwise run CONFIG --hosts ...`: the run, its servers' agents its source."""
+    across = servers_of(config, args.hosts)
+    if across is None:
         return ExitCode.INVALID
-    enrolled_roster(list(configs))  # every server enrolled, or said before anything is made
+    hosts = across.server_names
+    roster = enrolled_roster(hosts)  # every server enrolled, or said before anything is made
+    session = context.session(args.session or args.config.stem, across, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Run folder: {output}", file=sys.stderr)
-    test: TestAcross | None = None
-
-    def started(begun: TestAcross) -> None:
-        nonlocal test
-        test = begun
-
-    def stop(reason: str) -> None:
-        if test is None:  # still waiting for the agents: nothing to stop but the wait
-            raise KeyboardInterrupt
-        test.request_stop(reason)
 
     def say(words: str) -> None:
         print(words, file=sys.stderr, flush=True)
 
-    def the_test() -> AcrossResult:
-        with stop_on_signals(stop):
-            return test_across(configs, output, ConsoleAcross(sys.stderr), port=args.port, wait_s=args.wait,
-                               simulate=args.simulate, say=say, started=started)
+    def the_test() -> RunResult | None:
+        with listening(roster, hosts, port=args.port, wait_s=args.wait, say=say) as controller:
+            runner = context.runner(across, output, ConsoleRenderer(sys.stderr), session=session,
+                                    source=HostsSource(controller, simulate=args.simulate))
+            return run_or_refuse(runner.request_stop, runner.run, lambda problems: print_problems(problems, sys.stderr))
 
     result = before_a_test(the_test)
     if isinstance(result, int):
         return result
-    _print_tables(result)
-    write_report(output, say)
+    if result is None:
+        return ExitCode.INVALID
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     print(f"Results: {output}", file=sys.stderr)
-    return ExitCode.of(result.outcome)
+    return ExitCode.of(result.verdict)
 
 
 def _print_tables(result: AcrossResult) -> None:

@@ -31,6 +31,7 @@ from engine.results.clock import MeasuredClock
 from engine.results.reasons import grouped_reasons
 from engine.results.scans import megabytes, row_words
 from engine.results.schema import RecoveryResult, RunResult
+from engine.results.servers import FIGURES, paper_aggregate
 from engine.results.spikes import spike_sentences
 from engine.results.verdict import judged_maximum_ms, maximum_note, was_measured
 from engine.workload.stats import DB_READ, LOG_WRITE
@@ -191,6 +192,8 @@ def print_result(result: RunResult, stream: TextIO) -> None:
         print(f"    {', '.join(background)}", file=stream)
     if result.instances and was_measured(result):
         print(f"  ({maximum_note(result)})", file=stream)
+    if result.servers:
+        print_servers(result, stream)
     if result.recovery is not None:
         print_recovery(result.recovery, stream)
     if summary.host_bound:
@@ -198,6 +201,31 @@ def print_result(result: RunResult, stream: TextIO) -> None:
               file=stream)
     if not result.unbuffered_io:
         print(f"WARNING: unbuffered I/O was not in effect ({result.unbuffered_io_detail})", file=stream)
+
+
+def print_servers(result: RunResult, stream: TextIO) -> None:
+    """A test across servers as the ESRP paper tables it: each server's share, then the servers together."""
+    print(f"Individual server metrics ({result.summary.test_type}):", file=stream)
+    print(f"  {'server':<18} {'verdict':<8} {'target':>9} {'achieved':>9} {'DB rd/s':>9} {'DB wr/s':>9} {'log wr/s':>9} "
+          f"{'rd ms':>7} {'wr ms':>7} {'log ms':>7}", file=stream)
+
+    def row(name: str, verdict: str, figures: dict[str, float]) -> None:
+        print(f"  {name:<18} {verdict:<8} " + " ".join(
+            f"{figures[key]:>9,.1f}" if not key.endswith("latency_ms") else f"{figures[key]:>7.2f}" for key in FIGURES),
+            file=stream)
+
+    for share in result.servers:
+        if share.summary is None:
+            print(f"  {share.host:<18} {'NONE':<8} nothing measured" + (f" ({share.ended})" if share.ended else ""),
+                  file=stream)
+        else:
+            row(share.host, share.summary.verdict.value.upper(), {key: getattr(share.summary, key) for key in FIGURES})
+    paper = paper_aggregate(result)
+    print(f"Aggregate across all servers ({paper.servers} measured; I/O summed, latency averaged across the servers):",
+          file=stream)
+    row("all", result.summary.verdict.value.upper(), paper.figures)
+    row("  exact", "", {key: getattr(result.summary, key) for key in FIGURES})
+    print("  (exact: every I/O of the test together, each latency weighted by its server's I/O)", file=stream)
 
 
 def print_recovery(recovery: RecoveryResult, stream: TextIO) -> None:

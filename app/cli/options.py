@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from app.context import UsageError, unusable_path, writable_destination
-from engine.hosts.names import host_problem
 from engine.hosts.port import port_problem
 from engine.model import options as declared
+from engine.model.host_names import host_problem
 from engine.model.options import Option, assign, flagged
 from engine.model.units import as_typed, parse_duration_s
 from engine.results.suite import PERFORMANCE_S, STRESS_S
@@ -62,7 +62,7 @@ def port_type(text: str) -> int:
 
 
 def host_type(text: str) -> str:
-    """A server's name as typed: an RFC 1123 host name or an IP address (`engine.hosts.names`), never a path."""
+    """A server's name as typed: an RFC 1123 host name or an IP address (`engine.model.host_names`), never a path."""
     if (problem := host_problem(text)) is not None:
         raise argparse.ArgumentTypeError(problem)
     return text

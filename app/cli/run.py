@@ -71,13 +71,13 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     taken = output_folder_problem(output)
     if taken is not None:
         raise UsageError(f"--output {taken}")
-    if args.hosts is not None:
-        if args.quick:
-            raise UsageError("--hosts runs CONFIG.json across servers; --quick runs on this server alone")
-        return run_across(args, output, option_values(args))
+    if args.hosts is not None and args.quick:
+        raise UsageError("--hosts runs CONFIG.json across servers; --quick runs on this server alone")
     config = _config(args, output)
     if config is None:
         return ExitCode.INVALID
+    if args.hosts is not None:
+        return run_across(args, context, config, output)
     if args.quick:
         for spec in config.databases:
             try:

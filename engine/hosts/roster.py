@@ -20,7 +20,6 @@ from pydantic import Field
 
 from engine.hosts.enrolment import Enrolment, bundle_bytes, bundle_name, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.names import host_problem
 from engine.hosts.trust import (
     Identity,
     certify,
@@ -31,6 +30,7 @@ from engine.hosts.trust import (
     requested_key,
 )
 from engine.io.safety import PRIVATE_FILE_MODE, make_folders, write_text
+from engine.model.host_names import host_problem
 from engine.results.base import Schema, UtcTime
 
 ROSTER_FILE = "roster.json"

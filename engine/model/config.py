@@ -27,6 +27,7 @@ from engine.model.profile import (
     OperationMix,
     ReportDetails,
     Scenario,
+    ServerPart,
     TestType,
     ThreadWeight,
     Thresholds,
@@ -82,6 +83,11 @@ class TestConfig(ConfigPart):
     databases: list[DatabaseSpec] = Field(
         min_length=1, max_length=256, title="Databases", description="Database instances, each with its database and log folder.",
         json_schema_extra=cli("--databases", unit="databases"))
+    servers: list[ServerPart] = Field(
+        default_factory=list, max_length=64, title="Servers",
+        description="A test across servers: each enrolled server that runs the test's databases at once, started, "
+        "measured and stopped with the others; empty: this server alone. Every server runs this configuration, in "
+        "its own folders where it gives them.")
     copies_per_database: int = Field(
         1, ge=1, le=16, title="Copies per database",
         description="Database copies; each copy beyond the first replicates the log.",
@@ -233,6 +239,19 @@ class TestConfig(ConfigPart):
         return {**data, "profile": profile, "schema_version": SCHEMA_VERSION}
 
     @model_validator(mode="after")
+    def _servers(self) -> TestConfig:
+        seen: set[str] = set()
+        for index, part in enumerate(self.servers):
+            if part.host.casefold() in seen:  # a host name is not case-sensitive
+                raise FieldError(f"servers.{index}.host", f"{part.host} is named twice: give each server once")
+            seen.add(part.host.casefold())
+            if part.databases and len(part.databases) != len(self.databases):
+                raise FieldError(f"servers.{index}.databases", (
+                    f"{part.host} has folders for {len(part.databases)} database(s) and the test has "
+                    f"{len(self.databases)}: give its folders for each database, or none to use the test's"))
+        return self
+
+    @model_validator(mode="after")
     def _cache_bounds(self) -> TestConfig:
         if self.database_cache_min_mb > self.database_cache_max_mb:
             raise FieldError(
@@ -368,6 +387,35 @@ class TestConfig(ConfigPart):
 
     def instance_name(self, index: int) -> str:
         return f"Instance {index + 1}"
+
+    # A test across servers -------------------------------------------------------
+
+    @property
+    def server_names(self) -> list[str]:
+        """The servers of a test across servers, in order; empty for a test on this server alone."""
+        return [part.host for part in self.servers]
+
+    def for_server(self, host: str) -> TestConfig:
+        """What `host` runs of a test across servers: this configuration on its own folders, for it alone."""
+        part = next(p for p in self.servers if p.host == host)
+        return self.model_copy(update={"servers": [], "databases": list(part.databases or self.databases)})
+
+    @property
+    def instance_names(self) -> list[str]:
+        """Every instance of the test by name: this server's, or across servers each server's, named by its server."""
+        own = [self.instance_name(index) for index in range(self.database_count)]
+        return [f"{host} {name}" for host in self.server_names for name in own] or own
+
+    def as_one(self) -> TestConfig:
+        """The test as one design, as it is measured and judged: across servers, every server's databases in turn
+        (named as `instance_names` names them), their mailboxes and threads together; on this server alone, itself."""
+        count = len(self.servers)
+        if not count:
+            return self
+        profile = self.profile.model_copy(update={"mailboxes": self.profile.mailboxes * count})
+        databases = [spec for part in self.servers for spec in (part.databases or self.databases)]
+        return self.model_copy(update={"servers": [], "databases": databases, "profile": profile,
+                                       "thread_count": self.thread_count * count})
 
 
 def default_config(

@@ -14,6 +14,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from engine.model.host_names import host_problem
+
 
 def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", duration: bool = False,
         aliases: dict[str, str] | None = None) -> dict[str, Any]:
@@ -303,3 +305,21 @@ class DatabaseSpec(ConfigPart):
         more = [(f"databases[{index}].more_database_paths[{n}]", path, n + 1) for n, path in enumerate(self.more_database_paths)]
         return [(f"databases[{index}].database_path", self.database_path, 0), *more,
                 (f"databases[{index}].log_path", self.log_path, None)]
+
+
+class ServerPart(ConfigPart):
+    """One server of a test across servers: the enrolled host whose agent runs its share of the test, and where its
+    databases and logs are when its disks differ from the test's folders."""
+
+    host: str = Field(title="Server", description="An enrolled server (jetwise hosts add HOST), by the name it enrolled with.")
+    databases: list[DatabaseSpec] = Field(
+        default_factory=list, title="Its database and log folders",
+        description="The server's own folders, one per database of the test; empty: the test's folders, on that server.")
+
+    @field_validator("host")
+    @classmethod
+    def _a_host(cls, value: str) -> str:
+        problem = host_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value

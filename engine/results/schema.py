@@ -57,9 +57,10 @@ from engine.workload.histogram import percentiles_ms
 # counters and the page fault stalls' spread over the samples (`host_performance`); older runs have none of them.
 # 13: each reason as a fact (`summary.failures`: the criterion failed and its instance), each latency spike too
 # (`summary.spikes`); older runs have words alone (`reasons`, `latency_spikes`).
+# 15: a test across servers is one run (`servers`: each server's share, judged on its own counters).
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
-# no spikes.
-RESULT_SCHEMA_VERSION = 14
+# no spikes, no servers.
+RESULT_SCHEMA_VERSION = 15
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
@@ -317,6 +318,17 @@ class RunTimes(_Schema):
 
 
 
+class ServerResult(_Schema):
+    """One server of a test across servers: its share of the test, measured and judged on its own instances'
+    counters as a test on it alone is (the paper's Individual Server Metrics)."""
+
+    host: str
+    summary: Summary | None = Field(None, description="None: nothing of it was measured (lost or refused before).")
+    ended: str = Field("", description="How its part ended when not with the test: lost, refused, in error; its words.")
+    clock_offset_s: float | None = Field(None, description="The controller's clock minus the server's, at the start.")
+    run_folder: str = Field("", description="Its copy of the server's run folder, in the test's (hosts/HOST).")
+
+
 class RunFiles(_Schema):
     samples: str = Field("samples.sqlite", description="The interval samples (samples.jsonl in runs of older versions).")
     log: str = "test.log"
@@ -347,6 +359,9 @@ class RunResult(_Schema):
     sweep: Sweep | None = Field(None, description="A load sweep's steps; None for a run at one setting.")
     scan: ScanResult | None = Field(None, description="A Database Checksum or Backup test's scan of each database.")
     recovery: RecoveryResult | None = Field(None, description="A Soft Recovery test's log generation and replay.")
+    servers: list[ServerResult] = Field(default_factory=list, description=(
+        "A test across servers: each server's share, in the order of the configuration's servers; empty for a test "
+        "on one server."))
 
     @model_validator(mode="before")
     @classmethod

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, IntervalEvent, Phase
@@ -36,8 +37,10 @@ from engine.results.schema import (
     RunResult,
     RunTimes,
     SamplePhase,
+    ServerResult,
     Sweep,
 )
+from engine.results.servers import judged_across
 from engine.results.spikes import WATCHED, LatencySpikes, spike_words
 from engine.results.sweep_schema import SweepEnd
 from engine.results.verdict import judge, judged_window
@@ -46,11 +49,13 @@ from engine.run.scan_plan import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
+from engine.workload.errors import ErrorTally
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
-from engine.workload.stats import InstanceInterval, split_totals
+from engine.workload.stats import InstanceInterval, StreamStats, split_totals
 
 LogFn = Callable[[str, str], None]
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +73,7 @@ class RunEnd:
     scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
     recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
     database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
+    servers: list[ServerResult] = field(default_factory=list)  # a test across servers: what its source says of each
 
 
 def stopped_reason(reason: str, phase: Phase, measured_s: float, *, replaying: bool = False) -> str:
@@ -91,10 +97,11 @@ class Measurement:
         self, config: TestConfig, settle: SettleRule | None, emit: EmitFn, log: LogFn, *, sweep: SweepPlan | None = None,
         lead: SweepLead | None = None,
     ) -> None:
-        self.config = config
+        self.test_config = config  # as given: across servers, what each server runs and which servers
+        self.config = config = config.as_one()  # as measured and judged: across servers, every server's instances
         self._emit = emit
         self._log = log
-        self.names = [config.instance_name(i) for i in range(config.database_count)]
+        self.names = self.test_config.instance_names
         self.totals = {name: InstanceInterval(name) for name in self.names}  # the measured window, per instance
         self.highest = HighestAverages.of(config)  # the judged maxima
         self.host_samples: list[HostFigures] = []
@@ -343,10 +350,48 @@ class Measurement:
                      for row in result.instances]
         result = result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery,
                                            "instances": instances})
+        if self.test_config.servers:  # across servers: each server's share judged on its own; the test as configured
+            shares = self._server_shares(end, streams, cache, errors, highest, measured_s, aborted, run_kind, simulated)
+            result = judged_across(result.model_copy(update={
+                "configuration": self.test_config, "servers": shares,
+                "summary": result.summary.model_copy(update={"threads": self.test_config.thread_count})}))
         if not config.scans and self.steps is None:
             for line in closing_lines(result, self.stalls):
                 self._log(line, "info")
         return result
+
+    def _server_shares(
+        self, end: RunEnd, streams: Mapping[str, Mapping[str, StreamStats]], cache: Mapping[str, Sequence[int]],
+        errors: Mapping[str, ErrorTally], highest: Mapping[str, Mapping[str, float]], measured_s: float,
+        aborted: str | None, run_kind: RunKind, simulated: bool,
+    ) -> list[ServerResult]:
+        """Each server's share of a test across servers, judged on its own instances' counters as a test on that
+        server alone is judged (its target, its databases), beside what its source said of it (`RunEnd.servers`)."""
+        said = {share.host: share for share in end.servers}
+        shares = []
+        for host in self.test_config.server_names:
+            config = self.test_config.for_server(host)
+            prefix = f"{host} "  # a host name holds no space: "HOST Instance N" is that server's instance N
+            own = {name.removeprefix(prefix): value for name, value in streams.items() if name.startswith(prefix)}
+            share = said.get(host) or ServerResult(host=host)
+            if not own or measured_s <= 0:
+                shares.append(share)
+                continue
+
+            def mine(values: Mapping[str, T]) -> dict[str, T]:
+                return {name.removeprefix(prefix): value for name, value in values.items() if name.startswith(prefix)}  # noqa: B023
+
+            own_cache, own_errors, own_highest = mine(cache), mine(errors), mine(highest)
+            verdict = judge(config, own, measured_s, cache=own_cache, aborted_reason=aborted, errors=own_errors,
+                            highest=own_highest)
+            verdict = judged_window(verdict, config, measured_s)
+            summary = build_result(
+                run_id="", config=config, verdict=verdict, instances=own, cache=own_cache, measured_s=measured_s,
+                host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=end.unbuffered_io, io_detail="",
+                backend_name="", simulated=simulated, notes=[], run_kind=run_kind, host_bound=False, errors=own_errors,
+                highest=own_highest).summary
+            shares.append(share.model_copy(update={"summary": summary}))
+        return shares
 
     def _judged_step(
         self, notes: list[RunNote]

@@ -122,7 +122,7 @@ class Runner:
 
     def _lock_folders(self) -> FolderLocks:
         """The run's database, log and output folders, each held by this run alone until it ends."""
-        folders = [] if self.source.simulated else run_folders(self.config)
+        folders = [] if self.source.simulated or self.config.servers else run_folders(self.config)  # a server locks its own
         folders.append(("output", Path(os.path.abspath(self.output_dir))))
         try:
             return FolderLocks([folder for _, folder in folders], self.run_id).take()

@@ -1,0 +1,320 @@
+"""A test across servers as a run: the servers' agents are its interval source, as the worker pool is a run alone's.
+
+Each server's agent runs its share (`engine.hosts.part`: the configuration `for_server` gives it, a run on that server
+alone, its own run folder there) at the controller's `Prepare`. Their messages come over their links
+(`engine.hosts.controller`), each filed under the host its certificate names. This source:
+- keeps a copy of each server's run folder from what it says (`hosts/HOST/` in the test's run folder);
+- once every server's databases are ready, gives all of them one start instant `LEAD_S` ahead, each in its own clock
+  (the controller reads each server's clock over its link as the test begins);
+- hands the measurement each interval once every server has sent it: each server's instances are parts of the one
+  measurement (named "HOST Instance N"), so the test's figures and verdict come from the summed counters, and each
+  server's share is judged on its own counters (`Measurement._server_shares`);
+- stops every server when the engineer stops the test, when a server's part ends early (refused, aborted, in error)
+  or when its link ends (its agent killed; frozen or its network cut: no pong for the link's silence limit): the test
+  is then aborted, naming the server and why;
+- says in the test's log every connection and message the controller refused meanwhile, and refuses a message out
+  of turn.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from engine.hosts.controller import Controller, Gone, Refusal
+from engine.hosts.messages import Ended, FromAgent, Go, PartEvent, Prepare, Ready, Stop
+from engine.io.platform import UnbufferedProbe
+from engine.model.config import TestConfig
+from engine.model.validation import Problem, check_rules
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
+from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunResult, RunTimes, ServerResult
+from engine.run.host import host_info
+from engine.run.measurement import Measurement, RunEnd, stopped_reason
+from engine.run.runner import Runner
+from engine.run.samples import parts_from_sample
+from engine.run.sinks import RunFolderWriter, SinkFailedError
+
+LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
+STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
+RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
+HOSTS_FOLDER = "hosts"  # each server's copy of its run folder, in the test's
+
+
+@dataclass
+class _Server:
+    name: str
+    folder: RunFolderWriter
+    ended: bool = False  # its part said it ended
+    heard: float = field(default_factory=time.monotonic)
+    ready: bool = False
+    offset_s: float | None = None
+    result: RunResult | None = None
+    result_event: bool = False
+    why: str = ""  # how its part ended when not with the test: lost, refused, in error
+    samples: dict[int, IntervalSample] = field(default_factory=dict)
+
+    @property
+    def out(self) -> bool:
+        """It gives no more samples: lost, refused or ended in error."""
+        return bool(self.why)
+
+
+class HostsSource:
+    """Intervals from the servers of a test across servers, through their agents (`TestConfig.servers`)."""
+
+    name = "hosts"
+
+    def __init__(self, controller: Controller, *, simulate: str | None = None) -> None:
+        self.controller = controller
+        self.simulate = simulate  # each server runs on this simulated device (engine.run.simulation)
+        self.simulated = simulate is not None
+
+    def host(self) -> HostInfo:
+        return HostInfo.model_validate(host_info())  # the controller's: each server's own is in its share's folder
+
+    def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
+        """The model's rules here; each server checks its own machine as it prepares, and a refusal ends the test
+        naming the server."""
+        problems = check_rules(config)
+        if not config.servers:
+            problems.append(Problem("servers", "a test across servers names at least one enrolled server"))
+        return problems, {}
+
+    def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
+        return _HostsRun(self, runner, measurement).execute()
+
+
+class _HostsRun:
+    """The mechanics of one test across servers: the parts' messages, the start instant, the stop."""
+
+    def __init__(self, source: HostsSource, runner: Runner, measurement: Measurement) -> None:
+        self.source, self.runner, self.measurement = source, runner, measurement
+        self.controller = source.controller
+        self.config = runner.config
+        self.inbox: queue.Queue[tuple[str, FromAgent | Gone | Refusal]] = queue.Queue()
+        self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / host))
+                        for host in self.config.server_names}
+        self.ended_by = ""  # the first reason the test ended early: the test's
+        self.stop_sent: float | None = None
+        self.started_at: float | None = None  # the start instant, in the controller's time.time()
+        self.next_interval = 0
+        self.measured_s = 0.0
+        self.measuring = False
+        self.wall0 = datetime.now(UTC)
+        self.collection: list[datetime] = []  # the measured window's first and last sample times
+
+    # the run ----------------------------------------------------------------------------------------------------
+
+    def execute(self) -> RunEnd:
+        runner = self.runner
+        runner.emit(PhaseEvent(phase=Phase.PREPARING, message=f"Preparing the databases on {len(self.servers)} servers"))
+        self.controller.begin(runner.run_id, list(self.servers), self._arrived)
+        try:
+            missing = [host for host in self.servers if host not in self.controller.agents()]
+            for host in missing:
+                self._out(self.servers[host], "lost", "its agent is not connected")
+            runner.log(f"Test across {len(self.servers)} servers: {', '.join(self.servers)}"
+                       + (f" (simulated: {self.source.simulate})" if self.source.simulate else ""))
+            for server in self.servers.values():
+                if server.out:
+                    continue
+                server.offset_s = self.controller.clock_offset(server.name)
+                self.controller.send(server.name, Prepare(test_id=runner.run_id, config=self.config.for_server(server.name),
+                                                          simulate=self.source.simulate))
+            self._loop()
+            self._drain()
+        finally:
+            self.controller.end()
+            for server in self.servers.values():
+                server.folder.close()
+        return self._end()
+
+    def _arrived(self, host: str, message: FromAgent | Gone | Refusal) -> None:
+        """A part's message, as it arrives (the link's thread): the server is heard now, however long the message then
+        waits to be handled."""
+        known = self.servers.get(host)
+        if known is not None:
+            known.heard = time.monotonic()
+        self.inbox.put((host, message))
+
+    def _pending(self) -> list[_Server]:
+        return [s for s in self.servers.values() if not s.out and not s.ended]
+
+    def _loop(self) -> None:
+        while self._pending():
+            try:
+                self._take(self.inbox.get(timeout=0.1))
+            except queue.Empty:
+                pass
+            if self.runner.stop_reason is not None and self.stop_sent is None:
+                self._stop_all(self.runner.stop_reason, by_user=True)
+            if self.stop_sent is not None and time.monotonic() - self.stop_sent > STOP_WAIT_S:
+                for server in self._pending():
+                    self._out(server, "lost", f"it did not end its run within {STOP_WAIT_S:g} s of the word to stop")
+            self._start_when_ready()
+
+    def _take(self, arrived: tuple[str, FromAgent | Gone | Refusal]) -> None:
+        name, message = arrived
+        if isinstance(message, Refusal):  # a connection or a message the controller refused meanwhile
+            self.runner.log(message.words[:1].upper() + message.words[1:], "warning")
+            return
+        server = self.servers[name]
+        if isinstance(message, Gone):
+            if not server.ended:
+                self._out(server, "lost", message.why)
+            return
+        if server.ended:  # its part said it ended: nothing of it follows
+            self.controller.refuse(name, f"a '{message.kind}' message after its part ended")
+            return
+        if isinstance(message, PartEvent):
+            self._event(server, message)
+        elif isinstance(message, Ready):
+            if server.ready:
+                self.controller.refuse(name, "a second 'ready'")
+                return
+            server.ready = True
+            clock = f"{server.offset_s * 1000:+.1f} ms from" if server.offset_s is not None else "not read: taken as"
+            self.runner.log(f"{name}: databases ready (its clock is {clock} the controller's)")
+        elif isinstance(message, Ended):
+            server.ended = True
+            self._ended(server, message)
+        else:  # a Hello, a clock reading or a sweep's step reach no test at one setting
+            self.controller.refuse(name, f"a '{message.kind}' message in a test")
+
+    def _event(self, server: _Server, message: PartEvent) -> None:
+        event = message.event
+        if isinstance(event, IntervalEvent):
+            event = IntervalEvent(sample=self._aligned(server, event.sample))
+            server.samples[event.sample.interval] = event.sample
+            self._add_whole()
+        elif isinstance(event, ResultEvent):
+            server.result_event = True
+        elif isinstance(event, PhaseEvent) and event.phase not in (Phase.VALIDATING, Phase.FINISHING, Phase.DONE):
+            self.runner.log(f"{server.name}: {event.message}")
+        elif isinstance(event, LogEvent) and event.level != "info":
+            self.runner.log(f"{server.name}: {event.message}", event.level)
+        try:
+            server.folder(event)
+        except SinkFailedError as exc:
+            self.runner.request_stop(f"the controller cannot keep {server.name}'s samples: {exc.reason}")
+
+    def _aligned(self, server: _Server, sample: IntervalSample) -> IntervalSample:
+        """A sample at the controller's time: the server's clock plus its offset."""
+        if sample.time_utc is None or not server.offset_s:
+            return sample
+        return sample.model_copy(update={"time_utc": sample.time_utc + timedelta(seconds=server.offset_s)})
+
+    def _add_whole(self) -> None:
+        """Each interval every server still measuring has sent, in turn, to the measurement: one interval of the test,
+        each server's instances its parts."""
+        measurement = self.measurement
+        while self.next_interval < measurement.total_intervals:
+            index = self.next_interval
+            live = [s for s in self.servers.values() if not s.out and (s.result is None or index in s.samples)]
+            if not live or any(index not in s.samples for s in live):
+                return
+            got = [s.samples.pop(index) for s in live]
+            parts = {f"{s.name} {name}": part for s, sample in zip(live, got, strict=True)
+                     for name, part in parts_from_sample(sample).items()}
+            first = got[0]
+            times = [sample.time_utc for sample in got if sample.time_utc is not None]
+            host = HostFigures(cpu_percent=max(sample.host.cpu_percent for sample in got))  # the busiest server's
+            measured = index >= measurement.warmup_intervals
+            if measured and not self.measuring:
+                self.measuring = True
+                self.runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring on every server"))
+                self.runner.log("Measurement begins")
+            measurement.add(index, parts, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
+                            time_utc=max(times) if times else None, host=host)
+            if measured:
+                self.measured_s += first.duration_s
+                if times:
+                    self.collection[1:] = [max(times)]
+                    if len(self.collection) == 1:
+                        self.collection.insert(0, max(times) - timedelta(seconds=first.duration_s))
+            self.next_interval += 1
+
+    def _start_when_ready(self) -> None:
+        if self.started_at is not None or self.stop_sent is not None:
+            return
+        if not all(server.ready for server in self.servers.values()):
+            return
+        at = time.time() + LEAD_S
+        self.started_at = at
+        start = datetime.fromtimestamp(at, UTC).astimezone()
+        self.runner.log(f"Every server's databases are ready: the test starts on all of them at {start:%H:%M:%S.%f}"[:-3])
+        warm = self.measurement.warmup_intervals > 0 or self.measurement.window.settle is not None
+        self.runner.emit(PhaseEvent(phase=Phase.WARMING_UP if warm else Phase.MEASURING,
+                                    message="Warming up on every server" if warm else "Measuring on every server"))
+        for server in self.servers.values():  # the instant in each server's own clock
+            self.controller.send(server.name, Go(test_id=self.runner.run_id, at_s=at - (server.offset_s or 0.0)))
+
+    def _out(self, server: _Server, how: str, why: str) -> None:
+        """A server gives no more: lost, refused its part or ended in error; the test stops, naming it."""
+        if server.out:
+            return
+        server.why = f"{how}: {why}"
+        words = {"lost": f"{server.name} was lost", "refused": f"{server.name} refused its part",
+                 "error": f"{server.name}'s run ended in error", "aborted": f"{server.name}'s run was aborted"}[how]
+        self.runner.log(f"{words}: {why}", "error")
+        self._stop_all(f"{words} ({why})")
+
+    def _stop_all(self, reason: str, *, by_user: bool = False) -> None:
+        """Stop every part still running, saying why; the first reason is the test's."""
+        if not self.ended_by and not by_user:
+            self.ended_by = reason
+        if self.stop_sent is not None:
+            return
+        self.stop_sent = time.monotonic()
+        self.runner.log(f"Stopping every server: {reason}", "warning")
+        for server in self.servers.values():  # a lost one too: it may only be cut off, and hear it when it is back
+            if not server.ended:
+                self.controller.send(server.name, Stop(test_id=self.runner.run_id, reason=reason))
+
+    def _ended(self, server: _Server, ended: Ended) -> None:
+        """A part ended: its result, its refusal or its error; one that ends before the others stops them."""
+        if ended.refused is not None:
+            self._out(server, "refused", "; ".join(f"{where}: {words}" for where, words in ended.refused))
+        elif ended.result is None:
+            self._out(server, "error", ended.error or "its part ended with no result")
+        else:
+            server.result = ended.result
+            verdict = ended.result.summary.verdict
+            self.runner.log(f"{server.name} ended: {verdict.value.upper()}")
+            if verdict == Outcome.ABORTED and self.stop_sent is None:
+                self._out(server, "aborted", "; ".join(ended.result.summary.reasons))
+        self._add_whole()
+
+    def _drain(self) -> None:
+        """Every message that arrived is handled, and each part's last events get `RESULT_WAIT_S` of quiet to
+        arrive."""
+        while any(s.result is not None and not s.result_event for s in self.servers.values()) or not self.inbox.empty():
+            try:
+                self._take(self.inbox.get(timeout=0.05))
+            except queue.Empty:
+                if time.monotonic() - max(s.heard for s in self.servers.values()) > RESULT_WAIT_S:
+                    break
+        self._add_whole()
+
+    def _end(self) -> RunEnd:
+        runner = self.runner
+        aborted = None
+        if self.ended_by:
+            aborted = f"Run aborted: {self.ended_by}"
+        elif runner.stop_reason is not None:
+            phase = Phase.MEASURING if self.measuring else Phase.WARMING_UP if self.started_at else Phase.PREPARING
+            aborted = stopped_reason(runner.stop_reason, phase, self.measured_s)
+        times = RunTimes(test_start_utc=self.wall0, test_end_utc=datetime.now(UTC),
+                         collection_start_utc=self.collection[0] if self.collection else None,
+                         collection_end_utc=self.collection[-1] if self.collection else None)
+        folder = runner.output_dir / HOSTS_FOLDER
+        shares = [ServerResult(host=s.name, ended=s.why, clock_offset_s=s.offset_s, run_folder=str(folder / s.name))
+                  for s in self.servers.values()]
+        results = [s.result for s in self.servers.values() if s.result is not None]
+        return RunEnd(measured_s=self.measured_s, aborted_reason=aborted, host=self.source.host(), times=times,
+                      unbuffered_io=all(r.unbuffered_io for r in results),
+                      io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results if r.unbuffered_io_detail})),
+                      servers=shares)

@@ -1,0 +1,49 @@
+"""A test across servers is a run: `jetwise run CONFIG --hosts` leaves one run folder, one result with each server's
+share, judged from the summed counters, and each server's copy of its own run folder."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.protocol import ExitCode
+from engine.results.document import read_result, read_samples
+from engine.results.schema import Outcome
+from engine.results.servers import paper_aggregate
+from tests.hosts.agents import HOSTS, stop_all
+from tests.hosts.test_across import Servers
+
+pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
+
+
+def test_a_test_across_servers_is_one_run_whose_figures_are_the_servers_counters_summed(tmp_path, keys):
+    servers = Servers(tmp_path, keys, duration_s=4.0)
+    servers.start_agents(once=False)
+    try:
+        output = tmp_path / "test"
+        controller = servers.run(output)
+        _out, err = controller.communicate(timeout=180)
+        assert controller.returncode == ExitCode.PASS, err
+        result = read_result(output)
+        assert result.summary.verdict == Outcome.PASS and [s.host for s in result.servers] == HOSTS
+        assert result.configuration.server_names == HOSTS
+        own = {host: read_result(output / "hosts" / host) for host in HOSTS}
+        shares = {share.host: share.summary for share in result.servers}
+        for host in HOSTS:
+            assert shares[host] is not None and shares[host].verdict == Outcome.PASS
+            # the share is the server's own counters: the same I/O the server counted itself
+            assert shares[host].db_reads_per_s * shares[host].measured_s == pytest.approx(
+                own[host].summary.db_reads_per_s * own[host].summary.measured_s, rel=0.05)
+        assert result.summary.target_transactional_iops == pytest.approx(3 * own[HOSTS[0]].summary.target_transactional_iops)
+        assert result.summary.achieved_transactional_iops == pytest.approx(
+            sum(s.achieved_transactional_iops for s in shares.values() if s is not None))
+        names = {row.name for row in result.instances}
+        assert names == {f"{host} Instance {n}" for host in HOSTS for n in (1, 2)}
+        paper = paper_aggregate(result)
+        assert paper.servers == 3 and paper.figures["db_read_avg_latency_ms"] == pytest.approx(
+            sum(s.db_read_avg_latency_ms for s in shares.values() if s is not None) / 3)
+        samples = list(read_samples(output))
+        assert any(sample.phase == "measure" for sample in samples)
+        assert set(samples[-1].instances) <= names
+        assert "Individual server metrics" in err and "Aggregate across all servers" in err
+    finally:
+        stop_all(list(servers.agents.values()))
