@@ -9,7 +9,7 @@ from engine.protocol import ExitCode
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome
 from engine.results.servers import paper_aggregate
-from tests.hosts.agents import HOSTS, stop_all
+from tests.hosts.agents import HOSTS, jetwise, stop_all
 from tests.hosts.test_across import Servers
 
 pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
@@ -45,5 +45,10 @@ def test_a_test_across_servers_is_one_run_whose_figures_are_the_servers_counters
         assert any(sample.phase == "measure" for sample in samples)
         assert set(samples[-1].instances) <= names
         assert "Individual server metrics" in err and "Aggregate across all servers" in err
+        made = jetwise(servers.controller, "report", str(output), "--html", str(tmp_path / "report.html"))
+        assert made.returncode == 0, made.stderr
+        report = (tmp_path / "report.html").read_text(encoding="utf-8")
+        assert "Individual Server Metrics" in report and "Aggregate Performance Across All Servers Metrics" in report
+        assert all(f"{host} Instance 2" in report for host in HOSTS)
     finally:
         stop_all(list(servers.agents.values()))
