@@ -23,7 +23,7 @@ from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances
 from engine.results.schema import Figures, Outcome, RunKind, unit_after
-from engine.results.servers import paper_aggregate
+from engine.results.servers import paper_aggregate, recovery_shares, scan_shares
 from engine.results.spikes import spike_sentences
 from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
 from engine.tuning.advisor import Advice, advise_session
@@ -144,6 +144,8 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "host": result.host,
         "instances": result.instances,
         "paper": paper_aggregate(result),
+        "scan_shares": scan_shares(result),
+        "recovery_shares": recovery_shares(result),
         "totals": [dict(name=r.name, **total_row(r)) for r in result.instances],
         "criteria": judged_criteria(result),
         "maximum_note": maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",

@@ -208,7 +208,7 @@ def write_report(output: Path, say: Callable[[str], None]) -> None:
         say(f"note: the combined report was not written: {exc}")
 
 
-OWN_FIELDS = ("databases", "description", "servers")  # what a server's own file may give: its folders (and its words)
+OWN_FIELDS = ("databases", "backup_path", "description", "servers")  # a server's own file gives its folders (and words)
 
 
 def servers_of(config: TestConfig, hosts: dict[str, Path | None]) -> TestConfig | None:
@@ -230,7 +230,8 @@ def servers_of(config: TestConfig, hosts: dict[str, Path | None]) -> TestConfig 
                       file=sys.stderr)
                 return None
         try:
-            servers.append(ServerPart(host=host, databases=own.databases if own is not None else []))
+            servers.append(ServerPart(host=host, databases=own.databases if own is not None else [],
+                                      backup_path=own.backup_path if own is not None else None))
         except ValueError as exc:
             print(f"error: --hosts {host}: {exc}", file=sys.stderr)
             return None

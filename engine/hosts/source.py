@@ -30,7 +30,17 @@ from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
 from engine.model.validation import Problem, check_rules
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
-from engine.results.schema import HostFigures, HostInfo, IntervalSample, Outcome, RunResult, RunTimes, ServerResult
+from engine.results.schema import (
+    HostFigures,
+    HostInfo,
+    IntervalSample,
+    Outcome,
+    RecoveryResult,
+    RunResult,
+    RunTimes,
+    ScanResult,
+    ServerResult,
+)
 from engine.run.host import host_info
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
@@ -311,10 +321,34 @@ class _HostsRun:
                          collection_start_utc=self.collection[0] if self.collection else None,
                          collection_end_utc=self.collection[-1] if self.collection else None)
         folder = runner.output_dir / HOSTS_FOLDER
-        shares = [ServerResult(host=s.name, ended=s.why, clock_offset_s=s.offset_s, run_folder=str(folder / s.name))
+        whole = self.config.open_ended  # a scan or a replay: each server's own verdict on what it read or replayed
+        shares = [ServerResult(host=s.name, ended=s.why, clock_offset_s=s.offset_s, run_folder=str(folder / s.name),
+                               summary=s.result.summary if whole and s.result is not None else None)
                   for s in self.servers.values()]
-        results = [s.result for s in self.servers.values() if s.result is not None]
+        results = {s.name: s.result for s in self.servers.values() if s.result is not None}
         return RunEnd(measured_s=self.measured_s, aborted_reason=aborted, host=self.source.host(), times=times,
-                      unbuffered_io=all(r.unbuffered_io for r in results),
-                      io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results if r.unbuffered_io_detail})),
-                      servers=shares)
+                      unbuffered_io=all(r.unbuffered_io for r in results.values()),
+                      io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results.values() if r.unbuffered_io_detail})),
+                      servers=shares, scan=merged_scan(results), recovery=merged_recovery(results))
+
+
+def merged_scan(results: dict[str, RunResult]) -> ScanResult | None:
+    """The servers' scans as one: every database each read, named by its server; None when none scanned."""
+    scans = {host: r.scan for host, r in results.items() if r.scan is not None}
+    if not scans:
+        return None
+    first = next(iter(scans.values()))
+    return first.model_copy(update={
+        "databases": [d.model_copy(update={"instance": f"{host} {d.instance}"}) for host, scan in scans.items()
+                      for d in scan.databases],
+        "seconds": max(scan.seconds for scan in scans.values())})
+
+
+def merged_recovery(results: dict[str, RunResult]) -> RecoveryResult | None:
+    """The servers' Soft Recoveries as one: every instance each generated and replayed, named by its server."""
+    recoveries = {host: r.recovery for host, r in results.items() if r.recovery is not None}
+    if not recoveries:
+        return None
+    first = next(iter(recoveries.values()))
+    return first.model_copy(update={"instances": [i.model_copy(update={"instance": f"{host} {i.instance}"})
+                                                  for host, recovery in recoveries.items() for i in recovery.instances]})

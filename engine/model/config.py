@@ -398,7 +398,8 @@ class TestConfig(ConfigPart):
     def for_server(self, host: str) -> TestConfig:
         """What `host` runs of a test across servers: this configuration on its own folders, for it alone."""
         part = next(p for p in self.servers if p.host == host)
-        return self.model_copy(update={"servers": [], "databases": list(part.databases or self.databases)})
+        return self.model_copy(update={"servers": [], "databases": list(part.databases or self.databases),
+                                       "backup_path": part.backup_path or self.backup_path})
 
     @property
     def instance_names(self) -> list[str]:

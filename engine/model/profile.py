@@ -315,6 +315,8 @@ class ServerPart(ConfigPart):
     databases: list[DatabaseSpec] = Field(
         default_factory=list, title="Its database and log folders",
         description="The server's own folders, one per database of the test; empty: the test's folders, on that server.")
+    backup_path: Path | None = Field(
+        None, title="Its backup folder", description="A Database Backup's copies on that server; none: the test's.")
 
     @field_validator("host")
     @classmethod

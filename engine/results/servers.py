@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.results.scans import megabytes
 from engine.results.schema import Failure, Outcome, RunResult, Summary
 
 FIGURES = ("target_transactional_iops", "achieved_transactional_iops", "db_reads_per_s", "db_writes_per_s",
@@ -55,3 +56,75 @@ def judged_across(result: RunResult) -> RunResult:
         return result
     update = {"verdict": outcome, "failures": failures, "reasons": [failure.words for failure in failures]}
     return result.model_copy(update={"summary": summary.model_copy(update=update)})
+
+
+@dataclass(frozen=True)
+class ScanShare:
+    """What a server (or the servers together) read in a checksum or backup across servers."""
+
+    host: str
+    outcome: Outcome | None  # the server's verdict; None for the servers together (the test's is beside them)
+    databases: int
+    pages: int
+    damaged: int  # pages with a checksum error, another page's number, all zeros, or unreadable
+    mb: float
+    seconds: float
+    mb_per_s: float
+
+
+@dataclass(frozen=True)
+class RecoveryShare:
+    """A server's Soft Recovery across servers: log files asked for and replayed, and the time to play one."""
+
+    host: str
+    outcome: Outcome | None
+    asked: int
+    replayed: int
+    seconds: float
+    limit: float
+
+
+def _of(host: str, name: str) -> bool:
+    return name.startswith(f"{host} ")  # "HOST Instance N": a host name holds no space
+
+
+def scan_shares(result: RunResult) -> list[ScanShare]:
+    """A checksum or backup across servers: a row per server (what it read, how long, how fast), then the servers
+    together (reads summed, the longest time, the rates summed: they read at once); none for another test."""
+    scan = result.scan
+    if scan is None or not result.servers:
+        return []
+    rows = []
+    for share in result.servers:
+        mine = [d for d in scan.databases if _of(share.host, d.instance)]
+        if not mine:
+            continue
+        seconds = max(d.began_s + d.seconds for d in mine)
+        read = megabytes(sum(d.bytes_read for d in mine))
+        rows.append(ScanShare(share.host, share.summary.verdict if share.summary else None, len(mine),
+                              sum(d.seen_pages for d in mine),
+                              sum(d.bad_pages + d.wrong_page_number_pages + d.uninitialised_pages + d.unreadable_pages
+                                  for d in mine), read, seconds, read / seconds if seconds > 0 else 0.0))
+    if rows:
+        rows.append(ScanShare("All servers", None, sum(r.databases for r in rows), sum(r.pages for r in rows),
+                              sum(r.damaged for r in rows), sum(r.mb for r in rows), max(r.seconds for r in rows),
+                              sum(r.mb_per_s for r in rows)))
+    return rows
+
+
+def recovery_shares(result: RunResult) -> list[RecoveryShare]:
+    """A Soft Recovery across servers: a row per server, the log files it replayed and the average time to play one
+    against the limit; none for another test."""
+    recovery = result.recovery
+    if recovery is None or not result.servers:
+        return []
+    rows = []
+    for share in result.servers:
+        mine = [i for i in recovery.instances if _of(share.host, i.instance)]
+        if not mine:
+            continue
+        replayed = sum(i.log_files_replayed for i in mine)
+        seconds = sum(i.replay_seconds for i in mine if i.log_files_replayed) / replayed if replayed else 0.0
+        rows.append(RecoveryShare(share.host, share.summary.verdict if share.summary else None,
+                                  recovery.log_files_to_replay * len(mine), replayed, seconds, recovery.limit_s))
+    return rows

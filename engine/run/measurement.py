@@ -33,10 +33,12 @@ from engine.results.schema import (
     IntervalSample,
     LatencyHistograms,
     Outcome,
+    RecoveryResult,
     RunKind,
     RunResult,
     RunTimes,
     SamplePhase,
+    ScanResult,
     ServerResult,
     Sweep,
 )
@@ -74,6 +76,10 @@ class RunEnd:
     recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
     database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
     servers: list[ServerResult] = field(default_factory=list)  # a test across servers: what its source says of each
+    # a test across servers' scan or replay, as its servers reported theirs (each instance named by its server): a
+    # source that reads no database itself gives them whole
+    scan: ScanResult | None = None
+    recovery: RecoveryResult | None = None
 
 
 def stopped_reason(reason: str, phase: Phase, measured_s: float, *, replaying: bool = False) -> str:
@@ -291,7 +297,7 @@ class Measurement:
         errors = {name: part.errors for name, part in self.totals.items()}
         scan = None
         if config.scans:
-            scan = scan_result(config, end.scans, measured_s, scan_plan(config)[1])
+            scan = end.scan or scan_result(config, end.scans, measured_s, scan_plan(config)[1])
             verdict = judge_scan(config, scan, aborted_reason=aborted, failure_reasons=list(end.failures))
             notes.append(RunNote(what="correctable"))
             for row in scan.databases:
@@ -305,7 +311,7 @@ class Measurement:
                 verdict = judged_window(verdict, config, measured_s)
         recovery = None
         if config.recovers:
-            recovery = recovery_result(config, end.recoveries)
+            recovery = end.recovery or recovery_result(config, end.recoveries)
             verdict = judge_recovery(recovery, verdict)
         for reason in verdict.reasons:
             self._log(reason, "info" if verdict.outcome == Outcome.PASS else "warning")
@@ -374,7 +380,7 @@ class Measurement:
             prefix = f"{host} "  # a host name holds no space: "HOST Instance N" is that server's instance N
             own = {name.removeprefix(prefix): value for name, value in streams.items() if name.startswith(prefix)}
             share = said.get(host) or ServerResult(host=host)
-            if not own or measured_s <= 0:
+            if share.summary is not None or not own or measured_s <= 0:  # a scan's or a replay's: the server's own
                 shares.append(share)
                 continue
 

@@ -10,7 +10,7 @@ from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome
 from engine.results.servers import paper_aggregate
 from tests.hosts.agents import HOSTS, jetwise, stop_all
-from tests.hosts.test_across import Servers
+from tests.hosts.test_across import RunConfigFile, Servers
 
 pytestmark = pytest.mark.slow  # three agents and a controller in their own processes, real I/O on each
 
@@ -50,5 +50,43 @@ def test_a_test_across_servers_is_one_run_whose_figures_are_the_servers_counters
         report = (tmp_path / "report.html").read_text(encoding="utf-8")
         assert "Individual Server Metrics" in report and "Aggregate Performance Across All Servers Metrics" in report
         assert all(f"{host} Instance 2" in report for host in HOSTS)
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def test_a_checksum_a_backup_and_a_soft_recovery_across_servers_are_runs_of_each_server_s_databases(tmp_path, keys):
+    """As the ESRP suite's later tests do, one at a time: a Performance test makes every server's databases, then a
+    checksum reads them on each server, a backup copies them to each server's backup folder, and a Soft Recovery
+    replays each server's logs, every one started together, judged per server and as a whole, in one result."""
+    servers = Servers(tmp_path, keys, duration_s=2.0, log_files_to_replay=10, databases=1)
+    servers.start_agents(once=False)
+    shared = {host: RunConfigFile(servers.files[host]) for host in HOSTS}
+    try:
+        for kind in ("performance", "database_checksum", "database_backup", "soft_recovery"):
+            for host, file in shared.items():
+                file.set(test_type=kind, backup_path=str(tmp_path / f"backup-{host}"))
+            output = tmp_path / kind
+            controller = servers.run(output)
+            _out, err = controller.communicate(timeout=300)
+            assert controller.returncode == ExitCode.PASS, err
+            result = read_result(output)
+            assert result.configuration.test_type == kind and [share.host for share in result.servers] == HOSTS
+            assert all(share.summary is not None and share.summary.verdict == Outcome.PASS for share in result.servers)
+            made = jetwise(servers.controller, "report", str(output), "--html", str(tmp_path / f"{kind}.html"))
+            assert made.returncode == 0, made.stderr
+            report = (tmp_path / f"{kind}.html").read_text(encoding="utf-8")
+            assert "Individual Server Metrics" in report and all(f"{host} Instance 1" in report for host in HOSTS)
+            if kind == "database_checksum":
+                assert result.scan is not None and len(result.scan.databases) == 3
+                assert all(row.seen_pages > 0 for row in result.scan.databases)
+            elif kind == "database_backup":
+                assert result.scan is not None and all(any((tmp_path / f"backup-{host}").rglob("*")) for host in HOSTS)
+            elif kind == "soft_recovery":
+                assert result.recovery is not None and len(result.recovery.instances) == 3
+                assert result.recovery.log_files_replayed == 30
+            for host in HOSTS:
+                own = read_result(output / "hosts" / host)
+                ran_on = [spec.database_path for spec in own.configuration.databases]
+                assert ran_on == [spec.database_path for spec in shared[host].config.databases]  # its own
     finally:
         stop_all(list(servers.agents.values()))
