@@ -5,17 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.across import add_host_arguments
+from app.cli.across import add_host_arguments, before_a_test, enrolled_roster, listening, servers_of
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
-from app.cli.tune_across import tune_across
 from app.context import AppContext, UsageError, simulated_model, writable_destination
+from engine.hosts.source import HostsSource
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
@@ -23,7 +23,7 @@ from engine.model.units import sentence
 from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent, RunEvent
 from engine.results.document import new_folder
 from engine.results.schema import RunResult
-from engine.run.runner import InvalidConfigError, Runner
+from engine.run.runner import IntervalSource, InvalidConfigError, Runner
 from engine.run.simulation import PROFILES, StorageModel
 from engine.run.sweep import SweepPlan
 from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule, shortest_calibration_s
@@ -70,6 +70,7 @@ class Tuning:
     model: StorageModel | None
     calibration_s: float
     max_runs: int
+    source: IntervalSource | None = None  # a tuning across servers: their agents
 
 
 class _Progress:
@@ -97,13 +98,14 @@ def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
         if sweep is not None:
             folder = new_folder(how.output, f"calibration-{number:02d}-sweep")
             runner = context.runner(run_config, folder, _Progress(f"run {number}, the load sweep"), session=how.session, model=how.model,
-                                    sweep=sweep)
+                                    sweep=sweep, source=how.source)
             current[:] = [runner]
             return runner.run()
         shaped, rule = calibration_rule(run_config, how.calibration_s)
         folder = new_folder(how.output, f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}")
-        runner = context.runner(shaped, folder, _Progress(f"run {number}"), session=how.session,
-                                model=how.model, settle=rule)
+        runner = context.runner(shaped, folder, _Progress(f"run {number}"), session=how.session, model=how.model,
+                                # across servers every server's run ends at one instant: of a fixed length
+                                settle=rule if how.source is None else None, source=how.source)
         current[:] = [runner]
         return runner.run()
 
@@ -138,21 +140,35 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError(f"--calibration {args.calibration:g} s: a confirmation run takes at least {shortest:g} s here "
                          f"(its warm-up, a settled latency, then the {config.thresholds.minimum_measured_s:g} s a "
                          "verdict needs measured)")
-    if args.hosts is not None:  # across servers: their summed design, in no tuning session of this store
-        across = tune_across(args, output)
-        if isinstance(across, int):
-            return across
-        return said(across, config, args.max_runs, args.json)
+    if args.hosts is not None:
+        across = servers_of(config, args.hosts)
+        if across is None:
+            return ExitCode.INVALID
+        config = across
     session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
-    where = f"the simulated device '{model.name}'" if model is not None else "the configured paths"
-    say(f"Tuning session '{session}' on {where}: {target_words(config.target_transactional_iops)}; "
+    where = (f"{len(config.servers)} servers ({', '.join(config.server_names)}), stepped together on their shared storage"
+             if config.servers else "the configured paths")
+    if model is not None or (config.servers and args.simulate):
+        where += f", on the simulated device '{args.simulate}'"
+    say(f"Tuning session '{session}' on {where}: {target_words(config.test_target_iops)}; "
         f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
         f"{args.calibration:g} s; runs in {output}")
+    how = Tuning(session, output, model, args.calibration, args.max_runs)
+
+    def tuning() -> TuneOutcome:
+        if not config.servers:
+            return tune(context, config, how)
+        with listening(enrolled_roster(config.server_names), config.server_names, port=args.port, wait_s=args.wait,
+                       say=say) as controller:
+            return tune(context, config, replace(how, model=None, source=HostsSource(controller, simulate=args.simulate)))
+
     try:
-        outcome = tune(context, config, Tuning(session, output, model, args.calibration, args.max_runs))
+        outcome = before_a_test(tuning)
     except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID
+    if isinstance(outcome, int):
+        return outcome
     return said(outcome, config, args.max_runs, args.json)
 
 

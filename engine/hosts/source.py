@@ -18,14 +18,16 @@ alone, its own run folder there) at the controller's `Prepare`. Their messages c
 
 from __future__ import annotations
 
+import math
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from engine.hosts.controller import Controller, Gone, Refusal
-from engine.hosts.messages import Ended, FromAgent, Go, PartEvent, Prepare, Ready, Stop
+from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stepped, Stop
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
 from engine.model.validation import Problem, check_rules
@@ -41,12 +43,17 @@ from engine.results.schema import (
     ScanResult,
     ServerResult,
 )
+from engine.results.sweep_schema import SweepEnd, SweepStep
+from engine.run.gate import SweepLead, Told
 from engine.run.host import host_info
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.samples import parts_from_sample
 from engine.run.sinks import RunFolderWriter, SinkFailedError
+from engine.run.steps import next_of
+from engine.run.sweep import Sweep, SweepPlan
 
+GAP_S = 2.0  # a sweep's next step starts this long after a step's last sample: the word reaches every server in time
 LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
 STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
 RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
@@ -81,6 +88,7 @@ class HostsSource:
         self.controller = controller
         self.simulate = simulate  # each server runs on this simulated device (engine.run.simulation)
         self.simulated = simulate is not None
+        self.word: SweepWord | None = None  # a load sweep's lead, once the run asked for it
 
     def host(self) -> HostInfo:
         return HostInfo.model_validate(host_info())  # the controller's: each server's own is in its share's folder
@@ -93,8 +101,48 @@ class HostsSource:
             problems.append(Problem("servers", "a test across servers names at least one enrolled server"))
         return problems, {}
 
+    def lead(self) -> SweepLead:
+        """A load sweep across servers is led here, from the servers' summed counters (`SweepWord`)."""
+        self.word = SweepWord()
+        return self.word
+
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         return _HostsRun(self, runner, measurement).execute()
+
+
+class SweepWord:
+    """A load sweep across servers: on shared storage the servers' loads add up, so the limit it looks for is theirs
+    together. The test's measurement steps through the sweep in lockstep on the servers' summed counters (`SweepSteps`
+    with this lead): each step it measures is chosen from as a sweep alone chooses (`next_of`), and the word (the next
+    load and the sample it starts at, `GAP_S` after the step's last, or the end) goes to every server, whose share
+    settles and judges the same samples and runs its load until the word."""
+
+    def __init__(self) -> None:
+        self.records: list[SweepStep] = []
+        self._told: dict[int, Told] = {}
+        self._schedule: Sweep | None = None
+        self._gap = 1
+        self._tell: Callable[[int, Told], None] = lambda _step, _told: None
+
+    def begin(self, plan: SweepPlan, interval_s: float, tell: Callable[[int, Told], None]) -> None:
+        self._schedule = Sweep(plan.loads, plan.start, plan.max_steps)
+        self._gap = max(1, math.ceil(GAP_S / interval_s - 1e-9))
+        self._tell = tell
+
+    def measured(self, record: SweepStep) -> None:
+        assert self._schedule is not None
+        self.records.append(record)
+        at = record.last_interval + 1 + self._gap
+        following = next_of(self._schedule, self.records)
+        if isinstance(following, SweepEnd):
+            told = Told(at, end=following)
+        else:
+            told = Told(at, load=(following.threads, following.sluggish))
+        self._told[record.step + 1] = told
+        self._tell(record.step + 1, told)
+
+    def told(self, step: int) -> Told | None:
+        return self._told.get(step)
 
 
 class _HostsRun:
@@ -121,6 +169,8 @@ class _HostsRun:
     def execute(self) -> RunEnd:
         runner = self.runner
         runner.emit(PhaseEvent(phase=Phase.PREPARING, message=f"Preparing the databases on {len(self.servers)} servers"))
+        if self.source.word is not None and runner.sweep is not None:
+            self.source.word.begin(runner.sweep, self.config.sample_interval_s, self._tell)
         self.controller.begin(runner.run_id, list(self.servers), self._arrived)
         try:
             missing = [host for host in self.servers if host not in self.controller.agents()]
@@ -133,7 +183,7 @@ class _HostsRun:
                     continue
                 server.offset_s = self.controller.clock_offset(server.name)
                 self.controller.send(server.name, Prepare(test_id=runner.run_id, config=self.config.for_server(server.name),
-                                                          simulate=self.source.simulate))
+                                                          simulate=self.source.simulate, sweep=runner.sweep))
             self._loop()
             self._drain()
         finally:
@@ -191,8 +241,23 @@ class _HostsRun:
         elif isinstance(message, Ended):
             server.ended = True
             self._ended(server, message)
-        else:  # a Hello, a clock reading or a sweep's step reach no test at one setting
-            self.controller.refuse(name, f"a '{message.kind}' message in a test")
+        elif isinstance(message, Stepped) and self.runner.sweep is not None:
+            pass  # the server's own record of a step: the test's step is measured on every server's counters together
+        else:  # a Hello, a clock reading, or a sweep's step in a test that sweeps nothing
+            self.controller.refuse(name, f"a '{message.kind}' message in a test" +
+                                   (" that sweeps nothing" if isinstance(message, Stepped) else ""))
+
+    def _tell(self, step: int, told: Told) -> None:
+        """The word for a sweep's next step, to every server still in the test, and said in the test's log."""
+        if told.load is None:
+            self.runner.log(f"Load sweep across servers ends at sample {told.at}")
+        else:
+            self.runner.log(f"Step {step + 1}: {told.load[0]} threads / SluggishSessions {told.load[1]} on every server "
+                            f"from sample {told.at}")
+        for server in self.servers.values():
+            if not server.out and not server.ended:
+                self.controller.send(server.name, Lead(test_id=self.runner.run_id, step=step, at=told.at,
+                                                       load=told.load, end=told.end))
 
     def _event(self, server: _Server, message: PartEvent) -> None:
         event = message.event

@@ -407,6 +407,12 @@ class TestConfig(ConfigPart):
         own = [self.instance_name(index) for index in range(self.database_count)]
         return [f"{host} {name}" for host in self.server_names for name in own] or own
 
+    @property
+    def test_target_iops(self) -> float:
+        """The whole test's target: a server's, times the servers of a test across servers (each carries its share of
+        the design), as its summed transactional IOPS are judged against."""
+        return self.target_transactional_iops * max(1, len(self.servers))
+
     def as_one(self) -> TestConfig:
         """The test as one design, as it is measured and judged: across servers, every server's databases in turn
         (named as `instance_names` names them), their mailboxes and threads together; on this server alone, itself."""

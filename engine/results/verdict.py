@@ -156,7 +156,7 @@ def judged_criteria(result: RunResult) -> list[Criterion]:
 
 def iops_floor(config: TestConfig) -> float:
     """The least transactional IOPS that pass: the target less the margin a run may fall short by."""
-    return config.target_transactional_iops * (1 - config.target_margin_percent / 100.0)
+    return config.test_target_iops * (1 - config.target_margin_percent / 100.0)
 
 
 @dataclass

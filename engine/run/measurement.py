@@ -357,17 +357,21 @@ class Measurement:
         result = result.model_copy(update={"summary": summary, "sweep": sweep, "scan": scan, "recovery": recovery,
                                            "instances": instances})
         if self.test_config.servers:  # across servers: each server's share judged on its own; the test as configured
-            shares = self._server_shares(end, streams, cache, errors, highest, measured_s, aborted, run_kind, simulated)
+            own = self.test_config  # each server's setting: a sweep's judged step's
+            if self.steps is not None:
+                own = at_load(own, Load(result.summary.threads, result.summary.sluggish_sessions))
+            shares = self._server_shares(own, end, streams, cache, errors, highest, measured_s, aborted, run_kind,
+                                         simulated)
             result = judged_across(result.model_copy(update={
-                "configuration": self.test_config, "servers": shares,
-                "summary": result.summary.model_copy(update={"threads": self.test_config.thread_count})}))
+                "configuration": own, "servers": shares,
+                "summary": result.summary.model_copy(update={"threads": own.thread_count})}))
         if not config.scans and self.steps is None:
             for line in closing_lines(result, self.stalls):
                 self._log(line, "info")
         return result
 
     def _server_shares(
-        self, end: RunEnd, streams: Mapping[str, Mapping[str, StreamStats]], cache: Mapping[str, Sequence[int]],
+        self, test_config: TestConfig, end: RunEnd, streams: Mapping[str, Mapping[str, StreamStats]], cache: Mapping[str, Sequence[int]],
         errors: Mapping[str, ErrorTally], highest: Mapping[str, Mapping[str, float]], measured_s: float,
         aborted: str | None, run_kind: RunKind, simulated: bool,
     ) -> list[ServerResult]:
@@ -375,8 +379,8 @@ class Measurement:
         server alone is judged (its target, its databases), beside what its source said of it (`RunEnd.servers`)."""
         said = {share.host: share for share in end.servers}
         shares = []
-        for host in self.test_config.server_names:
-            config = self.test_config.for_server(host)
+        for host in test_config.server_names:
+            config = test_config.for_server(host)
             prefix = f"{host} "  # a host name holds no space: "HOST Instance N" is that server's instance N
             own = {name.removeprefix(prefix): value for name, value in streams.items() if name.startswith(prefix)}
             share = said.get(host) or ServerResult(host=host)

@@ -24,6 +24,7 @@ from engine.protocol import PHASE_WORDS, WORK_PHASES, Phase, PhaseEvent
 from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.run.gate import SweepLead
 from engine.run.host import HostSampler, host_info
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.messages import (
@@ -70,6 +71,9 @@ class WorkerPoolSource:
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return validate_config(config, self.backend)
+
+    def lead(self) -> SweepLead | None:
+        return None  # a sweep on this machine chooses its own steps
 
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         unbuffered, representative = all(p.supported for p in probes.values()), all(p.representative for p in probes.values())

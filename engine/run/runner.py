@@ -55,6 +55,11 @@ class IntervalSource(Protocol):
 
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]: ...
 
+    def lead(self) -> SweepLead | None:
+        """Who chooses a load sweep's steps when others step with this run (across servers: the source itself, from
+        the servers' summed counters); None: the sweep chooses its own."""
+        ...
+
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd: ...
 
 
@@ -85,7 +90,7 @@ class Runner:
         self.gate = gate  # a test across servers: the measured clock starts when every server's run has arrived
         self.settle = settle
         self.sweep = sweep  # a load sweep: the load steps through this plan as the run goes
-        self.lead = lead  # a load sweep across servers: each step at the word of the test's lead
+        self.lead = lead  # a server's share of a sweep across servers: each step at the word of the test's lead
         self.output_dir = output_dir
         self.session = session
         self.source: IntervalSource = source or WorkerPoolSource(backend or default_backend())
@@ -140,7 +145,8 @@ class Runner:
             for problem in problems:
                 self.log(problem.located, "warning")
             self._log_settings()
-            measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep, lead=self.lead)
+            lead = self.lead or (self.source.lead() if self.sweep is not None else None)
+            measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep, lead=lead)
             end = self.source.run(self, measurement, probes)
             self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
             result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)

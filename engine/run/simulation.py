@@ -185,6 +185,9 @@ class ModelSource:
     def validate(self, config: TestConfig) -> tuple[list[Problem], dict[Path, UnbufferedProbe]]:
         return check_rules(config), {}
 
+    def lead(self) -> SweepLead | None:
+        return None  # a sweep on this machine chooses its own steps
+
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model
         runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")

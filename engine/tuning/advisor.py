@@ -260,7 +260,7 @@ def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
 def capacity_of(config: TestConfig, iops: float, at_least: bool = False) -> Capacity:
     """What a throughput means in the profile's terms (in the disk throughput scenario: mailboxes at its throughput
     percentage, each at the profile's IOPS per mailbox); `at_least`: the host, not the storage, set the limit."""
-    p = config.profile
+    p = config.as_one().profile  # across servers: every server's mailboxes
     share = config.throughput_percent / 100.0 if config.seeks_maximum else 1.0
     planned = not config.seeks_maximum
     return Capacity(iops=iops, at_least=at_least, mailboxes=int(iops * share / (p.iops_per_mailbox * p.headroom_factor)),
@@ -272,7 +272,7 @@ def capacity_of(config: TestConfig, iops: float, at_least: bool = False) -> Capa
 
 def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
     """The next setting for this design, or the conclusion."""
-    target = config.target_transactional_iops
+    target = config.test_target_iops
     floor = iops_floor(config)
     read_limit = config.active_thresholds.db_read_avg_latency_ms
     databases = config.database_count

@@ -145,7 +145,7 @@ class Reading:
 
 def read_curve(config: TestConfig, points: Sequence[CurvePoint]) -> Reading:
     """The setting to run next on the curve, or that the target is out of reach (confirmed)."""
-    target = config.target_transactional_iops
+    target = config.test_target_iops
     ceiling = min((c.step.load.effective for c in points if c.step.breaks), default=math.inf)
     usable = [c for c in points if c.step.load.effective < ceiling]
     heaviest = max(c.step.load.threads for c in points)
@@ -188,6 +188,6 @@ def _lighter(config: TestConfig, failed: CurvePoint, loads: Sequence[Load]) -> L
     while latency falls too, so the lightest load expected to carry the target (or the next lighter one)."""
     if not loads:
         return None
-    wanted = failed.step.load.effective * min(1.0, 1.05 * config.target_transactional_iops / max(failed.step.iops, 1e-9))
+    wanted = failed.step.load.effective * min(1.0, 1.05 * config.test_target_iops / max(failed.step.iops, 1e-9))
     return next((load for load in loads if load.effective >= wanted), loads[-1])
 

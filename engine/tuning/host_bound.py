@@ -67,5 +67,5 @@ def host_held(config: TestConfig, run: RunResult, bound: LowerBound | None) -> H
     return HostHeld(run_id=run.run_id, load=(s.threads, s.sluggish_sessions), iops=s.achieved_transactional_iops,
                     cpu_percent=run.host_performance.cpu_percent.average,
                     bound=Carried(iops=bound.iops, load=(bound.load.threads, bound.load.sluggish)) if bound else None,
-                    bound_where=bound.where if bound else "", target=config.target_transactional_iops,
+                    bound_where=bound.where if bound else "", target=config.test_target_iops,
                     meets_target=bound is not None and bound.iops >= iops_floor(config))
