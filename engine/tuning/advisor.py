@@ -75,8 +75,11 @@ MAX_THREADS_PER_CORE = 32
 MAX_SLUGGISH = 100
 
 
-def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
-    """The advice for `config` from a session's results: what every front end and the report show.
+def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1, *,
+                   servers: int = 1) -> Advice:
+    """The advice for `config` from a session's results: what every front end and the report show. `config` may be
+    the summed design of `servers` servers sharing one setting (`engine.hosts.as_one`): each runs its share of the
+    target, so the first setting is one server's.
 
     While the storage's latest I/O errors stand (no later run measured without any), the advice
     is to fix the storage, said first: no setting can be judged on storage that does not
@@ -106,7 +109,7 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     elif sweeps_of(listed) and not any(p.passed for p in points):
         advice = advise_from_curve(config, listed, points)
     else:
-        advice = advise(config, points, cpu_count)
+        advice = advise(config, points, cpu_count, servers)
         if advice.status == "converged" and (most := swept_most(listed, points)) is not None:
             # what the storage carries is the sweep's most within the thresholds, not the passing run's own figure
             advice = replace(advice, max_passing_iops=most.iops,
@@ -248,12 +251,13 @@ def setting_for(load: float, databases: int) -> tuple[int, int]:
     return best[1], best[2]
 
 
-def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
-    """Microsoft's rule of thumb (`default_thread_count`), within what the host's cores can drive; with no target
+def starting_setting(config: TestConfig, cpu_count: int, servers: int = 1) -> tuple[int, int]:
+    """Microsoft's rule of thumb (`default_thread_count`) on one server's share of the target (`config` the summed
+    design of `servers` servers, each running the setting), within what the host's cores can drive; with no target
     (the disk throughput scenario), the configured setting."""
     if config.seeks_maximum:
         return max(config.database_count, config.thread_count), config.sluggish_sessions
-    threads = default_thread_count(config.target_transactional_iops, config.database_count)
+    threads = default_thread_count(config.target_transactional_iops / max(1, servers), config.database_count)
     return min(threads, max(config.database_count, MAX_THREADS_PER_CORE * max(1, cpu_count))), 1
 
 
@@ -270,8 +274,8 @@ def capacity_of(config: TestConfig, iops: float, at_least: bool = False) -> Capa
                     per_planned_mailbox=iops / (p.mailboxes * p.headroom_factor) if planned else None)
 
 
-def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
-    """The next setting for this design, or the conclusion."""
+def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1, servers: int = 1) -> Advice:
+    """The next setting for this design (of `servers` servers, `starting_setting`), or the conclusion."""
     target = config.target_transactional_iops
     floor = iops_floor(config)
     read_limit = config.active_thresholds.db_read_avg_latency_ms
@@ -290,9 +294,9 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
         )
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
-        threads, sluggish = starting_setting(config, cpu_count)
-        return Advice("start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD, None, None,
-                      FirstRun(load=(threads, sluggish)))
+        threads, sluggish = starting_setting(config, cpu_count, servers)
+        return Advice("start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD * servers, None, None,
+                      FirstRun(load=(threads, sluggish), servers=servers))
 
     latency_passing = [r for r in measured if r.latency_passed]
     proof = [r for r in measured if not r.latency_passed and r.achieved_iops < floor]

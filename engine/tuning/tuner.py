@@ -130,7 +130,9 @@ class Tuner:
     SluggishSessions set by the advisor) or None when tuning is over; `record(result)`
     takes that run's result; `outcome()` says how it ended. The caller runs each
     calibration run its own way (in-process for the CLI, an engine process for the
-    window), so both produce the same runs and the same recommendation.
+    window), so both produce the same runs and the same recommendation. Across `servers`
+    servers, `config` is their summed design (`engine.hosts.as_one`) and each server runs
+    the setting: the first comes from one server's share of the target.
     """
 
     def __init__(
@@ -140,14 +142,16 @@ class Tuner:
         *,
         max_runs: int = MAX_RUNS,
         cpu_count: int | None = None,
+        servers: int = 1,
     ) -> None:
         self.config = config
+        self.servers = servers  # `config` is the summed design of this many servers, each running the setting
         self.max_runs = max_runs
         self.cpu_count = cpu_count or os.cpu_count() or 1
         self.history = list(history or [])  # earlier results of the session
         self.runs: list[RunResult] = []  # this tuning's calibration runs
         self.status: str | None = None  # set once tuning is over
-        self.advice = advise_session(config, self.history, self.cpu_count)
+        self.advice = advise_session(config, self.history, self.cpu_count, servers=servers)
         self._conclude()
 
     @property
@@ -197,7 +201,7 @@ class Tuner:
         if result.verdict == Outcome.ABORTED:
             self.status = "aborted"
             return
-        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
+        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count, servers=self.servers)
         if self._conclude():
             return
         if result.sweep is not None:

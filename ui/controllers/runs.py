@@ -244,7 +244,8 @@ class RunController(QObject):
             self.across_runs = []  # other servers, or another design: what the advisor read before is not this one's
         self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
         if self.draft.auto_tune and not config.open_ended:
-            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
+            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS,
+                               servers=len(hosts))
             first = self.tuner.next_run()
             assert first is not None  # no session's runs answer it: tuning across servers begins with a sweep
             config = config.at_setting(first.thread_count, first.sluggish_sessions)
@@ -410,7 +411,8 @@ class RunController(QObject):
         elif across.as_one is not None and self.across_base is not None and not self.across_base.open_ended:
             self.across_runs.append(across.as_one)
             summed = summed_config({host: self.across_base for host in self.across_hosts})
-            self.across_advice = advise_session(summed, self.across_runs, os.cpu_count() or 1), across.as_one
+            self.across_advice = (advise_session(summed, self.across_runs, os.cpu_count() or 1,
+                                                 servers=len(self.across_hosts)), across.as_one)
         self.across_finished.emit(across.result, Path(across.folder), note)
 
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
