@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -86,6 +87,9 @@ class ReviewPage(WizardPage):
         services = context.services
         self._targets: dict[str, float] = {}  # each tuning session's target, as its latest run had it
         self.checks = BackgroundCheck(lambda configs: _check_all(services, configs), self)
+        # each chosen server's configuration (its folders) in a test across servers; the wizard tells it the Servers
+        # page's (`ServersPage.server_configs`)
+        self.servers: Callable[[TestConfig], dict[str, TestConfig]] = lambda _config: {}
         self.checks.finished.connect(self._on_checks_finished)
 
     def initializePage(self) -> None:
@@ -198,10 +202,10 @@ class ReviewPage(WizardPage):
                               + plan_html(self.state.data))
         elif self.suite.chosen:
             self.text.setHtml(listed + suite_review_html(config, self.suite.performance_s, self.suite.stress_s,
-                                                         resumed, unfinished))
+                                                         resumed, unfinished, self.servers(config)))
         else:
             self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s,
-                                                   self.state.first_advice()))
+                                                   self.state.first_advice(), self.servers(config)))
         self.resume.setVisible(unfinished is not None)
         if unfinished is not None:
             self.resume.setText(f"Resume the unfinished ESRP qualification of this configuration in {unfinished.folder}")

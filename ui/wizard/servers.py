@@ -101,6 +101,16 @@ class ServersPage(WizardPage):
         return {host: with_folders(config, [(str(spec.database_path), str(spec.log_path)) for spec in self.own[host]])
                 for host in self.selected() if host in self.own}
 
+    def server_configs(self, config: TestConfig) -> dict[str, TestConfig]:
+        """`config` as each chosen server runs it: in its own folders, or in this server's; empty for this server
+        alone. Own folders that no longer fit the test (its databases counted again since) are this page's problem
+        to say: here the server shows with this server's folders."""
+        try:
+            own = self.own_configs(config)
+        except ValueError:
+            own = {}
+        return {host: own.get(host, config) for host in self.selected()}
+
     def _current_host(self) -> str | None:
         item = self.list.currentItem()
         return item.text() if item is not None and item.checkState() == Qt.CheckState.Checked else None
