@@ -64,3 +64,21 @@ def test_review_names_each_server_with_its_database_and_log_folders(qtbot, windo
         assert first < shown.index(str(spec.database_path)) < second and first < shown.index(str(spec.log_path)) < second
     for n in (1, 2):
         assert shown.index(str(own / f"DB{n}")) > second and shown.index(str(own / f"Log{n}")) > second
+
+
+def test_a_server_s_own_folders_are_filled_down_from_a_pattern_and_made_there_by_its_agent(qtbot, window, tmp_path,
+                                                                                         enrolled):
+    config = small_config(tmp_path / "dbs")
+    page = _to_servers(qtbot, window, config, HOSTS)
+    dialog = _own_folders(qtbot, page, 0)
+    patterns = dialog.patterns
+    assert not patterns.fill_button.isEnabled()  # no pattern typed yet
+    patterns.db_pattern.setText(str(tmp_path / "E" / "Exchange{n}" / "DB"))
+    patterns.log_pattern.setText(str(tmp_path / "L"))  # a plain folder: Log1, Log2 below it
+    qtbot.mouseClick(patterns.fill_button, Qt.MouseButton.LeftButton)
+    assert dialog.rows() == [(str(tmp_path / "E" / f"Exchange{n}" / "DB"), str(tmp_path / "L" / f"Log{n}")) for n in (1, 2)]
+    assert "created there" in dialog.made.text() and "mbx1" in dialog.made.text()
+    assert not (tmp_path / "E").exists()  # nothing is made on this machine for another server's folders
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    own = page.own_configs(config)["mbx1"]
+    assert [str(spec.database_path) for spec in own.databases] == [str(tmp_path / "E" / f"Exchange{n}" / "DB") for n in (1, 2)]
