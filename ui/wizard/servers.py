@@ -51,7 +51,7 @@ class ServersPage(WizardPage):
                       "server's load together and reads their summed target (the setting it finds is every server's). "
                       "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
                       "qualification runs each of its five tests across them. The window listens for the "
-                      "agents on port 8786 and waits up to 2 minutes for them to connect.")
+                      "agents on port 8786 and waits up to 2 minutes for them to connect: Review shows who has, with Cancel.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
         buttons = QHBoxLayout()
