@@ -215,6 +215,7 @@ def test_the_wait_for_the_agents_shows_who_connected_and_the_time_left_and_cance
         qtbot.waitUntil(lambda: f"{HOSTS[0]} connected; waiting for {HOSTS[1]}" in review.wait_words.text(),
                         timeout=60_000)
         assert "left" in review.wait_words.text() and window.state.starting
+        assert "once all their agents have connected" in review.status.text()
         qtbot.mouseClick(review.cancel, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not window.runs.running, timeout=5000)  # at once, not after the wait's 10 minutes
         assert review.wait_words.isHidden() and review.cancel.isHidden() and not window.state.starting

@@ -91,7 +91,8 @@ class ReviewPage(WizardPage):
         waiting = QHBoxLayout()
         waiting.addWidget(self.wait_words, 1)
         waiting.addWidget(self.cancel)
-        self.show_wait(None)
+        self.wait_words.hide()
+        self.cancel.hide()
         row = QHBoxLayout()
         row.addWidget(QLabel("Tuning session:"))
         row.addWidget(self.session, 1)
@@ -138,12 +139,13 @@ class ReviewPage(WizardPage):
             self._tick.stop()
             self.wait_words.hide()
             self.cancel.hide()
-            return
-        self._wait_ends = time.monotonic() + event.left_s
-        self._tick.start()
-        self.wait_words.show()
-        self.cancel.show()
-        self._show_wait()
+        else:
+            self._wait_ends = time.monotonic() + event.left_s
+            self._tick.start()
+            self.wait_words.show()
+            self.cancel.show()
+            self._show_wait()
+        self.refresh()
 
     def _show_wait(self) -> None:
         event = self._wait
@@ -264,7 +266,9 @@ class ReviewPage(WizardPage):
         self.recheck.setVisible(any(frees_itself(p) for p in errors))
         self.recheck.setEnabled(not self.checks.pending and not self.state.starting)
         missing = [p.message for p in self.state.refusal if agents_missing(p)]
-        if self.state.starting:
+        if self.state.starting and self._wait is not None:
+            self.status.setText("Starting: the test begins on every server once all their agents have connected.")
+        elif self.state.starting:
             self.status.setText("Starting: the engine checks the configuration and takes the folders…")
         elif missing and not errors:
             self.status.setText(f"<span style='{WARNING_STYLE}'>{html.escape(sentence('; '.join(missing)))}. Start "
