@@ -143,6 +143,15 @@ class SuiteEvent(BaseModel):
     record: SuiteRecord
 
 
+class WaitingEvent(BaseModel):
+    """A test across servers waits for its servers' agents to connect: as the wait begins and as each connects."""
+
+    event: Literal["waiting"] = "waiting"
+    connected: list[str]
+    waiting: list[str]
+    left_s: float  # before the test gives up on those still waiting
+
+
 # What one server's run sends in a test across servers (`ServerEvent`)
 ServerRunEvent = StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
 
@@ -175,7 +184,7 @@ class AcrossEvent(BaseModel):
 
 # Every event a run sends, one of each kind: a consumer's chain of cases ends in assert_never, checked by mypy
 RunEvent = (HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
-            | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent)
+            | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent | WaitingEvent)
 EmitFn = Callable[[RunEvent], None]  # where a run sends its events: the front end, the store, the run folder
 Event = Annotated[RunEvent, Field(discriminator="event")]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

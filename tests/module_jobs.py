@@ -231,6 +231,7 @@ JOBS: dict[str, dict[str, str]] = {
         "widgets/sweep_table.py": "A load sweep's steps as a table",
         "wizard/base.py": "The common base of the wizard's pages",
         "wizard/databases.py": "Page 4, Databases and logs",
+        "wizard/folder_patterns.py": "The database and log folder patterns and Fill down",
         "wizard/more_settings.py": "More settings: every option with a command-line flag that no page places itself",
         "wizard/pages.py": "The wizard's pages in the order an engineer walks them",
         "wizard/problems.py": "The Review page's words",

@@ -101,6 +101,8 @@ class MainWindow(QMainWindow):
         self.runs.refused.connect(self._on_runs_refused)
         self.runs.suite_finished.connect(self._on_runs_suite_finished)
         self.runs.across_finished.connect(self._on_runs_across_finished)
+        self.runs.waiting.connect(self.wizard.review.show_wait)
+        self.wizard.review.cancel_requested.connect(self.runs.cancel_wait)
         across = self.across_view
         across.report_requested.connect(self.reports.open_across_report)
         across.pdf_requested.connect(self.reports.export_across_pdf)

@@ -24,7 +24,7 @@ from app.cli.options import duration_type, path_type, port_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError
 from engine.hosts.across import AcrossView, TestAcross, shared_problems
-from engine.hosts.controller import Controller, HostsMissingError
+from engine.hosts.controller import Arrived, Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.port import PortInUseError, controller_on
@@ -177,11 +177,12 @@ def enrolled_roster(hosts: list[str]) -> Roster:
 
 def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, *, port: int, wait_s: float,
                 simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None],
-                sweep: SweepPlan | None = None) -> AcrossResult:
+                sweep: SweepPlan | None = None, arrived: Arrived | None = None) -> AcrossResult:
     """Listen for the servers' agents, then run the test across them (a load sweep in lockstep with `sweep`): for the
     command line and the engine process. Raises UsageError, RosterError, KeyStoreError, PortInUseError or
     HostsMissingError before the test begins."""
-    with listening(enrolled_roster(list(configs)), list(configs), port=port, wait_s=wait_s, say=say) as controller:
+    with listening(enrolled_roster(list(configs)), list(configs), port=port, wait_s=wait_s, say=say,
+                   arrived=arrived) as controller:
         test = TestAcross(controller, configs, output, view, simulate=simulate, sweep=sweep)
         started(test)
         return test.run()
@@ -189,14 +190,14 @@ def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, 
 
 @contextmanager
 def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
-              say: Callable[[str], None]) -> Iterator[Controller]:
+              say: Callable[[str], None], arrived: Arrived | None = None) -> Iterator[Controller]:
     """The controller listening on `port` (PortInUseError when another program holds it), every one of `hosts`' agents
     connected within `wait_s` (HostsMissingError naming those that did not), each refusal said as it happens, the
     link's own log in the controller's file; closed on leaving."""
     log_link_to(hosts_folder() / CONTROLLER_LOG)
     with controller_on(roster, port, said=lambda words: say(words[:1].upper() + words[1:])) as controller:
         say(f"Listening at {controller.address}; waiting for {', '.join(hosts)}...")
-        controller.wait_for(hosts, wait_s)
+        controller.wait_for(hosts, wait_s, arrived)
         yield controller
 
 

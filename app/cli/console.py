@@ -26,6 +26,7 @@ from engine.protocol import (
     StartEvent,
     SuiteEvent,
     SummedEvent,
+    WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
 from engine.results.reasons import grouped_reasons
@@ -125,7 +126,7 @@ class ConsoleRenderer:
                 print(f"   {problem}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
-        elif isinstance(event, HelloEvent | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent):
+        elif isinstance(event, HelloEvent | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent | WaitingEvent):
             pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log; a
             # test across servers has a console of its own (`app.cli.across`)
         else:

@@ -22,6 +22,7 @@ from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross, shared_problems
 from engine.hosts.as_one import as_one_run, summed_config
+from engine.hosts.controller import Arrived
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.model.options import option
@@ -40,6 +41,7 @@ from engine.protocol import (
     StartEvent,
     SuiteEvent,
     SummedEvent,
+    WaitingEvent,
     to_json_line,
 )
 from engine.results.schema import IntervalSample
@@ -182,7 +184,7 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
     try:
         result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
                              simulate=args.simulate, say=lambda words: stream.log("info", words), started=started,
-                             sweep=sweep)
+                             sweep=sweep, arrived=_waiting(stream, list(configs)))
     except (UsageError, *NOT_BEGUN) as exc:
         stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
         return ExitCode.INVALID
@@ -190,6 +192,14 @@ def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep
     runs = {host.name: host.result for host in tests[0].hosts.values() if host.result is not None}
     stream(AcrossEvent(folder=str(args.output), result=result, as_one=as_one_run(result, runs, summed_config(configs))))
     return ExitCode.of(result.outcome)
+
+
+def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
+    """What a front end shows while a test across `hosts` waits for their agents: who connected, and the time left."""
+    def arrived(connected: list[str], left_s: float) -> None:
+        stream(WaitingEvent(connected=connected, waiting=[host for host in hosts if host not in connected], left_s=left_s))
+
+    return arrived
 
 
 def _own_configs(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> dict[str, TestConfig] | None:
@@ -252,7 +262,7 @@ def _suite_across(args: argparse.Namespace, config: TestConfig, stream: _Stream)
 
     def stages() -> SuiteRecord | None:
         with listening(enrolled_roster(list(configs)), list(configs), port=args.port, wait_s=args.wait,
-                       say=lambda words: stream.log("info", words)) as controller:
+                       say=lambda words: stream.log("info", words), arrived=_waiting(stream, list(configs))) as controller:
 
             def stage_test(stage_config: TestConfig, out: Path) -> TestAcross:
                 each = {host: record.stage_config(stage_config.test_type, own) for host, own in configs.items()}

@@ -46,7 +46,7 @@ def tune_across(args: argparse.Namespace, output: Path) -> TuneOutcome | int:
         return ExitCode.INVALID
     roster = enrolled_roster(list(configs))
     summed = summed_config(configs)
-    tuner = Tuner(summed, max_runs=args.max_runs)
+    tuner = Tuner(summed, max_runs=args.max_runs, servers=len(configs))
     say(f"Tuning across {len(configs)} servers ({', '.join(configs)}) on their shared storage: "
         f"{target_words(summed.target_transactional_iops)} together; a load sweep stepping every server at once, "
         f"then confirmation runs of {args.calibration:g} s across all of them; runs in {output}")

@@ -84,6 +84,7 @@ class Gone:
 
 
 Inbox = Callable[[str, FromAgent | Gone | Refusal], None]
+Arrived = Callable[[list[str], float], None]  # a wait's hosts connected so far, and its seconds left
 
 
 @dataclass
@@ -495,19 +496,28 @@ class Controller:
 
     # waiting for the agents ---------------------------------------------------------------------------------------
 
-    def connected_within(self, hosts: list[str], timeout_s: float) -> dict[str, str]:
+    def connected_within(self, hosts: list[str], timeout_s: float,
+                         arrived: Arrived | None = None) -> dict[str, str]:
         """The hosts whose agents connected within `timeout_s` (all of them as soon as they have), with their
-        addresses."""
+        addresses; `arrived` is told the hosts connected and the seconds left, as the wait begins and whenever they
+        change."""
         deadline = time.monotonic() + timeout_s
+        told: list[str] | None = None
         while True:
             connected = self.agents()
-            if all(host in connected for host in hosts) or time.monotonic() >= deadline:
-                return {host: connected[host] for host in hosts if host in connected}
+            now = [host for host in hosts if host in connected]
+            if arrived is not None and now != told:
+                told = now
+                arrived(now, max(0.0, deadline - time.monotonic()))
+            if len(now) == len(hosts) or time.monotonic() >= deadline:
+                return {host: connected[host] for host in now}
             time.sleep(0.1)
 
-    def wait_for(self, hosts: list[str], timeout_s: float) -> dict[str, str]:
-        """Every host's agent, once each has connected; `HostsMissingError` naming those that did not."""
-        connected = self.connected_within(hosts, timeout_s)
+    def wait_for(self, hosts: list[str], timeout_s: float,
+                 arrived: Arrived | None = None) -> dict[str, str]:
+        """Every host's agent, once each has connected (`arrived` told as they do); `HostsMissingError` naming those
+        that did not."""
+        connected = self.connected_within(hosts, timeout_s, arrived)
         missing = [host for host in hosts if host not in connected]
         if missing:
             said = "; ".join(r.words for r in self.refusals)

@@ -1,7 +1,9 @@
 """A server's part of a test across servers: today's run, on this agent, started, measured and stopped with the others.
 
 The controller's `Prepare` starts it in a thread of the agent (`run_part`). The run is exactly a run alone (its own
-worker processes, its own run folder and samples in the agent's data folder), with three differences:
+worker processes, its own run folder and samples in the agent's data folder), with these differences:
+- the database and log folders missing on this server are made first, with the folders above them (the window's Create
+  folders makes only its own machine's);
 - its events go to the controller as they come, over the agent's link (`PartEvent`: the engine's own events);
 - its measured clock starts at the instant the controller gives (`Go`), once every server's databases are ready, given
   in this server's own clock (the controller measured the offset between the two);
@@ -21,6 +23,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from engine.hosts.messages import Ended, PartEvent, Prepare, Ready, Stepped
+from engine.io.preflight import make_run_folders
+from engine.model.config import DatabaseSource
 from engine.protocol import RunEvent
 from engine.results.sweep_schema import SweepStep
 from engine.run.gate import Told
@@ -91,6 +95,10 @@ def run_part(prepare: Prepare, runs: Path, part: Part) -> Ended:
     in `runs`: its result, its configuration's refusal, or its error."""
     watcher: threading.Thread | None = None
     try:
+        # this server's folders are made here, where they live, as the window's Create folders makes this machine's
+        unmade = make_run_folders(prepare.config) if prepare.config.database_source == DatabaseSource.CREATE else []
+        if unmade:
+            return Ended(test_id=prepare.test_id, refused=[(p.field, p.message) for p in unmade])
         runner = runner_for(PROFILES[prepare.simulate] if prepare.simulate else None, prepare.config,
                             runs / prepare.test_id, part.emit, run_id=prepare.test_id, gate=part, sweep=prepare.sweep,
                             lead=part if prepare.sweep is not None else None)

@@ -18,7 +18,7 @@ from engine.io.files import backup_file_path, database_file_path, database_files
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
-from engine.io.safety import link_problem, system_folder_problem
+from engine.io.safety import destination_problem, link_problem, make_folders, system_folder_problem
 from engine.model.config import (
     LOG_FILE_SIZE_BYTES,
     LOG_FILES_PER_DATABASE,
@@ -268,6 +268,24 @@ def run_folders(config: TestConfig) -> list[tuple[str, Path]]:
     if config.test_type == TestType.DATABASE_BACKUP and config.backup_path is not None:
         seen.setdefault(Path(os.path.abspath(config.backup_path)), "backup_path")
     return [(field, folder) for folder, field in seen.items()]
+
+
+def make_run_folders(config: TestConfig) -> list[Problem]:
+    """Each database, log and backup folder of `config` that is missing, made with the folders above it (folders
+    only: no file is touched), unless it would be a system folder; what could not be made, at its field, in the
+    system's words. The window's Create folders, and an agent preparing its server's part of a test across servers."""
+    problems = []
+    for field, folder in run_folders(config):
+        if folder.is_dir():
+            continue
+        if (unsafe := destination_problem(folder, folder=True)) is not None:
+            problems.append(Problem(field, unsafe))
+            continue
+        try:
+            make_folders(folder)
+        except OSError as exc:
+            problems.append(Problem(field, f"{folder} cannot be made ({exc.strerror or exc})"))
+    return problems
 
 
 def _lock_problems(config: TestConfig) -> list[Problem]:

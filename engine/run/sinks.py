@@ -38,6 +38,7 @@ from engine.protocol import (
     StartEvent,
     SuiteEvent,
     SummedEvent,
+    WaitingEvent,
 )
 from engine.results.document import CONFIG_FILE, HOST_FILE, LOG_FILE, write_result
 from engine.results.sample_file import SAMPLES_DB, SampleWriter
@@ -123,7 +124,7 @@ class RunFolderWriter:
             write_result(event.result, self.folder)
         elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent | RefusalEvent):
             pass  # before the run's folder is made (a refused run has none); and what the log says of a phase is a log event of its own
-        elif isinstance(event, ServerEvent | SummedEvent | AcrossEvent):
+        elif isinstance(event, ServerEvent | SummedEvent | AcrossEvent | WaitingEvent):
             pass  # a test across servers: each server's run folder is written from its own events (`engine.hosts.across`)
         else:
             assert_never(event)

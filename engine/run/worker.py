@@ -108,6 +108,7 @@ class _Worker:
         self.backend = backend
         self._error_lines = ErrorLines(self.log)
         self.clock: RunClock | None = None
+        self.collected = 0  # the first interval the collector has not sent
 
     # messages ----------------------------------------------------------------------
 
@@ -284,8 +285,8 @@ class _Worker:
         assert clock is not None
         warming = None if self.config.scans else CacheWarmth(instances, self.spec.warmup_intervals,
                                                                clock.interval_ns / 1e9, self.log)
-        index = 0
         while True:
+            index = self.collected
             due = clock.t0_ns + (index + 1) * clock.interval_ns + int(COLLECT_GRACE_S * 1e9)
             while time.perf_counter_ns() < due:
                 if clock.stop.wait(min(0.05, max(0.0, (due - time.perf_counter_ns()) / 1e9))):
@@ -294,12 +295,21 @@ class _Worker:
                 return
             self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances},
                                 {i.name: i.cache.resident_pages for i in instances if isinstance(i, Instance)})
-            index += 1
+            self.collected = index + 1
             if warming is not None:
-                warming.report(index)
+                warming.report(self.collected)
 
     def _send_remaining(self, instances: list[Any]) -> None:
+        """Once the instances have stopped: every interval the collector did not send, up to the run's end, each
+        once, an interval in which this worker's instances did nothing included (a Soft Recovery's instance that
+        wrote its logs early waits idle). The runner shows an interval when every worker's part of it has come, and
+        a Soft Recovery's replay once the log generation's last interval is shown."""
+        clock = self.clock
+        assert clock is not None
         by_index: dict[int, dict[str, list[IntervalBucket]]] = defaultdict(lambda: defaultdict(list))
+        reached = -(-(clock.stop_at_ns - clock.t0_ns) // clock.interval_ns)  # the intervals the run began
+        for index in range(self.collected, reached):
+            by_index[index] = {instance.name: [] for instance in instances}
         for instance in instances:
             for meter in instance.meters:
                 for bucket in meter.take(1 << 62):

@@ -76,7 +76,9 @@ MAX_SLUGGISH = 100
 
 
 def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
-    """The advice for `config` from a session's results: what every front end and the report show.
+    """The advice for `config` from a session's results: what every front end and the report show. Across servers
+    (`config.servers`) the setting is every server's, and each runs its share of the target: the first setting is
+    one server's.
 
     While the storage's latest I/O errors stand (no later run measured without any), the advice
     is to fix the storage, said first: no setting can be judged on storage that does not
@@ -249,8 +251,9 @@ def setting_for(load: float, databases: int) -> tuple[int, int]:
 
 
 def starting_setting(config: TestConfig, cpu_count: int) -> tuple[int, int]:
-    """Microsoft's rule of thumb (`default_thread_count`), within what the host's cores can drive; with no target
-    (the disk throughput scenario), the configured setting."""
+    """Microsoft's rule of thumb (`default_thread_count`) on one server's target (across servers, each runs the
+    setting on its share), within what the host's cores can drive; with no target (the disk throughput scenario), the
+    configured setting."""
     if config.seeks_maximum:
         return max(config.database_count, config.thread_count), config.sluggish_sessions
     threads = default_thread_count(config.target_transactional_iops, config.database_count)
@@ -271,7 +274,7 @@ def capacity_of(config: TestConfig, iops: float, at_least: bool = False) -> Capa
 
 
 def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> Advice:
-    """The next setting for this design, or the conclusion."""
+    """The next setting for this design (across servers, each server's: `starting_setting`), or the conclusion."""
     target = config.test_target_iops
     floor = iops_floor(config)
     read_limit = config.active_thresholds.db_read_avg_latency_ms
@@ -290,9 +293,10 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
         )
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
+        servers = max(1, len(config.servers))
         threads, sluggish = starting_setting(config, cpu_count)
-        return Advice("start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD, None, None,
-                      FirstRun(load=(threads, sluggish)))
+        return Advice("start", threads, sluggish, threads * MICROSOFT_IOPS_PER_THREAD * servers, None, None,
+                      FirstRun(load=(threads, sluggish), servers=servers))
 
     latency_passing = [r for r in measured if r.latency_passed]
     proof = [r for r in measured if not r.latency_passed and r.achieved_iops < floor]

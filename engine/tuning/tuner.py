@@ -130,7 +130,8 @@ class Tuner:
     SluggishSessions set by the advisor) or None when tuning is over; `record(result)`
     takes that run's result; `outcome()` says how it ended. The caller runs each
     calibration run its own way (in-process for the CLI, an engine process for the
-    window), so both produce the same runs and the same recommendation.
+    window), so both produce the same runs and the same recommendation. Across servers
+    (`config.servers`) each server runs the setting on its share of the target.
     """
 
     def __init__(

@@ -146,6 +146,7 @@ class FirstRun(Schema):
     what: Literal["first_run"] = "first_run"
     load: Load
     sweep: bool = False
+    servers: int = 1  # a tuning across servers: the rule reads one server's share of their summed target
 
     @property
     def words(self) -> str:
@@ -153,7 +154,8 @@ class FirstRun(Schema):
             return (f"first run: a load sweep from the configured {self.load[0]} threads / SluggishSessions "
                     f"{self.load[1]} toward the latency limit; the disk throughput scenario has no target, so "
                     "Microsoft's rule has nothing to start from")
-        return (f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} target IOPS (Microsoft's rule), at least one "
+        target = "target IOPS" if self.servers <= 1 else f"IOPS of each server's share of the target ({self.servers} servers)"
+        return (f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} {target} (Microsoft's rule), at least one "
                 "per database; latency is unknown until this run measures it")
 
 

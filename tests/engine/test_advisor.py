@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.model.config import default_config
+from engine.model.profile import ServerPart
 from engine.model.profile import MINIMUM_MEASURED_S
 from engine.results.criterion_schema import Criterion
 from engine.run.simulation import PROFILES, runner_for, solve
@@ -394,3 +395,18 @@ def test_a_run_the_cache_served_is_a_typed_fact_with_its_cache_hit_share_and_wha
     assert ("was served by the database cache: 99.98 % of its page references were cache hits, more than 99 %"
             in note.words)
     assert "raise the mailboxes or the mailbox size" in note.words and "or lower the database cache" in note.words
+
+
+def test_tuning_across_servers_starts_each_server_at_the_rule_for_its_own_share_and_judges_the_sum(tmp_path):
+    one = _config(tmp_path, databases=2, mailboxes=10_000)  # 1,200 transactional IOPS on each server
+    both = one.model_copy(update={"servers": [ServerPart(host="mbx1"), ServerPart(host="mbx2")]})
+    alone = Tuner(one, cpu_count=64)
+    across = Tuner(both, cpu_count=64)
+    assert one.target_transactional_iops == pytest.approx(1200)
+    assert alone.advice.threads == 9  # ceil(1,200 / 135)
+    first = across.next_run()
+    assert first is not None and first.thread_count == 9 and across.advice.threads == 9  # not 18, the rule on 2,400
+    assert across.advice.predicted_iops == 9 * 135 * 2  # both servers' load together
+    assert "each server's share" in across.advice.rationale
+    assert across.config.test_target_iops == pytest.approx(2400)  # the sum is judged against the sum
+    assert advise(both, [], 64).threads == 9

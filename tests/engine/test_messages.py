@@ -6,13 +6,18 @@ import multiprocessing
 import os
 import time
 import typing
+from types import SimpleNamespace
 
 import psutil
 import pytest
 
-from engine.protocol import IntervalEvent, LogEvent
+from engine.io.platform import default_backend
+from engine.model import config as model
+from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import RESULT_FILE
 from engine.run import pool
+from engine.run import worker as worker_module
 from engine.run.measurement import Measurement
 from engine.run.messages import (
     MESSAGE_VERSION,
@@ -21,6 +26,7 @@ from engine.run.messages import (
     LogsGenerated,
     RecoveryReport,
     ScanReport,
+    WorkerChannels,
     WorkerCrash,
     WorkerDone,
     WorkerHello,
@@ -32,9 +38,11 @@ from engine.run.messages import (
 )
 from engine.run.processes import UnreadableMessage, WorkerProcesses
 from engine.run.runner import Runner
+from engine.workload.context import RunClock
+from engine.workload.histogram import bucket_index
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
-from engine.workload.stats import InstanceInterval, StreamStats
+from engine.workload.stats import InstanceInterval, StreamStats, ThreadMeter
 from tests.conftest import small_config
 
 
@@ -169,3 +177,71 @@ def test_a_message_the_runner_does_not_know_is_reported_not_raised(disk_dir, sen
     assert len(errors) == 1 and "does not know" in errors[0]
     assert ("old tuple form" in errors[0]) if isinstance(sent, tuple) else ("no such message here" in errors[0])
     assert not pool_run.workers.stopping and pool_run.engine_error is None
+
+
+
+class _Outbox:
+    """A worker's message queue, read in the order it was written."""
+
+    def __init__(self) -> None:
+        self.sent: list[WorkerMessage] = []
+
+    def put(self, message: WorkerMessage) -> None:
+        self.sent.append(message)
+
+
+def _worker(config, worker_id: int, t0_ns: int, busy: range) -> tuple[worker_module._Worker, SimpleNamespace, _Outbox]:
+    """A worker of one instance whose threads completed a read in each interval of `busy`, and in no other."""
+    outbox = _Outbox()
+    spec = WorkerSpec(worker_id, config.model_dump_json(), (worker_id,), True, 1, 100)
+    worker = worker_module._Worker(WorkerChannels(spec, outbox, *[None] * 6), default_backend())
+    interval_ns = round(config.sample_interval_s * 1e9)
+    worker.clock = RunClock(t0_ns=t0_ns, interval_ns=interval_ns, stop_at_ns=t0_ns + 100 * interval_ns)
+    meter = ThreadMeter(config.instance_name(worker_id), t0_ns, interval_ns)
+    for index in busy:
+        reads = meter.bucket_for(t0_ns + index * interval_ns + interval_ns // 2).stream("db_read")
+        reads.count, reads.bytes, reads.sum_ns, reads.max_ns = 1, 32768, 400_000, 400_000
+        reads.hist[bucket_index(400_000)] += 1
+    return worker, SimpleNamespace(name=meter.instance, meters=[meter]), outbox
+
+
+def test_a_soft_recovery_s_replay_is_announced_as_it_runs_though_a_worker_was_idle_as_the_generation_ended(
+    disk_dir, monkeypatch,
+):
+    """Instance 1 (worker 0) writes its last log file in interval 1 and then waits idle; Instance 2 (worker 1) writes
+    its last in interval 3, which ends the measured run there. Both workers stop at that end before their collectors
+    sent intervals 2 and 3: what each sends then must still complete them, or the runner never shows the generation's
+    last interval and says nothing of the replay while it runs."""
+    config = small_config(disk_dir / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=6)
+    events: list = []
+    runner = Runner(config, disk_dir / "out", events.append)
+    pool_run = pool._PoolRun(runner, Measurement(config, None, events.append, runner.log), True, True, "")
+    monkeypatch.setattr(WorkerProcesses, "__len__", lambda _self: 2)  # the two workers below, never started
+    interval_ns = pool_run.interval_ns
+    t0 = pool_run.t0_ns = time.perf_counter_ns()
+    workers = [_worker(config, 0, t0, range(2)), _worker(config, 1, t0, range(4))]
+    try:
+        for worker, instance, _outbox in workers:  # each collector sends intervals 0 and 1 as they end
+            for index in range(2):
+                worker._send_interval(index, {instance.name: [b for m in instance.meters for b in m.take(index)]})
+                worker.collected = index + 1
+        for message in (*workers[0][2].sent, *workers[1][2].sent):
+            pool_run._dispatch(message)
+        pool_run._dispatch(LogsGenerated(0, 0, t0 + interval_ns + interval_ns // 2))
+        end = t0 + 3 * interval_ns + interval_ns // 2
+        pool_run._dispatch(LogsGenerated(1, 1, end))
+        assert pool_run.measurement.total_intervals == 4
+        for worker, instance, outbox in workers:  # each stops at the end it was told, then replays its instance
+            worker.clock.stop_at_ns = end
+            outbox.sent.clear()
+            worker._send_remaining([instance])
+            worker.send(DatabaseProgress(worker.worker_id, worker.worker_id, LOG_FILE_SIZE_BYTES, 6 * LOG_FILE_SIZE_BYTES))
+        for message in (*workers[0][2].sent, *workers[1][2].sent):  # worker 0 says all it has to say first
+            pool_run._dispatch(message)
+    finally:
+        pool_run.workers.reap(lambda text: None)
+    assert [e.sample.interval for e in events if isinstance(e, IntervalEvent)] == [0, 1, 2, 3]
+    replay = next(i for i, e in enumerate(events) if isinstance(e, PhaseEvent) and e.phase == Phase.REPLAYING)
+    shown = [e for e in events[replay:] if isinstance(e, ProgressEvent)]
+    assert [(e.phase, e.done_bytes, e.total_bytes) for e in shown] == [  # the replay's own progress, whole files
+        (Phase.REPLAYING, n * LOG_FILE_SIZE_BYTES, 2 * 6 * LOG_FILE_SIZE_BYTES) for n in (1, 2)]

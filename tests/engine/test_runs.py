@@ -133,7 +133,7 @@ def test_runner_is_safe_to_stop_from_another_thread(disk_dir):
     timer = threading.Timer(1.5, runner.request_stop)
     timer.start()
     result = runner.run().model_dump(mode="json")
-    timer.join()
+    timer.join(10)
     assert result["summary"]["verdict"] == "aborted"
 
 

@@ -96,9 +96,13 @@ def test_every_logged_update_is_on_disk_after_replay_and_a_checksum_then_passes(
     assert checked.verdict == Outcome.PASS and [d.log_files for d in checked.scan.databases] == [2, 2]
 
 
+HOLD_LIMIT_S = 60.0  # the replay's phase is announced within a second or two of its start, on a loaded machine too
+
+
 class _HeldReplay(PassThroughBackend):
     """Holds the replay's log files until the run is told to stop (`stopped`, a file the worker processes see),
-    then opens each a fifth of a second late: a small replay cannot end before the stop reaches it."""
+    then opens each a fifth of a second late: a small replay cannot end before the stop reaches it. A replay held
+    `HOLD_LIMIT_S` without the stop (the runner never announced it) fails to open its log, and the test says so."""
 
     def __init__(self, stopped: Path) -> None:
         super().__init__()
@@ -106,7 +110,10 @@ class _HeldReplay(PassThroughBackend):
 
     def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
         if path.suffix == ".jwlog" and not writable:  # the replay reads them; nothing else does with one copy
+            deadline = time.monotonic() + HOLD_LIMIT_S
             while not self.stopped.exists():
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"held {HOLD_LIMIT_S:g} s: the runner never announced the replay")
                 time.sleep(0.01)
             time.sleep(0.2)
         return super().open_file(path, create=create, writable=writable, unbuffered=unbuffered,
@@ -125,7 +132,7 @@ def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(
     config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
     runner = Runner(config, tmp_path / "stopped", emit, backend=_HeldReplay(stopped))
     result = runner.run()
-    assert result.verdict == Outcome.ABORTED
+    assert result.verdict == Outcome.ABORTED, result.summary.reasons
     reason = result.summary.reasons[0]
     assert "while replaying the log files" in reason and f"{2 * FILES} of {2 * FILES} log files were generated" in reason
     assert all(row.log_files_generated == FILES and not row.complete for row in result.recovery.instances)

@@ -8,6 +8,7 @@ and every sample so far, and its workers end with it.
 from __future__ import annotations
 
 import json
+import select
 import signal
 import subprocess
 import sys
@@ -24,25 +25,31 @@ from tests.faults.test_parent_death import _config, _semaphores, _wait_gone
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="kill -9 is POSIX; Windows closes the same pipe")
 
 # A stand-in for the window: it starts the engine the way ui/controllers/engine_process.py does
-# (pipes on stdin and stdout), says when the engine measures, then waits to be killed.
+# (pipes on stdin and stdout), says when the engine measures, then waits to be killed (or ends after WAIT_S, should the
+# test never kill it).
 WINDOW = textwrap.dedent("""
     import subprocess, sys
-    engine = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    engine = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in engine.stdout:
         if '"phase":"measuring"' in line.replace(" ", ""):
             print(engine.pid, flush=True)
             break
-    engine.wait()
+    engine.wait(timeout=float(sys.argv[1]))
 """)
+WAIT_S = 300.0  # the engine's first sample comes within seconds
 
 
 def test_the_engine_and_its_workers_end_and_leave_an_aborted_result_when_the_window_is_killed(tmp_path):
     before = _semaphores()
     config = _config(tmp_path, "--mailbox-size-mb", "1")
     out = tmp_path / "run"
-    window = subprocess.Popen([sys.executable, "-c", WINDOW, *JETWISE, "engine", str(config), "--output", str(out)],
-                              cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    window = subprocess.Popen([sys.executable, "-c", WINDOW, str(WAIT_S), *JETWISE, "engine", str(config), "--output",
+                               str(out)], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     assert window.stdout is not None
+    if not select.select([window.stdout], [], [], WAIT_S)[0]:  # the engine never measured: end it, then fail
+        window.kill()
+        window.wait(timeout=10)
+        pytest.fail(f"the engine said nothing of measuring within {WAIT_S:g} s")
     engine = psutil.Process(int(window.stdout.readline()))
     workers = engine.children(recursive=True)
     assert workers

@@ -1,7 +1,8 @@
 """A test across servers from the window: the Servers page chooses two enrolled servers, Start runs the test across
 them through the engine process, the run view shows their sum and each server's lines, and the results show each
-server and the aggregate, with the combined report; then again. The agents wait too long to connect: Review says so
-at the Servers page, and choosing again lets Start try again."""
+server and the aggregate, with the combined report; then again. While Start waits for the agents, Review shows who
+connected and the time left, and Cancel ends the wait at once; an agent that never connects is said beside Start, which
+tries again."""
 
 from __future__ import annotations
 
@@ -173,8 +174,7 @@ def test_a_server_with_folders_of_its_own_runs_in_them_and_the_others_in_this_se
         stop_all(list(agents.values()))
 
 
-def test_agents_that_do_not_connect_are_said_at_the_servers_page_and_start_tries_again(qtbot, window, tmp_path,
-                                                                                        keys_here):
+def test_agents_that_do_not_connect_are_said_on_review_and_start_tries_again(qtbot, window, tmp_path, keys_here):
     roster = Roster(hosts_folder(), KeyStore())
     for host in HOSTS:
         roster.add(host, "tls://127.0.0.1:1", tmp_path)  # enrolled; no agent will run
@@ -183,14 +183,47 @@ def test_agents_that_do_not_connect_are_said_at_the_servers_page_and_start_tries
     _choose(qtbot, window, config, HOSTS[:1])
     _start(qtbot, window)
     review = window.wizard.review
-    qtbot.waitUntil(lambda: "Servers (Servers page)" in review.text.toPlainText(), timeout=ENGINE_TIMEOUT_MS)
-    assert f"no agent connected for {HOSTS[0]} within 2 s" in review.text.toPlainText()
-    assert not review.isComplete()  # Start waits: nothing changed
+    said = f"No agent connected for {HOSTS[0]} within 2 s"
+    qtbot.waitUntil(lambda: said in review.status.text(), timeout=ENGINE_TIMEOUT_MS)  # beside Start, where it was pressed
+    assert "Servers (Servers page)" in review.text.toPlainText() and review.wait_words.isHidden()
     assert not window.runs.running and not list((tmp_path / "runs").rglob(ACROSS_FILE))
+    qtbot.waitUntil(review.isComplete, timeout=5000)  # a warning: the agent may run by the next Start
+    _start(qtbot, window)  # Start again: what was said of the last try is past while this one waits
+    assert said not in review.status.text() and not window.state.refusal
+    qtbot.waitUntil(lambda: said in review.status.text(), timeout=ENGINE_TIMEOUT_MS)
     window.wizard.restart_at(PAGE_SERVERS)
     window.wizard.servers.across.setChecked(False)  # this server alone after all: what was said of the servers is past
     assert HOSTS_FIELD not in [problem.field for problem in review.review_problems()]
     assert os.environ["JETWISE_DATA_DIR"].endswith("controller")
+
+
+def test_the_wait_for_the_agents_shows_who_connected_and_the_time_left_and_cancel_ends_it(qtbot, window, tmp_path,
+                                                                                          keys_here):
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    data = enrolled(roster, tmp_path, HOSTS[0], f"tls://127.0.0.1:{port}")
+    roster.add(HOSTS[1], "tls://127.0.0.1:1", tmp_path)  # enrolled; its agent never runs
+    window.runs.across_port, window.runs.across_wait_s, window.runs.simulate = port, 600.0, "sas-8x10k"
+    agent = start_agent(data, HOSTS[0], once=False)
+    config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)
+    try:
+        _choose(qtbot, window, config, HOSTS)
+        _start(qtbot, window)
+        review = window.wizard.review
+        assert review.wait_words.isVisible() and review.cancel.isVisible()
+        assert f"waiting for {HOSTS[0]}, {HOSTS[1]}" in review.wait_words.text() and "10m left" in review.wait_words.text()
+        qtbot.waitUntil(lambda: f"{HOSTS[0]} connected; waiting for {HOSTS[1]}" in review.wait_words.text(),
+                        timeout=60_000)
+        assert "left" in review.wait_words.text() and window.state.starting
+        assert "once all their agents have connected" in review.status.text()
+        qtbot.mouseClick(review.cancel, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not window.runs.running, timeout=5000)  # at once, not after the wait's 10 minutes
+        assert review.wait_words.isHidden() and review.cancel.isHidden() and not window.state.starting
+        assert window.wizard.currentId() == PAGE_REVIEW and not window.state.refusal
+        assert not [p for p in (tmp_path / "runs").rglob("*") if p.is_file()]  # nothing began, nothing is left
+        qtbot.waitUntil(review.isComplete, timeout=10_000)  # ready to Start again
+    finally:
+        stop_all([agent])
 
 
 def test_the_esrp_qualification_across_two_servers_from_the_window_stopped_resumed_and_shown(

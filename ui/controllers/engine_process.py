@@ -217,6 +217,13 @@ class EngineProcess(QObject):
         self.process.write(f"{STOP_COMMAND}\n".encode())
         self._kill_timer.start(self._kill_after_ms)
 
+    def cancel(self) -> None:
+        """End at once an engine whose run has not begun (a test across servers waiting for its agents): nothing of the
+        run exists yet, and what the window wrote for it is removed as for any run that never began."""
+        if self.running and not self.began:
+            self._stop_requested = True
+            self.process.kill()
+
     def _kill(self) -> None:
         if self.running:
             self.process.kill()

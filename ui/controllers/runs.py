@@ -37,7 +37,7 @@ from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
-from engine.protocol import AcrossEvent, RunEvent, StartEvent
+from engine.protocol import AcrossEvent, RunEvent, StartEvent, WaitingEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord, suite_title
@@ -75,6 +75,7 @@ class RunController(QObject):
     refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
     suite_finished = Signal(object)  # SuiteSummary: the ESRP suite stopped or ran through
     across_finished = Signal(object, object, str)  # AcrossResult, its folder, auto-tune's words: a test across servers ended
+    waiting = Signal(object)  # WaitingEvent: a test across servers started from the wizard waits for its agents; None: no more
     message = Signal(str)  # a line for the status bar
 
     def __init__(self, store: Store, draft: Draft[Advice], display: RunDisplay, runs_root: Path,
@@ -105,6 +106,7 @@ class RunController(QObject):
         # the advisor reads (no tuning session keeps them: they last while the servers and their configuration do)
         self.across_runs: list[RunResult] = []
         self.across_advice: tuple[Advice, RunResult] | None = None  # the advisor's after the last test across them
+        self._cancelled = False  # the wait for the agents was cancelled: the engine ends without a run
 
     @property
     def running(self) -> bool:
@@ -154,6 +156,7 @@ class RunController(QObject):
             return False
         self._from_wizard = from_wizard
         self._planned_auto = planned_auto
+        self._cancelled = False
         self.tuner = None
         self.tuning_log = []
         self.display.show_iterations(self.tuning_log)
@@ -229,6 +232,8 @@ class RunController(QObject):
         if from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(servers)}" if servers else
                               "Starting: the engine checks the configuration and takes the folders")
+            if servers:
+                self.waiting.emit(WaitingEvent(connected=[], waiting=servers, left_s=self.across_wait_s))
         else:
             self.started.emit()
             self.message.emit(f"Running the {title}{across}; its tests go to {output}")
@@ -244,7 +249,8 @@ class RunController(QObject):
             self.across_runs = []  # other servers, or another design: what the advisor read before is not this one's
         self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
         if self.draft.auto_tune and not config.open_ended:
-            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS)
+            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS,
+                               servers=len(hosts))
             first = self.tuner.next_run()
             assert first is not None  # no session's runs answer it: tuning across servers begins with a sweep
             config = config.at_setting(first.thread_count, first.sluggish_sessions)
@@ -276,6 +282,7 @@ class RunController(QObject):
                           for host, own in self.across_own.items()})
         if self._from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
+            self.waiting.emit(WaitingEvent(connected=[], waiting=list(hosts), left_s=self.across_wait_s))
         else:
             self.started.emit()
             self.message.emit(f"Running across {len(hosts)} servers; results go to {output}")
@@ -287,12 +294,23 @@ class RunController(QObject):
         self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False,
                          hosts=record.hosts, own=own)
 
+    def cancel_wait(self) -> None:
+        """End the wait for a test's agents at once: the engine ends before any run begins, and the wizard is as it
+        was, ready to Start again."""
+        if self.engine is not None and self.engine.running and not self.engine.began:
+            self._cancelled = True
+            self.tuner = None
+            self.engine.cancel()
+
     def _on_engine_event(self, event: object) -> None:
         engine = self.engine
         if self.suite is not None:
             self.suite.on_event(event, self.display)
+        if isinstance(event, WaitingEvent) and self._from_wizard and not self._cancelled:
+            self.waiting.emit(event)
         if not isinstance(event, StartEvent) or engine is None:
             return
+        self.waiting.emit(None)
         self.last_output = engine.output_dir
         if event.session:
             self.modes.remember(event.session, self._planned_auto)
@@ -336,6 +354,12 @@ class RunController(QObject):
     # ending -------------------------------------------------------------------------------
 
     def _on_engine_finished(self, outcome: EngineOutcome) -> None:
+        self.waiting.emit(None)
+        if self._cancelled:  # ended before its run began: nothing ran, nothing to recover
+            self._cancelled, self._from_wizard, self.tuner, self.suite = False, False, None, None
+            self.draft.start_answered()
+            self.message.emit("Cancelled while waiting for the agents: no test began; Start tries again")
+            return
         self._results_cache.clear()
         self.store.recover_abandoned()  # a run its engine left unfinished (killed) is marked aborted
         engine = self.engine
@@ -410,7 +434,8 @@ class RunController(QObject):
         elif across.as_one is not None and self.across_base is not None and not self.across_base.open_ended:
             self.across_runs.append(across.as_one)
             summed = summed_config({host: self.across_base for host in self.across_hosts})
-            self.across_advice = advise_session(summed, self.across_runs, os.cpu_count() or 1), across.as_one
+            self.across_advice = (advise_session(summed, self.across_runs, os.cpu_count() or 1,
+                                                 servers=len(self.across_hosts)), across.as_one)
         self.across_finished.emit(across.result, Path(across.folder), note)
 
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:

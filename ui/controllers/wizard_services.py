@@ -16,9 +16,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QWidget
 
 from engine.hosts.roster import Roster, RosterError
-from engine.io import safety
 from engine.io.files import database_file_path
-from engine.io.preflight import check_environment
+from engine.io.preflight import check_environment, make_run_folders
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
@@ -111,14 +110,7 @@ class StoreServices:
 def make_folders(config: TestConfig) -> list[str]:
     """Each database and log folder of `config`, made with the folders above it when missing (a folder is all Jetwise
     makes here: no file is touched); what could not be made, each with the system's words."""
-    failed = []
-    for spec in config.databases:
-        for path in (*spec.database_paths, spec.log_path):
-            try:
-                safety.make_folders(Path(path))
-            except OSError as exc:
-                failed.append(f"{path} cannot be made ({exc.strerror or exc})")
-    return failed
+    return [problem.message for problem in make_run_folders(config)]
 
 
 def check_machine(config: TestConfig) -> MachineCheck:

@@ -54,6 +54,7 @@ from engine.protocol import (
     StartEvent,
     SuiteEvent,
     SummedEvent,
+    WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
 from engine.results.schema import IntervalSample, RunResult
@@ -195,8 +196,9 @@ class RunView(QWidget):
                 if event.level == "error":
                     self._errors.append(event.message)
                 self.append_log(f"{event.time.astimezone():%H:%M:%S}  {event.level:<7}  {event.message}")
-            case HelloEvent() | StartEvent() | SuiteEvent() | RefusalEvent():
-                pass  # the run controller begins the view (`begin`, `show_suite`), or shows a refusal at its fields
+            case HelloEvent() | StartEvent() | SuiteEvent() | RefusalEvent() | WaitingEvent():
+                pass  # the run controller begins the view (`begin`, `show_suite`), shows a refusal at its fields, or
+                # the wait for a test's agents on the Review page
             case SummedEvent():  # a test across servers: the sum of the servers' intervals, each server a part of it
                 self._on_sample(event.sample)
             case ServerEvent():

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -37,8 +36,9 @@ from engine.model.validation import errors_only
 from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
 from ui.widgets.style import ERROR_STYLE, severity_qcolor
 from ui.wizard.base import PageContext, WizardPage
+from ui.wizard.folder_patterns import FolderPatterns
 from ui.wizard.problems import field_words, placed_at
-from ui.wizard.rows import COLUMNS, Line, RowWords, cell_text, cell_value, filled, fix_rows_words
+from ui.wizard.rows import COLUMNS, Line, RowWords, cell_text, cell_value, fix_rows_words
 from ui.wizard.services import MachineCheck
 from ui.workers import BackgroundCheck
 
@@ -63,17 +63,10 @@ class DatabasesPage(WizardPage):
         for value in option("database_source").choices:
             self.source.addItem(SOURCES.get(value, value), value)
         self.source.setToolTip("Create (or resume) the databases, or attach ones a previous run created")
-        self.db_pattern = QLineEdit()
-        self.db_pattern.setPlaceholderText("F:\\DB{n}")
-        self.db_pattern.setToolTip("A folder pattern; {n} becomes the database number")
-        self.log_pattern = QLineEdit()
-        self.log_pattern.setPlaceholderText("L:\\Log{n}")
-        self.log_pattern.setToolTip("A folder pattern; {n} becomes the database number")
-        fill = self.fill_button = QPushButton("Fill down")
-        fill.clicked.connect(self._fill)
-        self.db_pattern.textChanged.connect(self._on_pattern_changed)
-        self.log_pattern.textChanged.connect(self._on_pattern_changed)
-        self._on_pattern_changed()
+        self.patterns = FolderPatterns()
+        self.db_pattern, self.log_pattern = self.patterns.db_pattern, self.patterns.log_pattern
+        self.fill_button = self.patterns.fill_button
+        self.fill_button.clicked.connect(self._fill)
         self.columns = [option(f"databases[].{key}") for key in COLUMNS]
         checks = self.checks_column = len(COLUMNS)
         self.table = QTableWidget(0, checks + 1)
@@ -109,11 +102,7 @@ class DatabasesPage(WizardPage):
                                                   (option("database_source").label, self.source))):
             top.addWidget(QLabel(f"{words}:"), 0, 2 * column, Qt.AlignmentFlag.AlignTop)
             top.addWidget(widget, 0, 2 * column + 1, Qt.AlignmentFlag.AlignTop)
-        top.addWidget(QLabel("Database folders:"), 1, 0)
-        top.addWidget(self.db_pattern, 1, 1, 1, 2)
-        top.addWidget(QLabel("Log folders:"), 1, 3)
-        top.addWidget(self.log_pattern, 1, 4)
-        top.addWidget(fill, 1, 5)
+        top.addWidget(self.patterns, 1, 0, 1, 6)
         buttons = QHBoxLayout()
         buttons.addWidget(browse_db)
         buttons.addWidget(browse_log)
@@ -225,14 +214,8 @@ class DatabasesPage(WizardPage):
             return NO_DATABASES
         return next((p.message for p in errors_only(self.state.problems()) if p.field == "databases"), None)
 
-    def _on_pattern_changed(self) -> None:
-        filled = bool(self.db_pattern.text().strip() or self.log_pattern.text().strip())
-        self.fill_button.setEnabled(filled)
-        self.fill_button.setToolTip("Fill every row from the patterns" if filled
-                                    else "Type a database or log folder pattern first, e.g. F:\\DB{n}")
-
     def _fill(self) -> None:
-        self.state.set_databases(filled(self.state.data["databases"], self.db_pattern.text(), self.log_pattern.text()))
+        self.state.set_databases(self.patterns.filled(self.state.data["databases"]))
         self._load_rows()
 
     def _browse(self, column: int) -> None:

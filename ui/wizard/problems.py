@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Mapping
+from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
@@ -103,16 +104,17 @@ def problems_html(problems: list[Problem], placed: Mapping[str, str]) -> str:
     return f"<p><b>Before Start</b></p><ul>{''.join(items)}</ul>"
 
 
-def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first: Advice | None = None) -> str:
+def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first: Advice | None = None,
+                servers: Mapping[str, TestConfig] | None = None) -> str:
     """The plan of a test as Review shows it; in auto-tune, `first` is the advisor's first setting (the session's
-    runs read), which `config` already runs."""
+    runs read), which `config` already runs; across `servers`, each server's folders (`databases_table`)."""
     mix = config.operation_mix
     total = config.database_size_bytes * config.database_file_count
     create_s = total / CREATE_RATE_BYTES_PER_S
     if config.scans:
-        return scan_review_html(config) + databases_table(config)
+        return scan_review_html(config) + databases_table(config, servers)
     if config.recovers:
-        return recovery_review_html(config) + databases_table(config)
+        return recovery_review_html(config) + databases_table(config, servers)
     sweep_s = plan_sweep(config, os.cpu_count() or 1).budget_intervals * config.sample_interval_s
     running = (f"a load sweep of at most {compact_duration(sweep_s)} unless the session has one (it ends once the "
                f"latency limit is bracketed), then confirmation runs of at most {compact_duration(calibration_s)} each, "
@@ -158,7 +160,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first
  (at {CREATE_RATE_BYTES_PER_S / 1e6:.0f} MB/s; a Jetwise database of this size already there is reused);
  {running}</td></tr>
 </table>
-""" + databases_table(config)
+""" + databases_table(config, servers)
 
 
 def plan_html(data: Mapping[str, object]) -> str:
@@ -207,14 +209,33 @@ def target_cell(config: TestConfig) -> str:
             f"{p.iops_per_mailbox:g} IOPS + {p.headroom_percent:g} %)")
 
 
-def databases_table(config: TestConfig) -> str:
-    """Each instance with its database folders (one per database file) and its log folder."""
+def databases_table(config: TestConfig, servers: Mapping[str, TestConfig] | None = None) -> str:
+    """Each instance with its database folders (one per database file) and its log folder; across `servers` (each
+    server's configuration: this server's folders, or its own), each server with its instances and folders."""
+    if not servers:
+        return _instances_table("Databases", config)
+    plural = "s" if len(servers) != 1 else ""
+    said = (f"<h4>Servers</h4><p>Across {len(servers)} server{plural}, each running these databases through its agent "
+            "in the folders below; the agent checks them on its server when the test starts.</p>")
+    return said + "".join(_instances_table(f"{html.escape(host)}: {_whose(each, config)}", each)
+                          for host, each in servers.items())
+
+
+def _whose(each: TestConfig, config: TestConfig) -> str:
+    """Whose folders a server's configuration runs in: this server's, or its own."""
+    def folders(of: TestConfig) -> list[list[Path]]:
+        return [[*spec.database_paths, spec.log_path] for spec in of.databases]
+
+    return "this server's folders" if folders(each) == folders(config) else "its own folders"
+
+
+def _instances_table(title: str, config: TestConfig) -> str:
     rows = "".join(
         f"<tr><td>{config.instance_name(i)}</td><td>{'<br>'.join(html.escape(str(p)) for p in s.database_paths)}</td>"
         f"<td>{html.escape(str(s.log_path))}</td></tr>"
         for i, s in enumerate(config.databases)
     )
-    return ("<h4>Databases</h4><table cellpadding='3' border='1' cellspacing='0'><tr><th>Instance</th>"
+    return (f"<h4>{title}</h4><table cellpadding='3' border='1' cellspacing='0'><tr><th>Instance</th>"
             f"<th>Database path</th><th>Log path</th></tr>{rows}</table>")
 
 

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import html
+import math
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
 
 from engine.model.config import TestConfig, TestType
+from engine.model.units import compact_duration, sentence
 from engine.model.validation import Problem, Severity, check_rules, errors_only, problems_from_validation_error
+from engine.protocol import WaitingEvent
 from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import plan_html, problems_html, review_html
 from ui.wizard.scan_options import backup_folder_problems
-from ui.wizard.services import MachineCheck, ServiceError, WizardServices, frees_itself
+from ui.wizard.services import MachineCheck, ServiceError, WizardServices, agents_missing, frees_itself
 from ui.wizard.suite_review import suite_review_html
 from ui.workers import BackgroundCheck
 
@@ -45,6 +51,7 @@ class ReviewPage(WizardPage):
 
     save_requested = Signal()
     save_xml_requested = Signal()
+    cancel_requested = Signal()  # Cancel while a test across servers waits for its agents
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
@@ -71,6 +78,21 @@ class ReviewPage(WizardPage):
         self.resume.setChecked(self.suite.resume)
         self.resume.toggled.connect(self.suite.set_resume)
         self.resume.hide()
+        self.wait_words = QLabel()  # a test across servers waiting for its agents: who connected, the time left
+        self.wait_words.setWordWrap(True)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setToolTip("Stop waiting for the agents: no test begins, and Start tries again")
+        self.cancel.clicked.connect(self.cancel_requested)
+        self._wait: WaitingEvent | None = None
+        self._wait_ends = 0.0  # time.monotonic() when the wait gives up
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._show_wait)
+        waiting = QHBoxLayout()
+        waiting.addWidget(self.wait_words, 1)
+        waiting.addWidget(self.cancel)
+        self.wait_words.hide()
+        self.cancel.hide()
         row = QHBoxLayout()
         row.addWidget(QLabel("Tuning session:"))
         row.addWidget(self.session, 1)
@@ -80,12 +102,16 @@ class ReviewPage(WizardPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.resume)
+        layout.addLayout(waiting)
         layout.addWidget(self.status)
         layout.addLayout(row)
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
         self._targets: dict[str, float] = {}  # each tuning session's target, as its latest run had it
         self.checks = BackgroundCheck(lambda configs: _check_all(services, configs), self)
+        # each chosen server's configuration (its folders) in a test across servers; the wizard tells it the Servers
+        # page's (`ServersPage.server_configs`)
+        self.servers: Callable[[TestConfig], dict[str, TestConfig]] = lambda _config: {}
         self.checks.finished.connect(self._on_checks_finished)
 
     def initializePage(self) -> None:
@@ -104,6 +130,33 @@ class ReviewPage(WizardPage):
         self._look_for_sessions()  # a run may have ended meanwhile, in a session of another target
         self._look_for_suites()  # a suite may have been stopped meanwhile
         self._ask(again=True)  # the window back from a run, or a page before: a run holding a folder may have ended
+
+    def show_wait(self, event: WaitingEvent | None) -> None:
+        """A test across servers waits for its agents (`event`: who connected, who not yet, the seconds left), with
+        Cancel; None once it began or ended."""
+        self._wait = event
+        if event is None:
+            self._tick.stop()
+            self.wait_words.hide()
+            self.cancel.hide()
+        else:
+            self._wait_ends = time.monotonic() + event.left_s
+            self._tick.start()
+            self.wait_words.show()
+            self.cancel.show()
+            self._show_wait()
+        self.refresh()
+
+    def _show_wait(self) -> None:
+        event = self._wait
+        if event is None:
+            return
+        left = max(0, math.ceil(self._wait_ends - time.monotonic()))
+        said = [f"{', '.join(event.connected)} connected"] if event.connected else []
+        if event.waiting:
+            said.append(f"waiting for {', '.join(event.waiting)}")
+        self.wait_words.setText(f"Waiting for the agents to connect: {'; '.join(said)} — "
+                                f"{compact_duration(left) if left else 'no time'} left.")
 
     def _look_for_sessions(self) -> None:
         try:
@@ -159,14 +212,16 @@ class ReviewPage(WizardPage):
     def review_problems(self) -> list[Problem]:
         """Every problem with what Start would run, errors first."""
         problems: list[Problem] = []
+        problems += [Problem(p.field, p.message, Severity.WARNING) for p in self.state.refusal if agents_missing(p)]
         for path, message in self.state.parse_errors.items():
             if not (self.state.auto_tune and path in THREAD_FIELDS):
                 problems.append(Problem(path, message))
         config = self.state.config()
+        drafted = [p for p in self.state.problems() if not agents_missing(p)]  # said above, as a warning
         if config is None:
-            problems += [p for p in self.state.problems() if p.field not in self.state.parse_errors]
+            problems += [p for p in drafted if p.field not in self.state.parse_errors]
         else:
-            problems += self.state.problems()
+            problems += drafted
             problems += [p for p in backup_folder_problems(self.state.data, self.suite.chosen) if p not in problems]
             if self.state.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
                 try:
@@ -198,10 +253,10 @@ class ReviewPage(WizardPage):
                               + plan_html(self.state.data))
         elif self.suite.chosen:
             self.text.setHtml(listed + suite_review_html(config, self.suite.performance_s, self.suite.stress_s,
-                                                         resumed, unfinished))
+                                                         resumed, unfinished, self.servers(config)))
         else:
             self.text.setHtml(listed + review_html(config, self.state.auto_tune, self.state.calibration_s,
-                                                   self.state.first_advice()))
+                                                   self.state.first_advice(), self.servers(config)))
         self.resume.setVisible(unfinished is not None)
         if unfinished is not None:
             self.resume.setText(f"Resume the unfinished ESRP qualification of this configuration in {unfinished.folder}")
@@ -210,8 +265,15 @@ class ReviewPage(WizardPage):
         self.session.setEnabled(not self.state.starting)
         self.recheck.setVisible(any(frees_itself(p) for p in errors))
         self.recheck.setEnabled(not self.checks.pending and not self.state.starting)
-        if self.state.starting:
+        missing = [p.message for p in self.state.refusal if agents_missing(p)]
+        if self.state.starting and self._wait is not None:
+            self.status.setText("Starting: the test begins on every server once all their agents have connected.")
+        elif self.state.starting:
             self.status.setText("Starting: the engine checks the configuration and takes the folders…")
+        elif missing and not errors:
+            self.status.setText(f"<span style='{WARNING_STYLE}'>{html.escape(sentence('; '.join(missing)))}. Start "
+                                "tries again once its agent runs there (jetwise agent); choosing other servers clears "
+                                "this.</span>")
         elif config is not None and self.checks.pending:
             self.status.setText("Checking the database and log folders…")
         elif errors:

@@ -2,9 +2,12 @@
 server…).
 
 Each row is one database of this test, with its folders on that server; the rest of the test (its databases' number,
-profile, thread setting, length and thresholds) is the wizard's. This machine cannot see the server's disks: what a
-folder holds there, its agent checks when the test starts, and a refusal names the server and the folder. Here each row
-is checked as the configuration checks any: a folder entered, no two databases in one folder.
+profile, thread setting, length and thresholds) is the wizard's. The folders are typed as on the Databases page: a
+pattern with {n} and Fill down (`FolderPatterns`), or row by row. This machine cannot see the server's disks: what a
+folder holds there, its agent checks when the test starts, and a refusal names the server and the folder. Nor can it
+make folders there, so the dialog has no Create folders: the agent makes a missing folder, with the folders above it,
+when the test prepares (`engine.hosts.part`). Here each row is checked as the configuration checks any: a folder
+entered, no two databases in one folder.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec
 from engine.model.validation import check_rules, errors_only
+from ui.wizard.folder_patterns import FolderPatterns
 
 COLUMNS = ("database_path", "log_path")
 
@@ -64,6 +68,11 @@ class ServerFoldersDialog(QDialog):
         intro = QLabel(f"Each database of this test, and its folders on {host}. This machine cannot see {host}'s disks: "
                        f"its agent checks the folders when the test starts, and says what it cannot use.")
         intro.setWordWrap(True)
+        self.patterns = FolderPatterns()
+        self.patterns.fill_button.clicked.connect(self._fill_down)
+        self.made = QLabel(f"Folders missing on {host} are created there, with the folders above them, by its agent "
+                           "when the test prepares.")
+        self.made.setWordWrap(True)
         self.table = QTableWidget(config.database_count, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(["Database folder", "Log folder"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
@@ -74,20 +83,27 @@ class ServerFoldersDialog(QDialog):
         self.message.setStyleSheet("color: #b00020")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         layout = QVBoxLayout(self)
-        for widget in (intro, self.table, self.same, self.message, self.buttons):
+        for widget in (intro, self.patterns, self.table, self.same, self.made, self.message, self.buttons):
             layout.addWidget(widget)
         self._fill(current if current is not None and len(current) == config.database_count else config.databases)
         self.table.itemChanged.connect(lambda _item: self._check())
         self.same.clicked.connect(lambda: self._fill(config.databases))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        self.resize(720, 360)
+        self.resize(760, 420)
 
     def _fill(self, specs: list[DatabaseSpec]) -> None:
+        self._show([(str(spec.database_path), str(spec.log_path)) for spec in specs])
+
+    def _fill_down(self) -> None:
+        rows = self.patterns.filled([dict(zip(COLUMNS, row, strict=True)) for row in self.rows()])
+        self._show([(row["database_path"], row["log_path"]) for row in rows])
+
+    def _show(self, rows: list[tuple[str, str]]) -> None:
         self.table.blockSignals(True)
-        for row, spec in enumerate(specs):
-            for column, key in enumerate(COLUMNS):
-                self.table.setItem(row, column, QTableWidgetItem(str(getattr(spec, key))))
+        for row, folders in enumerate(rows):
+            for column, text in enumerate(folders):
+                self.table.setItem(row, column, QTableWidgetItem(text))
         self.table.blockSignals(False)
         self._check()
 

@@ -51,7 +51,7 @@ class ServersPage(WizardPage):
                       "server's load together and reads their summed target (the setting it finds is every server's). "
                       "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
                       "qualification runs each of its five tests across them. The window listens for the "
-                      "agents on port 8786 and waits up to 2 minutes for them to connect.")
+                      "agents on port 8786 and waits up to 2 minutes for them to connect: Review shows who has, with Cancel.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
         buttons = QHBoxLayout()
@@ -100,6 +100,16 @@ class ServersPage(WizardPage):
         """`config` as each chosen server with folders of its own runs it."""
         return {host: with_folders(config, [(str(spec.database_path), str(spec.log_path)) for spec in self.own[host]])
                 for host in self.selected() if host in self.own}
+
+    def server_configs(self, config: TestConfig) -> dict[str, TestConfig]:
+        """`config` as each chosen server runs it: in its own folders, or in this server's; empty for this server
+        alone. Own folders that no longer fit the test (its databases counted again since) are this page's problem
+        to say: here the server shows with this server's folders."""
+        try:
+            own = self.own_configs(config)
+        except ValueError:
+            own = {}
+        return {host: own.get(host, config) for host in self.selected()}
 
     def _current_host(self) -> str | None:
         item = self.list.currentItem()

@@ -14,7 +14,7 @@ from typing import Protocol
 from PySide6.QtWidgets import QWidget
 
 from engine.model.config import TestConfig
-from engine.model.validation import Problem
+from engine.model.validation import HOSTS_FIELD, Problem
 from engine.run.suite import FoundSuite
 
 
@@ -53,6 +53,12 @@ def wants_folders(problem: Problem) -> bool:
     """A database or log folder missing with the folder above it (the run creates only the last one): "Create
     folders" makes them."""
     return " does not exist (nor does " in problem.message
+
+
+def agents_missing(problem: Problem) -> bool:
+    """An agent that did not connect in time to a test across servers (the engine's words): it may be running by the
+    next Start, so it holds nothing back; starting again or choosing other servers clears it."""
+    return problem.field == HOSTS_FIELD and problem.message.startswith("no agent connected for ")
 
 
 class WizardServices(Protocol):

@@ -4,6 +4,7 @@ unfinished suite of this configuration still lacks), where it goes, and about ho
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig, TestType
 from engine.model.units import compact_duration
@@ -38,7 +39,7 @@ def _what(config: TestConfig, kind: TestType, performance_s: float, stress_s: fl
 
 
 def suite_review_html(config: TestConfig, performance_s: float, stress_s: float, resumed: FoundSuite | None,
-                      unfinished: FoundSuite | None) -> str:
+                      unfinished: FoundSuite | None, servers: Mapping[str, TestConfig] | None = None) -> str:
     """The suite Start runs: `resumed` (an unfinished suite of this configuration) or a new one; `unfinished` is the
     suite there is to resume, said when a new one is asked for instead."""
     record = resumed.record if resumed is not None else None
@@ -83,7 +84,7 @@ def suite_review_html(config: TestConfig, performance_s: float, stress_s: float,
 <tr><td><b>Stop</b></td><td>ends the suite after the test running; starting it again with this configuration
  and these lengths resumes it</td></tr>
 </table>
-""" + databases_table(config)
+""" + databases_table(config, servers)
 
 
 def _about(seconds: float) -> str:

@@ -49,6 +49,7 @@ class TestWizard(QWizard):
         self.pages: list[WizardPage] = [page_class(context) for page_class in PAGES]
         for page_id, page in enumerate(self.pages):
             self.setPage(page_id, page)
+        self.review.servers = self.servers.server_configs  # Review names each chosen server and its folders
         self._hidden = False
         self.currentIdChanged.connect(self._on_current_id_changed)
         state.changed.connect(self._on_state_changed)

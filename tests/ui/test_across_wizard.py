@@ -1,0 +1,84 @@
+"""A test across servers planned in the wizard, without agents: Review names each chosen server with its database and
+log folders, a server's own folders are typed as the Databases page's are, and Start's wait for the agents shows who
+connected and can be cancelled."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
+
+from engine.hosts.keys import KeyStore
+from engine.hosts.roster import Roster
+from engine.store.paths import hosts_folder
+from tests.conftest import small_config
+from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
+from tests.ui.test_across_window import _choose as choose_servers
+from ui.wizard import PAGE_REVIEW, PAGE_SERVERS
+
+HOSTS = ["mbx1", "mbx2"]
+
+
+@pytest.fixture
+def enrolled(tmp_path, monkeypatch, keys):  # noqa: F811
+    """Two servers enrolled with the window's controller (its data folder under the test's); no agent runs."""
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(tmp_path / "controller"))
+    roster = Roster(hosts_folder(), KeyStore())
+    for host in HOSTS:
+        roster.add(host, "tls://127.0.0.1:1", tmp_path)
+    return HOSTS
+
+
+def _to_servers(qtbot, window, config, hosts: list[str]):
+    """`hosts` chosen, past Review and back to the Servers page."""
+    choose_servers(qtbot, window, config, hosts)
+    window.wizard.restart_at(PAGE_SERVERS)
+    return window.wizard.servers
+
+
+def _own_folders(qtbot, page, row: int):
+    page.list.setCurrentRow(row)
+    qtbot.mouseClick(page.folders_button, Qt.MouseButton.LeftButton)
+    dialog = page.folders_dialog
+    assert dialog is not None
+    return dialog
+
+
+def test_review_names_each_server_with_its_database_and_log_folders(qtbot, window, tmp_path, enrolled):
+    config = small_config(tmp_path / "dbs")
+    page = _to_servers(qtbot, window, config, HOSTS)
+    dialog = _own_folders(qtbot, page, 1)
+    own = tmp_path / "other-disks"
+    for row in range(dialog.table.rowCount()):
+        dialog.table.item(row, 0).setText(str(own / f"DB{row + 1}"))
+        dialog.table.item(row, 1).setText(str(own / f"Log{row + 1}"))
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    wizard = window.wizard
+    while wizard.currentId() != PAGE_REVIEW:
+        wizard.next()
+    shown = wizard.review.text.toPlainText()
+    assert "Across 2 servers" in shown
+    assert "mbx1: this server's folders" in shown and "mbx2: its own folders" in shown
+    first, second = shown.index("mbx1: this server's folders"), shown.index("mbx2: its own folders")
+    for spec in config.databases:  # mbx1's table lists this server's folders, mbx2's its own
+        assert first < shown.index(str(spec.database_path)) < second and first < shown.index(str(spec.log_path)) < second
+    for n in (1, 2):
+        assert shown.index(str(own / f"DB{n}")) > second and shown.index(str(own / f"Log{n}")) > second
+
+
+def test_a_server_s_own_folders_are_filled_down_from_a_pattern_and_made_there_by_its_agent(qtbot, window, tmp_path,
+                                                                                         enrolled):
+    config = small_config(tmp_path / "dbs")
+    page = _to_servers(qtbot, window, config, HOSTS)
+    dialog = _own_folders(qtbot, page, 0)
+    patterns = dialog.patterns
+    assert not patterns.fill_button.isEnabled()  # no pattern typed yet
+    patterns.db_pattern.setText(str(tmp_path / "E" / "Exchange{n}" / "DB"))
+    patterns.log_pattern.setText(str(tmp_path / "L"))  # a plain folder: Log1, Log2 below it
+    qtbot.mouseClick(patterns.fill_button, Qt.MouseButton.LeftButton)
+    assert dialog.rows() == [(str(tmp_path / "E" / f"Exchange{n}" / "DB"), str(tmp_path / "L" / f"Log{n}")) for n in (1, 2)]
+    assert "created there" in dialog.made.text() and "mbx1" in dialog.made.text()
+    assert not (tmp_path / "E").exists()  # nothing is made on this machine for another server's folders
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    own = page.own_configs(config)["mbx1"]
+    assert [str(spec.database_path) for spec in own.databases] == [str(tmp_path / "E" / f"Exchange{n}" / "DB") for n in (1, 2)]
