@@ -7,9 +7,10 @@ Sixteen agents, each its own process and data folder on its own loopback address
 enrols them; the controller runs in this process (its links and the test's loop, as `jetwise run --hosts` runs
 them). Each server plays a Performance test of `--minutes` in virtual time on the simulated device: every server
 sends its samples as fast as its model makes them, far faster than one a second, so the stream is at its heaviest.
-Measured at the controller: samples handled per second (taken from the links, written into its copy of each server's
-folder, summed), its CPU seconds per 1,000 samples and what that makes of one core at the real rate (one sample per
-server per second), its peak memory, and the longest backlog waiting in its inbox.
+Measured at the controller (the test is a run whose source is the servers' agents, `engine.hosts.source`): samples
+handled per second (taken from the links, written into its copy of each server's folder, added into the one
+measurement), its CPU seconds per 1,000 samples and what that makes of one core at the real rate (one sample per
+server per second), and its peak memory.
 The reference, measured in the same run: the same server's test run alone here (as `jetwise run --simulate` runs it),
 writing its own folder — the rate one run makes samples with no controller in between, first sample to last.
 """
@@ -24,48 +25,42 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.hosts.across import TestAcross  # noqa: E402
 from engine.hosts.controller import Controller  # noqa: E402
 from engine.hosts.keys import KeyStore  # noqa: E402
 from engine.hosts.logs import log_link_to  # noqa: E402
 from engine.hosts.membership import enrol  # noqa: E402
 from engine.hosts.roster import Roster  # noqa: E402
+from engine.hosts.source import HostsSource  # noqa: E402
 from engine.model.config import TestType, default_config  # noqa: E402
+from engine.model.profile import ServerPart  # noqa: E402
 from engine.protocol import IntervalEvent, RunEvent  # noqa: E402
-from engine.results.schema import IntervalSample  # noqa: E402
+from engine.run.runner import Runner  # noqa: E402
 from engine.run.simulation import PROFILES, runner_for  # noqa: E402
 
 PROFILE = "sas-8x10k"
 
 
 class Counting:
-    """The front end: counts what the controller hands it."""
+    """The front end: counts the intervals the run shows (across servers, each of every server's samples)."""
 
-    def __init__(self) -> None:
+    def __init__(self, per_interval: int = 1) -> None:
+        self.per_interval = per_interval  # samples one interval shown holds: one per server
         self.samples = 0
-        self.sums = 0
         self.first: float | None = None
         self.last = 0.0
 
-    def host_event(self, _host: str, event: RunEvent) -> None:
+    def __call__(self, event: RunEvent) -> None:
         if isinstance(event, IntervalEvent):
             now = time.perf_counter()
             self.first = self.first or now
             self.last = now
-            self.samples += 1
-
-    def summed(self, _sample: IntervalSample) -> None:
-        self.sums += 1
-
-    def said(self, line: str) -> None:
-        print(f"  {line}", file=sys.stderr)
+            self.samples += self.per_interval
 
 
 def _cpu_s() -> float:
@@ -91,7 +86,7 @@ def main() -> None:
     try:
         # the reference: one server's test alone, writing its own folder, timed from its first sample to its last
         alone = Counting()
-        runner_for(PROFILES[PROFILE], config, work / "alone-run", lambda event: alone.host_event("", event)).run()
+        runner_for(PROFILES[PROFILE], config, work / "alone-run", alone).run()
         intervals = round(args.minutes * 60)
         alone_rate = (alone.samples - 1) / (alone.last - (alone.first or alone.last))
 
@@ -105,22 +100,12 @@ def main() -> None:
                     env=dict(os.environ, JETWISE_DATA_DIR=str(work / name)), stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL))
             controller.wait_for(names, timeout_s=300)
-            view = Counting()
-            test = TestAcross(controller, dict.fromkeys(names, config), work / "test", view, simulate=PROFILE)
-            backlog = [0]
-
-            def watch() -> None:
-                while not done.is_set():
-                    backlog[0] = max(backlog[0], test._inbox.qsize())  # what waits to be handled
-                    time.sleep(0.05)
-
-            done = threading.Event()
-            watcher = threading.Thread(target=watch, daemon=True)
-            watcher.start()
+            view = Counting(per_interval=len(names))
+            across = config.model_copy(update={"servers": [ServerPart(host=name) for name in names]})
+            runner = Runner(across, work / "test", view, source=HostsSource(controller, simulate=PROFILE))
             cpu0 = _cpu_s()
-            result = test.run()
+            result = runner.run()
             cpu = _cpu_s() - cpu0
-            done.set()
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         span = view.last - (view.first or view.last)
         expected = intervals * args.hosts
@@ -128,18 +113,18 @@ def main() -> None:
         per_1000 = cpu / view.samples * 1000 if view.samples else float("nan")
         real_share = cpu / view.samples * args.hosts * 100 if view.samples else float("nan")  # % of a core at 1/s each
         figures = {
-            "hosts": args.hosts, "databases": args.databases, "minutes": args.minutes, "outcome": result.outcome.value,
-            "samples": view.samples, "expected": expected, "summed": view.sums, "stream_s": round(span, 1),
+            "hosts": args.hosts, "databases": args.databases, "minutes": args.minutes, "outcome": result.verdict.value,
+            "samples": view.samples, "expected": expected, "stream_s": round(span, 1),
             "handled_per_s": round(rate, 1), "alone_per_s": round(alone_rate, 1),
             "ratio_vs_alone": round(rate / alone_rate, 2), "controller_cpu_s": round(cpu, 1),
             "cpu_s_per_1000": round(per_1000, 2), "real_time_core_percent": round(real_share, 2),
-            "peak_rss_mb": round(peak_mb), "max_backlog": backlog[0],
+            "peak_rss_mb": round(peak_mb),
         }
         print(json.dumps(figures, indent=1))
         print(f"\n{args.hosts} servers x {args.databases} databases, {args.minutes:g} min each: {view.samples:,} of "
               f"{expected:,} samples handled in {span:.1f} s = {rate:,.0f}/s; one server alone makes {alone_rate:,.0f}/s "
               f"(ratio {rate / alone_rate:.2f}); controller CPU {per_1000:.2f} s per 1,000 samples = {real_share:.2f} % "
-              f"of a core at one sample per server per second; peak {peak_mb:.0f} MB; longest backlog {backlog[0]:,}")
+              f"of a core at one sample per server per second; peak {peak_mb:.0f} MB")
         if args.json:
             args.json.write_text(json.dumps(figures, indent=1), encoding="utf-8")
     finally:
