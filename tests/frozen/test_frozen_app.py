@@ -118,8 +118,13 @@ def test_the_frozen_program_enrols_an_agent_and_runs_a_test_across_servers_with_
             out, err = test.communicate(timeout=300)
             assert test.returncode in (0, 1), err  # a verdict, pass or fail, on this machine's disk
             assert "Individual server metrics" in err and "Traceback" not in out + err
-            assert (controller / "test" / "test.json").is_file() and (controller / "test" / "report.html").is_file()
+            result = json.loads((controller / "test" / "result.json").read_text(encoding="utf-8"))  # one run's result
+            assert [share["host"] for share in result["servers"]] == ["127.0.0.2"]
             assert (controller / "test" / "hosts" / "127.0.0.2" / "result.json").is_file()
+            printed = jetwise(program, "report", str(controller / "test"), "--html", str(controller / "report.html"),
+                              cwd=controller)
+            assert printed.returncode == 0 and "Individual Server Metrics" in (controller / "report.html").read_text(
+                encoding="utf-8"), printed.stderr
             assert agent.wait(timeout=30) == 0
             said = agent.stdout.read() if agent.stdout else ""
             assert "Connected from tls://127.0.0.2:" in said and "Redeemed the bundle" in said and "Traceback" not in said
