@@ -226,9 +226,10 @@ def servers_of(config: TestConfig, hosts: dict[str, Path | None]) -> TestConfig 
             differs = [name for name in TestConfig.model_fields if name not in OWN_FIELDS
                        and getattr(own, name) != getattr(config, name)]
             if differs:
-                print(f"error: --hosts {host}={path}: its {', '.join(differs)} differ(s) from CONFIG's: a "
-                      "server's own file gives its database and log folders; every server runs the test's one design",
-                      file=sys.stderr)
+                named = " and ".join([", ".join(differs[:-1]), differs[-1]] if len(differs) > 1 else differs)
+                print(f"error: --hosts {host}={path}: its {named} {'is' if len(differs) == 1 else 'are'} not CONFIG's: "
+                      "every server runs the test's one design, and a server's own file gives only its database, log "
+                      "and backup folders", file=sys.stderr)
                 return None
         try:
             servers.append(ServerPart(host=host, databases=own.databases if own is not None else [],

@@ -185,6 +185,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "missing_log": _edited("missing-log.json", lambda d: _databases(d)[1].pop("log_path")),
     "shared_folder": _edited("shared.json", lambda d: _databases(d)[1].update(database_path=_databases(d)[0]["database_path"])),
     "three_for_two": _edited("three-databases.json", _a_third),
+    "more_threads": _edited("more-threads.json", lambda data: data.update(thread_count=8)),
     "nul_path": _edited("nul-path.json", lambda d: _databases(d)[0].update(database_path="D:\\DB1\x00")),
     "bad_mix": _edited("bad-mix.json", lambda d: d["operation_mix"].update(read_percent=50)),  # type: ignore[attr-defined]
     "bad_result": lambda f: _write(_used_folder(f), "result.json", json.dumps({"schema_version": 2})).parent,
@@ -452,6 +453,8 @@ CASES = [
          "(HOST=FILE), or the server alone (HOST) to run CONFIG"),
     case("run", "{config}", "--hosts", "mbx1={tmp}", says="--hosts: 'mbx1={tmp}': {tmp} is a folder"),
     case("run", "{config}", "--hosts", "mbx1,MBX1", says="--hosts: 'MBX1': give each server once"),
+    case("run", "{config}", "--hosts", "mbx1={more_threads}", says="--hosts mbx1={more_threads}: its thread_count is not "
+         "CONFIG's"),
     case("run", "{config}", "--hosts", "../x", says="--hosts: '../x': '../x' is not a host name or address"),
     case("run", "{config}", "--hosts", "mbx1", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
     case("tune", "{config}", "--hosts", "mbx1", "--port=-1", says="--port: give a port from 1 to 65535 (got -1)"),
