@@ -179,7 +179,6 @@ JOBS: dict[str, dict[str, str]] = {
         "cli/signals.py": "Ctrl-C, termination and hang-up signals during a run",
         "cli/suite.py": "jetwise suite: the ESRP qualification, five tests on the same databases",
         "cli/tune.py": "jetwise tune: a load sweep, then calibration runs that confirm it",
-        "cli/tune_across.py": "jetwise tune --hosts: tuning across servers that share their storage",
         "cli/validate.py": "jetwise validate: every problem with a configuration and the machine",
         "cli/window.py": "jetwise window: the window, a configuration loaded and started if asked",
         "cli/xml_files.py": "What `jetwise import-xml` and `jetwise export-xml` share",

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import pkcs12
 
 from engine.hosts.trust import Identity
+from engine.model.host_names import file_name_of
 
 BUNDLE_FORMAT = "jetwise-enrolment"
 BUNDLE_VERSION = 2  # 2: with the controller's certificate
@@ -32,9 +33,8 @@ _ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford's base 32: no I, L, 
 
 
 def bundle_name(host: str) -> str:
-    """The file name of `host`'s bundle: the host's name, an IPv6 address's colons as dashes (no file name on Windows
-    holds a colon)."""
-    return host.replace(":", "-") + BUNDLE_SUFFIX
+    """The file name of `host`'s bundle: the host's name as a file name."""
+    return file_name_of(host) + BUNDLE_SUFFIX
 
 
 class EnrolmentError(ValueError):

@@ -30,6 +30,7 @@ from engine.hosts.controller import Controller, Gone, Refusal
 from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stepped, Stop
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
+from engine.model.host_names import file_name_of
 from engine.model.validation import Problem, check_rules
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
 from engine.results.schema import (
@@ -153,7 +154,7 @@ class _HostsRun:
         self.controller = source.controller
         self.config = runner.config
         self.inbox: queue.Queue[tuple[str, FromAgent | Gone | Refusal]] = queue.Queue()
-        self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / host))
+        self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / file_name_of(host)))
                         for host in self.config.server_names}
         self.ended_by = ""  # the first reason the test ended early: the test's
         self.stop_sent: float | None = None
@@ -387,7 +388,7 @@ class _HostsRun:
                          collection_end_utc=self.collection[-1] if self.collection else None)
         folder = runner.output_dir / HOSTS_FOLDER
         whole = self.config.open_ended  # a scan or a replay: each server's own verdict on what it read or replayed
-        shares = [ServerResult(host=s.name, ended=s.why, clock_offset_s=s.offset_s, run_folder=str(folder / s.name),
+        shares = [ServerResult(host=s.name, ended=s.why, clock_offset_s=s.offset_s, run_folder=str(folder / file_name_of(s.name)),
                                summary=s.result.summary if whole and s.result is not None else None)
                   for s in self.servers.values()]
         results = {s.name: s.result for s in self.servers.values() if s.result is not None}

@@ -18,6 +18,11 @@ WHAT_A_HOST_IS = ("give an RFC 1123 host name such as mbx1.contoso.com (labels o
                   "separated by dots) or an IPv4 or IPv6 address such as 10.0.0.21 or fd00::21")
 
 
+def file_name_of(host: str) -> str:
+    """`host` as a file or folder name: an IPv6 address's colons as dashes (no file name on Windows holds a colon)."""
+    return host.replace(":", "-")
+
+
 def host_problem(host: str) -> str | None:
     """Why `host` names no server, if it names none: said with what a host name may be."""
     why = _why_not(host)
