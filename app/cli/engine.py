@@ -1,5 +1,6 @@
-"""`jetwise engine CONFIG.json --output DIR [--hosts HOST,...]`: a run, or a test across servers, for a front end in
-another process.
+"""`jetwise engine CONFIG.json --output DIR [--hosts HOST,...]`: a run for a front end in another process; across
+the configuration's servers (or those --hosts names), their agents run it once every one has connected, as
+`jetwise run --hosts` does.
 
 Events go to stdout as JSON lines, a hello with the protocol version first; a line with
 the stop command on stdin stops the run (a pipe works on Windows, where signals do not).
@@ -15,21 +16,20 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from app.cli.across import NOT_BEGUN, add_host_arguments, enrolled_roster, listening, test_across, write_report
+from app.cli.across import NOT_BEGUN, add_host_arguments, enrolled_roster, listening, servers_of
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
 from engine.hosts.across import TestAcross, shared_problems
-from engine.hosts.as_one import as_one_run, summed_config
 from engine.hosts.controller import Arrived
+from engine.hosts.source import HostsSource
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
     STOP_COMMAND,
-    AcrossEvent,
     ExitCode,
     HelloEvent,
     LogEvent,
@@ -44,10 +44,10 @@ from engine.protocol import (
     WaitingEvent,
     to_json_line,
 )
-from engine.results.schema import IntervalSample
-from engine.run.runner import Runner
+from engine.results.schema import IntervalSample, RunResult
+from engine.run.runner import IntervalSource, Runner
 from engine.run.suite import Suite, SuiteError, SuiteRecord, open_suite
-from engine.run.sweep import SweepPlan, plan_sweep
+from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
 
@@ -69,8 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simulate", default=None, metavar="PROFILE", help="run on a simulated storage model")
     parser.add_argument("--suite", action="store_true",
                         help="the ESRP suite in the --output folder (resumed when it holds one of this configuration)")
-    add_host_arguments(parser, "one test across these enrolled servers, each running CONFIG (jetwise agent on each)",
-                       metavar="HOST,...")
+    add_host_arguments(parser, "one test across these enrolled servers, each running CONFIG (jetwise agent on each; "
+                               "default: the servers CONFIG names)", metavar="HOST,...")
     add_length_flags(parser)
 
 
@@ -125,15 +125,21 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if config is None or where is not None:
         stream(RefusalEvent(problems=problems))
         return ExitCode.INVALID
+    if args.hosts is not None and args.suite:  # the ESRP suite, each of its tests across the servers
+        return _suite_across(args, config, stream)
+    if args.hosts is not None:  # the servers given here, not the file's: said on stderr where one cannot be used
+        across = servers_of(config, args.hosts)
+        if across is None:
+            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, "a server's configuration cannot be used (the lines "
+                                                               "above say why)")]))
+            return ExitCode.INVALID
+        config = across
     rule = None
     sweep = plan_sweep(config, os.cpu_count() or 1) if args.sweep else None
     if args.calibrate is not None and sweep is None:
         config, rule = calibration_rule(config, args.calibrate)
-    model = simulated_model(args.simulate)
-    if args.hosts is not None and args.suite:  # the ESRP suite, each of its tests across the servers
-        return _suite_across(args, config, stream)
-    if args.hosts is not None:  # a test across servers is judged per server and as a whole, in no tuning session
-        return _across(args, config, stream, sweep)
+        if config.servers:  # across servers every server's run ends at one instant: of a fixed length
+            rule = None
     try:
         session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
     except StoreError as exc:
@@ -141,10 +147,27 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         return ExitCode.INVALID
     if args.suite:
         return _suite(args, context, config, stream, session)
-    runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep)
-    if sys.stdin is not None and not sys.stdin.isatty():
-        threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
-    result = run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
+
+    def the_run(source: IntervalSource | None) -> RunResult | None:
+        model = simulated_model(args.simulate) if source is None else None
+        runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep,
+                                source=source)
+        if sys.stdin is not None and not sys.stdin.isatty():
+            threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch",
+                             daemon=True).start()
+        return run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
+
+    if not config.servers:
+        result = the_run(None)
+    else:  # a test across servers: once every agent has connected, their agents are the run's source
+        hosts = config.server_names
+        try:
+            with listening(enrolled_roster(hosts), hosts, port=args.port, wait_s=args.wait,
+                           say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts)) as controller:
+                result = the_run(HostsSource(controller, simulate=args.simulate))
+        except (UsageError, *NOT_BEGUN) as exc:
+            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
+            return ExitCode.INVALID
     return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
 
 
@@ -164,34 +187,6 @@ class _EngineAcross:
 
     def said(self, line: str) -> None:
         self.stream.log("info", line)
-
-
-def _across(args: argparse.Namespace, config: TestConfig, stream: _Stream, sweep: SweepPlan | None) -> int:
-    """A test across servers for a front end, every server running `config` (a load sweep in lockstep with `sweep`):
-    its events, then the test's end with the test as one run of the servers' summed design, which auto-tune reads."""
-    stdin = sys.stdin is not None and not sys.stdin.isatty()
-    tests: list[TestAcross] = []
-
-    def started(test: TestAcross) -> None:
-        tests.append(test)
-        stream(StartEvent(run_id=test.test_id, session=None, started_utc=datetime.now(UTC), config=config))
-        if stdin:
-            threading.Thread(target=_watch_stdin, args=(test, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
-
-    configs = _own_configs(args, config, stream)
-    if configs is None:
-        return ExitCode.INVALID
-    try:
-        result = test_across(configs, args.output, _EngineAcross(stream), port=args.port, wait_s=args.wait,
-                             simulate=args.simulate, say=lambda words: stream.log("info", words), started=started,
-                             sweep=sweep, arrived=_waiting(stream, list(configs)))
-    except (UsageError, *NOT_BEGUN) as exc:
-        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
-        return ExitCode.INVALID
-    write_report(args.output, lambda words: stream.log("info", words))
-    runs = {host.name: host.result for host in tests[0].hosts.values() if host.result is not None}
-    stream(AcrossEvent(folder=str(args.output), result=result, as_one=as_one_run(result, runs, summed_config(configs))))
-    return ExitCode.of(result.outcome)
 
 
 def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
