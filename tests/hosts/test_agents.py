@@ -9,16 +9,20 @@ import socket
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import psutil
 import pytest
 
-from engine.hosts import across
 from engine.hosts.controller import Controller
 from engine.hosts.roster import Roster
+from engine.hosts.source import HostsSource
+from engine.model.profile import ServerPart
+from engine.results.document import read_result
 from engine.results.schema import Outcome
+from engine.run.runner import Runner
 from tests.conftest import small_config
-from tests.hosts.agents import HOSTS, JETWISE, Quiet, enrolled, free_port, jetwise, start_agent, stop_all
+from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
 
 pytestmark = pytest.mark.slow  # real agents in their own processes, three connecting and two refused
 
@@ -127,14 +131,19 @@ def test_an_agent_that_connects_during_a_test_is_told_it_joins_the_next_and_does
     roster = Roster(tmp_path / "hosts", keys)
     first, second = HOSTS[:2]
     datas = {host: enrolled(roster, tmp_path, host, f"tls://127.0.0.1:{port}") for host in (first, second)}
-    configs = {host: small_config(tmp_path / f"databases-{host}", sample_interval_s=1.0, warmup_s=1.0, duration_s=4.0)
-               for host in (first, second)}
+    config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=4.0)
     agents: list[subprocess.Popen[str]] = []
+
+    def test_on(controller: Controller, hosts: list[str], out: Path) -> Runner:
+        own = {host: small_config(tmp_path / f"databases-{host}").databases for host in hosts}  # one machine here
+        across = config.model_copy(update={"servers": [ServerPart(host=host, databases=own[host]) for host in hosts]})
+        return Runner(across, out, lambda _event: None, source=HostsSource(controller))
+
     try:
         with Controller(roster, host="127.0.0.1", port=port) as controller:
             agents.append(start_agent(datas[first], first))
             controller.wait_for([first], timeout_s=60)
-            alone = across.TestAcross(controller, {first: configs[first]}, tmp_path / "alone", Quiet())
+            alone = test_on(controller, [first], tmp_path / "alone")
             running = threading.Thread(target=alone.run, daemon=True)
             running.start()
             runs = datas[first] / "agent" / "runs"
@@ -145,12 +154,12 @@ def test_an_agent_that_connects_during_a_test_is_told_it_joins_the_next_and_does
             agents.append(start_agent(datas[second], second))
             controller.wait_for([second], timeout_s=60)  # connected during the test, not in it
             running.join(timeout=120)
-            assert not running.is_alive() and list(alone.hosts) == [first]
+            assert not running.is_alive() and [s.host for s in read_result(tmp_path / "alone").servers] == [first]
             assert second in controller.agents()  # still there once the test is over: it waited
-            both = across.TestAcross(controller, configs, tmp_path / "both", Quiet()).run()
-        assert both.outcome == Outcome.PASS and [row.host for row in both.servers] == [first, second]
+            both = test_on(controller, [first, second], tmp_path / "both").run()
+        assert both.summary.verdict == Outcome.PASS and [share.host for share in both.servers] == [first, second]
         said = agents[1].communicate(timeout=30)[0]
         assert "The controller says: a test is running: this agent joins the next test" in said
-        assert f"Test {both.test_id}: running this server's part" in said
+        assert f"Test {both.run_id}: running this server's part" in said
     finally:
         stop_all(agents)

@@ -27,7 +27,7 @@ from engine.hosts.roster import Roster
 from engine.hosts.tls import context
 from engine.hosts.trust import key_request
 from engine.protocol import PROTOCOL_VERSION, ExitCode, LogEvent
-from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
+from engine.results.document import read_result
 from engine.results.schema import Outcome
 from tests.conftest import small_config
 from tests.hosts.agents import JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
@@ -227,7 +227,7 @@ def test_a_hostile_agent_during_a_test_is_said_on_the_console_and_in_the_test_s_
         lines = []
         for line in controller.stderr:
             lines.append(line)
-            if "all servers [measure" in line:
+            if "[measure " in line:
                 break
         test_id = next((server / "agent" / "runs").iterdir()).name
         event = PartEvent(test_id=test_id, event=LogEvent(time=datetime.now(UTC), message="written by the thief"))
@@ -239,9 +239,10 @@ def test_a_hostile_agent_during_a_test_is_said_on_the_console_and_in_the_test_s_
     finally:
         stop_all([controller, agent])
     assert controller.returncode == ExitCode.PASS
-    test = AcrossResult.model_validate_json((output / ACROSS_FILE).read_text(encoding="utf-8"))
-    assert test.outcome == Outcome.PASS and [row.host for row in test.servers] == [MINE]
-    assert [p.name for p in (output / HOSTS_FOLDER).iterdir()] == [MINE]  # nothing filed for the thief
+    test = read_result(output)
+    assert test.summary.verdict == Outcome.PASS and [share.host for share in test.servers] == [MINE]
+    assert [p.name for p in (output / "hosts").iterdir()] == [MINE]  # nothing filed for the thief
+    assert all(row.name.startswith(f"{MINE} ") for row in test.instances)  # nor measured in the test
     log = (output / "test.log").read_text(encoding="utf-8")
     refusal = f"Refused the agent {THIEF} from tls://{THIEF}:"
     assert refusal in log and f"a 'ready' message of test {test_id}, which it is not running" in log, log
