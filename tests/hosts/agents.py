@@ -47,16 +47,3 @@ def stop_all(processes: list[subprocess.Popen[str]]) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
-
-
-class Quiet:
-    """A front end of a test across servers that shows nothing."""
-
-    def host_event(self, _host: str, _event: object) -> None:
-        pass
-
-    def summed(self, _sample: object) -> None:
-        pass
-
-    def said(self, _line: str) -> None:
-        pass

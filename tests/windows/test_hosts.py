@@ -10,17 +10,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.hosts import across
 from engine.hosts.agent import serve
 from engine.hosts.controller import Controller
 from engine.hosts.keys import KeyStore
 from engine.hosts.membership import enrol, membership_in
 from engine.hosts.roster import Roster
-from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER
+from engine.hosts.source import HostsSource
+from engine.model.profile import ServerPart
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome
+from engine.run.runner import Runner
 from tests.conftest import small_config
-from tests.hosts.agents import Quiet
 from tests.hosts.conftest import key_names
 from tests.windows import windows_only
 
@@ -83,9 +83,11 @@ def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tm
     judged per server and as a whole."""
     with _agent_connected(tmp_path) as (controller, runs):
         config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=3.0)
-        result = across.TestAcross(controller, {"127.0.0.2": config}, tmp_path / "test", Quiet()).run()
-    assert result.ended_by is None and result.servers[0].outcome in (Outcome.PASS, Outcome.FAIL), result.reasons
-    own, copy = runs / result.test_id, tmp_path / "test" / HOSTS_FOLDER / "127.0.0.2"
+        across = config.model_copy(update={"servers": [ServerPart(host="127.0.0.2")]})
+        result = Runner(across, tmp_path / "test", lambda _event: None, source=HostsSource(controller)).run()
+    share = result.servers[0]
+    assert not share.ended and share.summary is not None and share.summary.verdict in (Outcome.PASS, Outcome.FAIL)
+    own, copy = runs / result.run_id, tmp_path / "test" / "hosts" / "127.0.0.2"
     assert read_result(own) == read_result(copy)
     assert len(read_samples(own)) == len(read_samples(copy)) >= 4  # a warm-up second and three measured
-    assert (tmp_path / "test" / ACROSS_FILE).is_file()
+    assert len(read_samples(tmp_path / "test")) == len(read_samples(own))  # the test's samples: the server's, added
