@@ -55,10 +55,9 @@ class RunningVerdict:
         self._start()
 
     def _start(self) -> None:
-        config = self.config
-        self.totals = {config.instance_name(i): InstanceInterval(config.instance_name(i))
-                       for i in range(config.database_count)}
-        self.highest = HighestAverages.of(config)
+        self.judged = self.config.as_one()  # across servers: every server's instances, against the summed target
+        self.totals = {name: InstanceInterval(name) for name in self.config.instance_names}
+        self.highest = HighestAverages.of(self.judged)
         self.measured_s = 0.0
 
     def add(self, sample: IntervalSample) -> None:
@@ -74,7 +73,7 @@ class RunningVerdict:
 
     def verdict(self) -> Verdict:
         streams, cache = split_totals(self.totals)
-        return judge(self.config, streams, self.measured_s, cache=cache, highest=self.highest.highest_ms())
+        return judge(self.judged, streams, self.measured_s, cache=cache, highest=self.highest.highest_ms())
 
 
 def rebuild_result(
