@@ -88,9 +88,9 @@ def load_across(folder: Path) -> AcrossBundle:
     return AcrossBundle(result, folder, servers)
 
 
-def across_charts(bundle: AcrossBundle, prefix: str = CHART_PREFIX) -> dict[str, str]:
+def across_charts(bundle: AcrossBundle) -> dict[str, str]:
     """Transactional IOPS per interval, each server's and their sum against the summed target; each server's database
-    read latency against the limit (named `prefix`iops and `prefix`latency). None for a checksum, a backup or a Soft
+    read latency against the limit (named `CHART_PREFIX`iops and `CHART_PREFIX`latency). None for a checksum, a backup or a Soft
     Recovery: they read or replay, and their tables say how fast."""
     runs = [(host, run) for host, run in bundle.servers if run is not None]
     if not runs or TestType(bundle.result.test_type) not in TIMED_TEST_TYPES:
@@ -110,11 +110,11 @@ def across_charts(bundle: AcrossBundle, prefix: str = CHART_PREFIX) -> dict[str,
     total = bundle.result.aggregate.target_transactional_iops
     limits = runs[0][1].result.configuration.active_thresholds
     return {
-        f"{prefix}iops": line_chart(
+        f"{CHART_PREFIX}iops": line_chart(
             "Transactional IOPS per interval: all servers and each", "IOPS",
             [Line("all servers", [at[i] for i in indexes], [summed[i] for i in indexes], palette.READS), *iops_lines],
             [Level(total, f"summed target {total:,.0f}", palette.TARGET)] if total else []),
-        f"{prefix}latency": line_chart(
+        f"{CHART_PREFIX}latency": line_chart(
             "Average database read latency per interval, each server", "ms", latency_lines,
             [Level(limits.db_read_avg_latency_ms, f"read limit {limits.db_read_avg_latency_ms:g} ms", palette.LIMIT)]),
     }

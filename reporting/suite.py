@@ -4,7 +4,8 @@
 summary shows from each stage's result, its key figures through the same models the stage's own report uses;
 `render_suite_html` renders resources/templates/suite_report.html.j2 with each stage's report as a section of it
 (`reporting.document.render_section`). A stage that never ran is reported as not run; a stopped or killed one by
-its aborted report.
+its aborted report. A suite across servers is the same: each stage's run has its servers' section by itself, and the
+summary names the servers.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import environment, on_paper, render_section, section_charts
 from reporting.recovery import recovery_model
 from reporting.scan import scan_model
-from reporting.suite_across import SuiteAcrossBundle, load_suite_across, render_suite_across_html
 
 NOT_RUN = "not run"
 REPORT_FILE = "esrp-report.html"  # the combined report `jetwise suite` leaves in the suite's folder
@@ -75,11 +75,16 @@ class SuiteBundle:
     @property
     def title(self) -> str:
         """The running title on every printed page: a trial is named a trial on each."""
-        return f"Jetwise {self.record.title} · suite {self.folder.name} · {self.verdict.upper()}"
+        return f"Jetwise {self.record.title}{self.across} · suite {self.folder.name} · {self.verdict.upper()}"
+
+    @property
+    def across(self) -> str:
+        """" across N servers" for a suite across servers, else nothing."""
+        return f" across {len(self.record.hosts)} servers" if self.record.hosts else ""
 
     @property
     def document_title(self) -> str:
-        return f"Jetwise {self.record.title} {self.folder.name}"
+        return f"Jetwise {self.record.title}{self.across} {self.folder.name}"
 
     @property
     def ended_utc(self) -> datetime | None:
@@ -93,25 +98,14 @@ def is_suite_folder(path: Path) -> bool:
     return (path / SUITE_FILE).exists()
 
 
-def load_any_suite(folder: Path) -> SuiteBundle | SuiteAcrossBundle:
-    """The suite in `folder` with each stage's run, or each stage's test across servers for a suite across them
-    (ReportError, in a line, when the suite or a stage cannot be read)."""
+def load_suite(folder: Path) -> SuiteBundle:
+    """The suite in `folder` with each stage's run (ReportError, in a line, when the suite or a stage cannot be
+    read)."""
     try:
         record = read_suite(folder)
     except SuiteError as exc:
         raise ReportError(str(exc)) from exc
-    if record.hosts:
-        return load_suite_across(record, folder)
     return SuiteBundle(record, folder, [_load_stage(folder, number, stage) for number, stage in enumerate(record.stages, 1)])
-
-
-def load_suite(folder: Path) -> SuiteBundle:
-    """The suite on this server in `folder` (ReportError for a suite across servers, which the command line reports:
-    `jetwise report FOLDER`)."""
-    suite = load_any_suite(folder)
-    if isinstance(suite, SuiteAcrossBundle):
-        raise ReportError(f"{folder} holds a suite across servers; its report: jetwise report {folder} --pdf FILE")
-    return suite
 
 
 def _load_stage(folder: Path, number: int, stage: Stage) -> StageReport:
@@ -154,6 +148,8 @@ def _resume_command(suite: SuiteBundle) -> str:
         ("performance", record.performance_s, PERFORMANCE_S), ("stress", record.stress_s, STRESS_S)) if seconds != default)
     if record.simulate:
         flags += f" --simulate {record.simulate}"
+    if record.config.servers:  # a server with its own folders was given its own file
+        flags += " --hosts " + ",".join(part.host + ("=FILE" if part.databases else "") for part in record.config.servers)
     return f"jetwise suite CONFIG.json --output {suite.folder}{flags}"
 
 
@@ -255,7 +251,7 @@ def suite_model(suite: SuiteBundle) -> dict[str, Any]:
         "machines": sorted({r.host.machine_name for r in results if r.host.machine_name}),
         "simulated": sorted({r.io_backend for r in results if r.simulated}),
         "lengths": _lengths(record), "threshold_sets": _threshold_sets(record),
-        "title": record.title, "trial": record.trial_words,
+        "title": record.title + suite.across, "trial": record.trial_words, "servers": record.hosts,
         **_esrp_figures(suite),
     }
 
@@ -286,6 +282,5 @@ def write_suite_report(folder: Path) -> Path:
     """Write the suite's combined HTML report into its folder (`REPORT_FILE`, replaced whole); returns its path.
     ReportError when the suite cannot be read, OSError when the file cannot be written."""
     path = folder / REPORT_FILE
-    suite = load_any_suite(folder)
-    write_text(path, render_suite_across_html(suite) if isinstance(suite, SuiteAcrossBundle) else render_suite_html(suite))
+    write_text(path, render_suite_html(load_suite(folder)))
     return path

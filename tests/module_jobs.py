@@ -152,7 +152,6 @@ JOBS: dict[str, dict[str, str]] = {
         "scan.py": "A Database Checksum or Database Backup run in the report",
         "series.py": "Reducing long sample series for drawing, without losing a spike",
         "suite.py": "An ESRP suite's combined report",
-        "suite_across.py": "An ESRP suite across servers' combined report: each test across them, then each server's",
         "across.py": "A test across servers' combined report: the ESRP paper's server tables, then each server's",
         "sweep.py": "A load sweep in the report",
     },

@@ -13,15 +13,16 @@ import os
 import stat
 import sys
 import threading
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from app.cli.across import NOT_BEGUN, add_host_arguments, enrolled_roster, listening, servers_of
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
-from engine.hosts.across import TestAcross, shared_problems
 from engine.hosts.controller import Arrived
 from engine.hosts.source import HostsSource
 from engine.io.safety import destination_problem
@@ -36,20 +37,18 @@ from engine.protocol import (
     LogLevel,
     RefusalEvent,
     RunEvent,
-    ServerEvent,
-    ServerRunEvent,
-    StartEvent,
     SuiteEvent,
-    SummedEvent,
     WaitingEvent,
     to_json_line,
 )
-from engine.results.schema import IntervalSample, RunResult
+from engine.results.schema import RunResult
 from engine.run.runner import IntervalSource, Runner
 from engine.run.suite import Suite, SuiteError, SuiteRecord, open_suite
 from engine.run.sweep import plan_sweep
 from engine.store.sqlite import StoreError
 from engine.tuning.tuner import calibration_rule
+
+T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,7 +103,7 @@ def _stdin_is_a_pipe() -> bool:
         return False
 
 
-def _watch_stdin(runner: Runner | Suite | TestAcross, pipe: bool) -> None:
+def _watch_stdin(runner: Runner | Suite, pipe: bool) -> None:
     """The stop command stops the run. When stdin is a pipe from the front end, its end stops the
     run too: the front end ended however it ends (closed, crashed or killed) and nobody is left
     to watch. (Python reports Windows's anonymous pipes as FIFOs too.)"""
@@ -125,8 +124,6 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if config is None or where is not None:
         stream(RefusalEvent(problems=problems))
         return ExitCode.INVALID
-    if args.hosts is not None and args.suite:  # the ESRP suite, each of its tests across the servers
-        return _suite_across(args, config, stream)
     if args.hosts is not None:  # the servers given here, not the file's: said on stderr where one cannot be used
         across = servers_of(config, args.hosts)
         if across is None:
@@ -157,36 +154,26 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
                              daemon=True).start()
         return run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
 
-    if not config.servers:
-        result = the_run(None)
-    else:  # a test across servers: once every agent has connected, their agents are the run's source
-        hosts = config.server_names
-        try:
-            with listening(enrolled_roster(hosts), hosts, port=args.port, wait_s=args.wait,
-                           say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts)) as controller:
-                result = the_run(HostsSource(controller, simulate=args.simulate))
-        except (UsageError, *NOT_BEGUN) as exc:
-            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
-            return ExitCode.INVALID
+    result = _sourced(args, config, stream, the_run)
+    if isinstance(result, int):
+        return result
     return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
 
 
-class _EngineAcross:
-    """A test across servers on the engine's stream: each server's events, each interval summed, the controller's
-    lines as log lines."""
-
-    def __init__(self, stream: _Stream) -> None:
-        self.stream = stream
-
-    def host_event(self, host: str, event: RunEvent) -> None:
-        if isinstance(event, ServerRunEvent):
-            self.stream(ServerEvent(host=host, inner=event))
-
-    def summed(self, sample: IntervalSample) -> None:
-        self.stream(SummedEvent(sample=sample))
-
-    def said(self, line: str) -> None:
-        self.stream.log("info", line)
+def _sourced(args: argparse.Namespace, config: TestConfig, stream: _Stream,
+             work: Callable[[IntervalSource | None], T]) -> T | int:
+    """`work` with the run's interval source: none (this server's own) alone; across servers, their agents once every
+    one has connected (the time left said as they do), or the exit code of a refusal naming what kept them apart."""
+    if not config.servers:
+        return work(None)
+    hosts = config.server_names
+    try:
+        with listening(enrolled_roster(hosts), hosts, port=args.port, wait_s=args.wait,
+                       say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts)) as controller:
+            return work(HostsSource(controller, simulate=args.simulate))
+    except (UsageError, *NOT_BEGUN) as exc:
+        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
+        return ExitCode.INVALID
 
 
 def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
@@ -197,89 +184,33 @@ def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
     return arrived
 
 
-def _own_configs(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> dict[str, TestConfig] | None:
-    """Each server's configuration: `config`, or its own file (HOST=FILE) shaped to the same calibration length; None
-    once a refusal names the server."""
-    configs = {}
-    for host, path in args.hosts.items():
-        if path is None:
-            configs[host] = config
-            continue
-        own, problems = load_checked(path)
-        if own is None:
-            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"{host}: {problem.located}") for problem in problems]))
-            return None
-        configs[host] = calibration_rule(own, args.calibrate)[0] if args.calibrate is not None and not args.sweep else own
-    differing = shared_problems(configs)
-    if differing:
-        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, f"{host}: {words}") for host, words in differing]))
-        return None
-    return configs
-
-
 def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:
-    """The ESRP suite for a front end: each stage's events, and a suite event before each stage and at the end."""
+    """The ESRP suite for a front end (across its configuration's servers, each stage a run across them): each stage's
+    events, and a suite event before each stage and at the end."""
     try:
         record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
                             simulate=args.simulate)
     except SuiteError as exc:
         stream(RefusalEvent(problems=[Problem(RUN_FOLDER_FIELD, str(exc))]))
         return ExitCode.INVALID
-    model = simulated_model(args.simulate)
     folder = str(args.output)
-    suite = Suite(record, args.output,
-                  lambda stage_config, out: context.runner(stage_config, out, stream, session=session, model=model),
-                  on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
-    if sys.stdin is not None and not sys.stdin.isatty():
-        threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
+
+    def stages(source: IntervalSource | None) -> SuiteRecord | None:
+        model = simulated_model(args.simulate) if source is None else None
+        suite = Suite(record, args.output, lambda stage_config, out: context.runner(
+            stage_config, out, stream, session=session, model=model, source=source),
+            on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
+        if sys.stdin is not None and not sys.stdin.isatty():
+            threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
+        return run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
+
     try:
-        ran = run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
+        ran = _sourced(args, config, stream, stages)
     finally:
         _suite_report(args.output, stream)
         stream(SuiteEvent(folder=folder, stage=None, record=record))
-    return ExitCode.INVALID if ran is None else ExitCode.of(record.outcome)
-
-
-def _suite_across(args: argparse.Namespace, config: TestConfig, stream: _Stream) -> int:
-    """The ESRP suite for a front end, each of its tests across the servers (each running `config` or its own, at the
-    test's type and length): a suite event before each test and at the end, each test's start and its servers' and
-    summed events, as a test across servers sends them; each test's folder holds the servers' run folders."""
-    configs = _own_configs(args, config, stream)
-    if configs is None:
-        return ExitCode.INVALID
-    try:
-        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
-                            simulate=args.simulate, hosts=list(configs))
-    except SuiteError as exc:
-        stream(RefusalEvent(problems=[Problem(RUN_FOLDER_FIELD, str(exc))]))
-        return ExitCode.INVALID
-    folder, view = str(args.output), _EngineAcross(stream)
-
-    def stages() -> SuiteRecord | None:
-        with listening(enrolled_roster(list(configs)), list(configs), port=args.port, wait_s=args.wait,
-                       say=lambda words: stream.log("info", words), arrived=_waiting(stream, list(configs))) as controller:
-
-            def stage_test(stage_config: TestConfig, out: Path) -> TestAcross:
-                each = {host: record.stage_config(stage_config.test_type, own) for host, own in configs.items()}
-                test = TestAcross(controller, each, out, view, simulate=args.simulate)
-                stream(StartEvent(run_id=test.test_id, session=None, started_utc=datetime.now(UTC), config=stage_config))
-                return test
-
-            suite = Suite(record, args.output, stage_test,
-                          on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
-            if sys.stdin is not None and not sys.stdin.isatty():
-                threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch",
-                                 daemon=True).start()
-            return run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
-
-    try:
-        ran = stages()
-    except (UsageError, *NOT_BEGUN) as exc:
-        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
-        return ExitCode.INVALID
-    finally:
-        _suite_report(args.output, stream)
-        stream(SuiteEvent(folder=folder, stage=None, record=record))
+    if isinstance(ran, int):
+        return ran
     return ExitCode.INVALID if ran is None else ExitCode.of(record.outcome)
 
 

@@ -30,8 +30,7 @@ from reporting.across import AcrossBundle, across_pdf_charts, is_across_folder, 
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv, write_stages_csv
 from reporting.document import render_html
-from reporting.suite import SuiteBundle, is_suite_folder, load_any_suite, render_suite_html, suite_charts
-from reporting.suite_across import SuiteAcrossBundle, render_suite_across_html, suite_across_charts
+from reporting.suite import SuiteBundle, is_suite_folder, load_suite, render_suite_html, suite_charts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,9 +66,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.jetstress is not None:
         _jetstress_folder(args.jetstress)
     try:
-        report: RunBundle | SuiteBundle | AcrossBundle | SuiteAcrossBundle
+        report: RunBundle | SuiteBundle | AcrossBundle
         if suite:
-            report = load_any_suite(Path(args.run))
+            report = load_suite(Path(args.run))
         elif across:
             report = load_across(Path(args.run))
         else:
@@ -84,11 +83,6 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     try:
         if isinstance(report, AcrossBundle):
             return _write_across(args, report)
-        if isinstance(report, SuiteAcrossBundle):
-            return _write_combined(args, report, "the ESRP suite across servers",
-                                   "server run(s), each row naming its stage's and server's folder",
-                                   lambda for_print: render_suite_across_html(report, for_print=for_print),
-                                   suite_across_charts(report))
         return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
@@ -165,7 +159,7 @@ def _jetstress(folder: Path, bundles: list[RunBundle]) -> int:
 
 
 def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
-    return _write_combined(args, suite, "the ESRP suite", "stage(s), each row naming its stage",
+    return _write_combined(args, suite, f"the ESRP suite{suite.across}", "stage(s), each row naming its stage",
                            lambda for_print: render_suite_html(suite, for_print=for_print), suite_charts(suite))
 
 
@@ -174,7 +168,7 @@ def _write_across(args: argparse.Namespace, test: AcrossBundle) -> int:
                            lambda for_print: render_across_html(test, for_print=for_print), across_pdf_charts(test))
 
 
-def _write_combined(args: argparse.Namespace, report: SuiteBundle | AcrossBundle | SuiteAcrossBundle, what: str, rows_are: str,
+def _write_combined(args: argparse.Namespace, report: SuiteBundle | AcrossBundle, what: str, rows_are: str,
                     render: Callable[[bool], str], charts: dict[str, str]) -> int:
     """A report of several runs in one: a suite's stages, or a test's servers."""
     if args.html:

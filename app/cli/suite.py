@@ -1,8 +1,8 @@
 """`jetwise suite CONFIG.json [--output DIR] [--hosts HOST[=FILE],...]`: the ESRP qualification, five tests on the
-same databases; with `--hosts`, each stage a test across the servers, as the ESRP paper's DAG runs it.
+same databases; with `--hosts`, each stage a run across the servers, as the ESRP paper's DAG runs it.
 
 The same command with the same `--output` resumes a suite from its first stage without a Pass or Fail;
-the folder keeps every stage's run folder (across servers: the stage's test folder, each server's under it) and
+the folder keeps every stage's run folder (across servers: each server's copy of its own under `hosts/`) and
 the combined report.
 """
 
@@ -15,16 +15,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.across import ConsoleAcross, add_host_arguments, before_a_test, configs_of, enrolled_roster, listening
+from app.cli.across import add_host_arguments, before_a_test, enrolled_roster, listening, servers_of
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
-from app.cli.signals import run_or_refuse, stop_on_signals
+from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model, writable_destination
-from engine.hosts.across import TestAcross
-from engine.model.config import TIMED_TEST_TYPES, TestConfig
+from engine.hosts.roster import Roster
+from engine.hosts.source import HostsSource
+from engine.model.config import TIMED_TEST_TYPES
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
+from engine.run.runner import IntervalSource
 from engine.run.simulation import PROFILES
 from engine.run.suite import Stage, Suite, SuiteError, SuiteRecord, open_suite
 from reporting.bundle import ReportError
@@ -39,40 +41,49 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", type=session_type, default=None, help="tuning session the runs belong to (default: the file's name)")
     parser.add_argument("--simulate", default=None, metavar="PROFILE",
                         help=f"run on a simulated storage model instead of the disk ({', '.join(sorted(PROFILES))})")
-    add_host_arguments(parser, "each stage a test across these enrolled servers, each running CONFIG or its own "
-                               "FILE (jetwise agent on each)")
+    add_host_arguments(parser, "each stage a run across these enrolled servers, each running CONFIG in its own "
+                               "folders where FILE gives them (jetwise agent on each)")
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
     model = simulated_model(args.simulate)
-    configs = configs_of(args.config, args.hosts, {}) if args.hosts is not None else None
-    config = load_or_say(args.config, sys.stderr) if configs is None else next(iter(configs.values()))
-    if config is None or (args.hosts is not None and configs is None):
+    config = load_or_say(args.config, sys.stderr)
+    if config is not None and args.hosts is not None:
+        config = servers_of(config, args.hosts)
+    if config is None:
         return ExitCode.INVALID
     folder = writable_destination("--output", args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}",
                                 folder=True)
     try:
         record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration,
-                            simulate=args.simulate, hosts=list(configs) if configs is not None else None)
+                            simulate=args.simulate)
     except SuiteError as exc:
         raise UsageError(str(exc)) from exc
-    if configs is not None:
-        return suite_across(record, configs, folder, args)
+    hosts = config.server_names
+    roster = enrolled_roster(hosts) if hosts else None  # every server enrolled, or said before the suite goes on
     session = context.session(args.session or args.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Suite folder: {folder}", file=sys.stderr)
     if record.finished:
         print("Every stage of this suite has run; its verdicts:", file=sys.stderr)
     renderer = ConsoleRenderer(sys.stderr)
 
-    suite = Suite(record, folder, lambda stage_config, out: context.runner(stage_config, out, renderer, session=session,
-                                                                           model=model), on_stage=_announce(record))
-    if run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr)) is None:
+    def stages(source: IntervalSource | None) -> SuiteRecord | None:
+        suite = Suite(record, folder, lambda stage_config, out: context.runner(
+            stage_config, out, renderer, session=session, model=model if source is None else None, source=source),
+            on_stage=_announce(record))
+        return run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr))
+
+    def across(roster: Roster) -> SuiteRecord | None:
+        with listening(roster, hosts, port=args.port, wait_s=args.wait,
+                       say=lambda words: print(words, file=sys.stderr, flush=True)) as controller:
+            return stages(HostsSource(controller, simulate=args.simulate))
+
+    ran = stages(None) if roster is None else before_a_test(lambda: across(roster))
+    if isinstance(ran, int):
+        return ran
+    if ran is None:
         _write_report(folder)
         return ExitCode.INVALID
-    return _ended(record, folder)
-
-
-def _ended(record: SuiteRecord, folder: Path) -> int:
     print_suite(record, folder, sys.stderr)
     _write_report(folder)
     return ExitCode.of(record.outcome)
@@ -87,36 +98,6 @@ def _announce(record: SuiteRecord) -> Callable[[int, Stage], None]:
         print(f"\n=== Stage {number + 1} of {len(record.stages)}: {stage.title}{across}{length}", file=sys.stderr)
 
     return announce
-
-
-def suite_across(record: SuiteRecord, configs: dict[str, TestConfig], folder: Path, args: argparse.Namespace) -> int:
-    """Each unfinished stage as a test across the servers, every server running its own configuration at the stage
-    (its test type and length); a stage's test folder holds each server's run folder."""
-    print(f"Suite folder: {folder}", file=sys.stderr)
-    view = ConsoleAcross(sys.stderr, intervals=False)
-    roster = enrolled_roster(list(configs))
-    current: list[Suite] = []
-
-    def stop(reason: str) -> None:
-        if not current:
-            raise KeyboardInterrupt
-        current[0].request_stop(reason)
-
-    def stages() -> SuiteRecord:
-        with stop_on_signals(stop), listening(roster, list(configs), port=args.port, wait_s=args.wait,
-                                              say=lambda words: print(words, file=sys.stderr)) as controller:
-
-            def stage_test(stage_config: TestConfig, out: Path) -> TestAcross:
-                each = {host: record.stage_config(stage_config.test_type, config) for host, config in configs.items()}
-                return TestAcross(controller, each, out, view, simulate=args.simulate)
-
-            current.append(Suite(record, folder, stage_test, on_stage=_announce(record)))
-            return current[0].run()
-
-    ended = before_a_test(stages)
-    if isinstance(ended, int):
-        return ended
-    return _ended(record, folder)
 
 
 def _write_report(folder: Path) -> None:

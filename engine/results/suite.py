@@ -11,7 +11,7 @@ from engine.model.config import TestConfig, TestType
 from engine.results.base import Schema
 from engine.results.schema import Outcome
 
-SUITE_VERSION = 2  # 2: a suite across servers (`SuiteRecord.hosts`)
+SUITE_VERSION = 3  # 2: a suite across servers as tests across them (`hosts`); 3: its servers in its configuration
 STAGES = (TestType.PERFORMANCE, TestType.STRESS, TestType.DATABASE_CHECKSUM, TestType.DATABASE_BACKUP,
           TestType.SOFT_RECOVERY)
 PERFORMANCE_S = 2 * 3600.0
@@ -73,10 +73,12 @@ class SuiteRecord(Schema):
     performance_s: float
     stress_s: float
     simulate: str | None = Field(None, description="The simulated device's profile every stage runs on; None: the disk.")
-    hosts: list[str] = Field(default_factory=list, description=(
-        "A suite across servers: the enrolled servers every stage runs on together, each its own databases (`config` "
-        "is the first's); none: this server alone."))
     stages: list[Stage]
+
+    @property
+    def hosts(self) -> list[str]:
+        """A suite across servers: the servers every stage runs on together (its configuration's); none: this one."""
+        return self.config.server_names
 
     @property
     def rehearsal(self) -> bool:
@@ -102,12 +104,12 @@ class SuiteRecord(Schema):
             return Outcome.ABORTED
         return Outcome.PASS if all(s.outcome == Outcome.PASS for s in self.stages) else Outcome.FAIL
 
-    def stage_config(self, test_type: TestType, config: TestConfig | None = None) -> TestConfig:
-        """The suite's configuration (or a server's, `config`) as one stage runs it: its test type and, for
-        Performance and Stress, its length."""
+    def stage_config(self, test_type: TestType) -> TestConfig:
+        """The suite's configuration (its servers with it) as one stage runs it: its test type and, for Performance
+        and Stress, its length."""
         update: dict[str, object] = {"test_type": test_type}
         if test_type == TestType.PERFORMANCE:
             update["duration_s"] = self.performance_s
         elif test_type == TestType.STRESS:
             update["duration_s"] = self.stress_s
-        return (config or self.config).model_copy(update=update)
+        return self.config.model_copy(update=update)

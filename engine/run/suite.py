@@ -2,7 +2,8 @@
 
 Performance (2 h, Strict thresholds), Stress (24 h, Lenient), Database Checksum, Database
 Backup and Soft Recovery run on the same databases, in that order, each as an ordinary run in
-a folder of its own inside the suite's folder. `suite.json` there records the suite's
+a folder of its own inside the suite's folder (a suite across servers: each a run across the servers its
+configuration names, its interval source their agents). `suite.json` there records the suite's
 configuration and each stage's folder and verdict, written after every stage, so:
 
 - a stage that fails does not stop the suite: every verdict is published, as in the ESRP paper;
@@ -15,6 +16,7 @@ configuration and each stage's folder and verdict, written after every stage, so
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,6 @@ from pydantic import ValidationError
 
 from engine.io.safety import make_folders, write_text
 from engine.model.config import TestConfig, TestType
-from engine.results.across_schema import AcrossResult
 from engine.results.schema import RunResult
 from engine.results.suite import PERFORMANCE_S as PERFORMANCE_S
 from engine.results.suite import STAGES as STAGES
@@ -38,9 +39,9 @@ MAX_STAGE_S = 30 * 86400.0  # as a run's duration
 
 
 class StageRun(Protocol):
-    """One stage's test: a run on this server (`Runner`), or a test across servers."""
+    """One stage's run (a `Runner`, whatever its interval source)."""
 
-    def run(self) -> RunResult | AcrossResult: ...
+    def run(self) -> RunResult: ...
 
     def request_stop(self, reason: str) -> None: ...
 
@@ -56,7 +57,8 @@ def read_suite(folder: Path) -> SuiteRecord:
     """The suite recorded in `folder` (SuiteError if there is none, or it cannot be read)."""
     path = folder / SUITE_FILE
     try:
-        record = SuiteRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        record = SuiteRecord.model_validate_json(text)
     except FileNotFoundError as exc:
         raise SuiteError(f"{folder} holds no suite ({SUITE_FILE} is missing)") from exc
     except OSError as exc:
@@ -68,6 +70,11 @@ def read_suite(folder: Path) -> SuiteRecord:
     if record.suite_version > SUITE_VERSION:
         raise SuiteError(f"{path} was written by a newer Jetwise (suite record {record.suite_version}; this one reads "
                          f"{SUITE_VERSION}); resume the suite with that version")
+    if record.suite_version < 3 and (hosts := json.loads(text).get("hosts")):
+        raise SuiteError(f"{path} is a suite across servers ({', '.join(map(str, hosts))}) that an earlier Jetwise "
+                         "kept in another form, which this one can neither resume nor report: its combined report "
+                         "(esrp-report.html) stays beside it; run a new suite across these servers in a folder of its "
+                         "own")
     return record
 
 
@@ -78,13 +85,10 @@ def write_suite(record: SuiteRecord, folder: Path) -> None:
 
 def open_suite(
     config: TestConfig, folder: Path, *, performance_s: float, stress_s: float, simulate: str | None = None,
-    hosts: list[str] | None = None,
 ) -> SuiteRecord:
-    """The suite in `folder`: the one recorded there when it has this configuration, these lengths, the same device
-    (the disk, or the simulated `simulate` profile) and the same servers (`hosts`: across them; None: this server),
-    else a new one (SuiteError when the folder holds another suite, or anything but a suite, or a length is out of
-    bounds)."""
-    servers = list(hosts or [])
+    """The suite in `folder`: the one recorded there when it has this configuration (its servers with it: a suite
+    across them), these lengths and the same device (the disk, or the simulated `simulate` profile), else a new one
+    (SuiteError when the folder holds another suite, or anything but a suite, or a length is out of bounds)."""
     for name, seconds in (("Performance", performance_s), ("Stress", stress_s)):
         if not 0 < seconds <= MAX_STAGE_S:
             raise SuiteError(f"the {name} length must be more than 0 and at most {MAX_STAGE_S / 86400:g} days "
@@ -94,7 +98,7 @@ def open_suite(
         raise SuiteError(f"{folder} is a file; a suite needs a folder of its own")
     if (folder / SUITE_FILE).exists():
         record = read_suite(folder)
-        differs = suite_differences(record, config, performance_s, stress_s, simulate, servers)
+        differs = suite_differences(record, config, performance_s, stress_s, simulate)
         if differs:
             raise SuiteError(f"{folder} holds another suite (its {', '.join(differs)} differ); resume it as it was "
                              "started, or give the new suite a folder of its own")
@@ -104,7 +108,7 @@ def open_suite(
     try:
         make_folders(folder)
         record = SuiteRecord(config=wanted, performance_s=performance_s, stress_s=stress_s, simulate=simulate,
-                             hosts=servers, stages=[Stage(test_type=kind) for kind in STAGES])
+                             stages=[Stage(test_type=kind) for kind in STAGES])
         write_suite(record, folder)
     except OSError as exc:
         raise SuiteError(f"the suite folder {folder} cannot be made ({exc.strerror or exc})") from exc
@@ -112,21 +116,22 @@ def open_suite(
 
 
 def suite_differences(record: SuiteRecord, config: TestConfig, performance_s: float, stress_s: float,
-                      simulate: str | None = None, hosts: list[str] | None = None) -> list[str]:
-    """What keeps `record` from being resumed as a suite of `config` with these lengths on this device and these
-    servers (none: this one alone); nothing: the same suite. A front end asks before it offers to resume one."""
+                      simulate: str | None = None) -> list[str]:
+    """What keeps `record` from being resumed as a suite of `config` (its servers with it: none, this one alone) with
+    these lengths on this device; nothing: the same suite. A front end asks before it offers to resume one."""
     wanted = config.model_copy(update={"test_type": TestType.PERFORMANCE})
     ours, theirs = record.config.model_dump(mode="json"), wanted.model_dump(mode="json")
     differs = sorted(f"configuration's {key}" for key in ours.keys() | theirs.keys()
-                     if key != "duration_s" and ours.get(key) != theirs.get(key))
+                     if key not in ("duration_s", "servers") and ours.get(key) != theirs.get(key))
+    if ours.get("servers") != theirs.get("servers"):
+        differs.append(f"servers ({_servers(record.hosts)}, not {_servers(config.server_names)})"
+                       if record.hosts != config.server_names else "servers' own folders")
     if record.performance_s != performance_s:
         differs.append("Performance length")
     if record.stress_s != stress_s:
         differs.append("Stress length")
     if record.simulate != simulate:
         differs.append(f"device ({_device(record.simulate)}, not {_device(simulate)})")
-    if record.hosts != list(hosts or []):
-        differs.append(f"servers ({_servers(record.hosts)}, not {_servers(list(hosts or []))})")
     return differs
 
 
@@ -186,11 +191,8 @@ class Suite:
             folder = self.folder / f"{base}-{attempt}"
         return folder
 
-    def _record(self, stage: Stage, result: RunResult | AcrossResult) -> None:
-        if isinstance(result, AcrossResult):
-            stage.run_id, stage.outcome, stage.reasons = result.test_id, result.outcome, list(result.reasons)
-        else:
-            stage.run_id, stage.outcome, stage.reasons = result.run_id, result.verdict, list(result.summary.reasons)
+    def _record(self, stage: Stage, result: RunResult) -> None:
+        stage.run_id, stage.outcome, stage.reasons = result.run_id, result.verdict, list(result.summary.reasons)
         write_suite(self.record, self.folder)
 
 

@@ -160,6 +160,16 @@ def _roster(folder: Path) -> Path:
     return folder / "controller"
 
 
+def _old_suite_across(folder: Path) -> Path:
+    """A suite across servers as an earlier Jetwise recorded it (suite record 2): its servers beside its configuration."""
+    stages = [{"test_type": kind} for kind in ("performance", "stress", "database_checksum", "database_backup",
+                                                 "soft_recovery")]
+    record = {"suite_version": 2, "config": good_data(folder), "performance_s": 7200.0, "stress_s": 86400.0,
+              "hosts": ["mbx1", "mbx2"], "stages": stages}
+    make_folders(folder / "old-suite")
+    return _write(folder / "old-suite", "suite.json", json.dumps(record)).parent
+
+
 PLACES: dict[str, Callable[[Path], Path]] = {
     "config": _config,
     "xml": lambda f: _write(f, "JetstressConfig.xml", write_xml(good_config(f), auto_tune=False)),
@@ -200,6 +210,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "set_twice": lambda f: _write(f, "twice.json", _config(f).read_text().replace(
         '"thread_count": 2', '"thread_count": 1, "thread_count": 2')),
     "roster": _roster,
+    "old_suite_across": _old_suite_across,
 }
 
 
@@ -459,6 +470,10 @@ CASES = [
     case("run", "{config}", "--hosts", "mbx1", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
     case("tune", "{config}", "--hosts", "mbx1", "--port=-1", says="--port: give a port from 1 to 65535 (got -1)"),
     case("suite", "{config}", "--hosts", "mbx1", "--port", "65536", says="--port: give a port from 1 to 65535 (got 65536)"),
+    case("suite", "{config}", "--output", "{old_suite_across}", says="{old_suite_across}/suite.json is a suite across "
+         "servers (mbx1, mbx2) that an earlier Jetwise kept in another form"),
+    case("report", "{old_suite_across}", says="can neither resume nor report: its combined report (esrp-report.html) "
+         "stays beside it"),
     *WHERE_FILES_GO,
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),

@@ -4,6 +4,7 @@ folder that holds another suite."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,35 @@ def test_only_a_suite_at_the_published_lengths_is_called_a_qualification():
         assert suite_title(performance, stress) == "ESRP trial (not a qualification)"
         assert trial_words(performance, stress).startswith("A trial, not a qualification")
     assert suite_title(3 * PERFORMANCE_S, 2 * STRESS_S) == "ESRP qualification"  # longer than published qualifies
+
+
+def _across(config: TestConfig, *hosts: str) -> TestConfig:
+    return TestConfig.model_validate({**config.model_dump(), "servers": [{"host": host} for host in hosts]})
+
+
+def test_a_suite_across_servers_keeps_them_in_its_configuration_and_other_servers_are_another_suite(tmp_path):
+    config, folder = _across(_config(tmp_path), "mbx1", "mbx2", "mbx3"), tmp_path / "suite"
+    record = open_suite(config, folder, performance_s=20.0, stress_s=20.0, simulate="flash")
+    kept = read_suite(folder)
+    assert kept.hosts == ["mbx1", "mbx2", "mbx3"] and kept.config.servers == config.servers
+    assert kept.stage_config(STAGES[2]).server_names == ["mbx1", "mbx2", "mbx3"]  # every stage runs across them
+    assert open_suite(config, folder, performance_s=20.0, stress_s=20.0, simulate="flash") == record
+    with pytest.raises(SuiteError, match=r"servers \(mbx1, mbx2, mbx3, not mbx1, mbx2\)"):
+        open_suite(_across(_config(tmp_path), "mbx1", "mbx2"), folder, performance_s=20.0, stress_s=20.0, simulate="flash")
+    with pytest.raises(SuiteError, match=r"servers \(mbx1, mbx2, mbx3, not this server alone\)"):
+        open_suite(_config(tmp_path), folder, performance_s=20.0, stress_s=20.0, simulate="flash")
+
+
+def test_a_suite_record_an_earlier_jetwise_wrote_reads_on_this_server_and_is_refused_across_servers(tmp_path):
+    config = _config(tmp_path)
+    record = open_suite(config, tmp_path / "alone", performance_s=20.0, stress_s=20.0).model_dump(mode="json")
+    for name, hosts in (("alone", []), ("across", ["mbx1", "mbx2"])):  # suite record 2 kept its servers beside the config
+        (tmp_path / name).mkdir(exist_ok=True)
+        (tmp_path / name / "suite.json").write_text(
+            json.dumps({**record, "suite_version": 2, "hosts": hosts}), encoding="utf-8")
+    assert read_suite(tmp_path / "alone").hosts == [] and read_suite(tmp_path / "alone").suite_version == 2
+    with pytest.raises(SuiteError, match=r"is a suite across servers \(mbx1, mbx2\) that an earlier Jetwise kept.*can "
+                                         r"neither resume nor report.*in a folder of its own"):
+        read_suite(tmp_path / "across")
+    with pytest.raises(SuiteError, match="neither resume"):
+        open_suite(config, tmp_path / "across", performance_s=20.0, stress_s=20.0)
