@@ -1,7 +1,7 @@
 """The ESRP suite across three servers, through the command line and real agents, as the ESRP paper's DAG runs it:
 each of the five tests a run across every server at once, each judged per server and as a whole, one combined report
 whose stages each have their servers' tables; a server lost mid-suite ends it there keeping what ran, and the same
-command resumes it."""
+command resumes it. The engine runs it so for the window too: the wait for the agents, then each stage a run's events."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.protocol import ExitCode
+from engine.protocol import ExitCode, HelloEvent, ResultEvent, StartEvent, SuiteEvent, WaitingEvent, from_json_line
 from engine.results.document import read_result
 from engine.results.schema import Outcome
 from engine.results.suite import STAGES
@@ -100,5 +100,36 @@ def test_the_esrp_suite_runs_each_test_on_every_server_at_once_and_resumes_after
                                env=dict(os.environ, JETWISE_DATA_DIR=str(servers.controller)))
         assert other.returncode == ExitCode.INVALID and "servers (" in other.stderr, other.stderr
         assert read_suite(output) == record
+    finally:
+        stop_all(list(servers.agents.values()))
+
+
+def test_the_engine_runs_the_suite_across_servers_for_the_window_each_stage_a_run_after_the_wait_for_the_agents(
+        tmp_path, keys):
+    servers = Servers(tmp_path, keys, log_files_to_replay=20)
+    servers.start_agents(once=False)
+    try:
+        output = tmp_path / "suite"
+        hosts = ",".join(f"{host}={servers.files[host]}" for host in HOSTS)
+        done = subprocess.run([*JETWISE, "engine", str(servers.files[HOSTS[0]]), "--output", str(output), "--suite",
+                               "--hosts", hosts, "--session", "dag", "--port", str(servers.port), "--wait", "90s",
+                               "--simulate", "sas-8x10k", "--performance-duration", "20s", "--stress-duration", "20s"],
+                              capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                              env=dict(os.environ, JETWISE_DATA_DIR=str(servers.controller)))
+        assert done.returncode == ExitCode.PASS, done.stderr
+        events = [from_json_line(line) for line in done.stdout.splitlines() if line.strip()]
+        kinds = [type(event) for event in events]
+        assert kinds[0] is HelloEvent and kinds.index(WaitingEvent) < kinds.index(SuiteEvent)  # the agents, then stage 1
+        suites = [event for event in events if isinstance(event, SuiteEvent)]
+        assert [event.stage for event in suites] == [0, 1, 2, 3, 4, None] and suites[-1].record.finished
+        assert suites[-1].record.hosts == HOSTS and suites[-1].record == read_suite(output)
+        # each stage a run's events alone: its start in the tuning session, then its result with every server's share
+        starts = [event for event in events if isinstance(event, StartEvent)]
+        results = [event.result for event in events if isinstance(event, ResultEvent)]
+        assert len(starts) == len(results) == 5 and all(start.session == "dag" for start in starts)
+        for stage, result in zip(suites[-1].record.stages, results, strict=True):
+            assert result.run_id == stage.run_id and result == read_result(output / stage.folder)
+            assert [share.host for share in result.servers] == HOSTS
+        assert (output / "esrp-report.html").is_file()
     finally:
         stop_all(list(servers.agents.values()))
