@@ -16,7 +16,6 @@ from typing import Any
 import markupsafe
 from pydantic import ValidationError
 
-from engine.io.safety import write_text
 from engine.model.config import TIMED_TEST_TYPES, TestType
 from engine.results.across_rows import recovery_rows, scan_rows
 from engine.results.across_schema import ACROSS_FILE, HOSTS_FOLDER, AcrossResult
@@ -29,7 +28,6 @@ from reporting.document import TEST_TITLES, environment, on_paper, render_sectio
 from reporting.sweep import step_rows
 
 CHART_PREFIX = "across-"
-REPORT_FILE = "report.html"  # the combined report `jetwise run --hosts` leaves in its folder
 
 
 @dataclass
@@ -154,11 +152,3 @@ def across_pdf_charts(bundle: AcrossBundle) -> dict[str, str]:
         if run is not None:
             charts.update(section_charts(run, number))
     return charts
-
-
-def write_across_report(folder: Path) -> Path:
-    """Write the test's combined HTML report into its folder (`REPORT_FILE`, replaced whole); returns its path.
-    ReportError when the test cannot be read, OSError when the file cannot be written."""
-    path = folder / REPORT_FILE
-    write_text(path, render_across_html(load_across(folder)))
-    return path

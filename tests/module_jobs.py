@@ -8,8 +8,6 @@ from __future__ import annotations
 JOBS: dict[str, dict[str, str]] = {
     "engine": {
         "hosts/agent.py": "An agent: its link to the controller, and each test's part it runs",
-        "hosts/across.py": "A test across servers from the controller: started, stopped and judged together",
-        "hosts/as_one.py": "A test across servers as one run of their summed design, for the advisor",
         "hosts/part.py": "A server's part of a test across servers, run on its agent",
         "hosts/controller.py": "The controller: one link per agent, and whom it refused said",
         "hosts/enrolment.py": "Enrolling a server as an agent by a one-time bundle and code",
@@ -20,7 +18,7 @@ JOBS: dict[str, dict[str, str]] = {
         "hosts/messages.py": "What the controller and its agents say to each other: typed messages of data",
         "hosts/port.py": "The controller's port: its range, and one another program holds said plainly",
         "hosts/roster.py": "The controller's servers: its authority and each agent enrolled or removed",
-        "hosts/sweep_across.py": "A load sweep across servers, led by the controller from every server's steps",
+        "hosts/source.py": "A test across servers as a run: the servers' agents its interval source",
         "hosts/tls.py": "Mutual TLS on every link, from a key held in memory",
         "hosts/trust.py": "The certificates of a test across servers, and an agent's request for its own",
         "io/capacity.py": "The disk throughput scenario's database size, as Jetstress sizes it",
@@ -75,6 +73,7 @@ JOBS: dict[str, dict[str, str]] = {
         "results/scan_schema.py": "A Database Checksum or Database Backup test's scan",
         "results/scans.py": "A Database Checksum or Database Backup test's result",
         "results/schema.py": "The run schema",
+        "results/servers.py": "Each server's share of a test across servers, judged on its own counters",
         "results/spikes.py": "When a run's single I/Os passed its maximum latency",
         "results/suite.py": "The ESRP qualification suite as results keep it",
         "results/sums.py": "Latency histograms added up over consecutive spans",

@@ -1,12 +1,12 @@
-"""`jetwise run CONFIG --hosts HOST[=FILE],...`: one test across servers, from this controller.
+"""`jetwise run CONFIG --hosts HOST[=FILE],...`: one test across servers, from this controller, as a run.
 
-Each HOST is an enrolled server (`jetwise hosts add`) whose agent runs its part; it runs CONFIG, or FILE (its own
-Jetwise configuration or JetstressConfig.xml: its databases, paths and thread setting). What the servers share (test
-type, duration, warm-up, sample interval, thresholds) must be the same in each file. The controller listens for the
-agents, starts every server's measured clock at one instant once all databases are ready, shows each interval summed
-across the servers, stops all of them when one fails or the engineer stops it, and judges each server and the whole.
-Its run folder holds `test.json` (the test's verdict, each server's row and the aggregate), `test.log`, and each
-server's run folder under `hosts/`.
+Each HOST is an enrolled server (`jetwise hosts add`) whose agent runs its share of CONFIG; FILE (its own Jetwise
+configuration or JetstressConfig.xml) gives that server's own database, log and backup folders, and must be CONFIG in
+everything else (`servers_of`). The controller listens for the agents (`listening`); the run's interval source is
+their agents (`engine.hosts.source.HostsSource`): every server's measured clock starts at one instant once all
+databases are ready, the run's figures are their counters summed, each server's share is judged on its own, and all
+of them stop when one fails or the engineer stops it. Its run folder is a run's, with each server's copy of its own run
+folder under `hosts/`. `jetwise tune` and `jetwise suite` take their servers here too.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import TypeVar
 
-from app.cli.configs import load_or_say, with_changes
+from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import duration_type, path_type, port_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError
-from engine.hosts.across import AcrossView, TestAcross, shared_problems
 from engine.hosts.controller import Arrived, Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
@@ -34,14 +33,9 @@ from engine.model.config import TestConfig
 from engine.model.host_names import host_problem
 from engine.model.options import option
 from engine.model.profile import ServerPart
-from engine.protocol import ExitCode, LogEvent, PhaseEvent, RefusalEvent, RunEvent
-from engine.results.across_schema import AcrossResult
-from engine.results.clock import MeasuredClock
-from engine.results.schema import IntervalSample, RunResult
-from engine.run.sweep import SweepPlan
+from engine.protocol import ExitCode
+from engine.results.schema import RunResult
 from engine.store.paths import hosts_folder
-from reporting.across import write_across_report
-from reporting.bundle import ReportError
 
 T = TypeVar("T")
 
@@ -104,64 +98,6 @@ def before_a_test(body: Callable[[], T]) -> T | int:
         return ExitCode.ABORTED
 
 
-class ConsoleAcross(AcrossView):
-    """A test across servers on the console: the controller's lines, each server's phases and warnings, the sum."""
-
-    def __init__(self, stream: TextIO, *, intervals: bool = True) -> None:
-        self.stream = stream
-        self.intervals = intervals  # each interval summed, a line each (tuning says its steps and runs instead)
-        self.clock = MeasuredClock()  # "measure" counts from the start of measuring, as a run alone's console does
-
-    def _print(self, line: str) -> None:
-        print(line, file=self.stream, flush=True)
-
-    def host_event(self, host: str, event: RunEvent) -> None:
-        if isinstance(event, PhaseEvent):
-            self._print(f"[{host}] {event.message}")
-        elif isinstance(event, LogEvent) and event.level != "info":
-            self._print(f"[{host}] {event.level}: {event.message}")
-        elif isinstance(event, RefusalEvent):
-            for problem in event.problems:
-                self._print(f"[{host}] refused: {problem.located}")
-
-    def summed(self, sample: IntervalSample) -> None:
-        if not self.intervals:
-            return
-        self.clock.add(sample)
-        measured_s = self.clock.measured_s(sample)
-        figures = sample.summary
-        when = f"warm-up {sample.elapsed_s:5.0f} s" if measured_s is None else f"measure {measured_s:5.0f} s"
-        self._print(f"  all servers [{when}] {figures.transactional_iops:,.0f} transactional "
-                    f"IOPS | DB read {figures.db_read_avg_latency_ms:.2f} ms | log write "
-                    f"{figures.log_write_avg_latency_ms:.2f} ms")
-
-    def said(self, line: str) -> None:
-        self._print(line)
-
-
-def configs_of(config_path: Path, hosts: dict[str, Path | None], overrides: dict[str, Any]) -> dict[str, TestConfig] | None:
-    """Each server's configuration, the command line's changes made to each (None once the problems are printed,
-    each file named)."""
-    shared = load_or_say(config_path, sys.stderr)
-    if shared is None:
-        return None
-    configs: dict[str, TestConfig] = {}
-    for host, path in hosts.items():
-        own = shared if path is None else load_or_say(path, sys.stderr)
-        if own is not None and overrides:
-            own = with_changes(own, overrides, sys.stderr)
-        if own is None:
-            print(f"--hosts {host}{'' if path is None else f'={path}'}: its configuration cannot be used", file=sys.stderr)
-            return None
-        configs[host] = own
-    problems = shared_problems(configs)
-    if problems:
-        for host, words in problems:
-            print(f"error: --hosts {host}: {words}", file=sys.stderr)
-        return None
-    return configs
-
-
 def enrolled_roster(hosts: list[str]) -> Roster:
     """The controller's roster, every host in it enrolled (UsageError naming those that are not)."""
     if Roster.file_in(hosts_folder()) is None:
@@ -175,19 +111,6 @@ def enrolled_roster(hosts: list[str]) -> Roster:
     return roster
 
 
-def test_across(configs: dict[str, TestConfig], output: Path, view: AcrossView, *, port: int, wait_s: float,
-                simulate: str | None, say: Callable[[str], None], started: Callable[[TestAcross], None],
-                sweep: SweepPlan | None = None, arrived: Arrived | None = None) -> AcrossResult:
-    """Listen for the servers' agents, then run the test across them (a load sweep in lockstep with `sweep`): for the
-    command line and the engine process. Raises UsageError, RosterError, KeyStoreError, PortInUseError or
-    HostsMissingError before the test begins."""
-    with listening(enrolled_roster(list(configs)), list(configs), port=port, wait_s=wait_s, say=say,
-                   arrived=arrived) as controller:
-        test = TestAcross(controller, configs, output, view, simulate=simulate, sweep=sweep)
-        started(test)
-        return test.run()
-
-
 @contextmanager
 def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
               say: Callable[[str], None], arrived: Arrived | None = None) -> Iterator[Controller]:
@@ -199,14 +122,6 @@ def listening(roster: Roster, hosts: list[str], *, port: int, wait_s: float,
         say(f"Listening at {controller.address}; waiting for {', '.join(hosts)}...")
         controller.wait_for(hosts, wait_s, arrived)
         yield controller
-
-
-def write_report(output: Path, say: Callable[[str], None]) -> None:
-    """The combined report in the test's folder, however the test ended; one that cannot be written is said."""
-    try:
-        say(f"Combined report: {write_across_report(output)} (a PDF: jetwise report {output} --pdf FILE)")
-    except (ReportError, OSError) as exc:
-        say(f"note: the combined report was not written: {exc}")
 
 
 OWN_FIELDS = ("databases", "backup_path", "description", "servers")  # a server's own file gives its folders (and words)
@@ -272,25 +187,3 @@ def run_across(args: argparse.Namespace, context: AppContext, config: TestConfig
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     print(f"Results: {output}", file=sys.stderr)
     return ExitCode.of(result.verdict)
-
-
-def _print_tables(result: AcrossResult) -> None:
-    out = sys.stderr
-    print(f"\nIndividual server metrics ({result.test_type}):", file=out)
-    print(f"  {'server':<18} {'verdict':<8} {'target':>9} {'achieved':>9} {'DB rd/s':>9} {'DB wr/s':>9} {'log wr/s':>9} "
-          f"{'rd ms':>7} {'wr ms':>7} {'log ms':>7}", file=out)
-    for row in result.servers:
-        verdict = row.outcome.value.upper() if row.outcome is not None else "NO RESULT"
-        print(f"  {row.host:<18} {verdict:<8} {row.target_transactional_iops:>9,.0f} {row.achieved_transactional_iops:>9,.1f} "
-              f"{row.db_reads_per_s:>9,.1f} {row.db_writes_per_s:>9,.1f} {row.log_writes_per_s:>9,.1f} "
-              f"{row.db_read_avg_latency_ms:>7.2f} {row.db_write_avg_latency_ms:>7.2f} {row.log_write_avg_latency_ms:>7.2f}",
-              file=out)
-    total = result.aggregate
-    print(f"Aggregate across all servers ({total.servers} with a result; I/O summed, latency averaged):", file=out)
-    print(f"  {'all':<18} {result.outcome.value.upper():<8} {total.target_transactional_iops:>9,.0f} "
-          f"{total.achieved_transactional_iops:>9,.1f} {total.db_reads_per_s:>9,.1f} {total.db_writes_per_s:>9,.1f} "
-          f"{total.log_writes_per_s:>9,.1f} {total.db_read_avg_latency_ms:>7.2f} {total.db_write_avg_latency_ms:>7.2f} "
-          f"{total.log_write_avg_latency_ms:>7.2f}", file=out)
-    for words in result.reasons:
-        print(f"  {words}", file=out)
-    print(f"Test across servers: {result.outcome.value.upper()}", file=out)

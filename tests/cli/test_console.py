@@ -87,18 +87,3 @@ def test_a_sweep_s_measure_counter_starts_again_at_each_step_once_it_settled():
         clock.add(sample)
         said.append(clock.measured_s(sample))
     assert said == [None, None, None, 1.0, 2.0, 3.0, 4.0, None, None, 1.0, 2.0]
-
-
-def test_a_test_across_servers_counts_its_measure_from_the_start_of_measuring_too():
-    import io
-
-    from app.cli.across import ConsoleAcross
-    from engine.results.schema import IntervalSample
-
-    stream = io.StringIO()
-    console = ConsoleAcross(stream)
-    for second, phase in enumerate(["warmup"] * 10 + ["measure"] * 3, start=1):
-        console.summed(IntervalSample(interval=second - 1, phase=phase, elapsed_s=float(second), duration_s=1.0))
-    lines = stream.getvalue().splitlines()
-    assert lines[9].startswith("  all servers [warm-up    10 s]") and lines[10].startswith("  all servers [measure     1 s]")
-    assert lines[-1].startswith("  all servers [measure     3 s]")
