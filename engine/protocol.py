@@ -17,14 +17,13 @@ from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
-from engine.results.across_schema import AcrossResult
 from engine.results.schema import HostInfo, IntervalSample, Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
-# the event stream's version (5: a test across servers' events; 6: the test as one run, for tuning); a front end
-# refuses an engine that speaks another
-PROTOCOL_VERSION = 6
+# the event stream's version (5: a test across servers' events; 6: the test as one run, for tuning; 7: a test across
+# servers is a run, its events a run's); a front end refuses an engine that speaks another
+PROTOCOL_VERSION = 7
 STOP_COMMAND = "stop"  # a line on the engine process's stdin: end the run, keeping what it measured
 
 
@@ -152,39 +151,13 @@ class WaitingEvent(BaseModel):
     left_s: float  # before the test gives up on those still waiting
 
 
-# What one server's run sends in a test across servers (`ServerEvent`)
+# What one server's run sends its controller in a test across servers (`engine.hosts.messages`)
 ServerRunEvent = StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
-
-
-class ServerEvent(BaseModel):
-    """An event of one server's run in a test across servers, as that server's run sent it."""
-
-    event: Literal["server"] = "server"
-    host: str
-    inner: Annotated[ServerRunEvent, Field(discriminator="event")]
-
-
-class SummedEvent(BaseModel):
-    """An interval of a test across servers: every server's counters added up, once each has sent it."""
-
-    event: Literal["summed"] = "summed"
-    sample: IntervalSample
-
-
-class AcrossEvent(BaseModel):
-    """A test across servers ended, however it ended: its verdict per server and as a whole, and its folder."""
-
-    event: Literal["across"] = "across"
-    folder: str
-    result: AcrossResult
-    as_one: RunResult | None = Field(None, description=(
-        "The test as one run of the servers' summed design (engine.hosts.as_one), which auto-tune reads; None when "
-        "no server gave a result."))
 
 
 # Every event a run sends, one of each kind: a consumer's chain of cases ends in assert_never, checked by mypy
 RunEvent = (HelloEvent | StartEvent | PhaseEvent | ProgressEvent | IntervalEvent | LogEvent | RefusalEvent | ResultEvent
-            | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent | WaitingEvent)
+            | SuiteEvent | WaitingEvent)
 EmitFn = Callable[[RunEvent], None]  # where a run sends its events: the front end, the store, the run folder
 Event = Annotated[RunEvent, Field(discriminator="event")]
 _EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)

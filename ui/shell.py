@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 from engine.io.capacity import sized_for_capacity
 from engine.model.draft import Draft
-from engine.results.across_schema import AcrossResult
 from engine.results.schema import RunResult
 from engine.store.sqlite import Store, StoreError
 from engine.tuning.advisor import Advice
@@ -38,7 +37,6 @@ from ui.controllers.wizard_services import StoreServices
 from ui.help import show_places
 from ui.servers import ServersDialog
 from ui.suite import SuiteSummary
-from ui.views.across_view import AcrossView
 from ui.views.results_view import ResultsView
 from ui.views.run_view import RunView
 from ui.views.session_view import SessionView
@@ -69,11 +67,10 @@ class MainWindow(QMainWindow):
         self.wizard.setWindowFlags(Qt.WindowType.Widget)
         self.files = ConfigFiles(self, self.state, self.wizard, store, self.settings)
         self.results_view = ResultsView()
-        self.across_view = AcrossView()
         self.session_view = SessionView()
         self._before_session: QWidget = self.wizard  # the page the session view's Back returns to
         self.stack = QStackedWidget()
-        for widget in (self.wizard, self.run_view, self.results_view, self.across_view, self.session_view):
+        for widget in (self.wizard, self.run_view, self.results_view, self.session_view):
             self.stack.addWidget(widget)
         self.setCentralWidget(self.stack)
         self._connect()
@@ -100,16 +97,8 @@ class MainWindow(QMainWindow):
         self.runs.finished.connect(self._on_runs_finished)
         self.runs.refused.connect(self._on_runs_refused)
         self.runs.suite_finished.connect(self._on_runs_suite_finished)
-        self.runs.across_finished.connect(self._on_runs_across_finished)
         self.runs.waiting.connect(self.wizard.review.show_wait)
         self.wizard.review.cancel_requested.connect(self.runs.cancel_wait)
-        across = self.across_view
-        across.report_requested.connect(self.reports.open_across_report)
-        across.pdf_requested.connect(self.reports.export_across_pdf)
-        across.folder_requested.connect(lambda _folder: self.reports.open_run_folder())
-        across.new_test_requested.connect(self.new_test)
-        across.back_requested.connect(self._show_suite_results)
-        across.apply_requested.connect(lambda: self.runs.apply_across(across.suggestion))
         self.runs.message.connect(self.statusBar().showMessage)
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
@@ -240,10 +229,7 @@ class MainWindow(QMainWindow):
                                   resumed.folder if resumed is not None else None, hosts=hosts,
                                   own=self.wizard.servers.own_configs(config) if hosts else None)
             return
-        if hosts:
-            self.runs.start_across(config, hosts, self.wizard.servers.own_configs(config))
-            return
-        self.runs.start_planned(config)
+        self.runs.start_planned(self.wizard.servers.with_servers(config))  # across the servers chosen, if any
 
     def _on_runs_started(self) -> None:
         self.stack.setCurrentWidget(self.run_view)
@@ -256,11 +242,6 @@ class MainWindow(QMainWindow):
         self.results_view.show_result(result, advice, note)
         self.stack.setCurrentWidget(self.results_view)
         self.statusBar().showMessage(f"{result.verdict.value.upper()}: results in {self.runs.last_output}")
-
-    def _on_runs_across_finished(self, result: AcrossResult, folder: Path, tuning: str) -> None:
-        self.across_view.show_test(result, folder, tuning, advice=self.runs.across_advice)
-        self.stack.setCurrentWidget(self.across_view)
-        self.statusBar().showMessage(f"{result.outcome.value.upper()} across {len(result.servers)} servers: results in {folder}")
 
     def _on_runs_suite_finished(self, summary: SuiteSummary) -> None:
         self.results_view.show_suite(summary)
@@ -278,13 +259,7 @@ class MainWindow(QMainWindow):
         if suite is None or not suite.shown(number):
             return
         folder = suite.stage_folder(number)
-        test = suite.across.get(number)
-        if test is not None and folder is not None:  # a test of a suite across servers: each server and their sum
-            self.runs.last_result, self.runs.last_output = None, folder
-            title = suite.record.title
-            self.across_view.show_test(test, folder, f"Test {number + 1} of {len(suite.record.stages)} of the {title}.",
-                                       back=f"Back to the {title}")
-            self.stack.setCurrentWidget(self.across_view)
+        if number not in suite.results:  # a test of a suite across servers shows in the suite's table alone
             return
         self.runs.last_result, self.runs.last_output = suite.results[number], folder
         self.results_view.show_stage(number)

@@ -12,7 +12,6 @@ from engine.model.units import counted, format_bytes, format_duration
 from engine.model.validation import Problem
 from engine.protocol import (
     WORK_PHASES,
-    AcrossEvent,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -22,10 +21,8 @@ from engine.protocol import (
     RefusalEvent,
     ResultEvent,
     RunEvent,
-    ServerEvent,
     StartEvent,
     SuiteEvent,
-    SummedEvent,
     WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
@@ -126,9 +123,9 @@ class ConsoleRenderer:
                 print(f"   {problem}", file=s)
         elif isinstance(event, ResultEvent):
             print_result(event.result, s)
-        elif isinstance(event, HelloEvent | SuiteEvent | ServerEvent | SummedEvent | AcrossEvent | WaitingEvent):
-            pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log; a
-            # test across servers has a console of its own (`app.cli.across`)
+        elif isinstance(event, HelloEvent | SuiteEvent | WaitingEvent):
+            pass  # the engine's greeting is for a front end's handshake; a suite's stages say themselves in its log; the
+            # wait for a test's agents is said by the controller's own lines
         else:
             assert_never(event)
 

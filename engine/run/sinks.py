@@ -24,7 +24,6 @@ from engine.model.config import TestConfig
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity
 from engine.protocol import (
-    AcrossEvent,
     EmitFn,
     HelloEvent,
     IntervalEvent,
@@ -34,10 +33,8 @@ from engine.protocol import (
     RefusalEvent,
     ResultEvent,
     RunEvent,
-    ServerEvent,
     StartEvent,
     SuiteEvent,
-    SummedEvent,
     WaitingEvent,
 )
 from engine.results.document import CONFIG_FILE, HOST_FILE, LOG_FILE, write_result
@@ -124,8 +121,8 @@ class RunFolderWriter:
             write_result(event.result, self.folder)
         elif isinstance(event, LogEvent | IntervalEvent | HelloEvent | PhaseEvent | ProgressEvent | SuiteEvent | RefusalEvent):
             pass  # before the run's folder is made (a refused run has none); and what the log says of a phase is a log event of its own
-        elif isinstance(event, ServerEvent | SummedEvent | AcrossEvent | WaitingEvent):
-            pass  # a test across servers: each server's run folder is written from its own events (`engine.hosts.across`)
+        elif isinstance(event, WaitingEvent):
+            pass  # a test across servers waits for its agents before its run begins
         else:
             assert_never(event)
 

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine.model import config as model
+from engine.model.profile import ServerPart
 from engine.model.validation import Problem, Severity
-from engine.results.across_schema import AcrossResult, ServerEnd, ServerRow
-from engine.results.schema import Outcome
+from engine.results.schema import Outcome, ServerResult
 from engine.tuning.advisor import advise_session
 from tests.conftest import small_config
 from tests.engine.test_report import known_result
@@ -186,22 +186,20 @@ def test_every_wizard_page_and_its_dialogs_fit_a_small_screen(qtbot, window, tmp
 
 
 def _across_out_of_reach(window, measured) -> list[str]:
-    """The view of a test across three servers (each server's row the suite's Performance test's, one failed, one lost),
-    as a test of a suite across servers shows, with the way back to the suite."""
-    rows = [ServerRow.of(host, measured, clock_offset_s=0.0, run_folder=rf"D:\Jetwise runs\{host}")
-            for host in ("mbx1.contoso.local", "mbx2.contoso.local", "mbx3.contoso.local")]
-    rows[1] = rows[1].model_copy(update={"outcome": Outcome.FAIL, "reasons": ["Average database read latency "
-                                         "25.10 ms on Instance 1 is over the 20 ms limit"] * 3})
-    rows[2] = rows[2].model_copy(update={"outcome": None})
-    test = AcrossResult.judged(test_id="20261128-across", test_type="performance", simulated=True, rows=rows,
-                               ended_by=ServerEnd(host="mbx3.contoso.local", why="lost", detail="no heartbeat for "
-                                                  "30 s"), start_utc=None, end_utc=None)
-    window.across_view.show_test(test, window.runs.last_output, "Test 1 of 5 of the ESRP trial.",
-                                 back="Back to the ESRP trial")
-    window.stack.setCurrentWidget(window.across_view)
-    problems = out_of_reach(window, "A test across three servers")
+    """The results of a test across three servers (each server's share the suite's Performance test's, one failed, one
+    lost), as the results view shows a run with servers: each server's row, the paper's aggregate and the exact one."""
+    hosts = ("mbx1.contoso.local", "mbx2.contoso.local", "mbx3.contoso.local")
+    failed = measured.summary.model_copy(update={"verdict": Outcome.FAIL, "reasons": [
+        "Average database read latency 25.10 ms on Instance 1 is over the 20 ms limit"] * 3})
+    shares = [ServerResult(host=hosts[0], summary=measured.summary, clock_offset_s=0.0, run_folder=rf"hosts\{hosts[0]}"),
+              ServerResult(host=hosts[1], summary=failed, clock_offset_s=0.0, run_folder=rf"hosts\{hosts[1]}"),
+              ServerResult(host=hosts[2], ended="lost: no heartbeat for 30 s")]
+    config = measured.configuration.model_copy(update={"servers": [ServerPart(host=host) for host in hosts]})
+    test = measured.model_copy(update={"servers": shares, "configuration": config})
+    window.results_view.show_result(test, None, "Test 1 of 5 of the ESRP trial.")
     window.stack.setCurrentWidget(window.results_view)
-    return problems
+    assert window.results_view.servers.table.rowCount() == 5  # three servers, the paper's aggregate, the exact one
+    return out_of_reach(window, "A test across three servers")
 
 
 def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_the_wizard_small(qtbot, window, tmp_path):

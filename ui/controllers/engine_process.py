@@ -34,7 +34,6 @@ from engine.model.validation import RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
     PROTOCOL_VERSION,
     STOP_COMMAND,
-    AcrossEvent,
     ExitCode,
     HelloEvent,
     RefusalEvent,
@@ -86,7 +85,6 @@ class EngineProcess(QObject):
         self._kill_timer.setSingleShot(True)
         self._kill_timer.timeout.connect(self._kill)
         self.result: RunResult | None = None
-        self.across: AcrossEvent | None = None  # a test across servers' end
         self._stop_requested = False
         self.session: str | None = None  # the tuning session the engine recorded the run in
         self.output_dir: Path | None = None
@@ -117,13 +115,14 @@ class EngineProcess(QObject):
         own: dict[str, TestConfig] | None = None,
     ) -> None:
         """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
-        suite there instead, or resumes the one it holds; `hosts` runs it across those servers, listening for their agents
-        on `port` for up to `wait_s` (the engine's defaults when None), each running `config` or its `own`."""
+        suite there instead, or resumes the one it holds, across `hosts` when given, each running `config` or its `own`.
+        A test across servers (the servers `config` names, or `hosts`) listens for their agents on `port` for up to
+        `wait_s` (the engine's defaults when None)."""
         self.began = False
         own = own or {}
         try:
             config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
-            files = {host: self._write_own(own[host], output_dir if suite is None else None, host)
+            files = {host: self._write_temporary(own[host], f"jetwise-suite-{host}-")  # a suite's servers' own
                      for host in hosts or [] if host in own}
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
@@ -141,6 +140,7 @@ class EngineProcess(QObject):
             args += ["--simulate", simulate]
         if hosts:
             args += ["--hosts", ",".join(f"{host}={files[host]}" if host in files else host for host in hosts)]
+        if hosts or config.servers:
             if port is not None:
                 args += ["--port", str(port)]
             if wait_s is not None:
@@ -151,7 +151,6 @@ class EngineProcess(QObject):
         self._kill_after_ms = KILL_AFTER_MS if suite is None else SUITE_KILL_AFTER_MS
         self.output_dir = output_dir
         self.result = None
-        self.across = None
         self.session = None
         self._refusal = []
         self._stop_requested = False
@@ -175,20 +174,6 @@ class EngineProcess(QObject):
             self._discard_output()
             raise
         return config_path
-
-    def _write_own(self, config: TestConfig, output_dir: Path | None, host: str) -> Path:
-        """A server's own configuration in a test across servers, beside the run's (noted as the run's is), or for a
-        suite (`output_dir` None) in the temporary folder beside the suite's."""
-        if output_dir is None:
-            return self._write_temporary(config, f"jetwise-suite-{host}-")
-        path = output_dir / f"requested-config-{host}.json"
-        try:
-            save_config(config, path)
-            self._written.append((path, path.read_bytes()))
-        except OSError:
-            self._discard_output()
-            raise
-        return path
 
     def _write_suite_config(self, config: TestConfig) -> Path:
         """The suite's configuration, in the temporary folder: the suite's own folder takes nothing but the suite."""
@@ -246,8 +231,6 @@ class EngineProcess(QObject):
                 continue
             if isinstance(event, ResultEvent):
                 self.result = event.result
-            elif isinstance(event, AcrossEvent):
-                self.across = event
             elif isinstance(event, StartEvent):
                 self.session = event.session
                 self.began = True
@@ -271,7 +254,7 @@ class EngineProcess(QObject):
             self._discard_output()
         self._remove_temporary()
         self.finished.emit(EngineOutcome(code if normal else None, self._stop_requested, self.result,
-                                         began=self.began, problems=tuple(self._refusal), across=self.across))
+                                         began=self.began, problems=tuple(self._refusal)))
 
     def _on_error(self, error: QProcess.ProcessError) -> None:
         if error == QProcess.ProcessError.FailedToStart:
@@ -322,7 +305,6 @@ class EngineOutcome:
     started: bool = True  # the engine process started
     began: bool = True  # the run began (the engine's start event)
     problems: tuple[Problem, ...] = ()  # what it refused the configuration for, each at its field
-    across: AcrossEvent | None = None  # a test across servers: how it ended, per server and as a whole
 
     @property
     def refused(self) -> bool:

@@ -20,8 +20,6 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 from engine.io.safety import refuse_destination, write_text
 from engine.model.units import sentence
 from engine.store.sqlite import Store
-from reporting.across import REPORT_FILE as ACROSS_REPORT_FILE
-from reporting.across import AcrossBundle, across_pdf_charts, load_across, render_across_html, write_across_report
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv
 from reporting.document import charts, render_html
@@ -173,9 +171,9 @@ class ReportActions(QObject):
         return self._export_combined(folder / "esrp-report.pdf", path, f"the {suite.record.title}", suite,
                                      render_suite_html(suite, for_print=True), suite_charts(suite))
 
-    def _export_combined(self, suggested: Path, path: Path | None, what: str, report: SuiteBundle | AcrossBundle,
+    def _export_combined(self, suggested: Path, path: Path | None, what: str, report: SuiteBundle,
                          html: str, charts: dict[str, str]) -> Path | None:
-        """A report of several runs in one (a suite's, a test across servers') as a PDF, where the engineer says."""
+        """A report of several runs in one (a suite's) as a PDF, where the engineer says."""
         chosen = self._save_as(path, "Export the combined report as PDF", suggested, PDF_FILTERS)
         if chosen is None:
             return None
@@ -192,20 +190,6 @@ class ReportActions(QObject):
         suite = self._suite(folder)
         if suite is not None:
             self._print(suite.title, render_suite_html(suite, for_print=True), suite_charts(suite))
-
-    def open_across_report(self, folder: Path) -> Path | None:
-        """A test across servers' combined report (report.html, the engine's; written here when it left none)."""
-        return self._open_combined(folder / ACROSS_REPORT_FILE, write_across_report, "report")
-
-    def export_across_pdf(self, folder: Path, path: Path | None = None) -> Path | None:
-        """A test across servers' combined report as a PDF, as `jetwise report FOLDER --pdf` writes it."""
-        try:
-            test = load_across(folder)
-        except ReportError as exc:
-            QMessageBox.warning(self._window, "No report", f"The test in {folder} cannot be read: {exc}")
-            return None
-        return self._export_combined(folder / "report.pdf", path, "the test across servers", test,
-                                     render_across_html(test, for_print=True), across_pdf_charts(test))
 
     def open_run_folder(self) -> None:
         folder = self._runs.last_output

@@ -32,18 +32,17 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
-from engine.hosts.as_one import summed_config
 from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.draft import Draft
 from engine.model.units import sentence
-from engine.protocol import AcrossEvent, RunEvent, StartEvent, WaitingEvent
+from engine.protocol import RunEvent, StartEvent, WaitingEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord, suite_title
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
-from engine.tuning.tuner import MAX_RUNS, TuneOutcome, Tuner
+from engine.tuning.tuner import MAX_RUNS, Tuner
 from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
@@ -58,7 +57,7 @@ ACROSS_WAIT_S = 120.0  # a test across servers waits this long for every agent t
 class RunDisplay(Protocol):
     """Where a run shows while it runs: the run view."""
 
-    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None: ...
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None: ...
     def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None: ...
     def on_event(self, event: RunEvent) -> None: ...
     def engine_line(self, line: str) -> None: ...
@@ -74,7 +73,6 @@ class RunController(QObject):
     finished = Signal(object, object, str)  # RunResult, Advice | None, a note on the tuning
     refused = Signal(str)  # the run did not start, in a sentence, and the wizard is not showing why; nothing was left
     suite_finished = Signal(object)  # SuiteSummary: the ESRP suite stopped or ran through
-    across_finished = Signal(object, object, str)  # AcrossResult, its folder, auto-tune's words: a test across servers ended
     waiting = Signal(object)  # WaitingEvent: a test across servers started from the wizard waits for its agents; None: no more
     message = Signal(str)  # a line for the status bar
 
@@ -97,15 +95,10 @@ class RunController(QObject):
         self.modes = modes or TuningModes()
         self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
         self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
-        self.across_hosts: list[str] = []  # the servers of the test across servers under way (or last)
-        self.across_base: TestConfig | None = None  # what each of them runs, auto-tune setting its thread count
+        self.across_hosts: list[str] = []  # the servers of the ESRP suite across servers under way (or last)
         self.across_own: dict[str, TestConfig] = {}  # a server's own configuration (its folders), where it has one
         self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
         self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
-        # the tests across these servers at settings typed or applied, each as one run of their summed design, which
-        # the advisor reads (no tuning session keeps them: they last while the servers and their configuration do)
-        self.across_runs: list[RunResult] = []
-        self.across_advice: tuple[Advice, RunResult] | None = None  # the advisor's after the last test across them
         self._cancelled = False  # the wait for the agents was cancelled: the engine ends without a run
 
     @property
@@ -188,10 +181,14 @@ class RunController(QObject):
         tuner = self.tuner
         plan = tuner.next_sweep() if tuner is not None else None
         what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{type_words(config.test_type)} test"
-        setting = setting_words(config)
+        hosts = config.server_names
+        if hosts:
+            what += f" across {len(hosts)} servers ({', '.join(hosts)})"
+        setting = setting_words(config) + (" on each" if hosts else "")
         if plan is not None:
             plural = "s" if plan.start.threads != 1 else ""
             setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
+            setting += ", every server stepping together" if hosts else ""
         self.display.begin(config, f"{what}: {setting}")
         self.display.show_suite(None, None)
         swept = [run for run in tuner.runs if run.sweep is not None] if tuner is not None else []
@@ -199,8 +196,12 @@ class RunController(QObject):
             self.display.show_sweep(swept[-1], tuner.advice)
         self.draft.start_requested()
         calibrate = self.draft.calibration_s if tuner is not None else None
-        engine.start(config, output, session, calibrate_s=calibrate, sweep=plan is not None, simulate=self.simulate)
-        if self._from_wizard:  # the Review page says it is starting, and shows why if the engine refuses
+        engine.start(config, output, session, calibrate_s=calibrate, sweep=plan is not None, simulate=self.simulate,
+                     port=self.across_port, wait_s=self.across_wait_s)
+        if self._from_wizard and hosts:  # Review shows who has connected, with Cancel
+            self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
+            self.waiting.emit(WaitingEvent(connected=[], waiting=hosts, left_s=self.across_wait_s))
+        elif self._from_wizard:  # the Review page says it is starting, and shows why if the engine refuses
             self.message.emit("Starting: the engine checks the configuration and takes the folders")
         else:  # the run view or the results show: the run view at once, as every run after the first
             self.started.emit()
@@ -223,7 +224,7 @@ class RunController(QObject):
         engine = self._engine()
         across = f" across {len(servers)} servers ({', '.join(servers)})" if servers else ""
         title = suite_title(performance_s, stress_s)  # a trial is named one from its start
-        self.display.begin(config, f"{title}{across}: {setting_words(config)}", servers=max(1, len(servers)))
+        self.display.begin(config, f"{title}{across}: {setting_words(config)}")
         self.display.show_suite(None, None)
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
@@ -237,55 +238,6 @@ class RunController(QObject):
         else:
             self.started.emit()
             self.message.emit(f"Running the {title}{across}; its tests go to {output}")
-
-    def start_across(self, config: TestConfig, hosts: list[str], own: dict[str, TestConfig] | None = None) -> None:
-        """A test across `hosts` (enrolled servers whose agents run it), every server running `config` or its `own`
-        (its own database and log folders), or auto-tune across them (a load sweep stepping every server together,
-        then confirmations across all of them, read against the servers' summed target); no tuning session records
-        it: it is judged per server and as a whole."""
-        if not self._fresh_start(from_wizard=True, planned_auto=False):
-            return
-        if _design(hosts, config, own) != _design(self.across_hosts, self.across_base, self.across_own):
-            self.across_runs = []  # other servers, or another design: what the advisor read before is not this one's
-        self.across_hosts, self.across_base, self.across_own = list(hosts), config, dict(own or {})
-        if self.draft.auto_tune and not config.open_ended:
-            self.tuner = Tuner(summed_config({host: config for host in hosts}), max_runs=MAX_AUTO_RUNS,
-                               servers=len(hosts))
-            first = self.tuner.next_run()
-            assert first is not None  # no session's runs answer it: tuning across servers begins with a sweep
-            config = config.at_setting(first.thread_count, first.sluggish_sessions)
-        self._run_across(config)
-
-    def _run_across(self, config: TestConfig) -> None:
-        hosts = self.across_hosts
-        self.suite = None
-        config = TestConfig.model_validate(config.model_dump())
-        self.config = config
-        tuner = self.tuner
-        plan = tuner.next_sweep() if tuner is not None else None
-        name = "sweep" if plan is not None else f"t{config.thread_count}-s{config.sluggish_sessions}"
-        output = self._output(f"across-{len(hosts)}-{name}")
-        engine = self._engine()
-        what = (f"Auto-tune run {len(tuner.runs) + 1} across {len(hosts)} servers" if tuner is not None
-                else f"{type_words(config.test_type)} test across {len(hosts)} servers")
-        setting = f"{setting_words(config)} on each"
-        if plan is not None:
-            setting = (f"load sweep from {plan.start.threads} threads, SluggishSessions {plan.start.sluggish}, every "
-                       "server stepping together")
-        self.display.begin(config, f"{what} ({', '.join(hosts)}): {setting}", servers=len(hosts))
-        self.display.show_suite(None, None)
-        self.draft.start_requested()
-        engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate, hosts=hosts,
-                     port=self.across_port, wait_s=self.across_wait_s, sweep=plan is not None,
-                     calibrate_s=self.draft.calibration_s if tuner is not None else None,
-                     own={host: own.at_setting(config.thread_count, config.sluggish_sessions)
-                          for host, own in self.across_own.items()})
-        if self._from_wizard:
-            self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
-            self.waiting.emit(WaitingEvent(connected=[], waiting=list(hosts), left_s=self.across_wait_s))
-        else:
-            self.started.emit()
-            self.message.emit(f"Running across {len(hosts)} servers; results go to {output}")
 
     def resume_suite(self, summary: SuiteSummary) -> None:
         """Run on the unfinished suite shown, from its first test without a verdict."""
@@ -369,9 +321,6 @@ class RunController(QObject):
         # a suite stopped before its first test began is a suite all the same: its record says where it is
         began = engine is not None and (engine.began or outcome.stop_requested)
         summary = suite.summary() if suite is not None and began else None
-        if outcome.across is not None and summary is None:
-            self._across_ended(outcome.across)
-            return
         if summary is not None:
             self.tuner = None
             self.last_result, self.last_output = None, summary.folder
@@ -404,40 +353,6 @@ class RunController(QObject):
         self.tuner = None
         self.finished.emit(result, tuner.advice, tuner.outcome().words)
 
-    def apply_across(self, advice: Advice | None) -> None:
-        """The next test across the same servers, every server at the advisor's setting."""
-        if advice is None or self.across_base is None or advice.status not in ("start", "next"):
-            return
-        if not self._fresh_start(from_wizard=False, planned_auto=False):
-            return
-        self._run_across(self.across_base.at_setting(advice.threads, advice.sluggish_sessions))
-
-    def _across_ended(self, across: AcrossEvent) -> None:
-        """A test across servers ended: auto-tune's next run across them, or the test's end and how tuning ended (or,
-        at a setting typed or applied, what the advisor makes of it and the tests across them before)."""
-        tuner, self.tuner = self.tuner, None
-        self.last_result, self.last_output = None, Path(across.folder)
-        self.across_advice = None
-        note = ""
-        if tuner is not None and self.across_base is not None and across.as_one is not None and not tuner.done:
-            self.tuning_log.extend(tuner.take(across.as_one))
-            self.display.show_sweep(across.as_one, tuner.advice)
-            self.display.show_iterations(self.tuning_log)
-            following = tuner.next_run()
-            if following is not None:
-                self.tuner = tuner
-                self.display.append_log(f"Advisor: {tuner.describe_next()}")
-                self._run_across(self.across_base.at_setting(following.thread_count, following.sluggish_sessions))
-                return
-        if tuner is not None:
-            note = tuning_words(tuner.outcome(), len(self.across_hosts))
-        elif across.as_one is not None and self.across_base is not None and not self.across_base.open_ended:
-            self.across_runs.append(across.as_one)
-            summed = summed_config({host: self.across_base for host in self.across_hosts})
-            self.across_advice = (advise_session(summed, self.across_runs, os.cpu_count() or 1,
-                                                 servers=len(self.across_hosts)), across.as_one)
-        self.across_finished.emit(across.result, Path(across.folder), note)
-
     def _recovered_result(self, outcome: EngineOutcome) -> RunResult | None:
         """The result of a run whose engine ended without sending one: rebuilt from what it wrote."""
         engine = self.engine
@@ -450,25 +365,6 @@ class RunController(QObject):
             return None
         self.display.append_log(f"{sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
-
-
-def _design(hosts: list[str], config: TestConfig | None, own: dict[str, TestConfig] | None) -> object:
-    """What a test across servers runs, but for its thread setting and length: the advisor reads its tests together."""
-    def shape(each: TestConfig | None) -> object:
-        return each.model_dump(mode="json", exclude={"thread_count", "sluggish_sessions", "duration_s"}) if each else None
-
-    return list(hosts), shape(config), {host: shape(each) for host, each in (own or {}).items()}
-
-
-def tuning_words(outcome: TuneOutcome, servers: int) -> str:
-    """How auto-tune across `servers` servers ended, with the setting every server runs and what the advisor says."""
-    said = f"Auto-tune across {servers} servers: {outcome.status} after {len(outcome.runs)} run(s)"
-    if outcome.recommendation is not None:
-        threads, sluggish = outcome.recommendation
-        said += f"; {threads} threads, SluggishSessions {sluggish} on every server"
-    if outcome.advice is not None:
-        said += f". {sentence(outcome.advice.rationale)}."
-    return " ".join(filter(None, [said if said.endswith(".") else f"{said}.", outcome.swept]))
 
 
 def _safe(name: str) -> str:

@@ -30,7 +30,7 @@ from ui.suite import SuiteSummary
 class StageDisplay(Protocol):
     """Where a stage shows as it runs: the run view."""
 
-    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None: ...
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None: ...
     def show_suite(self, record: SuiteRecord | None, stage: int | None) -> None: ...
 
 
@@ -58,8 +58,7 @@ class SuiteRun:
         timed = f", {compact_duration(config.duration_s)}" if stage.test_type in TIMED_TEST_TYPES else ""
         hosts = event.record.hosts
         across = f" across {len(hosts)} servers ({', '.join(hosts)})" if hosts else ""
-        display.begin(config, f"{type_words(stage.test_type)} test{across}: {setting_words(config)}{timed}", keep_log=True,
-                      servers=max(1, len(hosts)))
+        display.begin(config, f"{type_words(stage.test_type)} test{across}: {setting_words(config)}{timed}", keep_log=True)
         display.show_suite(event.record, event.stage)
 
     def summary(self) -> SuiteSummary | None:

@@ -15,6 +15,9 @@ An ESRP qualification shows its verdict over its five tests, a table of each tes
 key figure, and the combined report; each test's own results open from there, with the way back.
 An unfinished suite says what it lacks, and Resume runs it on.
 
+A test across servers shows each server's share beneath the verdict (`ServersTable`): its verdict, target, achieved
+IOPS and latencies, then the ESRP paper's aggregate beside the exact figure the verdict judges.
+
 Before a run has been shown, only New test and the session view do anything, so only they
 are enabled.
 """
@@ -56,6 +59,7 @@ from ui.widgets.criteria_table import CriteriaTable
 from ui.widgets.fitting import scrolled_body
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
+from ui.widgets.servers_table import ServersTable
 from ui.widgets.style import verdict_colour
 from ui.widgets.suite_table import SuiteTable
 from ui.widgets.sweep_table import SweepTable
@@ -87,6 +91,7 @@ class ResultsView(QWidget):
         self.reasons.setWordWrap(True)
         self.reasons.setTextFormat(Qt.TextFormat.RichText)
         self.table = CriteriaTable()
+        self.servers = ServersTable()  # a test across servers: each server's share and the servers together
         self.sweep = SweepTable()
         self.scan = ScanTable()
         self.recovery = RecoveryTable()
@@ -133,6 +138,7 @@ class ResultsView(QWidget):
         layout.addWidget(self.verdict)
         layout.addWidget(self.headline)
         layout.addWidget(self.reasons)
+        layout.addWidget(self.servers)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.sweep, 1)
         layout.addWidget(self.scan)
@@ -155,8 +161,8 @@ class ResultsView(QWidget):
         self.verdict.setText(f"<span style='color:{colour}'>{verdict.upper()}</span>{simulated} — {summary.record.title}")
         trial = f"{summary.record.trial_words}. " if summary.record.rehearsal else ""
         self.headline.setText(f"{trial}{summary.headline()}. Results in {summary.folder}")
-        for widget in (self.reasons, self.table, self.sweep, self.scan, self.recovery, self.advice_box, self.full_length, self.back,
-                       *self.run_buttons):
+        for widget in (self.reasons, self.table, self.servers, self.sweep, self.scan, self.recovery, self.advice_box,
+                       self.full_length, self.back, *self.run_buttons):
             widget.hide()
         self.suite_table.show_summary(summary)
 
@@ -216,6 +222,7 @@ class ResultsView(QWidget):
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")
         self.reasons.setText("".join(parts))
         self.table.show_criteria(result, unreached(result))
+        self.servers.show_servers(result)
         self.sweep.show_sweep(result.sweep)
         self.scan.show_scan(result.scan, result.configuration.test_type == TestType.DATABASE_CHECKSUM)
         self.recovery.show_recovery(result.recovery, summary.verdict)

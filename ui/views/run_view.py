@@ -17,7 +17,6 @@ above the run view, and each test beneath it as a run of its own type; the log r
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import assert_never
 
 from PySide6.QtCore import Qt, Signal
@@ -39,7 +38,6 @@ from engine.model.config import TestConfig
 from engine.model.units import format_bytes, format_duration, sentence
 from engine.protocol import (
     WORK_PHASES,
-    AcrossEvent,
     HelloEvent,
     IntervalEvent,
     LogEvent,
@@ -49,11 +47,8 @@ from engine.protocol import (
     RefusalEvent,
     ResultEvent,
     RunEvent,
-    ServerEvent,
-    ServerRunEvent,
     StartEvent,
     SuiteEvent,
-    SummedEvent,
     WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
@@ -151,11 +146,12 @@ class RunView(QWidget):
         self.measuring = MeasuredClock()  # the seconds measured so far, from the start of measuring
         self._errors: list[str] = []
 
-    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False, servers: int = 1) -> None:
-        """A run begins; `keep_log` keeps the log of the runs before it (the tests of a suite). A test across `servers`
-        shows their sum against their summed target, and no running verdict: each server is judged on its own."""
+    def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None:
+        """A run begins; `keep_log` keeps the log of the runs before it (the tests of a suite). A test across the
+        configuration's servers shows their sum against the summed target, with the running verdict on every server's
+        instances, and each server's line against its own share of the target."""
         self.config = config
-        self.running = RunningVerdict(config) if servers == 1 else None
+        self.running = RunningVerdict(config)
         self.sweep = LiveSweep(config)
         self.measuring = MeasuredClock()
         self._errors = []
@@ -167,16 +163,16 @@ class RunView(QWidget):
         if not keep_log:
             self.log.clear()
         limits = config.active_thresholds
-        self.plots.reset(config.target_transactional_iops * servers or None, limits.db_read_avg_latency_ms,
-                         limits.log_write_avg_latency_ms, scan=config.scans)
+        self.plots.reset(config.test_target_iops or None, limits.db_read_avg_latency_ms,
+                         limits.log_write_avg_latency_ms, scan=config.scans, servers=config.server_names,
+                         server_target=config.target_transactional_iops)
         self.sweep_plots.reset(config.target_transactional_iops or None, limits.db_read_avg_latency_ms)
         self.sweep_plots.hide()
         self.scan_status.setVisible(config.scans)
         self.scan_status.reset(config)
         self.recovery_status.setVisible(config.recovers)
         self.recovery_status.reset(config)
-        self.criteria_box.setVisible(not config.scans and servers == 1)  # nothing of a scan is judged on latency
-        self.plots.per_instance.setText("Show each server" if servers > 1 else "Show each instance")
+        self.criteria_box.setVisible(not config.scans)  # nothing of a scan is judged on latency
         self.criteria_box.setTitle(RUNNING_TITLE)
         for key, label in self.criteria.items():
             label.setText(f"{RUNNING_NAMES[key]}: —")
@@ -199,41 +195,6 @@ class RunView(QWidget):
             case HelloEvent() | StartEvent() | SuiteEvent() | RefusalEvent() | WaitingEvent():
                 pass  # the run controller begins the view (`begin`, `show_suite`), shows a refusal at its fields, or
                 # the wait for a test's agents on the Review page
-            case SummedEvent():  # a test across servers: the sum of the servers' intervals, each server a part of it
-                self._on_sample(event.sample)
-            case ServerEvent():
-                self._on_server(event.host, event.inner)
-            case AcrossEvent():
-                self.stop.setEnabled(False)
-                self.phase.setText(f"Test across servers: {event.result.outcome.value.upper()}")
-            case _:
-                assert_never(event)
-
-    def _on_server(self, host: str, event: ServerRunEvent) -> None:
-        """One server's event in a test across servers: its phase, its database creation, its log lines and its end;
-        its intervals show in their sum."""
-        now = f"{datetime.now():%H:%M:%S}"
-        match event:
-            case PhaseEvent():
-                self.phase.setText(f"{host}: {event.message}")
-                if event.phase in (Phase.MEASURING, Phase.WARMING_UP):
-                    self.progress.setRange(0, 1000)
-                self.append_log(f"{now}  info     [{host}] {event.message}")
-            case ProgressEvent():
-                self.phase.setText(f"{host}: creating databases, {format_bytes(event.done_bytes)} of "
-                                   f"{format_bytes(event.total_bytes)}")
-            case LogEvent():
-                if event.level == "error":
-                    self._errors.append(f"{host}: {event.message}")
-                if event.level != "info":
-                    self.append_log(f"{event.time.astimezone():%H:%M:%S}  {event.level:<7}  [{host}] {event.message}")
-            case ResultEvent():
-                self.append_log(f"{now}  info     [{host}] ended: {event.result.verdict.value.upper()}")
-            case RefusalEvent():
-                for problem in event.problems:
-                    self.append_log(f"{now}  error    [{host}] refused: {problem.located}")
-            case IntervalEvent() | StartEvent():
-                pass  # its intervals show summed; its start, as the test's
             case _:
                 assert_never(event)
 

@@ -114,9 +114,13 @@ class LivePlots(QWidget):
         self.reset()
 
     def reset(self, target: float | None = None, read_limit: float = 20.0, log_limit: float = 10.0, *,
-              scan: bool = False) -> None:
-        """Empty plots for a run; a scan's (`scan`) show read throughput and read latency, with no target nor limits."""
+              scan: bool = False, servers: Sequence[str] = (), server_target: float | None = None) -> None:
+        """Empty plots for a run; a scan's (`scan`) show read throughput and read latency, with no target nor limits.
+        A test across `servers` draws each server's line too (its instances, "HOST Instance N", summed) against its
+        own share of the target (`server_target`)."""
         self.scan = scan
+        self.servers = list(servers)
+        self.server_rates = {host: Series() for host in self.servers}
         self.iops = Series()
         self.read = Series()
         self.log = Series()
@@ -139,14 +143,22 @@ class LivePlots(QWidget):
         self.iops_curve = self.iops_plot.plot(name="database reads" if scan else "achieved", pen=pg.mkPen(READS, width=2))
         self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen(READS, width=2))
         self.log_curve = self.latency_plot.plot(name=None if scan else "log writes", pen=pg.mkPen(LOG, width=2))
+        pens = [pg.mkPen(colour, width=1.5) for colour in INSTANCE_COLOURS]
+        self.server_curves = {host: self.iops_plot.plot(name=host, pen=pens[index % len(pens)])
+                              for index, host in enumerate(self.servers)}
         if scan:  # nothing is judged against a target or a latency limit
             self._toggle_instances()
             return
         dash = pg.QtCore.Qt.PenStyle.DashLine
         if target is not None:
             line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen(TARGET, width=2, style=dash),
-                                   label=f"target {target:,.0f}", labelOpts={"position": 0.5, "color": TARGET})
+                                   label=f"{'all servers’ ' if self.servers else ''}target {target:,.0f}",
+                                   labelOpts={"position": 0.5, "color": TARGET})
             self.iops_plot.addItem(line)
+        if self.servers and server_target:
+            self.iops_plot.addItem(pg.InfiniteLine(server_target, angle=0, pen=pg.mkPen(TARGET, width=1, style=dash),
+                                                   label=f"each server’s target {server_target:,.0f}",
+                                                   labelOpts={"position": 0.2, "color": TARGET}))
         for value, colour, words in ((read_limit, READS, "read limit"), (log_limit, LOG, "log limit")):
             self.latency_plot.addItem(pg.InfiniteLine(value, angle=0, pen=pg.mkPen(colour, width=1, style=dash),
                                                       label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
@@ -168,6 +180,8 @@ class LivePlots(QWidget):
         self.read.append(elapsed_s, _latency(summary.db_reads_per_s, summary.db_read_avg_latency_ms))
         if not self.scan:
             self.log.append(elapsed_s, _latency(summary.log_writes_per_s, summary.log_write_avg_latency_ms))
+        for host, series in self.server_rates.items():
+            series.append(elapsed_s, sum(self._rate(row) for row in instances if row.name.startswith(f"{host} ")))
         for row in instances:
             self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
             self.instance_read.setdefault(row.name, Series(compact=True)).append(
@@ -194,6 +208,8 @@ class LivePlots(QWidget):
         self.iops_curve.setData(*self.iops.envelope(*iops_span), connect="finite")
         self.read_curve.setData(*self.read.envelope(*latency_span), connect="finite")
         self.log_curve.setData(*self.log.envelope(*latency_span), connect="finite")
+        for host, curve in self.server_curves.items():
+            curve.setData(*self.server_rates[host].envelope(*iops_span), connect="finite")
         if self.per_instance.isChecked():
             if len(self.instance_curves) != 2 * len(self.instance_iops):
                 self._toggle_instances()

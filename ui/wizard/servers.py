@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton, QVBoxLayout
 
 from engine.model.config import TestConfig
-from engine.model.profile import DatabaseSpec
+from engine.model.profile import DatabaseSpec, ServerPart
 from ui.widgets.fitting import WrappingRadioButton
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.server_folders import ServerFoldersDialog, differs, with_folders
@@ -96,8 +96,17 @@ class ServersPage(WizardPage):
         self._failed = failed
         self._changed()
 
+    def parts(self) -> list[ServerPart]:
+        """The servers chosen, each with its own database and log folders where it has them (none: the test's)."""
+        return [ServerPart(host=host, databases=self.own.get(host, [])) for host in self.selected()]
+
+    def with_servers(self, config: TestConfig) -> TestConfig:
+        """`config` across the servers chosen (its `servers`), as the engine runs it; itself for this server alone."""
+        return TestConfig.model_validate({**config.model_dump(mode="json"),
+                                          "servers": [part.model_dump(mode="json") for part in self.parts()]})
+
     def own_configs(self, config: TestConfig) -> dict[str, TestConfig]:
-        """`config` as each chosen server with folders of its own runs it."""
+        """`config` as each chosen server with folders of its own runs it (the ESRP suite across servers)."""
         return {host: with_folders(config, [(str(spec.database_path), str(spec.log_path)) for spec in self.own[host]])
                 for host in self.selected() if host in self.own}
 
@@ -106,10 +115,10 @@ class ServersPage(WizardPage):
         alone. Own folders that no longer fit the test (its databases counted again since) are this page's problem
         to say: here the server shows with this server's folders."""
         try:
-            own = self.own_configs(config)
+            across = self.with_servers(config)
         except ValueError:
-            own = {}
-        return {host: own.get(host, config) for host in self.selected()}
+            return {host: config for host in self.selected()}
+        return {host: across.for_server(host) for host in across.server_names}
 
     def _current_host(self) -> str | None:
         item = self.list.currentItem()
