@@ -259,8 +259,6 @@ class MainWindow(QMainWindow):
         if suite is None or not suite.shown(number):
             return
         folder = suite.stage_folder(number)
-        if number not in suite.results:  # a test of a suite across servers shows in the suite's table alone
-            return
         self.runs.last_result, self.runs.last_output = suite.results[number], folder
         self.results_view.show_stage(number)
 

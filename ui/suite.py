@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.model.config import TIMED_TEST_TYPES, TestType
+from engine.model.config import TestType
 from engine.model.derive import achieved_words
 from engine.model.units import compact_duration
-from engine.results.across_schema import AcrossResult
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome, RunResult
 from engine.results.suite import PERFORMANCE_S, QUALIFICATION_TITLE, STAGES, STRESS_S, Stage, SuiteRecord
@@ -79,9 +78,15 @@ def lengths_words(performance_s: float, stress_s: float) -> str:
 
 
 def key_figure(result: RunResult | None) -> str:
-    """A stage's figure in a few words: IOPS against the target, a scan's read rate, or the replay's time."""
+    """A stage's figure in a few words: IOPS against the target, a scan's read rate, or the replay's time; across
+    servers, of the servers together."""
     if result is None:
         return "—"
+    servers = f"{len(result.servers)} servers: " if result.servers else ""
+    return servers + _figure(result)
+
+
+def _figure(result: RunResult) -> str:
     if result.scan is not None:
         scan = result.scan
         pages = sum(row.seen_pages for row in scan.databases)
@@ -98,38 +103,25 @@ def key_figure(result: RunResult | None) -> str:
             f"database reads {summary.db_read_avg_latency_ms:.1f} ms" + (", host-bound" if summary.host_bound else ""))
 
 
-def across_key_figure(test: AcrossResult) -> str:
-    """A stage across servers in a few words: the servers' summed IOPS against their summed target, or how each ended."""
-    servers = f"{len(test.servers)} servers"
-    if TestType(test.test_type) in TIMED_TEST_TYPES:
-        total = test.aggregate
-        return (f"{servers}: {achieved_words(total.achieved_transactional_iops, total.target_transactional_iops)}, "
-                f"database reads {total.db_read_avg_latency_ms:.1f} ms (averaged across them)")
-    ended = ", ".join(f"{row.host} {row.outcome.value.upper() if row.outcome else 'no result'}" for row in test.servers)
-    return f"{servers}: {ended}"
-
-
 @dataclass
 class SuiteSummary:
-    """A suite as the window last saw it: its folder and record, and the result of each stage that has one (a test
-    across servers' document, for a suite across them)."""
+    """A suite as the window last saw it: its folder and record, and the result of each stage that has one (across
+    servers, a run with its servers' shares)."""
 
     folder: Path
     record: SuiteRecord
     results: dict[int, RunResult] = field(default_factory=dict)  # by stage, numbered from 0
-    across: dict[int, AcrossResult] = field(default_factory=dict)  # a suite across servers: each stage's test
 
     @property
     def simulated(self) -> bool:
-        return any(r.simulated for r in self.results.values()) or any(t.simulated for t in self.across.values())
+        return any(r.simulated for r in self.results.values())
 
     def shown(self, number: int) -> bool:
         """Whether the stage has results to show."""
-        return number in self.results or number in self.across
+        return number in self.results
 
     def key_figure(self, number: int) -> str:
-        test = self.across.get(number)
-        return across_key_figure(test) if test is not None else key_figure(self.results.get(number))
+        return key_figure(self.results.get(number))
 
     @property
     def verdict(self) -> str:

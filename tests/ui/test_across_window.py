@@ -278,7 +278,8 @@ def test_the_esrp_qualification_across_two_servers_from_the_window_stopped_resum
         qtbot, window, tmp_path, keys_here, monkeypatch):
     """Chosen on the Test type page with the servers on the Servers page: each of its five tests runs across both, the
     run view showing their sum. Stopped, it keeps what ran; Resume runs on with the same servers. The suite's verdicts
-    show with each test's figures across the servers, and the combined report has each server's."""
+    show with each test's figures across the servers, a test opens as a run with its servers' table and leads back,
+    and the combined report has each server's."""
     opened: list[str] = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
     agents = _agents(window, tmp_path, once=False)
@@ -308,19 +309,19 @@ def test_the_esrp_qualification_across_two_servers_from_the_window_stopped_resum
         ran = [outcome for outcome in outcomes if outcome is not None]
         assert ran and outcomes[:len(ran)] == ran and set(outcomes[len(ran):]) == {None}
         assert all(outcome in (Outcome.PASS, Outcome.FAIL) for outcome in ran[:-1])
-        assert sorted(stopped.across) == list(range(len(ran)))
+        assert sorted(stopped.results) == list(range(len(ran))) and all(r.servers for r in stopped.results.values())
         assert results.suite_table.resume.isVisibleTo(results)
         with qtbot.waitSignal(window.runs.started, timeout=ENGINE_TIMEOUT_MS):
             qtbot.mouseClick(results.suite_table.resume, Qt.MouseButton.LeftButton)
         wait_for_results(qtbot, window)
         summary = results.suite
         assert summary is not None and summary.folder == stopped.folder and summary.record.finished
-        assert summary.record.hosts == HOSTS and sorted(summary.across) == [0, 1, 2, 3, 4]
+        assert summary.record.hosts == HOSTS and sorted(summary.results) == [0, 1, 2, 3, 4]
         assert summary.folder.name.endswith("-esrp-across-2")
         names = ("Performance", "Stress", "Database checksum", "Database backup", "Soft recovery")
         shown = {title.split(":")[0] for title in titles if title.split(" test across")[0] in names}
         assert shown == {f"{name} test across 2 servers ({', '.join(HOSTS)})" for name in names}
-        assert all([row.host for row in test.servers] == HOSTS for test in summary.across.values())
+        assert all([share.host for share in test.servers] == HOSTS for test in summary.results.values())
         for stage in summary.record.stages:  # each server's run folder under each test's
             assert stage.outcome in (Outcome.PASS, Outcome.FAIL)
             assert all((summary.folder / stage.folder / HOSTS_FOLDER / host / "result.json").is_file() for host in HOSTS)
@@ -328,8 +329,24 @@ def test_the_esrp_qualification_across_two_servers_from_the_window_stopped_resum
         cells = [[table.item(row, column).text() for column in (1, 2)] for row in range(5)]
         assert [verdict for verdict, _figure in cells] == [stage.outcome.value.upper() for stage in summary.record.stages]
         assert cells[0][1].startswith("2 servers: ") and "transactional IOPS" in cells[0][1]
-        assert cells[2][1] == f"2 servers: {HOSTS[0]} {summary.across[2].servers[0].outcome.value.upper()}, " \
-                              f"{HOSTS[1]} {summary.across[2].servers[1].outcome.value.upper()}"
+        assert cells[2][1].startswith("2 servers: ") and "pages read" in cells[2][1]
+        table.cellDoubleClicked.emit(1, 0)  # the Stress test: the results view with each server's share
+        servers = results.servers
+        assert window.stack.currentWidget() is results and results.result is summary.results[1]
+        assert servers.table.rowCount() == 4 and not results.back.isHidden()
+        assert window.runs.last_output == summary.folder / summary.record.stages[1].folder
+        assert servers.table.horizontalHeaderItem(3).text() == "Achieved\nIOPS"
+        qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
+        assert results.suite_table.isVisibleTo(results)
+        table.cellDoubleClicked.emit(2, 0)  # the checksum: no transactional load, but what each server read
+        assert servers.table.horizontalHeaderItem(3).text() == "Pages read" and servers.table.rowCount() == 3
+        assert [servers.table.item(row, 0).text() for row in range(3)] == [*HOSTS, "All servers"]
+        pages = [int(servers.table.item(row, 3).text().replace(",", "")) for row in range(3)]
+        assert pages[0] > 0 and pages[2] == pages[0] + pages[1]  # each server's own databases, summed
+        qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
+        table.cellDoubleClicked.emit(4, 0)  # the Soft Recovery: the log files each replayed
+        assert servers.table.horizontalHeaderItem(3).text() == "Log files\nreplayed" and servers.table.rowCount() == 2
+        qtbot.mouseClick(results.back, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(results.suite_table.report, Qt.MouseButton.LeftButton)
         report = summary.folder / "esrp-report.html"
         assert opened[-1] == str(report) and "Individual Server Metrics" in report.read_text(encoding="utf-8")

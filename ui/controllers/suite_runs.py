@@ -4,8 +4,7 @@ with a suite event before the stage's own run events, and once more at the end.
 `SuiteRun` follows those events: which stage runs, and each stage's result as it comes. Once the
 engine ends, `summary()` reads the suite's record as the engine last wrote it (a killed engine
 sends no last event) and the results of the stages an earlier start ran. A suite across servers
-(`jetwise engine --suite --hosts`) runs each stage as a test across them: its stage shows each server
-and their sum, and its result is the test's document in the stage's folder.
+(`jetwise engine --suite --hosts`) runs each stage as a run across them: its result carries each server's share.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from pydantic import ValidationError
 from engine.model.config import TIMED_TEST_TYPES, TestConfig
 from engine.model.units import compact_duration
 from engine.protocol import ResultEvent, SuiteEvent
-from engine.results.across_schema import ACROSS_FILE, AcrossResult
 from engine.results.document import RESULT_FILE, read_result
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
@@ -70,16 +68,14 @@ class SuiteRun:
             pass
         if record is None:
             return None
-        results, across = dict(self.results), {}
+        results = dict(self.results)
         for number, stage in enumerate(record.stages):
             folder = self.folder / stage.folder
             if not stage.folder:
                 continue
             try:
-                if record.hosts and (folder / ACROSS_FILE).is_file():  # a test across the servers
-                    across[number] = AcrossResult.model_validate_json((folder / ACROSS_FILE).read_text(encoding="utf-8"))
-                elif number not in results and (folder / RESULT_FILE).is_file():
+                if number not in results and (folder / RESULT_FILE).is_file():
                     results[number] = read_result(folder)  # a stage an earlier start of the suite ran
             except (OSError, ValidationError):
                 continue  # its own report says what is wrong with it
-        return SuiteSummary(self.folder, record, results, across)
+        return SuiteSummary(self.folder, record, results)
