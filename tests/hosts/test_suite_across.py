@@ -56,6 +56,8 @@ def test_the_esrp_suite_runs_each_test_on_every_server_at_once_and_resumes_after
         aborted_within(stopped, moment, f"{lost} was lost")
         assert [share.host for share in stopped.servers] == HOSTS
         assert f"Resume it with the same command and --output {output}" in err
+        unfinished = (output / "esrp-report.html").read_text(encoding="utf-8")  # the resume command names the servers
+        assert "--hosts " + ",".join(f"{host}=FILE" for host in HOSTS) in unfinished
         # the server back, the same command resumes it: every test across the three servers, judged per server and whole
         servers.agents[lost] = start_agent(servers.data[lost], lost, once=False)
         again = _suite(servers, output)
