@@ -171,3 +171,31 @@ def test_a_database_in_the_cache_is_the_headline_not_the_host_its_threads_satura
     bound = _as(known_result(tmp_path / "bound"), host_bound=True)
     view.show_result(bound, None)
     assert "Host-bound" in view.reasons.text()  # reads reached the disk: the host is the news
+
+
+def test_a_run_across_servers_shows_each_server_s_share_and_the_paper_s_aggregate_beside_the_exact_figure(qtbot, tmp_path):
+    from engine.model.profile import ServerPart
+    from engine.results.schema import ServerResult
+
+    measured = known_result(tmp_path)
+    slow = measured.summary.model_copy(update={"db_read_avg_latency_ms": 18.0, "target_transactional_iops": 1.9,
+                                               "verdict": Outcome.FAIL})
+    fast = measured.summary.model_copy(update={"db_read_avg_latency_ms": 2.0, "target_transactional_iops": 1.9})
+    config = measured.configuration.model_copy(update={"servers": [ServerPart(host="mbx1"), ServerPart(host="mbx2"),
+                                                                   ServerPart(host="mbx3")]})
+    result = measured.model_copy(update={"configuration": config, "servers": [
+        ServerResult(host="mbx1", summary=slow), ServerResult(host="mbx2", summary=fast),
+        ServerResult(host="mbx3", ended="lost: no heartbeat for 30 s")]})
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(result, None)
+    table = view.servers.table
+    assert not view.servers.isHidden() and table.rowCount() == 5
+    rows = [[table.item(row, column).text() for column in range(table.columnCount())] for row in range(5)]
+    assert rows[0][:3] == ["mbx1", "FAIL", "1.9"] and rows[1][:3] == ["mbx2", "PASS", "1.9"]  # a small target to the tenth
+    assert rows[2][:3] == ["mbx3", "NONE", "nothing measured: lost: no heartbeat for 30 s"]
+    # the paper's aggregate: the latency averaged across the servers measured; the exact one is the run's own
+    assert rows[3][0] == "All servers (ESRP paper)" and rows[3][6] == "10.00"
+    assert rows[4][0] == "All servers (exact)" and rows[4][6] == f"{measured.summary.db_read_avg_latency_ms:.2f}"
+    view.show_result(measured, None)  # a run on one server has no servers' table
+    assert view.servers.isHidden()

@@ -26,9 +26,11 @@ VISIBLE_ROWS = 10
 
 
 def _figure(name: str, value: float) -> str:
+    """As the report gives it: latencies to the hundredth, IOPS achieved (and a target under 100) to the tenth."""
     if name.endswith("latency_ms"):
         return f"{value:.2f}"
-    return f"{value:,.1f}" if name == "achieved_transactional_iops" else f"{value:,.0f}"
+    tenths = name == "achieved_transactional_iops" or (name == "target_transactional_iops" and value < 100)
+    return f"{value:,.1f}" if tenths else f"{value:,.0f}"
 
 
 def summary_cells(summary: Summary) -> list[str]:
