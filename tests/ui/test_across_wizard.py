@@ -82,3 +82,36 @@ def test_a_server_s_own_folders_are_filled_down_from_a_pattern_and_made_there_by
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
     own = page.own_configs(config)["mbx1"]
     assert [str(spec.database_path) for spec in own.databases] == [str(tmp_path / "E" / f"Exchange{n}" / "DB") for n in (1, 2)]
+
+
+def test_a_configuration_that_names_servers_chooses_them_and_is_saved_with_them(qtbot, window, tmp_path, enrolled,
+                                                                                 monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from engine.io.config_file import load_config
+    from engine.model.config import TestConfig
+
+    config = small_config(tmp_path / "dbs")
+    own = [{"database_path": str(tmp_path / "other" / f"DB{n}"), "log_path": str(tmp_path / "other" / f"Log{n}")}
+           for n in (1, 2)]
+    across = TestConfig.model_validate({**config.model_dump(mode="json"),
+                                        "servers": [{"host": "mbx1"}, {"host": "mbx2", "databases": own}]})
+    wizard = window.wizard
+    wizard.load_config(across, session="named")
+    wizard.restart_at(PAGE_SERVERS)
+    page = wizard.servers
+    assert page.across.isChecked() and page.selected() == HOSTS and page.isComplete()
+    assert page.parts() == across.servers and "mbx2" in page.own_words.text()
+    saved = tmp_path / "saved.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(saved), ""))
+    window.files.save_json()
+    assert load_config(saved).servers == across.servers  # the file names the servers, the second its folders
+    # a server the configuration names that is not enrolled is said on the page, and Next waits
+    wizard.load_config(across.model_copy(update={"servers": [*across.servers[:1], across.servers[0].model_copy(
+        update={"host": "mbx9"})]}), session="named")
+    wizard.restart_at(PAGE_SERVERS)
+    assert not page.isComplete() and "mbx9, named by the configuration loaded, is not enrolled" in page.message.text()
+    page.alone.setChecked(True)  # this server alone after all
+    assert page.isComplete() and not page.named
+    wizard.load_config(config, session="alone")  # a configuration without servers: this server alone
+    assert page.alone.isChecked() and page.selected() == []

@@ -220,7 +220,13 @@ class ConfigFiles(QObject):
         return config, path
 
     def _valid_config(self) -> TestConfig | None:
+        """The wizard's configuration, across the servers chosen on the Servers page (None, said, with problems)."""
         config = self._state.config()
+        if config is not None:
+            try:
+                config = self._wizard.servers.with_servers(config)
+            except ValueError:  # their own folders no longer fit the test: the Servers page says so
+                config = None
         if config is None:
             QMessageBox.information(self._window, "Not saved", "The configuration has problems; the wizard shows them at each field.")
         return config

@@ -41,6 +41,7 @@ class ServersPage(WizardPage):
         self.folders_button.setToolTip("The database and log folders of the server chosen in the list, where its disks "
                                        "differ from this server's")
         self.own: dict[str, list[DatabaseSpec]] = {}  # a server's own database and log folders
+        self.named: list[str] = []  # the servers a configuration loaded names, chosen once the list shows them
         self.own_words = QLabel()
         self.own_words.setWordWrap(True)
         self.folders_dialog: ServerFoldersDialog | None = None  # open while a server's folders are edited
@@ -77,9 +78,16 @@ class ServersPage(WizardPage):
         items = [self.list.item(row) for row in range(self.list.count())]
         return [item.text() for item in items if item is not None and item.checkState() == Qt.CheckState.Checked]
 
+    def load_parts(self, parts: list[ServerPart]) -> None:
+        """A configuration's servers (none: this server alone), chosen with their own folders."""
+        self.own = {part.host: list(part.databases) for part in parts if part.databases}
+        self.named = [part.host for part in parts]
+        (self.across if parts else self.alone).setChecked(True)
+        self.reload()
+
     def reload(self) -> None:
-        """The enrolled servers, each still chosen if it was."""
-        chosen = set(self._checked())
+        """The enrolled servers, each still chosen if it was (or named by the configuration loaded)."""
+        chosen = set(self._checked()) | set(self.named)
         try:
             names = self.services.enrolled_servers()
             failed = ""
@@ -146,6 +154,10 @@ class ServersPage(WizardPage):
         self.reload()
 
     def _changed(self) -> None:
+        if not self.across.isChecked():
+            self.named = []
+        elif self.list.count():  # the servers the list shows are chosen there now
+            self.named = [host for host in self.named if not self.list.findItems(host, Qt.MatchFlag.MatchExactly)]
         self.list.setEnabled(self.across.isChecked())
         self.folders_button.setEnabled(self.across.isChecked() and self._current_host() is not None)
         own = [host for host in self.selected() if host in self.own]
@@ -164,6 +176,10 @@ class ServersPage(WizardPage):
             return self._failed
         if self.list.count() == 0:
             return "No server is enrolled yet: Manage servers… adds one (its agent enrols with the bundle written)."
+        if self.named:  # what the list does not show
+            return (f"{', '.join(self.named)}, named by the configuration loaded, "
+                    f"{'is' if len(self.named) == 1 else 'are'} not enrolled: Manage servers… adds a server, or choose "
+                    "others.")
         if not self.selected():
             return "Choose the servers the test runs across."
         config = self.state.config()

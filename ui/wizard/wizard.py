@@ -130,10 +130,12 @@ class TestWizard(QWizard):
         A configuration file states a thread count and SluggishSessions, and loading it
         means the engineer chose that setting: the Thread tuning page opens in Manual with
         those values in its fields. Auto-tune stays one click away. A JetstressConfig.xml
-        says which it wants (SuppressTuning), and may list no databases (`databases=[]`).
+        says which it wants (SuppressTuning), and may list no databases (`databases=[]`). A configuration that names
+        servers chooses them on the Servers page, each with its own folders.
         """
         self.state.set_auto_tune(auto_tune)
         self.state.load(config, session, databases)
+        self.servers.load_parts(config.servers)  # across the servers it names, or this server alone
 
     def restart_at(self, page_id: int) -> None:
         """Show page `page_id` as if the engineer had walked to it with Next from the Welcome page.
