@@ -58,6 +58,8 @@ def test_review_names_each_server_with_its_database_and_log_folders(qtbot, windo
         wizard.next()
     shown = wizard.review.text.toPlainText()
     assert "Across 2 servers" in shown
+    each = config.target_transactional_iops  # each server carries its share; the test is judged on the sum
+    assert f"{each:,.1f} transactional IOPS" in shown and f"on each server; {2 * each:,.1f} across the 2 servers" in shown
     assert "mbx1: this server's folders" in shown and "mbx2: its own folders" in shown
     first, second = shown.index("mbx1: this server's folders"), shown.index("mbx2: its own folders")
     for spec in config.databases:  # mbx1's table lists this server's folders, mbx2's its own

@@ -144,7 +144,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first
 <h3>{type_words(config.test_type)} test, {config.threshold_set_name} thresholds</h3>
 <table cellpadding="3">
 <tr><td><b>Exchange version</b></td><td>{html.escape(config.generation.words, quote=False)}</td></tr>
-<tr><td><b>Target</b></td><td>{target_cell(config)}</td></tr>
+<tr><td><b>Target</b></td><td>{target_cell(config)}{across_target(config, servers)}</td></tr>
 <tr><td><b>Databases</b></td><td>{sizes_cell(config)},
  {config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} each,
  {config.database_source.value}</td></tr>
@@ -207,6 +207,14 @@ def target_cell(config: TestConfig) -> str:
                 f"{config.throughput_percent:g} % of it, {p.iops_per_mailbox:g} IOPS each")
     return (f"{config.target_transactional_iops:,.1f} transactional IOPS ({p.mailboxes:,} mailboxes × "
             f"{p.iops_per_mailbox:g} IOPS + {p.headroom_percent:g} %)")
+
+
+def across_target(config: TestConfig, servers: Mapping[str, TestConfig] | None) -> str:
+    """Across servers, what the target above is (each server's share) and the whole test's, as it is judged."""
+    if not servers or config.seeks_maximum:
+        return ""
+    return (f" on each server; {config.target_transactional_iops * len(servers):,.1f} across the {len(servers)} servers, "
+            "as the test is judged")
 
 
 def databases_table(config: TestConfig, servers: Mapping[str, TestConfig] | None = None) -> str:
