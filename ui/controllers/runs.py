@@ -18,6 +18,10 @@ A test that lasts as long as its work takes (a Checksum or Backup scan, a Soft R
 as planned: it is never auto-tuned, no advice follows it, and its result is no evidence of how
 a thread count carries the load.
 
+A test across servers is a run of a configuration that names its servers (the Servers page's): the engine waits for
+their agents (the Review page shows who has connected, with Cancel: `cancel_wait`), then runs it as any run, kept in
+the tuning session; auto-tune across them is the same tuner on that configuration.
+
 The ESRP qualification runs in one engine process too (`start_suite`): each of its tests shows
 as a run of its own, under the suite's stage, and the suite's end is `suite_finished` with the
 verdict of each test. A suite is started in a new folder of the session's runs folder, or
