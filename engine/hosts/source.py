@@ -33,6 +33,7 @@ from engine.model.config import TestConfig
 from engine.model.host_names import file_name_of
 from engine.model.validation import Problem, check_rules
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
+from engine.results.counters import added
 from engine.results.schema import (
     HostFigures,
     HostInfo,
@@ -285,33 +286,42 @@ class _HostsRun:
 
     def _add_whole(self) -> None:
         """Each interval every server still measuring has sent, in turn, to the measurement: one interval of the test,
-        each server's instances its parts."""
+        each server's instances its parts. Servers on the simulated device play a long run a window at a time, each
+        instance's counters with the window's last sample: such a window goes in whole, once every server sent it."""
         measurement = self.measurement
         while self.next_interval < measurement.total_intervals:
             index = self.next_interval
             live = [s for s in self.servers.values() if not s.out and (s.result is None or index in s.samples)]
-            if not live or any(index not in s.samples for s in live):
+            last = _window_end(live, index)
+            if last is None:
                 return
-            got = [s.samples.pop(index) for s in live]
-            parts = {f"{s.name} {name}": part for s, sample in zip(live, got, strict=True)
-                     for name, part in parts_from_sample(sample).items()}
-            first = got[0]
-            times = [sample.time_utc for sample in got if sample.time_utc is not None]
-            host = HostFigures(cpu_percent=max(sample.host.cpu_percent for sample in got))  # the busiest server's
+            got = [[s.samples.pop(i) for i in range(index, last + 1)] for s in live]
+            parts = {f"{s.name} {name}": part for s, samples in zip(live, got, strict=True)
+                     for name, part in parts_from_sample(samples[-1]).items()}
+            first = got[0][0]
+            times = [samples[-1].time_utc for samples in got if samples[-1].time_utc is not None]
+            host = HostFigures(cpu_percent=max(sample.host.cpu_percent for samples in got for sample in samples))
             measured = index >= measurement.warmup_intervals
             if measured and not self.measuring:
                 self.measuring = True
                 self.runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring on every server"))
                 self.runner.log("Measurement begins")
-            measurement.add(index, parts, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
-                            time_utc=max(times) if times else None, host=host)
+            if last == index:
+                measurement.add(index, parts, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
+                                time_utc=max(times) if times else None, host=host)
+            else:
+                seconds = [added(samples[k].server for samples in got) for k in range(last - index + 1)]
+                start = (first.time_utc or self.wall0) - timedelta(seconds=first.elapsed_s)
+                measurement.add_window(index, parts, seconds, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
+                                       start=start, host=host)
             if measured:
-                self.measured_s += first.duration_s
+                span = first.duration_s * (last - index + 1)
+                self.measured_s += span
                 if times:
                     self.collection[1:] = [max(times)]
                     if len(self.collection) == 1:
-                        self.collection.insert(0, max(times) - timedelta(seconds=first.duration_s))
-            self.next_interval += 1
+                        self.collection.insert(0, max(times) - timedelta(seconds=span))
+            self.next_interval = last + 1
 
     def _start_when_ready(self) -> None:
         if self.started_at is not None or self.stop_sent is not None:
@@ -396,6 +406,23 @@ class _HostsRun:
                       unbuffered_io=all(r.unbuffered_io for r in results.values()),
                       io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results.values() if r.unbuffered_io_detail})),
                       servers=shares, scan=merged_scan(results), recovery=merged_recovery(results))
+
+
+def _window_end(live: list[_Server], index: int) -> int | None:
+    """The last interval of what starts at `index` on every server in `live`: `index` itself, or a simulated window's
+    last sample (the one with its instances' counters) when every server played the same window; None until every
+    server has sent it."""
+    if not live:
+        return None
+    ends = set()
+    for server in live:
+        at = index
+        while at in server.samples and not server.samples[at].instances:
+            at += 1
+        if at not in server.samples:
+            return None
+        ends.add(at)
+    return ends.pop() if len(ends) == 1 else index  # windows not shared: each interval as it is
 
 
 def merged_scan(results: dict[str, RunResult]) -> ScanResult | None:

@@ -215,7 +215,13 @@ def test_every_sample_of_a_simulated_flood_reaches_the_controller_and_no_busy_se
         _out, err = controller.communicate(timeout=300)
         result = read_result(output)
         assert all(share.summary is not None and not share.ended for share in result.servers), err  # none lost
-        assert len(read_samples(output)) == 7200
+        samples = list(read_samples(output))
+        assert len(samples) == 7200
+        # each second of the test is every server's second: none empty between the simulated windows' last samples
+        assert all(sample.summary.transactional_iops > 0 for sample in samples)
+        own = [read_result(servers.part(host, result.run_id)).summary for host in HOSTS]
+        assert result.summary.achieved_transactional_iops == pytest.approx(
+            sum(summary.achieved_transactional_iops for summary in own), rel=1e-6)
         for host in HOSTS:
             assert len(read_samples(output / "hosts" / host)) == len(read_samples(servers.part(host, result.run_id))) == 7200
     finally:
