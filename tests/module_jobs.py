@@ -64,9 +64,7 @@ JOBS: dict[str, dict[str, str]] = {
         "results/jetstress_log.py": "The test log's lines in Jetstress's words",
         "results/maxima.py": "Each instance's maximum latency as Jetstress gives it",
         "results/note_schema.py": "What a result says beside its figures, kept as facts",
-        "results/across_schema.py": "A test across servers: each server's row and the aggregate, as ESRP reports them",
         "results/reasons.py": "A run's reasons as a person reads them",
-        "results/across_rows.py": "A checksum, a backup or a Soft Recovery across servers in figures",
         "results/recovery.py": "A Soft Recovery test's result",
         "results/recovery_schema.py": "A Soft Recovery test's replay, as the result document keeps it (`RunResult.recovery`)",
         "results/sample_file.py": "A run's interval samples on disk, compact enough for a day on 48 databases",
@@ -151,7 +149,6 @@ JOBS: dict[str, dict[str, str]] = {
         "scan.py": "A Database Checksum or Database Backup run in the report",
         "series.py": "Reducing long sample series for drawing, without losing a spike",
         "suite.py": "An ESRP suite's combined report",
-        "across.py": "A test across servers' combined report: the ESRP paper's server tables, then each server's",
         "sweep.py": "A load sweep in the report",
     },
     "app": {

@@ -4,8 +4,7 @@ killed run as well.
 
 RUN is a run id (or its first or last characters, when they name one run alone), a run folder, a suite's folder
 (one `jetwise suite` wrote, with its suite.json): a suite's report is the combined one, its summary then each stage's
-report, and its CSV holds every stage's rows; or a test across servers' folder (`jetwise run --hosts`, with its
-test.json): the ESRP paper's Individual Server Metrics and Aggregate Across All Servers, then each server's report.
+report, and its CSV holds every stage's rows. A test across servers is a run: its report has its servers' tables.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from app.cli.options import file_to_write, path_type
@@ -22,11 +20,10 @@ from app.system_libraries import missing_library_words
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import make_folders, write_text
 from engine.protocol import ExitCode
-from engine.results.document import RUN_FILES
+from engine.results.document import RESULT_FILE, RUN_FILES
 from engine.results.sample_file import SAMPLES_DB
 from engine.run.suite import SUITE_FILE
 from engine.store.sqlite import Store, StoreError
-from reporting.across import AcrossBundle, across_pdf_charts, is_across_folder, load_across, render_across_html
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv, write_stages_csv
 from reporting.document import render_html
@@ -51,9 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     named_html = not (args.html or args.pdf or args.csv or args.jetstress)
     suite = is_suite_folder(Path(args.run))
-    across = is_across_folder(Path(args.run))
+    if (Path(args.run) / OLD_ACROSS_FILE).exists() and not (Path(args.run) / RESULT_FILE).exists():
+        print(f"error: {args.run} is a test across servers that an earlier Jetwise kept in another form, which this one "
+              "cannot report: its combined report (report.html) stays beside it", file=sys.stderr)
+        return ExitCode.INVALID
     store: Store | None = None
-    if not suite and not across:  # a suite's report, and a test across servers', read their folders alone
+    if not suite:  # a suite's report reads its folder alone
         try:
             store = context.store
         except StoreError:
@@ -66,11 +66,9 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.jetstress is not None:
         _jetstress_folder(args.jetstress)
     try:
-        report: RunBundle | SuiteBundle | AcrossBundle
+        report: RunBundle | SuiteBundle
         if suite:
             report = load_suite(Path(args.run))
-        elif across:
-            report = load_across(Path(args.run))
         else:
             report = load_run(args.run, store)
     except ReportError as exc:
@@ -81,12 +79,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         name = Path(args.run).name if not isinstance(report, RunBundle) or Path(args.run).is_dir() else report.result.run_id
         args.html = file_to_write("", Path(f"jetwise-report-{name}.html"))
     try:
-        if isinstance(report, AcrossBundle):
-            return _write_across(args, report)
         return _write_suite(args, report) if isinstance(report, SuiteBundle) else _write(args, report)
     except OSError as exc:
         raise UsageError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from exc
 
+
+OLD_ACROSS_FILE = "test.json"  # a test across servers as an earlier Jetwise kept it, beside its combined report
 
 # A run's (or a suite's) own files, which no report may replace.
 OWN_FILES = (*RUN_FILES, f"{SAMPLES_DB}-wal", f"{SAMPLES_DB}-shm", SUITE_FILE, LOCK_FILE)
@@ -159,33 +157,24 @@ def _jetstress(folder: Path, bundles: list[RunBundle]) -> int:
 
 
 def _write_suite(args: argparse.Namespace, suite: SuiteBundle) -> int:
-    return _write_combined(args, suite, f"the ESRP suite{suite.across}", "stage(s), each row naming its stage",
-                           lambda for_print: render_suite_html(suite, for_print=for_print), suite_charts(suite))
-
-
-def _write_across(args: argparse.Namespace, test: AcrossBundle) -> int:
-    return _write_combined(args, test, "the test across servers", "server(s), each row naming its server's folder",
-                           lambda for_print: render_across_html(test, for_print=for_print), across_pdf_charts(test))
-
-
-def _write_combined(args: argparse.Namespace, report: SuiteBundle | AcrossBundle, what: str, rows_are: str,
-                    render: Callable[[bool], str], charts: dict[str, str]) -> int:
-    """A report of several runs in one: a suite's stages, or a test's servers."""
+    """A suite's report: its stages' runs in one."""
+    what = f"the ESRP suite{suite.across}"
     if args.html:
-        write_text(args.html, render(False))
+        write_text(args.html, render_suite_html(suite, for_print=False))
         print(f"HTML report of {what}: {args.html}", file=sys.stderr)
     if args.csv:
-        rows = write_stages_csv(report.runs, args.csv)
-        print(f"CSV samples: {args.csv} ({rows} rows of {len(report.runs)} {rows_are})", file=sys.stderr)
+        rows = write_stages_csv(suite.runs, args.csv)
+        print(f"CSV samples: {args.csv} ({rows} rows of {len(suite.runs)} stage(s), each row naming its stage)",
+              file=sys.stderr)
     if args.pdf:
         _gui()
         from ui.printing import write_html_pdf
 
-        pages = write_html_pdf(render(True), charts, args.pdf, args.page_size, title=report.title,
-                               document_title=report.document_title, ended_utc=report.ended_utc)
+        pages = write_html_pdf(render_suite_html(suite, for_print=True), suite_charts(suite), args.pdf, args.page_size,
+                               title=suite.title, document_title=suite.document_title, ended_utc=suite.ended_utc)
         print(f"PDF report of {what}: {args.pdf} ({pages} pages, {args.page_size.upper()})", file=sys.stderr)
     if args.jetstress:
-        return _jetstress(args.jetstress, [bundle for _, _, bundle in report.runs])
+        return _jetstress(args.jetstress, [bundle for _, _, bundle in suite.runs])
     return ExitCode.PASS
 
 

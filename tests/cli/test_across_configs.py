@@ -57,3 +57,14 @@ def test_tuning_across_servers_refuses_a_server_s_other_design_before_it_listens
     # servers alike in both tune together, their paths their own: what is missing then is the enrolment
     done = jetwise("tune", str(shared), "--hosts", f"mbx1,mbx4={alike}", "--wait", "1s", cwd=tmp_path)
     assert done.returncode == ExitCode.INVALID and "no server enrolled" in done.stderr, done.stderr
+
+
+def test_a_test_across_servers_an_earlier_jetwise_kept_is_refused_by_report_with_where_its_report_is(tmp_path):
+    old = tmp_path / "old-test"
+    old.mkdir()
+    (old / "test.json").write_text('{"schema_version": 2, "test_id": "x"}', encoding="utf-8")
+    (old / "report.html").write_text("<html></html>", encoding="utf-8")
+    done = jetwise("report", str(old), "--html", str(tmp_path / "again.html"), cwd=tmp_path)
+    assert done.returncode == ExitCode.INVALID and "an earlier Jetwise kept in another form" in done.stderr
+    assert "its combined report (report.html) stays beside it" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "again.html").exists()

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.model.config import default_config
-from engine.model.profile import ServerPart
-from engine.model.profile import MINIMUM_MEASURED_S
+from engine.model.profile import MINIMUM_MEASURED_S, ServerPart
 from engine.results.criterion_schema import Criterion
 from engine.run.simulation import PROFILES, runner_for, solve
 from engine.run.sweep import plan_sweep
