@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
-from engine.model.host_names import host_problem
 from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
 from engine.hosts.trust import fingerprint
+from engine.model.host_names import host_problem
 from engine.store.paths import hosts_folder
 from ui.workers import BackgroundCheck
 

@@ -222,14 +222,13 @@ class MainWindow(QMainWindow):
         if config is None:
             return
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
-        hosts = self.wizard.servers.selected()
+        config = self.wizard.servers.with_servers(config)  # across the servers chosen, if any
         if self.suite.chosen:
-            resumed = self.suite.resuming(config) if not hosts else None  # a suite across servers starts anew
+            resumed = self.suite.resuming(config) if not config.servers else None  # a suite across servers starts anew
             self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,
-                                  resumed.folder if resumed is not None else None, hosts=hosts,
-                                  own=self.wizard.servers.own_configs(config) if hosts else None)
+                                  resumed.folder if resumed is not None else None)
             return
-        self.runs.start_planned(self.wizard.servers.with_servers(config))  # across the servers chosen, if any
+        self.runs.start_planned(config)
 
     def _on_runs_started(self) -> None:
         self.stack.setCurrentWidget(self.run_view)

@@ -82,7 +82,7 @@ def test_a_server_s_own_folders_are_filled_down_from_a_pattern_and_made_there_by
     assert "created there" in dialog.made.text() and "mbx1" in dialog.made.text()
     assert not (tmp_path / "E").exists()  # nothing is made on this machine for another server's folders
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
-    own = page.own_configs(config)["mbx1"]
+    own = page.with_servers(config).for_server("mbx1")
     assert [str(spec.database_path) for spec in own.databases] == [str(tmp_path / "E" / f"Exchange{n}" / "DB") for n in (1, 2)]
 
 

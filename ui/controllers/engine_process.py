@@ -109,21 +109,15 @@ class EngineProcess(QObject):
         sweep: bool = False,
         simulate: str | None = None,
         suite: tuple[float, float] | None = None,
-        hosts: list[str] | None = None,
         port: int | None = None,
         wait_s: float | None = None,
-        own: dict[str, TestConfig] | None = None,
     ) -> None:
         """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
-        suite there instead, or resumes the one it holds, across `hosts` when given, each running `config` or its `own`.
-        A test across servers (the servers `config` names, or `hosts`) listens for their agents on `port` for up to
-        `wait_s` (the engine's defaults when None)."""
+        suite there instead, or resumes the one it holds. A test across servers (the servers `config` names) listens
+        for their agents on `port` for up to `wait_s` (the engine's defaults when None)."""
         self.began = False
-        own = own or {}
         try:
             config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
-            files = {host: self._write_temporary(own[host], f"jetwise-suite-{host}-")  # a suite's servers' own
-                     for host in hosts or [] if host in own}
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
@@ -138,9 +132,7 @@ class EngineProcess(QObject):
             args += ["--calibrate", f"{calibrate_s:g}s"]
         if simulate is not None:
             args += ["--simulate", simulate]
-        if hosts:
-            args += ["--hosts", ",".join(f"{host}={files[host]}" if host in files else host for host in hosts)]
-        if hosts or config.servers:
+        if config.servers:
             if port is not None:
                 args += ["--port", str(port)]
             if wait_s is not None:

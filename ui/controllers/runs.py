@@ -99,8 +99,6 @@ class RunController(QObject):
         self.modes = modes or TuningModes()
         self._from_wizard = False  # a start from the wizard's Review page whose run has not begun yet
         self._planned_auto = False  # the tuning mode the wizard planned the session's runs in
-        self.across_hosts: list[str] = []  # the servers of the ESRP suite across servers under way (or last)
-        self.across_own: dict[str, TestConfig] = {}  # a server's own configuration (its folders), where it has one
         self.across_port = CONTROLLER_PORT  # where a test across servers listens for the agents
         self.across_wait_s = ACROSS_WAIT_S  # and how long it waits for them to connect
         self._cancelled = False  # the wait for the agents was cancelled: the engine ends without a run
@@ -212,17 +210,15 @@ class RunController(QObject):
             self.message.emit(f"Running; results go to {output}")
 
     def start_suite(self, config: TestConfig, performance_s: float, stress_s: float, folder: Path | None = None,
-                    *, from_wizard: bool = True, hosts: list[str] | None = None,
-                    own: dict[str, TestConfig] | None = None) -> None:
+                    *, from_wizard: bool = True) -> None:
         """The ESRP qualification: a new suite, or the unfinished one in `folder` resumed (same configuration,
-        lengths and servers, or the engine refuses it); with `hosts`, each of its tests across those servers, every
-        server running `config` or its `own`."""
+        lengths and servers, or the engine refuses it); across the servers `config` names, each of its tests across
+        them."""
         if not self._fresh_start(from_wizard=from_wizard, planned_auto=False):
             return
         config = TestConfig.model_validate(config.model_dump())
         self.config = config
-        servers = list(hosts or [])
-        self.across_hosts, self.across_own = servers, dict(own or {}) if servers else {}
+        servers = config.server_names
         output = folder or self._output(f"{FOLDER_SUFFIX}-across-{len(servers)}" if servers else FOLDER_SUFFIX)
         self.suite = SuiteRun(output)
         engine = self._engine()
@@ -232,8 +228,7 @@ class RunController(QObject):
         self.display.show_suite(None, None)
         self.draft.start_requested()
         engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
-                     suite=(performance_s, stress_s), hosts=servers or None, port=self.across_port,
-                     wait_s=self.across_wait_s, own=self.across_own)
+                     suite=(performance_s, stress_s), port=self.across_port, wait_s=self.across_wait_s)
         if from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(servers)}" if servers else
                               "Starting: the engine checks the configuration and takes the folders")
@@ -246,9 +241,7 @@ class RunController(QObject):
     def resume_suite(self, summary: SuiteSummary) -> None:
         """Run on the unfinished suite shown, from its first test without a verdict."""
         record = summary.record
-        own = self.across_own if record.hosts == self.across_hosts else {}  # the servers' folders, if still chosen
-        self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False,
-                         hosts=record.hosts, own=own)
+        self.start_suite(record.config, record.performance_s, record.stress_s, summary.folder, from_wizard=False)
 
     def cancel_wait(self) -> None:
         """End the wait for a test's agents at once: the engine ends before any run begins, and the wizard is as it

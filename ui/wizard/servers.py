@@ -18,7 +18,7 @@ from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec, ServerPart
 from ui.widgets.fitting import WrappingRadioButton
 from ui.wizard.base import PageContext, WizardPage
-from ui.wizard.server_folders import ServerFoldersDialog, differs, with_folders
+from ui.wizard.server_folders import ServerFoldersDialog, differs
 from ui.wizard.services import ServiceError
 
 
@@ -112,11 +112,6 @@ class ServersPage(WizardPage):
         """`config` across the servers chosen (its `servers`), as the engine runs it; itself for this server alone."""
         return TestConfig.model_validate({**config.model_dump(mode="json"),
                                           "servers": [part.model_dump(mode="json") for part in self.parts()]})
-
-    def own_configs(self, config: TestConfig) -> dict[str, TestConfig]:
-        """`config` as each chosen server with folders of its own runs it (the ESRP suite across servers)."""
-        return {host: with_folders(config, [(str(spec.database_path), str(spec.log_path)) for spec in self.own[host]])
-                for host in self.selected() if host in self.own}
 
     def server_configs(self, config: TestConfig) -> dict[str, TestConfig]:
         """`config` as each chosen server runs it: in its own folders, or in this server's; empty for this server
