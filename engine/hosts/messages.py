@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from engine.model.config import TestConfig
 from engine.protocol import ServerRunEvent
 from engine.results.schema import RunResult
-from engine.results.sweep_schema import SweepEnd, SweepStep
+from engine.results.sweep_schema import SweepEnd
 from engine.run.sweep import SweepPlan
 
 T = TypeVar("T")
@@ -64,13 +64,6 @@ class PartEvent(_OfTest):
     event: Annotated[ServerRunEvent, Field(discriminator="event")]
 
 
-class Stepped(_OfTest):
-    """This server measured a step of a sweep in lockstep."""
-
-    kind: Literal["step"] = "step"
-    record: SweepStep
-
-
 class Ended(_OfTest):
     """This server's part ended: its result, or the problems its configuration was refused for, or its error."""
 
@@ -80,7 +73,7 @@ class Ended(_OfTest):
     error: str | None = None
 
 
-FromAgent = Annotated[Hello | ClockReading | Ready | PartEvent | Stepped | Ended, Field(discriminator="kind")]
+FromAgent = Annotated[Hello | ClockReading | Ready | PartEvent | Ended, Field(discriminator="kind")]
 
 
 # from the controller ------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from engine.hosts.messages import Ended, PartEvent, Prepare, Ready, Stepped
+from engine.hosts.messages import Ended, PartEvent, Prepare, Ready
 from engine.io.preflight import make_run_folders
 from engine.model.config import DatabaseSource
 from engine.protocol import RunEvent
@@ -60,7 +60,7 @@ class Part:
     # a sweep's lead: the controller ------------------------------------------------------------------------
 
     def measured(self, record: SweepStep) -> None:
-        self._send(Stepped(test_id=self.test_id, record=record))
+        pass  # the controller measures each step on every server's counters together: this server's is its own
 
     def told(self, step: int) -> Told | None:
         return self._told.get(step)

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from engine.hosts.controller import Controller, Gone, Refusal
-from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stepped, Stop
+from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stop
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
 from engine.model.host_names import file_name_of
@@ -243,11 +243,8 @@ class _HostsRun:
         elif isinstance(message, Ended):
             server.ended = True
             self._ended(server, message)
-        elif isinstance(message, Stepped) and self.runner.sweep is not None:
-            pass  # the server's own record of a step: the test's step is measured on every server's counters together
-        else:  # a Hello, a clock reading, or a sweep's step in a test that sweeps nothing
-            self.controller.refuse(name, f"a '{message.kind}' message in a test" +
-                                   (" that sweeps nothing" if isinstance(message, Stepped) else ""))
+        else:  # a Hello or a clock reading reach no test
+            self.controller.refuse(name, f"a '{message.kind}' message in a test")
 
     def _tell(self, step: int, told: Told) -> None:
         """The word for a sweep's next step, to every server still in the test, and said in the test's log."""
