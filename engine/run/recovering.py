@@ -24,6 +24,8 @@ from engine.workload.instance import Instance, InstancePlan
 from engine.workload.recovery import RecoveryTally, Replay
 
 PROGRESS_EVERY_S = 1.0
+STOP_CHECK_S = 0.1  # how often a worker waiting for its replays looks for a stop
+STOP_GRACE_S = 10.0  # a stopped replay ends within a batch of records; one not ended by then waits on the storage
 
 Send = Callable[[WorkerMessage], None]
 
@@ -69,7 +71,9 @@ def replay_instances(
     backend: IoBackend, config: TestConfig, plans: list[InstancePlan], tallies: dict[int, RecoveryTally], *,
     worker_id: int, unbuffered: bool, should_stop: Callable[[], bool], send: Send, say: Say,
 ) -> None:
-    """Replay each instance whose logs were all generated, all at once; report every instance's tally."""
+    """Replay each instance whose logs were all generated, all at once; report every instance's tally. Once the test
+    is stopped, a replay that has not ended within `STOP_GRACE_S` (an I/O the storage does not complete) is reported
+    as it stands, and not waited for: the stop ends the test whatever the storage does."""
 
     def replay(plan: InstancePlan) -> None:
         tally = tallies[plan.index]
@@ -95,8 +99,21 @@ def replay_instances(
     threads = [threading.Thread(target=replay, args=(plan,), name=f"{plan.name} recovery", daemon=True) for plan in plans]
     for thread in threads:
         thread.start()
+    stopped_at: float | None = None
     for thread in threads:
-        thread.join()
+        while thread.is_alive():
+            if stopped_at is None and should_stop():
+                stopped_at = time.monotonic()
+            left = STOP_CHECK_S if stopped_at is None else stopped_at + STOP_GRACE_S - time.monotonic()
+            if left <= 0:
+                break
+            thread.join(min(STOP_CHECK_S, left))
+    for plan, thread in zip(plans, threads, strict=True):
+        if thread.is_alive():
+            tally = tallies[plan.index]
+            tally.failure = tally.failure or f"the replay did not end within {STOP_GRACE_S:g} s of the stop: an I/O did not complete"
+            say(f"{plan.name}: {tally.failure}", "warning")
+            send(RecoveryReport(worker_id, plan.index, tally))
 
 
 def replay_words(name: str, tally: RecoveryTally) -> str:

@@ -4,6 +4,7 @@ disk afterwards and a checksum pass finds the database whole; the test runs agai
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -140,6 +141,60 @@ def test_a_stop_during_replay_reports_what_was_replayed_and_the_next_run_passes(
     assert load_run(str(tmp_path / "stopped")).result.recovery == result.recovery
     _config, _runner, again = _soft_recovery(tmp_path / "data", tmp_path / "again")
     assert again.verdict == Outcome.PASS, again.summary.reasons
+
+
+class _HungReplay(PassThroughBackend):
+    """Reads of the replay's log files that do not complete until `released` exists (a storage that stops answering),
+    or `HOLD_LIMIT_S` has gone by; the first to start says so (`reading`, a file the worker processes see)."""
+
+    def __init__(self, reading: Path, released: Path) -> None:
+        super().__init__()
+        self.reading, self.released = reading, released
+
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        handle = super().open_file(path, create=create, writable=writable, unbuffered=unbuffered,
+                                   write_through=write_through)
+        return _HungFile(handle, self) if path.suffix == ".jwlog" and not writable else handle
+
+
+class _HungFile(PassThroughFile):
+    def __init__(self, inner: IoFile, device: _HungReplay) -> None:
+        super().__init__(inner)
+        self.device = device
+
+    def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+        self.device.reading.touch()
+        deadline = time.monotonic() + HOLD_LIMIT_S
+        while not self.device.released.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return super().read_into(buffer, offset, length)
+
+
+def test_a_stop_during_a_replay_whose_read_never_completes_ends_the_test_and_says_so(tmp_path):
+    reading, released = tmp_path / "reading", tmp_path / "released"
+    config = small_config(tmp_path / "data", test_type=model.TestType.SOFT_RECOVERY, log_files_to_replay=FILES)
+    runner = Runner(config, tmp_path / "stopped", lambda _event: None, backend=_HungReplay(reading, released))
+
+    def stop_once_a_read_hangs() -> None:
+        deadline = time.monotonic() + HOLD_LIMIT_S
+        while not reading.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        runner.request_stop("stopped by the user")
+
+    stopper = threading.Thread(target=stop_once_a_read_hangs, daemon=True)
+    stopper.start()
+    try:
+        result = runner.run()
+        assert reading.exists() and not released.exists()  # the test ended with a read still held
+    finally:
+        released.touch()
+        stopper.join(HOLD_LIMIT_S)
+    assert result.verdict == Outcome.ABORTED, result.summary.reasons
+    assert "while replaying the log files" in result.summary.reasons[0]
+    assert all(not row.complete and row.log_files_replayed == 0 for row in result.recovery.instances)
+    hung = "the replay did not end within 10 s of the stop: an I/O did not complete"
+    assert hung in [row.failure for row in result.recovery.instances]  # the one held, or both
+    assert hung in (tmp_path / "stopped" / "test.log").read_text()
 
 
 def test_a_stop_during_log_generation_replays_nothing_and_says_how_far_it_got(tmp_path):
