@@ -180,7 +180,7 @@ class LivePlots(QWidget):
         self.read.append(elapsed_s, _latency(summary.db_reads_per_s, summary.db_read_avg_latency_ms))
         if not self.scan:
             self.log.append(elapsed_s, _latency(summary.log_writes_per_s, summary.log_write_avg_latency_ms))
-        for host, series in self.server_rates.items():
+        for host, series in self.server_rates.items() if instances else ():  # a simulated window's inner seconds: none
             series.append(elapsed_s, sum(self._rate(row) for row in instances if row.name.startswith(f"{host} ")))
         for row in instances:
             self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
