@@ -84,12 +84,11 @@ class _Server:
 class HostsSource:
     """Intervals from the servers of a test across servers, through their agents (`TestConfig.servers`)."""
 
-    name = "hosts"
-
     def __init__(self, controller: Controller, *, simulate: str | None = None) -> None:
         self.controller = controller
         self.simulate = simulate  # each server runs on this simulated device (engine.run.simulation)
         self.simulated = simulate is not None
+        self.name = f"{simulate} on each server" if simulate else "each server's own, through its agent"
         self.word: SweepWord | None = None  # a load sweep's lead, once the run asked for it
 
     def host(self) -> HostInfo:
@@ -402,7 +401,9 @@ class _HostsRun:
         return RunEnd(measured_s=self.measured_s, aborted_reason=aborted, host=self.source.host(), times=times,
                       unbuffered_io=all(r.unbuffered_io for r in results.values()),
                       io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results.values() if r.unbuffered_io_detail})),
-                      servers=shares, scan=merged_scan(results), recovery=merged_recovery(results))
+                      servers=shares, scan=merged_scan(results), recovery=merged_recovery(results),
+                      database_bytes={f"{host} {row.name}": (row.database_bytes_initial, row.database_bytes_final)
+                                      for host, result in results.items() for row in result.instances})
 
 
 def _window_end(live: list[_Server], index: int) -> int | None:

@@ -69,6 +69,10 @@ def test_a_test_across_servers_is_one_run_whose_figures_are_the_servers_counters
                 sum(s.achieved_transactional_iops for s in shares.values() if s is not None))
             names = {row.name for row in result.instances}
             assert names == {f"{host} Instance {n}" for host in HOSTS for n in (1, 2)}
+            sizes = {row.name: (row.database_bytes_initial, row.database_bytes_final) for row in result.instances}
+            assert all(sizes[f"{host} {row.name}"] == (row.database_bytes_initial, row.database_bytes_final)
+                       and row.database_bytes_initial for host in HOSTS for row in own[host].instances)
+            assert result.io_backend == "each server's own, through its agent"
             paper = paper_aggregate(result)
             assert paper.servers == 3 and paper.figures["db_read_avg_latency_ms"] == pytest.approx(
                 sum(s.db_read_avg_latency_ms for s in shares.values() if s is not None) / 3)
@@ -83,7 +87,7 @@ def test_a_test_across_servers_is_one_run_whose_figures_are_the_servers_counters
             assert made.returncode == 0, made.stderr
             report = (tmp_path / "report.html").read_text(encoding="utf-8")
             assert "Individual Server Metrics" in report and "Aggregate Performance Across All Servers Metrics" in report
-            assert all(f"{host} Instance 2" in report for host in HOSTS)
+            assert all(f"{host} Instance 2" in report for host in HOSTS) and "(for each server)" in report
         stop_all(list(servers.agents.values()))
         for host, agent in servers.agents.items():  # nor did any agent refuse the controller anything
             said = agent.communicate(timeout=30)[0]
