@@ -19,10 +19,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from app.cli.configs import load_or_say
-from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import duration_type, path_type, port_type
-from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError
+from app.context import UsageError
 from engine.hosts.controller import Arrived, Controller, HostsMissingError
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
@@ -34,7 +32,7 @@ from engine.model.host_names import host_problem
 from engine.model.options import option
 from engine.model.profile import ServerPart
 from engine.protocol import ExitCode
-from engine.results.schema import RunResult
+from engine.run.runner import IntervalSource
 from engine.store.paths import hosts_folder
 
 T = TypeVar("T")
@@ -159,31 +157,25 @@ def servers_of(config: TestConfig, hosts: dict[str, Path | None]) -> TestConfig 
         return None
 
 
-def run_across(args: argparse.Namespace, context: AppContext, config: TestConfig, output: Path) -> int:
-    """`jetwise run CONFIG --hosts ...`: the run, its servers' agents its source."""
-    across = servers_of(config, args.hosts)
-    if across is None:
+def with_source(args: argparse.Namespace, config: TestConfig, work: Callable[[IntervalSource | None], T], *,
+                say: Callable[[str], None] = lambda words: print(words, file=sys.stderr, flush=True),
+                arrived: Arrived | None = None, refused: Callable[[str], None] | None = None) -> T | int:
+    """`work` with the run's interval source, for every command that runs: none (this server's own) for a test on this
+    server; across the servers `config` names, their agents once every one has connected (`arrived` hears who has, and
+    the time left); or the exit code of what kept them apart, said (`refused`: a front end's own way to say it)."""
+    if not config.servers:
+        return work(None)
+    hosts = config.server_names
+
+    def across() -> T:
+        with listening(enrolled_roster(hosts), hosts, port=args.port, wait_s=args.wait, say=say,
+                       arrived=arrived) as controller:
+            return work(HostsSource(controller, simulate=args.simulate))
+
+    if refused is None:
+        return before_a_test(across)
+    try:
+        return across()
+    except (UsageError, *NOT_BEGUN) as exc:
+        refused(str(exc).removeprefix("--hosts: "))
         return ExitCode.INVALID
-    hosts = across.server_names
-    roster = enrolled_roster(hosts)  # every server enrolled, or said before anything is made
-    session = context.session(args.session or args.config.stem, across, lambda words: print(f"note: {words}", file=sys.stderr))
-    print(f"Run folder: {output}", file=sys.stderr)
-
-    def say(words: str) -> None:
-        print(words, file=sys.stderr, flush=True)
-
-    def the_test() -> RunResult | None:
-        with listening(roster, hosts, port=args.port, wait_s=args.wait, say=say) as controller:
-            runner = context.runner(across, output, ConsoleRenderer(sys.stderr), session=session,
-                                    source=HostsSource(controller, simulate=args.simulate))
-            return run_or_refuse(runner.request_stop, runner.run, lambda problems: print_problems(problems, sys.stderr))
-
-    result = before_a_test(the_test)
-    if isinstance(result, int):
-        return result
-    if result is None:
-        return ExitCode.INVALID
-    if args.json:
-        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
-    print(f"Results: {output}", file=sys.stderr)
-    return ExitCode.of(result.verdict)

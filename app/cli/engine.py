@@ -18,13 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
-from app.cli.across import NOT_BEGUN, add_host_arguments, enrolled_roster, listening, servers_of
+from app.cli.across import add_host_arguments, servers_of, with_source
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, simulated_model
 from engine.hosts.controller import Arrived
-from engine.hosts.source import HostsSource
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.model.options import option
@@ -162,18 +161,10 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
 
 def _sourced(args: argparse.Namespace, config: TestConfig, stream: _Stream,
              work: Callable[[IntervalSource | None], T]) -> T | int:
-    """`work` with the run's interval source: none (this server's own) alone; across servers, their agents once every
-    one has connected (the time left said as they do), or the exit code of a refusal naming what kept them apart."""
-    if not config.servers:
-        return work(None)
+    """`work` with the run's interval source (`with_source`), the wait for the agents and a refusal on the stream."""
     hosts = config.server_names
-    try:
-        with listening(enrolled_roster(hosts), hosts, port=args.port, wait_s=args.wait,
-                       say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts)) as controller:
-            return work(HostsSource(controller, simulate=args.simulate))
-    except (UsageError, *NOT_BEGUN) as exc:
-        stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: "))]))
-        return ExitCode.INVALID
+    return with_source(args, config, work, say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts),
+                       refused=lambda words: stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, words)])))
 
 
 def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, run_across
+from app.cli.across import add_host_arguments, enrolled_roster, servers_of, with_source
 from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
@@ -20,7 +20,7 @@ from engine.model.derive import quick_config
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem, stamped_folder
 from engine.results.schema import RunResult
-from engine.run.runner import Runner
+from engine.run.runner import IntervalSource, Runner
 from engine.run.simulation import PROFILES
 
 # what a run may change in the configuration it was given
@@ -74,10 +74,12 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.hosts is not None and args.quick:
         raise UsageError("--hosts runs CONFIG.json across servers; --quick runs on this server alone")
     config = _config(args, output)
+    if config is not None and args.hosts is not None:
+        config = servers_of(config, args.hosts)
     if config is None:
         return ExitCode.INVALID
-    if args.hosts is not None:
-        return run_across(args, context, config, output)
+    if config.servers:
+        enrolled_roster(config.server_names)  # every server enrolled, or said before anything is made
     if args.quick:
         for spec in config.databases:
             try:
@@ -88,12 +90,19 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     wanted = args.session or ("quick check" if args.quick else args.config.stem)
     session = context.session(wanted, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Run folder: {output}", file=sys.stderr)
-    runner = context.runner(config, output, ConsoleRenderer(sys.stderr), session=session, model=model)
+
+    def the_run(source: IntervalSource | None) -> RunResult | None:
+        runner = context.runner(config, output, ConsoleRenderer(sys.stderr), session=session,
+                                model=model if source is None else None, source=source)
+        return run_until_stopped(runner)
+
     try:
-        result = run_until_stopped(runner)
+        result = with_source(args, config, the_run)
     finally:
         if args.quick:
             remove_quick_data(config)
+    if isinstance(result, int):
+        return result
     if result is None:
         return ExitCode.INVALID
     if args.json:

@@ -15,14 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.across import add_host_arguments, before_a_test, enrolled_roster, listening, servers_of
+from app.cli.across import add_host_arguments, enrolled_roster, servers_of, with_source
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model, writable_destination
-from engine.hosts.roster import Roster
-from engine.hosts.source import HostsSource
 from engine.model.config import TIMED_TEST_TYPES
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
@@ -59,8 +57,8 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
                             simulate=args.simulate)
     except SuiteError as exc:
         raise UsageError(str(exc)) from exc
-    hosts = config.server_names
-    roster = enrolled_roster(hosts) if hosts else None  # every server enrolled, or said before the suite goes on
+    if config.servers:
+        enrolled_roster(config.server_names)  # every server enrolled, or said before the suite goes on
     session = context.session(args.session or args.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Suite folder: {folder}", file=sys.stderr)
     if record.finished:
@@ -73,12 +71,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             on_stage=_announce(record))
         return run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr))
 
-    def across(roster: Roster) -> SuiteRecord | None:
-        with listening(roster, hosts, port=args.port, wait_s=args.wait,
-                       say=lambda words: print(words, file=sys.stderr, flush=True)) as controller:
-            return stages(HostsSource(controller, simulate=args.simulate))
-
-    ran = stages(None) if roster is None else before_a_test(lambda: across(roster))
+    ran = with_source(args, config, stages)
     if isinstance(ran, int):
         return ran
     if ran is None:

@@ -9,13 +9,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, before_a_test, enrolled_roster, listening, servers_of
+from app.cli.across import add_host_arguments, servers_of, with_source
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
 from app.context import AppContext, UsageError, simulated_model, writable_destination
-from engine.hosts.source import HostsSource
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
@@ -155,15 +154,11 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         f"{args.calibration:g} s; runs in {output}")
     how = Tuning(session, output, model, args.calibration, args.max_runs)
 
-    def tuning() -> TuneOutcome:
-        if not config.servers:
-            return tune(context, config, how)
-        with listening(enrolled_roster(config.server_names), config.server_names, port=args.port, wait_s=args.wait,
-                       say=say) as controller:
-            return tune(context, config, replace(how, model=None, source=HostsSource(controller, simulate=args.simulate)))
+    def tuning(source: IntervalSource | None) -> TuneOutcome:
+        return tune(context, config, how if source is None else replace(how, model=None, source=source))
 
     try:
-        outcome = before_a_test(tuning)
+        outcome = with_source(args, config, tuning, say=say)
     except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID
