@@ -82,20 +82,6 @@ def add_host_arguments(parser: argparse.ArgumentParser, hosts_help: str, metavar
 NOT_BEGUN = (RosterError, KeyStoreError, PortInUseError, HostsMissingError)
 
 
-def before_a_test(body: Callable[[], T]) -> T | int:
-    """`body`'s answer, or the exit code of what ended it before a test began (said): a server not enrolled or its
-    key unreadable, the port held by another program, an agent that never connected, a Ctrl-C while waiting for them
-    (each an exit code 2 but the Ctrl-C: nothing began, and the engineer can change what stopped it)."""
-    try:
-        return body()
-    except NOT_BEGUN as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return ExitCode.INVALID
-    except KeyboardInterrupt:
-        print("Stopped while waiting for the agents: no test began.", file=sys.stderr)
-        return ExitCode.ABORTED
-
-
 def enrolled_roster(hosts: list[str]) -> Roster:
     """The controller's roster, every host in it enrolled (UsageError naming those that are not)."""
     if Roster.file_in(hosts_folder()) is None:
@@ -172,10 +158,13 @@ def with_source(args: argparse.Namespace, config: TestConfig, work: Callable[[In
                        arrived=arrived) as controller:
             return work(HostsSource(controller, simulate=args.simulate))
 
-    if refused is None:
-        return before_a_test(across)
     try:
         return across()
-    except (UsageError, *NOT_BEGUN) as exc:
+    except (UsageError, *NOT_BEGUN) as exc:  # nothing began: the engineer can change what kept the servers apart
+        if refused is None:
+            raise UsageError(str(exc)) from None
         refused(str(exc).removeprefix("--hosts: "))
         return ExitCode.INVALID
+    except KeyboardInterrupt:
+        print("Stopped while waiting for the agents: no test began.", file=sys.stderr)
+        return ExitCode.ABORTED

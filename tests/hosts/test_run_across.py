@@ -306,3 +306,21 @@ def test_a_server_whose_disk_fills_stops_every_other_within_5_s_and_the_test_nam
             assert servers.agents[host].wait(timeout=30) == 0
     finally:
         stop_all([*servers.agents.values(), filled])
+
+
+def test_an_agent_that_never_connects_or_a_ctrl_c_while_waiting_ends_the_command_with_nothing_begun(tmp_path, keys):
+    servers = Servers(tmp_path, keys)  # enrolled, their agents never started
+    output = tmp_path / "never"
+    waited = servers.run(output, "--wait", "2s")
+    _out, err = waited.communicate(timeout=120)
+    assert waited.returncode == ExitCode.INVALID and f"no agent connected for {', '.join(HOSTS)} within 2 s" in err, err
+    assert "Traceback" not in err and not (output / "result.json").exists()
+    stopped = servers.run(tmp_path / "stopped")
+    assert stopped.stderr is not None
+    for line in stopped.stderr:  # listening: then a Ctrl-C
+        if "waiting for" in line:
+            break
+    stopped.send_signal(signal.SIGINT)
+    _out, err = stopped.communicate(timeout=60)
+    assert stopped.returncode == ExitCode.ABORTED and "Stopped while waiting for the agents: no test began." in err, err
+    assert not (tmp_path / "stopped" / "result.json").exists()
