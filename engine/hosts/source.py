@@ -30,7 +30,7 @@ from engine.hosts.controller import Controller, Gone, Refusal
 from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stop
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
-from engine.model.host_names import file_name_of
+from engine.model.host_names import file_name_of, on_server
 from engine.model.validation import Problem, check_rules
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
 from engine.results.counters import added
@@ -292,7 +292,7 @@ class _HostsRun:
             if last is None:
                 return
             got = [[s.samples.pop(i) for i in range(index, last + 1)] for s in live]
-            parts = {f"{s.name} {name}": part for s, samples in zip(live, got, strict=True)
+            parts = {on_server(s.name, name): part for s, samples in zip(live, got, strict=True)
                      for name, part in parts_from_sample(samples[-1]).items()}
             first = got[0][0]
             times = [samples[-1].time_utc for samples in got if samples[-1].time_utc is not None]
@@ -402,7 +402,7 @@ class _HostsRun:
                       unbuffered_io=all(r.unbuffered_io for r in results.values()),
                       io_detail="; ".join(sorted({r.unbuffered_io_detail for r in results.values() if r.unbuffered_io_detail})),
                       servers=shares, scan=merged_scan(results), recovery=merged_recovery(results),
-                      database_bytes={f"{host} {row.name}": (row.database_bytes_initial, row.database_bytes_final)
+                      database_bytes={on_server(host, row.name): (row.database_bytes_initial, row.database_bytes_final)
                                       for host, result in results.items() for row in result.instances})
 
 
@@ -430,7 +430,7 @@ def merged_scan(results: dict[str, RunResult]) -> ScanResult | None:
         return None
     first = next(iter(scans.values()))
     return first.model_copy(update={
-        "databases": [d.model_copy(update={"instance": f"{host} {d.instance}"}) for host, scan in scans.items()
+        "databases": [d.model_copy(update={"instance": on_server(host, d.instance)}) for host, scan in scans.items()
                       for d in scan.databases],
         "seconds": max(scan.seconds for scan in scans.values())})
 
@@ -441,5 +441,5 @@ def merged_recovery(results: dict[str, RunResult]) -> RecoveryResult | None:
     if not recoveries:
         return None
     first = next(iter(recoveries.values()))
-    return first.model_copy(update={"instances": [i.model_copy(update={"instance": f"{host} {i.instance}"})
+    return first.model_copy(update={"instances": [i.model_copy(update={"instance": on_server(host, i.instance)})
                                                   for host, recovery in recoveries.items() for i in recovery.instances]})

@@ -15,6 +15,7 @@ from pydantic import Field, ValidationInfo, model_validator
 
 from engine.model.exchange import Generation, generation
 from engine.model.fields import FieldError
+from engine.model.host_names import on_server
 from engine.model.profile import (
     SCAN_TEST_TYPES,
     TIMED_TEST_TYPES,
@@ -405,7 +406,7 @@ class TestConfig(ConfigPart):
     def instance_names(self) -> list[str]:
         """Every instance of the test by name: this server's, or across servers each server's, named by its server."""
         own = [self.instance_name(index) for index in range(self.database_count)]
-        return [f"{host} {name}" for host in self.server_names for name in own] or own
+        return [on_server(host, name) for host in self.server_names for name in own] or own
 
     @property
     def test_target_iops(self) -> float:

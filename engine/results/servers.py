@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.model.host_names import on_server
 from engine.results.scans import megabytes
 from engine.results.schema import Failure, Outcome, RunResult, Summary
 
@@ -85,7 +86,7 @@ class RecoveryShare:
 
 
 def _of(host: str, name: str) -> bool:
-    return name.startswith(f"{host} ")  # "HOST Instance N": a host name holds no space
+    return name.startswith(on_server(host, ""))
 
 
 def scan_shares(result: RunResult) -> list[ScanShare]:
@@ -96,15 +97,12 @@ def scan_shares(result: RunResult) -> list[ScanShare]:
         return []
     rows = []
     for share in result.servers:
-        mine = [d for d in scan.databases if _of(share.host, d.instance)]
-        if not mine:
+        mine = scan.model_copy(update={"databases": [d for d in scan.databases if _of(share.host, d.instance)]})
+        if not mine.databases:
             continue
-        seconds = max(d.began_s + d.seconds for d in mine)
-        read = megabytes(sum(d.bytes_read for d in mine))
-        rows.append(ScanShare(share.host, share.summary.verdict if share.summary else None, len(mine),
-                              sum(d.seen_pages for d in mine),
-                              sum(d.bad_pages + d.wrong_page_number_pages + d.uninitialised_pages + d.unreadable_pages
-                                  for d in mine), read, seconds, read / seconds if seconds > 0 else 0.0))
+        rows.append(ScanShare(share.host, share.summary.verdict if share.summary else None, len(mine.databases),
+                              sum(d.seen_pages for d in mine.databases), sum(d.damaged_pages for d in mine.databases),
+                              megabytes(mine.bytes_read), mine.database_seconds, megabytes(mine.bytes_per_s)))
     if rows:
         rows.append(ScanShare("All servers", None, sum(r.databases for r in rows), sum(r.pages for r in rows),
                               sum(r.damaged for r in rows), sum(r.mb for r in rows), max(r.seconds for r in rows),
@@ -120,11 +118,10 @@ def recovery_shares(result: RunResult) -> list[RecoveryShare]:
         return []
     rows = []
     for share in result.servers:
-        mine = [i for i in recovery.instances if _of(share.host, i.instance)]
-        if not mine:
+        mine = recovery.model_copy(update={"instances": [i for i in recovery.instances if _of(share.host, i.instance)]})
+        if not mine.instances:
             continue
-        replayed = sum(i.log_files_replayed for i in mine)
-        seconds = sum(i.replay_seconds for i in mine if i.log_files_replayed) / replayed if replayed else 0.0
         rows.append(RecoveryShare(share.host, share.summary.verdict if share.summary else None,
-                                  recovery.log_files_to_replay * len(mine), replayed, seconds, recovery.limit_s))
+                                  recovery.log_files_to_replay * len(mine.instances), mine.log_files_replayed,
+                                  mine.seconds_per_log_file, recovery.limit_s))
     return rows

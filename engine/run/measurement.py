@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TypeVar
 
 from engine.model.config import TestConfig
+from engine.model.host_names import of_server
 from engine.protocol import EmitFn, IntervalEvent, Phase
 from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
@@ -57,7 +57,6 @@ from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval, StreamStats, split_totals
 
 LogFn = Callable[[str, str], None]
-T = TypeVar("T")
 
 
 @dataclass
@@ -381,17 +380,12 @@ class Measurement:
         shares = []
         for host in test_config.server_names:
             config = test_config.for_server(host)
-            prefix = f"{host} "  # a host name holds no space: "HOST Instance N" is that server's instance N
-            own = {name.removeprefix(prefix): value for name, value in streams.items() if name.startswith(prefix)}
+            own = of_server(host, streams)
             share = said.get(host) or ServerResult(host=host)
             if share.summary is not None or not own or measured_s <= 0:  # a scan's or a replay's: the server's own
                 shares.append(share)
                 continue
-
-            def mine(values: Mapping[str, T]) -> dict[str, T]:
-                return {name.removeprefix(prefix): value for name, value in values.items() if name.startswith(prefix)}  # noqa: B023
-
-            own_cache, own_errors, own_highest = mine(cache), mine(errors), mine(highest)
+            own_cache, own_errors, own_highest = of_server(host, cache), of_server(host, errors), of_server(host, highest)
             verdict = judge(config, own, measured_s, cache=own_cache, aborted_reason=aborted, errors=own_errors,
                             highest=own_highest)
             verdict = judged_window(verdict, config, measured_s)

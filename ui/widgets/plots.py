@@ -15,6 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
+from engine.model.host_names import on_server
 from engine.model.units import format_duration
 from engine.results.scans import megabytes
 from engine.results.schema import Figures, InstanceFigures
@@ -181,7 +182,7 @@ class LivePlots(QWidget):
         if not self.scan:
             self.log.append(elapsed_s, _latency(summary.log_writes_per_s, summary.log_write_avg_latency_ms))
         for host, series in self.server_rates.items() if instances else ():  # a simulated window's inner seconds: none
-            series.append(elapsed_s, sum(self._rate(row) for row in instances if row.name.startswith(f"{host} ")))
+            series.append(elapsed_s, sum(self._rate(row) for row in instances if row.name.startswith(on_server(host, ""))))
         for row in instances:
             self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
             self.instance_read.setdefault(row.name, Series(compact=True)).append(
