@@ -16,9 +16,10 @@ from typing import Any
 import jinja2
 import markupsafe
 
-from engine.model.config import TestType
+from engine.model.config import TestConfig, TestType
 from engine.model.derive import thread_weight_words
-from engine.model.units import seconds_words, sentence
+from engine.model.units import format_bytes, seconds_words, sentence
+from engine.model.validation import cache_design, cache_holds_database
 from engine.results.figures import database_bytes
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances
@@ -117,6 +118,15 @@ def charts(bundle: RunBundle) -> dict[str, str]:
     return out
 
 
+def held_words(config: TestConfig) -> str:
+    """A design whose cache serves the reads, in a few words for page 1's banner ("" for one that does not)."""
+    if not cache_holds_database(config):
+        return ""
+    design = cache_design(config)
+    return (f"by design it serves {100 - design.storage_percent:.0f} % of them: {format_bytes(design.held_bytes)} of "
+            f"cache per instance for databases of {format_bytes(design.database_bytes)}")
+
+
 def session_advice(bundle: RunBundle) -> Advice | None:
     """The advisor's word on the run's session as the run ended, kept with it (None outside a session). A run an older
     version recorded kept none: its session's runs up to it are read again."""
@@ -151,6 +161,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "maximum_note": maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",
         "measured": was_measured(result),
         "cache_held": cache_served(result),
+        "cache_design": held_words(config),
         "unmeasured": unmeasured_criteria(result),
         "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
         "error_groups": result.error_groups,

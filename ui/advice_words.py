@@ -23,7 +23,12 @@ def advice_html(advice: Advice, result: RunResult | None) -> str:
     lead = advice.returned.words if advice.returned is not None else ""
     notes = "".join(f"<br><i>{escape(note.words)}.</i>" for note in advice.notes)
     setting = f"{counted(advice.threads, 'thread')}, SluggishSessions {advice.sluggish_sessions}"
-    if repeats_the_cache(advice, result):
+    if advice.status == "cache_held":
+        text = (f"<b>Not a test of the storage: the database cache serves its reads.</b><br>"
+                f"{escape(sentence(advice.rationale))}. Set the databases larger (Mailbox size on the profile page, or "
+                f"Database size) or the cache smaller (Maximum database cache under More settings on the Test type page), "
+                f"then run: New test keeps every other value.")
+    elif repeats_the_cache(advice, result):
         share = cache_hit_percent(result) if result is not None else None
         served = ("made no database reads: the database cache held the whole database" if share is None else
                   f"was {share:.2f} % cache hits: the database cache held the database, not the storage")

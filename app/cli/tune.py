@@ -188,6 +188,9 @@ def said(outcome: TuneOutcome, config: TestConfig, max_runs: int, as_json: bool)
                 say(f"  This storage carries {advice.capacity.words}.")
         say("These were tuning runs: run the full-length test with this setting to qualify the storage.")
         return ExitCode.PASS
+    if outcome.status == "cache_held" and advice is not None:
+        say(f"No tuning run: {advice.rationale}.")
+        return ExitCode.INVALID
     if outcome.status == "aborted":
         say("Tuning stopped before it converged; the runs so far are kept in the session.")
         return ExitCode.ABORTED

@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -152,7 +152,7 @@ def check_rules(config: TestConfig) -> list[Problem]:
             else:
                 seen[key] = index
     if cache_holds_database(config):
-        problems.append(Problem("database_cache_max_mb", cache_holds_words(config),
+        problems.append(Problem("database_cache_max_mb", cache_holds_words(cache_design(config)),
                                 Severity.WARNING))  # an error would refuse the window a file to open and correct
     if config.seeks_maximum and config.database_size_mb is None:
         problems.append(Problem(
@@ -186,26 +186,70 @@ def cache_pages_held(config: TestConfig) -> int:
     return config.database_cache_pages - config.flush_thresholds_pages[1]
 
 
+# The least share of the transactions' leaf reads the storage must serve once the cache is warm for a test to be one
+# of the storage. A transaction reads one leaf, each leaf alike likely (`engine.workload.instance`), and the cache
+# keeps the pages used most recently (`engine.workload.cache`), so a cache of C pages held over D equally likely leaves
+# serves C / D of the leaf reads and the storage the rest, whatever the replacement policy's detail. Jetstress's own sizing leaves the
+# storage nearly all of them: its cache is at most 256 MB an instance (3 GB over 12 databases in the ESRP paper's run)
+# against databases of hundreds of GB (914 GB each there, the cache 0.03 % of it), and a database sized from a mailbox
+# profile at any capacity keeps the cache in that ratio (`TestConfig.database_cache_pages`). Below half, the cache,
+# not the storage, serves most of the reads the target counts on the storage for, so the latency and the IOPS describe
+# the cache: only a database set small by hand, or a cache set large, comes under the line.
+STORAGE_READ_SHARE_MIN_PERCENT = 50.0
+
+
+def storage_read_percent(config: TestConfig) -> float:
+    """The share (%) of the transactions' leaf reads that miss the warm cache and so are the storage's, by design."""
+    leaves = max(1, config.database_pages - 1)
+    return 100.0 * max(0.0, 1.0 - cache_pages_held(config) / leaves)
+
+
 def cache_holds_database(config: TestConfig) -> bool:
-    """The database cache holds every page of the database: once warm, the storage serves no database reads, and the
-    run is judged FAIL on its cache hits (`CACHE_HIT_LIMIT_PERCENT`). A scan reads no cache."""
-    return cache_pages_held(config) >= config.database_pages - 1 and not config.scans
+    """The design is not a test of the storage: once warm, its database cache serves more of the transactions' reads
+    than the storage would (`STORAGE_READ_SHARE_MIN_PERCENT`), at any length. A run of it is judged FAIL on the
+    design's criterion, whatever it measured. A scan reads no cache, and a Soft Recovery is judged on its replay."""
+    return storage_read_percent(config) < STORAGE_READ_SHARE_MIN_PERCENT and not config.open_ended
 
 
-def larger_than_cache_words(config: TestConfig | None = None) -> str:
-    """What to change when the cache served a test: the databases larger, or the cache smaller (its size where the
-    configuration is at hand)."""
-    size = "" if config is None else f" ({format_bytes(cache_pages_held(config) * PAGE_SIZE_BYTES)} per instance)"
-    return (f"raise the mailboxes or the mailbox size until each database is well larger than the database "
-            f"cache{size}, or lower the database cache")
+class CacheDesign(NamedTuple):
+    """A design's database cache against its databases, as the words about it need them."""
+
+    held_bytes: int  # of one instance's cache, once warm
+    database_bytes: int  # each database file
+    storage_percent: float  # `storage_read_percent`
+    least_database_bytes: int  # the smallest database that passes at this cache
+    most_cache_mb: float  # the largest maximum database cache (the server's) that passes at this database size
 
 
-def cache_holds_words(config: TestConfig) -> str:
-    """What Review, `jetwise validate` and a run's log say of a configuration whose cache holds the whole database."""
-    return (f"the database cache ({format_bytes(cache_pages_held(config) * PAGE_SIZE_BYTES)} per instance) holds the "
-            f"whole database ({format_bytes(config.database_size_bytes)}): once warm, the storage serves almost no "
-            f"database reads, and a test whose measured page references are more than {CACHE_HIT_LIMIT_PERCENT:g} % "
-            f"cache hits is judged FAIL, a test of the cache and not of the storage; {larger_than_cache_words(config)}")
+def cache_design(config: TestConfig) -> CacheDesign:
+    held = cache_pages_held(config) * PAGE_SIZE_BYTES
+    # the server's cache whose share per database is half the database: its held part is a little less, so it passes
+    shares = config.database_file_count if config.database_cache_shared else 1
+    most = config.database_size_bytes / 2 * shares / config.production_share / 2**20
+    return CacheDesign(held, config.database_size_bytes, storage_read_percent(config), 2 * held + PAGE_SIZE_BYTES, most)
+
+
+def larger_than_cache_words(design: CacheDesign | None = None) -> str:
+    """What to change when the cache served a test: the databases larger, or the cache smaller (the sizes that pass
+    where the design is at hand)."""
+    if design is None:
+        return ("raise the mailboxes or the mailbox size until each database is at least twice the database cache, "
+                "or lower the database cache")
+    return (f"raise the mailboxes or the mailbox size (or the database size) until each database is at least "
+            f"{format_bytes(design.least_database_bytes)}, twice the database cache it would hold "
+            f"({format_bytes(design.held_bytes)} per instance), or lower the database cache (its maximum) to "
+            f"{design.most_cache_mb:,.0f} MB or less")
+
+
+def cache_holds_words(design: CacheDesign) -> str:
+    """What Review, `jetwise validate`, a run's log, its verdict and the advisor say of a design whose cache serves
+    the reads."""
+    covers = "the whole database" if design.storage_percent <= 0 else f"{100 - design.storage_percent:.0f} % of each database"
+    return (f"the database cache ({format_bytes(design.held_bytes)} per instance) holds {covers} "
+            f"({format_bytes(design.database_bytes)}), so once warm the storage serves {design.storage_percent:.0f} % of "
+            f"the transactions' database reads, less than the {STORAGE_READ_SHARE_MIN_PERCENT:g} % a test of the storage "
+            f"needs: this design is not a test of the storage, and a run of it is judged FAIL at any length; "
+            f"{larger_than_cache_words(design)}")
 
 
 def short_window_words(config: TestConfig) -> str:

@@ -24,7 +24,7 @@ from engine.results.counters import stream_figures
 from engine.results.maxima import HighestAverages
 from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
 from engine.results.sweep_schema import SweepEnd
-from engine.results.verdict import ACTIVITY_CRITERIA, CACHE_HIT_CRITERION, judge
+from engine.results.verdict import ACTIVITY_CRITERIA, CACHE_HIT_CRITERION, STORAGE_SHARE_CRITERION, judge
 from engine.run.gate import SweepLead
 from engine.run.settling import MeasureWindow, SettleRule, drift
 from engine.run.sweep import Load, Step, Sweep, SweepPlan
@@ -178,7 +178,7 @@ class SweepSteps:
         streams, cache = split_totals(step.totals)
         seconds = step.measured_s
         verdict = judge(config, streams, seconds, cache=cache, highest=step.highest.highest_ms())
-        cached = (ACTIVITY_CRITERIA[0], CACHE_HIT_CRITERION)  # the cache served the step: no word of the storage
+        cached = (ACTIVITY_CRITERIA[0], CACHE_HIT_CRITERION, STORAGE_SHARE_CRITERION)  # the cache served the step: no word of the storage
         no_reads = any(c.name in cached and not c.passed for c in verdict.criteria)
         failures = [c for c in verdict.criteria if c.instance is not None and not c.passed and c.name not in cached]
         rows = [stream_figures(part.streams, seconds) for part in step.totals.values()]

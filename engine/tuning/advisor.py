@@ -34,6 +34,7 @@ from typing import Any, Literal, TypeVar
 
 from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
+from engine.model.validation import cache_design, cache_holds_database
 from engine.results.schema import RunResult
 from engine.results.verdict import iops_floor
 from engine.tuning.curve import curve, read_curve, sweeps_of, swept_most
@@ -57,6 +58,7 @@ from engine.tuning.why import (
     FirstRun,
     Fitted,
     FixStorage,
+    LargerThanCache,
     OutOfReach,
     Passed,
     Returned,
@@ -88,6 +90,11 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     # says whether the storage kept what was written). A Soft Recovery's load lasts as long as its logs take to
     # write and ends in a replay: it is judged on its own, not read as a setting to tune from.
     listed = [r for r in results if r is not None and not r.configuration.open_ended]
+    if cache_holds_database(config):  # no setting makes it a test of the storage: what to change instead
+        _points, notes = evidence(config, listed)
+        design = cache_design(config)
+        return Advice("cache_held", config.thread_count, config.sluggish_sessions, None, None, None,
+                      LargerThanCache(**design._asdict()), notes=notes)
     broken = unresolved_errors(listed)
     if broken is not None:
         _points, notes = evidence(config, [r for r in listed if r is not broken])
@@ -166,7 +173,8 @@ def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequen
 class Advice:
     # io_errors: the storage's latest I/O errors stand; the first note says what and where, the rationale what to do
     # host_bound: the host's CPU held the latest run back; the setting is the one that carried the most
-    status: Literal["start", "next", "converged", "unreachable", "io_errors", "host_bound"]
+    # cache_held: the design is not a test of the storage (its cache serves the reads); the rationale says what to change
+    status: Literal["start", "next", "converged", "unreachable", "io_errors", "host_bound", "cache_held"]
     threads: int
     sluggish_sessions: int
     predicted_iops: float | None

@@ -38,7 +38,7 @@ MAX_RUNS = 8  # calibration runs (the load sweep among them) before auto-tune st
 
 @dataclass
 class TuneOutcome:
-    status: str  # converged, unreachable, not converged, host-bound, inconclusive, aborted
+    status: str  # converged, unreachable, not converged, host-bound, inconclusive, aborted, cache_held
     runs: list[dict[str, Any]] = field(default_factory=list)
     advice: Advice | None = None
     recommendation: tuple[int, int] | None = None
@@ -220,7 +220,7 @@ class Tuner:
             self.status = "aborted"
 
     def _conclude(self) -> bool:
-        if self.advice.status in ANSWERED:
+        if self.advice.status in (*ANSWERED, "cache_held"):  # cache_held: no run of the design tests the storage
             self.status = self.advice.status
         elif self.advice.status == "host_bound" and self.runs:  # the host, not the storage, ended this tuning
             self.status = "host-bound"

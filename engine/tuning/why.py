@@ -17,7 +17,7 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, thread_weight_words
 from engine.model.exchange import generation
 from engine.model.profile import ExchangeVersion, ThreadWeight
 from engine.model.units import sentence
-from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, larger_than_cache_words
+from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, CacheDesign, cache_holds_words, larger_than_cache_words
 from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
 from engine.results.schema import ErrorGroup
@@ -61,6 +61,23 @@ class FixStorage(Schema):
         return ("fix the storage (its disks, controller, driver or firmware) until it reads back what was written, "
                 "then run again: until then no throughput or latency measured on it means anything, and no setting "
                 "is judged")
+
+
+class LargerThanCache(Schema):
+    """The design is not a test of the storage (`engine.model.validation.cache_holds_database`): no setting is judged
+    until its databases are larger or its cache smaller. The figures are the design's."""
+
+    what: Literal["larger_than_cache"] = "larger_than_cache"
+    held_bytes: int
+    database_bytes: int
+    storage_percent: float
+    least_database_bytes: int
+    most_cache_mb: float
+
+    @property
+    def words(self) -> str:
+        return (f"{cache_holds_words(CacheDesign(**self.model_dump(exclude={'what'})))}; no thread count or "
+                "SluggishSessions makes it one, and no run of it is read as the storage's")
 
 
 class Longer(Schema):
@@ -375,7 +392,7 @@ class Said(Schema):
         return self.said
 
 
-Why = Annotated[FixStorage | Longer | Again | HostHeld | FirstRun | Passed | OutOfReach | Fitted | FromCurve | NoneKept
+Why = Annotated[FixStorage | LargerThanCache | Longer | Again | HostHeld | FirstRun | Passed | OutOfReach | Fitted | FromCurve | NoneKept
                 | BestCarried | MostSoFar | Most | Said, Field(discriminator="what")]
 _WHY: TypeAdapter[Why] = TypeAdapter(Why)
 

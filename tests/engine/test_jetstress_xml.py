@@ -206,7 +206,7 @@ def _configs(tmp_path) -> list[TestConfig]:
         TestConfig.model_validate({"databases": [{"database_path": "E:\\db1\\db", "log_path": "F:\\log1"}],
                                    "operation_mix": {"insert_percent": 40.5, "delete_percent": 19.5, "replace_percent": 5,
                                                      "read_percent": 35, "lazy_commit_percent": 70},
-                                   "profile": {"mailboxes": 3, "iops_per_mailbox": 0.1, "headroom_percent": 20}}),
+                                   "profile": {"mailboxes": 30, "iops_per_mailbox": 0.1, "headroom_percent": 20}}),
     ]
 
 

@@ -45,11 +45,14 @@ def _stats(count: int, avg_ms: float, max_ms: float, avg_bytes: int) -> StreamSt
 
 
 def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorTally] | None = None,
-                 measured_s: float = 100.0, stopped: bool = False, cache_hits: int = 70_000) -> RunResult:
+                 measured_s: float = 100.0, stopped: bool = False, cache_hits: int = 70_000,
+                 **design: object) -> RunResult:
     """Two instances over `measured_s` (100 s) with the reference report's shape; Instance 2 reads slowly when `slow`;
-    `stopped` at its first I/O error; each instance's 29,168 reads beside `cache_hits` cache hits."""
+    `stopped` at its first I/O error; each instance's 29,168 reads beside `cache_hits` cache hits; `design`: other
+    configuration values."""
     config = default_config(tmp_path, databases=2, thread_count=26, copies_per_database=2, description="Known result",
-                            profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024})
+                            profile={"mailboxes": 1000, "iops_per_mailbox": 0.8, "headroom_percent": 0, "mailbox_size_mb": 1024},
+                            **design)  # type: ignore[arg-type]
     instances = {}
     for index, name in enumerate(("Instance 1", "Instance 2")):
         instances[name] = {

@@ -198,19 +198,21 @@ def test_a_database_that_fits_in_the_cache_is_explained_and_tuning_does_not_cras
     edit(config, database_cache_min_mb=64.0, database_cache_max_mb=64.0, operation_mix__insert_percent=0.0,
          operation_mix__replace_percent=45.0)
     validated = jetwise("validate", str(config), cwd=tmp_path)
-    assert "holds the whole database" in validated.stdout and "cache hits is judged FAIL" in validated.stdout
+    assert "holds the whole database" in validated.stdout and "judged FAIL at any length" in validated.stdout
     assert "warning(s) above to read before running" in validated.stderr  # not plainly "valid"
     done = jetwise("run", str(config), "--output", str(tmp_path / "cached"), cwd=tmp_path)
     assert done.returncode == 1 and "the database cache holds the whole database" in done.stderr
-    # the load sweep in virtual time: the model's cache holds the database as the disk run's did
+    # tuning it runs nothing, real or simulated: no setting makes the design a test of the storage, and it says why
     tuned = jetwise("tune", str(config), "--calibration", "40s", "--max-runs", "2", "--json", "--simulate", "flash",
                     "--output", str(tmp_path / "tune"), cwd=tmp_path)
-    assert tuned.returncode == 1, tuned.stderr
+    assert tuned.returncode == 2, tuned.stderr
     outcome = json.loads(tuned.stdout)
-    assert outcome["status"] == "inconclusive" and len(outcome["runs"]) == 1  # not the same useless run again
-    assert "sweep_cache_held" in [note["what"] for note in outcome["advice"]["notes"]]  # as facts, and in words:
-    assert any("made no database reads" in note and "raise the mailboxes or the mailbox size" in note
-               for note in outcome["advice"]["said"]["notes"])  # what to change, in the verdict's and Review's words
+    assert outcome["status"] == "cache_held" and outcome["runs"] == []
+    assert outcome["advice"]["why"]["what"] == "larger_than_cache" and "No tuning run: the database cache" in tuned.stderr
+    assert "not a test of the storage" in tuned.stderr
+    assert len(outcome["advice"]["notes"]) == 1  # the run above, set aside, as facts
+    said = outcome["advice"]["said"]["why"]  # what to change, in the verdict's and Review's words
+    assert "not a test of the storage" in said and "raise the mailboxes or the mailbox size" in said
     assert every_report_renders(tmp_path) == 1 + len(outcome["runs"])
 
 

@@ -143,6 +143,22 @@ def test_a_run_the_cache_served_alone_offers_no_run_again_at_the_same_setting_bu
     assert "99.98 % of the measured database page references were cache hits" in view.reasons.text()
 
 
+def test_a_design_the_cache_serves_is_said_not_a_storage_test_with_what_to_change_and_nothing_to_run(qtbot, tmp_path):
+    # 1,000 MB databases under the default cache: 1.5 GB an instance holds each whole, though the 100 s measured were
+    # 70 % cache hits, under the 99 % the measured guard judges
+    held = _as(known_result(tmp_path, database_size_mb=1000.0), run_kind=RunKind.TUNING)
+    assert held.verdict == Outcome.FAIL
+    assert held.summary.reasons[-1].startswith("The database cache (1.5 GB per instance) holds the whole database")
+    view = ResultsView()
+    qtbot.addWidget(view)
+    view.show_result(held, advise_session(held.configuration, [held]))
+    assert "<b>Not a test of the storage:</b> by design the database cache served this test's reads" in view.reasons.text()
+    assert "This was a tuning run" not in view.reasons.text()  # no full-length test would qualify it either
+    assert view.advice.text().startswith("<b>Not a test of the storage: the database cache serves its reads.</b>")
+    assert "at least 2.9 GB" in view.advice.text() and "Maximum database cache" in view.advice.text()
+    assert not view.apply.isEnabled() and not view.full_length.isVisibleTo(view)
+
+
 def test_a_failed_maximum_says_when_its_spike_came_under_the_reasons(qtbot, tmp_path):
     spike = ("Database reads took longer than the Strict maximum of 100 ms in 1 of the 120 measured one-second samples, "
              "at 10:01:14 UTC, 74 s into the measurement; 109.3 ms at most")

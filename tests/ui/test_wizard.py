@@ -36,7 +36,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     assert mailboxes.error.text() == "enter a whole number" and not _next_enabled(window)
     _type(qtbot, mailboxes, "20")
     size = wizard.profile.fields["profile.mailbox_size_mb"]
-    _type(qtbot, size, "2")
+    _type(qtbot, size, "400")  # 4 GB databases: their 1.5 GB of cache leaves the storage most of the reads
     assert not mailboxes.error.isVisible() and _next_enabled(window)
     assert "Target: <b>2.4 transactional IOPS</b>" in wizard.profile.readout.text()  # 20 × 0.1 + 20 %
 
@@ -83,7 +83,7 @@ def test_bad_values_are_named_at_the_field_and_good_ones_reach_review(qtbot, win
     wizard.back()
     wizard.back()
     assert wizard.currentId() == PAGE_PROFILE
-    assert mailboxes.edit.text() == "20" and size.edit.text() == "2"
+    assert mailboxes.edit.text() == "20" and size.edit.text() == "400"
 
 
 def test_a_configuration_file_opens_into_the_wizard(qtbot, window, tmp_path, monkeypatch):
@@ -253,7 +253,7 @@ def test_review_says_a_database_the_cache_holds_is_judged_fail_as_validate_and_t
     text = " ".join(review.text.toPlainText().split())
     [rule] = [p.message for p in check_rules(config) if p.field == "database_cache_max_mb"]  # what validate prints
     assert "Warning — " in text and rule in text
-    assert "more than 99 % cache hits is judged FAIL" in rule and "can only fail" not in text
+    assert "this design is not a test of the storage, and a run of it is judged FAIL at any length" in rule and "can only fail" not in text
     assert "warning(s) listed above" in review.status.text()
 
 

@@ -136,8 +136,11 @@ class RunController(QObject):
                 self.tuner = tuner
                 self.start_run(first)
                 return
-            # The session's runs already answer it: run the setting they found, at the planned length.
             advice = tuner.advice
+            if advice.status == "cache_held":  # no setting tests the storage: nothing to tune, said
+                self.message.emit(f"Auto-tune runs nothing: {sentence(advice.rationale)}")
+                return
+            # The session's runs already answer it: run the setting they found, at the planned length.
             config = config.at_setting(advice.threads, advice.sluggish_sessions)
             self.message.emit(f"This session already has its answer ({advice.status}): running "
                               f"{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}")

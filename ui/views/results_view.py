@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestType
 from engine.model.derive import achieved_words
 from engine.model.units import seconds_words
+from engine.model.validation import cache_holds_database
 from engine.results import verdict as rules
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances, unreached
@@ -216,7 +217,10 @@ class ResultsView(QWidget):
         if summary.host_bound and result.scan is None and not cache_served(result):  # the cache, not the host, then
             parts.append("<p><b>Host-bound:</b> the host's CPU was saturated while measuring; the engine, not the "
                          "storage, may have set the pace.</p>")
-        if summary.run_kind == RunKind.TUNING and result.scan is None:
+        if cache_holds_database(result.configuration):  # what page 1 of its report says in its banner
+            parts.append("<p><b>Not a test of the storage:</b> by design the database cache served this test's reads; "
+                         "its figures describe the cache, and no verdict of the storage comes from it.</p>")
+        elif summary.run_kind == RunKind.TUNING and result.scan is None:
             parts.append(f"<p>This was a tuning run ({seconds_words(summary.measured_s)} measured). The storage is qualified by "
                          f"the full-length {summary.test_type} test "
                          f"({result.configuration.standard_duration_s / 3600:g} h).</p>")

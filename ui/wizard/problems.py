@@ -18,7 +18,7 @@ from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, Mai
 from engine.model.derive import cache_words, target_words, thread_weight_words
 from engine.model.fields import FieldAddress
 from engine.model.options import option_at
-from engine.model.units import compact_duration, format_bytes
+from engine.model.units import compact_duration, format_bytes, sentence
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis
 from engine.run.scan_plan import scan_order_words
@@ -134,6 +134,8 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first
     setting = f"{config.thread_count} threads, SluggishSessions {config.sluggish_sessions}"
     if not auto_tune:
         tuning = setting
+    elif first is not None and first.status == "cache_held":  # no setting tests the storage: Start runs nothing
+        tuning = f"Auto-tune runs nothing: {html.escape(sentence(first.rationale))}"
     elif first is not None and first.status in ANSWERED:  # no calibration run: the answer runs as planned
         tuning = (f"Auto-tune: this session already has its answer ({first.status}), {setting}, run at the planned "
                   f"length ({html.escape(first.rationale)})")

@@ -125,6 +125,9 @@ class TuningPage(WizardPage):
         advice = self.state.first_advice()
         if advice is None:
             return
+        if advice.status == "cache_held":  # no setting: what to change instead
+            self.suggestion.setText(f"No thread count tests this design's storage: {html.escape(advice.rationale)}.")
+            return
         first = "Advisor's starting point" if advice.status in ("start", "next", "host_bound") else "This session's answer"
         self.suggestion.setText(
             f"{first}: <b>{advice.threads} threads, SluggishSessions {advice.sluggish_sessions}</b> "
