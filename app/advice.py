@@ -42,4 +42,4 @@ def advice_at_end(store: Store, run_id: str) -> Advice | None:
     this = results[-1] if results else None
     if this is None:
         return None
-    return advise_session(this.configuration, results, os.cpu_count() or 1)
+    return advise_session(this.configuration, results, os.cpu_count() or 1, device=this.device)

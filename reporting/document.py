@@ -27,6 +27,7 @@ from engine.results.schema import Figures, Outcome, RunKind, unit_after
 from engine.results.servers import paper_aggregate, recovery_shares, scan_shares
 from engine.results.spikes import spike_sentences
 from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
+from engine.store.rows import marks_devices
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
@@ -132,7 +133,7 @@ def session_advice(bundle: RunBundle) -> Advice | None:
     version recorded kept none: its session's runs up to it are read again."""
     if bundle.advice is not None or not bundle.session_results:
         return bundle.advice
-    return advise_session(bundle.result.configuration, bundle.session_results)
+    return advise_session(bundle.result.configuration, bundle.session_results, device=bundle.result.device)
 
 
 def report_model(bundle: RunBundle) -> dict[str, Any]:
@@ -173,6 +174,7 @@ def report_model(bundle: RunBundle) -> dict[str, Any]:
         "stream_titles": STREAM_TITLES,
         "session": bundle.session,
         "session_runs": bundle.session_runs,
+        "devices_marked": marks_devices(bundle.session_runs),
         "later_runs": bundle.later_runs,
         "advice": advice,
         **sweep_model(result.sweep, advice),

@@ -13,7 +13,7 @@ from app.context import AppContext, UsageError
 from engine.model.derive import target_words
 from engine.protocol import ExitCode
 from engine.results.reasons import grouped_reasons
-from engine.store.rows import RunRow, SessionRow
+from engine.store.rows import RunRow, SessionRow, marks_devices
 from engine.store.sqlite import Store
 from reporting.bundle import measured_runs
 
@@ -73,11 +73,12 @@ def print_runs(session: SessionRow, runs: list[RunRow], out: TextIO, store: Stor
         f"{'DB read ms':>10} {'Log write ms':>12}  Verdict",
         file=out,
     )
+    marked = marks_devices(runs)  # runs of more than one device: each simulated one says which
     for r in runs:
         print(
             f"  {r.run_id:<24} {r.started_utc.astimezone(UTC):%Y-%m-%d %H:%M:%S}  {r.threads:>7} {r.sluggish_sessions:>8} "
             f"{_num(r.achieved_iops):>14} {_num(r.db_read_avg_latency_ms, 2):>10} {_num(r.log_write_avg_latency_ms, 2):>12}  "
-            f"{r.status}",
+            f"{r.status}" + (f" ({r.simulated_on})" if marked and r.simulated_on else ""),
             file=out,
         )
         result = store.result(r.run_id) if store is not None and len(r.reasons) > SHOWN_REASONS else None

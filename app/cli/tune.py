@@ -90,7 +90,8 @@ class _Progress:
 
 def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
     """The load sweep and calibration runs of `config`, stopped by a signal; progress said on stderr."""
-    tuner = Tuner(config, context.store.results(how.session), max_runs=how.max_runs)
+    device = how.source.device if how.source is not None else how.model.name if how.model is not None else ""
+    tuner = Tuner(config, context.store.results(how.session), device=device, max_runs=how.max_runs)
     current: list[Runner] = []
 
     def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:

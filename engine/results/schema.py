@@ -58,13 +58,17 @@ from engine.workload.histogram import percentiles_ms
 # 13: each reason as a fact (`summary.failures`: the criterion failed and its instance), each latency spike too
 # (`summary.spikes`); older runs have words alone (`reasons`, `latency_spikes`).
 # 15: a test across servers is one run (`servers`: each server's share, judged on its own counters).
+# 16: the device a run ran on (`device`: the simulated device's profile, '' for the storage at its paths); an older
+# simulated run's is its simulated note's, or 'simulated' where it names none.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes, no servers.
-RESULT_SCHEMA_VERSION = 15
+RESULT_SCHEMA_VERSION = 16
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
 FIRST_GROWING_DATABASES = 12  # a result before its databases grew: they ended the size they began
+FIRST_DEVICE = 16  # a result before it named its device: a simulated one's is in its notes, when it says one
+UNNAMED_DEVICE = "simulated"  # the device of a simulated run of an older version that names none
 
 
 SamplePhase = Literal["warmup", "measure"]  # an interval sample: warm-up (not judged) or measured
@@ -346,6 +350,9 @@ class RunResult(_Schema):
     host: HostInfo = Field(default_factory=HostInfo)
     io_backend: str = ""
     simulated: bool = False
+    device: str = Field("", description=(
+        "What it ran on: the simulated device's profile (`--simulate`, on every server across servers); '': the "
+        "storage at its configured paths (each server's own across servers)."))
     unbuffered_io: bool = True
     unbuffered_io_detail: str = ""
     configuration: TestConfig
@@ -373,6 +380,9 @@ class RunResult(_Schema):
         if not isinstance(configuration, dict):
             return data
         version = int(data.get("schema_version", 1))
+        if version < FIRST_DEVICE and data.get("simulated") and not data.get("device"):
+            named = [n.get("device") for n in data.get("notes") or [] if isinstance(n, dict) and n.get("what") == "simulated"]
+            data = {**data, "device": next(filter(None, named), UNNAMED_DEVICE)}
         configuration = dict(configuration)
         if version < FIRST_AVERAGED_MAXIMA:
             thresholds = dict(configuration.get("thresholds") or {})
@@ -387,6 +397,20 @@ class RunResult(_Schema):
     @property
     def verdict(self) -> Outcome:
         return self.summary.verdict
+
+
+def device_words(device: str) -> str:
+    """What a run ran on (`RunResult.device`), in words."""
+    if device == UNNAMED_DEVICE:
+        return "a simulated device"
+    return f"the simulated device '{device}'" if device else "the storage at the configured paths"
+
+
+def device_mark(device: str) -> str:
+    """How a run on a simulated device is marked beside runs of another ("simulated: flash"); '' for the storage."""
+    if not device:
+        return ""
+    return "simulated" if device == UNNAMED_DEVICE else f"simulated: {device}"
 
 
 def result_json_schema() -> str:

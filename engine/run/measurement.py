@@ -279,7 +279,7 @@ class Measurement:
             return RunKind.QUALIFICATION
         return RunKind.TUNING
 
-    def result(self, run_id: str, end: RunEnd, *, backend_name: str, simulated: bool) -> RunResult:
+    def result(self, run_id: str, end: RunEnd, *, backend_name: str, device: str) -> RunResult:
         """Judge the measured window and build the result document."""
         config = self.config
         totals, host_samples, measured_s = self.totals, self.host_samples, end.measured_s
@@ -341,7 +341,7 @@ class Measurement:
             unbuffered_io=end.unbuffered_io,
             io_detail=end.io_detail,
             backend_name=backend_name,
-            simulated=simulated,
+            device=device,
             notes=notes,
             run_kind=run_kind,
             host_bound=bound,
@@ -360,7 +360,7 @@ class Measurement:
             if self.steps is not None:
                 own = at_load(own, Load(result.summary.threads, result.summary.sluggish_sessions))
             shares = self._server_shares(own, end, streams, cache, errors, highest, measured_s, aborted, run_kind,
-                                         simulated)
+                                         device)
             result = judged_across(result.model_copy(update={
                 "configuration": own, "servers": shares,
                 "summary": result.summary.model_copy(update={"threads": own.thread_count})}))
@@ -372,7 +372,7 @@ class Measurement:
     def _server_shares(
         self, test_config: TestConfig, end: RunEnd, streams: Mapping[str, Mapping[str, StreamStats]], cache: Mapping[str, Sequence[int]],
         errors: Mapping[str, ErrorTally], highest: Mapping[str, Mapping[str, float]], measured_s: float,
-        aborted: str | None, run_kind: RunKind, simulated: bool,
+        aborted: str | None, run_kind: RunKind, device: str,
     ) -> list[ServerResult]:
         """Each server's share of a test across servers, judged on its own instances' counters as a test on that
         server alone is judged (its target, its databases), beside what its source said of it (`RunEnd.servers`)."""
@@ -392,7 +392,7 @@ class Measurement:
             summary = build_result(
                 run_id="", config=config, verdict=verdict, instances=own, cache=own_cache, measured_s=measured_s,
                 host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=end.unbuffered_io, io_detail="",
-                backend_name="", simulated=simulated, notes=[], run_kind=run_kind, host_bound=False, errors=own_errors,
+                backend_name="", device=device, notes=[], run_kind=run_kind, host_bound=False, errors=own_errors,
                 highest=own_highest).summary
             shares.append(share.model_copy(update={"summary": summary}))
         return shares

@@ -60,7 +60,7 @@ EXIT_GRACE_S = 0.5  # how long an exited worker's last messages get to arrive be
 class WorkerPoolSource:
     """Intervals from worker processes driving real I/O at the configured files."""
 
-    simulated = False
+    device = ""  # the storage at the configured paths
 
     def __init__(self, backend: IoBackend) -> None:
         self.backend = backend

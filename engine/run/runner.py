@@ -47,7 +47,7 @@ class IntervalSource(Protocol):
     """What feeds a run's measurement: the worker pool on real files, or a storage model."""
 
     name: str
-    simulated: bool
+    device: str  # what it runs on: a simulated device's profile, or '' for the storage at the configured paths
 
     def host(self) -> HostInfo:
         """The machine the test runs on, as its run folder keeps it from the start."""
@@ -127,7 +127,7 @@ class Runner:
 
     def _lock_folders(self) -> FolderLocks:
         """The run's database, log and output folders, each held by this run alone until it ends."""
-        folders = [] if self.source.simulated or self.config.servers else run_folders(self.config)  # a server locks its own
+        folders = [] if self.source.device or self.config.servers else run_folders(self.config)  # a server locks its own
         folders.append(("output", Path(os.path.abspath(self.output_dir))))
         try:
             return FolderLocks([folder for _, folder in folders], self.run_id).take()
@@ -149,8 +149,8 @@ class Runner:
             measurement = Measurement(self.config, self.settle, self.emit, self.log, sweep=self.sweep, lead=lead)
             end = self.source.run(self, measurement, probes)
             self.emit(PhaseEvent(phase=Phase.FINISHING, message=PHASE_WORDS[Phase.FINISHING]))
-            result = measurement.result(self.run_id, end, backend_name=self.source.name, simulated=self.source.simulated)
-            self.log(f"Test ends: {result.verdict.value.upper()}" + (" (simulated)" if self.source.simulated else ""))
+            result = measurement.result(self.run_id, end, backend_name=self.source.name, device=self.source.device)
+            self.log(f"Test ends: {result.verdict.value.upper()}" + (" (simulated)" if result.simulated else ""))
             self.emit(ResultEvent(result=result))
             self.emit(PhaseEvent(phase=Phase.DONE, message=PHASE_WORDS[Phase.DONE]))
             return result

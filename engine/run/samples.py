@@ -137,7 +137,7 @@ def rebuild_result(
         damaged = sum(sum(s.errors for s in part.streams.values()) for part in measurement.totals.values())
         if damaged and not any(part.errors for part in measurement.totals.values()):  # an older version's samples
             end.notes.append(RunNote(what="damaged_counted", count=damaged))
-    result = measurement.result(run_id, end, backend_name="", simulated=False)
+    result = measurement.result(run_id, end, backend_name="", device="")
     if any(stats.count and any(stats.hist.values()) for part in measurement.totals.values()
            for stats in part.streams.values()):
         return result

@@ -167,10 +167,9 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
 class ModelSource:
     """Intervals from a storage model in virtual time: the same measurement, verdict and result as real I/O."""
 
-    simulated = True
-
     def __init__(self, model: StorageModel) -> None:
         self.model = model
+        self.device = model.name
         self.name = f"simulated ({model.name}: {model.description})"  # the device a result names
         self.grown: dict[str, float] = {}  # bytes each database grew by in the run (engine.workload.growth)
 

@@ -60,6 +60,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE runs ADD COLUMN advice_json TEXT;
     """,
+    # 4: what each run ran on (a simulated device's profile, '' the storage at its paths; NULL until its result), as
+    # its result names it; a result before schema 16 names a simulated device in its simulated note, if at all (as
+    # `engine.results.schema` reads such a result: `UNNAMED_DEVICE` where it names none)
+    """
+    ALTER TABLE runs ADD COLUMN device TEXT;
+    UPDATE runs SET device = CASE WHEN json_extract(result_json, '$.simulated') THEN COALESCE(
+        (SELECT json_extract(result_json, note.fullkey || '.device') FROM json_each(result_json, '$.notes') AS note
+         WHERE json_extract(result_json, note.fullkey || '.what') = 'simulated'),
+        'simulated') ELSE '' END
+    WHERE result_json IS NOT NULL;
+    """,
 ]
 
 

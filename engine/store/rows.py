@@ -6,12 +6,13 @@ the load put on them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from engine.model.config import TestConfig
+from engine.results.schema import device_mark
 
 
 def design_of(config: TestConfig) -> dict[str, Any]:
@@ -47,6 +48,11 @@ def session_name_problem(name: str) -> str | None:
     return None
 
 
+def marks_devices(runs: Sequence[RunRow]) -> bool:
+    """Whether a list of `runs` says which ran on a simulated device: where they ran on more than one device."""
+    return len({run.device for run in runs if run.device is not None}) > 1
+
+
 @dataclass(frozen=True)
 class SessionRow:
     id: int
@@ -72,6 +78,12 @@ class RunRow:
     log_write_avg_latency_ms: float | None
     reasons: list[str]
     config: TestConfig
+    device: str | None = None  # what it ran on (`RunResult.device`); None: no result says yet
+
+    @property
+    def simulated_on(self) -> str:
+        """"simulated: flash" for a run on a simulated device; '' for one on the storage (or not known yet)."""
+        return device_mark(self.device or "")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,5 +99,6 @@ class RunRow:
             "db_read_avg_latency_ms": self.db_read_avg_latency_ms,
             "log_write_avg_latency_ms": self.log_write_avg_latency_ms,
             "reasons": self.reasons,
+            "device": self.device,
             "output_dir": self.output_dir,
         }

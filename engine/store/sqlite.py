@@ -216,10 +216,10 @@ class Store:
             db.execute(
                 "UPDATE runs SET ended_utc = ?, status = ?, result_json = ?, achieved_iops = ?, "
                 "db_read_avg_latency_ms = ?, log_write_avg_latency_ms = ?, reasons_json = ?, pid = NULL, "
-                "threads = ?, sluggish_sessions = ? WHERE run_id = ?",
+                "threads = ?, sluggish_sessions = ?, device = ? WHERE run_id = ?",
                 (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
                  summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
-                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, run_id),
+                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, result.device, run_id),
             )
 
     def keep_advice(self, run_id: str, advice: dict[str, Any]) -> None:
@@ -345,6 +345,7 @@ class Store:
             log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
             reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
             config=TestConfig.model_validate_json(row["config_json"]),
+            device=row["device"],
         )
 
 

@@ -43,6 +43,7 @@ from engine.tuning.evidence import (
     again,
     evidence,
     longer,
+    others,
     returned,
     short_retry,
     spike_retry,
@@ -77,10 +78,11 @@ MAX_THREADS_PER_CORE = 32
 MAX_SLUGGISH = 100
 
 
-def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1) -> Advice:
-    """The advice for `config` from a session's results: what every front end and the report show. Across servers
-    (`config.servers`) the setting is every server's, and each runs its share of the target: the first setting is
-    one server's.
+def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_count: int = 1, *, device: str) -> Advice:
+    """The advice for `config` on `device` (`RunResult.device`) from a session's results: what every front end and the
+    report show. Across servers (`config.servers`) the setting is every server's, and each runs its share of the
+    target: the first setting is one server's. It reads the runs of `device` alone, and its first notes say which others
+    it set aside and why (`engine.tuning.evidence.others`).
 
     While the storage's latest I/O errors stand (no later run measured without any), the advice
     is to fix the storage, said first: no setting can be judged on storage that does not
@@ -89,19 +91,24 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     # A Checksum or Backup test reads the databases through once: it says nothing of a load (its own verdict
     # says whether the storage kept what was written). A Soft Recovery's load lasts as long as its logs take to
     # write and ends in a replay: it is judged on its own, not read as a setting to tune from.
-    listed = [r for r in results if r is not None and not r.configuration.open_ended]
+    listed, aside = others(config, device, [r for r in results if r is not None and not r.configuration.open_ended])
+    advice = _advise(config, listed, cpu_count, device)
+    return replace(advice, notes=merged([*aside, *advice.notes]))
+
+
+def _advise(config: TestConfig, listed: list[RunResult], cpu_count: int, device: str) -> Advice:
+    """The advice from the session's runs of `device`."""
     if cache_holds_database(config):  # no setting makes it a test of the storage: what to change instead
-        _points, notes = evidence(config, listed)
-        design = cache_design(config)
+        _points, notes = evidence(config, listed, device)
         return Advice("cache_held", config.thread_count, config.sluggish_sessions, None, None, None,
-                      LargerThanCache(**design._asdict()), notes=notes)
+                      LargerThanCache(**cache_design(config)._asdict()), notes=notes)
     broken = unresolved_errors(listed)
     if broken is not None:
-        _points, notes = evidence(config, [r for r in listed if r is not broken])
+        _points, notes = evidence(config, [r for r in listed if r is not broken], device)
         s = broken.summary
         return Advice("io_errors", s.threads, s.sluggish_sessions, None, None, None, FixStorage(), notes=notes,
                       returned=returned(broken))
-    points, notes = evidence(config, listed)
+    points, notes = evidence(config, listed, device)
     if (short := short_retry(listed)) is not None:  # too few seconds to judge: its setting again, for longer
         s = short.summary
         return Advice("next", s.threads, s.sluggish_sessions, None, None, None, longer(short), notes=notes)
@@ -109,7 +116,7 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
         s, best = stalled.summary, max((p.achieved_iops for p in points if p.latency_passed), default=None)
         return Advice("next", s.threads, s.sluggish_sessions, None, None, None, again(stalled), best, notes=notes)
     if not config.seeks_maximum and not any(p.passed for p in points) and (bound := held_back(listed)) is not None:
-        return advise_host_bound(config, bound, listed, points)
+        return advise_host_bound(config, bound, listed, points, device)
     if config.seeks_maximum:
         advice = advise_most(config, listed, points, cpu_count)
     elif sweeps_of(listed) and not any(p.passed for p in points):
@@ -123,11 +130,12 @@ def advise_session(config: TestConfig, results: Iterable[RunResult | None], cpu_
     return replace(advice, notes=merged([*notes, *advice.notes]))
 
 
-def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
+def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunResult], points: Sequence[RunPoint],
+                      device: str) -> Advice:
     """The host's CPU held the latest run back: no heavier setting, the setting that carried the most, and what the
     session proves of the storage (`engine.tuning.host_bound`). That run is the rationale; the notes are the others'."""
     bound = lower_bound(config, results, points)
-    _points, notes = evidence(config, [r for r in results if r is not run])
+    _points, notes = evidence(config, [r for r in results if r is not run], device)
     s = run.summary
     threads, sluggish = (bound.load.threads, bound.load.sluggish) if bound else (s.threads, s.sluggish_sessions)
     return Advice(

@@ -70,15 +70,17 @@ class RunPoint:
         )
 
 
-def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[list[RunPoint], list[Unused | Stepped | Said]]:
+def evidence(config: TestConfig, results: Iterable[RunResult | None], device: str
+             ) -> tuple[list[RunPoint], list[Unused | Stepped | Said]]:
     """The runs the advisor can learn from, and a note for each it cannot and why (one for runs alike).
 
-    Learnable: judged pass or fail, with database reads measured. Not: aborted or stopped
+    Learnable: judged pass or fail on `device`, with database reads measured. Not: runs of another device (`others`),
+    aborted or stopped
     runs (their window is partial), runs that failed on I/O errors (the storage did not
     return what was written), runs with no measured time (less than one sample interval),
     runs whose reads never reached the disk (the cache held the database), failing runs
     during which the host's CPU was saturated (the engine, not the storage, set the pace), and runs whose threads
-    weigh otherwise than `config`'s (a run before result schema 10: its thread counts mean another load).
+    weigh otherwise than `config`'s.
     """
     points: list[RunPoint] = []
     notes: list[Unused] = []
@@ -88,7 +90,7 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
             continue
         s = result.summary
         first_spike = spiky(result) and (s.threads, s.sluggish_sessions) not in spiked
-        note = _unused(config, result, first_spike)
+        note = _unused(config, device, result, first_spike)
         if note is None:
             if result.sweep is None:  # a sweep's steps are the curve's points (`engine.tuning.curve`), not one run's
                 points.append(RunPoint.from_result(result, config))
@@ -99,14 +101,39 @@ def evidence(config: TestConfig, results: Iterable[RunResult | None]) -> tuple[l
     return points, merged(notes)
 
 
-def _unused(config: TestConfig, result: RunResult, first_spike: bool) -> Unused | None:
-    """Why the advisor cannot learn from `result`, or None where it can."""
-    s = result.summary
-    facts: dict[str, Any] = {"runs": [result.run_id], "load": (s.threads, s.sluggish_sessions)}
+def others(config: TestConfig, device: str, results: Iterable[RunResult]) -> tuple[list[RunResult], list[Unused]]:
+    """The runs that measured `device` as `config` loads it, and a note for each other run and why: every reading of
+    the session (its sweeps, its latest errors, stall or short run) reads the first alone."""
+    kept: list[RunResult] = []
+    aside: list[Unused] = []
+    for result in results:
+        note = _other(config, device, result)
+        if note is None:
+            kept.append(result)
+        else:
+            aside.append(note)
+    return kept, aside
+
+
+def _other(config: TestConfig, device: str, result: RunResult) -> Unused | None:
+    """Why `result` says nothing of `device` under `config`'s load: it ran on another device (the storage at the
+    configured paths, or a simulated one), its threads weigh otherwise (a run before result schema 10: its thread
+    counts mean another load), or it drove another Exchange version's workload."""
+    facts = _facts(result)
+    if result.device != device:
+        return Unused(what="other_device", device=result.device, tuned=device, **facts)
     if result.configuration.thread_weight != config.thread_weight:
         return Unused(what="other_weight", weight=result.configuration.thread_weight, **facts)
     if result.configuration.profile.exchange != config.profile.exchange:
         return Unused(what="other_exchange", exchange=result.configuration.profile.exchange, **facts)
+    return None
+
+
+def _unused(config: TestConfig, device: str, result: RunResult, first_spike: bool) -> Unused | None:
+    """Why the advisor cannot learn from `result`, or None where it can."""
+    if (other := _other(config, device, result)) is not None:
+        return other
+    s, facts = result.summary, _facts(result)
     if failed_on_io_errors(result):
         return Unused(what="io_errors", errors=storage_errors(result), **facts)
     if result.sweep is not None:
@@ -131,6 +158,11 @@ def _unused(config: TestConfig, result: RunResult, first_spike: bool) -> Unused 
     if first_spike:
         return Unused(what="stall", stall=stall_of(result), **facts)
     return None
+
+
+def _facts(result: RunResult) -> dict[str, Any]:
+    """What every note of a run names: the run and its setting."""
+    return {"runs": [result.run_id], "load": (result.summary.threads, result.summary.sluggish_sessions)}
 
 
 def spiky(result: RunResult) -> bool:

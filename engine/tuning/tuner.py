@@ -30,7 +30,7 @@ from engine.run.settling import SettleRule
 from engine.run.sweep import SweepPlan, plan_sweep
 from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.curve import sweeps_of
-from engine.tuning.evidence import evidence, failed_on_io_errors, spike_retry
+from engine.tuning.evidence import evidence, failed_on_io_errors, others, spike_retry
 
 MIN_WARMUP_SAMPLES = 5
 MAX_RUNS = 8  # calibration runs (the load sweep among them) before auto-tune stops without an answer
@@ -131,7 +131,9 @@ class Tuner:
     takes that run's result; `outcome()` says how it ended. The caller runs each
     calibration run its own way (in-process for the CLI, an engine process for the
     window), so both produce the same runs and the same recommendation. Across servers
-    (`config.servers`) each server runs the setting on its share of the target.
+    (`config.servers`) each server runs the setting on its share of the target. It tunes `device`
+    (`RunResult.device`: '' for the storage at the configured paths, else the simulated device's
+    profile): the session's runs of another device are set aside, said in the advice's notes.
     """
 
     def __init__(
@@ -139,16 +141,18 @@ class Tuner:
         config: TestConfig,
         history: list[RunResult] | None = None,
         *,
+        device: str,
         max_runs: int = MAX_RUNS,
         cpu_count: int | None = None,
     ) -> None:
         self.config = config
+        self.device = device
         self.max_runs = max_runs
         self.cpu_count = cpu_count or os.cpu_count() or 1
         self.history = list(history or [])  # earlier results of the session
         self.runs: list[RunResult] = []  # this tuning's calibration runs
         self.status: str | None = None  # set once tuning is over
-        self.advice = advise_session(config, self.history, self.cpu_count)
+        self.advice = advise_session(config, self.history, self.cpu_count, device=device)
         self._conclude()
 
     @property
@@ -166,7 +170,7 @@ class Tuner:
         """The load sweep the next run is, or None for an ordinary calibration run: the session's first tuning
         run is a sweep unless the session already has one (the curve it measured still holds on this storage)."""
         config = self.next_run()
-        if config is None or sweeps_of([*self.history, *self.runs]):
+        if config is None or sweeps_of(self._own()):
             return None
         return plan_sweep(config, self.cpu_count)
 
@@ -198,21 +202,25 @@ class Tuner:
         if result.verdict == Outcome.ABORTED:
             self.status = "aborted"
             return
-        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count)
+        self.advice = advise_session(self.config, [*self.history, *self.runs], self.cpu_count, device=self.device)
         if self._conclude():
             return
         if result.sweep is not None:
             if not sweeps_of([result]):
                 self.status = "inconclusive"  # no step measured the storage: another sweep would not either
             return
-        learned, _notes = evidence(self.config, [result])
-        if not learned and spike_retry([*self.history, *self.runs]) is None:  # a stall's setting is run again
+        learned, _notes = evidence(self.config, [result], self.device)
+        if not learned and spike_retry(self._own()) is None:  # a stall's setting is run again
             # The same setting would come back and teach nothing again: stop, and say why (the advice's notes).
             # Host-bound only when that is what kept it from teaching: a run that read nothing from the
             # disk (the cache held the database) saturates the CPU by its nature.
             s = result.summary
             host = s.host_bound and s.db_reads_per_s > 0 and was_measured(result) and not failed_on_io_errors(result)
             self.status = "host-bound" if host else "inconclusive"
+
+    def _own(self) -> list[RunResult]:
+        """The session's runs the advisor reads: of this device, as this configuration loads it."""
+        return others(self.config, self.device, [*self.history, *self.runs])[0]
 
     def stop(self) -> None:
         """The engineer stopped tuning; the runs so far stay in the session."""
@@ -243,7 +251,7 @@ class Tuner:
         answered = advice.status in ("converged", "unreachable", "host_bound")
         recommendation = (advice.threads, advice.sluggish_sessions) if answered else None
         if recommendation is None:
-            points, _notes = evidence(self.config, self.runs)
+            points, _notes = evidence(self.config, self.runs, self.device)
             passing = [point for point in points if point.latency_passed]
             if passing:
                 best = max(passing, key=lambda point: point.achieved_iops)

@@ -20,7 +20,7 @@ from engine.model.units import sentence
 from engine.model.validation import CACHE_HIT_LIMIT_PERCENT, CacheDesign, cache_holds_words, larger_than_cache_words
 from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
-from engine.results.schema import ErrorGroup
+from engine.results.schema import ErrorGroup, device_words
 from engine.results.sweep_schema import Load, load_words
 
 REMEDIES = ("run it on a host with CPU to spare (stop the host's other work, or use a larger server), put fewer "
@@ -434,10 +434,12 @@ class StorageErrors(Schema):
 class Unused(Schema):
     """A run the advisor cannot learn from, and why: one note for every run with the same facts (`runs`)."""
 
-    what: Literal["other_weight", "other_exchange", "io_errors", "sweep_unmeasured", "sweep_cache_held", "ended_early", "nothing_measured",
-                  "too_short", "cache_held", "host_bound", "stall"]
+    what: Literal["other_device", "other_weight", "other_exchange", "io_errors", "sweep_unmeasured", "sweep_cache_held",
+                  "ended_early", "nothing_measured", "too_short", "cache_held", "host_bound", "stall"]
     runs: list[str]
     load: Load
+    device: str | None = Field(None, description="other_device: what the run ran on (`RunResult.device`).")
+    tuned: str | None = Field(None, description="other_device: what the advice is for, alike.")
     weight: ThreadWeight | None = Field(None, description="other_weight: the weight of the run's threads.")
     exchange: ExchangeVersion | None = Field(None, description="other_exchange: the Exchange version the run drove.")
     errors: StorageErrors | None = Field(None, description="io_errors: what the storage returned.")
@@ -453,6 +455,10 @@ class Unused(Schema):
         setting = f"{load_words(*self.load)} (run{'s' if len(self.runs) > 1 else ''} {_listed(self.runs)})"
         sweep = f"the load sweep {_listed(self.runs)}"
         match self.what:
+            case "other_device":
+                ran = f"run{'s' if len(self.runs) > 1 else ''} {_listed(self.runs)}"
+                return (f"{ran} ran on {device_words(self.device or '')}, not {device_words(self.tuned or '')}: "
+                        "other storage, so set aside")
             case "other_weight":
                 weight = thread_weight_words(self.weight) if self.weight is not None else "another weight"
                 return f"{setting} ran threads of another weight ({weight}): its thread counts mean another load, so it is not used"
@@ -494,8 +500,8 @@ class Unused(Schema):
 
     def same(self, other: Unused) -> bool:
         """The same note of other runs: every fact but the runs alike (a sweep's note is its own)."""
-        return (not self.what.startswith("sweep_")
-                and self.model_dump(exclude={"runs"}) == other.model_dump(exclude={"runs"}))
+        alike = {"runs", "load"} if self.what == "other_device" else {"runs"}  # a device's runs: one note, any load
+        return not self.what.startswith("sweep_") and self.model_dump(exclude=alike) == other.model_dump(exclude=alike)
 
 
 class Returned(Schema):

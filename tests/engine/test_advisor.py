@@ -159,7 +159,7 @@ def _exhaustive_best(model, config) -> float | None:
 def test_the_tuning_loop_answers_in_two_runs_a_sweep_and_a_confirmation(tmp_path, profile, databases, values, status, story):
     config = _config(tmp_path, databases=databases, **values)
     model = PROFILES[profile]
-    outcome = Tuner(config, max_runs=8).run(simulated_tuning(model, tmp_path / "tune"))
+    outcome = Tuner(config, device=model.name, max_runs=8).run(simulated_tuning(model, tmp_path / "tune"))
     assert outcome.status == status, (story, outcome.runs)
     assert len(outcome.runs) == 2, (story, outcome.runs)
     sweep, confirmation = outcome.runs
@@ -190,7 +190,7 @@ def test_sata_from_the_walkthrough_needs_far_fewer_than_16_threads(tmp_path):
     assert iops == pytest.approx(126.1, rel=0.10) and three.read_ms < 20
     sixteen = solve(PROFILES["sata-2x7k"], config.model_copy(update={"thread_count": 16}))
     assert sixteen.read_ms > 50  # 56 ms: the model's disks queue less than the walkthrough's did, but far past 20 ms
-    outcome = Tuner(config).run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"))
+    outcome = Tuner(config, device="sata-2x7k").run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"))
     threads, sluggish = outcome.recommendation
     assert threads / sluggish <= 4  # the walkthrough passed at 3 (4 was not tried); the model's disks carry 4 at 18 ms
 
@@ -215,19 +215,19 @@ def test_the_advisor_skips_what_it_cannot_learn_from_and_says_why(tmp_path):
     no_reads = _simulated_result(tmp_path, config, "sata-2x7k", 3, db_reads_per_s=0.0, db_read_avg_latency_ms=0.0)
     host_bound = _simulated_result(tmp_path, config, "sata-2x7k", 4, host_bound=True)
     assert host_bound.verdict == "fail"
-    points, notes = evidence(config, [aborted, no_reads, host_bound, None])
+    points, notes = evidence(config, [aborted, no_reads, host_bound, None], "sata-2x7k")
     assert points == []
     said = [n.words for n in notes]
     assert [n.what for n in notes] == ["ended_early", "cache_held", "host_bound"]
     assert any("ended early" in n for n in said) and any("made no database reads" in n for n in said)
     assert any("host-bound" in n for n in said)
-    advice = advise_session(config, [aborted, no_reads, host_bound])
+    advice = advise_session(config, [aborted, no_reads, host_bound], device="sata-2x7k")
     # host-bound is decided before advising: no heavier setting, the setting that kept the thresholds, and why
     assert advice.status == "host_bound" and (advice.threads, advice.sluggish_sessions) == (4, 1)
     assert advice.predicted_iops is None and f"run {host_bound.run_id}" in advice.rationale
     assert "at least" in advice.rationale and "fewer databases on each host" in advice.rationale
     assert len(advice.notes) == 2  # the host-bound run is the rationale, not a note beside it
-    assert advise_session(config, [aborted, no_reads]).status == "start"  # no conclusion from the others
+    assert advise_session(config, [aborted, no_reads], device="sata-2x7k").status == "start"  # no conclusion from the others
 
 
 def test_a_host_bound_failure_is_decided_before_advising_and_keeps_what_passed(tmp_path):
@@ -237,13 +237,13 @@ def test_a_host_bound_failure_is_decided_before_advising_and_keeps_what_passed(t
 
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     held = _simulated_result(tmp_path, config, "sata-2x7k", 2, host_bound=True)
-    advice = advise_session(config, [held])
+    advice = advise_session(config, [held], device="sata-2x7k")
     assert advice.status == "host_bound" and advice.threads == 2
     assert advice.max_passing_iops == pytest.approx(held.summary.achieved_transactional_iops)
     assert advice.capacity is not None and advice.capacity.words.startswith("at least")
     # a later run at a lighter setting that passed its latency does not lower what the session proves
     lighter = _simulated_result(tmp_path, config, "sata-2x7k", 1, host_bound=True)
-    again = advise_session(config, [held, lighter])
+    again = advise_session(config, [held, lighter], device="sata-2x7k")
     assert (again.threads, again.sluggish_sessions) == (2, 1)  # never a setting below what carried the most
     assert again.max_passing_iops == pytest.approx(held.summary.achieved_transactional_iops)
 
@@ -254,14 +254,14 @@ def test_earlier_runs_are_judged_against_todays_target(tmp_path):
     design = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.01)  # 20 IOPS: easy
     passed = _simulated_result(tmp_path, design, "sata-2x7k", 1)
     assert passed.verdict == "pass"
-    assert advise_session(design, [passed]).status == "converged"
+    assert advise_session(design, [passed], device="sata-2x7k").status == "converged"
     harder = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)  # the profile edited: 400 IOPS
-    assert advise_session(harder, [passed]).status == "next"  # that pass does not answer the new target
+    assert advise_session(harder, [passed], device="sata-2x7k").status == "next"  # that pass does not answer the new target
 
 
 def test_the_tuner_is_a_step_machine_that_stops_on_a_host_bound_failure(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
-    tuner = Tuner(config, max_runs=5)
+    tuner = Tuner(config, device="sata-2x7k", max_runs=5)
     first = tuner.next_run()
     assert first is not None and first.thread_count == tuner.advice.threads and not tuner.done
     result = _simulated_result(tmp_path, config, "sata-2x7k", first.thread_count, host_bound=True)
@@ -273,7 +273,7 @@ def test_the_tuner_is_a_step_machine_that_stops_on_a_host_bound_failure(tmp_path
 def test_a_run_that_read_nothing_from_the_disk_ends_tuning_inconclusive_even_if_the_cpu_was_saturated(tmp_path):
     """Threads that only hit the cache saturate the CPU by their nature: the cache, not the host, is the reason."""
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
-    tuner = Tuner(config, max_runs=5)
+    tuner = Tuner(config, device="sata-2x7k", max_runs=5)
     first = tuner.next_run()
     assert first is not None
     tuner.record(_simulated_result(tmp_path, config, "sata-2x7k", first.thread_count, host_bound=True,
@@ -283,18 +283,18 @@ def test_a_run_that_read_nothing_from_the_disk_ends_tuning_inconclusive_even_if_
 
 def test_the_tuner_stops_at_max_runs_and_when_the_engineer_stops_it(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
-    tuner = Tuner(config, max_runs=1)
+    tuner = Tuner(config, device="sas-8x10k", max_runs=1)
     run = tuner.next_run()
     tuner.record(_simulated_result(tmp_path, config, "sas-8x10k", run.thread_count))
     assert tuner.done and tuner.status in ("not converged", "converged")
-    stopped = Tuner(config)
+    stopped = Tuner(config, device="sata-2x7k")
     stopped.stop()
     assert stopped.done and stopped.status == "aborted" and stopped.next_run() is None
 
 
 def test_the_tuner_stops_after_a_run_that_teaches_nothing(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
-    tuner = Tuner(config, max_runs=8)
+    tuner = Tuner(config, device="sata-2x7k", max_runs=8)
     run = tuner.next_run()
     tuner.record(_simulated_result(tmp_path, config, "sata-2x7k", run.thread_count, db_reads_per_s=0.0,
                                    db_read_avg_latency_ms=0.0))
@@ -324,7 +324,7 @@ def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_u
     passed = _simulated_result(tmp_path, config, "sata-2x7k", 1)
     aborted = [_simulated_result(tmp_path / f"a{i}", config, "sata-2x7k", 2, verdict=Outcome.ABORTED) for i in (1, 2)]
     broken = _failed_on_a_bad_checksum(tmp_path, config, 3)
-    advice = advise_session(config, [passed, *aborted, broken])
+    advice = advise_session(config, [passed, *aborted, broken], device="sata-2x7k")
     assert advice.status == "io_errors" and (advice.threads, advice.sluggish_sessions) == (3, 1)  # retried once fixed
     assert advice.returned is not None and advice.returned.words == (
         f"The storage returned corrupt data: 1 bad checksum (ESE -1018 JET_errReadVerifyFailure) on Instance 1, the "
@@ -337,7 +337,7 @@ def test_a_run_that_failed_on_io_errors_is_said_first_and_no_setting_is_judged_u
     assert Advice.from_dict(advice.to_dict()) == advice and advice.lines[0] == advice.returned.words
 
     fixed = _simulated_result(tmp_path / "fixed", config, "sata-2x7k", 1)  # a later clean run: the storage was fixed
-    after = advise_session(config, [passed, broken, fixed])
+    after = advise_session(config, [passed, broken, fixed], device="sata-2x7k")
     assert after.status == "converged"
     assert f"3 threads / SluggishSessions 1 (run {broken.run_id}) failed on I/O errors (1 bad checksum" in after.notes[0].words
 
@@ -349,28 +349,28 @@ def test_a_run_with_no_measured_time_teaches_nothing_about_load(tmp_path):
 
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
     short = _simulated_result(tmp_path, config, "sata-2x7k", 4, verdict=Outcome.FAIL, measured_s=0.4)
-    points, notes = evidence(config, [short])
+    points, notes = evidence(config, [short], "sata-2x7k")
     assert points == [] and [note.words for note in notes] == [
         f"4 threads / SluggishSessions 1 (run {short.run_id}) has no measured time (0.4 s, less than one sample "
         "interval), so it says nothing of the load"]
-    assert advise_session(config, [short]).status == "start"
+    assert advise_session(config, [short], device="sata-2x7k").status == "start"
 
 
 def test_the_tuner_stops_after_a_run_that_failed_on_io_errors_saying_so_first(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=0.2)
-    tuner = Tuner(config, max_runs=8)
+    tuner = Tuner(config, device="sata-2x7k", max_runs=8)
     run = tuner.next_run()
     tuner.record(_failed_on_a_bad_checksum(tmp_path, config, run.thread_count))
     assert tuner.done and tuner.status == "inconclusive" and tuner.outcome().recommendation is None
     assert tuner.advice.lines[0].startswith("The storage returned corrupt data: 1 bad checksum")
-    again = Tuner(config, [*tuner.runs])  # a new tuning after the fix retries the setting that met the errors
+    again = Tuner(config, [*tuner.runs], device="sata-2x7k")  # a new tuning after the fix retries the setting that met the errors
     assert again.next_run() is not None and again.next_run().thread_count == run.thread_count
 
 
 def test_the_console_and_the_window_say_each_tuning_run_in_the_same_words(tmp_path):
     config = _config(tmp_path)
     said: list[str] = []
-    tuner = Tuner(config)
+    tuner = Tuner(config, device="sata-2x7k")
     outcome = tuner.run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"), said.append)
     lines = [run_line(number, result) for number, result in enumerate(tuner.runs, start=1)]
     assert len(lines) == len(outcome.runs) >= 2 and all(f"  {line}" in said for line in lines)
@@ -389,7 +389,7 @@ def test_a_run_the_cache_served_is_a_typed_fact_with_its_cache_hit_share_and_wha
     served = _simulated_result(tmp_path, config, "sata-2x7k", 3, verdict=Outcome.FAIL)
     served.criteria.append(Criterion(name=CACHE_HIT_CRITERION, instance="Instance 1", value=99.98, limit=99.0, unit="%",
                                      comparison="<=", passed=False))
-    points, [note] = evidence(config, [served])
+    points, [note] = evidence(config, [served], "sata-2x7k")
     assert points == [] and note.what == "cache_held" and note.cache_hit_percent == 99.98
     assert ("was served by the database cache: 99.98 % of its page references were cache hits, more than 99 %"
             in note.words)
@@ -399,8 +399,8 @@ def test_a_run_the_cache_served_is_a_typed_fact_with_its_cache_hit_share_and_wha
 def test_tuning_across_servers_starts_each_server_at_the_rule_for_its_own_share_and_judges_the_sum(tmp_path):
     one = _config(tmp_path, databases=2, mailboxes=10_000)  # 1,200 transactional IOPS on each server
     both = one.model_copy(update={"servers": [ServerPart(host="mbx1"), ServerPart(host="mbx2")]})
-    alone = Tuner(one, cpu_count=64)
-    across = Tuner(both, cpu_count=64)
+    alone = Tuner(one, device="", cpu_count=64)
+    across = Tuner(both, device="", cpu_count=64)
     assert one.target_transactional_iops == pytest.approx(1200)
     assert alone.advice.threads == 9  # ceil(1,200 / 135)
     first = across.next_run()

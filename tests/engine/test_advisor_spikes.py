@@ -29,17 +29,17 @@ def test_a_stall_asks_for_its_setting_again_and_counts_when_it_comes_back(tmp_pa
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=4.0)  # 8,000 IOPS: more than one flash run carries
     first = _stalled(_simulated_result(tmp_path, config, "flash", 2))
     assert spiky(first)
-    advice = advise_session(config, [first])
+    advice = advise_session(config, [first], device="flash")
     assert (advice.status, advice.threads, advice.sluggish_sessions) == ("next", 2, 1)
     assert advice.rationale.startswith("the same setting again: 2 threads / SluggishSessions 1 failed only on a "
                                        "maximum latency (Instance 1 maximum database read latency 288 ms over 100 ms")
     assert any(note.what == "stall" and "a stall, not the load" in note.words for note in advice.notes)
-    assert evidence(config, [first])[0] == []  # not yet a point of the curve
+    assert evidence(config, [first], "flash")[0] == []  # not yet a point of the curve
 
     again = _stalled(_simulated_result(tmp_path / "again", config, "flash", 2))
-    points, _notes = evidence(config, [first, again])
+    points, _notes = evidence(config, [first, again], "flash")
     assert len(points) == 1 and not points[0].latency_passed  # the second stall at one setting is its failure
-    advice = advise_session(config, [first, again])
+    advice = advise_session(config, [first, again], device="flash")
     assert not advice.rationale.startswith("the same setting again")
     assert advice.threads / advice.sluggish_sessions < 2  # as after any latency failure: less load, never the same
 
@@ -48,13 +48,13 @@ def test_a_failed_maximum_beside_a_high_average_is_the_load_and_counts_at_once(t
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=4.0)
     loaded = _stalled(_simulated_result(tmp_path, config, "flash", 2), read_avg_ms=12.0)  # over half the 20 ms
     assert not spiky(loaded)
-    assert len(evidence(config, [loaded])[0]) == 1
-    assert not advise_session(config, [loaded]).rationale.startswith("the same setting again")
+    assert len(evidence(config, [loaded], "flash")[0]) == 1
+    assert not advise_session(config, [loaded], device="flash").rationale.startswith("the same setting again")
 
 
 def test_auto_tune_runs_a_stalled_setting_again_instead_of_stopping(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=4.0)
-    tuner = Tuner(config, max_runs=5)
+    tuner = Tuner(config, device="flash", max_runs=5)
     run = tuner.next_run()
     assert run is not None
     tuner.record(_stalled(_simulated_result(tmp_path, config, "flash", run.thread_count, run.sluggish_sessions)))
@@ -65,7 +65,7 @@ def test_auto_tune_runs_a_stalled_setting_again_instead_of_stopping(tmp_path):
 
 def test_a_host_bound_stall_is_the_hosts_and_ends_auto_tune_as_any_host_bound_failure(tmp_path):
     config = _config(tmp_path, mailboxes=2000, iops_per_mailbox=4.0)
-    tuner = Tuner(config, max_runs=5)
+    tuner = Tuner(config, device="flash", max_runs=5)
     run = tuner.next_run()
     assert run is not None
     stalled = _stalled(_simulated_result(tmp_path, config, "flash", run.thread_count, run.sluggish_sessions))

@@ -157,10 +157,10 @@ def test_the_advisor_does_not_read_a_run_of_another_exchange_version_as_evidence
         else ExchangeVersion.EXCHANGE_2013
     before = now.model_copy(update={"configuration": config.model_copy(
         update={"profile": config.profile.model_copy(update={"exchange": other})})})
-    points, notes = evidence(config, [before])
+    points, notes = evidence(config, [before], now.device)
     assert not points and [note.what for note in notes] == ["other_exchange"]
     assert "another Exchange version's workload" in notes[0].words and generation(other).jetstress in notes[0].words
-    points, notes = evidence(config, [now])
+    points, notes = evidence(config, [now], now.device)
     assert not [note for note in notes if note.what == "other_exchange"]
 
 

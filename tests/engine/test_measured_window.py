@@ -49,14 +49,14 @@ def test_a_run_measured_shorter_than_a_verdict_needs_fails_not_enough_measured_a
     rehearsal = _run(_config(tmp_path / "data", thresholds={"minimum_measured_s": 0}), tmp_path / "rehearsal")
     assert rehearsal.verdict == Outcome.PASS  # asked for by name: any length is judged
 
-    points, notes = evidence(short, [result, long_enough])
+    points, notes = evidence(short, [result, long_enough], FLASH.name)
     assert [(p.threads, p.achieved_iops) for p in points] == [(8, long_enough.summary.achieved_transactional_iops)]
     assert len(notes) == 1 and "less than the 30 s a verdict needs, so its figures are not read" in notes[0].words
-    advice = advise_session(short, [long_enough, result])  # the latest too short: its setting again, for longer
+    advice = advise_session(short, [long_enough, result], device=FLASH.name)  # the latest too short: its setting again, for longer
     assert (advice.status, advice.threads, advice.sluggish_sessions) == ("next", 8, 1)
     assert advice.rationale.startswith("the same setting for longer: 8 threads / SluggishSessions 1 measured 10 s, "
                                        "and a verdict needs at least 30 s measured")
-    assert advise_session(short, [result, long_enough]).rationale != advice.rationale  # a longer run answered it
+    assert advise_session(short, [result, long_enough], device=FLASH.name).rationale != advice.rationale  # a longer run answered it
 
 
 def test_a_stopped_run_stays_aborted_not_too_short(tmp_path):

@@ -54,9 +54,9 @@ def test_the_advisor_does_not_read_a_run_of_another_weight_as_evidence(tmp_path)
     now = known_result(tmp_path)
     before = now.model_copy(update={"configuration": now.configuration.model_copy(
         update={"thread_weight": ThreadWeight.READS_ONLY})})
-    points, notes = evidence(config, [before])
+    points, notes = evidence(config, [before], now.device)
     assert not points and len(notes) == 1
     assert notes[0].what == "other_weight" and before.run_id in notes[0].runs
     assert "another weight" in notes[0].words and "reads only" in notes[0].words
-    points, notes = evidence(config, [now])
+    points, notes = evidence(config, [now], now.device)
     assert not [n for n in notes if n.what == "other_weight"]

@@ -26,7 +26,7 @@ def _judged(tmp_path, instances: dict) -> RunResult:
     verdict = judge(config, instances, 100.0, highest=None)
     return build_result(run_id="grouped", config=config, verdict=verdict, instances=instances, cache={}, measured_s=100.0,
                         host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=True, io_detail="",
-                        backend_name="posix", simulated=False, notes=[], run_kind=RunKind.QUALIFICATION, host_bound=False)
+                        backend_name="posix", device="", notes=[], run_kind=RunKind.QUALIFICATION, host_bound=False)
 
 
 def test_a_criterion_failed_on_many_instances_is_one_line_in_the_place_of_its_first(tmp_path):

@@ -72,7 +72,7 @@ def known_result(tmp_path: Path, *, slow: bool = False, errors: dict[str, ErrorT
                       HostFigures(cpu_percent=36.0, available_memory_mb=27_500.0)],
         times=RunTimes(test_start_utc="2026-11-21T10:00:00+00:00", test_end_utc="2026-11-21T12:02:00+00:00",
                        collection_start_utc="2026-11-21T10:02:00+00:00", collection_end_utc="2026-11-21T12:02:00+00:00"),
-        unbuffered_io=True, io_detail="O_DIRECT", backend_name="posix", simulated=False, notes=[],
+        unbuffered_io=True, io_detail="O_DIRECT", backend_name="posix", device="", notes=[],
         run_kind=RunKind.QUALIFICATION, host_bound=False, errors=errors,
     )
 

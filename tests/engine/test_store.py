@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -116,6 +117,37 @@ def test_a_version_1_store_is_migrated_and_keeps_its_runs(tmp_path):
     [run] = store.runs("old")
     assert (run.achieved_iops, run.db_read_avg_latency_ms, run.log_write_avg_latency_ms) == (130.5, 12.25, 1.5)
     assert store.log_lines("r1") == [] and store.advice("r1") is None  # kept by an older version: none of them
+
+
+def test_a_version_3_store_learns_what_each_run_ran_on_as_its_result_is_read(tmp_path):
+    """Results before schema 16 name no device: a simulated one's is its simulated note's, or none is named (before
+    schema 14 notes were words, and a test across servers kept none); the store's column and the document agree."""
+    path = tmp_path / "old.sqlite3"
+    config = default_config(tmp_path)
+    disk = _result(config, run_id="disk").model_dump(mode="json")
+    flash = {**_result(config, run_id="flash").model_dump(mode="json"), "simulated": True,
+             "notes": [{"what": "page_faults"}, {"what": "simulated", "device": "flash", "about": "flash"}]}
+    worded = {**_result(config, run_id="worded").model_dump(mode="json"), "simulated": True, "schema_version": 13,
+              "notes": ["Simulated device (sata-2x7k): two disks. No disk I/O was done; the times are virtual."]}
+    db = sqlite3.connect(path)
+    for migration in MIGRATIONS[:3]:
+        db.executescript(migration)
+    db.execute("INSERT INTO sessions VALUES (1, 'old', '2025-01-01T00:00:00+00:00', '{}', 500.0)")
+    for key, document in enumerate((disk, flash, worded, None), start=1):
+        if document is not None:
+            document = {**document, "schema_version": document["schema_version"] if key == 3 else 15}
+            del document["device"]
+        db.execute(
+            "INSERT INTO runs (id, run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
+            "output_dir, result_json) VALUES (?, ?, 1, '2025-01-01T00:00:00+00:00', 'pass', 4, 1, ?, '/x', ?)",
+            (key, f"r{key}", config.model_dump_json(), None if document is None else json.dumps(document)))
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    store = Store(path)
+    assert [run.device for run in store.runs("old")] == ["", "flash", "simulated", None]
+    assert [store.result(f"r{key}").device for key in (1, 2, 3)] == ["", "flash", "simulated"]
+    assert [run.simulated_on for run in store.runs("old")] == ["", "simulated: flash", "simulated", ""]
 
 
 def test_a_store_from_a_newer_jetwise_is_refused_with_a_reason(tmp_path):

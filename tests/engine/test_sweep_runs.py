@@ -78,7 +78,7 @@ def test_a_stopped_sweep_keeps_its_finished_steps_and_tuning_goes_on_from_their_
     assert result.sweep is not None and len(result.sweep.steps) == 2, "the finished steps are kept"
     assert result.sweep.end is not None and result.sweep.end.why == "stopped"
     assert result.sweep.ended_words == "stopped before its end"
-    tuner = Tuner(config, [result], cpu_count=2)
+    tuner = Tuner(config, [result], device=SATA.name, cpu_count=2)
     assert tuner.next_sweep() is None, "the stopped sweep's curve is used, not measured again"
     assert tuner.advice.status == "next"
 
@@ -97,12 +97,12 @@ def test_a_killed_sweep_is_rebuilt_from_its_last_step_at_that_steps_setting(tmp_
 
 
 def test_tuning_the_same_storage_again_reads_the_first_sweep_and_confirms_in_one_run(tmp_path):
-    first = Tuner(_config(tmp_path), cpu_count=2)
+    first = Tuner(_config(tmp_path), device=SATA.name, cpu_count=2)
     outcome = first.run(simulated_tuning(SATA, tmp_path / "first"))
     assert outcome.status == "converged" and len(outcome.runs) == 2
     history = [*first.runs]
     lower = _config(tmp_path, mailboxes=800)  # the engineer lowers the target and tunes again on the same storage
-    again = Tuner(lower, history, cpu_count=2)
+    again = Tuner(lower, history, device=SATA.name, cpu_count=2)
     assert again.next_sweep() is None
     second = again.run(simulated_tuning(SATA, tmp_path / "second"))
     assert second.status == "converged" and len(second.runs) <= 1, second.runs
@@ -112,7 +112,7 @@ def test_tuning_the_same_storage_again_reads_the_first_sweep_and_confirms_in_one
 def test_the_advice_after_a_sweep_names_the_setting_to_confirm_and_never_a_load_beyond_the_measured(tmp_path):
     config = _config(tmp_path, thread_count=1)
     result = runner_for(SATA, config, tmp_path / "run", lambda _e: None, sweep=plan_sweep(config, 2)).run()
-    advice = advise_session(config, [result])
+    advice = advise_session(config, [result], device=SATA.name)
     assert result.sweep is not None
     heaviest_passing = max(s.effective_load for s in result.sweep.steps if s.latency_ok)
     assert advice.status == "next" and "confirms" in advice.rationale
@@ -150,13 +150,13 @@ def test_a_sweep_ends_at_its_first_step_that_makes_no_database_reads(tmp_path, r
     result_of_cache = runner.run()
     assert result_of_cache.sweep is not None and len(result_of_cache.sweep.steps) == 1
     assert result_of_cache.sweep.steps[0].no_reads and "cache holds the database" in result_of_cache.sweep.ended_words
-    tuner = Tuner(config, cpu_count=2)
+    tuner = Tuner(config, device=SATA.name, cpu_count=2)
     tuner.record(result_of_cache)
     assert tuner.status == "inconclusive" and any("made no database reads" in n.words for n in tuner.advice.notes)
 
 
 def test_the_end_of_auto_tune_says_what_the_sweep_measured_and_why_it_ended(tmp_path):
-    outcome = Tuner(_config(tmp_path), max_runs=8).run(simulated_tuning(SATA, tmp_path / "tune"))
+    outcome = Tuner(_config(tmp_path), device=SATA.name, max_runs=8).run(simulated_tuning(SATA, tmp_path / "tune"))
     steps = outcome.steps
     assert steps and outcome.swept
     kept = [step for step in steps if step["latency_ok"]]

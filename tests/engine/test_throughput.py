@@ -82,7 +82,7 @@ def test_the_curve_is_read_for_the_most_that_passes(tmp_path):
 def test_tuning_finds_the_most_the_storage_passes_and_confirms_it(tmp_path, profile):
     config = _config(tmp_path)
     model = PROFILES[profile]
-    outcome = Tuner(config, max_runs=8).run(simulated_tuning(model, tmp_path / "tune"))
+    outcome = Tuner(config, device=model.name, max_runs=8).run(simulated_tuning(model, tmp_path / "tune"))
     assert outcome.status == "converged", outcome.runs
     threads, sluggish = outcome.recommendation
     confirming = [r for r in outcome.runs if (r["threads"], r["sluggish_sessions"]) == (threads, sluggish)
@@ -101,21 +101,21 @@ def test_tuning_finds_the_most_the_storage_passes_and_confirms_it(tmp_path, prof
 
 def test_runs_of_the_scenario_are_judged_without_a_target_and_tuning_again_reads_the_session(tmp_path):
     config = _config(tmp_path)
-    tuner = Tuner(config, max_runs=8)
+    tuner = Tuner(config, device="sata-2x7k", max_runs=8)
     tuner.run(simulated_tuning(PROFILES["sata-2x7k"], tmp_path / "tune"))
     assert all(c.name != IOPS_CRITERION for r in tuner.runs for c in r.criteria)
-    again = Tuner(config, tuner.runs, max_runs=8)
+    again = Tuner(config, tuner.runs, device="sata-2x7k", max_runs=8)
     assert again.done and again.next_run() is None, "the session already holds the answer"
     assert again.outcome().recommendation == tuner.outcome().recommendation
     # a mailbox profile on the same storage reads the same curve against its own target
     profile = config.model_copy(update={"scenario": "mailbox_profile",
                                         "profile": config.profile.model_copy(update={"mailboxes": 500})})
-    assert advise_session(profile, tuner.runs).status in ("converged", "next", "unreachable")
+    assert advise_session(profile, tuner.runs, device="sata-2x7k").status in ("converged", "next", "unreachable")
 
 
 def test_the_first_run_starts_from_the_configured_setting(tmp_path):
     config = _config(tmp_path, thread_count=3, sluggish_sessions=2)
-    tuner = Tuner(config, max_runs=8)
+    tuner = Tuner(config, device="", max_runs=8)
     assert (tuner.advice.status, tuner.advice.threads, tuner.advice.sluggish_sessions) == ("start", 3, 2)
     assert "as configured" in tuner.describe_next()
 

@@ -54,7 +54,7 @@ def test_a_sweep_on_a_slow_disk_brackets_its_latency_limit_and_the_advisor_reads
     samples = read_samples(tmp_path / "run")
     assert len(samples) == steps[-1].last_interval + 1, "every step's samples are kept"
 
-    advice = advise_session(config, [result])
+    advice = advise_session(config, [result], device=result.device)
     assert advice.status in ("next", "unreachable")
     chosen = Load(advice.threads, advice.sluggish_sessions)
     assert chosen.effective <= plan.loads[low].effective, "never beyond the heaviest passing step"

@@ -42,6 +42,8 @@ def test_a_sweep_steps_every_server_together_and_the_setting_it_finds_is_confirm
         sweep = read_result(runs[0])
         assert sweep.sweep is not None and sweep.sweep.end is not None and len(sweep.sweep.steps) >= 2
         own = {host: read_result(runs[0] / "hosts" / host) for host in HOSTS}
+        # the whole test ran on the simulated device of every server, as each server's part did: the tuner's device
+        assert {sweep.device, *(own[host].device for host in HOSTS)} == {"sas-8x10k"}
         for number, whole in enumerate(sweep.sweep.steps):
             steps = [own[host].sweep.steps[number] for host in HOSTS]
             # in lockstep: every server ran the same load over the same samples

@@ -71,7 +71,8 @@ def test_the_advice_a_run_ended_with_is_kept_with_it_and_its_report_says_that(tm
         emit = fan_out(RunRecorder(store, "design", folder), AdviceRecorder(store))
         result = runner_for(PROFILES["sata-2x7k"], config, folder, emit, session="design").run()
         kept = store.advice(result.run_id)
-        assert kept is not None and Advice.from_dict(kept) == advise_session(config, [result], os.cpu_count() or 1)
+        assert kept is not None and Advice.from_dict(kept) == advise_session(config, [result], os.cpu_count() or 1,
+                                                                            device=result.device)
         said = Advice.from_dict(kept)
         assert said.status == "next" and said.threads < 16  # 16 threads on two SATA disks: fewer
         monkeypatch.setattr(document, "advise_session", lambda *_args, **_kw: pytest.fail("advised again at render"))

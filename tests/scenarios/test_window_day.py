@@ -169,7 +169,7 @@ def test_auto_tune_in_the_window_gives_the_same_answer_as_the_cli_tuner(qtbot, w
         return runner_for(PROFILES["sata-2x7k"], shaped, tmp_path / "cli" / str(number), lambda _e: None,
                           settle=rule).run()
 
-    expected = Tuner(config, max_runs=8).run(run_one)
+    expected = Tuner(config, device="sata-2x7k", max_runs=8).run(run_one)
     assert expected.status == "unreachable" and len(expected.runs) == 2 and expected.runs[0]["sweep"]
     advice = _auto_tune(qtbot, window, config, "sata", "sata-2x7k")
     assert advice is not None and advice.status == "unreachable"

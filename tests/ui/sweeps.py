@@ -28,7 +28,7 @@ class SimulatedSweep:
 def simulated_sweep(folder: Path, store: Store | None = None, session: str = "sweep") -> SimulatedSweep:
     """Auto-tune's first run (a load sweep) on two simulated 7,200 rpm disks: its latency limit lies a few steps up."""
     config = default_config(folder / "data", databases=1, profile=PROFILE, seed=11)
-    tuner = Tuner(config, [], cpu_count=2)
+    tuner = Tuner(config, [], device="sata-2x7k", cpu_count=2)
     first = tuner.next_run()
     assert first is not None and tuner.next_sweep() is not None
     events: list[object] = []

@@ -25,7 +25,7 @@ def test_a_run_stopped_by_a_bad_checksum_at_once_is_judged_on_its_errors_alone(q
     passed = known_result(tmp_path / "passed")
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(result, advise_session(result.configuration, [passed, result]))
+    view.show_result(result, advise_session(result.configuration, [passed, result], device=result.device))
 
     assert view.headline.text().startswith(
         "Nothing measured: 0.1 s of measurement, less than one 1 s sample interval, so IOPS and latency were not judged")
@@ -68,7 +68,7 @@ def test_a_tuning_run_that_passed_offers_the_full_length_test_at_its_own_setting
     passed, _ = _session(tmp_path)
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(passed, advise_session(passed.configuration, [passed]))
+    view.show_result(passed, advise_session(passed.configuration, [passed], device=passed.device))
 
     assert view.full_length.isVisibleTo(view) and view.full_length_setting == (26, 1)
     assert view.full_length.text() == "Run the full-length test with this setting (26 threads, SluggishSessions 1)"
@@ -78,14 +78,14 @@ def test_a_stopped_run_of_a_session_with_a_passing_setting_offers_the_full_lengt
     passed, stopped = _session(tmp_path)
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped]))
+    view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped], device=stopped.device))
 
     assert view.advice.text().startswith("<b>A setting of this session passes: 26 threads, SluggishSessions 1.</b>")
     assert view.full_length.isVisibleTo(view) and view.full_length_setting == (26, 1)
     assert view.full_length.text() == "Run the full-length test with the passing setting (26 threads, SluggishSessions 1)"
 
     # the same run shown again in a session where nothing passed: no setting to qualify, no button
-    view.show_result(stopped, advise_session(stopped.configuration, [stopped]))
+    view.show_result(stopped, advise_session(stopped.configuration, [stopped], device=stopped.device))
     assert not view.full_length.isVisibleTo(view) and view.full_length_setting is None
 
 
@@ -93,7 +93,7 @@ def test_a_qualification_run_that_passed_offers_no_full_length_test(qtbot, tmp_p
     qualified = known_result(tmp_path)
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(qualified, advise_session(qualified.configuration, [qualified]))
+    view.show_result(qualified, advise_session(qualified.configuration, [qualified], device=qualified.device))
 
     assert view.advice.text().startswith("<b>This qualification run passed at 26 threads")
     assert not view.full_length.isVisibleTo(view) and view.full_length_setting is None
@@ -105,7 +105,7 @@ def test_the_full_length_button_starts_the_standard_length_run_at_the_passing_se
     window.runs.config = stopped.configuration.model_copy(update={"thread_count": 30})
     started: list[TestConfig] = []
     monkeypatch.setattr(window.runs, "start_run", started.append)
-    window.results_view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped]))
+    window.results_view.show_result(stopped, advise_session(stopped.configuration, [passed, stopped], device=stopped.device))
     window.stack.setCurrentWidget(window.results_view)
 
     qtbot.mouseClick(window.results_view.full_length, Qt.MouseButton.LeftButton)
@@ -151,7 +151,7 @@ def test_a_design_the_cache_serves_is_said_not_a_storage_test_with_what_to_chang
     assert held.summary.reasons[-1].startswith("The database cache (1.5 GB per instance) holds the whole database")
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(held, advise_session(held.configuration, [held]))
+    view.show_result(held, advise_session(held.configuration, [held], device=held.device))
     assert "<b>Not a test of the storage:</b> by design the database cache served this test's reads" in view.reasons.text()
     assert "This was a tuning run" not in view.reasons.text()  # no full-length test would qualify it either
     assert view.advice.text().startswith("<b>Not a test of the storage: the database cache serves its reads.</b>")
@@ -166,7 +166,7 @@ def test_a_failed_maximum_says_when_its_spike_came_under_the_reasons(qtbot, tmp_
                  reasons=["Instance 1: maximum database read latency 109 ms > 100 ms (Strict)"])
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(failed, advise_session(failed.configuration, [failed]))
+    view.show_result(failed, advise_session(failed.configuration, [failed], device=failed.device))
     shown = view.reasons.text()
     assert shown.index("maximum database read latency 109 ms") < shown.index(f"<b>When:</b> {spike}.")
 
@@ -180,7 +180,7 @@ def test_a_database_in_the_cache_is_the_headline_not_the_host_its_threads_satura
                  verdict=Outcome.FAIL)
     view = ResultsView()
     qtbot.addWidget(view)
-    view.show_result(cached, advise_session(cached.configuration, [cached]))
+    view.show_result(cached, advise_session(cached.configuration, [cached], device=cached.device))
     assert "Host-bound" not in view.reasons.text()
     assert "the database cache held the database" in view.advice.text()
     assert "HOST-BOUND" not in render_html(RunBundle(cached, _samples(), [], tmp_path))

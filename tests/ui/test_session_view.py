@@ -13,6 +13,7 @@ from engine.store.recorder import RunRecorder
 from tests.conftest import small_config
 from tests.pdf_text import pdf_text
 from tests.ui.test_reports import record_run
+from ui.views.session_view import VERDICT
 
 
 def _record_stopped_run(store, session: str, folder):
@@ -229,3 +230,26 @@ def test_rename_delete_and_compare_from_the_session_view(qtbot, window, tmp_path
     assert "Delete tuning session 'SAN tier 2' and its 1 run(s)" in asked[-1]
     assert window.store.runs("SAN tier 2") == [] and not (tmp_path / "runs" / "a").exists()
     assert view.chooser.currentText() == "other" and view.table.rowCount() == 1  # what is left
+
+
+def test_a_simulated_run_beside_a_run_on_the_disk_is_marked_in_the_view_and_the_report(qtbot, window, tmp_path):
+    from reporting.bundle import load_run
+    from reporting.document import render_html
+
+    flash = record_run(window.store, "mixed", tmp_path / "runs" / "flash")
+    window.show_session()
+    view = window.session_view
+    view.chooser.activated.emit(0)
+    assert view.table.item(0, VERDICT).text() == "pass"  # one device alone: nothing to tell apart
+    config = small_config(tmp_path / "runs" / "data", thread_count=2)
+    folder = tmp_path / "runs" / "disk"
+    disk = runner_for(None, config, folder, fan_out(RunRecorder(window.store, "mixed", folder), lambda _e: None),
+                      session="mixed").run()
+    assert (flash.device, disk.device) == ("flash", "")
+    window.show_session()
+    view.chooser.activated.emit(0)
+    marks = [view.table.item(row, VERDICT).text() for row in (0, 1)]
+    assert marks[0] == "pass (simulated: flash)" and marks[1].startswith(disk.verdict.value) and "simulated" not in marks[1]
+    # the disk's advice read its own run alone, and said which it set aside
+    html = render_html(load_run(disk.run_id, window.store))
+    assert "PASS (simulated: flash)" in html and f"run {flash.run_id} ran on the simulated device" in html

@@ -228,7 +228,7 @@ def test_the_run_results_session_and_their_dialogs_fit_a_small_screen_and_leave_
 
     problems += _across_out_of_reach(window, results.suite.results[0])
     slow = known_result(tmp_path / "slow", slow=True)  # failed: the advisor's box with Apply
-    results.show_result(slow, advise_session(slow.configuration, [slow]))
+    results.show_result(slow, advise_session(slow.configuration, [slow], device=slow.device))
     window.stack.setCurrentWidget(results)
     problems += out_of_reach(window, "A run that failed, with the advisor's next setting")
     swept = simulated_sweep(tmp_path / "sweep")  # auto-tune's load sweep: its steps' table under the criteria

@@ -104,6 +104,11 @@ class RunController(QObject):
         self._cancelled = False  # the wait for the agents was cancelled: the engine ends without a run
 
     @property
+    def device(self) -> str:
+        """What the window's runs run on (`RunResult.device`): the advisor reads the session's runs of it alone."""
+        return self.simulate or ""
+
+    @property
     def running(self) -> bool:
         return self.engine is not None and self.engine.running
 
@@ -118,10 +123,10 @@ class RunController(QObject):
 
     def first_setting(self, config: TestConfig) -> Advice:
         """Where auto-tune starts for `config`: the tuner's first step, which knows the session's runs."""
-        return Tuner(config, self.session_results(config)).advice
+        return Tuner(config, self.session_results(config), device=self.device).advice
 
     def advise(self, config: TestConfig) -> Advice:
-        return advise_session(config, self.session_results(config), os.cpu_count() or 1)
+        return advise_session(config, self.session_results(config), os.cpu_count() or 1, device=self.device)
 
     # starting -----------------------------------------------------------------------------
 
@@ -130,7 +135,7 @@ class RunController(QObject):
         if not self._fresh_start(from_wizard=True, planned_auto=self.draft.auto_tune):
             return
         if self.draft.auto_tune and not config.open_ended:  # a scan or a soft recovery runs as planned
-            tuner = Tuner(config, self.session_results(config), max_runs=MAX_AUTO_RUNS)
+            tuner = Tuner(config, self.session_results(config), device=self.device, max_runs=MAX_AUTO_RUNS)
             first = tuner.next_run()
             if first is not None:
                 self.tuner = tuner

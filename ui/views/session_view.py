@@ -34,7 +34,7 @@ from engine.model.units import seconds_words
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
-from engine.store.rows import RunRow
+from engine.store.rows import RunRow, marks_devices
 from ui.scans import type_words
 from ui.widgets.style import GUIDE, LIMIT, LOG, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
 from ui.widgets.sweep_points import StepPoint
@@ -159,6 +159,7 @@ class SessionView(QWidget):
         self.table.setRowCount(len(runs))
         unmeasured = {run.run_id for run in runs if run.run_id in results and not was_measured(results[run.run_id])}
         off_curve = unmeasured | {run.run_id for run in runs if run.config.open_ended}
+        marked = marks_devices(runs)  # runs of more than one device: each simulated one says which
         for row, run in enumerate(runs):
             config = run.config
             # a criterion many instances failed is one line, as the run's results page and report say it
@@ -171,7 +172,8 @@ class SessionView(QWidget):
                   (str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}")),
                 _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2),
-                run.status + (" (host-bound)" if result is not None and result.summary.host_bound else ""),
+                run.status + (" (host-bound)" if result is not None and result.summary.host_bound else "")
+                + (f" ({run.simulated_on})" if marked and run.simulated_on else ""),
                 "; ".join(reasons),
             ]
             if run.run_id in unmeasured:
