@@ -121,6 +121,7 @@ JOBS: dict[str, dict[str, str]] = {
         "workload/cache.py": "The database cache of one instance",
         "workload/context.py": "What every I/O thread shares",
         "workload/errors.py": "I/O errors of a named kind",
+        "workload/flushmap.py": "The flush state each page's last write carried",
         "workload/growth.py": "How a database grows under ESE",
         "workload/histogram.py": "Log-linear latency histogram in integer nanoseconds (fio's PLAT_BITS scheme)",
         "workload/instance.py": "The ESE model of one database instance",

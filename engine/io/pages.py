@@ -7,6 +7,11 @@ Jetwise writes are alike: deduplicating arrays cannot fold them. The rest is tak
 from a pool of random bytes at a random offset, so compressing arrays cannot shrink
 it either. The checksum (CRC-32) covers everything after the checksum field.
 
+The byte after a page's header is its flush state (ESE's): 0 for a page no write of a run has stamped, else 1, 2
+or 3, the next of them at each write of the page a run makes (`engine.workload.flushmap`). A page read back whose state
+is not the one its last write carried is a write the storage acknowledged and lost: a lost flush. The checksum covers
+it; a page of an earlier Jetwise holds a random byte there, and no state is expected of it.
+
 Every log sector the log stream writes (512 bytes or 4 KiB, the log's sector size)
 carries the same header, with the log generation as its number and its byte offset
 in the file as its sequence, and a CRC-32 of its own. After the header comes the
@@ -49,6 +54,7 @@ LOG_FILE_MAGIC = b"JWLOGFIL"
 # magic, format version, kind, checksum, database id, number, sequence
 _HEADER = struct.Struct("<8sHHI16sQQ")
 HEADER_BYTES = _HEADER.size  # 48
+FLUSH_STATE_AT = HEADER_BYTES  # a page's flush state: the byte after its header
 _CHECKSUM_OFFSET = 12
 _CHECKSUMMED_FROM = 16
 _CRC = struct.Struct("<I")
@@ -92,6 +98,8 @@ class ErrorKind(StrEnum):
     UNINITIALISED = "uninitialised"  # all zeros: never written, or a blank block returned
     SHORT_READ = "short_read"  # the file ends before the read does
     DISK_IO = "disk_io"  # the operating system reported the I/O failed
+    LOST_FLUSH = "lost_flush"  # a valid page, but older than its last write: the storage acknowledged a write and lost it
+    TOO_NEW = "too_new"  # a valid page whose write sequence (dbtime) is newer than any the engine gave it
 
 
 # What a check found: the kind, and in words what the block holds instead when it is a valid block of
@@ -121,11 +129,12 @@ class BlockWriter:
         self._pool_span = RANDOM_POOL_BYTES - 64 * 1024
         self._rng = random.Random(seed)
 
-    def fill_page(self, buf: memoryview, page_no: int, seq: int, page_bytes: int) -> None:
-        """Write one database page into `buf[0:page_bytes]`."""
+    def fill_page(self, buf: memoryview, page_no: int, seq: int, page_bytes: int, flush_state: int = 0) -> None:
+        """Write one database page into `buf[0:page_bytes]`, stamped with its `flush_state`."""
         start = self._rng.randrange(self._pool_span)
         buf[:page_bytes] = self._pool[start : start + page_bytes]
         _HEADER.pack_into(buf, 0, PAGE_MAGIC, FORMAT_VERSION, Kind.DB_PAGE, 0, self.db_id, page_no, seq)
+        buf[FLUSH_STATE_AT] = flush_state
         stamp = _STAMP.pack_into
         for sector in range(1, page_bytes // SECTOR_BYTES):
             stamp(buf, sector * SECTOR_BYTES, page_no, seq, sector)

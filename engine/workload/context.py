@@ -20,6 +20,7 @@ from engine.io.parts import split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem, Unit
+from engine.workload.flushmap import Written
 from engine.workload.histogram import bucket_index
 from engine.workload.stats import ThreadMeter
 
@@ -125,10 +126,15 @@ def timed_io(
     return t2
 
 
-def page_problem(ctx: InstanceContext, stream: str, page: memoryview, db_id: bytes, page_no: int) -> IoProblem | None:
+def page_problem(ctx: InstanceContext, stream: str, page: memoryview, db_id: bytes, page_no: int,
+                 written: Written | None = None, version: int = -1) -> IoProblem | None:
     """What is wrong with a page just read, if anything (`engine.io.pages.page_fault`): not the page
-    asked for, blank, or, when the configuration asks (the default), a checksum that does not hold."""
+    asked for, blank, or, when the configuration asks (the default), a checksum that does not hold; against what the
+    run `written` to it (`version`: its map's version taken before the read), older than its last write (a lost flush)
+    or newer than any write."""
     fault = page_fault(page, db_id, page_no, PAGE_SIZE_BYTES, ctx.verify_checksum)
+    if fault is None and written is not None:
+        fault = written.fault(page, page_no, version)
     if fault is None:
         return None
     part, local = split_page(page_no)
@@ -137,11 +143,14 @@ def page_problem(ctx: InstanceContext, stream: str, page: memoryview, db_id: byt
 
 
 def check_pages(
-    ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, db_id: bytes, first: int, count: int
+    ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, db_id: bytes, first: int, count: int,
+    written: Written | None = None, versions: tuple[int, ...] = (),
 ) -> None:
-    """Check each page read into `view` (`page_problem`); count and report any page that fails."""
+    """Check each page read into `view` (`page_problem`), against `written` with its map's `versions` of them taken
+    before the read; count and report any page that fails."""
     for i in range(count):
-        problem = page_problem(ctx, stream, view[i * PAGE_SIZE_BYTES :], db_id, first + i)
+        version = versions[i] if i < len(versions) else -1
+        problem = page_problem(ctx, stream, view[i * PAGE_SIZE_BYTES :], db_id, first + i, written, version)
         if problem is not None:
             report(ctx, meter, problem)
 

@@ -46,6 +46,7 @@ from engine.workload.context import (
     timed_io,
 )
 from engine.workload.errors import PAGE
+from engine.workload.flushmap import Written
 from engine.workload.growth import SPLIT_CHANCE, Growth, end_share
 from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
@@ -134,7 +135,9 @@ class Instance:
         if config.background_maintenance:
             self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages,
                                            config.generation.maintenance_bytes_per_s)
-        self._sequence = itertools.count(time.time_ns())
+        first_sequence = time.time_ns()
+        self._sequence = itertools.count(first_sequence)
+        self.written = Written(plan.part_pages, first_sequence)  # what a page read back is checked against
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
         seed = base_seed * 1_000_003 + plan.index * 4099
@@ -215,6 +218,8 @@ class Instance:
         cache = self.cache
         fault, dirty, allocate = cache.fault, cache.dirty, cache.allocate
         sequence = self._sequence
+        written = self.written
+        written_version = written.map.version
         log = self.log
         append = log.append
         buffer = self._backend.allocate(PAGE_SIZE_BYTES)
@@ -258,6 +263,7 @@ class Instance:
                         stalls += stalled
                     else:
                         offset = page * PAGE_SIZE_BYTES
+                        version = written_version(page)  # judged only if no write of its pages met the read
                         t1 = perf_ns()
                         try:
                             read_at(offset)
@@ -277,7 +283,7 @@ class Instance:
                         if latency > reads.max_ns:
                             reads.max_ns = latency
                         reads.hist[bucket_index(latency)] += 1
-                        problem = page_problem(ctx, DB_READ, view, db_id, page)
+                        problem = page_problem(ctx, DB_READ, view, db_id, page, written, version)
                         if problem is not None:
                             report(ctx, meter, problem)
                 if kind < update_cut:
@@ -324,8 +330,10 @@ class Instance:
 
     def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
         length = count * PAGE_SIZE_BYTES
+        written = self.written
+        versions = tuple(written.map.version(first + i) for i in range(count))
         if timed_io(self._ctx, meter, DB_READ, self.db, buffer, first * PAGE_SIZE_BYTES, length) is not None:
-            check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count)
+            check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count, written, versions)
 
     # flushers ----------------------------------------------------------------------
 
@@ -338,6 +346,7 @@ class Instance:
         view = buffer.view
         blocks = BlockWriter(self.plan.db_id, seed)
         sequence = self._sequence
+        flushes = self.written.map
         try:
             while not stop.is_set():
                 run = cache.next_write(log.appended, 0.05)
@@ -345,11 +354,15 @@ class Instance:
                     continue
                 first, count, frees = run
                 for i in range(count):
-                    blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES)
+                    blocks.fill_page(view[i * PAGE_SIZE_BYTES :], first + i, next(sequence), PAGE_SIZE_BYTES,
+                                     flushes.stamp(first + i))
                 length = count * PAGE_SIZE_BYTES
+                made = False
                 try:
-                    timed_io(self._ctx, meter, DB_WRITE, self.db, buffer, first * PAGE_SIZE_BYTES, length)
+                    made = timed_io(self._ctx, meter, DB_WRITE, self.db, buffer, first * PAGE_SIZE_BYTES, length) is not None
                 finally:
+                    for i in range(count):
+                        flushes.written(first + i, made)
                     cache.written(frees)
         finally:
             buffer.release()
