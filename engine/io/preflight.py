@@ -27,8 +27,11 @@ from engine.model.config import (
     TestConfig,
     TestType,
 )
+from engine.model.growth import growth_bound_bytes, growth_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
+
+SPACE_KINDS = ("databases", "logs", "backups", "growth")  # what a volume's space goes to, in the words that say it
 
 
 def missing_root(path: Path, platform: str = sys.platform) -> str | None:
@@ -95,7 +98,8 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
     problems: list[Problem] = []
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
-    log_needs: dict[int, int] = defaultdict(int)  # ... of them for log files
+    kinds: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # ... of them by kind (backups the rest)
+    growth = growth_bound_bytes(config)  # what the test may add to each database file
     log_sets: dict[int, int] = defaultdict(int)  # device -> instances whose logs go there
     device_paths: dict[int, list[str]] = defaultdict(list)
     device_folder: dict[int, Path] = {}
@@ -190,7 +194,9 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                     ))
                 if config.database_source == DatabaseSource.ATTACH:
                     needed = 0
-                needs[device] += needed
+                needs[device] += needed + growth
+                kinds[device]["databases"] += needed
+                kinds[device]["growth"] += growth
                 device_paths[device].append(f"database {index + 1}" + (f" file {part + 1}" if part else ""))
             else:
                 needed, problem = _log_space(path, index, config.log_space_bytes_per_database)
@@ -198,7 +204,7 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                     problems.append(Problem(field, problem))
                     continue
                 needs[device] += needed
-                log_needs[device] += needed
+                kinds[device]["logs"] += needed
                 log_sets[device] += 1
                 device_paths[device].append(f"log {index + 1}")
     problems += _lock_problems(config)
@@ -210,9 +216,13 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
         free = free_space[device] if device in free_space else shutil.disk_usage(folder).free  # a backup folder's own
         if needed > free:
             what = ", ".join(device_paths[device])
-            words = f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there"
+            kind = kinds[device]
+            kind["backups"] = needed - sum(kind.values())
+            words = (f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there: "
+                     + ", ".join(f"{name} {format_bytes(kind[name])}" for name in SPACE_KINDS if kind[name])
+                     + (f" for {growth_words(config)}" if kind["growth"] else ""))
             circular = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * log_sets[device]  # what any other test's logs take
-            if config.recovers and needed - log_needs[device] + circular <= free:  # the replay's logs are the excess
+            if config.recovers and kind["databases"] + circular <= free:  # the logs to replay (and their growth) are the excess
                 problems.append(Problem("log_files_to_replay", f"{words}: {config.log_files_to_replay:,} log files to "
                                         f"replay per instance ({format_bytes(LOG_FILE_SIZE_BYTES)} each) do not fit"))
                 continue
