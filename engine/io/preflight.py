@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import backup_file_path, database_file_path, database_files, log_file_path
+from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, existing_logs, log_file_path
 from engine.io.locks import folder_problem
 from engine.io.pages import FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
@@ -24,6 +24,7 @@ from engine.model.config import (
     LOG_FILES_PER_DATABASE,
     PAGE_SIZE_BYTES,
     DatabaseSource,
+    DatabaseSpec,
     TestConfig,
     TestType,
 )
@@ -200,6 +201,8 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                 device_paths[device].append(f"database {index + 1}" + (f" file {part + 1}" if part else ""))
             else:
                 needed, problem = _log_space(path, index, config.log_space_bytes_per_database)
+                if problem is None and config.scans:
+                    problem = _logs_without_their_database(config, spec, index)
                 if problem is not None:
                     problems.append(Problem(field, problem))
                     continue
@@ -323,6 +326,24 @@ def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
             return 0, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder"
         needed -= min(needed, path.stat().st_size)
     return needed, None
+
+
+def _logs_without_their_database(config: TestConfig, spec: DatabaseSpec, index: int) -> str | None:
+    """Why a scan cannot read back the logs of database `index`: a database of theirs removed (the scan would make a new
+    one beside them) or another database's logs beside it; None when they are its own, or there are none."""
+    db_file = database_file_path(spec.database_path, index)
+    try:
+        db_id = read_database_header(db_file).db_id if db_file.exists() else b""
+        existing_logs(spec.log_path, index, db_id, max(1, config.log_files_to_checksum))
+    except FormatError:
+        return None  # a database Jetwise did not write is said at its own field
+    except FileSafetyError as exc:
+        if db_id:
+            return f"{exc}: move them out of {spec.log_path}, or choose another log folder"
+        return (f"{spec.log_path} holds the logs of a database that is no longer in {spec.database_path} ({db_file.name}): "
+                "Jetwise checks a database's logs only with their own database; put the database back, or move its logs "
+                "out of the folder")
+    return None
 
 
 def _first_field_on(config: TestConfig, device: int) -> str:

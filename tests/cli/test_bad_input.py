@@ -30,8 +30,11 @@ from app.cli.console import ConsoleRenderer
 from engine.hosts.roster import ROSTER_FILE, RosterFile
 from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
+from engine.io.files import prepare_logs
+from engine.io.pages import new_database_id
+from engine.io.platform import default_backend
 from engine.io.safety import make_folders, write_text
-from engine.model.config import SCHEMA_VERSION, TestConfig, default_config
+from engine.model.config import SCHEMA_VERSION, TestConfig, TestType, default_config
 from engine.model.jetstress.writing import write_xml
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
@@ -160,6 +163,16 @@ def _roster(folder: Path) -> Path:
     return folder / "controller"
 
 
+def _orphan_logs(folder: Path) -> Path:
+    """A checksum's configuration whose first database was removed and whose logs stayed beside it."""
+    config = good_config(folder).model_copy(update={"test_type": TestType.DATABASE_CHECKSUM})
+    for spec in config.databases:
+        make_folders(spec.log_path)
+    prepare_logs(default_backend(), config.databases[0].log_path, 0, new_database_id(), unbuffered=False, count=1)
+    save_config(config, folder / "checksum.json")
+    return folder / "checksum.json"
+
+
 def _old_suite_across(folder: Path) -> Path:
     """A suite across servers as an earlier Jetwise recorded it (suite record 2): its servers beside its configuration."""
     stages = [{"test_type": kind} for kind in ("performance", "stress", "database_checksum", "database_backup",
@@ -211,6 +224,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
         '"thread_count": 2', '"thread_count": 1, "thread_count": 2')),
     "roster": _roster,
     "old_suite_across": _old_suite_across,
+    "orphan_logs": _orphan_logs,
 }
 
 
@@ -474,6 +488,9 @@ CASES = [
          "servers (mbx1, mbx2) that an earlier Jetwise kept in another form"),
     case("report", "{old_suite_across}", says="can neither resume nor report: its combined report (esrp-report.html) "
          "stays beside it"),
+    case("validate", "{orphan_logs}", says="databases[0].log_path: {tmp}/Log1 holds the logs of a database that is no "
+         "longer in {tmp}/DB1 (Jetwise001.jwdb)"),
+    case("run", "{orphan_logs}", "--output", "{tmp}/run", says="databases[0].log_path: {tmp}/Log1 holds the logs"),
     *WHERE_FILES_GO,
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),

@@ -50,6 +50,21 @@ def test_a_checksum_after_a_performance_run_passes_twice_then_fails_on_a_damaged
     assert read_result(tmp_path / "damaged").scan.databases[1].first_damaged[0].page == 9
 
 
+def test_a_checksum_of_logs_whose_database_was_removed_is_refused_at_the_log_folder(tmp_path):
+    performance = _init_small(tmp_path)
+    assert jetwise("run", str(performance), "--output", str(tmp_path / "perf"), cwd=tmp_path).returncode == 0
+    checksum = _with_type(performance, "database_checksum")
+    spec = load_config(checksum).databases[0]
+    database_file_path(spec.database_path, 0).unlink()
+    says = (f"error: databases[0].log_path: {spec.log_path} holds the logs of a database that is no longer in "
+            f"{spec.database_path} (Jetwise001.jwdb): Jetwise checks a database's logs only with their own database")
+    checked = jetwise("validate", str(checksum), cwd=tmp_path)
+    assert checked.returncode == 2 and says in checked.stdout, checked.stdout
+    done = jetwise("run", str(checksum), "--output", str(tmp_path / "checksum"), cwd=tmp_path)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not database_file_path(spec.database_path, 0).exists()  # refused before anything is made
+
+
 def test_a_backup_to_disk_replaces_its_own_copy_and_refuses_a_foreign_file(tmp_path):
     performance = _init_small(tmp_path)
     folder = tmp_path / "Backup"
