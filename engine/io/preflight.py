@@ -16,7 +16,7 @@ from pathlib import Path, PureWindowsPath
 
 from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, existing_logs, log_file_path
 from engine.io.locks import folder_problem
-from engine.io.pages import FormatError, read_database_header, read_log_header
+from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.safety import destination_problem, link_problem, make_folders, system_folder_problem
 from engine.model.config import (
@@ -148,14 +148,24 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                     problems.append(Problem(field, f"{db_file} {unsafe}"))
                     continue
                 if db_file.exists():
+                    header: DatabaseHeader | None = None
                     try:
                         header = read_database_header(db_file)
+                    except DamagedHeaderError as exc:  # Jetwise's, damaged: a scan reports it, any other test refuses it
+                        scan = "checksum" if config.test_type == TestType.DATABASE_CHECKSUM else "backup"
+                        problems.append(Problem(field, f"{exc}: the {scan} reads it as it is and reports the damage"
+                                                if config.scans else f"{exc}; a Database checksum reports the damage, and "
+                                                "jetwise clean removes it", Severity.WARNING if config.scans else Severity.ERROR))
+                        if not config.scans:
+                            continue
                     except FormatError as exc:
                         problems.append(
                             Problem(field, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder")
                         )
                         continue
-                    if config.database_source == DatabaseSource.ATTACH:
+                    if header is None:
+                        pass
+                    elif config.database_source == DatabaseSource.ATTACH:
                         if not header.complete:
                             problems.append(Problem(field, f"{db_file} is incomplete; choose 'create' to resume it"))
                         elif header.pages_planned != config.database_pages:
