@@ -135,6 +135,10 @@ def run_cli(argv: Sequence[str]) -> int:
     except (UsageError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return ExitCode.INVALID
+    except EOFError:  # a prompt's input ended (Ctrl-D, Ctrl-Z, a closed console) before an answer
+        print(f"\nerror: the input ended before an answer was typed; nothing was done (jetwise {first} --help lists "
+              "the options that answer instead)", file=sys.stderr)
+        return ExitCode.INVALID
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return ExitCode.ABORTED

@@ -144,8 +144,5 @@ def _reset(roster: Roster, yes: bool) -> int:
 
 
 def _confirmed(question: str) -> bool:
-    """Whether the engineer answered yes at the console (the console closed is a no)."""
-    try:
-        return input(question).strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
+    """Whether the engineer answered yes at the console (its input ending is said by `run_cli`, exit 2)."""
+    return input(question).strip().lower() in ("y", "yes")
