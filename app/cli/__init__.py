@@ -38,7 +38,7 @@ COMMANDS: dict[str, Command] = {
     "init": Command("app.cli.init", "write a complete test configuration with defaults"),
     "validate": Command("app.cli.validate", "check a configuration and print every problem"),
     "import-xml": Command("app.cli.import_xml", "make a JetstressConfig.xml into a Jetwise configuration"),
-    "export-xml": Command("app.cli.export_xml", "write a configuration as a JetstressConfig.xml for Jetstress 2013"),
+    "export-xml": Command("app.cli.export_xml", "write a configuration as a JetstressConfig.xml for its Exchange's Jetstress"),
     "run": Command("app.cli.run", "run a test and judge it"),
     "tune": Command("app.cli.tune", "find the passing thread count and SluggishSessions in short runs"),
     "suite": Command("app.cli.suite", "the ESRP qualification: Performance, Stress, Checksum, Backup, Soft Recovery"),
