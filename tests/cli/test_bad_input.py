@@ -370,6 +370,8 @@ CASES = [
     case("cmd", "/c", "{config}", "/output", "{a_file}", says="/output {a_file} is a file"),
     case("cmd", "/c", "{config}", "/g", says="/g (generate a configuration) is not taken"),
     case("cmd", "/c", "{config}", "/c", "{config}", says="/c is given twice"),
+    case("cmd", "/c", "{config}", "/bogus", says="/bogus is not one of JetstressCmd's switches (jetwise cmd /? lists them)"),
+    case("cmd", "/c", "{config}", "/new", "-Verbose", says="-Verbose is not one of JetstressCmd's switches"),
     case("cmd", "/c", "{not_json}", says="{not_json} is not valid JSON"),
     case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is not a folder"),
     # validate: the fields in the file
