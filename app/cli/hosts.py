@@ -12,7 +12,7 @@ import socket
 import sys
 from pathlib import Path
 
-from app.cli.options import duration_type, host_type, path_type, port_type
+from app.cli.options import controller_type, duration_type, host_type, path_type, port_type
 from app.context import AppContext, writable_destination
 from engine.hosts.controller import HostsMissingError
 from engine.hosts.enrolment import BUNDLE_SUFFIX
@@ -34,8 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = actions.add_parser("add", help="enrol a server: write its one-time bundle and show its code")
     add.add_argument("host", type=host_type, metavar="HOST",
                      help="the server's host name or address, as the controller reaches it")
-    add.add_argument("--controller", metavar="ADDRESS",
-                     help=f"where the agent finds this controller (default: tls://{socket.getfqdn()}:{CONTROLLER_PORT})")
+    add.add_argument("--controller", type=controller_type, metavar="ADDRESS",
+                     help=f"where the agent finds this controller, tls://HOST:PORT (default: tls://{socket.getfqdn()}:"
+                          f"{CONTROLLER_PORT})")
     add.add_argument("--folder", type=path_type, default=Path.cwd(), metavar="FOLDER",
                      help=f"where to write HOST{BUNDLE_SUFFIX} (default: the current folder)")
     actions.add_parser("list", help="the servers enrolled, with their certificates' fingerprints")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context import UsageError, unusable_path, writable_destination
-from engine.hosts.port import port_problem
+from engine.hosts.port import controller_endpoint, port_problem
 from engine.model import options as declared
 from engine.model.host_names import host_problem
 from engine.model.options import Option, assign, flagged
@@ -65,6 +65,15 @@ def host_type(text: str) -> str:
     """A server's name as typed: an RFC 1123 host name or an IP address (`engine.model.host_names`), never a path."""
     if (problem := host_problem(text)) is not None:
         raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def controller_type(text: str) -> str:
+    """Where an agent finds its controller, as typed: tls://HOST:PORT or HOST:PORT (`controller_endpoint`)."""
+    try:
+        controller_endpoint(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 

@@ -460,6 +460,12 @@ CASES = [
     case("hosts", "add", "/srv/mbx1", says="'/srv/mbx1' is not a host name or address (it holds '/')"),
     case("hosts", "add", "", says="HOST: '' is not a host name or address (it is empty)"),
     case("hosts", "add", "mbx1.", says="'mbx1.' is not a host name or address (it has an empty label"),
+    case("hosts", "add", "mbx1", "--controller", "not a url", says="--controller: 'not a url' is not a controller's address "
+         "(its host 'not a url' is no host name or address: it holds ' '): give tls://HOST:PORT, such as "
+         "tls://ctl.contoso.com:8786"),
+    case("hosts", "add", "mbx1", "--controller", "https://ctl.contoso.com:8786", says="(it begins https://, not tls://)"),
+    case("hosts", "add", "mbx1", "--controller", "ctl.contoso.com", says="'ctl.contoso.com' is not a controller's address (it "
+         "names no port)"),
     case("hosts", "reset", says="give --yes to reset: it removes this controller's authority and every server enrolled",
          store="roster"),
     case("hosts", "check", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
