@@ -14,6 +14,7 @@ from typing import Any
 
 from app.context import UsageError, unusable_path, writable_destination
 from engine.hosts.port import controller_endpoint, port_problem
+from engine.io.safety import file_in_the_way
 from engine.model import options as declared
 from engine.model.host_names import host_problem
 from engine.model.options import Option, assign, flagged
@@ -113,7 +114,7 @@ def file_to_write(flag: str, target: Path) -> Path:
     parent = target.absolute().parent
     if target.is_dir() or not parent.is_dir():
         where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({parent})"
-        raise UsageError(f"{flag} {target} {where}; give a file to write".lstrip())
+        raise UsageError(f"{flag} {file_in_the_way(target) or f'{target} {where}'}; give a file to write".lstrip())
     return writable_destination(flag, target)
 
 

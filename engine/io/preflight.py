@@ -18,7 +18,7 @@ from engine.io.files import FileSafetyError, backup_file_path, database_file_pat
 from engine.io.locks import folder_problem
 from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
-from engine.io.safety import destination_problem, link_problem, make_folders, system_folder_problem
+from engine.io.safety import destination_problem, file_in_the_way, link_problem, make_folders, system_folder_problem
 from engine.model.config import (
     LOG_FILE_SIZE_BYTES,
     LOG_FILES_PER_DATABASE,
@@ -58,8 +58,8 @@ def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     """The folder to check for `path`: itself, or its parent when only the leaf is missing."""
     if path.is_dir():
         return path, None
-    if path.exists():
-        return None, f"{path} is a file, not a folder"
+    if (blocked := file_in_the_way(path)) is not None:
+        return None, blocked
     unreachable = missing_root(path)
     if unreachable is not None:
         return None, unreachable

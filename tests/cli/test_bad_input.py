@@ -104,6 +104,13 @@ def _a_file(folder: Path) -> Path:
     return _write(folder, "a-file", "not a folder")
 
 
+def _below_a_file(folder: Path) -> Path:
+    """A configuration whose first database's folder is below a file (a-file/DB1), as a path typed one level off gives."""
+    data = good_data(folder)
+    _databases(data)[0]["database_path"] = str(_a_file(folder) / "DB1")
+    return _write(folder, "below-a-file.json", json.dumps(data, indent=2))
+
+
 def _used_folder(folder: Path) -> Path:
     used = folder / "used"
     used.mkdir()
@@ -225,6 +232,7 @@ PLACES: dict[str, Callable[[Path], Path]] = {
     "roster": _roster,
     "old_suite_across": _old_suite_across,
     "orphan_logs": _orphan_logs,
+    "below_a_file": _below_a_file,
 }
 
 
@@ -368,12 +376,14 @@ CASES = [
     case("cmd", "/c", "{config}", "/throughput", "150", says="/throughput takes 0.001 to 100 (got '150')"),
     case("cmd", "/c", "{config}", "/dbpath", "{tmp}/DB1", says="give /logpath too"),
     case("cmd", "/c", "{config}", "/output", "{a_file}", says="/output {a_file} is a file"),
+    case("cmd", "/c", "{config}", "/output", "{a_file}/results", says="/output {a_file}/results is below {a_file}, which is a "
+         "file, not a folder"),
     case("cmd", "/c", "{config}", "/g", says="/g (generate a configuration) is not taken"),
     case("cmd", "/c", "{config}", "/c", "{config}", says="/c is given twice"),
     case("cmd", "/c", "{config}", "/bogus", says="/bogus is not one of JetstressCmd's switches (jetwise cmd /? lists them)"),
     case("cmd", "/c", "{config}", "/new", "-Verbose", says="-Verbose is not one of JetstressCmd's switches"),
     case("cmd", "/c", "{not_json}", says="{not_json} is not valid JSON"),
-    case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is not a folder"),
+    case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is a file, not a folder"),
     # validate: the fields in the file
     case("validate", "{wrong_type}", says="thread_count: must be a whole number (got 'eight')"),
     case("validate", "{unknown}", says="mailboxes: is not a Jetwise setting"),
@@ -389,13 +399,18 @@ CASES = [
     case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
     case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),
     case("validate", "{nul_path}", says="databases[0].database_path: the path holds a NUL character"),
+    case("validate", "{below_a_file}", says="databases[0].database_path: {tmp}/a-file/DB1 is below {tmp}/a-file, which is a "
+         "file, not a folder"),
     case("validate", "{huge_integer}", says="{huge_integer} holds a number of thousands of digits, too long to be any setting"),
     case("validate", "{set_twice}", says="{set_twice} sets 'thread_count' twice in one object"),
     case("validate", "{bad_mix}", says="operation_mix: inserts + deletes + replaces + reads make 115 %; they must make 100 %"),
     # run
     case("run", says="give either CONFIG.json or --quick"),
     case("run", "{config}", "--quick", says="give either CONFIG.json or --quick"),
-    case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; a run needs a folder of its own"),
+    case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file, not a folder; a run needs a folder of "
+         "its own"),
+    case("run", "{config}", "--output", "{a_file}/run", says="--output {a_file}/run is below {a_file}, which is a file, not a "
+         "folder; a run needs a folder of its own"),
     case("run", "{config}", "--output", "{used}", says="--output {used} already holds a run (result.json)"),
     case("run", "{config}", "--output", "", says="--output: the path is empty"),
     case("run", "{config}", "--output", "n" * 300, says="--output: the path cannot be used: File name too long"),
@@ -430,6 +445,8 @@ CASES = [
     # report
     case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
     case("report", "{used}", "--csv", "{tmp}", says="--csv {tmp} is a folder; give a file to write"),
+    case("report", "{used}", "--html", "{a_file}/r.html", says="--html {a_file}/r.html is below {a_file}, which is a file, not "
+         "a folder; give a file to write"),
     case("report", "{junk_samples}", says="{junk_samples} holds samples Jetwise cannot read"),
     case("report", "no-such-run", says="no-such-run is neither a run folder nor a run id in the store"),
     case("report", "", says="RUN: the path is empty"),
@@ -464,6 +481,7 @@ CASES = [
          "(its host 'not a url' is no host name or address: it holds ' '): give tls://HOST:PORT, such as "
          "tls://ctl.contoso.com:8786"),
     case("hosts", "add", "mbx1", "--controller", "https://ctl.contoso.com:8786", says="(it begins https://, not tls://)"),
+    case("hosts", "add", "mbx1", "--folder", "{a_file}", says="--folder {a_file} is a file, not a folder"),
     case("hosts", "add", "mbx1", "--controller", "ctl.contoso.com", says="'ctl.contoso.com' is not a controller's address (it "
          "names no port)"),
     case("hosts", "reset", says="give --yes to reset: it removes this controller's authority and every server enrolled",
