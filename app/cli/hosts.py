@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from app.cli.options import controller_type, duration_type, host_type, path_type, port_type
-from app.context import AppContext, writable_destination
+from app.context import AppContext, UsageError, writable_destination
 from engine.hosts.controller import HostsMissingError
-from engine.hosts.enrolment import BUNDLE_SUFFIX
+from engine.hosts.enrolment import BUNDLE_SUFFIX, bundle_name
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.port import PortInUseError, controller_on
@@ -54,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
     if args.action == "add":  # before anything is made for the server
-        writable_destination("--folder", args.folder, folder=True)
+        writable_destination("--folder", args.folder, folder=True)  # a file in its way said there
+        if not args.folder.is_dir():
+            raise UsageError(f"--folder {args.folder} does not exist; give the folder to write {bundle_name(args.host)} in")
     try:
         if args.action != "add" and Roster.file_in(hosts_folder()) is None:  # nothing enrolled yet: nothing made
             return _none_enrolled(args)

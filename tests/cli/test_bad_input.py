@@ -38,7 +38,7 @@ from engine.model.config import SCHEMA_VERSION, TestConfig, TestType, default_co
 from engine.model.jetstress.writing import write_xml
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
-from engine.store.paths import DATA_DIR_ENV, STORE_FILE
+from engine.store.paths import DATA_DIR_ENV, STORE_FILE, hosts_folder
 from engine.store.sqlite import Store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
@@ -482,6 +482,8 @@ CASES = [
          "tls://ctl.contoso.com:8786"),
     case("hosts", "add", "mbx1", "--controller", "https://ctl.contoso.com:8786", says="(it begins https://, not tls://)"),
     case("hosts", "add", "mbx1", "--folder", "{a_file}", says="--folder {a_file} is a file, not a folder"),
+    case("hosts", "add", "mbx1", "--folder", "{tmp}/missing", says="--folder {tmp}/missing does not exist; give the folder "
+         "to write mbx1.jwenrol in"),
     case("hosts", "add", "mbx1", "--controller", "ctl.contoso.com", says="'ctl.contoso.com' is not a controller's address (it "
          "names no port)"),
     case("hosts", "reset", says="give --yes to reset: it removes this controller's authority and every server enrolled",
@@ -524,6 +526,7 @@ CASES = [
 ]
 
 RUN_IN_THE_ROOT = next(c for c in CASES if c.arguments == ("run", "{config}", "--output", "/"))
+HOSTS_ADD = [c for c in CASES if c.arguments[:2] == ("hosts", "add")]
 
 
 # Running a case --------------------------------------------------------------------------------------
@@ -583,6 +586,13 @@ def test_a_command_told_to_write_in_the_root_or_a_system_folder_writes_nothing_t
     outcome = run_case(case, tmp_path)
     assert outcome.code == ExitCode.INVALID and case.words in outcome.text, outcome.text
     assert (set(os.listdir("/")), set(os.listdir("/usr"))) == before
+
+
+@pytest.mark.parametrize("case", HOSTS_ADD, ids=[c.title for c in HOSTS_ADD])
+def test_a_server_refused_at_hosts_add_leaves_no_authority_and_no_bundle(case: Case, tmp_path: Path) -> None:
+    """Refused before the controller's authority is made: nothing in its data folder, no bundle or scratch file."""
+    assert run_case(case, tmp_path).code == ExitCode.INVALID
+    assert not hosts_folder().exists() and not [p for p in tmp_path.rglob("*") if p.name != "a-file"]
 
 
 def test_every_case_is_its_own() -> None:
