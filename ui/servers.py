@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
-from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_on
+from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_endpoint, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.model.host_names import host_problem
@@ -194,8 +194,12 @@ class ServersDialog(QDialog):
             self.say("Give the server's name: its host name or address, as this controller reaches it." if not host else
                      f"{folder} is not a folder: give the folder to write the bundle in.", error=True)
             return None
-        if (problem := host_problem(host)) is not None:  # said before the controller's authority is made
-            self.say(f"{host} was not added: {problem}.", error=True)
+        try:  # said before the controller's authority is made
+            if (problem := host_problem(host)) is not None:
+                raise ValueError(problem)
+            controller_endpoint(controller)
+        except ValueError as exc:
+            self.say(f"{host} was not added: {exc}.", error=True)
             return None
         try:
             enrolled = self.roster().add(host, controller, folder)

@@ -38,7 +38,7 @@ COMMANDS: dict[str, Command] = {
     "init": Command("app.cli.init", "write a complete test configuration with defaults"),
     "validate": Command("app.cli.validate", "check a configuration and print every problem"),
     "import-xml": Command("app.cli.import_xml", "make a JetstressConfig.xml into a Jetwise configuration"),
-    "export-xml": Command("app.cli.export_xml", "write a configuration as a JetstressConfig.xml for Jetstress 2013"),
+    "export-xml": Command("app.cli.export_xml", "write a configuration as a JetstressConfig.xml for its Exchange's Jetstress"),
     "run": Command("app.cli.run", "run a test and judge it"),
     "tune": Command("app.cli.tune", "find the passing thread count and SluggishSessions in short runs"),
     "suite": Command("app.cli.suite", "the ESRP qualification: Performance, Stress, Checksum, Backup, Soft Recovery"),
@@ -134,6 +134,10 @@ def run_cli(argv: Sequence[str]) -> int:
         return int(module.run(parsed, context))
     except (UsageError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return ExitCode.INVALID
+    except EOFError:  # a prompt's input ended (Ctrl-D, Ctrl-Z, a closed console) before an answer
+        print(f"\nerror: the input ended before an answer was typed; nothing was done (jetwise {first} --help lists "
+              "the options that answer instead)", file=sys.stderr)
         return ExitCode.INVALID
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

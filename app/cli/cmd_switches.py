@@ -2,12 +2,14 @@
 
 A switch starts with `/` or `-` and is matched without regard to case; its values are the words up to
 the next switch. A path on Linux starts with `/` too, so only the switch names below are switches:
-`/c /tmp/config.xml` reads `/tmp/config.xml` as the value of /c.
+`/c /tmp/config.xml` reads `/tmp/config.xml` as the value of /c, while `/c a.xml /bogus` refuses /bogus as a
+switch JetstressCmd does not have, not as a second value of /c.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +41,7 @@ JetstressCmd's switches, so that a runbook works by changing the program's name:
   --simulate P     run on a simulated storage model instead of the disk (Jetwise's, for rehearsals)
 Exit code: 0 Pass, 1 Fail, 2 bad input, 3 stopped or an error.
 """
+_LIKE_A_SWITCH = re.compile(r"[/-][A-Za-z?]+")  # /bogus: a mistyped switch where its switch has its values already
 
 
 @dataclass
@@ -99,6 +102,9 @@ def parse_switches(words: list[str]) -> CmdSwitches:
         if name in seen and name not in ("dbpath", "logpath"):
             raise UsageError(f"/{name} is given twice; give it once")
         seen.add(name)
+        stray = next((value for value in values if _LIKE_A_SWITCH.fullmatch(value)), None)
+        if stray is not None and isinstance(wanted, int) and len(values) > wanted:
+            raise UsageError(f"{stray} is not one of JetstressCmd's switches (jetwise cmd /? lists them)")
         if wanted == 0 and values:
             raise UsageError(f"/{name} takes no value (got '{values[0]}')")
         if wanted == 1 and len(values) != 1:

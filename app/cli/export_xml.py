@@ -34,6 +34,6 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
     for note in export_notes(config):
         print(f"note: {note}", file=sys.stderr)
-    print(f"Wrote {output} for Jetstress 2013: {config.database_count} database(s), {config.thread_count} thread(s)"
+    print(f"Wrote {output} for {config.generation.jetstress}: {config.database_count} database(s), {config.thread_count} thread(s)"
           f"{', auto-tuned' if args.auto_tune else ''}", file=sys.stderr)
     return ExitCode.PASS

@@ -12,10 +12,10 @@ import socket
 import sys
 from pathlib import Path
 
-from app.cli.options import duration_type, host_type, path_type, port_type
-from app.context import AppContext, writable_destination
+from app.cli.options import controller_type, duration_type, host_type, path_type, port_type
+from app.context import AppContext, UsageError, writable_destination
 from engine.hosts.controller import HostsMissingError
-from engine.hosts.enrolment import BUNDLE_SUFFIX
+from engine.hosts.enrolment import BUNDLE_SUFFIX, bundle_name
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.port import PortInUseError, controller_on
@@ -34,8 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = actions.add_parser("add", help="enrol a server: write its one-time bundle and show its code")
     add.add_argument("host", type=host_type, metavar="HOST",
                      help="the server's host name or address, as the controller reaches it")
-    add.add_argument("--controller", metavar="ADDRESS",
-                     help=f"where the agent finds this controller (default: tls://{socket.getfqdn()}:{CONTROLLER_PORT})")
+    add.add_argument("--controller", type=controller_type, metavar="ADDRESS",
+                     help=f"where the agent finds this controller, tls://HOST:PORT (default: tls://{socket.getfqdn()}:"
+                          f"{CONTROLLER_PORT})")
     add.add_argument("--folder", type=path_type, default=Path.cwd(), metavar="FOLDER",
                      help=f"where to write HOST{BUNDLE_SUFFIX} (default: the current folder)")
     actions.add_parser("list", help="the servers enrolled, with their certificates' fingerprints")
@@ -53,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, _context: AppContext) -> int:
     if args.action == "add":  # before anything is made for the server
-        writable_destination("--folder", args.folder, folder=True)
+        writable_destination("--folder", args.folder, folder=True)  # a file in its way said there
+        if not args.folder.is_dir():
+            raise UsageError(f"--folder {args.folder} does not exist; give the folder to write {bundle_name(args.host)} in")
     try:
         if args.action != "add" and Roster.file_in(hosts_folder()) is None:  # nothing enrolled yet: nothing made
             return _none_enrolled(args)
@@ -144,8 +147,5 @@ def _reset(roster: Roster, yes: bool) -> int:
 
 
 def _confirmed(question: str) -> bool:
-    """Whether the engineer answered yes at the console (the console closed is a no)."""
-    try:
-        return input(question).strip().lower() in ("y", "yes")
-    except EOFError:
-        return False
+    """Whether the engineer answered yes at the console (its input ending is said by `run_cli`, exit 2)."""
+    return input(question).strip().lower() in ("y", "yes")

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from app.context import UsageError, unusable_path, writable_destination
-from engine.hosts.port import port_problem
+from engine.hosts.port import controller_endpoint, port_problem
+from engine.io.safety import file_in_the_way
 from engine.model import options as declared
 from engine.model.host_names import host_problem
 from engine.model.options import Option, assign, flagged
@@ -68,6 +69,15 @@ def host_type(text: str) -> str:
     return text
 
 
+def controller_type(text: str) -> str:
+    """Where an agent finds its controller, as typed: tls://HOST:PORT or HOST:PORT (`controller_endpoint`)."""
+    try:
+        controller_endpoint(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def file_path_type(text: str) -> Path:
     """A file's path as typed: as `path_type`, and not ending in a separator, which names a folder."""
     path = path_type(text)
@@ -104,7 +114,7 @@ def file_to_write(flag: str, target: Path) -> Path:
     parent = target.absolute().parent
     if target.is_dir() or not parent.is_dir():
         where = "is a folder" if target.is_dir() else f"is in a folder that does not exist ({parent})"
-        raise UsageError(f"{flag} {target} {where}; give a file to write".lstrip())
+        raise UsageError(f"{flag} {file_in_the_way(target) or f'{target} {where}'}; give a file to write".lstrip())
     return writable_destination(flag, target)
 
 

@@ -109,9 +109,9 @@ def _jetstress_folder(folder: Path) -> None:
     writable_destination("--jetstress", folder, folder=True)
     if folder.is_dir():
         return
-    if folder.exists() or not folder.parent.is_dir():
-        where = "is not a folder" if folder.exists() else f"is in a folder that does not exist ({folder.parent})"
-        raise UsageError(f"--jetstress {folder} {where}; give the folder to write the files in")
+    if not folder.parent.is_dir():  # a file in its way is said by writable_destination
+        raise UsageError(f"--jetstress {folder} is in a folder that does not exist ({folder.parent}); give the folder to "
+                         "write the files in")
     try:
         make_folders(folder)
     except OSError as exc:

@@ -14,7 +14,6 @@ import ssl
 import time
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -37,7 +36,7 @@ from engine.hosts.messages import (
     to_agent,
 )
 from engine.hosts.part import Part, run_part
-from engine.hosts.port import address_in_use
+from engine.hosts.port import address_in_use, controller_endpoint
 from engine.hosts.tls import context, refused_by
 from engine.hosts.trust import Identity, fingerprint, key_request, same_key
 from engine.protocol import PROTOCOL_VERSION
@@ -52,13 +51,6 @@ class AgentRefusedError(RuntimeError):
 
 class ControllerAbsentError(AgentRefusedError):
     """Nothing answers at the controller's address (yet): the agent waits for it."""
-
-
-def _address(controller: str) -> tuple[str, int]:
-    parts = urlsplit(controller if "://" in controller else f"tls://{controller}")
-    if parts.scheme != "tls" or parts.hostname is None or parts.port is None:
-        raise AgentRefusedError(f"the controller's address {controller!r} is not tls://HOST:PORT")
-    return parts.hostname, parts.port
 
 
 def _refusal_words(controller: str, reason: str) -> str:
@@ -84,7 +76,10 @@ def _tls_error(exc: BaseException) -> ssl.SSLError | None:
 async def _connected(membership: Membership, identity: Identity, listen: str | None, port: int) -> ClientConnection:
     """The link to the controller, its certificate checked against the one pinned at enrolment."""
     controller = membership.controller
-    host, controller_port = _address(controller)
+    try:
+        host, controller_port = controller_endpoint(controller)
+    except ValueError as exc:
+        raise AgentRefusedError(str(exc)) from None
     if membership.controller_pem is None:
         raise AgentRefusedError("this agent was enrolled by an earlier Jetwise that did not keep its controller's "
                                 "certificate: enrol it again with a new bundle (jetwise hosts add on the controller)")

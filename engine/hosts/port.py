@@ -2,7 +2,8 @@
 other program on this server holds.
 
 A port another program holds is found as the controller (or the agent) starts listening, before any test begins, and
-said as such (`PortInUseError`), not as the listener's own failure.
+said as such (`PortInUseError`), not as the listener's own failure. Where an agent finds its controller is
+tls://HOST:PORT (`controller_endpoint`), read alike where it is typed and where the agent connects.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import errno
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from urllib.parse import urlsplit
 
 from engine.hosts.controller import Controller
-from engine.hosts.roster import Roster
+from engine.hosts.roster import CONTROLLER_PORT, Roster
+from engine.model.host_names import host_flaw
+from engine.model.units import as_typed
 
 LOWEST_PORT, HIGHEST_PORT = 1, 65535
 _IN_USE = {errno.EADDRINUSE, getattr(errno, "WSAEADDRINUSE", errno.EADDRINUSE)}  # Windows's own number for it
@@ -23,6 +27,32 @@ def port_problem(port: int) -> str | None:
     if LOWEST_PORT <= port <= HIGHEST_PORT:
         return None
     return f"give a port from {LOWEST_PORT} to {HIGHEST_PORT} (got {port})"
+
+
+def controller_endpoint(address: str) -> tuple[str, int]:
+    """The host and port of `address`, where an agent finds its controller: tls://HOST:PORT, or HOST:PORT; a
+    ValueError says why `address` is none, as `jetwise hosts add --controller` and the agent both read it."""
+    try:
+        parts = urlsplit(address if "://" in address else f"tls://{address}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a bracket left open, or a port that is no number up to 65535
+        parts, host, port = None, "", 0
+    if parts is None or (port is not None and port_problem(port) is not None):
+        bare = address.count(":") > 2 and "[" not in address  # an IPv6 address's colons read as the port's
+        why = "it is not HOST:PORT with a port from 1 to 65535" + ("; an IPv6 address goes in brackets, [fd00::21]"
+                                                                   if bare else "")
+    elif parts.scheme != "tls":
+        why = f"it begins {parts.scheme}://, not tls://"
+    elif parts.path or parts.query or parts.fragment or parts.username is not None:
+        why = "it holds more than HOST:PORT"
+    elif (flaw := host_flaw(host)) is not None:
+        why = f"its host {as_typed(host)} is no host name or address: {flaw}"
+    elif port is None:
+        why = "it names no port"
+    else:
+        return host, port
+    raise ValueError(f"{as_typed(address)} is not a controller's address ({why}): give tls://HOST:PORT, such as "
+                     f"tls://ctl.contoso.com:{CONTROLLER_PORT}")
 
 
 class PortInUseError(RuntimeError):

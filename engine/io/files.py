@@ -20,8 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.io.pages import (
+    HEADER_BYTES,
+    PAGE_MAGIC,
     SECTOR_BYTES,
     BlockWriter,
+    DamagedHeaderError,
     DatabaseHeader,
     FormatError,
     LogFileHeader,
@@ -161,8 +164,10 @@ def prepare_database(
     log: Callable[[str], None] = lambda _text: None,
     first: DatabaseHeader | None = None,
     part: int = 0,
+    as_it_is: bool = False,
 ) -> DatabaseHeader:
-    """Create, resume or attach the database file at `path` and return its header.
+    """Create, resume or attach the database file at `path` and return its header; `as_it_is` (a scan) takes a Jetwise
+    database whose header is damaged as it stands (`_as_it_stands`), for the scan to report the damage.
 
     An instance's further database files (`part` 1 on) belong to its first, whose header is `first`: they carry its
     database id, and a file of another instance's set is recreated (create) or refused (attach)."""
@@ -173,6 +178,10 @@ def prepare_database(
         return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     try:
         header = read_database_header(path)
+    except DamagedHeaderError as exc:
+        if not as_it_is:
+            raise FileSafetyError(f"{exc}; a Database checksum reports the damage, and jetwise clean removes it") from exc
+        return _as_it_stands(path, exc, part)
     except FormatError as exc:
         raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
     if header.page_bytes != PAGE_SIZE_BYTES:
@@ -203,6 +212,17 @@ def prepare_database(
         return header
     log(f"Resuming creation of {path} at page {header.pages_created} of {header.pages_planned}")
     return _fill(backend, path, header, unbuffered, progress, should_stop)
+
+
+def _as_it_stands(path: Path, damaged: DamagedHeaderError, part: int) -> DatabaseHeader:
+    """A damaged header's database as the file stands: its length in whole pages, its id from its first page (which
+    the damage to the header did not touch), else from the header as it is."""
+    with open(path, "rb") as handle:
+        handle.seek(PAGE_SIZE_BYTES)
+        page = handle.read(HEADER_BYTES)
+    db_id = page[16:32] if page[:8] == PAGE_MAGIC else damaged.db_id
+    pages = path.stat().st_size // PAGE_SIZE_BYTES
+    return DatabaseHeader(db_id, PAGE_SIZE_BYTES, pages, pages, 0, part)
 
 
 def _create(

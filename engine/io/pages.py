@@ -302,41 +302,54 @@ def _read_head(path: Path) -> bytes:
         return handle.read(SECTOR_BYTES)
 
 
-def _checked_head(path: Path, magic: bytes, what: str) -> bytes:
+class DamagedHeaderError(FormatError):
+    """A header Jetwise wrote that no longer verifies: its magic, format version and kind intact, its checksum wrong.
+    The file is Jetwise's and damaged (a checksum reports it, clean removes it), never a file of someone else's."""
+
+    def __init__(self, path: Path, what: str, head: bytes) -> None:
+        super().__init__(f"{path} is a Jetwise {what} whose header is damaged (its checksum does not match)")
+        self.db_id: bytes = _HEADER.unpack_from(head, 0)[4]  # as it stands: the damage may be there too
+
+
+def _checked_head(path: Path, magic: bytes, what: str, kind: Kind) -> bytes:
     try:
         head = _read_head(path)
     except OSError as exc:
         raise FormatError(f"{path} cannot be read ({exc.strerror})") from exc
     if len(head) < SECTOR_BYTES or head[:8] != magic:
         raise FormatError(f"{path} is not a Jetwise {what} (no Jetwise header)")
-    (version,) = struct.unpack_from("<H", head, 8)
+    version, written_kind = struct.unpack_from("<HH", head, 8)
     if version != FORMAT_VERSION:
         raise FormatError(f"{path} is a Jetwise {what} of format {version}; this version reads {FORMAT_VERSION}")
     if not verify_checksum(head, SECTOR_BYTES):
-        raise FormatError(f"{path} has a damaged Jetwise header (checksum mismatch)")
+        if written_kind == kind:
+            raise DamagedHeaderError(path, what, head)
+        raise FormatError(f"{path} is not a Jetwise {what} (its header is not one Jetwise wrote)")
     return head
 
 
 def read_database_header(path: Path) -> DatabaseHeader:
     """The header of a Jetwise database file; FormatError if it is not one."""
-    head = _checked_head(path, DB_FILE_MAGIC, "database")
+    head = _checked_head(path, DB_FILE_MAGIC, "database", Kind.DB_FILE_HEADER)
     _m, _v, _k, _c, db_id, part, _s = _HEADER.unpack_from(head, 0)
     page_bytes, planned, created, created_ns, _ = _DB_FILE_BODY.unpack_from(head, HEADER_BYTES)
     return DatabaseHeader(db_id, page_bytes, planned, created, created_ns, part)
 
 
 def read_log_header(path: Path) -> LogFileHeader:
-    head = _checked_head(path, LOG_FILE_MAGIC, "log file")
+    head = _checked_head(path, LOG_FILE_MAGIC, "log file", Kind.LOG_FILE_HEADER)
     _m, _v, _k, _c, db_id, _n, _s = _HEADER.unpack_from(head, 0)
     file_bytes, slot, sector_bytes, created_ns = _LOG_FILE_BODY.unpack_from(head, HEADER_BYTES)
     return LogFileHeader(db_id, file_bytes, slot, sector_bytes, created_ns)
 
 
 def is_jetwise_file(path: Path) -> bool:
-    """True when `path` carries a valid Jetwise database or log header."""
+    """True when `path` carries a Jetwise database or log header: valid, or one Jetwise wrote that is damaged."""
     for reader in (read_database_header, read_log_header):
         try:
             reader(path)
+            return True
+        except DamagedHeaderError:
             return True
         except FormatError:
             continue

@@ -14,21 +14,25 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import backup_file_path, database_file_path, database_files, log_file_path
+from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, existing_logs, log_file_path
 from engine.io.locks import folder_problem
-from engine.io.pages import FormatError, read_database_header, read_log_header
+from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
-from engine.io.safety import destination_problem, link_problem, make_folders, system_folder_problem
+from engine.io.safety import destination_problem, file_in_the_way, link_problem, make_folders, system_folder_problem
 from engine.model.config import (
     LOG_FILE_SIZE_BYTES,
     LOG_FILES_PER_DATABASE,
     PAGE_SIZE_BYTES,
     DatabaseSource,
+    DatabaseSpec,
     TestConfig,
     TestType,
 )
+from engine.model.growth import growth_bound_bytes, growth_words
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
+
+SPACE_KINDS = ("databases", "logs", "backups", "growth")  # what a volume's space goes to, in the words that say it
 
 
 def missing_root(path: Path, platform: str = sys.platform) -> str | None:
@@ -54,8 +58,8 @@ def existing_folder(path: Path) -> tuple[Path | None, str | None]:
     """The folder to check for `path`: itself, or its parent when only the leaf is missing."""
     if path.is_dir():
         return path, None
-    if path.exists():
-        return None, f"{path} is a file, not a folder"
+    if (blocked := file_in_the_way(path)) is not None:
+        return None, blocked
     unreachable = missing_root(path)
     if unreachable is not None:
         return None, unreachable
@@ -95,7 +99,8 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
     problems: list[Problem] = []
     probes: dict[Path, UnbufferedProbe] = {}
     needs: dict[int, int] = defaultdict(int)  # device -> bytes still to allocate
-    log_needs: dict[int, int] = defaultdict(int)  # ... of them for log files
+    kinds: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))  # ... of them by kind (backups the rest)
+    growth = growth_bound_bytes(config)  # what the test may add to each database file
     log_sets: dict[int, int] = defaultdict(int)  # device -> instances whose logs go there
     device_paths: dict[int, list[str]] = defaultdict(list)
     device_folder: dict[int, Path] = {}
@@ -143,14 +148,24 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                     problems.append(Problem(field, f"{db_file} {unsafe}"))
                     continue
                 if db_file.exists():
+                    header: DatabaseHeader | None = None
                     try:
                         header = read_database_header(db_file)
+                    except DamagedHeaderError as exc:  # Jetwise's, damaged: a scan reports it, any other test refuses it
+                        scan = "checksum" if config.test_type == TestType.DATABASE_CHECKSUM else "backup"
+                        problems.append(Problem(field, f"{exc}: the {scan} reads it as it is and reports the damage"
+                                                if config.scans else f"{exc}; a Database checksum reports the damage, and "
+                                                "jetwise clean removes it", Severity.WARNING if config.scans else Severity.ERROR))
+                        if not config.scans:
+                            continue
                     except FormatError as exc:
                         problems.append(
                             Problem(field, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder")
                         )
                         continue
-                    if config.database_source == DatabaseSource.ATTACH:
+                    if header is None:
+                        pass
+                    elif config.database_source == DatabaseSource.ATTACH:
                         if not header.complete:
                             problems.append(Problem(field, f"{db_file} is incomplete; choose 'create' to resume it"))
                         elif header.pages_planned != config.database_pages:
@@ -190,15 +205,19 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                     ))
                 if config.database_source == DatabaseSource.ATTACH:
                     needed = 0
-                needs[device] += needed
+                needs[device] += needed + growth
+                kinds[device]["databases"] += needed
+                kinds[device]["growth"] += growth
                 device_paths[device].append(f"database {index + 1}" + (f" file {part + 1}" if part else ""))
             else:
                 needed, problem = _log_space(path, index, config.log_space_bytes_per_database)
+                if problem is None and config.scans:
+                    problem = _logs_without_their_database(config, spec, index)
                 if problem is not None:
                     problems.append(Problem(field, problem))
                     continue
                 needs[device] += needed
-                log_needs[device] += needed
+                kinds[device]["logs"] += needed
                 log_sets[device] += 1
                 device_paths[device].append(f"log {index + 1}")
     problems += _lock_problems(config)
@@ -210,9 +229,13 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
         free = free_space[device] if device in free_space else shutil.disk_usage(folder).free  # a backup folder's own
         if needed > free:
             what = ", ".join(device_paths[device])
-            words = f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there"
+            kind = kinds[device]
+            kind["backups"] = needed - sum(kind.values())
+            words = (f"the volume of {folder} has {format_bytes(free)} free; {what} need {format_bytes(needed)} there: "
+                     + ", ".join(f"{name} {format_bytes(kind[name])}" for name in SPACE_KINDS if kind[name])
+                     + (f" for {growth_words(config)}" if kind["growth"] else ""))
             circular = LOG_FILES_PER_DATABASE * LOG_FILE_SIZE_BYTES * log_sets[device]  # what any other test's logs take
-            if config.recovers and needed - log_needs[device] + circular <= free:  # the replay's logs are the excess
+            if config.recovers and kind["databases"] + circular <= free:  # the logs to replay (and their growth) are the excess
                 problems.append(Problem("log_files_to_replay", f"{words}: {config.log_files_to_replay:,} log files to "
                                         f"replay per instance ({format_bytes(LOG_FILE_SIZE_BYTES)} each) do not fit"))
                 continue
@@ -313,6 +336,24 @@ def _log_space(folder: Path, index: int, total: int) -> tuple[int, str | None]:
             return 0, f"{exc}; Jetwise does not write into files it did not create: move it or choose another folder"
         needed -= min(needed, path.stat().st_size)
     return needed, None
+
+
+def _logs_without_their_database(config: TestConfig, spec: DatabaseSpec, index: int) -> str | None:
+    """Why a scan cannot read back the logs of database `index`: a database of theirs removed (the scan would make a new
+    one beside them) or another database's logs beside it; None when they are its own, or there are none."""
+    db_file = database_file_path(spec.database_path, index)
+    try:
+        db_id = read_database_header(db_file).db_id if db_file.exists() else b""
+        existing_logs(spec.log_path, index, db_id, max(1, config.log_files_to_checksum))
+    except FormatError:
+        return None  # a database Jetwise did not write is said at its own field
+    except FileSafetyError as exc:
+        if db_id:
+            return f"{exc}: move them out of {spec.log_path}, or choose another log folder"
+        return (f"{spec.log_path} holds the logs of a database that is no longer in {spec.database_path} ({db_file.name}): "
+                "Jetwise checks a database's logs only with their own database; put the database back, or move its logs "
+                "out of the folder")
+    return None
 
 
 def _first_field_on(config: TestConfig, device: int) -> str:

@@ -163,13 +163,25 @@ def system_folder_problem(folder: Path) -> str | None:
     return None if found is None else f"{folder} is {found[0]}; give a folder of its own{found[1]}"
 
 
+def file_in_the_way(folder: Path) -> str | None:
+    """Why no folder can be at `folder`, when a file is there or where a folder above it would be (a-file/DB1): said
+    as a file, never as a folder missing."""
+    for each in (folder, *folder.parents):
+        if each.exists():
+            if each.is_dir():
+                return None
+            return f"{folder} is {'a file' if each == folder else f'below {each}, which is a file'}, not a folder"
+    return None
+
+
 def destination_problem(path: Path, *, folder: bool = False) -> str | None:
     """Why Jetwise writes nothing the engineer asked for at `path`, if it does not: a folder (`folder`) or a file's
-    folder that is the root of its file system or a system folder (`system_folder_problem`), or a file's name that
-    is a link, a folder or a device (`link_problem`). The one rule for every command and window action that writes
-    where the engineer says: a run's, a suite's or a tuning's folder, a report, an export, a configuration."""
+    folder that is the root of its file system or a system folder (`system_folder_problem`), a folder that is or is
+    below a file (`file_in_the_way`), or a file's name that is a link, a folder or a device (`link_problem`). The one
+    rule for every command and window action that writes where the engineer says: a run's, a suite's or a tuning's
+    folder, a report, an export, a configuration."""
     if folder:
-        return system_folder_problem(path)
+        return system_folder_problem(path) or file_in_the_way(path)
     if (unsafe := link_problem(path)) is not None:
         return f"{path} {unsafe}"
     where = Path(os.path.abspath(path)).parent

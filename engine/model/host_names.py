@@ -39,11 +39,12 @@ def file_name_of(host: str) -> str:
 
 def host_problem(host: str) -> str | None:
     """Why `host` names no server, if it names none: said with what a host name may be."""
-    why = _why_not(host)
+    why = host_flaw(host)
     return None if why is None else f"{as_typed(host)} is not a host name or address ({why}): {WHAT_A_HOST_IS}"
 
 
-def _why_not(host: str) -> str | None:
+def host_flaw(host: str) -> str | None:
+    """What keeps `host` from being a host name or address ("it holds ' '"), if anything does."""
     if not host:
         return "it is empty"
     try:

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.io.files import database_file_path, database_files
 from engine.io.locks import LOCK_FILE
-from engine.io.safety import link_problem, system_folder_problem, write_text
+from engine.io.safety import file_in_the_way, link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
 from engine.results.counters import cache_figures, stream_figures
 from engine.results.figures import merge_streams, percentile_figures
@@ -77,8 +77,8 @@ def run_id_of(folder: Path) -> str | None:
 def output_folder_problem(folder: Path) -> str | None:
     """Why `folder` cannot take a new run's files, if it cannot: two runs' samples and logs are never mixed, no run
     goes into a system folder or among other files, and nothing is written through a link planted at a name."""
-    if folder.exists() and not folder.is_dir():
-        return f"{folder} is a file; a run needs a folder of its own"
+    if (blocked := file_in_the_way(folder)) is not None:
+        return f"{blocked}; a run needs a folder of its own"
     if (system := system_folder_problem(folder)) is not None:
         return system
     held = [name for name in RUN_FILES if os.path.lexists(folder / name)]

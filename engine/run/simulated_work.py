@@ -24,6 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.growth import INSERT_LOG_BYTES
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
 from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
@@ -34,7 +35,7 @@ from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, solve
 from engine.run.streams import mix_of
-from engine.workload.instance import DELETE_LOG_BYTES, INSERT_LOG_BYTES, REPLACE_LOG_BYTES
+from engine.workload.instance import DELETE_LOG_BYTES, REPLACE_LOG_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import DB_READ, LOG_READ, LOG_WRITE, InstanceInterval

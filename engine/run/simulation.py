@@ -24,6 +24,7 @@ from pathlib import Path
 
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.growth import growth_bytes_per_transaction
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.note_schema import RunNote
@@ -37,7 +38,6 @@ from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
 from engine.run.streams import Mix, maintenance_reads_per_s, mix_of
 from engine.run.sweep import SweepPlan
-from engine.workload.growth import growth_bytes_per_transaction
 from engine.workload.pacing import cycle_ms, rest_per_read_wait
 from engine.workload.stats import (
     BDM_READ,

@@ -165,7 +165,7 @@ class _Worker:
                     headers.append(prepare_database(
                         self.backend, path, sizes[part] // PAGE_SIZE_BYTES, config.database_source,
                         unbuffered=self.spec.unbuffered, progress=progress, should_stop=self.channels.stop.is_set,
-                        log=self.log, first=headers[0] if headers else None, part=part))
+                        log=self.log, first=headers[0] if headers else None, part=part, as_it_is=config.scans))
                 except CreationInterruptedError as exc:
                     self.log(str(exc), "warning")
                     return None

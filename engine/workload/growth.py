@@ -6,7 +6,8 @@ The ESRP paper's two-hour Performance run grew its 12 databases by 12.17 GB: 290
 (docs/workload.md). Jetwise's inserts split as often as ESE's (`SPLIT_CHANCE`); half of the splits take their page at
 the end (`SPLIT_PAGES_AT_END`), which gives those 290 bytes at the paper's mix and cache, and a database grows by what
 a test does to it, run after run. A test database sized at a share of its production size grows by that share as much
-(`end_share`), as its cache is that share of the production cache.
+(`end_share`), as its cache is that share of the production cache. The model, and the most a test grows by, which
+preflight reserves, are in `engine.model.growth`.
 
 The new pages are real: each step writes `EXTENSION_PAGES` formatted pages after the last, flushes them, then records
 the new length in the file's header, so the next test attaches the grown database and a checksum reads it whole. The
@@ -21,25 +22,11 @@ from engine.io.files import persist_header
 from engine.io.pages import SECTOR_BYTES, BlockWriter, DatabaseHeader, read_database_header
 from engine.io.parts import part_base
 from engine.io.platform import IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.growth import EXTENSION_PAGES
 from engine.workload.context import InstanceContext, failed_io, report
 from engine.workload.errors import PAGE
 from engine.workload.stats import DB_WRITE, ThreadMeter
-
-SPLIT_CHANCE = 0.0725  # inserts that split their leaf: about 4.5 % of flush writes are two pages
-SPLIT_PAGES_AT_END = 0.5  # splits whose new page extends the database; the rest reuse space that deletes freed
-EXTENSION_PAGES = 256  # ESE's database extension size (JET_paramDbExtensionSize): 8 MiB of 32 KiB pages
-
-
-def end_share(config: TestConfig) -> float:
-    """The share of splits whose page extends the database: half, scaled as the test databases are from their
-    production size (a database at 1 % of its size grows by 1 % as much, so it grows in the same proportion)."""
-    return SPLIT_PAGES_AT_END * config.production_share
-
-
-def growth_bytes_per_transaction(config: TestConfig) -> float:
-    """What one transaction of the configured mix adds to its database on average."""
-    return config.operation_mix.insert_percent / 100.0 * SPLIT_CHANCE * end_share(config) * PAGE_SIZE_BYTES
 
 
 class Growth:

@@ -31,6 +31,7 @@ from engine.io.pages import BlockWriter
 from engine.io.parts import open_database, part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.growth import INSERT_LOG_BYTES, SPLIT_CHANCE, end_share
 from engine.workload.background import Maintenance, Replication
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
 from engine.workload.context import (
@@ -47,7 +48,7 @@ from engine.workload.context import (
 )
 from engine.workload.errors import PAGE
 from engine.workload.flushmap import Written
-from engine.workload.growth import SPLIT_CHANCE, Growth, end_share
+from engine.workload.growth import Growth
 from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
@@ -55,8 +56,8 @@ from engine.workload.pacing import MAX_CREDIT_NS, pause_ns, rest_per_read_wait
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
 
 # Log bytes one update appends, by kind (an insert carries the new record, a delete
-# little more than the key). Weighted by the default mix: about 2,350 bytes per update.
-INSERT_LOG_BYTES = 2900
+# little more than the key; an insert's, `INSERT_LOG_BYTES`, bounds a Soft Recovery's growth). Weighted by the
+# default mix: about 2,350 bytes per update.
 DELETE_LOG_BYTES = 1200
 REPLACE_LOG_BYTES = 2600
 SPAN_CHANCE = 0.03  # read transactions that continue onto the next leaf: about 1 % of reads are 64 KiB

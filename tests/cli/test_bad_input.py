@@ -30,12 +30,15 @@ from app.cli.console import ConsoleRenderer
 from engine.hosts.roster import ROSTER_FILE, RosterFile
 from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
+from engine.io.files import prepare_logs
+from engine.io.pages import new_database_id
+from engine.io.platform import default_backend
 from engine.io.safety import make_folders, write_text
-from engine.model.config import SCHEMA_VERSION, TestConfig, default_config
+from engine.model.config import SCHEMA_VERSION, TestConfig, TestType, default_config
 from engine.model.jetstress.writing import write_xml
 from engine.model.validation import Problem, Severity
 from engine.protocol import ExitCode, LogEvent
-from engine.store.paths import DATA_DIR_ENV, STORE_FILE
+from engine.store.paths import DATA_DIR_ENV, STORE_FILE, hosts_folder
 from engine.store.sqlite import Store
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "bad-input.md"
@@ -101,6 +104,13 @@ def _a_file(folder: Path) -> Path:
     return _write(folder, "a-file", "not a folder")
 
 
+def _below_a_file(folder: Path) -> Path:
+    """A configuration whose first database's folder is below a file (a-file/DB1), as a path typed one level off gives."""
+    data = good_data(folder)
+    _databases(data)[0]["database_path"] = str(_a_file(folder) / "DB1")
+    return _write(folder, "below-a-file.json", json.dumps(data, indent=2))
+
+
 def _used_folder(folder: Path) -> Path:
     used = folder / "used"
     used.mkdir()
@@ -160,6 +170,16 @@ def _roster(folder: Path) -> Path:
     return folder / "controller"
 
 
+def _orphan_logs(folder: Path) -> Path:
+    """A checksum's configuration whose first database was removed and whose logs stayed beside it."""
+    config = good_config(folder).model_copy(update={"test_type": TestType.DATABASE_CHECKSUM})
+    for spec in config.databases:
+        make_folders(spec.log_path)
+    prepare_logs(default_backend(), config.databases[0].log_path, 0, new_database_id(), unbuffered=False, count=1)
+    save_config(config, folder / "checksum.json")
+    return folder / "checksum.json"
+
+
 def _old_suite_across(folder: Path) -> Path:
     """A suite across servers as an earlier Jetwise recorded it (suite record 2): its servers beside its configuration."""
     stages = [{"test_type": kind} for kind in ("performance", "stress", "database_checksum", "database_backup",
@@ -211,6 +231,8 @@ PLACES: dict[str, Callable[[Path], Path]] = {
         '"thread_count": 2', '"thread_count": 1, "thread_count": 2')),
     "roster": _roster,
     "old_suite_across": _old_suite_across,
+    "orphan_logs": _orphan_logs,
+    "below_a_file": _below_a_file,
 }
 
 
@@ -354,10 +376,14 @@ CASES = [
     case("cmd", "/c", "{config}", "/throughput", "150", says="/throughput takes 0.001 to 100 (got '150')"),
     case("cmd", "/c", "{config}", "/dbpath", "{tmp}/DB1", says="give /logpath too"),
     case("cmd", "/c", "{config}", "/output", "{a_file}", says="/output {a_file} is a file"),
+    case("cmd", "/c", "{config}", "/output", "{a_file}/results", says="/output {a_file}/results is below {a_file}, which is a "
+         "file, not a folder"),
     case("cmd", "/c", "{config}", "/g", says="/g (generate a configuration) is not taken"),
     case("cmd", "/c", "{config}", "/c", "{config}", says="/c is given twice"),
+    case("cmd", "/c", "{config}", "/bogus", says="/bogus is not one of JetstressCmd's switches (jetwise cmd /? lists them)"),
+    case("cmd", "/c", "{config}", "/new", "-Verbose", says="-Verbose is not one of JetstressCmd's switches"),
     case("cmd", "/c", "{not_json}", says="{not_json} is not valid JSON"),
-    case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is not a folder"),
+    case("report", "{tmp}", "--jetstress", "{a_file}", says="--jetstress {a_file} is a file, not a folder"),
     # validate: the fields in the file
     case("validate", "{wrong_type}", says="thread_count: must be a whole number (got 'eight')"),
     case("validate", "{unknown}", says="mailboxes: is not a Jetwise setting"),
@@ -373,13 +399,18 @@ CASES = [
     case("validate", "{shared_folder}", says="databases[1].database_path: databases 1 and 2 share"),
     case("validate", "{three_for_two}", says="thread_count: 2 thread(s) cannot serve 3 databases"),
     case("validate", "{nul_path}", says="databases[0].database_path: the path holds a NUL character"),
+    case("validate", "{below_a_file}", says="databases[0].database_path: {tmp}/a-file/DB1 is below {tmp}/a-file, which is a "
+         "file, not a folder"),
     case("validate", "{huge_integer}", says="{huge_integer} holds a number of thousands of digits, too long to be any setting"),
     case("validate", "{set_twice}", says="{set_twice} sets 'thread_count' twice in one object"),
     case("validate", "{bad_mix}", says="operation_mix: inserts + deletes + replaces + reads make 115 %; they must make 100 %"),
     # run
     case("run", says="give either CONFIG.json or --quick"),
     case("run", "{config}", "--quick", says="give either CONFIG.json or --quick"),
-    case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file; a run needs a folder of its own"),
+    case("run", "{config}", "--output", "{a_file}", says="--output {a_file} is a file, not a folder; a run needs a folder of "
+         "its own"),
+    case("run", "{config}", "--output", "{a_file}/run", says="--output {a_file}/run is below {a_file}, which is a file, not a "
+         "folder; a run needs a folder of its own"),
     case("run", "{config}", "--output", "{used}", says="--output {used} already holds a run (result.json)"),
     case("run", "{config}", "--output", "", says="--output: the path is empty"),
     case("run", "{config}", "--output", "n" * 300, says="--output: the path cannot be used: File name too long"),
@@ -414,6 +445,8 @@ CASES = [
     # report
     case("report", "{used}", "--html", "{tmp}/nowhere/r.html", says="--html {tmp}/nowhere/r.html is in a folder that does not exist"),
     case("report", "{used}", "--csv", "{tmp}", says="--csv {tmp} is a folder; give a file to write"),
+    case("report", "{used}", "--html", "{a_file}/r.html", says="--html {a_file}/r.html is below {a_file}, which is a file, not "
+         "a folder; give a file to write"),
     case("report", "{junk_samples}", says="{junk_samples} holds samples Jetwise cannot read"),
     case("report", "no-such-run", says="no-such-run is neither a run folder nor a run id in the store"),
     case("report", "", says="RUN: the path is empty"),
@@ -444,6 +477,15 @@ CASES = [
     case("hosts", "add", "/srv/mbx1", says="'/srv/mbx1' is not a host name or address (it holds '/')"),
     case("hosts", "add", "", says="HOST: '' is not a host name or address (it is empty)"),
     case("hosts", "add", "mbx1.", says="'mbx1.' is not a host name or address (it has an empty label"),
+    case("hosts", "add", "mbx1", "--controller", "not a url", says="--controller: 'not a url' is not a controller's address "
+         "(its host 'not a url' is no host name or address: it holds ' '): give tls://HOST:PORT, such as "
+         "tls://ctl.contoso.com:8786"),
+    case("hosts", "add", "mbx1", "--controller", "https://ctl.contoso.com:8786", says="(it begins https://, not tls://)"),
+    case("hosts", "add", "mbx1", "--folder", "{a_file}", says="--folder {a_file} is a file, not a folder"),
+    case("hosts", "add", "mbx1", "--folder", "{tmp}/missing", says="--folder {tmp}/missing does not exist; give the folder "
+         "to write mbx1.jwenrol in"),
+    case("hosts", "add", "mbx1", "--controller", "ctl.contoso.com", says="'ctl.contoso.com' is not a controller's address (it "
+         "names no port)"),
     case("hosts", "reset", says="give --yes to reset: it removes this controller's authority and every server enrolled",
          store="roster"),
     case("hosts", "check", "--port", "99999", says="--port: give a port from 1 to 65535 (got 99999)"),
@@ -474,6 +516,9 @@ CASES = [
          "servers (mbx1, mbx2) that an earlier Jetwise kept in another form"),
     case("report", "{old_suite_across}", says="can neither resume nor report: its combined report (esrp-report.html) "
          "stays beside it"),
+    case("validate", "{orphan_logs}", says="databases[0].log_path: {tmp}/Log1 holds the logs of a database that is no "
+         "longer in {tmp}/DB1 (Jetwise001.jwdb)"),
+    case("run", "{orphan_logs}", "--output", "{tmp}/run", says="databases[0].log_path: {tmp}/Log1 holds the logs"),
     *WHERE_FILES_GO,
     # the command itself
     case("frobnicate", says="unknown command 'frobnicate'"),
@@ -481,6 +526,7 @@ CASES = [
 ]
 
 RUN_IN_THE_ROOT = next(c for c in CASES if c.arguments == ("run", "{config}", "--output", "/"))
+HOSTS_ADD = [c for c in CASES if c.arguments[:2] == ("hosts", "add")]
 
 
 # Running a case --------------------------------------------------------------------------------------
@@ -540,6 +586,13 @@ def test_a_command_told_to_write_in_the_root_or_a_system_folder_writes_nothing_t
     outcome = run_case(case, tmp_path)
     assert outcome.code == ExitCode.INVALID and case.words in outcome.text, outcome.text
     assert (set(os.listdir("/")), set(os.listdir("/usr"))) == before
+
+
+@pytest.mark.parametrize("case", HOSTS_ADD, ids=[c.title for c in HOSTS_ADD])
+def test_a_server_refused_at_hosts_add_leaves_no_authority_and_no_bundle(case: Case, tmp_path: Path) -> None:
+    """Refused before the controller's authority is made: nothing in its data folder, no bundle or scratch file."""
+    assert run_case(case, tmp_path).code == ExitCode.INVALID
+    assert not hosts_folder().exists() and not [p for p in tmp_path.rglob("*") if p.name != "a-file"]
 
 
 def test_every_case_is_its_own() -> None:

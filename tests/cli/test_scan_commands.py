@@ -50,6 +50,46 @@ def test_a_checksum_after_a_performance_run_passes_twice_then_fails_on_a_damaged
     assert read_result(tmp_path / "damaged").scan.databases[1].first_damaged[0].page == 9
 
 
+def test_a_checksum_of_logs_whose_database_was_removed_is_refused_at_the_log_folder(tmp_path):
+    performance = _init_small(tmp_path)
+    assert jetwise("run", str(performance), "--output", str(tmp_path / "perf"), cwd=tmp_path).returncode == 0
+    checksum = _with_type(performance, "database_checksum")
+    spec = load_config(checksum).databases[0]
+    database_file_path(spec.database_path, 0).unlink()
+    says = (f"error: databases[0].log_path: {spec.log_path} holds the logs of a database that is no longer in "
+            f"{spec.database_path} (Jetwise001.jwdb): Jetwise checks a database's logs only with their own database")
+    checked = jetwise("validate", str(checksum), cwd=tmp_path)
+    assert checked.returncode == 2 and says in checked.stdout, checked.stdout
+    done = jetwise("run", str(checksum), "--output", str(tmp_path / "checksum"), cwd=tmp_path)
+    assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not database_file_path(spec.database_path, 0).exists()  # refused before anything is made
+
+
+def test_a_jetwise_database_whose_header_is_damaged_is_reported_by_the_checksum_and_listed_by_clean(tmp_path):
+    performance = _init_small(tmp_path)
+    assert jetwise("run", str(performance), "--output", str(tmp_path / "perf"), cwd=tmp_path).returncode == 0
+    checksum = _with_type(performance, "database_checksum")
+    db = database_file_path(load_config(checksum).databases[1].database_path, 1)
+    foreign = tmp_path / "DB1" / "Jetwise001.jwdb.txt"  # a file Jetwise did not write, beside its database
+    foreign.write_bytes(b"JWDBFILE" + bytes(600))  # its magic, but not the rest of a header Jetwise writes
+    fd = os.open(db, os.O_RDWR)
+    try:
+        os.pwrite(fd, b"\xff", 60)  # a byte of the header's body (its planned pages) is lost
+    finally:
+        os.close(fd)
+    checked = jetwise("validate", str(checksum), cwd=tmp_path)
+    assert checked.returncode == 0 and f"{db} is a Jetwise database whose header is damaged" in checked.stdout, checked.stdout
+    done = jetwise("run", str(checksum), "--output", str(tmp_path / "damaged"), "--json", cwd=tmp_path)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    scanned = json.loads(done.stdout)["scan"]["databases"][1]
+    assert scanned["bad_pages"] == 1 and scanned["first_damaged"][0]["page"] == 0
+    assert scanned["first_damaged"][0]["offset"] == 0 and scanned["first_damaged"][0]["kind"] == "bad_checksum"
+    listed = jetwise("clean", str(checksum), cwd=tmp_path)
+    assert f"{tmp_path / 'DB2'}: 1 file(s)" in listed.stdout, listed.stdout
+    assert jetwise("clean", str(checksum), "--yes", cwd=tmp_path).returncode == 0
+    assert not db.exists() and foreign.read_bytes() == b"JWDBFILE" + bytes(600)
+
+
 def test_a_backup_to_disk_replaces_its_own_copy_and_refuses_a_foreign_file(tmp_path):
     performance = _init_small(tmp_path)
     folder = tmp_path / "Backup"

@@ -66,8 +66,8 @@ def test_a_failed_stage_does_not_stop_the_suite_and_a_finished_suite_runs_nothin
     simulated = jetwise("suite", str(config), "--output", str(folder), *SHORT, "--simulate", "flash", cwd=tmp_path)
     assert simulated.returncode == 2 and "device (the disk, not simulated flash)" in simulated.stderr
     (tmp_path / "a-file").write_text("not a folder")
-    for output, says in ((tmp_path / "a-file", "is a file; a suite needs a folder of its own"),
-                         (tmp_path / "a-file" / "below", "cannot be made")):
+    for output, says in ((tmp_path / "a-file", "a-file is a file, not a folder"),
+                         (tmp_path / "a-file" / "below", f"below is below {tmp_path / 'a-file'}, which is a file, not a folder")):
         refused = jetwise("suite", str(config), "--output", str(output), *SHORT, cwd=tmp_path)
         assert refused.returncode == 2 and says in refused.stderr and "Traceback" not in refused.stderr
     too_long = jetwise("suite", str(config), "--output", str(tmp_path / "long"), "--stress-duration", "721h", cwd=tmp_path)

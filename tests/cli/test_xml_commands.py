@@ -60,12 +60,19 @@ def test_a_file_that_is_not_a_jetstress_configuration_or_lacks_databases_is_refu
     assert half.returncode == ExitCode.INVALID and "give --log-path too" in half.stderr
 
 
+def test_an_exchange_2010_configuration_is_exported_for_jetstress_2010(tmp_path):
+    config_path = _init_small(tmp_path, "--exchange", "2010")
+    done = jetwise("export-xml", str(config_path), "-o", str(tmp_path / "2010.xml"), cwd=tmp_path)
+    assert done.returncode == ExitCode.PASS and f"Wrote {tmp_path / '2010.xml'} for Jetstress 2010 (14.01):" in done.stderr
+    assert "Jetstress 2013" not in done.stderr, done.stderr
+
+
 def test_an_exported_configuration_runs_as_xml_and_imports_back_the_same(tmp_path):
     config_path = _init_small(tmp_path)
     xml = tmp_path / "for-jetstress.xml"
     done = jetwise("export-xml", str(config_path), "-o", str(xml), cwd=tmp_path)
     assert done.returncode == ExitCode.PASS, done.stderr
-    assert "for Jetstress 2013" in done.stderr and "note: Jetstress's MailboxIops is the figure tested" in done.stderr
+    assert "for Jetstress 2013 (15.01)" in done.stderr and "note: Jetstress's MailboxIops is the figure tested" in done.stderr
     text = xml.read_bytes().decode("utf-8")
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\r\n<configuration ')
     again = jetwise("export-xml", str(config_path), "-o", str(xml), cwd=tmp_path)

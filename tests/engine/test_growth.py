@@ -15,12 +15,13 @@ from engine.io.pages import page_fault, read_database_header
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, default_config
 from engine.model.config import TestType as Kind
+from engine.model.growth import EXTENSION_PAGES, growth_bound_bytes, growth_bytes_per_transaction, growth_words
 from engine.results.figures import database_bytes
 from engine.results.jetstress_log import StallSamples
 from engine.run.runner import Runner
 from engine.run.streams import mix_of
 from engine.workload.context import InstanceContext, RunClock
-from engine.workload.growth import EXTENSION_PAGES, Growth, growth_bytes_per_transaction
+from engine.workload.growth import Growth
 from engine.workload.stats import DB_WRITE, ThreadMeter
 from tests.conftest import small_config
 
@@ -121,6 +122,24 @@ def test_the_model_grows_the_papers_databases_by_290_bytes_per_transfer(tmp_path
     # a test at 0.5 % of the production size grows by 0.5 % as much: in proportion, as its cache is
     scaled = config.model_copy(update={"capacity_percent": 0.5})
     assert growth_bytes_per_transaction(scaled) == pytest.approx(growth_bytes_per_transaction(config) * 0.005)
+
+
+def test_the_most_a_test_grows_by_holds_the_papers_growth_and_a_scan_grows_nothing(tmp_path):
+    """The reserve preflight makes on each volume: above the paper's Performance (12.17 GB) and Stress (149.8 GB)
+    growth of its 12 databases, a Soft Recovery's bounded by its log files, none for a checksum or a backup."""
+    config = default_config(tmp_path, databases=12, profile={"mailboxes": 10_000, "iops_per_mailbox": 0.5,
+                                                             "mailbox_size_mb": 1024})
+    assert 12.17e9 / 12 < growth_bound_bytes(config) < 5 * 12.17e9 / 12 and growth_words(config) == "a 2h1m run (its warm-up included)"
+    stress = config.model_copy(update={"test_type": Kind.STRESS, "duration_s": 86_400.0})
+    assert growth_bound_bytes(stress) > 149.8e9 / 12
+    recovery = config.model_copy(update={"test_type": Kind.SOFT_RECOVERY, "warmup_s": 0.0})
+    extension = EXTENSION_PAGES * PAGE_SIZE_BYTES  # 500 files of 1 MiB, an insert's 2,900 bytes each: 180,788 inserts
+    assert growth_bound_bytes(recovery) == -(-180_788 * 0.0725 * 0.5 * PAGE_SIZE_BYTES // extension) * extension
+    assert growth_words(recovery) == "the 500 log files per instance it generates"
+    for scan in (Kind.DATABASE_CHECKSUM, Kind.DATABASE_BACKUP):
+        assert growth_bound_bytes(config.model_copy(update={"test_type": scan})) == 0
+    short = config.model_copy(update={"duration_s": 1.0, "warmup_s": 0.0})
+    assert growth_bound_bytes(short) == extension  # a created database is full: its first split at the end grows it
 
 
 def test_a_run_grows_its_databases_and_the_next_run_and_a_checksum_begin_from_there(disk_dir):

@@ -46,6 +46,8 @@ def test_a_server_is_added_shown_with_its_fingerprint_and_removed(qtbot, tmp_pat
     assert "is not a folder" in dialog.message.text()
     assert dialog.add("../x", "tls://controller:8786", tmp_path) is None  # a name, never a path
     assert "'../x' is not a host name or address" in dialog.message.text() and Roster.file_in(hosts_folder()) is None
+    assert dialog.add("mbx1", "not a url", tmp_path) is None
+    assert "'not a url' is not a controller's address" in dialog.message.text() and Roster.file_in(hosts_folder()) is None
 
     added = dialog.add("mbx1", "tls://controller:8786", tmp_path)
     assert added is not None and added.bundle.is_file()
