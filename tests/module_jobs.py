@@ -43,6 +43,7 @@ JOBS: dict[str, dict[str, str]] = {
         "model/draft.py": "A test being planned",
         "model/exchange.py": "What each Exchange generation's workload is, and how its Jetstress counts",
         "model/fields.py": "A field's address in a configuration, one form for every part",
+        "model/growth.py": "How much a test grows its databases, at most",
         "model/jetstress/elements.py": "The Jetstress 2013 configuration file, declared once",
         "model/jetstress/loading.py": "A JetstressConfig.xml made into a Jetwise configuration",
         "model/jetstress/merging.py": "The Jetwise settings a written file carries in a comment, merged back",
