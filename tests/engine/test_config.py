@@ -18,6 +18,7 @@ from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
 from engine.model.config import PAGE_SIZE_BYTES, SCHEMA_VERSION, DatabaseSource, TestConfig, default_config
 from engine.model.fields import FieldAddress, FieldError
+from engine.model.growth import growth_bound_bytes
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 
@@ -261,10 +262,11 @@ def test_a_rerun_reuses_its_own_files_on_a_nearly_full_volume(tmp_path, monkeypa
     created = prepare_database(PosixBackend(), database_file_path(spec.database_path, 0), config.database_pages,
                                DatabaseSource.CREATE, unbuffered=False)
     prepare_logs(PosixBackend(), spec.log_path, 0, created.db_id, unbuffered=False)
-    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - 4096, 4096))
+    free = growth_bound_bytes(config) + 4096  # what the rerun grows its database by must be free still
+    monkeypatch.setattr(preflight.shutil, "disk_usage", lambda _folder: shutil._ntuple_diskusage(10**12, 10**12 - free, free))
     assert not any("free" in message for message in _env_problems(config).values())
     (spec.log_path / log_file_path(spec.log_path, 0, 15).name).unlink()  # one log to make again: 1 MiB, not there
-    assert any("need 1.0 MB" in message for message in _env_problems(config).values())
+    assert any("logs 1.0 MB, growth" in message for message in _env_problems(config).values())  # the log alone beyond
 
 
 @pytest.mark.parametrize(("path", "platform", "words"), [
