@@ -25,6 +25,7 @@ JOBS: dict[str, dict[str, str]] = {
         "io/cleanup.py": "The test files a configuration's runs left",
         "io/config_file.py": "A configuration file read as text, and saved as Jetwise's JSON",
         "io/files.py": "Database and log files",
+        "io/flush_file.py": "A database file's flush map on disk",
         "io/locks.py": "A run owns its folders",
         "io/pages.py": "On-disk format of Jetwise database pages, log sectors and file headers",
         "io/parts.py": "An instance's database files as one file",

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.io.files import backup_file_path, creating_path, database_files, remove_jetwise_files, unfinished_creation
+from engine.io.flush_file import flush_map_path
 from engine.io.locks import FolderLocks, folder_problem
 from engine.io.pages import is_jetwise_file
 from engine.model.config import TestConfig
@@ -41,10 +42,11 @@ class Leftovers:
 
 
 def leftover_files(config: TestConfig) -> Leftovers:
-    """The databases, log files and backup copies `config`'s runs created, as they are on disk now."""
+    """The databases, their flush maps, log files and backup copies `config`'s runs created, as they are on disk now."""
     candidates: list[Path] = []
     for index, spec in enumerate(config.databases):
         candidates += database_files(spec, index)
+        candidates += [flush_map_path(path) for path in database_files(spec, index)]
         if spec.log_path.is_dir():
             candidates += sorted(spec.log_path.glob(f"Jetwise{index + 1:03d}.*.jwlog"))
         if config.backup_path is not None:

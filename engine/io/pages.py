@@ -50,6 +50,7 @@ PAGE_MAGIC = b"JWDBPAGE"
 LOG_SECTOR_MAGIC = b"JWLOGSEC"
 DB_FILE_MAGIC = b"JWDBFILE"
 LOG_FILE_MAGIC = b"JWLOGFIL"
+FLUSH_MAP_MAGIC = b"JWFLUSHM"
 
 # magic, format version, kind, checksum, database id, number, sequence
 _HEADER = struct.Struct("<8sHHI16sQQ")
@@ -65,6 +66,8 @@ _STAMP = struct.Struct("<QQQ")
 _DB_FILE_BODY = struct.Struct("<QQQQq")  # page size, pages planned, pages created, created ns, reserved
 # log file header body
 _LOG_FILE_BODY = struct.Struct("<QQQq")  # file size, slot, sector bytes, created ns
+# flush map file header body: its states' bytes, closed clean (1) or left open by a run under way or killed (0)
+_FLUSH_MAP_BODY = struct.Struct("<QB")
 
 RANDOM_POOL_BYTES = 8 * 1024 * 1024
 
@@ -84,6 +87,7 @@ class Kind(IntEnum):
     LOG_SECTOR = 2
     DB_FILE_HEADER = 3
     LOG_FILE_HEADER = 4
+    FLUSH_MAP_HEADER = 5
 
 
 class FormatError(ValueError):
@@ -343,9 +347,34 @@ def read_log_header(path: Path) -> LogFileHeader:
     return LogFileHeader(db_id, file_bytes, slot, sector_bytes, created_ns)
 
 
+@dataclass(frozen=True)
+class FlushMapHeader:
+    db_id: bytes  # of the database file whose pages' flush states it keeps
+    part: int
+    state_bytes: int  # after the header sector: two bits a page
+    clean: bool  # written whole by a run that ended cleanly: every state it holds is the one on disk
+
+
+def pack_flush_map_header(buf: memoryview, header: FlushMapHeader) -> None:
+    """Write a flush map file's header into `buf` (one sector, zero-padded)."""
+    buf[:SECTOR_BYTES] = bytes(SECTOR_BYTES)
+    _HEADER.pack_into(buf, 0, FLUSH_MAP_MAGIC, FORMAT_VERSION, Kind.FLUSH_MAP_HEADER, 0, header.db_id, header.part, 0)
+    _FLUSH_MAP_BODY.pack_into(buf, HEADER_BYTES, header.state_bytes, 1 if header.clean else 0)
+    struct.pack_into("<I", buf, _CHECKSUM_OFFSET, crc32(buf[_CHECKSUMMED_FROM:SECTOR_BYTES]))
+
+
+def read_flush_map_header(path: Path) -> FlushMapHeader:
+    """The header of a Jetwise flush map file; FormatError if it is not one."""
+    head = _checked_head(path, FLUSH_MAP_MAGIC, "flush map", Kind.FLUSH_MAP_HEADER)
+    _m, _v, _k, _c, db_id, part, _s = _HEADER.unpack_from(head, 0)
+    state_bytes, clean = _FLUSH_MAP_BODY.unpack_from(head, HEADER_BYTES)
+    return FlushMapHeader(db_id, part, state_bytes, bool(clean))
+
+
 def is_jetwise_file(path: Path) -> bool:
-    """True when `path` carries a Jetwise database or log header: valid, or one Jetwise wrote that is damaged."""
-    for reader in (read_database_header, read_log_header):
+    """True when `path` carries a Jetwise database, log or flush map header: valid, or one Jetwise wrote that is
+    damaged."""
+    for reader in (read_database_header, read_log_header, read_flush_map_header):
         try:
             reader(path)
             return True

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
 from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, existing_logs, log_file_path
+from engine.io.flush_file import foreign_flush_map
 from engine.io.locks import folder_problem
 from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
@@ -146,6 +147,9 @@ def check_environment(config: TestConfig, backend: IoBackend | None = None) -> P
                 needed = config.database_size_bytes
                 if (unsafe := link_problem(db_file)) is not None:
                     problems.append(Problem(field, f"{db_file} {unsafe}"))
+                    continue
+                if not config.scans and (foreign := foreign_flush_map(db_file)) is not None:
+                    problems.append(Problem(field, foreign))
                     continue
                 if db_file.exists():
                     header: DatabaseHeader | None = None

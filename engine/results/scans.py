@@ -45,6 +45,8 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             wrong_page_number_pages=damaged.get(ErrorKind.WRONG_NUMBER, 0),
             uninitialised_pages=damaged.get(ErrorKind.UNINITIALISED, 0),
             unreadable_pages=damaged.get(ErrorKind.DISK_IO, 0) + damaged.get(ErrorKind.SHORT_READ, 0),
+            lost_flush_pages=damaged.get(ErrorKind.LOST_FLUSH, 0),
+            flush_map=tally.flush_map,
             bytes_read=tally.bytes_read,
             seconds=tally.database_seconds or tally.seconds,
             began_s=tally.began_s,
@@ -129,6 +131,7 @@ def damage_words(row: DatabaseScan) -> str:
     kinds = [
         (ErrorKind.CHECKSUM, row.bad_pages), (ErrorKind.WRONG_NUMBER, row.wrong_page_number_pages),
         (ErrorKind.UNINITIALISED, row.uninitialised_pages), (ErrorKind.DISK_IO, row.unreadable_pages),
+        (ErrorKind.LOST_FLUSH, row.lost_flush_pages),
     ]
     parts = [f"{count:,} {title(kind, PAGE)} (ESE {ese_error(kind, PAGE)[0]})" for kind, count in kinds if count]
     where = ""

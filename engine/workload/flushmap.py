@@ -32,8 +32,12 @@ GROUPS = 4096  # pages share a version by their number modulo this: a write to o
 class FlushMap:
     __slots__ = ("_in_flight", "_lock", "_overlapped", "_parts", "_versions")
 
-    def __init__(self, part_pages: Sequence[int]) -> None:
+    def __init__(self, part_pages: Sequence[int], kept: Sequence[bytearray | None] = ()) -> None:
+        """A map of files of `part_pages` pages, each starting from the states `kept` on disk for it (None: none)."""
         self._parts = [bytearray((pages + 3) // 4) for pages in part_pages]
+        for part, states in enumerate(kept):
+            if states is not None:
+                self._parts[part][: len(states)] = states
         self._lock = threading.Lock()
         self._in_flight: dict[int, int] = {}  # page -> its writes issued and not yet completed
         self._overlapped: set[int] = set()  # pages with two writes in flight at once
@@ -42,6 +46,11 @@ class FlushMap:
     @property
     def nbytes(self) -> int:
         return sum(len(part) for part in self._parts)
+
+    def states(self, part: int) -> bytes:
+        """The states of database file `part`, as its map file keeps them (`engine.io.flush_file`)."""
+        with self._lock:
+            return bytes(self._parts[part])
 
     def version(self, page: int) -> int:
         """The page's group's count of writes issued and completed: the same before and after a read, none met it."""
@@ -95,8 +104,8 @@ class Written:
 
     __slots__ = ("_first", "_since_ns", "map")
 
-    def __init__(self, part_pages: Sequence[int], first_sequence: int) -> None:
-        self.map = FlushMap(part_pages)
+    def __init__(self, part_pages: Sequence[int], first_sequence: int, kept: Sequence[bytearray | None] = ()) -> None:
+        self.map = FlushMap(part_pages, kept)
         self._first = first_sequence
         self._since_ns = time.perf_counter_ns()
 

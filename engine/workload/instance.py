@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.io.flush_file import close_clean, open_for_run
 from engine.io.pages import BlockWriter
 from engine.io.parts import open_database, part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
@@ -138,7 +139,10 @@ class Instance:
                                            config.generation.maintenance_bytes_per_s)
         first_sequence = time.time_ns()
         self._sequence = itertools.count(first_sequence)
-        self.written = Written(plan.part_pages, first_sequence)  # what a page read back is checked against
+        # what a page read back is checked against, from the states the database files' maps kept when their last run
+        # ended clean; each map is made "open" before any page is written
+        kept = [open_for_run(backend, path, plan.db_id, part) for part, path in enumerate(plan.db_paths)]
+        self.written = Written(plan.part_pages, first_sequence, kept)
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
         base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
         seed = base_seed * 1_000_003 + plan.index * 4099
@@ -186,6 +190,12 @@ class Instance:
         return not any(t.is_alive() for t in self.threads)
 
     def close(self) -> None:
+        """Close the files once every write of the run completed (the worker closes no instance an I/O held): its
+        flush states kept for the next run and the Database checksum, unless a Soft Recovery's replay, which writes
+        pages the map does not follow, comes next (the map stays open)."""
+        if not self._config.recovers:
+            for number, path in enumerate(self.plan.db_paths):
+                close_clean(self._backend, path, self.plan.db_id, number, self.written.map.states(number))
         self.db.close()
         self.log.close()
         for part in (self.replication, self.maintenance):

@@ -25,7 +25,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.io.flush_file import clean_states, flush_map_path
 from engine.io.pages import (
+    FLUSH_STATE_AT,
     SECTOR_BYTES,
     ErrorKind,
     database_header_fault,
@@ -39,6 +41,7 @@ from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, timed_io
 from engine.workload.context import report as report_problem
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem
+from engine.workload.flushmap import FlushMap
 from engine.workload.stats import DB_READ, LOG_READ, ThreadMeter
 
 CHECK_LAG_BUFFERS = 2  # buffers read and waiting for the checker, beyond those being read
@@ -90,6 +93,7 @@ class ScanTally:
     began_s: float = 0.0  # when its reading began, from the run's clock (after the scan before it on its volume)
     complete: bool = False
     failure: str = ""  # what ended the scan before its end, other than a stop
+    flush_map: str = ""  # why a database file was read without its flush map ("": each was read against its own)
 
     def damaged(self, kind: ErrorKind, page: int, offset: int) -> None:
         self.pages_damaged[kind.value] = self.pages_damaged.get(kind.value, 0) + 1
@@ -131,6 +135,7 @@ class Scan:
         self._done = 0
         self._reported = 0.0
         self._file_bytes = 0
+        self._flushes: FlushMap | None = None  # the flush states of the database file being read, when kept clean
         self.ended_ns = 0  # when the scan ended (perf_counter_ns, the run's clock)
         self._thread = threading.Thread(target=self._run, name=f"scan-{target.name}", daemon=True)
 
@@ -191,8 +196,14 @@ class Scan:
             self._scan_file(part, path, pages)
 
     def _scan_file(self, part: int, path: Path, pages: int) -> None:
-        """Read one of the instance's database files through (its `part`), and copy it for a backup that asks."""
+        """Read one of the instance's database files through (its `part`), and copy it for a backup that asks; each
+        page against the flush state its flush map kept, when a run that ended cleanly kept one."""
         target, ctx = self.target, self.ctx
+        states, why = clean_states(flush_map_path(path), target.db_id, part)
+        self._flushes = FlushMap([pages], [states]) if states is not None else None
+        if states is None:
+            self.tally.flush_map = self.tally.flush_map or f"{path.name}: {why}"
+            ctx.say(f"{self.name}: {path} is read without its flush map, so a lost flush cannot be told: {why}", "info")
         backend = ctx.backend
         total = pages * PAGE_SIZE_BYTES
         buffers = [backend.allocate(self.read_bytes) for _ in range(self.depth + CHECK_LAG_BUFFERS)]
@@ -289,6 +300,9 @@ class Scan:
                 fault = database_header_fault(block, target.db_id)
             else:
                 fault = page_fault(block, target.db_id, base + page, PAGE_SIZE_BYTES, True)
+                flushes = self._flushes
+                if fault is None and flushes is not None and (want := flushes.expected(page)) and block[FLUSH_STATE_AT] != want:
+                    fault = ErrorKind.LOST_FLUSH, f"flush state {block[FLUSH_STATE_AT]} where its flush map says {want}"
             if fault is not None:
                 kind, found = fault
                 tally.damaged(kind, page, at)

@@ -85,7 +85,7 @@ def test_a_jetwise_database_whose_header_is_damaged_is_reported_by_the_checksum_
     assert scanned["bad_pages"] == 1 and scanned["first_damaged"][0]["page"] == 0
     assert scanned["first_damaged"][0]["offset"] == 0 and scanned["first_damaged"][0]["kind"] == "bad_checksum"
     listed = jetwise("clean", str(checksum), cwd=tmp_path)
-    assert f"{tmp_path / 'DB2'}: 1 file(s)" in listed.stdout, listed.stdout
+    assert f"{tmp_path / 'DB2'}: 2 file(s)" in listed.stdout, listed.stdout  # the database and its flush map
     assert jetwise("clean", str(checksum), "--yes", cwd=tmp_path).returncode == 0
     assert not db.exists() and foreign.read_bytes() == b"JWDBFILE" + bytes(600)
 

@@ -65,3 +65,74 @@ def test_a_lost_write_and_a_page_from_the_future_each_fail_the_run_at_their_page
     assert group.first_message.startswith(f"page newer than any write (ESE -567 JET_errDbTimeTooNew) reading page "
                                           f"{group.first_number} of {group.first_file}")
     assert f"write sequence {FUTURE:,}, past the newest the test can have given" in group.first_message
+
+
+def _checksum(base: Path, out: Path) -> RunResult:
+    from engine.model.config import TestType
+
+    config = small_config(base, test_type=TestType.DATABASE_CHECKSUM)
+    return Runner(config, out, lambda _event: None).run()
+
+
+def test_a_checksum_in_another_process_finds_the_writes_lost_in_a_test_by_its_flush_map_and_a_clean_one_none(tmp_path):
+    from tests.faults.losing_device import LosingDevice, lost_pages
+    from tests.faults.pass_through import PassThroughBackend
+
+    clean_base, losing_base = tmp_path / "clean", tmp_path / "losing"
+    clean = _run(_config(clean_base), tmp_path / "clean-run", PassThroughBackend())
+    assert clean.verdict == Outcome.PASS, clean.summary.reasons
+    checked = _checksum(clean_base, tmp_path / "clean-checksum")
+    assert checked.verdict == Outcome.PASS and checked.scan is not None
+    assert [(row.damaged_pages, row.flush_map) for row in checked.scan.databases] == [(0, ""), (0, "")]  # maps read
+
+    ledger = tmp_path / "lost.txt"
+    # the test stops at the first lost write it reads back; the others stay on the disk, older than their last write
+    _run(_config(losing_base), tmp_path / "losing-run", LosingDevice(ledger, every=10))
+    lost = lost_pages(ledger)
+    found = _checksum(losing_base, tmp_path / "losing-checksum")
+    assert found.verdict == Outcome.FAIL and found.scan is not None
+    rows = found.scan.databases
+    assert sum(row.lost_flush_pages for row in rows) >= 1 and all(row.flush_map == "" for row in rows)
+    assert all(row.damaged_pages == row.lost_flush_pages for row in rows)  # nothing else was wrong with the storage
+    named = {(row.database_file, d.page) for row in rows for d in row.first_damaged}
+    assert named and named <= lost  # only pages whose write the storage lost
+    assert all(d.kind == ErrorKind.LOST_FLUSH and d.offset == d.page * PAGE_SIZE_BYTES
+               for row in rows for d in row.first_damaged)
+    [group, *_] = [g for g in found.error_groups if g.kind == ErrorKind.LOST_FLUSH]
+    assert "where its flush map says" in group.first_message and group.ese_error == -1119
+
+
+def test_a_flush_map_is_trusted_only_once_a_run_ended_cleanly_at_every_step_a_kill_can_stop_it(tmp_path):
+    """Each step of the map's writing, stopped there as a kill stops it, leaves nothing a scan would read a good page
+    against as lost: before a run's first write the map says open, while its states are written it still does, and a
+    header torn by a crash fails its checksum; only the last step makes it clean."""
+    from engine.io.flush_file import clean_states, close_clean, flush_map_path, open_for_run
+    from engine.io.pages import SECTOR_BYTES
+    from engine.io.platform import default_backend
+
+    backend, database, db_id = default_backend(), tmp_path / "Jetwise001.jwdb", b"d" * 16
+    path = flush_map_path(database)
+    assert clean_states(path, db_id, 0) == (None, "it has no flush map (an earlier Jetwise made it, or its map was removed)")
+    assert open_for_run(backend, database, db_id, 0) is None
+    opened = clean_states(path, db_id, 0)
+    assert opened[0] is None and "left open" in opened[1]  # killed while the run writes pages: nothing told
+    close_clean(backend, database, db_id, 0, b"\x1b" * 5)
+    assert clean_states(path, db_id, 0) == (bytearray(b"\x1b" * 5), "")
+    assert open_for_run(backend, database, db_id, 0) == bytearray(b"\x1b" * 5)  # the next run starts from them
+    assert "left open" in clean_states(path, db_id, 0)[1]
+
+    # killed between the states and the header: the first step's header says open still
+    from engine.io.flush_file import _write
+    from engine.io.pages import FlushMapHeader
+
+    _write(backend, path, FlushMapHeader(db_id, 0, 5, clean=False), b"\x2d" * 5)
+    assert "left open" in clean_states(path, db_id, 0)[1]
+    close_clean(backend, database, db_id, 0, b"\x2d" * 5)
+    assert clean_states(path, db_id, 0) == (bytearray(b"\x2d" * 5), "")
+    with open(path, "r+b") as handle:  # ... and a header the crash tore
+        handle.seek(20)
+        handle.write(b"\xff")
+    assert clean_states(path, db_id, 0) == (None, "its flush map's header is damaged")
+    assert path.stat().st_size >= SECTOR_BYTES
+    close_clean(backend, database, db_id, 0, b"\x2d" * 5)  # Jetwise's own damaged map is made again, never refused
+    assert clean_states(path, b"e" * 16, 0) == (None, "its flush map is another database's (the database was made again since)")
