@@ -13,9 +13,10 @@ from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import run_or_refuse
 from app.context import AppContext, UsageError, simulated_model
-from engine.io.files import database_files, log_file_path, remove_jetwise_files
+from engine.io.cleanup import leftover_files
+from engine.io.files import remove_jetwise_files
 from engine.io.safety import make_folders
-from engine.model.config import LOG_FILES_PER_DATABASE, TestConfig
+from engine.model.config import TestConfig
 from engine.model.derive import quick_config
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem, stamped_folder
@@ -117,12 +118,9 @@ def run_until_stopped(runner: Runner) -> RunResult | None:
 
 
 def remove_quick_data(config: TestConfig) -> None:
-    """The quick run's databases are scratch: remove Jetwise's own files, then the folders left empty."""
-    paths: list[Path] = []
-    for index, spec in enumerate(config.databases):
-        paths.extend(database_files(spec, index))
-        paths.extend(log_file_path(spec.log_path, index, slot) for slot in range(LOG_FILES_PER_DATABASE))
-    remove_jetwise_files(paths)
+    """The quick run's databases are scratch: remove Jetwise's own files (as `jetwise clean` finds them: the databases,
+    their flush maps and the logs), then the folders left empty."""
+    remove_jetwise_files(leftover_files(config).paths)
     folders = {p for spec in config.databases for p in (*spec.database_paths, spec.log_path)}
     for folder in [*sorted(folders, key=lambda p: len(p.parts), reverse=True), config.databases[0].database_path.parent]:
         try:
