@@ -252,6 +252,11 @@ def cache_holds_words(design: CacheDesign) -> str:
             f"{larger_than_cache_words(design)}")
 
 
+AUTO_TUNE_HELD = ("auto-tune has no setting to find: no thread count or SluggishSessions makes this design a test of the "
+                  "storage, as the warning on the database cache says; make the databases larger or the cache smaller, "
+                  "or choose Manual to run it as it is, judged FAIL")
+
+
 def short_window_words(config: TestConfig) -> str:
     """What a duration below the shortest measured window judged comes to, said where the length is typed."""
     least = config.thresholds.minimum_measured_s

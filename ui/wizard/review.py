@@ -14,7 +14,15 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from engine.model.config import TestConfig, TestType
 from engine.model.units import compact_duration, sentence
-from engine.model.validation import Problem, Severity, check_rules, errors_only, problems_from_validation_error
+from engine.model.validation import (
+    AUTO_TUNE_HELD,
+    Problem,
+    Severity,
+    cache_holds_database,
+    check_rules,
+    errors_only,
+    problems_from_validation_error,
+)
 from engine.protocol import WaitingEvent
 from engine.tuning.tuner import calibration_rule
 from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
@@ -230,6 +238,8 @@ class ReviewPage(WizardPage):
                     problems += problems_from_validation_error(exc)
                 else:
                     problems += [p for p in check_rules(shaped) if p not in problems]
+                if cache_holds_database(config):  # Start would run nothing: said where Start is
+                    problems.append(Problem("database_cache_max_mb", AUTO_TUNE_HELD))
             problems += [p for p in self.environment_problems() if p not in problems]  # a refusal says it too
             if self.checks.error is not None and not self.checks.pending:
                 problems.append(Problem("", f"the database and log folders could not be checked: {self.checks.error}"))
