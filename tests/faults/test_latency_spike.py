@@ -73,7 +73,8 @@ def test_one_stalled_read_passes_the_maximum_judged_as_jetstress_judges_it_and_e
     assert row.db_read_max_latency_ms >= STALL_MS  # the slowest single I/O: kept, and not what is judged
     assert maximum.passed and maximum.value == row.db_read_interval_max_latency_ms < 100
     assert not any(MAXIMUM in reason for reason in result.summary.reasons)
-    [spike] = spike_sentences(result.summary)
+    # the held database reads' sentence: this disk may stall a log write of its own now and then, said beside it
+    [spike] = [s for s in spike_sentences(result.summary) if s.startswith("Single database reads")]
     measured = round(result.summary.measured_s)
     assert spike.startswith("Single database reads took longer than the Strict maximum of 100 ms in ")
     assert f" of the {measured} measured one-second samples, " in spike and " UTC, " in spike
@@ -90,7 +91,8 @@ def test_asked_for_by_name_the_slowest_single_io_is_judged_and_the_same_stall_fa
 
     assert result.summary.verdict == "fail"
     assert any(MAXIMUM in r and "(Strict)" in r for r in result.summary.reasons)
-    [spike] = spike_sentences(result.summary)  # database reads only: the log writes were never held
+    # the held database reads' sentence, whatever this disk's own stalls of a log write add beside it
+    [spike] = [s for s in spike_sentences(result.summary) if s.startswith("Database reads")]
     assert spike.startswith("Database reads took longer than the Strict maximum of 100 ms in ")
     highest = float(spike.split("; ")[1].split(" ms at most")[0].replace(",", ""))
     assert highest >= STALL_MS

@@ -36,5 +36,5 @@ def test_a_folder_that_cannot_be_made_is_refused_at_its_field_with_the_system_s_
     ended = run_part(Prepare(test_id="t1", config=config, simulate="sas-8x10k"), tmp_path / "runs", _part([]))
     assert ended.result is None and ended.refused
     field, words = ended.refused[0]
-    assert field == "databases[1].log_path" and words.startswith(f"{blocker / 'Log2'} cannot be made (")
+    assert field == "databases[1].log_path" and words == f"{blocker / 'Log2'} is below {blocker}, which is a file, not a folder"
     assert blocker.read_text() == "not a folder"

@@ -403,6 +403,7 @@ def test_reviews_auto_tune_line_names_where_auto_tune_starts_for_the_session_nam
     from ui.wizard import PAGE_REVIEW
 
     record_run(window.store, "answered", tmp_path / "runs" / "a", threads=2)  # 2 threads passed in this session
+    window.runs.simulate = "flash"  # on the device it ran on: a run of another device answers nothing
     window.wizard.load_config(window.store.runs("answered")[-1].config, session="answered")
     window.state.set("profile.iops_per_mailbox", 1.0)
     window.state.set("profile.mailboxes", 1000)  # 1,200 IOPS: Microsoft's rule starts at 9 threads
