@@ -126,7 +126,7 @@ class TuningPage(WizardPage):
         if advice is None:
             return
         if advice.status == "cache_held":  # no setting: what to change instead
-            self.suggestion.setText(f"No thread count tests this design's storage: {html.escape(advice.rationale)}.")
+            self.suggestion.setText(f"<b>No thread count tests this design's storage:</b> {html.escape(advice.rationale)}.")
             return
         first = "Advisor's starting point" if advice.status in ("start", "next", "host_bound") else "This session's answer"
         self.suggestion.setText(
