@@ -48,15 +48,13 @@ def foreign_flush_map(database: Path) -> str | None:
 def clean_states(path: Path, db_id: bytes, part: int) -> tuple[bytearray | None, str]:
     """The states a map closed clean keeps for the database file `db_id` (its `part`), or None and why not, in words
     for the test log."""
+    if not path.exists():
+        return None, "it has no flush map (an earlier Jetwise made it, or its map was removed)"
     try:
         header = read_flush_map_header(path)
-    except FileNotFoundError:
-        return None, "it has no flush map (an earlier Jetwise made it, or its map was removed)"
     except DamagedHeaderError:
         return None, "its flush map's header is damaged"
     except FormatError as exc:
-        if not path.exists():
-            return None, "it has no flush map (an earlier Jetwise made it, or its map was removed)"
         return None, str(exc)
     if header.db_id != db_id or header.part != part:
         return None, "its flush map is another database's (the database was made again since)"

@@ -43,10 +43,6 @@ class FlushMap:
         self._overlapped: set[int] = set()  # pages with two writes in flight at once
         self._versions = [0] * GROUPS  # writes issued and completed, by group of pages
 
-    @property
-    def nbytes(self) -> int:
-        return sum(len(part) for part in self._parts)
-
     def states(self, part: int) -> bytes:
         """The states of database file `part`, as its map file keeps them (`engine.io.flush_file`)."""
         with self._lock:
@@ -56,21 +52,22 @@ class FlushMap:
         """The page's group's count of writes issued and completed: the same before and after a read, none met it."""
         return self._versions[page % GROUPS]
 
+    def _where(self, page: int) -> tuple[bytearray, int, int]:
+        """The states of the page's file, the byte of its state there and the state's shift in that byte."""
+        part, local = split_page(page)
+        return self._parts[part], local >> 2, (local & 3) << 1
+
     def expected(self, page: int) -> int:
         """The state the page's last write carried (0: none of this run's, or one still in flight)."""
         if page in self._in_flight:
             return 0
-        part, local = split_page(page)
-        states = self._parts[part]
-        at = local >> 2
-        return (states[at] >> ((local & 3) << 1)) & 3 if at < len(states) else 0
+        states, at, shift = self._where(page)
+        return (states[at] >> shift) & 3 if at < len(states) else 0
 
     def stamp(self, page: int) -> int:
         """The state the write of the page now issued carries; `written` once it completes."""
-        part, local = split_page(page)
-        at, shift = local >> 2, (local & 3) << 1
+        states, at, shift = self._where(page)
         with self._lock:
-            states = self._parts[part]
             if at >= len(states):  # a page the database grew by
                 states.extend(bytes(at + 1 - len(states)))
             state = (((states[at] >> shift) & 3) % STATES) + 1
@@ -85,8 +82,7 @@ class FlushMap:
     def written(self, page: int, made: bool) -> None:
         """A write of the page completed; not `made` (it failed, and was said), the storage may hold either state, as
         it may after two writes overlapped: nothing is expected of it then until its next write."""
-        part, local = split_page(page)
-        at, shift = local >> 2, (local & 3) << 1
+        states, at, shift = self._where(page)
         with self._lock:
             self._versions[page % GROUPS] += 1
             flying = self._in_flight.pop(page) - 1
@@ -94,7 +90,7 @@ class FlushMap:
                 self._in_flight[page] = flying
             if not made or (not flying and page in self._overlapped):
                 self._overlapped.discard(page)
-                self._parts[part][at] &= ~(3 << shift) & 0xFF
+                states[at] &= ~(3 << shift) & 0xFF
 
 
 class Written:
