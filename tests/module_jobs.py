@@ -125,6 +125,7 @@ JOBS: dict[str, dict[str, str]] = {
         "workload/errors.py": "I/O errors of a named kind",
         "workload/flushmap.py": "The flush state each page's last write carried",
         "workload/growth.py": "How a database grows under ESE",
+        "workload/hung.py": "I/Os the storage holds past the hung I/O threshold, found while they hang",
         "workload/histogram.py": "Log-linear latency histogram in integer nanoseconds (fio's PLAT_BITS scheme)",
         "workload/instance.py": "The ESE model of one database instance",
         "workload/load.py": "The load an instance puts on the storage, changeable while a run goes",

@@ -104,6 +104,8 @@ class ErrorKind(StrEnum):
     DISK_IO = "disk_io"  # the operating system reported the I/O failed
     LOST_FLUSH = "lost_flush"  # a valid page, but older than its last write: the storage acknowledged a write and lost it
     TOO_NEW = "too_new"  # a valid page whose write sequence (dbtime) is newer than any the engine gave it
+    HUNG_READ = "hung_read"  # a read the storage has not completed within the hung I/O threshold
+    HUNG_WRITE = "hung_write"  # a write the storage has not completed within the hung I/O threshold
 
 
 # What a check found: the kind, and in words what the block holds instead when it is a valid block of

@@ -63,6 +63,11 @@ FLUSH_STOP_SHARE = 0.02
 # reserve of a handful of pages that no real cache has.
 MIN_FLUSH_START_PAGES = 32
 MAX_THREADS = 4096
+# An I/O not completed this long after it was issued is hung: ESE's JET_paramHungIOThreshold, its default and range
+# (sysparamtable.g.cxx, docs/ese-source.md section 3).
+HUNG_IO_THRESHOLD_S = 30.0
+HUNG_IO_MIN_S = 11.0
+HUNG_IO_MAX_S = 30 * 60.0
 
 
 class TestConfig(ConfigPart):
@@ -127,6 +132,12 @@ class TestConfig(ConfigPart):
         False, title="Continue despite I/O errors",
         description="Keep running after an I/O error instead of stopping; the errors still fail the test.",
         json_schema_extra=cli("--continue-on-errors"),
+    )
+    hung_io_threshold_s: float = Field(
+        HUNG_IO_THRESHOLD_S, ge=HUNG_IO_MIN_S, le=HUNG_IO_MAX_S, title="Hung I/O threshold",
+        description="An I/O the storage has not completed this long after it was issued is a hung I/O: said while "
+        "it hangs, and it fails the test (ESE's JET_paramHungIOThreshold: 30 s by default, 11 s to 30 min).",
+        json_schema_extra=cli("--hung-io-threshold", unit="s"),
     )
     thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
     operation_mix: OperationMix = Field(default_factory=OperationMix, title="Operation mix")

@@ -60,9 +60,11 @@ from engine.workload.histogram import percentiles_ms
 # 15: a test across servers is one run (`servers`: each server's share, judged on its own counters).
 # 16: the device a run ran on (`device`: the simulated device's profile, '' for the storage at its paths); an older
 # simulated run's is its simulated note's, or 'simulated' where it names none.
+# 17: storage faults of new kinds among the I/O errors (a lost flush, a page newer than any write, a hung read or
+# write) and the configuration's hung I/O threshold; an older run found none of them.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes, no servers.
-RESULT_SCHEMA_VERSION = 16
+RESULT_SCHEMA_VERSION = 17
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only

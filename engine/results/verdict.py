@@ -34,7 +34,7 @@ from engine.model.validation import (
     storage_read_percent,
 )
 from engine.results.schema import Criterion, Failure, InstanceResult, Outcome, RunResult, number
-from engine.workload.errors import ErrorTally, describe, ese_error
+from engine.workload.errors import ErrorTally, describe, ese_error, ese_words
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 
 MAX_PAGE_FAULT_STALLS_PER_S = 1.0
@@ -265,7 +265,7 @@ def judge(
             mine.append(failure_of(none, f"{name}: no log writes completed in the measured window"))
         for group in tally.ordered():
             code, _ = ese_error(group.first.kind, group.first.unit)
-            criteria.append(kind := make_criterion(f"{group.first.title}s (ESE {code})", name, group.count, 0, "", "<="))
+            criteria.append(kind := make_criterion(f"{group.first.title}s ({ese_words(code)})", name, group.count, 0, "", "<="))
             mine.append(failure_of(kind, f"{name}: {describe(group)}"))
         instance_reasons[name] = [failure.words for failure in mine]
         reasons.extend(mine)

@@ -55,7 +55,8 @@ from engine.run.messages import (
 from engine.run.recovering import Generation, replay_instances
 from engine.run.scanning import instance_logs, make_scans, pages_for
 from engine.workload.context import RunClock
-from engine.workload.errors import STOP_REASON, ErrorLines, IoProblem
+from engine.workload.errors import HUNG_SCAN_STOP_REASON, HUNG_STOP_REASON, STOP_REASON, ErrorLines, IoProblem
+from engine.workload.hung import PATROL_S, HungPatrol
 from engine.workload.instance import Instance, InstancePlan
 from engine.workload.load import share
 from engine.workload.scan import ProgressFn, Scan
@@ -131,6 +132,14 @@ class _Worker:
         first = self._error_lines.note(instance, problem)
         if first and not self.config.continue_on_errors and self.clock is not None and not self.clock.stop.is_set():
             self.send(WorkerIoError(self.worker_id, STOP_REASON))
+
+    def on_hung(self, instance: str, problem: IoProblem) -> None:
+        """An I/O found hung (`engine.workload.hung`), while it hangs: logged and, unless errors are to be tolerated,
+        the test is stopped without waiting for it. A scan cannot go past a read that never completes: it always is."""
+        self._error_lines.note(instance, problem)
+        clock = self.clock
+        if (self.config.scans or not self.config.continue_on_errors) and clock is not None and not clock.stop.is_set():
+            self.send(WorkerIoError(self.worker_id, HUNG_SCAN_STOP_REASON if self.config.scans else HUNG_STOP_REASON))
 
     # phases ------------------------------------------------------------------------
 
@@ -216,14 +225,19 @@ class _Worker:
         load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
         generation = Generation(self.worker_id, instances, t0, self.send) if self.config.recovers else None
         watch: FileWatch | None = FileWatch((plan.name, path) for plan in plans for path in (*plan.db_paths, *plan.log_paths))
-        next_check_ns = t0 + interval_ns
+        patrol = HungPatrol(self.config.hung_io_threshold_s, t0, interval_ns, ((i.name, i.meters) for i in instances))
+        next_check_ns = next_patrol_ns = t0 + interval_ns
         for instance in instances:
             instance.start()
-        collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
+        collector = threading.Thread(target=self._collect_loop, args=(instances, patrol), name="collector", daemon=True)
         collector.start()
         reported: set[str] = set()
-        while time.perf_counter_ns() < clock.stop_at_ns:
-            if watch is not None and time.perf_counter_ns() >= next_check_ns:
+        while (now := time.perf_counter_ns()) < clock.stop_at_ns:
+            if now >= next_patrol_ns:
+                next_patrol_ns = now + int(PATROL_S * 1e9)
+                for name, problem in patrol.patrol(now):
+                    self.on_hung(name, problem)
+            if watch is not None and now >= next_check_ns:
                 next_check_ns += interval_ns
                 if (gone := watch.changed()) is not None:  # said once: the runner stops the test as for a crash
                     self.send(WorkerCrash(self.worker_id, gone, ""))
@@ -244,7 +258,7 @@ class _Worker:
             self.log(f"{', '.join(stuck)}: an I/O did not complete within {JOIN_TIMEOUT_S:g} s of the stop", "warning")
         collector.join()
         self._report_scans(instances, reported, everyone=True)
-        self._send_remaining(instances)
+        self._send_remaining(instances, patrol)
         if not stuck:
             for instance in instances:
                 instance.close()
@@ -280,7 +294,7 @@ class _Worker:
 
     # collection ----------------------------------------------------------------------
 
-    def _collect_loop(self, instances: list[Any]) -> None:
+    def _collect_loop(self, instances: list[Any], patrol: HungPatrol) -> None:
         clock = self.clock
         assert clock is not None
         warming = None if self.config.scans else CacheWarmth(instances, self.spec.warmup_intervals,
@@ -293,13 +307,14 @@ class _Worker:
                     return
             if clock.t0_ns + index * clock.interval_ns >= clock.stop_at_ns:
                 return
-            self._send_interval(index, {i.name: [b for m in i.meters for b in m.take(index)] for i in instances},
+            self._send_interval(index, {i.name: [*(b for m in i.meters for b in m.take(index)), *patrol.take(i.name, index)]
+                                        for i in instances},
                                 {i.name: i.cache.resident_pages for i in instances if isinstance(i, Instance)})
             self.collected = index + 1
             if warming is not None:
                 warming.report(self.collected)
 
-    def _send_remaining(self, instances: list[Any]) -> None:
+    def _send_remaining(self, instances: list[Any], patrol: HungPatrol) -> None:
         """Once the instances have stopped: every interval the collector did not send, up to the run's end, each
         once, an interval in which this worker's instances did nothing included (a Soft Recovery's instance that
         wrote its logs early waits idle). The runner shows an interval when every worker's part of it has come, and
@@ -311,9 +326,8 @@ class _Worker:
         for index in range(self.collected, reached):
             by_index[index] = {instance.name: [] for instance in instances}
         for instance in instances:
-            for meter in instance.meters:
-                for bucket in meter.take(1 << 62):
-                    by_index[bucket.index][instance.name].append(bucket)
+            for bucket in [*(b for meter in instance.meters for b in meter.take(1 << 62)), *patrol.take(instance.name, 1 << 62)]:
+                by_index[bucket.index][instance.name].append(bucket)
         for index in sorted(by_index):
             self._send_interval(index, by_index[index])
 

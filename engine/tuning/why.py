@@ -22,6 +22,7 @@ from engine.results.base import Schema
 from engine.results.criterion_schema import Criterion
 from engine.results.schema import ErrorGroup, device_words
 from engine.results.sweep_schema import Load, load_words
+from engine.workload.errors import ese_words
 
 REMEDIES = ("run it on a host with CPU to spare (stop the host's other work, or use a larger server), put fewer "
             "databases on each host, or run the disk throughput scenario to measure the most this host drives")
@@ -418,7 +419,8 @@ class StorageErrors(Schema):
     def corrupt(self) -> bool:
         """The storage returned other data than was written (rather than failing the I/O)."""
         return self.first is not None and self.first.kind in {ErrorKind.CHECKSUM, ErrorKind.WRONG_NUMBER,
-                                                              ErrorKind.UNINITIALISED}
+                                                              ErrorKind.UNINITIALISED, ErrorKind.LOST_FLUSH,
+                                                              ErrorKind.TOO_NEW}
 
     @property
     def words(self) -> str:
@@ -427,7 +429,7 @@ class StorageErrors(Schema):
             return f"{self.total:,} I/O error(s)"
         plural = "" if first.count == 1 else "s"
         more = f", and {self.others:,} other I/O error(s)" if self.others else ""
-        return (f"{first.count:,} {first.title}{plural} (ESE {first.ese_error} {first.ese_name}) on {first.instance}, "
+        return (f"{first.count:,} {first.title}{plural} ({ese_words(first.ese_error, first.ese_name)}) on {first.instance}, "
                 f"the first at {first.unit} {first.first_number} of {first.first_file}{more}")
 
 

@@ -72,11 +72,15 @@ def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_n
 
 def report(ctx: InstanceContext, meter: ThreadMeter, problem: IoProblem) -> None:
     """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it)."""
-    now = perf_ns()
-    bucket = meter.bucket_for(now)
-    bucket.stream(problem.stream).errors += 1
-    bucket.errors.add(problem, now)
+    count(meter, problem, perf_ns())
     ctx.errors(ctx.name, problem)
+
+
+def count(meter: ThreadMeter, problem: IoProblem, now_ns: int) -> None:
+    """Count an I/O error met at `now_ns` in its interval, by stream and by kind."""
+    bucket = meter.bucket_for(now_ns)
+    bucket.stream(problem.stream).errors += 1
+    bucket.errors.add(problem, now_ns)
 
 
 def failed_io(stream: str, handle: IoFile, offset: int, length: int, unit: Unit, block_bytes: int, exc: OSError) -> IoProblem:
@@ -115,12 +119,15 @@ def timed_io(
     """
     io = handle.write_from if stream.endswith("write") else handle.read_into
     t1 = perf_ns()
+    meter.pending = (t1, stream, handle, offset, length, unit, block_bytes)  # until it completes: `engine.workload.hung`
     try:
         io(buffer, offset, length)
     except OSError as exc:
+        meter.pending = None
         report(ctx, meter, failed_io(stream, handle, offset, length, unit, block_bytes, exc))
         return None
     t2 = perf_ns()
+    meter.pending = None
     if t2 < ctx.clock.stop_at_ns:
         record(meter, stream, length, t2 - t1, t2)
     return t2

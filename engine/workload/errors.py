@@ -36,6 +36,11 @@ ESE_ERRORS: dict[tuple[ErrorKind, str], tuple[int, str]] = {
     (ErrorKind.DISK_IO, LOG_SECTOR): (-1022, "JET_errDiskIO"),
     (ErrorKind.LOST_FLUSH, PAGE): (-1119, "JET_errReadLostFlushVerifyFailure"),
     (ErrorKind.TOO_NEW, PAGE): (-567, "JET_errDbTimeTooNew"),
+    # ESE raises no error for a hung I/O: it logs an event, and the I/O goes on (docs/ese-source.md section 3)
+    (ErrorKind.HUNG_READ, PAGE): (532, "IOMGR_HUNG_READ_IO_DETECTED_ID"),
+    (ErrorKind.HUNG_READ, LOG_SECTOR): (532, "IOMGR_HUNG_READ_IO_DETECTED_ID"),
+    (ErrorKind.HUNG_WRITE, PAGE): (533, "IOMGR_HUNG_WRITE_IO_DETECTED_ID"),
+    (ErrorKind.HUNG_WRITE, LOG_SECTOR): (533, "IOMGR_HUNG_WRITE_IO_DETECTED_ID"),
 }
 _TITLES = {
     ErrorKind.CHECKSUM: "bad checksum",
@@ -45,6 +50,8 @@ _TITLES = {
     ErrorKind.DISK_IO: "I/O error",
     ErrorKind.LOST_FLUSH: "lost flush",
     ErrorKind.TOO_NEW: "{unit} newer than any write",
+    ErrorKind.HUNG_READ: "hung read",
+    ErrorKind.HUNG_WRITE: "hung write",
 }
 _WHY = {
     ErrorKind.CHECKSUM: "its checksum does not match its contents: they changed on the way to or from the disk",
@@ -56,8 +63,14 @@ _WHY = {
                            "storage lost a write it said it made"),
     ErrorKind.TOO_NEW: ("its write sequence (dbtime) is newer than any the test gave it ({found}): the storage returned "
                         "a write that was never made here, or made elsewhere"),
+    ErrorKind.HUNG_READ: "{detail}",
+    ErrorKind.HUNG_WRITE: "{detail}",
 }
 STOP_REASON = "the test stopped at its first I/O error, as it does unless it continues despite I/O errors"
+HUNG_STOP_REASON = ("the test stopped at a hung I/O without waiting for it to complete, as it does unless it continues "
+                    "despite I/O errors")
+HUNG_SCAN_STOP_REASON = ("the scan stopped at a hung I/O without waiting for it to complete: it cannot go past a read "
+                         "that does not complete")
 
 
 def title(kind: ErrorKind, unit: str) -> str:
@@ -66,8 +79,14 @@ def title(kind: ErrorKind, unit: str) -> str:
 
 
 def ese_error(kind: ErrorKind, unit: str) -> tuple[int, str]:
-    """The ESE error number and name for a kind of error on a page or a log sector."""
+    """The ESE error number and name for a kind of error on a page or a log sector; for a hung I/O, for which ESE
+    raises no error, the number and name of the event it logs (positive, where errors are negative)."""
     return ESE_ERRORS[(kind, unit)]
+
+
+def ese_words(code: int, name: str = "") -> str:
+    """'ESE -1018 JET_errReadVerifyFailure', or for an event 'ESE event 532 IOMGR_HUNG_READ_IO_DETECTED_ID'."""
+    return " ".join(part for part in ("ESE", "event" if code > 0 else "", str(code), name) if part)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +110,7 @@ class IoProblem:
         code, name = ese_error(self.kind, self.unit)
         doing = "writing" if self.stream.endswith("write") else "reading"
         why = _WHY[self.kind].format(found=self.found, detail=self.detail)
-        return (f"{self.title} (ESE {code} {name}) {doing} {self.unit} {self.number} of {self.path} "
+        return (f"{self.title} ({ese_words(code, name)}) {doing} {self.unit} {self.number} of {self.path} "
                 f"at byte offset {self.offset:,}: {why}")
 
     def to_wire(self) -> dict[str, Any]:
@@ -179,7 +198,7 @@ def describe(group: KindCount) -> str:
     code, name = ese_error(first.kind, first.unit)
     plural = "" if group.count == 1 else "s"
     blocks = "database pages" if first.unit == PAGE else "log sectors"
-    return (f"{group.count:,} {first.title}{plural} (ESE {code} {name}) in {blocks}; the first at {first.unit} "
+    return (f"{group.count:,} {first.title}{plural} ({ese_words(code, name)}) in {blocks}; the first at {first.unit} "
             f"{first.number} of {first.path}, byte offset {first.offset:,}")
 
 

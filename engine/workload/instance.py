@@ -235,7 +235,8 @@ class Instance:
         append = log.append
         buffer = self._backend.allocate(PAGE_SIZE_BYTES)
         span_buffer = self._backend.allocate(2 * PAGE_SIZE_BYTES)
-        read_at = self.db.reader(buffer)
+        db_file = self.db
+        read_at = db_file.reader(buffer)
         view = buffer.view
         read_index = counts_index = -1
         reads = StreamStats()  # placeholder until the first completion picks its bucket
@@ -276,12 +277,15 @@ class Instance:
                         offset = page * PAGE_SIZE_BYTES
                         version = written_version(page)  # judged only if no write of its pages met the read
                         t1 = perf_ns()
+                        meter.pending = (t1, DB_READ, db_file, offset, PAGE_SIZE_BYTES, PAGE, PAGE_SIZE_BYTES)  # as timed_io's
                         try:
                             read_at(offset)
                         except OSError as exc:
-                            report(ctx, meter, failed_io(DB_READ, self.db, offset, PAGE_SIZE_BYTES, PAGE, PAGE_SIZE_BYTES, exc))
+                            meter.pending = None
+                            report(ctx, meter, failed_io(DB_READ, db_file, offset, PAGE_SIZE_BYTES, PAGE, PAGE_SIZE_BYTES, exc))
                             continue
                         t2 = perf_ns()
+                        meter.pending = None
                         if t2 >= clock.stop_at_ns:
                             break
                         index = (t2 - t0) // interval

@@ -126,9 +126,11 @@ class Scan:
         self.depth = max(1, depth)  # reads in flight
         self.after = after  # the scan this one waits for (the one before it on its volume)
         self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path))
-        self.read_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
+        # each reader thread's counters, and the scan's own thread's (its checks and its log reads): each thread owns
+        # its counters, and a hung I/O is told by the thread that issued it (`engine.workload.hung`)
+        self.read_meters = [ThreadMeter(target.name, clock.t0_ns, clock.interval_ns) for _ in range(self.depth)]
         self.check_meter = ThreadMeter(target.name, clock.t0_ns, clock.interval_ns)
-        self.meters = (self.read_meter, self.check_meter)
+        self.meters = (*self.read_meters, self.check_meter)
         self.tally = ScanTally(pages_total=target.pages)
         self._progress = progress
         self._total = target.total_bytes
@@ -244,7 +246,7 @@ class Scan:
         offsets = iter(range(0, total, self.read_bytes))
         taking = threading.Lock()
 
-        def read_some() -> None:
+        def read_some(meter: ThreadMeter) -> None:
             try:
                 while True:
                     buffer = free.get()
@@ -256,13 +258,13 @@ class Scan:
                         free.put(buffer)
                         break
                     length = min(self.read_bytes, total - offset)
-                    done = timed_io(self.ctx, self.read_meter, DB_READ, handle, buffer, offset, length)
+                    done = timed_io(self.ctx, meter, DB_READ, handle, buffer, offset, length)
                     full.put((buffer, offset, length, done is not None))
             finally:
                 full.put(None)
 
-        readers = [threading.Thread(target=read_some, name=f"scan-read-{self.name}-{n + 1}", daemon=True)
-                   for n in range(self.depth)]
+        readers = [threading.Thread(target=read_some, args=(meter,), name=f"scan-read-{self.name}-{n + 1}", daemon=True)
+                   for n, meter in enumerate(self.read_meters)]
         for reader in readers:
             reader.start()
         ended = 0
@@ -318,7 +320,7 @@ class Scan:
         try:
             with ctx.backend.open_file(path, create=False, writable=False, unbuffered=ctx.unbuffered,
                                        write_through=False) as handle:
-                done = timed_io(ctx, self.read_meter, LOG_READ, handle, buffer, 0, size, unit=LOG_SECTOR,
+                done = timed_io(ctx, self.check_meter, LOG_READ, handle, buffer, 0, size, unit=LOG_SECTOR,
                                 block_bytes=sector_bytes)
             tally.log_files += 1
             if done is not None:

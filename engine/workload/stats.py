@@ -150,7 +150,7 @@ class ThreadMeter:
     `record` places an operation in the interval of its completion time.
     """
 
-    __slots__ = ("current", "handed_over", "instance", "interval_ns", "t0_ns")
+    __slots__ = ("current", "handed_over", "instance", "interval_ns", "pending", "t0_ns")
 
     def __init__(self, instance: str, t0_ns: int, interval_ns: int) -> None:
         self.instance = instance
@@ -158,6 +158,7 @@ class ThreadMeter:
         self.interval_ns = interval_ns
         self.current = IntervalBucket(-1)
         self.handed_over: deque[IntervalBucket] = deque()
+        self.pending: Any = None  # the I/O the thread has issued and not seen complete (`engine.workload.hung`)
 
     def bucket_for(self, done_ns: int) -> IntervalBucket:
         index = (done_ns - self.t0_ns) // self.interval_ns
