@@ -109,3 +109,29 @@ def test_a_flush_held_past_the_threshold_fails_a_test_that_continues_despite_err
     [row] = result.instances
     assert row.db_reads_per_s > 0  # the other threads' I/O went on, measured
     assert result.summary.measured_s >= 16.0 - 1
+
+
+def test_a_checksum_read_held_past_the_threshold_stops_the_scan_failed_even_when_it_continues_despite_errors(tmp_path):
+    from engine.model.config import TestType
+    from tests.faults.hanging_device import HangingDevice
+
+    made = Runner(_config(tmp_path / "db", duration_s=1.0), tmp_path / "made", lambda _e: None).run()
+    assert made.verdict == Outcome.PASS, made.summary.reasons
+    config = _config(tmp_path / "db", test_type=TestType.DATABASE_CHECKSUM, continue_on_errors=True)
+    ask = tmp_path / "scan.hang"
+    ask.touch()  # the scan's first database read past the header hangs
+    device = HangingDevice(ask, HOLD_S)
+    started = time.monotonic()
+    try:
+        result = Runner(config, tmp_path / "scan-run", lambda _e: None, backend=device).run()
+        assert not device.completed(), "the scan waited for the hung read to complete"
+    finally:
+        device.release.touch()
+    assert time.monotonic() - started < HOLD_S / 2
+    held = device.held()
+    assert held is not None
+    group = _the_hung_group(result, ErrorKind.HUNG_READ, held)
+    assert group.ese_error == 532
+    assert result.verdict == Outcome.FAIL
+    assert any("scan stopped at a hung I/O without waiting for it" in reason for reason in result.summary.reasons)
+    assert result.scan is not None and not any(database.complete for database in result.scan.databases)
