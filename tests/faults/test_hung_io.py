@@ -9,18 +9,23 @@ held, passes with no error beside it. The threshold is ESE's lowest, 11 s (30 s 
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from app.cli.console import print_result
 from engine.io.pages import ErrorKind
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.protocol import IntervalEvent, LogEvent
 from engine.results.schema import Outcome, RunResult
 from engine.run.runner import Runner
+from reporting.bundle import load_run
+from reporting.document import render_html
 from tests.conftest import small_config
+from tests.reporting.reading import html_text
 
 pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="the faulty devices are built on the POSIX backend"),
               pytest.mark.slow]
@@ -92,6 +97,12 @@ def test_a_read_held_past_the_threshold_is_said_while_it_hangs_and_stops_the_tes
     assert any("hung read" in reason and "ESE event 532" in reason for reason in result.summary.reasons)
     assert any("stopped at a hung I/O without waiting for it" in reason for reason in result.summary.reasons)
     assert result.summary.measured_s < 40.0 - 10
+    # the console and the report say it as the test log does
+    console = io.StringIO()
+    print_result(result, console)
+    assert "1 hung read (ESE event 532 IOMGR_HUNG_READ_IO_DETECTED_ID) in database pages" in console.getvalue()
+    page = html_text(render_html(load_run(str(tmp_path / "read-run"))))
+    assert "Hung read event 532 IOMGR_HUNG_READ_IO_DETECTED_ID 1" in page, page[page.find("I/O Errors"):][:600]
 
 
 def test_a_flush_held_past_the_threshold_fails_a_test_that_continues_despite_errors_which_runs_to_its_end(tmp_path):
