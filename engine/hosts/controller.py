@@ -30,6 +30,7 @@ from websockets.frames import CloseCode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from engine.hosts.checks import SHOWN_CHARS, shown
 from engine.hosts.link import (
     CONNECTION_OPTIONS,
     OPEN_S,
@@ -60,6 +61,9 @@ from engine.protocol import PROTOCOL_VERSION
 UNCHECKED_BYTES = 4 * MAX_MESSAGE_BYTES
 CLOCK_READINGS = 5  # the clock is read this many times; the reading of the least round trip is kept
 CLOCK_WAIT_S = 2.0  # one reading's deadline
+HELLO_BYTES = 8 * 1024  # the largest hello: a host name and a certificate request of a few hundred bytes each
+HOST_CHARS = 253  # the longest host name (a DNS name's length): the most of one a refusal shows
+KEPT_REFUSALS = 100  # refusals the controller keeps to say again; more are counted (`refusals_more`)
 _LOG = logging.getLogger("jetwise.controller")
 
 
@@ -73,7 +77,7 @@ class Refusal:
 
     @property
     def words(self) -> str:
-        return f"refused {self.who + ' from ' if self.who else ''}{self.peer}: {self.why}"
+        return f"refused {self.who + ' from ' if self.who else ''}{self.peer}: {shown(self.why)}"
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,7 @@ class Controller:
         self.roster = roster
         self.context = context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, roster.controller)
         self.refusals: list[Refusal] = []
+        self.refusals_more = 0  # refusals beyond `KEPT_REFUSALS`, counted
         self._said = said
         self._seen: set[tuple[str, str]] = set()
         self._agents: dict[str, _Agent] = {}
@@ -262,11 +267,18 @@ class Controller:
 
     def _refused(self, refusal: Refusal) -> None:
         with self._lock:
-            key = (refusal.peer.rsplit(":", 1)[0], refusal.why)
+            key = (refusal.peer.rsplit(":", 1)[0], refusal.why[:SHOWN_CHARS])
             if key in self._seen:  # a peer that tries again and again: said once
                 return
-            self._seen.add(key)
-            self.refusals.append(refusal)
+            if len(self.refusals) >= KEPT_REFUSALS:  # counted, not kept: no peer grows the controller
+                self.refusals_more += 1
+                if self.refusals_more > 1:
+                    return
+                refusal = Refusal(refusal.peer, f"{KEPT_REFUSALS} refusals are said already: further ones are counted, "
+                                                "not said", refusal.who)
+            else:
+                self._seen.add(key)
+                self.refusals.append(Refusal(refusal.peer, shown(refusal.why), refusal.who))
             test = self._test
         _LOG.warning(refusal.words)
         if test is not None:  # the test says it, on the console and in its log
@@ -343,7 +355,11 @@ class Controller:
             return None
         assert cert is not None and cert.host is not None
         try:
-            first = from_agent(await asyncio.wait_for(connection.recv(), OPEN_S))
+            text = await asyncio.wait_for(connection.recv(), OPEN_S)
+            if len(text) > HELLO_BYTES:  # a hello is small: nothing larger is validated at all
+                raise MalformedError(f"a first message of {len(text):,} bytes, where a hello is at most {HELLO_BYTES:,}")
+            # validated in the checking thread, never in the loop that keeps every link alive
+            first = await asyncio.get_running_loop().run_in_executor(self._checking, from_agent, text)
         except TimeoutError:
             self._refuse(peer, address, who, f"it said nothing within {OPEN_S:g} s of connecting")
             return None
@@ -354,7 +370,7 @@ class Controller:
         if not isinstance(first, Hello):
             why = f"its first message was '{first.kind}', not hello"
         elif first.host != cert.host:
-            why = f"it names {first.host}, and its certificate is {cert.host}'s"
+            why = f"it names {shown(first.host, HOST_CHARS)}, and its certificate is {cert.host}'s"
         elif first.protocol != PROTOCOL_VERSION:
             why = (f"it speaks event protocol {first.protocol}, the controller {PROTOCOL_VERSION}: run the same "
                    "Jetwise version on both")

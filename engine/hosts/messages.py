@@ -38,7 +38,7 @@ class Hello(_Message):
     certificate request of the key it made, which redeems its bundle."""
 
     kind: Literal["hello"] = "hello"
-    host: str
+    host: str = Field(max_length=253)  # a host name's length at most (a DNS name's)
     protocol: int
     request_pem: str | None = Field(None, max_length=4096)
 
@@ -48,7 +48,7 @@ class ClockReading(_Message):
 
     kind: Literal["clock_reading"] = "clock_reading"
     number: int
-    time_s: float
+    time_s: float = Field(allow_inf_nan=False)
 
 
 class Ready(_OfTest):

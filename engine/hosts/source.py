@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from engine.hosts.checks import SampleCheck, shown
 from engine.hosts.controller import Controller, Gone, Refusal
 from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stop
 from engine.io.platform import UnbufferedProbe
@@ -60,6 +61,9 @@ LEAD_S = 1.0  # the start instant is this far after the last server arrived: tim
 STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
 RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
 HOSTS_FOLDER = "hosts"  # each server's copy of its run folder, in the test's
+READY_QUIET_S = 300.0  # a server preparing its databases that says nothing this long, not ready, is lost
+INBOX_MESSAGES = 10_000  # the servers' messages waiting to be handled; more waits in the link (its back-pressure)
+LOGGED_CHARS = 2_000  # the most of a server's line its copy of its run folder keeps
 
 
 @dataclass
@@ -74,6 +78,9 @@ class _Server:
     result_event: bool = False
     why: str = ""  # how its part ended when not with the test: lost, refused, in error
     samples: dict[int, IntervalSample] = field(default_factory=dict)
+    instances: frozenset[str] = frozenset()  # the instances it runs, by their names on it
+    last: int = -1  # the last interval it sent
+    short_s: float | None = None  # the length of an interval it sent shorter than the test's: its last
 
     @property
     def out(self) -> bool:
@@ -153,9 +160,15 @@ class _HostsRun:
         self.source, self.runner, self.measurement = source, runner, measurement
         self.controller = source.controller
         self.config = runner.config
-        self.inbox: queue.Queue[tuple[str, FromAgent | Gone | Refusal]] = queue.Queue()
-        self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / file_name_of(host)))
+        self.inbox: queue.Queue[tuple[str, FromAgent | Gone | Refusal]] = queue.Queue(INBOX_MESSAGES)
+        self.closed = False  # the test is over: nothing more is put in its inbox
+        self.dropped = 0  # refusals that found the inbox full: counted, not said
+        self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / file_name_of(host)),
+                                      instances=frozenset(self.config.for_server(host).instance_names))
                         for host in self.config.server_names}
+        self.check = SampleCheck(self.config.sample_interval_s, measurement.total_intervals,
+                                 real_time=source.simulate is None)
+        self.stopped_at: float | None = None  # when the word to stop went out, in the controller's time.time()
         self.ended_by = ""  # the first reason the test ended early: the test's
         self.stop_sent: float | None = None
         self.started_at: float | None = None  # the start instant, in the controller's time.time()
@@ -188,6 +201,7 @@ class _HostsRun:
             self._loop()
             self._drain()
         finally:
+            self.closed = True
             self.controller.end()
             for server in self.servers.values():
                 server.folder.close()
@@ -199,7 +213,18 @@ class _HostsRun:
         known = self.servers.get(host)
         if known is not None:
             known.heard = time.monotonic()
-        self.inbox.put((host, message))
+        if isinstance(message, Refusal):  # said in the link's own loop, which never waits
+            try:
+                self.inbox.put_nowait((host, message))
+            except queue.Full:
+                self.dropped += 1
+            return
+        while not self.closed:  # a server's message waits here, and its link's reading behind it, until there is room
+            try:
+                self.inbox.put((host, message), timeout=0.1)
+                return
+            except queue.Full:
+                continue
 
     def _pending(self) -> list[_Server]:
         return [s for s in self.servers.values() if not s.out and not s.ended]
@@ -207,15 +232,36 @@ class _HostsRun:
     def _loop(self) -> None:
         while self._pending():
             try:
-                self._take(self.inbox.get(timeout=0.1))
+                self._take_guarded(self.inbox.get(timeout=0.1))
             except queue.Empty:
                 pass
+            for server in self._pending() if self.started_at is None else ():
+                if not server.ready and time.monotonic() - server.heard > READY_QUIET_S:
+                    self._out(server, "lost", f"it said nothing for {READY_QUIET_S:g} s while it prepared its "
+                                              "databases, and is not ready")
             if self.runner.stop_reason is not None and self.stop_sent is None:
                 self._stop_all(self.runner.stop_reason, by_user=True)
             if self.stop_sent is not None and time.monotonic() - self.stop_sent > STOP_WAIT_S:
                 for server in self._pending():
                     self._out(server, "lost", f"it did not end its run within {STOP_WAIT_S:g} s of the word to stop")
             self._start_when_ready()
+
+    def _take_guarded(self, arrived: tuple[str, FromAgent | Gone | Refusal]) -> None:
+        """`_take`: whatever a server's message raises refuses that server, and the test ends with a result naming
+        it."""
+        try:
+            self._take(arrived)
+        except Exception as exc:
+            server = self.servers.get(arrived[0])
+            if server is None:
+                raise
+            self._reject(server, f"its message could not be taken ({type(exc).__name__}: {shown(exc)})")
+
+    def _reject(self, server: _Server, why: str) -> None:
+        """A message of `server`'s that does not fit the test: it is refused, said, its link closed, and the test
+        stops, naming it."""
+        self.controller.refuse(server.name, why)
+        self._out(server, "rejected", why)
 
     def _take(self, arrived: tuple[str, FromAgent | Gone | Refusal]) -> None:
         name, message = arrived
@@ -260,15 +306,25 @@ class _HostsRun:
     def _event(self, server: _Server, message: PartEvent) -> None:
         event = message.event
         if isinstance(event, IntervalEvent):
-            event = IntervalEvent(sample=self._aligned(server, event.sample))
-            server.samples[event.sample.interval] = event.sample
+            sample = event.sample
+            why = self.check.problem(sample, after=server.last, short_s=server.short_s, instances=server.instances,
+                                     now=time.time())
+            if why is not None:
+                self._reject(server, why)
+                return
+            server.last = sample.interval
+            server.short_s = sample.duration_s if self.check.short(sample) else None
+            event = IntervalEvent(sample=self._aligned(server, sample))
+            server.samples[sample.interval] = event.sample
             self._add_whole()
         elif isinstance(event, ResultEvent):
             server.result_event = True
-        elif isinstance(event, PhaseEvent) and event.phase not in (Phase.VALIDATING, Phase.FINISHING, Phase.DONE):
-            self.runner.log(f"{server.name}: {event.message}")
-        elif isinstance(event, LogEvent) and event.level != "info":
-            self.runner.log(f"{server.name}: {event.message}", event.level)
+        elif isinstance(event, (PhaseEvent, LogEvent)):  # its words, escaped and bounded wherever they are shown
+            event = event.model_copy(update={"message": shown(event.message, LOGGED_CHARS)})
+            if isinstance(event, PhaseEvent) and event.phase not in (Phase.VALIDATING, Phase.FINISHING, Phase.DONE):
+                self.runner.log(f"{server.name}: {shown(event.message)}")
+            elif isinstance(event, LogEvent) and event.level != "info":
+                self.runner.log(f"{server.name}: {shown(event.message)}", event.level)
         try:
             server.folder(event)
         except SinkFailedError as exc:
@@ -294,8 +350,12 @@ class _HostsRun:
             got = [[s.samples.pop(i) for i in range(index, last + 1)] for s in live]
             parts = {on_server(s.name, name): part for s, samples in zip(live, got, strict=True)
                      for name, part in parts_from_sample(samples[-1]).items()}
-            first = got[0][0]
-            times = [samples[-1].time_utc for samples in got if samples[-1].time_utc is not None]
+            # the test's timing is the controller's: no server's length or clock of an interval stands for the test's
+            duration = self.check.duration_s(last, self.stopped_at)
+            span = self.check.interval_s * (last - index) + duration
+            elapsed = self.check.interval_s * last + duration
+            began = self.started_at if self.started_at is not None else self.wall0.timestamp()
+            ended_at = datetime.fromtimestamp(began + elapsed, UTC)
             host = HostFigures(cpu_percent=max(sample.host.cpu_percent for samples in got for sample in samples))
             measured = index >= measurement.warmup_intervals
             if measured and not self.measuring:
@@ -303,20 +363,17 @@ class _HostsRun:
                 self.runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring on every server"))
                 self.runner.log("Measurement begins")
             if last == index:
-                measurement.add(index, parts, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
-                                time_utc=max(times) if times else None, host=host)
+                measurement.add(index, parts, duration_s=duration, elapsed_s=elapsed, time_utc=ended_at, host=host)
             else:
                 seconds = [added(samples[k].server for samples in got) for k in range(last - index + 1)]
-                start = (first.time_utc or self.wall0) - timedelta(seconds=first.elapsed_s)
-                measurement.add_window(index, parts, seconds, duration_s=first.duration_s, elapsed_s=first.elapsed_s,
-                                       start=start, host=host)
+                measurement.add_window(index, parts, seconds, duration_s=self.check.interval_s,
+                                       elapsed_s=self.check.interval_s * (index + 1), start=datetime.fromtimestamp(began, UTC),
+                                       host=host)
             if measured:
-                span = first.duration_s * (last - index + 1)
                 self.measured_s += span
-                if times:
-                    self.collection[1:] = [max(times)]
-                    if len(self.collection) == 1:
-                        self.collection.insert(0, max(times) - timedelta(seconds=span))
+                self.collection[1:] = [ended_at]
+                if len(self.collection) == 1:
+                    self.collection.insert(0, ended_at - timedelta(seconds=span))
             self.next_interval = last + 1
 
     def _start_when_ready(self) -> None:
@@ -325,7 +382,7 @@ class _HostsRun:
         if not all(server.ready for server in self.servers.values()):
             return
         at = time.time() + LEAD_S
-        self.started_at = at
+        self.started_at = self.check.started_at = at
         start = datetime.fromtimestamp(at, UTC).astimezone()
         self.runner.log(f"Every server's databases are ready: the test starts on all of them at {start:%H:%M:%S.%f}"[:-3])
         warm = self.measurement.warmup_intervals > 0 or self.measurement.window.settle is not None
@@ -340,7 +397,8 @@ class _HostsRun:
             return
         server.why = f"{how}: {why}"
         words = {"lost": f"{server.name} was lost", "refused": f"{server.name} refused its part",
-                 "error": f"{server.name}'s run ended in error", "aborted": f"{server.name}'s run was aborted"}[how]
+                 "error": f"{server.name}'s run ended in error", "aborted": f"{server.name}'s run was aborted",
+                 "rejected": f"{server.name} was refused"}[how]
         self.runner.log(f"{words}: {why}", "error")
         self._stop_all(f"{words} ({why})")
 
@@ -351,6 +409,7 @@ class _HostsRun:
         if self.stop_sent is not None:
             return
         self.stop_sent = time.monotonic()
+        self.stopped_at = time.time()
         self.runner.log(f"Stopping every server: {reason}", "warning")
         for server in self.servers.values():  # a lost one too: it may only be cut off, and hear it when it is back
             if not server.ended:
@@ -359,15 +418,19 @@ class _HostsRun:
     def _ended(self, server: _Server, ended: Ended) -> None:
         """A part ended: its result, its refusal or its error; one that ends before the others stops them."""
         if ended.refused is not None:
-            self._out(server, "refused", "; ".join(f"{where}: {words}" for where, words in ended.refused))
+            self._out(server, "refused", shown("; ".join(f"{where}: {words}" for where, words in ended.refused)))
         elif ended.result is None:
-            self._out(server, "error", ended.error or "its part ended with no result")
+            self._out(server, "error", shown(ended.error or "its part ended with no result"))
         else:
+            unknown = sorted({row.name for row in ended.result.instances} - server.instances)
+            if unknown:
+                self._reject(server, f"a result naming instance {shown(unknown[0], 80)}, which it does not run")
+                return
             server.result = ended.result
             verdict = ended.result.summary.verdict
             self.runner.log(f"{server.name} ended: {verdict.value.upper()}")
             if verdict == Outcome.ABORTED and self.stop_sent is None:
-                self._out(server, "aborted", "; ".join(ended.result.summary.reasons))
+                self._out(server, "aborted", shown("; ".join(ended.result.summary.reasons)))
         self._add_whole()
 
     def _drain(self) -> None:
@@ -375,7 +438,7 @@ class _HostsRun:
         arrive."""
         while any(s.result is not None and not s.result_event for s in self.servers.values()) or not self.inbox.empty():
             try:
-                self._take(self.inbox.get(timeout=0.05))
+                self._take_guarded(self.inbox.get(timeout=0.05))
             except queue.Empty:
                 if time.monotonic() - max(s.heard for s in self.servers.values()) > RESULT_WAIT_S:
                     break
