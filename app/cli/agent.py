@@ -62,7 +62,7 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
         print(f"Agent {membership.host}: connecting to {membership.controller} (certificate "
               f"{fingerprint(membership.cert_pem)}; key in {keys.where})", flush=True)
         log_link_to(agent_folder() / AGENT_LOG)
-        waiting = False
+        waiting: set[str] = set()  # the reasons said while waiting
         while True:
             identity = membership.identity(keys)
 
@@ -78,16 +78,16 @@ def run(args: argparse.Namespace, _context: AppContext) -> int:
                     port=args.port, on_connected=lambda address: print(f"Connected from {address}", flush=True),
                     said=lambda words: print(words, flush=True)))
             except ControllerAbsentError as exc:
-                if not waiting:
+                if str(exc) not in waiting:  # each reason said once while it waits: an impostor's included
                     print(f"Waiting for the controller: {exc}", flush=True)
-                    waiting = True
+                    waiting.add(str(exc))
                 time.sleep(1.0)
                 continue
             except OSError as exc:
                 if address_in_use(exc):  # another program holds --port: the agent cannot connect from it
                     raise PortInUseError(args.port) from exc
                 raise
-            waiting = False
+            waiting.clear()
             if args.once:
                 print(f"The test is over ({ended}): the agent stops (--once).")
                 return ExitCode.PASS

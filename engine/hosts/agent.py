@@ -18,6 +18,7 @@ from pathlib import Path
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from engine.hosts.checks import shown
 from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, SCHEME, SILENT_S, Peer, certified, closed_words, der_of
 from engine.hosts.membership import Membership
 from engine.hosts.messages import (
@@ -51,6 +52,12 @@ class AgentRefusedError(RuntimeError):
 
 class ControllerAbsentError(AgentRefusedError):
     """Nothing answers at the controller's address (yet): the agent waits for it."""
+
+
+class NotItsControllerError(ControllerAbsentError):
+    """Something else answers at the controller's address: a peer whose certificate is not the one pinned at enrolment
+    (another agent's, another authority's, a self-signed one). Nothing is said to it, and the agent goes on waiting for
+    its own controller: only its own controller's refusal ends it."""
 
 
 def _refusal_words(controller: str, reason: str) -> str:
@@ -92,6 +99,10 @@ async def _connected(membership: Membership, identity: Identity, listen: str | N
         if address_in_use(exc):
             raise
         tls = _tls_error(exc)
+        if isinstance(tls, ssl.SSLCertVerificationError):  # this agent refused the peer's certificate, not it ours
+            raise NotItsControllerError(
+                f"the peer at {controller} is not this agent's controller: its certificate is not of this agent's "
+                f"authority ({shown(getattr(tls, 'verify_message', None) or tls.reason or tls)}); nothing was sent to it") from exc
         if tls is not None:
             raise AgentRefusedError(_refusal_words(controller, str(tls.reason or tls))) from exc
         if isinstance(exc, (TimeoutError, ConnectionRefusedError)):
@@ -106,8 +117,8 @@ async def _connected(membership: Membership, identity: Identity, listen: str | N
     cert = certified(ws.transport.get_extra_info("ssl_object"))
     if cert is None or cert.der != der_of(membership.controller_pem):
         await ws.close(1008, "not this agent's controller")
-        held = f"{cert.role or 'no role'} certificate of {cert.host}" if cert is not None else "no certificate"
-        raise AgentRefusedError(
+        held = f"{cert.role or 'no role'} certificate of {shown(cert.host)}" if cert is not None else "no certificate"
+        raise NotItsControllerError(
             f"the peer at {controller} is not this agent's controller: it holds the {held}, not the controller's "
             f"certificate pinned at enrolment ({fingerprint(membership.controller_pem)}); nothing was sent to it")
     return ws
@@ -125,6 +136,7 @@ class _Agent:
         self.part: Part | None = None
         self.running: asyncio.Future[None] | None = None
         self.last_test: str | None = None
+        self.refused = False  # the controller refused this agent
 
     def _lost(self, words: str) -> None:
         self.ended = words
@@ -155,7 +167,8 @@ class _Agent:
             else:
                 part.tell(message.step, Told(message.at, message.load, message.end))
         elif isinstance(message, Refusal):
-            self.ended = f"the controller refused this agent: {message.reason}"
+            self.ended = f"the controller refused this agent: {shown(message.reason)}"
+            self.refused = True
         else:
             raise MalformedError(f"a '{message.kind}' once the link was open")
 
@@ -189,7 +202,7 @@ async def serve(membership: Membership, identity: Identity, runs: Path, *,
             raise AgentRefusedError(f"the controller at {membership.controller} did not welcome this agent: "
                                     f"{exc if isinstance(exc, MalformedError) else 'no answer'}") from exc
         if isinstance(first, Refusal):
-            raise AgentRefusedError(f"the controller at {membership.controller} refused this agent: {first.reason}")
+            raise AgentRefusedError(f"the controller at {membership.controller} refused this agent: {shown(first.reason)}")
         if not isinstance(first, Welcome):
             raise AgentRefusedError(f"the controller at {membership.controller} answered '{first.kind}', not welcome")
         if key_pem is not None:
@@ -200,7 +213,7 @@ async def serve(membership: Membership, identity: Identity, runs: Path, *,
         local = ws.local_address
         on_connected(f"tls://{local[0]}:{local[1]}")
         if first.note:
-            said(f"The controller says: {first.note}")
+            said(f"The controller says: {shown(first.note)}")
         try:
             async for text in ws:
                 agent.peer.heard()
@@ -216,6 +229,8 @@ async def serve(membership: Membership, identity: Identity, runs: Path, *,
             agent.part.stop(agent.ended)
         if agent.running is not None:
             await asyncio.wait([agent.running], timeout=120)  # the part ends, its results written
+        if agent.refused:  # its own controller refused it (removed, replaced): it waits for no next test
+            raise AgentRefusedError(agent.ended)
         return agent.ended
     finally:
         with contextlib.suppress(Exception):

@@ -74,13 +74,13 @@ class SampleCheck:
                     f"{self.interval_s:g} s (only a part's last, as it stops, is shorter)")
         if self.started_at is None:
             return f"a sample for interval {index:,} before the test started"
-        ends = self.started_at + (index + 1) * self.interval_s
-        if self.real_time and now < ends - EARLY_S:
-            return (f"a sample for interval {index:,} {ends - now:.1f} s before that interval ends by the controller's "
-                    "clock")
         if not 0 < sample.duration_s <= self.interval_s + DURATION_SLACK:
             return (f"a sample {sample.duration_s!r} s long for an interval of {self.interval_s:g} s (the test's "
                     "interval is the controller's)")
+        ends = self.started_at + index * self.interval_s + sample.duration_s  # a part's last ends as its run does
+        if self.real_time and now < ends - EARLY_S:
+            return (f"a sample for interval {index:,} {ends - now:.1f} s before that interval ends by the controller's "
+                    "clock")
         unknown = sorted(set(sample.instances) - set(instances))
         if unknown:
             return f"a sample naming instance {shown(unknown[0], 80)}, which it does not run"

@@ -50,6 +50,7 @@ from engine.hosts.messages import (
     MalformedError,
     Welcome,
     from_agent,
+    sniffed,
 )
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.hosts.tls import context, refused_by
@@ -61,6 +62,7 @@ from engine.protocol import PROTOCOL_VERSION
 UNCHECKED_BYTES = 4 * MAX_MESSAGE_BYTES
 CLOCK_READINGS = 5  # the clock is read this many times; the reading of the least round trip is kept
 CLOCK_WAIT_S = 2.0  # one reading's deadline
+ROSTER_CHECK_S = 1.0  # how often the controller reads its roster again, for a host removed meanwhile
 HELLO_BYTES = 8 * 1024  # the largest hello: a host name and a certificate request of a few hundred bytes each
 HOST_CHARS = 253  # the longest host name (a DNS name's length): the most of one a refusal shows
 KEPT_REFUSALS = 100  # refusals the controller keeps to say again; more are counted (`refusals_more`)
@@ -104,6 +106,7 @@ class _Agent:
     peer: Peer
     address: str
     who: str
+    cert: Certified
     clocks: dict[int, asyncio.Future[float]] = field(default_factory=dict)
     refused: bool = False  # one of its messages was refused: its link closes, and nothing after it is read
     unchecked_bytes: int = 0  # of its messages read and waiting to be checked
@@ -231,7 +234,22 @@ class Controller:
             return await asyncio.get_running_loop().create_server(lambda: _Gate(self), self._host, self._port)
 
         self._links = await Server(gated, self._serve, _LOG)  # the links' bookkeeping, around the gated listener
+        self._started(self._watch_roster())
         return self._links.server
+
+    async def _watch_roster(self) -> None:
+        """A host removed (`jetwise hosts remove`, in another process) while the controller runs: within
+        `ROSTER_CHECK_S` its agent is refused and its link closed, which ends its part of a test running."""
+        while True:
+            await asyncio.sleep(ROSTER_CHECK_S)
+            if not self.roster.refresh():
+                continue
+            with self._lock:
+                agents = list(self._agents.values())
+            for agent in agents:
+                why = not_answered(self.roster, agent.cert)
+                if why is not None:
+                    self._refuse_agent(agent, why)
 
     def _started(self, work: Coroutine[object, object, None]) -> None:
         task = self._loop.create_task(work)
@@ -377,6 +395,9 @@ class Controller:
         else:
             why = None
         cert_pem = None
+        if why is None:  # its certificate judged again as it is admitted: the roster may have changed since it connected
+            self.roster.refresh()
+            why = not_answered(self.roster, cert)
         if why is None and isinstance(first, Hello):
             cert_pem, why = self._redeemed(cert.host, first, address)
         with self._lock:
@@ -385,7 +406,9 @@ class Controller:
                 why = (f"{cert.host}'s agent is connected already from {there.peer.address}: a second one with its "
                        "certificate is refused (a copied bundle or key)")
             if why is None:
-                agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who)
+                # known from now on by the certificate of the key it made, when it redeemed its bundle with this hello
+                known = cert if cert_pem is None else Certified(cert.role, cert.host, der_of(cert_pem))
+                agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who, known)
                 test = self._test
         if why is not None:
             self._refuse(peer, address, who, why)
@@ -401,6 +424,11 @@ class Controller:
         if agent.refused:
             return
         try:
+            said = sniffed(text)  # its kind's size, and of a test it runs, before it costs a validation
+            test = self._test
+            if "test_id" in said and (test is None or agent.host not in test.hosts or said["test_id"] != test.test_id):
+                raise MalformedError(f"a '{said['kind']}' message of test {shown(said['test_id'], 100)}, which it is "
+                                     "not running")
             message = from_agent(text)
             if isinstance(message, ClockReading):
                 self._loop.call_soon_threadsafe(self._clock_read, agent, message)

@@ -82,6 +82,7 @@ class Roster:
         self.folder, self.keys = folder, keys
         found = self.file_in(folder)
         self.file = found if found is not None else self._created()
+        self._stamp = self._stamped()
 
     @staticmethod
     def file_in(folder: Path) -> RosterFile | None:
@@ -97,6 +98,30 @@ class Roster:
         if found.version != ROSTER_VERSION:
             raise RosterError(f"{path} is of version {found.version}; this Jetwise reads {ROSTER_VERSION}")
         return found
+
+    def _stamped(self) -> tuple[int, int] | None:
+        try:
+            stat = (self.folder / ROSTER_FILE).stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def refresh(self) -> bool:
+        """Read the roster again when another process changed it (`jetwise hosts add` or `remove` while a controller
+        runs): whether it changed. A roster of another authority (`jetwise hosts reset`) is not taken: the running
+        controller answers its own authority's agents until it ends."""
+        stamp = self._stamped()
+        if stamp is None or stamp == self._stamp:
+            return False
+        self._stamp = stamp
+        try:
+            found = self.file_in(self.folder)
+        except RosterError:  # half written, or damaged: the roster as it was read last stands
+            return False
+        if found is None or found.authority_pem != self.file.authority_pem or found == self.file:
+            return False
+        self.file = found
+        return True
 
     def key_name(self, what: str) -> str:
         """The credential store's name of the authority's or the controller's key."""
@@ -114,6 +139,7 @@ class Roster:
     def _save(self) -> None:
         make_folders(self.folder)
         write_text(self.folder / ROSTER_FILE, self.file.model_dump_json(indent=1))
+        self._stamp = self._stamped()
 
     def _identity(self, what: str, cert_pem: str) -> Identity:
         key = self.keys.get(self.key_name(what))

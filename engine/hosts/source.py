@@ -61,6 +61,7 @@ LEAD_S = 1.0  # the start instant is this far after the last server arrived: tim
 STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and give its result before it counts as lost
 RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
 HOSTS_FOLDER = "hosts"  # each server's copy of its run folder, in the test's
+SAMPLE_LATE_S = 10.0  # a server measuring on the storage whose sample of an interval is this late, its link alive, is lost
 READY_QUIET_S = 300.0  # a server preparing its databases that says nothing this long, not ready, is lost
 INBOX_MESSAGES = 10_000  # the servers' messages waiting to be handled; more waits in the link (its back-pressure)
 LOGGED_CHARS = 2_000  # the most of a server's line its copy of its run folder keeps
@@ -239,12 +240,26 @@ class _HostsRun:
                 if not server.ready and time.monotonic() - server.heard > READY_QUIET_S:
                     self._out(server, "lost", f"it said nothing for {READY_QUIET_S:g} s while it prepared its "
                                               "databases, and is not ready")
+            self._lose_the_late()
             if self.runner.stop_reason is not None and self.stop_sent is None:
                 self._stop_all(self.runner.stop_reason, by_user=True)
             if self.stop_sent is not None and time.monotonic() - self.stop_sent > STOP_WAIT_S:
                 for server in self._pending():
                     self._out(server, "lost", f"it did not end its run within {STOP_WAIT_S:g} s of the word to stop")
             self._start_when_ready()
+
+    def _lose_the_late(self) -> None:
+        """A server measuring on the storage for a test's length that sends no sample for an interval `SAMPLE_LATE_S`
+        after it ended by the controller's clock is lost, whatever its link answers: such a test never waits on one
+        server's silence."""
+        if self.started_at is None or self.stop_sent is not None or not self.check.real_time or self.config.open_ended:
+            return  # a scan's or a recovery's part ends when its work is done, each in its own time
+        ended = math.floor((time.time() - SAMPLE_LATE_S - self.started_at) / self.check.interval_s) - 1
+        for server in self._pending():
+            due = server.last + 1
+            if due <= min(ended, self.measurement.total_intervals - 1) and server.short_s is None:
+                self._out(server, "lost", f"it sent no sample for interval {due:,}, {SAMPLE_LATE_S:g} s after that "
+                                          "interval ended by the controller's clock")
 
     def _take_guarded(self, arrived: tuple[str, FromAgent | Gone | Refusal]) -> None:
         """`_take`: whatever a server's message raises refuses that server, and the test ends with a result naming

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import pickle
 import ssl
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,11 +50,14 @@ class Heard:
     error: str = ""
 
 
-async def _say(address: str, tls: ssl.SSLContext, said: list[str | bytes], source: str, wait_s: float) -> Heard:
+async def _say(address: str, tls: ssl.SSLContext, said: list[str | bytes], source: str, wait_s: float,
+               until: Callable[[], bool]) -> Heard:
     heard = Heard()
     try:
         async with connect(address.replace("tls://", "wss://") + "/", ssl=tls, open_timeout=10, max_size=None,
                            compression=None, local_addr=(source, 0)) as ws:
+            while not until():  # connected, and saying nothing yet
+                await asyncio.sleep(0.05)
             for message in said:
                 try:
                     await ws.send(message)
@@ -73,12 +78,35 @@ async def _say(address: str, tls: ssl.SSLContext, said: list[str | bytes], sourc
 
 
 def say(address: str, authority_pem: str, identity: Identity | None, *said: str | bytes, source: str = "127.0.0.3",
-        wait_s: float = 5.0) -> Heard:
-    """Connect to the controller at `address` as `identity` (no certificate with None), say each of `said`, and
-    hear what comes back until the link closes or `wait_s` passes."""
+        wait_s: float = 5.0, until: Callable[[], bool] = lambda: True) -> Heard:
+    """Connect to the controller at `address` as `identity` (no certificate with None), once `until` is true say each
+    of `said`, and hear what comes back until the link closes or `wait_s` passes."""
     if identity is None:
         tls = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=authority_pem)
         tls.check_hostname = False
     else:
         tls = context(ssl.Purpose.SERVER_AUTH, authority_pem, identity)
-    return asyncio.run(_say(address, tls, list(said), source, wait_s))
+    return asyncio.run(_say(address, tls, list(said), source, wait_s, until))
+
+
+def self_signed(host: str = "127.0.0.1") -> ssl.SSLContext:
+    """A listener's TLS context with a certificate of its own making and no Jetwise key at all."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.NameOID.COMMON_NAME, host)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    folder = Path(tempfile.mkdtemp())
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                       serialization.NoEncryption()))
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(folder / "cert.pem", folder / "key.pem")
+    return tls

@@ -11,6 +11,7 @@ LIE is one of:
 - future:   before its first sample, one for an interval a million past the test's
 - early:    each sample also sent for the interval five ahead, before that interval has ended
 - twice:    each sample sent twice
+- mute:     no sample at all, its link answering every ping
 - newline:  its phase words and warnings carry a line break and a line in another server's name
 """
 
@@ -52,6 +53,8 @@ def lies(lie: str, message: BaseModel) -> list[str]:
             return [text, said(interval=sample.interval + 5)]
         if lie == "twice":
             return [text, text]
+        if lie == "mute":
+            return []
     if lie == "newline" and isinstance(event, (PhaseEvent, LogEvent)) and event.message:
         forged = message.model_copy(update={"event": event.model_copy(update={"message": event.message + FORGED})})
         return [forged.model_dump_json()]

@@ -64,8 +64,12 @@ def test_agents_connect_by_their_certificates_and_the_controller_refuses_removed
         with Controller(roster, host="127.0.0.1", port=port) as controller:
             removed = jetwise(datas[HOSTS[2]], "agent", "--once", "--listen", HOSTS[2])
             assert removed.returncode == 2 and "its host was removed from the controller's servers" in removed.stderr
-            other = jetwise(stranger, "agent", "--once", "--listen", "127.0.0.5")
-            assert other.returncode == 2 and "belong to different tests" in other.stderr
+            other = start_agent(stranger, "127.0.0.5")  # another authority's controller answers: not its own, it waits
+            agents.append(other)
+            assert other.stdout is not None
+            waited = next(line for line in other.stdout if "Waiting for the controller" in line)
+            assert "is not this agent's controller: its certificate is not of this agent's authority" in waited, waited
+            assert other.poll() is None
             with socket.create_connection(("127.0.0.1", port)) as plain:
                 plain.sendall(b"GET / HTTP/1.0\r\n\r\n")  # no TLS
             wanted = ("a removed host's certificate", "another authority", "no TLS")

@@ -31,7 +31,7 @@ from engine.results.document import read_result
 from engine.results.schema import Outcome
 from tests.conftest import small_config
 from tests.hosts.agents import JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
-from tests.hosts.hostile import pickled, say, stolen
+from tests.hosts.hostile import pickled, say, self_signed, stolen
 
 pytestmark = pytest.mark.slow  # a controller and hostile peers over mutual TLS, agents in their own processes
 MINE, THIEF = "127.0.0.2", "127.0.0.3"
@@ -171,39 +171,112 @@ def test_a_copied_bundle_is_refused_once_its_agent_redeemed_it_and_said_on_both_
                "redeemed already" in r.words for r in controller.refusals), controller.refusals
 
 
-def test_an_agent_answers_no_peer_but_its_controller_whose_certificate_it_pinned(tmp_path, keys):
-    """A server holding another agent's certificate of the same authority, where the agent looks for its controller:
-    the agent refuses it, says why, and says nothing to it."""
+def test_a_copied_bundle_connected_before_its_agent_s_first_contact_is_refused_at_its_hello_and_the_agent_stays(
+        tmp_path, keys):
+    """A copy that connects with the bundle's certificate while it is still good, and says its hello only once the
+    genuine agent has redeemed the bundle: its certificate is judged again as it is admitted, refused as a copy, and
+    the genuine agent stays connected."""
+    roster = Roster(tmp_path / "hosts", keys)
+    port = free_port()
+    added = roster.add(MINE, f"tls://127.0.0.1:{port}", tmp_path)
+    copy = tmp_path / "copy" / added.bundle.name
+    copy.parent.mkdir()
+    shutil.copy(added.bundle, copy)
+    server = tmp_path / "server"
+    assert jetwise(server, "agent", "--enrol", str(added.bundle), "--code", added.code).returncode == 0
+    copied = open_bundle(copy, added.code)
+    with Controller(roster, host="127.0.0.1", port=port) as controller:
+        agent = start_agent(server, MINE)
+        try:
+            heard = say(controller.address, roster.file.authority_pem, copied.identity, _hello(MINE),
+                        until=lambda: MINE in controller.agents())  # connected first, says its hello after
+            assert MINE in controller.agents() and agent.poll() is None
+        finally:
+            stop_all([agent])
+    assert heard.code == 1008 and "enrolment bundle was redeemed already" in heard.messages[-1], heard
+    assert "this is a copy of it" in heard.messages[-1]
+
+
+def test_a_host_removed_while_the_controller_runs_is_refused_within_seconds_and_its_link_closed(tmp_path, keys):
+    roster = Roster(tmp_path / "hosts", keys)
+    port = free_port()
+    server = enrolled(roster, tmp_path, MINE, f"tls://127.0.0.1:{port}")
+    with Controller(roster, host="127.0.0.1", port=port) as controller:
+        agent = start_agent(server, MINE, once=False)
+        try:
+            controller.wait_for([MINE], 60)
+            Roster(tmp_path / "hosts", keys).remove(MINE)  # another process's roster: the controller's file changes
+            assert _none_connected(controller, within_s=10), controller.agents()
+            words = [r.words for r in controller.refusals]
+            assert any(f"refused the agent {MINE} from tls://{MINE}:" in w and "a removed host's certificate" in w
+                       for w in words), words
+            assert agent.stdout is not None
+            assert agent.wait(timeout=30) == ExitCode.INVALID  # its own controller refused it: it ends
+            said = agent.stderr.read() if agent.stderr is not None else ""
+        finally:
+            stop_all([agent])
+    assert "the controller refused this agent: a removed host's certificate" in said, said
+
+
+def test_an_agent_answers_no_peer_but_its_controller_whose_certificate_it_pinned_and_waits_for_it(tmp_path, keys):
+    """A server holding another agent's certificate of the same authority, then one with a certificate of its own
+    making and no Jetwise key, where the agent looks for its controller: the agent says to neither, says once why it
+    refused each, and goes on waiting; its own controller, when it comes, it joins."""
     roster = Roster(tmp_path / "hosts", keys)
     port = free_port()
     roster.add(THIEF, f"tls://127.0.0.1:{port}", tmp_path)
     thief = stolen(roster, THIEF)
     server = enrolled(roster, tmp_path, MINE, f"tls://127.0.0.1:{port}")
     heard: list[str] = []
-    listening = threading.Event()
-    done = threading.Event()
 
-    async def pose() -> None:
-        async def handler(ws: ServerConnection) -> None:
-            async for message in ws:
-                heard.append(str(message))
+    def posing(tls: ssl.SSLContext) -> tuple[threading.Thread, threading.Event, threading.Event]:
+        listening, done = threading.Event(), threading.Event()
 
-        tls = context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, thief)
-        async with serve(handler, "127.0.0.1", port, ssl=tls):
-            listening.set()
-            await asyncio.to_thread(done.wait)
+        async def pose() -> None:
+            async def handler(ws: ServerConnection) -> None:
+                async for message in ws:
+                    heard.append(str(message))
 
-    posing = threading.Thread(target=lambda: asyncio.run(pose()), daemon=True)
-    posing.start()
-    try:
+            async with serve(handler, "127.0.0.1", port, ssl=tls):
+                listening.set()
+                await asyncio.to_thread(done.wait)
+
+        thread = threading.Thread(target=lambda: asyncio.run(pose()), daemon=True)
+        thread.start()
         assert listening.wait(30)
-        refused = jetwise(server, "agent", "--once", "--listen", MINE, timeout=60)
-    finally:
+        return thread, listening, done
+
+    def said_until(agent: subprocess.Popen[str], words: str) -> list[str]:
+        assert agent.stdout is not None
+        lines = []
+        for line in agent.stdout:
+            lines.append(line)
+            if words in line:
+                return lines
+        raise AssertionError(f"the agent ended without saying {words!r}: {''.join(lines)}")
+
+    impostor, _listening, done = posing(context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, thief))
+    agent = start_agent(server, MINE, once=True)
+    try:
+        lines = said_until(agent, "is not this agent's controller: it holds the agent certificate of 127.0.0.3")
+        assert "nothing was sent to it" in lines[-1] and heard == []
         done.set()
-        posing.join(timeout=30)
-    assert refused.returncode == ExitCode.INVALID, refused.stdout + refused.stderr
-    assert "is not this agent's controller: it holds the agent certificate of 127.0.0.3" in refused.stderr
-    assert "nothing was sent to it" in refused.stderr and heard == []
+        impostor.join(timeout=30)
+        stranger, _listening, done = posing(self_signed())
+        lines = said_until(agent, "is not this agent's controller: its certificate is not of this agent's authority")
+        assert "nothing was sent to it" in lines[-1] and heard == []
+        time.sleep(3)  # it tries again and again meanwhile, and says each reason once
+        done.set()
+        stranger.join(timeout=30)
+        assert agent.poll() is None, "the agent ended at a peer that is not its controller"
+        with Controller(roster, host="127.0.0.1", port=port) as controller:
+            assert MINE in controller.wait_for([MINE], timeout_s=30)
+        assert agent.wait(timeout=30) == 0
+        rest = agent.stdout.read() if agent.stdout is not None else ""
+    finally:
+        stop_all([agent])
+    assert rest.count("is not this agent's controller") == 0, rest  # each said once, before
+    assert heard == []
 
 
 def test_a_hostile_agent_during_a_test_is_said_on_the_console_and_in_the_test_s_log_and_nothing_of_it_is_filed(

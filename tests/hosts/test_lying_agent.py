@@ -55,26 +55,29 @@ WHY = {
     "future": "a sample for interval 1,000,000, which the test does not have (it has 7)",
     "early": " s before that interval ends by the controller's clock",
     "twice": "a sample for interval 0 after one for interval 0 (each is sent once, in turn)",
+    "mute": "it sent no sample for interval 0, 10 s after that interval ended by the controller's clock",
 }
 
 
 @pytest.mark.parametrize("lie", list(WHY))
 def test_a_server_s_lie_that_the_schema_accepts_is_refused_by_the_test_and_ends_it_naming_the_server(
         tmp_path, keys, lie):
-    code, err, output = _test_with_a_liar(tmp_path, keys, lie)
+    code, err, output = _test_with_a_liar(tmp_path, keys, lie, duration_s=30.0 if lie == "mute" else 6.0)
     assert code == ExitCode.ABORTED, err
     result = read_result(output)
     assert result.summary.verdict == Outcome.ABORTED
     why = WHY[lie]
-    assert any(f"{LIAR} was refused (" in reason and why in reason for reason in result.summary.reasons), \
+    how = "was lost" if lie == "mute" else "was refused"
+    assert any(f"{LIAR} {how} (" in reason and why in reason for reason in result.summary.reasons), \
         result.summary.reasons
     [share] = [s for s in result.servers if s.host == LIAR]
-    assert share.ended.startswith("rejected: ") and why in share.ended
+    assert share.ended.startswith("lost: " if lie == "mute" else "rejected: ") and why in share.ended
     log = (output / "test.log").read_text(encoding="utf-8")
-    assert f"Refused the agent {LIAR} from tls://{LIAR}:" in log and why in log, log
-    assert f"Refused the agent {LIAR} from tls://{LIAR}:" in err  # the console says what the log says
-    # nothing of the lie counted: no interval of the liar's is in the test unless the honest server's beside it
-    assert result.summary.measured_s <= result.configuration.duration_s
+    assert why in log and why in err, log  # the console says what the log says
+    if lie != "mute":  # refused, and said so: who, from where
+        assert f"Refused the agent {LIAR} from tls://{LIAR}:" in log and f"Refused the agent {LIAR} from" in err
+    # nothing of the lie counted: refused by its first measured interval, the test measured none
+    assert result.summary.measured_s == 0
 
 
 def test_a_server_s_words_with_a_line_break_are_shown_escaped_and_write_no_line_in_another_server_s_name(
