@@ -145,16 +145,22 @@ def test_a_flood_faster_than_the_controller_checks_it_is_refused_before_it_fills
                for r in controller.refusals), controller.refusals
 
 
-def test_a_copied_bundle_is_refused_once_its_agent_redeemed_it_and_said_on_both_sides(tmp_path, keys):
+def _copied_bundle(tmp_path, keys):
+    """A host enrolled with its bundle, which was copied on its way to the server with the code seen over a shoulder:
+    the roster, its port, the server's data folder and the copy, opened."""
     roster = Roster(tmp_path / "hosts", keys)
     port = free_port()
     added = roster.add(MINE, f"tls://127.0.0.1:{port}", tmp_path)
     copy = tmp_path / "copy" / added.bundle.name
     copy.parent.mkdir()
-    shutil.copy(added.bundle, copy)  # copied on its way to the server, with the code seen over a shoulder
+    shutil.copy(added.bundle, copy)
     server = tmp_path / "server"
     assert jetwise(server, "agent", "--enrol", str(added.bundle), "--code", added.code).returncode == 0
-    copied = open_bundle(copy, added.code)
+    return roster, port, server, open_bundle(copy, added.code)
+
+
+def test_a_copied_bundle_is_refused_once_its_agent_redeemed_it_and_said_on_both_sides(tmp_path, keys):
+    roster, port, server, copied = _copied_bundle(tmp_path, keys)
     with Controller(roster, host="127.0.0.1", port=port) as controller:
         agent = start_agent(server, MINE)
         try:
@@ -176,15 +182,7 @@ def test_a_copied_bundle_connected_before_its_agent_s_first_contact_is_refused_a
     """A copy that connects with the bundle's certificate while it is still good, and says its hello only once the
     genuine agent has redeemed the bundle: its certificate is judged again as it is admitted, refused as a copy, and
     the genuine agent stays connected."""
-    roster = Roster(tmp_path / "hosts", keys)
-    port = free_port()
-    added = roster.add(MINE, f"tls://127.0.0.1:{port}", tmp_path)
-    copy = tmp_path / "copy" / added.bundle.name
-    copy.parent.mkdir()
-    shutil.copy(added.bundle, copy)
-    server = tmp_path / "server"
-    assert jetwise(server, "agent", "--enrol", str(added.bundle), "--code", added.code).returncode == 0
-    copied = open_bundle(copy, added.code)
+    roster, port, server, copied = _copied_bundle(tmp_path, keys)
     with Controller(roster, host="127.0.0.1", port=port) as controller:
         agent = start_agent(server, MINE)
         try:
