@@ -202,9 +202,13 @@ def log_records(buf: memoryview) -> list[tuple[int, int]]:
     return [_RECORD.unpack_from(buf, _RECORDS_AT + n * _RECORD.size) for n in range(count)]
 
 
+_SEQUENCE = struct.Struct("<Q")
+SEQUENCE_AT = _HEADER.size - _SEQUENCE.size  # a block header's last field: a page's write sequence
+
+
 def page_sequence(buf: memoryview) -> int:
     """The write sequence of a database page read back (ESE's dbtime): which updates it already holds."""
-    return int(_HEADER.unpack_from(buf, 0)[6])
+    return int(_SEQUENCE.unpack_from(buf, SEQUENCE_AT)[0])
 
 
 def log_scan_fault(buf: memoryview, db_id: bytes, file_offset: int, sector_bytes: int) -> Fault | None:

@@ -346,7 +346,8 @@ class Instance:
     def _read_pages(self, meter: ThreadMeter, buffer: AlignedBuffer, first: int, count: int) -> None:
         length = count * PAGE_SIZE_BYTES
         written = self.written
-        versions = tuple(written.map.version(first + i) for i in range(count))
+        version = written.map.version
+        versions = (version(first),) if count == 1 else (version(first), version(first + 1))  # a span: two pages at most
         if timed_io(self._ctx, meter, DB_READ, self.db, buffer, first * PAGE_SIZE_BYTES, length) is not None:
             check_pages(self._ctx, meter, DB_READ, buffer.view, self.plan.db_id, first, count, written, versions)
 
