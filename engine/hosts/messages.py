@@ -174,10 +174,12 @@ def sniffed(text: str | bytes) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except ValueError:
-        raise MalformedError("a message that is not JSON") from None
+        raise MalformedError("a message that is not the link's (not JSON)") from None
     kind = data.get("kind") if isinstance(data, dict) else None
-    if not isinstance(kind, str) or kind not in KIND_BYTES:
-        raise MalformedError("a message of no kind the link has")
+    if not isinstance(kind, str):
+        raise MalformedError("a message that is not the link's (of no kind the link has)")
+    if kind not in KIND_BYTES:
+        raise MalformedError(f"a message that is not the link's (a '{kind[:40]!s}', which no agent sends)")
     if len(text) > KIND_BYTES[kind]:
         raise MalformedError(f"a '{kind}' of {len(text):,} bytes, where one is at most {KIND_BYTES[kind]:,}")
     values, most, stack = 0, KIND_VALUES[kind], [data]
