@@ -34,6 +34,8 @@ ESE_ERRORS: dict[tuple[ErrorKind, str], tuple[int, str]] = {
     (ErrorKind.SHORT_READ, LOG_SECTOR): (-4001, "JET_errFileIOBeyondEOF"),
     (ErrorKind.DISK_IO, PAGE): (-1022, "JET_errDiskIO"),
     (ErrorKind.DISK_IO, LOG_SECTOR): (-1022, "JET_errDiskIO"),
+    (ErrorKind.CRC_ERROR, PAGE): (-1021, "JET_errDiskReadVerificationFailure"),
+    (ErrorKind.CRC_ERROR, LOG_SECTOR): (-1021, "JET_errDiskReadVerificationFailure"),
     (ErrorKind.LOST_FLUSH, PAGE): (-1119, "JET_errReadLostFlushVerifyFailure"),
     (ErrorKind.TOO_NEW, PAGE): (-567, "JET_errDbTimeTooNew"),
 }
@@ -43,6 +45,7 @@ _TITLES = {
     ErrorKind.UNINITIALISED: "uninitialised {unit}",
     ErrorKind.SHORT_READ: "short read",
     ErrorKind.DISK_IO: "I/O error",
+    ErrorKind.CRC_ERROR: "CRC error",
     ErrorKind.LOST_FLUSH: "lost flush",
     ErrorKind.TOO_NEW: "{unit} newer than any write",
 }
@@ -52,6 +55,8 @@ _WHY = {
     ErrorKind.UNINITIALISED: "it reads back as all zeros: a write that never reached the disk, or a blank block returned",
     ErrorKind.SHORT_READ: "{detail}",
     ErrorKind.DISK_IO: "the operating system says: {detail}",
+    ErrorKind.CRC_ERROR: "the operating system failed the read for a data error, the drive could not read it back as "
+                         "written: {detail}",
     ErrorKind.LOST_FLUSH: ("it reads back older than its last write, which the storage acknowledged ({found}): the "
                            "storage lost a write it said it made"),
     ErrorKind.TOO_NEW: ("its write sequence (dbtime) is newer than any the test gave it ({found}): the storage returned "
