@@ -130,6 +130,7 @@ JOBS: dict[str, dict[str, str]] = {
         "workload/load.py": "The load an instance puts on the storage, changeable while a run goes",
         "workload/logstream.py": "An instance's transaction log",
         "workload/pacing.py": "How a transaction thread spends its time besides its own I/O",
+        "workload/patching.py": "Page patching: a CRC error's page written again and read back",
         "workload/recovery.py": "Soft recovery: an instance's log files replayed against its database after a crash",
         "workload/scan.py": "Sequential scans of a database and its logs",
         "workload/stats.py": "Per-stream I/O counters, per-thread interval buckets and their merging",

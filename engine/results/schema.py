@@ -310,6 +310,10 @@ class ErrorGroup(_Schema):
     first_number: int = Field(description="The page, or the log sector in its file, of the first error.")
     first_offset: int = Field(description="Its byte offset in the file.")
     first_message: str = Field(description="The first error as the test log says it.")
+    patched: int = Field(0, description="Of CRC errors (ESE -1021) on database pages, how many pages page patching "
+                                        "wrote again and read back good.")
+    patch: str = Field("", description="What page patching did about them, in words ('patched: written again and read "
+                                       "back good', or 'not patched: ' and why); empty for another kind.")
 
 
 class RunTimes(_Schema):

@@ -27,6 +27,7 @@ from engine.workload.stats import ThreadMeter
 perf_ns = time.perf_counter_ns
 
 ErrorSink = Callable[[str, IoProblem], None]  # instance, what went wrong
+Patcher = Callable[[IoProblem], IoProblem]  # a CRC error met, and what page patching made of it
 Say = Callable[[str, str], None]  # a line for the test log: text, level
 
 
@@ -57,6 +58,7 @@ class InstanceContext:
     verify_checksum: bool = True
     db_path: str = ""  # the database file, as errors name it
     more_db_paths: tuple[str, ...] = ()  # the instance's further database files (`engine.io.parts`)
+    patch: Patcher | None = None  # page patching of a CRC error before it is counted (`engine.workload.patching`)
 
 
 def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
@@ -71,7 +73,10 @@ def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_n
 
 
 def report(ctx: InstanceContext, meter: ThreadMeter, problem: IoProblem) -> None:
-    """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it)."""
+    """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it); a CRC error
+    first goes to the instance's page patching (`ctx.patch`), which mends the page if it can and says how it went."""
+    if problem.kind is ErrorKind.CRC_ERROR and ctx.patch is not None:
+        problem = ctx.patch(problem)
     now = perf_ns()
     bucket = meter.bucket_for(now)
     bucket.stream(problem.stream).errors += 1
