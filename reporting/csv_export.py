@@ -39,8 +39,9 @@ STAGE_CSV_COLUMNS = ["stage", "test_type", "run_folder"]  # a suite's CSV: which
 SCAN_PHASE = "scan"
 SCAN_CSV_COLUMNS = [  # DatabaseScan's own names, and its figures in Jetstress's Mbytes (MiB)
     "database_file", "pages", "seen_pages", "complete", "bad_pages", "correctable_pages", "wrong_page_number_pages",
-    "uninitialised_pages", "unreadable_pages", "lost_flush_pages", "damaged_pages", "first_damaged", "bytes_read", "seconds",
-    "mbytes_per_s", "log_files", "log_sectors_seen", "log_sectors_damaged", "backup_file", "bytes_written", "flush_map",
+    "uninitialised_pages", "unreadable_pages", "crc_error_pages", "lost_flush_pages", "damaged_pages", "first_damaged",
+    "bytes_read", "seconds", "mbytes_per_s", "log_files", "log_sectors_seen", "log_sectors_damaged", "backup_file",
+    "bytes_written", "flush_map",
 ]
 
 RECOVERY_PHASE = "recovery"

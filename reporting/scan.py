@@ -47,8 +47,8 @@ def _sum(scan: ScanResult) -> dict[str, Any]:
         "pages": total,
         **{key: sum(getattr(r, key) for r in rows) for key in (
             "seen_pages", "bad_pages", "correctable_pages", "wrong_page_number_pages", "uninitialised_pages",
-            "unreadable_pages", "lost_flush_pages", "damaged_pages", "log_files", "log_sectors_seen", "log_sectors_damaged",
-            "bytes_written")},
+            "unreadable_pages", "crc_error_pages", "lost_flush_pages", "damaged_pages", "log_files", "log_sectors_seen",
+            "log_sectors_damaged", "bytes_written")},
         "file_mbytes": megabytes(sum(r.file_bytes for r in rows)), "seconds": scan.seconds,
         "mbytes_per_s": megabytes(scan.bytes_per_s), "read_mbytes": megabytes(scan.bytes_read),
         "covered": sum(r.seen_pages for r in rows) / total if total else 0.0,

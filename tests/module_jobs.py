@@ -9,6 +9,7 @@ JOBS: dict[str, dict[str, str]] = {
     "engine": {
         "hosts/agent.py": "An agent: its link to the controller, and each test's part it runs",
         "hosts/part.py": "A server's part of a test across servers, run on its agent",
+        "hosts/checks.py": "What a server's message must be to count in a test, beyond its schema",
         "hosts/controller.py": "The controller: one link per agent, and whom it refused said",
         "hosts/enrolment.py": "Enrolling a server as an agent by a one-time bundle and code",
         "hosts/keys.py": "Private keys in the operating system's credential store, never in a file",
@@ -131,6 +132,7 @@ JOBS: dict[str, dict[str, str]] = {
         "workload/load.py": "The load an instance puts on the storage, changeable while a run goes",
         "workload/logstream.py": "An instance's transaction log",
         "workload/pacing.py": "How a transaction thread spends its time besides its own I/O",
+        "workload/patching.py": "Page patching: a CRC error's page written again and read back",
         "workload/recovery.py": "Soft recovery: an instance's log files replayed against its database after a crash",
         "workload/scan.py": "Sequential scans of a database and its logs",
         "workload/stats.py": "Per-stream I/O counters, per-thread interval buckets and their merging",

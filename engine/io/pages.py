@@ -102,6 +102,7 @@ class ErrorKind(StrEnum):
     UNINITIALISED = "uninitialised"  # all zeros: never written, or a blank block returned
     SHORT_READ = "short_read"  # the file ends before the read does
     DISK_IO = "disk_io"  # the operating system reported the I/O failed
+    CRC_ERROR = "crc_error"  # the operating system failed a read for a data (CRC) error: the drive cannot read it back
     LOST_FLUSH = "lost_flush"  # a valid page, but older than its last write: the storage acknowledged a write and lost it
     TOO_NEW = "too_new"  # a valid page whose write sequence (dbtime) is newer than any the engine gave it
     HUNG_READ = "hung_read"  # a read the storage has not completed within the hung I/O threshold

@@ -32,7 +32,7 @@ from engine.results.schema import (
 )
 from engine.results.verdict import Verdict
 from engine.version import TOOL_NAME, __version__
-from engine.workload.errors import ErrorTally, KindCount, ese_error
+from engine.workload.errors import ErrorTally, KindCount, ese_error, patch_words
 from engine.workload.stats import DB_READ, LOG_WRITE, StreamStats
 
 RESULT_FILE = "result.json"
@@ -207,7 +207,7 @@ def _error_group(instance: str, group: KindCount) -> ErrorGroup:
     return ErrorGroup(
         instance=instance, kind=first.kind, unit=first.unit, title=first.title, ese_error=code, ese_name=name,
         count=group.count, first_stream=first.stream, first_file=first.path, first_number=first.number,
-        first_offset=first.offset, first_message=str(first),
+        first_offset=first.offset, first_message=str(first), patched=group.patched, patch=patch_words(group),
     )
 
 

@@ -30,6 +30,9 @@ class DatabaseScan(Schema):
     wrong_page_number_pages: int = Field(description="Valid pages of another place or database (ESE -1118).")
     uninitialised_pages: int = Field(description="Pages that read back as all zeros (ESE -1019).")
     unreadable_pages: int = Field(0, description="Pages in reads the operating system failed, or past the file's end.")
+    crc_error_pages: int = Field(0, description="Pages the operating system could not read for a data error, a CRC "
+                                                "error (ESE -1021), each read alone; never patched: a scan never writes "
+                                                "into the database.")
     lost_flush_pages: int = Field(0, description="Valid pages older than the last write the flush map kept: writes the "
                                                  "storage acknowledged and lost (ESE -1119).")
     flush_map: str = Field("", description="Why a database file was read without its flush map, so that a lost flush "
@@ -64,7 +67,7 @@ class DatabaseScan(Schema):
     @property
     def damaged_pages(self) -> int:
         return (self.bad_pages + self.wrong_page_number_pages + self.uninitialised_pages + self.unreadable_pages
-                + self.lost_flush_pages)
+                + self.crc_error_pages + self.lost_flush_pages)
 
     @property
     def bytes_per_s(self) -> float:

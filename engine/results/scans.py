@@ -18,7 +18,7 @@ from engine.model.units import counted
 from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Failure, Figures, Outcome, ScanResult
 from engine.results.verdict import Verdict, failure_of, make_criterion
 from engine.workload.errors import PAGE, ese_error, title
-from engine.workload.scan import ScanTally
+from engine.workload.scan import NEVER_WRITES, ScanTally
 
 DAMAGED_PAGES = "damaged database pages"
 DAMAGED_LOG_SECTORS = "damaged log sectors"
@@ -45,6 +45,7 @@ def scan_result(config: TestConfig, tallies: Mapping[int, ScanTally], seconds: f
             wrong_page_number_pages=damaged.get(ErrorKind.WRONG_NUMBER, 0),
             uninitialised_pages=damaged.get(ErrorKind.UNINITIALISED, 0),
             unreadable_pages=damaged.get(ErrorKind.DISK_IO, 0) + damaged.get(ErrorKind.SHORT_READ, 0),
+            crc_error_pages=damaged.get(ErrorKind.CRC_ERROR, 0),
             lost_flush_pages=damaged.get(ErrorKind.LOST_FLUSH, 0),
             flush_map=tally.flush_map,
             bytes_read=tally.bytes_read,
@@ -131,9 +132,11 @@ def damage_words(row: DatabaseScan) -> str:
     kinds = [
         (ErrorKind.CHECKSUM, row.bad_pages), (ErrorKind.WRONG_NUMBER, row.wrong_page_number_pages),
         (ErrorKind.UNINITIALISED, row.uninitialised_pages), (ErrorKind.DISK_IO, row.unreadable_pages),
-        (ErrorKind.LOST_FLUSH, row.lost_flush_pages),
+        (ErrorKind.CRC_ERROR, row.crc_error_pages), (ErrorKind.LOST_FLUSH, row.lost_flush_pages),
     ]
-    parts = [f"{count:,} {title(kind, PAGE)} (ESE {ese_error(kind, PAGE)[0]})" for kind, count in kinds if count]
+    parts = [f"{count:,} {title(kind, PAGE)} (ESE {ese_error(kind, PAGE)[0]})"
+             + (f" not patched, as {NEVER_WRITES}" if kind is ErrorKind.CRC_ERROR else "")
+             for kind, count in kinds if count]
     where = ""
     if row.first_damaged:
         first = row.first_damaged[0]

@@ -60,8 +60,8 @@ from engine.workload.histogram import percentiles_ms
 # 15: a test across servers is one run (`servers`: each server's share, judged on its own counters).
 # 16: the device a run ran on (`device`: the simulated device's profile, '' for the storage at its paths); an older
 # simulated run's is its simulated note's, or 'simulated' where it names none.
-# 17: storage faults of new kinds among the I/O errors (a lost flush, a page newer than any write, a hung read or
-# write) and the configuration's hung I/O threshold; an older run found none of them.
+# 17: storage faults of new kinds among the I/O errors (a lost flush, a page newer than any write, a CRC error and
+# its page patching, a hung read or write) and the configuration's hung I/O threshold; an older run found none of them.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes, no servers.
 RESULT_SCHEMA_VERSION = 17
@@ -312,6 +312,10 @@ class ErrorGroup(_Schema):
     first_number: int = Field(description="The page, or the log sector in its file, of the first error.")
     first_offset: int = Field(description="Its byte offset in the file.")
     first_message: str = Field(description="The first error as the test log says it.")
+    patched: int = Field(0, description="Of CRC errors (ESE -1021) on database pages, how many pages page patching "
+                                        "wrote again and read back good.")
+    patch: str = Field("", description="What page patching did about them, in words ('patched: written again and read "
+                                       "back good', or 'not patched: ' and why); empty for another kind.")
 
 
 class RunTimes(_Schema):

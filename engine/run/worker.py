@@ -109,6 +109,7 @@ class _Worker:
         self.backend = backend
         self._error_lines = ErrorLines(self.log)
         self.clock: RunClock | None = None
+        self.patrol: HungPatrol | None = None  # the hung I/O patrol of the instances measuring
         self.collected = 0  # the first interval the collector has not sent
 
     # messages ----------------------------------------------------------------------
@@ -225,11 +226,12 @@ class _Worker:
         load = self._follow_load(instances, (0, 0))  # a sweep's first load, before any thread runs
         generation = Generation(self.worker_id, instances, t0, self.send) if self.config.recovers else None
         watch: FileWatch | None = FileWatch((plan.name, path) for plan in plans for path in (*plan.db_paths, *plan.log_paths))
-        patrol = HungPatrol(self.config.hung_io_threshold_s, t0, interval_ns, ((i.name, i.meters) for i in instances))
+        patrol = self.patrol = HungPatrol(self.config.hung_io_threshold_s, t0, interval_ns,
+                                          ((i.name, i.meters) for i in instances))
         next_check_ns = next_patrol_ns = t0 + interval_ns
         for instance in instances:
             instance.start()
-        collector = threading.Thread(target=self._collect_loop, args=(instances, patrol), name="collector", daemon=True)
+        collector = threading.Thread(target=self._collect_loop, args=(instances,), name="collector", daemon=True)
         collector.start()
         reported: set[str] = set()
         while (now := time.perf_counter_ns()) < clock.stop_at_ns:
@@ -258,7 +260,7 @@ class _Worker:
             self.log(f"{', '.join(stuck)}: an I/O did not complete within {JOIN_TIMEOUT_S:g} s of the stop", "warning")
         collector.join()
         self._report_scans(instances, reported, everyone=True)
-        self._send_remaining(instances, patrol)
+        self._send_remaining(instances)
         if not stuck:
             for instance in instances:
                 instance.close()
@@ -294,7 +296,7 @@ class _Worker:
 
     # collection ----------------------------------------------------------------------
 
-    def _collect_loop(self, instances: list[Any], patrol: HungPatrol) -> None:
+    def _collect_loop(self, instances: list[Any]) -> None:
         clock = self.clock
         assert clock is not None
         warming = None if self.config.scans else CacheWarmth(instances, self.spec.warmup_intervals,
@@ -307,14 +309,13 @@ class _Worker:
                     return
             if clock.t0_ns + index * clock.interval_ns >= clock.stop_at_ns:
                 return
-            self._send_interval(index, {i.name: [*(b for m in i.meters for b in m.take(index)), *patrol.take(i.name, index)]
-                                        for i in instances},
+            self._send_interval(index, {i.name: self._take(i, index) for i in instances},
                                 {i.name: i.cache.resident_pages for i in instances if isinstance(i, Instance)})
             self.collected = index + 1
             if warming is not None:
                 warming.report(self.collected)
 
-    def _send_remaining(self, instances: list[Any], patrol: HungPatrol) -> None:
+    def _send_remaining(self, instances: list[Any]) -> None:
         """Once the instances have stopped: every interval the collector did not send, up to the run's end, each
         once, an interval in which this worker's instances did nothing included (a Soft Recovery's instance that
         wrote its logs early waits idle). The runner shows an interval when every worker's part of it has come, and
@@ -326,10 +327,15 @@ class _Worker:
         for index in range(self.collected, reached):
             by_index[index] = {instance.name: [] for instance in instances}
         for instance in instances:
-            for bucket in [*(b for meter in instance.meters for b in meter.take(1 << 62)), *patrol.take(instance.name, 1 << 62)]:
+            for bucket in self._take(instance, 1 << 62):
                 by_index[bucket.index][instance.name].append(bucket)
         for index in sorted(by_index):
             self._send_interval(index, by_index[index])
+
+    def _take(self, instance: Any, index: int) -> list[IntervalBucket]:
+        """An instance's counters up to interval `index`, each bucket once: its threads', and the hung I/O patrol's."""
+        taken = [bucket for meter in instance.meters for bucket in meter.take(index)]
+        return taken + self.patrol.take(instance.name, index) if self.patrol is not None else taken
 
     def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]],
                        cache_pages: dict[str, int] | None = None) -> None:

@@ -429,7 +429,9 @@ class StorageErrors(Schema):
             return f"{self.total:,} I/O error(s)"
         plural = "" if first.count == 1 else "s"
         more = f", and {self.others:,} other I/O error(s)" if self.others else ""
-        return (f"{first.count:,} {first.title}{plural} ({ese_words(first.ese_error, first.ese_name)}) on {first.instance}, "
+        patch = f", {first.patch}" if first.patch else ""
+        return (f"{first.count:,} {first.title}{plural} ({ese_words(first.ese_error, first.ese_name)}) on "
+                f"{first.instance}{patch}, "
                 f"the first at {first.unit} {first.first_number} of {first.first_file}{more}")
 
 

@@ -17,7 +17,7 @@ from engine.io.pages import (
     page_fault,
 )
 from engine.io.parts import split_page
-from engine.io.platform import AlignedBuffer, IoBackend, IoFile
+from engine.io.platform import DEFAULT_ALIGNMENT, AlignedBuffer, IoBackend, IoFile, is_data_error
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem, Unit
 from engine.workload.flushmap import Written
@@ -27,6 +27,7 @@ from engine.workload.stats import ThreadMeter
 perf_ns = time.perf_counter_ns
 
 ErrorSink = Callable[[str, IoProblem], None]  # instance, what went wrong
+Patcher = Callable[[IoProblem], IoProblem]  # a CRC error met, and what page patching made of it
 Say = Callable[[str, str], None]  # a line for the test log: text, level
 
 
@@ -57,6 +58,7 @@ class InstanceContext:
     verify_checksum: bool = True
     db_path: str = ""  # the database file, as errors name it
     more_db_paths: tuple[str, ...] = ()  # the instance's further database files (`engine.io.parts`)
+    patch: Patcher | None = None  # page patching of a CRC error before it is counted (`engine.workload.patching`)
 
 
 def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_ns: int) -> None:
@@ -71,7 +73,10 @@ def record(meter: ThreadMeter, stream: str, nbytes: int, latency_ns: int, done_n
 
 
 def report(ctx: InstanceContext, meter: ThreadMeter, problem: IoProblem) -> None:
-    """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it)."""
+    """Count an I/O error in its interval, by stream and by kind, and tell the worker (which logs it); a CRC error
+    first goes to the instance's page patching (`ctx.patch`), which mends the page if it can and says how it went."""
+    if problem.kind is ErrorKind.CRC_ERROR and ctx.patch is not None:
+        problem = ctx.patch(problem)
     count(meter, problem, perf_ns())
     ctx.errors(ctx.name, problem)
 
@@ -85,7 +90,8 @@ def count(meter: ThreadMeter, problem: IoProblem, now_ns: int) -> None:
 
 def failed_io(stream: str, handle: IoFile, offset: int, length: int, unit: Unit, block_bytes: int, exc: OSError) -> IoProblem:
     """The kind of an I/O the operating system failed: a read past the end of the file is a short read
-    (named at the first page or sector the file does not hold whole), anything else an I/O error."""
+    (named at the first page or sector the file does not hold whole), a read failed for a data error a CRC error (named
+    at the first page or sector that fails alone), anything else an I/O error."""
     handle, offset = handle.part_at(offset)  # one of an instance's database files: named as itself
     path = str(handle.path)
     if not stream.endswith("write"):
@@ -97,7 +103,35 @@ def failed_io(stream: str, handle: IoFile, offset: int, length: int, unit: Unit,
             at = max(offset, size // block_bytes * block_bytes)
             detail = f"the file ends at byte {size:,}, and the read of {length:,} bytes from byte {offset:,} goes past it"
             return IoProblem(ErrorKind.SHORT_READ, stream, path, unit, at // block_bytes, at, detail=detail)
+        if read_failure(exc) is ErrorKind.CRC_ERROR:
+            at = unreadable_block(handle, offset, length, block_bytes)
+            return IoProblem(ErrorKind.CRC_ERROR, stream, path, unit, at // block_bytes, at, detail=exc.strerror or str(exc))
     return IoProblem(ErrorKind.DISK_IO, stream, path, unit, offset // block_bytes, offset, detail=exc.strerror or str(exc))
+
+
+def read_failure(exc: OSError) -> ErrorKind:
+    """The kind of a read the operating system failed: a CRC error for a data error (ESE -1021, as ESE maps Windows'
+    ERROR_CRC), an I/O error for any other (-1022)."""
+    return ErrorKind.CRC_ERROR if is_data_error(exc) else ErrorKind.DISK_IO
+
+
+def unreadable_block(handle: IoFile, offset: int, length: int, block_bytes: int) -> int:
+    """Where a read of several pages or sectors the operating system failed for a data error holds it: the first block
+    that, read again alone, fails for one too (the read's own offset when none does). The drive says only that the
+    read failed; the error is the page's or sector's, and the engineer is told which."""
+    if length <= block_bytes:
+        return offset
+    buffer = AlignedBuffer(max(block_bytes, DEFAULT_ALIGNMENT))
+    try:
+        for at in range(offset, offset + length, block_bytes):
+            try:
+                handle.read_into(buffer, at, block_bytes)
+            except OSError as exc:
+                if is_data_error(exc):
+                    return at
+    finally:
+        buffer.release()
+    return offset
 
 
 def timed_io(

@@ -34,6 +34,8 @@ ESE_ERRORS: dict[tuple[ErrorKind, str], tuple[int, str]] = {
     (ErrorKind.SHORT_READ, LOG_SECTOR): (-4001, "JET_errFileIOBeyondEOF"),
     (ErrorKind.DISK_IO, PAGE): (-1022, "JET_errDiskIO"),
     (ErrorKind.DISK_IO, LOG_SECTOR): (-1022, "JET_errDiskIO"),
+    (ErrorKind.CRC_ERROR, PAGE): (-1021, "JET_errDiskReadVerificationFailure"),
+    (ErrorKind.CRC_ERROR, LOG_SECTOR): (-1021, "JET_errDiskReadVerificationFailure"),
     (ErrorKind.LOST_FLUSH, PAGE): (-1119, "JET_errReadLostFlushVerifyFailure"),
     (ErrorKind.TOO_NEW, PAGE): (-567, "JET_errDbTimeTooNew"),
     # ESE raises no error for a hung I/O: it logs an event, and the I/O goes on (docs/ese-source.md section 3)
@@ -48,6 +50,7 @@ _TITLES = {
     ErrorKind.UNINITIALISED: "uninitialised {unit}",
     ErrorKind.SHORT_READ: "short read",
     ErrorKind.DISK_IO: "I/O error",
+    ErrorKind.CRC_ERROR: "CRC error",
     ErrorKind.LOST_FLUSH: "lost flush",
     ErrorKind.TOO_NEW: "{unit} newer than any write",
     ErrorKind.HUNG_READ: "hung read",
@@ -59,6 +62,8 @@ _WHY = {
     ErrorKind.UNINITIALISED: "it reads back as all zeros: a write that never reached the disk, or a blank block returned",
     ErrorKind.SHORT_READ: "{detail}",
     ErrorKind.DISK_IO: "the operating system says: {detail}",
+    ErrorKind.CRC_ERROR: "the operating system failed the read for a data error, the drive could not read it back as "
+                         "written: {detail}",
     ErrorKind.LOST_FLUSH: ("it reads back older than its last write, which the storage acknowledged ({found}): the "
                            "storage lost a write it said it made"),
     ErrorKind.TOO_NEW: ("its write sequence (dbtime) is newer than any the test gave it ({found}): the storage returned "
@@ -71,6 +76,7 @@ HUNG_STOP_REASON = ("the test stopped at a hung I/O without waiting for it to co
                     "despite I/O errors")
 HUNG_SCAN_STOP_REASON = ("the scan stopped at a hung I/O without waiting for it to complete: it cannot go past a read "
                          "that does not complete")
+PATCHED = "patched: written again and read back good"  # a CRC error's page, mended (`engine.workload.patching`)
 
 
 def title(kind: ErrorKind, unit: str) -> str:
@@ -101,6 +107,15 @@ class IoProblem:
     offset: int  # bytes from the start of the file
     found: str = ""  # a wrong number: what the block holds instead
     detail: str = ""  # a short read or an operating system error: what happened, in words
+    patched: bool = False  # a CRC error's page was written again and read back good (`engine.workload.patching`)
+    not_patched: str = ""  # a CRC error's page was not: why, in words
+
+    @property
+    def patch(self) -> str:
+        """What page patching did about a CRC error, in words: "patched: ..." or "not patched: why"; else ""."""
+        if self.patched:
+            return PATCHED
+        return f"not patched: {self.not_patched}" if self.not_patched else ""
 
     @property
     def title(self) -> str:
@@ -110,27 +125,32 @@ class IoProblem:
         code, name = ese_error(self.kind, self.unit)
         doing = "writing" if self.stream.endswith("write") else "reading"
         why = _WHY[self.kind].format(found=self.found, detail=self.detail)
+        patch = f"; {self.patch}" if self.patch else ""
         return (f"{self.title} ({ese_words(code, name)}) {doing} {self.unit} {self.number} of {self.path} "
-                f"at byte offset {self.offset:,}: {why}")
+                f"at byte offset {self.offset:,}: {why}{patch}")
 
     def to_wire(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "stream": self.stream, "path": self.path, "unit": self.unit,
-                "number": self.number, "offset": self.offset, "found": self.found, "detail": self.detail}
+                "number": self.number, "offset": self.offset, "found": self.found, "detail": self.detail,
+                "patched": self.patched, "not_patched": self.not_patched}
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> IoProblem:
         unit: Unit = LOG_SECTOR if data["unit"] == LOG_SECTOR else PAGE
         return cls(ErrorKind(data["kind"]), str(data["stream"]), str(data["path"]), unit, int(data["number"]),
-                   int(data["offset"]), str(data.get("found", "")), str(data.get("detail", "")))
+                   int(data["offset"]), str(data.get("found", "")), str(data.get("detail", "")),
+                   bool(data.get("patched", False)), str(data.get("not_patched", "")))
 
 
 @dataclass
 class KindCount:
-    """How many errors of one kind, and the first of them (by the time it was met, `first_ns`)."""
+    """How many errors of one kind, and the first of them (by the time it was met, `first_ns`); of CRC errors, how many
+    page patching mended (`patched`)."""
 
     count: int
     first: IoProblem
     first_ns: int
+    patched: int = 0
 
 
 class ErrorTally:
@@ -151,17 +171,19 @@ class ErrorTally:
     def add(self, problem: IoProblem, t_ns: int) -> None:
         group = self.groups.get((problem.kind, problem.unit))
         if group is None:
-            self.groups[(problem.kind, problem.unit)] = KindCount(1, problem, t_ns)
+            self.groups[(problem.kind, problem.unit)] = KindCount(1, problem, t_ns, int(problem.patched))
         else:
             group.count += 1
+            group.patched += problem.patched
 
     def merge(self, other: ErrorTally) -> None:
         for key, theirs in other.groups.items():
             mine = self.groups.get(key)
             if mine is None:
-                self.groups[key] = KindCount(theirs.count, theirs.first, theirs.first_ns)
+                self.groups[key] = KindCount(theirs.count, theirs.first, theirs.first_ns, theirs.patched)
                 continue
             mine.count += theirs.count
+            mine.patched += theirs.patched
             if theirs.first_ns < mine.first_ns:
                 mine.first, mine.first_ns = theirs.first, theirs.first_ns
 
@@ -181,24 +203,39 @@ class ErrorTally:
         return sorted(self.groups.values(), key=lambda group: group.first_ns)
 
     def to_wire(self) -> list[dict[str, Any]]:
-        return [{"count": g.count, "first_ns": g.first_ns, "first": g.first.to_wire()} for g in self.groups.values()]
+        return [{"count": g.count, "first_ns": g.first_ns, "first": g.first.to_wire(), "patched": g.patched}
+                for g in self.groups.values()]
 
     @classmethod
     def from_wire(cls, items: Iterable[Mapping[str, Any]]) -> ErrorTally:
         tally = cls()
         for item in items:
             first = IoProblem.from_wire(item["first"])
-            tally.groups[(first.kind, first.unit)] = KindCount(int(item["count"]), first, int(item["first_ns"]))
+            tally.groups[(first.kind, first.unit)] = KindCount(int(item["count"]), first, int(item["first_ns"]),
+                                                               int(item.get("patched", 0)))
         return tally
 
 
+def patch_words(group: KindCount) -> str:
+    """What page patching did about a group of CRC errors, in words ("" for another kind)."""
+    if group.first.kind is not ErrorKind.CRC_ERROR:
+        return ""
+    if group.patched == group.count:
+        return PATCHED if group.count == 1 else f"each {PATCHED}"
+    if group.patched:
+        return f"{group.patched:,} of them {PATCHED}"
+    return group.first.patch
+
+
 def describe(group: KindCount) -> str:
-    """A group in one line: how many, of what kind, and where the first was."""
+    """A group in one line: how many, of what kind, what page patching did about them, and where the first was."""
     first = group.first
     code, name = ese_error(first.kind, first.unit)
     plural = "" if group.count == 1 else "s"
     blocks = "database pages" if first.unit == PAGE else "log sectors"
-    return (f"{group.count:,} {first.title}{plural} ({ese_words(code, name)}) in {blocks}; the first at {first.unit} "
+    patch = patch_words(group)
+    patch = f", {patch}" if patch else ""
+    return (f"{group.count:,} {first.title}{plural} ({ese_words(code, name)}) in {blocks}{patch}; the first at {first.unit} "
             f"{first.number} of {first.path}, byte offset {first.offset:,}")
 
 

@@ -54,6 +54,7 @@ from engine.workload.histogram import bucket_index
 from engine.workload.load import LoadControl
 from engine.workload.logstream import LogWriter
 from engine.workload.pacing import MAX_CREDIT_NS, pause_ns, rest_per_read_wait
+from engine.workload.patching import PagePatcher
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, PAGE_FAULT_STALLS, StreamStats, ThreadMeter
 
 # Log bytes one update appends, by kind (an insert carries the new record, a delete
@@ -116,9 +117,19 @@ class Instance:
         self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), config.generation.checkpoint_depth_bytes)
         self.levels = upper_levels(plan.leaves)
         self.meters: list[ThreadMeter] = []
+        first_sequence = time.time_ns()
+        self._sequence = itertools.count(first_sequence)
+        # what a page read back is checked against, from the states the database files' maps kept when their last run
+        # ended clean; each map is made "open" before any page is written
+        kept = [open_for_run(backend, path, plan.db_id, part) for part, path in enumerate(plan.db_paths)]
+        self.written = Written(plan.part_pages, first_sequence, kept)
+        base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
+        seed = base_seed * 1_000_003 + plan.index * 4099
+        db_paths = tuple(str(path) for path in plan.db_paths)
+        patcher = PagePatcher(backend, self.db, db_paths, plan.db_id, self.written, self._sequence, seed + 6007)
         ctx = self._ctx = InstanceContext(
-            backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, str(plan.db_path),
-            tuple(str(path) for path in plan.db_paths[1:]),
+            backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, db_paths[0], db_paths[1:],
+            patcher.patch,
         )
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
@@ -137,15 +148,7 @@ class Instance:
         if config.background_maintenance:
             self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages,
                                            config.generation.maintenance_bytes_per_s)
-        first_sequence = time.time_ns()
-        self._sequence = itertools.count(first_sequence)
-        # what a page read back is checked against, from the states the database files' maps kept when their last run
-        # ended clean; each map is made "open" before any page is written
-        kept = [open_for_run(backend, path, plan.db_id, part) for part, path in enumerate(plan.db_paths)]
-        self.written = Written(plan.part_pages, first_sequence, kept)
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
-        base_seed = config.seed if config.seed is not None else int.from_bytes(os.urandom(8), "little")
-        seed = base_seed * 1_000_003 + plan.index * 4099
         self.transaction_threads = [
             threading.Thread(
                 target=self._transactions, args=(self._meter(), seed + n, n), name=f"{plan.name} thread {n + 1}",

@@ -44,7 +44,7 @@ from engine.io.parts import open_database, split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
-from engine.workload.context import Say
+from engine.workload.context import Say, read_failure
 from engine.workload.errors import LOG_SECTOR, PAGE, Unit, ese_error
 from engine.workload.instance import InstancePlan
 from engine.workload.logstream import LOG_DATA_START
@@ -182,7 +182,7 @@ class Replay:
                             return None
                         records.extend(log_records(view[at:]))
         except OSError as exc:
-            self._fail(f"log file {path} cannot be read ({exc.strerror or exc})", ErrorKind.DISK_IO, LOG_SECTOR)
+            self._fail(f"log file {path} cannot be read ({exc.strerror or exc})", read_failure(exc), LOG_SECTOR)
             return None
         self.position = (generation + 1) * LOG_DATA_BYTES
         return records
@@ -241,7 +241,7 @@ class Replay:
         try:
             self.db.read_into(buffer, page * PAGE_SIZE_BYTES, PAGE_SIZE_BYTES)
         except OSError as exc:
-            self._fail(f"{self._named(page)} cannot be read ({exc.strerror or exc})", ErrorKind.DISK_IO, PAGE)
+            self._fail(f"{self._named(page)} cannot be read ({exc.strerror or exc})", read_failure(exc), PAGE)
             return False
         spent = time.perf_counter_ns() - t1
         fault = page_fault(buffer.view, self.plan.db_id, page, PAGE_SIZE_BYTES, True)

@@ -13,7 +13,9 @@ order. Each database has its own scan. A scan given another (`after`) starts whe
 ends: a checksum checks the databases of one volume one after another, as Jetstress does
 (`engine.run.scanning`). A damaged page is counted by kind (`ScanTally`),
 in the interval's I/O errors (so the samples and the report's error table carry it) and
-logged like any I/O error, and the scan goes on: a checksum pass wants every bad page.
+logged like any I/O error, and the scan goes on: a checksum pass wants every bad page. A read the operating system
+fails for a data error (a CRC error, -1021) fails for a page of it: each of its pages is read again alone. A scan
+never patches a page (`engine.workload.patching`): it never writes into the database it reads.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from engine.io.flush_file import clean_states, flush_map_path
@@ -38,13 +40,14 @@ from engine.io.pages import (
 from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
-from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, timed_io
+from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, failed_io, timed_io
 from engine.workload.context import report as report_problem
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem
 from engine.workload.flushmap import FlushMap
 from engine.workload.stats import DB_READ, LOG_READ, ThreadMeter
 
 CHECK_LAG_BUFFERS = 2  # buffers read and waiting for the checker, beyond those being read
+NEVER_WRITES = "a Database checksum or backup reads the database and never writes into it"
 FIRST_DAMAGED_SHOWN = 20  # damaged pages a scan lists by number, beyond its counts by kind
 PROGRESS_EVERY_S = 0.5
 
@@ -125,7 +128,9 @@ class Scan:
         self.read_bytes = read_bytes
         self.depth = max(1, depth)  # reads in flight
         self.after = after  # the scan this one waits for (the one before it on its volume)
-        self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path))
+        self._data_errors: set[int] = set()  # the byte offsets in the file being read where a read met a CRC error
+        self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path),
+                                   patch=self._not_patched)
         # each reader thread's counters, and the scan's own thread's (its checks and its log reads): each thread owns
         # its counters, and a hung I/O is told by the thread that issued it (`engine.workload.hung`)
         self.read_meters = [ThreadMeter(target.name, clock.t0_ns, clock.interval_ns) for _ in range(self.depth)]
@@ -159,6 +164,13 @@ class Scan:
 
     def _stopped(self) -> bool:
         return self.ctx.clock.stop.is_set()
+
+    def _not_patched(self, problem: IoProblem) -> IoProblem:
+        """A CRC error the scan met: never patched, as a scan never writes into the database; where it was, kept so
+        that the other pages of its read are read again alone (`_check_alone`)."""
+        if problem.unit == PAGE:
+            self._data_errors.add(problem.offset)
+        return replace(problem, not_patched=NEVER_WRITES)
 
     def _run(self) -> None:
         self._progress(0, self._total)
@@ -203,6 +215,7 @@ class Scan:
         target, ctx = self.target, self.ctx
         states, why = clean_states(flush_map_path(path), target.db_id, part)
         self._flushes = FlushMap([pages], [states]) if states is not None else None
+        self._data_errors.clear()
         if states is None:
             self.tally.flush_map = self.tally.flush_map or f"{path.name}: {why}"
             ctx.say(f"{self.name}: {path} is read without its flush map, so a lost flush cannot be told: {why}", "info")
@@ -219,7 +232,7 @@ class Scan:
                                              unbuffered=ctx.unbuffered, write_through=False)
                 self._file_bytes = handle.size_bytes()
                 for buffer, offset, length, read in self._pipeline(handle, buffers, total):
-                    self._check_pages(buffer.view, offset, length, read, part, path)
+                    self._check_pages(buffer.view, offset, length, read, part, path, handle)
                     if copy is not None and read:
                         copy.write_from(buffer, offset, length)
                         self.tally.bytes_written += length
@@ -283,33 +296,62 @@ class Scan:
             for reader in readers:
                 reader.join()
 
-    def _check_pages(self, view: memoryview, offset: int, length: int, read: bool, part: int, path: Path) -> None:
-        target, tally = self.target, self.tally
-        base = part_base(part)
+    def _check_pages(self, view: memoryview, offset: int, length: int, read: bool, part: int, path: Path,
+                     handle: IoFile) -> None:
+        tally = self.tally
         first = offset // PAGE_SIZE_BYTES
         count = length // PAGE_SIZE_BYTES
         tally.pages_seen += count
         tally.bytes_read += length if read else 0
+        # a read failed for a data error: the error is the page's, so each of its pages is read again alone
+        alone = not read and any(offset <= at < offset + length for at in self._data_errors)
         for i in range(count):
             page = first + i
             at = page * PAGE_SIZE_BYTES
-            if not read:  # the read failed: its error is counted once, and each of its pages is unreadable
+            if alone:
+                self._check_alone(handle, page, part, path)
+            elif not read:  # the read failed: its error is counted once, and each of its pages is unreadable
                 beyond = at + PAGE_SIZE_BYTES > self._file_bytes
                 tally.damaged(ErrorKind.SHORT_READ if beyond else ErrorKind.DISK_IO, page, at)
-                continue
-            block = view[i * PAGE_SIZE_BYTES:]
-            if page == 0:
-                fault = database_header_fault(block, target.db_id)
             else:
-                fault = page_fault(block, target.db_id, base + page, PAGE_SIZE_BYTES, True)
-                flushes = self._flushes
-                if fault is None and flushes is not None and (want := flushes.expected(page)) and block[FLUSH_STATE_AT] != want:
-                    fault = ErrorKind.LOST_FLUSH, f"flush state {block[FLUSH_STATE_AT]} where its flush map says {want}"
-            if fault is not None:
-                kind, found = fault
-                tally.damaged(kind, page, at)
-                report_problem(self.ctx, self.check_meter,
-                               IoProblem(kind, DB_READ, str(path), PAGE, page, at, found=found))
+                self._check_page(view[i * PAGE_SIZE_BYTES:], page, part, path)
+
+    def _check_page(self, block: memoryview, page: int, part: int, path: Path) -> None:
+        at = page * PAGE_SIZE_BYTES
+        if page == 0:
+            fault = database_header_fault(block, self.target.db_id)
+        else:
+            fault = page_fault(block, self.target.db_id, part_base(part) + page, PAGE_SIZE_BYTES, True)
+            flushes = self._flushes
+            if fault is None and flushes is not None and (want := flushes.expected(page)) and block[FLUSH_STATE_AT] != want:
+                fault = ErrorKind.LOST_FLUSH, f"flush state {block[FLUSH_STATE_AT]} where its flush map says {want}"
+        if fault is not None:
+            kind, found = fault
+            self.tally.damaged(kind, page, at)
+            report_problem(self.ctx, self.check_meter, IoProblem(kind, DB_READ, str(path), PAGE, page, at, found=found))
+
+    def _check_alone(self, handle: IoFile, page: int, part: int, path: Path) -> None:
+        """A page of a read that failed for a data error, read again by itself: damaged by the CRC error where it
+        fails for one (each such page its own error), by the read's failure where it fails otherwise, else checked as
+        any page read."""
+        at = page * PAGE_SIZE_BYTES
+        if at in self._data_errors:  # the page the failed read's error names: counted already
+            self.tally.damaged(ErrorKind.CRC_ERROR, page, at)
+            return
+        buffer = self.ctx.backend.allocate(PAGE_SIZE_BYTES)
+        try:
+            try:
+                handle.read_into(buffer, at, PAGE_SIZE_BYTES)
+            except OSError as exc:
+                problem = failed_io(DB_READ, handle, at, PAGE_SIZE_BYTES, PAGE, PAGE_SIZE_BYTES, exc)
+                self.tally.damaged(problem.kind, page, at)
+                if problem.kind is ErrorKind.CRC_ERROR:
+                    report_problem(self.ctx, self.check_meter, problem)
+                return
+            self.tally.bytes_read += PAGE_SIZE_BYTES
+            self._check_page(buffer.view, page, part, path)
+        finally:
+            buffer.release()
 
     # the logs --------------------------------------------------------------------------
 

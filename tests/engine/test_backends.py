@@ -117,6 +117,7 @@ def test_windows_alignment_rules():
         (win.ERROR_ACCESS_DENIED, errno.EACCES, "access is denied"),
         (win.ERROR_FILE_EXISTS, errno.EEXIST, "already exists"),
         (win.ERROR_IO_DEVICE, errno.EIO, "I/O error"),
+        (win.ERROR_CRC, errno.EIO, "could not read the data back as written: a CRC data error"),
         (9999, errno.EIO, "Windows error 9999"),
     ],
 )

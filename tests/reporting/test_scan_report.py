@@ -110,10 +110,10 @@ def test_a_clean_checksum_has_jetstress_tables_in_order_and_nothing_of_a_perform
     assert "the databases were read one after another, all on one volume" in text
     for row in scan.databases:
         mbytes, seconds = megabytes(row.pages * PAGE), row.seconds
-        words = f"{row.seen_pages:,} 0 0 0 0 0 0 {mbytes:,.0f} Mbytes / {seconds:.1f} sec {megabytes(row.bytes_per_s):,.1f}"
+        words = f"{row.seen_pages:,} 0 0 0 0 0 0 0 {mbytes:,.0f} Mbytes / {seconds:.1f} sec {megabytes(row.bytes_per_s):,.1f}"
         assert f"{row.instance} {words} {row.database_file}" in text
     total = sum(r.pages for r in scan.databases)
-    assert f"(Sum) {total:,} 0 0 0 0 0 0 {megabytes(total * PAGE):,.0f} Mbytes" in text
+    assert f"(Sum) {total:,} 0 0 0 0 0 0 0 {megabytes(total * PAGE):,.0f} Mbytes" in text
     logs = sum(r.log_files for r in scan.databases)
     assert f"Log files checked: {logs} files, {sum(r.log_sectors_seen for r in scan.databases):,} sectors read, 0 damaged" in text
     assert "Damaged pages: none: every page read back" in text and CORRECTABLE_WORDS in text

@@ -21,6 +21,7 @@ import pytest
 
 from engine.io.capacity import free_bytes
 from engine.io.locks import FolderInUseError, FolderLocks
+from engine.io.pages import ErrorKind
 from engine.io.platform import default_backend, kernel32, lifetime
 from engine.io.platform.windows import WindowsBackend
 from tests.windows import ROOT, windows_only
@@ -87,6 +88,50 @@ def test_a_file_is_created_written_unbuffered_and_through_and_read_back(tmp_path
             assert bytes(buffer.view) == data
     finally:
         buffer.release()
+
+
+def test_a_read_windows_fails_with_error_crc_is_a_crc_error_named_at_its_page(tmp_path):
+    """ERROR_CRC as kernel32 reports it: ReadFile answers FALSE and the thread's last error is 23, set here by the real
+    SetLastError as the disk stack sets it for a sector the drive cannot read back. Jetwise's file raises it with
+    winerror 23 and words saying it is a CRC data error, and the run names it -1021, not -1022."""
+    from engine.io.platform import windows as win
+    from engine.workload.context import failed_io
+
+    words = ctypes.FormatError(win.ERROR_CRC).lower()  # 23 is the CRC error, by the system's own words:
+    assert "cyclic redundancy" in words or "crc" in words  # Windows' "Data error (cyclic redundancy check)", Wine's "CRC error"
+    real = kernel32.load()
+    calls = kernel32.declare(ctypes.WinDLL("kernel32", use_last_error=True), {"SetLastError": (None, [kernel32.DWORD])})
+
+    class BadSector:
+        """kernel32, with every read of the file's second page failing as a drive fails a sector it cannot read."""
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(real, name)
+
+        def ReadFile(self, handle: object, address: object, size: int, done: object, overlapped: object) -> int:  # noqa: N802
+            if overlapped._obj.Offset == 8192:  # type: ignore[attr-defined]  # byref's OVERLAPPED, at the second page
+                calls.SetLastError(win.ERROR_CRC)
+                return 0
+            return int(real.ReadFile(handle, address, size, done, overlapped))
+
+    path = tmp_path / "Jetwise001.jwdb"
+    backend = WindowsBackend(BadSector())
+    buffer = backend.allocate(8192)
+    try:
+        with backend.open_file(path, create=True, writable=True, unbuffered=True, write_through=True) as handle:
+            handle.write_from(buffer, 0)
+            handle.write_from(buffer, 8192)
+            assert handle.read_into(buffer, 0) == 8192
+            with pytest.raises(OSError) as failed:
+                handle.read_into(buffer, 8192)
+            problem = failed_io("db_read", handle, 8192, 8192, "page", 8192, failed.value)
+    finally:
+        buffer.release()
+    error = failed.value
+    assert error.winerror == win.ERROR_CRC and error.errno == errno.EIO  # type: ignore[attr-defined]
+    assert "CRC data error" in error.strerror and "(Windows error 23)" in error.strerror
+    assert (problem.kind, problem.number, problem.offset) == (ErrorKind.CRC_ERROR, 1, 8192)
+    assert str(problem).startswith(f"CRC error (ESE -1021 JET_errDiskReadVerificationFailure) reading page 1 of {path}")
 
 
 def test_create_never_replaces_and_missing_files_are_named_in_words(tmp_path):

@@ -16,8 +16,9 @@ from ui.widgets.style import verdict_qcolor
 from ui.widgets.sweep_table import TableBox
 
 COLUMNS = ["Instance", "Pages", "Seen", "Bad\nchecksum", "Wrong page\nnumber", "Uninitialised", "Unreadable",
-           "MB read", "Seconds", "MB/s"]
-DAMAGE = ("Bad\nchecksum", "Wrong page\nnumber", "Uninitialised", "Unreadable", "Lost\nflush", "Damaged log\nsectors")
+           "CRC\nerror", "Lost\nflush", "MB read", "Seconds", "MB/s"]
+DAMAGE = ("Bad\nchecksum", "Wrong page\nnumber", "Uninitialised", "Unreadable", "CRC\nerror", "Lost\nflush",
+          "Damaged log\nsectors")
 LOG_SECTORS = "Damaged log\nsectors"
 BACKUP_FILE = "Backup file"
 VISIBLE_ROWS = 12  # databases the table shows without scrolling
@@ -29,7 +30,7 @@ def scan_cells(row: DatabaseScan) -> dict[str, str]:
         "Instance": row.instance, "Pages": f"{row.pages:,}", "Seen": f"{row.seen_pages:,}",
         "Bad\nchecksum": f"{row.bad_pages:,}", "Wrong page\nnumber": f"{row.wrong_page_number_pages:,}",
         "Uninitialised": f"{row.uninitialised_pages:,}", "Unreadable": f"{row.unreadable_pages:,}",
-        "Lost\nflush": f"{row.lost_flush_pages:,}",
+        "CRC\nerror": f"{row.crc_error_pages:,}", "Lost\nflush": f"{row.lost_flush_pages:,}",
         LOG_SECTORS: f"{row.log_sectors_damaged:,} of {row.log_sectors_seen:,}",
         "MB read": f"{megabytes(row.bytes_read):,.1f}", "Seconds": f"{row.seconds:,.1f}" if row.seconds >= 10 else f"{row.seconds:.2f}",
         "MB/s": f"{megabytes(row.bytes_per_s):,.1f}", BACKUP_FILE: row.backup_file,

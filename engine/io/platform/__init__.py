@@ -8,6 +8,7 @@ simulated device can implement the same interface.
 from __future__ import annotations
 
 import ctypes
+import errno
 import mmap
 import sys
 from abc import ABC, abstractmethod
@@ -132,6 +133,20 @@ class IoBackend(ABC):
     @abstractmethod
     def probe_unbuffered(self, directory: Path) -> UnbufferedProbe:
         """Try an aligned unbuffered write and read in `directory` with a scratch file."""
+
+
+# What a POSIX system says when a read's data cannot be read back as written: EBADMSG, the "bad CRC" of Linux's file
+# systems (ext4's and XFS's EFSBADCRC) and the test devices'; ENODATA, the block layer's critical medium error
+# (BLK_STS_MEDIUM), a drive's unrecovered read, on Linux only (elsewhere it means something else). EIO says no more
+# than that the I/O failed, so it stays an I/O error.
+DATA_ERRNOS = frozenset({errno.EBADMSG, errno.ENODATA} if sys.platform.startswith("linux") else {errno.EBADMSG})
+WINDOWS_ERROR_CRC = 23  # ERROR_CRC, "Data error (cyclic redundancy check)": what Windows says for the same
+
+
+def is_data_error(exc: OSError) -> bool:
+    """The operating system failed an I/O for a data error (a CRC): the drive could not read the data back as written,
+    which ESE names JET_errDiskReadVerificationFailure (-1021) rather than an I/O error (-1022)."""
+    return getattr(exc, "winerror", None) == WINDOWS_ERROR_CRC or exc.errno in DATA_ERRNOS
 
 
 def default_backend() -> IoBackend:

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.io.platform import WINDOWS_ERROR_CRC, AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
 from engine.io.platform import kernel32 as k32
 from engine.io.platform.kernel32 import DWORD, HANDLE
 
@@ -37,7 +37,7 @@ ERROR_FILE_NOT_FOUND = 2
 ERROR_PATH_NOT_FOUND = 3
 ERROR_ACCESS_DENIED = 5
 ERROR_NOT_READY = 21
-ERROR_CRC = 23
+ERROR_CRC = WINDOWS_ERROR_CRC  # 23: a read the drive cannot return as written; ESE -1021, not -1022
 ERROR_SHARING_VIOLATION = 32
 ERROR_HANDLE_EOF = 38
 ERROR_FILE_EXISTS = 80
@@ -51,7 +51,7 @@ _ERROR_MAP: dict[int, tuple[int, str]] = {
     ERROR_PATH_NOT_FOUND: (errno.ENOENT, "the folder does not exist"),
     ERROR_ACCESS_DENIED: (errno.EACCES, "access is denied"),
     ERROR_NOT_READY: (errno.EIO, "the device is not ready"),
-    ERROR_CRC: (errno.EIO, "the device reported a data error (CRC)"),
+    ERROR_CRC: (errno.EIO, "the drive could not read the data back as written: a CRC data error (cyclic redundancy check)"),
     ERROR_SHARING_VIOLATION: (errno.EBUSY, "another process has the file open"),
     ERROR_HANDLE_EOF: (errno.EIO, "read past the end of the file"),
     ERROR_FILE_EXISTS: (errno.EEXIST, "the file already exists"),
