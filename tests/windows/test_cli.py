@@ -132,3 +132,7 @@ def test_an_instance_of_two_database_files_runs_and_is_checked_through_the_windo
     assert checked.returncode == ExitCode.PASS, checked.stdout + checked.stderr
     scan = json.loads((tmp_path / "check" / "result.json").read_text(encoding="utf-8"))["scan"]["databases"][0]
     assert scan["more_database_files"] == [str(second)] and scan["seen_pages"] == scan["pages"] > 0
+    # each file's flush map, written at the run's clean end through the Windows backend, read back by the checksum
+    for database in (tmp_path / "DB1" / "Jetwise001.jwdb", second):
+        assert database.with_suffix(".jwfm").is_file()
+    assert scan["flush_map"] == "" and scan["lost_flush_pages"] == 0, scan
