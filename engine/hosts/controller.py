@@ -30,7 +30,7 @@ from websockets.frames import CloseCode
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
-from engine.hosts.checks import SHOWN_CHARS, shown
+from engine.hosts.checks import shown
 from engine.hosts.link import (
     CONNECTION_OPTIONS,
     OPEN_S,
@@ -79,7 +79,7 @@ class Refusal:
 
     @property
     def words(self) -> str:
-        return f"refused {self.who + ' from ' if self.who else ''}{self.peer}: {shown(self.why)}"
+        return f"refused {self.who + ' from ' if self.who else ''}{self.peer}: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -284,8 +284,9 @@ class Controller:
             connection.data_received(bytes(gate.early))
 
     def _refused(self, refusal: Refusal) -> None:
+        refusal = Refusal(refusal.peer, shown(refusal.why), refusal.who)  # a peer's words in it, escaped and bounded
         with self._lock:
-            key = (refusal.peer.rsplit(":", 1)[0], refusal.why[:SHOWN_CHARS])
+            key = (refusal.peer.rsplit(":", 1)[0], refusal.why)
             if key in self._seen:  # a peer that tries again and again: said once
                 return
             if len(self.refusals) >= KEPT_REFUSALS:  # counted, not kept: no peer grows the controller
@@ -296,7 +297,7 @@ class Controller:
                                                 "not said", refusal.who)
             else:
                 self._seen.add(key)
-                self.refusals.append(Refusal(refusal.peer, shown(refusal.why), refusal.who))
+                self.refusals.append(refusal)
             test = self._test
         _LOG.warning(refusal.words)
         if test is not None:  # the test says it, on the console and in its log
