@@ -137,7 +137,7 @@ class TestConfig(ConfigPart):
         HUNG_IO_THRESHOLD_S, ge=HUNG_IO_MIN_S, le=HUNG_IO_MAX_S, title="Hung I/O threshold",
         description="An I/O the storage has not completed this long after it was issued is a hung I/O: said while "
         "it hangs, and it fails the test (ESE's JET_paramHungIOThreshold: 30 s by default, 11 s to 30 min).",
-        json_schema_extra=cli("--hung-io-threshold", unit="s"),
+        json_schema_extra=cli("--hung-io-threshold", unit="s", duration=True),
     )
     thresholds: Thresholds = Field(default_factory=Thresholds, title="Thresholds")
     operation_mix: OperationMix = Field(default_factory=OperationMix, title="Operation mix")
@@ -317,6 +317,14 @@ class TestConfig(ConfigPart):
     def recovers(self) -> bool:
         """The test generates log files under load, then replays them (Soft Recovery)."""
         return self.test_type == TestType.SOFT_RECOVERY
+
+    @property
+    def io_error_words(self) -> str:
+        """How the test meets an I/O error, as the test log, the Review page and the report say it."""
+        first = ("it continues despite I/O errors, each of which still fails it" if self.continue_on_errors
+                 else "the test stops at its first I/O error, which fails it")
+        return (f"{first}; an I/O the storage has not completed {self.hung_io_threshold_s:g} s after it was issued is "
+                "a hung I/O, an error of its own")
 
     @property
     def open_ended(self) -> bool:

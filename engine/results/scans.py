@@ -124,6 +124,8 @@ def row_words(row: DatabaseScan) -> str:
         words += f"; {counted(row.log_files, 'log file')}, {counted(row.log_sectors_damaged, 'damaged sector')}"
     if row.backup_file:
         words += f"; copied to {row.backup_file}"
+    # lost flushes are told only against the flush map its last test kept: said either way
+    words += f"; no lost flush could be told: {row.flush_map}" if row.flush_map else "; read against its flush map"
     return words
 
 

@@ -187,6 +187,7 @@ class Runner:
             self.log(line)
         self.log(f"Background maintenance {'on' if config.background_maintenance else 'off'}, "
                  f"{config.copies_per_database} cop{'y' if config.copies_per_database == 1 else 'ies'} per database")
+        self.log(f"I/O errors: {config.io_error_words}")
         if self.sweep is not None:
             self.log(self.sweep.describe(config.sample_interval_s))
 

@@ -79,3 +79,21 @@ def test_a_checksums_crc_error_pages_have_their_own_column_in_the_window_and_its
 
     assert damage_words(row) == (f"Instance 1: 3 damaged pages of 256 in {FILE}: 1 CRC error (ESE -1021) not patched, as "
                                  f"{NEVER_WRITES}, 2 lost flush (ESE -1119); the first at page 17, byte offset 557,056")
+
+
+def test_a_database_read_without_its_flush_map_shows_no_count_of_lost_flushes_and_says_why(qtbot):
+    from engine.results.scans import row_words
+
+    why = "Jetwise001.jwdb: it has no flush map (an earlier Jetwise made it, or its map was removed)"
+    kept = DatabaseScan(instance="Instance 1", database_file=FILE, pages=256, seen_pages=256, bad_pages=0,
+                        wrong_page_number_pages=0, uninitialised_pages=0, bytes_read=255 * 32768, seconds=1.0,
+                        complete=True)
+    missing = kept.model_copy(update={"instance": "Instance 2", "flush_map": why})
+    table = ScanTable()
+    qtbot.addWidget(table)
+    table.show_scan(ScanResult(read_bytes=65536, databases=[kept, missing]), checksum=True)
+    headers = [table.table.horizontalHeaderItem(c).text() for c in range(table.table.columnCount())]
+    column = headers.index("Lost\nflush")
+    assert [table.table.item(r, column).text() for r in (0, 1)] == ["0", "—"]  # none could be told without its map
+    assert row_words(kept).endswith("; read against its flush map")
+    assert row_words(missing).endswith(f"; no lost flush could be told: {why}")

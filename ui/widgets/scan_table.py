@@ -30,7 +30,8 @@ def scan_cells(row: DatabaseScan) -> dict[str, str]:
         "Instance": row.instance, "Pages": f"{row.pages:,}", "Seen": f"{row.seen_pages:,}",
         "Bad\nchecksum": f"{row.bad_pages:,}", "Wrong page\nnumber": f"{row.wrong_page_number_pages:,}",
         "Uninitialised": f"{row.uninitialised_pages:,}", "Unreadable": f"{row.unreadable_pages:,}",
-        "CRC\nerror": f"{row.crc_error_pages:,}", "Lost\nflush": f"{row.lost_flush_pages:,}",
+        "CRC\nerror": f"{row.crc_error_pages:,}",
+        "Lost\nflush": "—" if row.flush_map else f"{row.lost_flush_pages:,}",  # none could be told: no map kept
         LOG_SECTORS: f"{row.log_sectors_damaged:,} of {row.log_sectors_seen:,}",
         "MB read": f"{megabytes(row.bytes_read):,.1f}", "Seconds": f"{row.seconds:,.1f}" if row.seconds >= 10 else f"{row.seconds:.2f}",
         "MB/s": f"{megabytes(row.bytes_per_s):,.1f}", BACKUP_FILE: row.backup_file,

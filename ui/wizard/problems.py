@@ -156,6 +156,7 @@ def review_html(config: TestConfig, auto_tune: bool, calibration_s: float, first
  replaces {mix.replace_percent:g} %, reads {mix.read_percent:g} %, lazy commits {mix.lazy_commit_percent:g} %</td></tr>
 <tr><td><b>Database cache</b></td><td>{cache_words(config).removeprefix("database cache ")}</td></tr>
 <tr><td><b>Background maintenance</b></td><td>{'on' if config.background_maintenance else 'off'}</td></tr>
+<tr><td><b>I/O errors</b></td><td>{html.escape(config.io_error_words[:1].upper() + config.io_error_words[1:])}</td></tr>
 <tr><td><b>Maximum latency</b></td><td>{maximum_basis(config).removeprefix('the ')} of each instance</td></tr>
 <tr><td><b>Duration</b></td><td>{duration}</td></tr>
 <tr><td><b>Estimated time</b></td><td>creating the databases: about {compact_duration(max(1, round(create_s)))}
