@@ -139,3 +139,45 @@ def test_a_check_on_a_port_in_use_says_so_in_the_dialog(qtbot, tmp_path, control
     assert (f"The check could not listen: port {port} on this server is in use by another program: choose another in "
             '"listen on port"') in dialog.message.text()
     assert _rows(dialog)[0][3] == "not checked" and dialog.check_button.isEnabled()
+
+
+def test_a_check_answers_its_agent_while_a_hostile_peer_sends_a_huge_hello_and_shows_its_words_bounded(
+        qtbot, tmp_path, controller_data, keys):  # noqa: F811
+    """A peer holding an enrolled server's key sends a 4 MiB hello naming a 4 MiB host while the window checks the
+    connections: refused unread, its words shown bounded, and the agent checked meanwhile connects."""
+    from engine.hosts.messages import Hello
+    from engine.protocol import PROTOCOL_VERSION
+    from tests.hosts.hostile import say, stolen
+
+    port = free_port()
+    roster = Roster(hosts_folder(), KeyStore())
+    server = enrolled(roster, tmp_path, "127.0.0.2", f"tls://127.0.0.1:{port}")
+    roster.add("127.0.0.3", f"tls://127.0.0.1:{port}", tmp_path)
+    thief = stolen(roster, "127.0.0.3")
+    dialog = ServersDialog()
+    qtbot.addWidget(dialog)
+    dialog.port.setValue(port)
+    huge = Hello.model_construct(kind="hello", host="h" * (4 * 1024 * 1024), protocol=PROTOCOL_VERSION,
+                                 request_pem=None).model_dump_json()
+    agent = start_agent(server, "127.0.0.2")
+    try:
+        dialog.check(timeout_s=10)
+        qtbot.waitUntil(lambda: _listening(port), timeout=30_000)
+        heard = say(f"tls://127.0.0.1:{port}", roster.file.authority_pem, thief, huge, wait_s=10)
+        assert heard.code == 1008 and "a first message of 4,194,3" in heard.messages[-1], heard
+        qtbot.waitUntil(lambda: not dialog.checking, timeout=90_000)
+        status = {row[0]: row[3] for row in _rows(dialog)}
+        assert status["127.0.0.2"].startswith("connected from tls://127.0.0.2:")  # answered meanwhile
+        message = dialog.message.text()
+        assert "a first message of 4,194,3" in message and "where a hello is at most 8,192" in message
+        assert "h" * 1000 not in message and len(message) < 4000  # no peer's words shown whole
+    finally:
+        stop_all([agent])
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
