@@ -23,7 +23,7 @@ from typing import Any
 
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
-from tests.faults.pass_through import PassThroughBackend, PassThroughFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, note
 
 
 class CrcDevice(PassThroughBackend):
@@ -57,10 +57,6 @@ class _Surface:
         self.reads = itertools.count(1)
         self.lock = threading.Lock()
 
-    def note(self, line: str) -> None:
-        with open(self.device.ledger, "a", encoding="utf-8") as ledger:
-            ledger.write(f"{line}\n")
-
     def read(self, offset: int, size: int) -> bool:
         """True when the read fails: it covers a bad page, or it is the single-page read a page goes bad at."""
         first, count = offset // PAGE_SIZE_BYTES, max(1, size // PAGE_SIZE_BYTES)
@@ -73,8 +69,8 @@ class _Surface:
                     return False
                 self.cued += 1
                 self.bad.add(first)
-                self.note(f"bad {self.path} {first}")
-            self.note(f"failed {self.path} {offset} {size}")
+                note(self.device.ledger, f"bad {self.path} {first}")
+            note(self.device.ledger, f"failed {self.path} {offset} {size}")
             return True
 
     def written(self, offset: int, size: int) -> None:
@@ -82,7 +78,7 @@ class _Surface:
         with self.lock:
             for page in sorted(self.bad.intersection(range(first, first + count))):
                 self.bad.discard(page)
-                self.note(f"mended {self.path} {page}")
+                note(self.device.ledger, f"mended {self.path} {page}")
 
 
 class _CrcFile(PassThroughFile):
@@ -91,14 +87,13 @@ class _CrcFile(PassThroughFile):
         self._surface = surface
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
-        if self._surface.read(offset, size):
+        if self._surface.read(offset, io_size(buffer, length)):
             raise OSError(errno.EBADMSG, os.strerror(errno.EBADMSG), str(self.path))
         return super().read_into(buffer, offset, length)
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         done = super().write_from(buffer, offset, length)
-        self._surface.written(offset, len(buffer.view) if length is None else length)
+        self._surface.written(offset, io_size(buffer, length))
         return done
 
 

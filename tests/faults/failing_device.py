@@ -15,9 +15,7 @@ import os
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
-from tests.faults.losing_device import LOST_UP_TO
-from tests.faults.pass_through import PassThroughBackend, PassThroughFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, is_flush, note, of_pages
 
 
 class FailingDevice(PassThroughBackend):
@@ -40,22 +38,20 @@ class _FailingFile(PassThroughFile):
         self._writes = itertools.count(1)
 
     def _fail(self, what: str, offset: int, size: int) -> OSError:
-        with open(self._device.ledger, "a", encoding="utf-8") as ledger:
-            ledger.write(f"{what} {self.path} {offset} {size}\n")
+        note(self._device.ledger, f"{what} {self.path} {offset} {size}")
         return OSError(errno.EIO, os.strerror(errno.EIO), str(self.path))
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
+        size = io_size(buffer, length)
         every = self._device.reads_every
-        if every and offset >= PAGE_SIZE_BYTES and size % PAGE_SIZE_BYTES == 0 and next(self._reads) % every == 0:
+        if every and of_pages(offset, size) and next(self._reads) % every == 0:
             raise self._fail("read", offset, size)
         return super().read_into(buffer, offset, length)
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
+        size = io_size(buffer, length)
         every = self._device.writes_every
-        flush = offset >= PAGE_SIZE_BYTES and size % PAGE_SIZE_BYTES == 0 and size <= LOST_UP_TO
-        if every and flush and next(self._writes) % every == 0:
+        if every and is_flush(offset, size) and next(self._writes) % every == 0:
             raise self._fail("write", offset, size)
         return super().write_from(buffer, offset, length)
 

@@ -16,8 +16,7 @@ from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
-from tests.faults.losing_device import LOST_UP_TO
-from tests.faults.pass_through import PassThroughBackend, PassThroughFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, is_flush
 
 
 class HangingDevice(PassThroughBackend):
@@ -74,13 +73,12 @@ class _HangingFile(PassThroughFile):
         self._done = self._device.taken.exists()
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
         if not self._device.writes and offset >= PAGE_SIZE_BYTES:
-            self._watch(offset, size)
+            self._watch(offset, io_size(buffer, length))
         return super().read_into(buffer, offset, length)
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
-        if self._device.writes and offset >= PAGE_SIZE_BYTES and size % PAGE_SIZE_BYTES == 0 and size <= LOST_UP_TO:
+        size = io_size(buffer, length)
+        if self._device.writes and is_flush(offset, size):
             self._watch(offset, size)
         return super().write_from(buffer, offset, length)

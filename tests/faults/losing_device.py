@@ -19,9 +19,7 @@ from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
-from tests.faults.pass_through import PassThroughBackend, PassThroughFile
-
-LOST_UP_TO = 8 * PAGE_SIZE_BYTES  # a flush writes at most 8 coalesced pages; creation and growth write more at once
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, is_flush, note
 
 
 class LosingDevice(PassThroughBackend):
@@ -42,11 +40,9 @@ class _LosingFile(PassThroughFile):
         self._writes = itertools.count(1)
 
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        size = len(buffer.view) if length is None else length
-        flush = offset >= PAGE_SIZE_BYTES and size % PAGE_SIZE_BYTES == 0 and size <= LOST_UP_TO
-        if flush and next(self._writes) % self._device.every == 0:
-            with open(self._device.ledger, "a", encoding="utf-8") as ledger:
-                ledger.write(f"{self.path} {offset} {size}\n")
+        size = io_size(buffer, length)
+        if is_flush(offset, size) and next(self._writes) % self._device.every == 0:
+            note(self._device.ledger, f"{self.path} {offset} {size}")
             return size  # acknowledged, never made
         return super().write_from(buffer, offset, length)
 
@@ -94,8 +90,7 @@ class _AheadFile(PassThroughFile):
             view = buffer.view
             struct.pack_into("<Q", view, SEQUENCE_AT, FUTURE)
             struct.pack_into("<I", view, 12, zlib.crc32(view[16:PAGE_SIZE_BYTES]))
-            with open(self._device.ledger, "a", encoding="utf-8") as ledger:
-                ledger.write(f"{self.path} {offset // PAGE_SIZE_BYTES}\n")
+            note(self._device.ledger, f"{self.path} {offset // PAGE_SIZE_BYTES}")
         return done
 
 

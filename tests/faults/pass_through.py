@@ -5,6 +5,31 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
+from engine.model.config import PAGE_SIZE_BYTES
+
+FLUSH_UP_TO = 8 * PAGE_SIZE_BYTES  # a flush writes at most 8 coalesced pages; creation and growth write more at once
+
+
+def io_size(buffer: AlignedBuffer, length: int | None) -> int:
+    """The bytes an I/O of `buffer` moves: `length`, or the whole buffer."""
+    return len(buffer.view) if length is None else length
+
+
+def of_pages(offset: int, size: int) -> bool:
+    """Whether an I/O is of whole database pages past the file's header page."""
+    return offset >= PAGE_SIZE_BYTES and size % PAGE_SIZE_BYTES == 0
+
+
+def is_flush(offset: int, size: int) -> bool:
+    """Whether a write is a flush of dirty pages: whole pages past the header, at most `FLUSH_UP_TO` of them (never a
+    database's creation, its growth or its header)."""
+    return of_pages(offset, size) and size <= FLUSH_UP_TO
+
+
+def note(ledger: Path, line: str) -> None:
+    """Append `line` to a device's ledger, which every worker process of a run writes to."""
+    with open(ledger, "a", encoding="utf-8") as written:
+        written.write(f"{line}\n")
 
 
 class PassThroughBackend(IoBackend):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.config import PAGE_SIZE_BYTES
-from tests.faults.pass_through import PassThroughBackend, PassThroughFile
+from tests.faults.pass_through import PassThroughBackend, PassThroughFile, note
 
 DISTANCE = 100  # the page whose content comes back lies this many pages on, round the file's pages past its header
 
@@ -50,8 +50,7 @@ class _WrongPageFile(PassThroughFile):
             buffer.view[:PAGE_SIZE_BYTES] = elsewhere.view
         finally:
             elsewhere.release()
-        with open(self._device.ledger, "a", encoding="utf-8") as ledger:
-            ledger.write(f"{self.path} {page} {other}\n")
+        note(self._device.ledger, f"{self.path} {page} {other}")
         return done
 
 
