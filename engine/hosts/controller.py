@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 from websockets.asyncio.server import Server, ServerConnection
@@ -50,7 +51,6 @@ from engine.hosts.messages import (
     MalformedError,
     Welcome,
     from_agent,
-    sniffed,
 )
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.hosts.tls import context, refused_by
@@ -425,12 +425,13 @@ class Controller:
         if agent.refused:
             return
         try:
-            said = sniffed(text)  # its kind's size, and of a test it runs, before it costs a validation
-            test = self._test
-            if "test_id" in said and (test is None or agent.host not in test.hosts or said["test_id"] != test.test_id):
-                raise MalformedError(f"a '{said['kind']}' message of test {shown(said['test_id'], 100)}, which it is "
-                                     "not running")
-            message = from_agent(text)
+            def of_its_test(said: dict[str, Any]) -> None:  # before the message costs a validation
+                test = self._test
+                if "test_id" in said and (test is None or agent.host not in test.hosts or said["test_id"] != test.test_id):
+                    raise MalformedError(f"a '{said['kind']}' message of test {shown(said['test_id'], 100)}, which it "
+                                         "is not running")
+
+            message = from_agent(text, of_its_test)
             if isinstance(message, ClockReading):
                 self._loop.call_soon_threadsafe(self._clock_read, agent, message)
                 return

@@ -10,6 +10,7 @@ under the host its sender's certificate names (`engine.hosts.link`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -196,10 +197,13 @@ def sniffed(text: str | bytes) -> dict[str, Any]:
     return data
 
 
-def from_agent(text: str | bytes) -> FromAgent:
+def from_agent(text: str | bytes, admit: Callable[[dict[str, Any]], None] | None = None) -> FromAgent:
     """An agent's message, validated (`MalformedError` saying why it is none): first its kind's size and number of
-    values (`sniffed`), then the model."""
-    sniffed(text)
+    values (`sniffed`), then what `admit` asks of it as plain JSON (raising `MalformedError` to refuse it unvalidated),
+    then the model."""
+    data = sniffed(text)
+    if admit is not None:
+        admit(data)
     return _read(_FROM_AGENT, text)
 
 

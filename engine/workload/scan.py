@@ -128,7 +128,9 @@ class Scan:
         self.read_bytes = read_bytes
         self.depth = max(1, depth)  # reads in flight
         self.after = after  # the scan this one waits for (the one before it on its volume)
-        self._data_errors: set[int] = set()  # the byte offsets in the file being read where a read met a CRC error
+        # the byte offsets in the file being read where a read met a CRC error: added by the readers, looked up (never
+        # iterated, which a reader's add would break) by the checker
+        self._data_errors: set[int] = set()
         self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path),
                                    patch=self._not_patched)
         # each reader thread's counters, and the scan's own thread's (its checks and its log reads): each thread owns
@@ -304,7 +306,7 @@ class Scan:
         tally.pages_seen += count
         tally.bytes_read += length if read else 0
         # a read failed for a data error: the error is the page's, so each of its pages is read again alone
-        alone = not read and any(offset <= at < offset + length for at in self._data_errors)
+        alone = not read and any(at in self._data_errors for at in range(offset, offset + length, PAGE_SIZE_BYTES))
         for i in range(count):
             page = first + i
             at = page * PAGE_SIZE_BYTES
