@@ -7,13 +7,15 @@ from __future__ import annotations
 
 JOBS: dict[str, dict[str, str]] = {
     "engine": {
+        "hosts/admission.py": "Whom the controller answers, and each refusal said once",
         "hosts/agent.py": "An agent: its link to the controller, and each test's part it runs",
+        "hosts/clock.py": "An agent's clock read over its link, by the least round trip",
         "hosts/part.py": "A server's part of a test across servers, run on its agent",
         "hosts/checks.py": "What a server's message must be to count in a test, beyond its schema",
-        "hosts/controller.py": "The controller: one link per agent, and whom it refused said",
+        "hosts/controller.py": "The controller's listener: one link per agent, its messages checked",
         "hosts/enrolment.py": "Enrolling a server as an agent by a one-time bundle and code",
         "hosts/keys.py": "Private keys in the operating system's credential store, never in a file",
-        "hosts/link.py": "One WebSocket between the controller and an agent, kept alive by its pings",
+        "hosts/link.py": "One WebSocket between the controller and an agent, and its words",
         "hosts/logs.py": "The link's own log in a file, not on the engineer's console",
         "hosts/membership.py": "What an agent keeps of its enrolment",
         "hosts/messages.py": "What the controller and its agents say to each other: typed messages of data",

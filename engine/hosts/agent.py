@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from engine.hosts.checks import shown
-from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, SCHEME, SILENT_S, Peer, certified, closed_words, der_of
+from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, SCHEME, Peer, certified, closed_words, der_of
 from engine.hosts.membership import Membership
 from engine.hosts.messages import (
     ClockQuestion,
@@ -131,17 +131,11 @@ class _Agent:
         self.loop = asyncio.get_running_loop()
         self.runs, self.said = runs, said
         self.ended = ENDED_BY_CONTROLLER
-        self.peer = Peer(ws, self.loop, lost=self._lost,
-                         silent=f"the controller was lost (no answer for {SILENT_S:g} s)")
+        self.peer = Peer(ws, self.loop)
         self.part: Part | None = None
         self.running: asyncio.Future[None] | None = None
         self.last_test: str | None = None
         self.refused = False  # the controller refused this agent
-
-    def _lost(self, words: str) -> None:
-        self.ended = words
-        if self.part is not None:
-            self.part.stop(words)
 
     def take(self, message: ToAgent) -> None:
         """The controller's word, or `MalformedError` when it comes out of turn."""
@@ -216,7 +210,6 @@ async def serve(membership: Membership, identity: Identity, runs: Path, *,
             said(f"The controller says: {shown(first.note)}")
         try:
             async for text in ws:
-                agent.peer.heard()
                 agent.take(to_agent(text))
         except ConnectionClosed as exc:
             if agent.ended == ENDED_BY_CONTROLLER and (exc.rcvd is None or exc.rcvd.code != 1000):

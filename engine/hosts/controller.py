@@ -1,19 +1,19 @@
 """The controller: it listens for its agents over mutual TLS, one WebSocket link each (`engine.hosts.link`), in a thread
 of the controller's own process.
 
-It makes the TLS handshake itself, so every refusal is said with who, from which address and why (`refusals`, and
-`said` as it happens): no TLS, no certificate, another authority's, a removed host's. It answers only an agent's
-certificate of its own authority for a host enrolled now, under that certificate's host name: a message is filed
-under the host the certificate names, never one the message names, and a Hello that names another host is refused.
-Each message is validated on arrival (`engine.hosts.messages`); one that is not the link's, or comes out of turn (a
-test's message from a server not in it), is refused and its link closed. `wait_for` waits until every enrolled
-host's agent has connected.
+websockets serves the links (`serve`); each connection makes its TLS handshake itself (`_AgentConnection`), so every
+refusal is said with who, from which address and why (`engine.hosts.admission`, and `said` as it happens): no TLS, no
+certificate, another authority's, a removed host's. It answers only an agent's certificate of its own authority for a
+host enrolled now, under that certificate's host name: a message is filed under the host the certificate names, never
+one the message names, and a Hello that names another host is refused. Each message is validated off the event loop
+(`engine.hosts.messages`, in the checking thread); one that is not the link's, or comes out of turn (a test's message
+from a server not in it), is refused and its link closed. `wait_for` waits until every enrolled host's agent has
+connected; `clock_offset` reads an agent's clock (`engine.hosts.clock`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import socket
 import ssl
@@ -22,64 +22,27 @@ import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
-from websockets.asyncio.server import Server, ServerConnection
+from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
-from websockets.protocol import State
-from websockets.server import ServerProtocol
 
+from engine.hosts.admission import Refusal, Refusals, admitted, handshake_words, not_answered
 from engine.hosts.checks import shown
-from engine.hosts.link import (
-    CONNECTION_OPTIONS,
-    OPEN_S,
-    SILENT_S,
-    Certified,
-    Peer,
-    certified,
-    closed_words,
-    der_of,
-)
-from engine.hosts.messages import (
-    MAX_MESSAGE_BYTES,
-    ClockQuestion,
-    ClockReading,
-    FromAgent,
-    Hello,
-    MalformedError,
-    Welcome,
-    from_agent,
-)
+from engine.hosts.clock import CLOCK_READINGS, CLOCK_WAIT_S, Clock
+from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, Certified, Peer, certified, closed_words
+from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, FromAgent, Hello, MalformedError, Welcome, from_agent
 from engine.hosts.roster import CONTROLLER_PORT, Roster
-from engine.hosts.tls import context, refused_by
-from engine.hosts.trust import RequestError
-from engine.protocol import PROTOCOL_VERSION
+from engine.hosts.tls import context
 
 # what one agent may have sent that the controller has not checked yet: a flood past it (a thief with a valid key
 # filling the controller's memory) is refused; a test's own flood is checked far faster than this fills
 UNCHECKED_BYTES = 4 * MAX_MESSAGE_BYTES
-CLOCK_READINGS = 5  # the clock is read this many times; the reading of the least round trip is kept
-CLOCK_WAIT_S = 2.0  # one reading's deadline
 ROSTER_CHECK_S = 1.0  # how often the controller reads its roster again, for a host removed meanwhile
 HELLO_BYTES = 8 * 1024  # the largest hello: a host name and a certificate request of a few hundred bytes each
-HOST_CHARS = 253  # the longest host name (a DNS name's length): the most of one a refusal shows
-KEPT_REFUSALS = 100  # refusals the controller keeps to say again; more are counted (`refusals_more`)
 _LOG = logging.getLogger("jetwise.controller")
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A connection or a message the controller refused: from where, who, and why in words."""
-
-    peer: str
-    why: str
-    who: str = ""
-
-    @property
-    def words(self) -> str:
-        return f"refused {self.who + ' from ' if self.who else ''}{self.peer}: {self.why}"
 
 
 @dataclass(frozen=True)
@@ -96,8 +59,12 @@ Arrived = Callable[[list[str], float], None]  # a wait's hosts connected so far,
 @dataclass
 class _Test:
     test_id: str
-    hosts: frozenset[str]
+    instances: dict[str, int]  # each server's number of databases in the test
     inbox: Inbox
+
+    @property
+    def hosts(self) -> frozenset[str]:
+        return frozenset(self.instances)
 
 
 @dataclass
@@ -107,7 +74,7 @@ class _Agent:
     address: str
     who: str
     cert: Certified
-    clocks: dict[int, asyncio.Future[float]] = field(default_factory=dict)
+    clock: Clock = field(default_factory=Clock)
     refused: bool = False  # one of its messages was refused: its link closes, and nothing after it is read
     unchecked_bytes: int = 0  # of its messages read and waiting to be checked
     _counting: threading.Lock = field(default_factory=threading.Lock)
@@ -123,77 +90,51 @@ class HostsMissingError(RuntimeError):
     """Not every enrolled host's agent connected in time: which, in words."""
 
 
-def handshake_words(exc: BaseException) -> str:
-    """A failed TLS handshake, as the controller says it."""
-    if isinstance(exc, TimeoutError):
-        return f"no TLS handshake within {OPEN_S:g} s"
-    if isinstance(exc, (ConnectionError, ssl.SSLEOFError)) or not str(exc):
-        return ("it broke off the TLS handshake: it does not trust this controller's certificate (an agent of another "
-                "authority: another test's, or another Jetwise's)")
-    reason = str(getattr(exc, "reason", None) or exc)
-    if getattr(exc, "verify_message", None):  # the server's side of a refused certificate says why here
-        reason = f"{reason}: {exc.verify_message}"  # type: ignore[attr-defined]
-    if "CERTIFICATE" in reason.upper() and "RETURN" in reason.upper():
-        return f"no certificate: only an enrolled agent's certificate is answered ({reason})"
-    what = {"revoked": "a removed host's certificate",
-            "other_authority": "a certificate of another authority (another test's, or another Jetwise's)",
-            "plaintext": "no TLS (plaintext)", "handshake": "a failed TLS handshake"}[refused_by(reason)]
-    return f"{what} ({reason})"
+class _AgentConnection(ServerConnection):
+    """A WebSocket connection whose TLS handshake its controller makes itself, to say why one fails; with what that
+    handshake proved (`address`, `cert`, `who` it is as a refusal names it)."""
 
-
-def not_answered(roster: Roster, cert: Certified | None) -> str | None:
-    """Why the controller answers no agent proving itself with `cert` (past the TLS handshake: of its authority), if
-    it answers none: no certificate, one not an agent's, a removed host's, a replaced one, a redeemed bundle's."""
-    if cert is None:
-        return "no certificate"
-    if cert.role != "agent" or cert.host is None:
-        return f"a certificate issued to {cert.role or 'no role'}, not to an agent"
-    removed = [e for e in roster.file.hosts if e.name == cert.host and e.removed_utc is not None
-               and cert.der in (der_of(e.cert_pem), der_of(e.bundle_pem or e.cert_pem))]
-    current = [entry for entry in roster.hosts() if entry.name == cert.host]
-    if removed and not current:
-        assert removed[-1].removed_utc is not None
-        return (f"a removed host's certificate: its host was removed from the controller's servers on "
-                f"{removed[-1].removed_utc:%Y-%m-%d %H:%M} UTC; enrol it again with a new bundle (jetwise hosts add "
-                "on the controller)")
-    if current and current[-1].bundle_pem is not None and der_of(current[-1].bundle_pem) == cert.der:
-        entry = current[-1]
-        assert entry.redeemed_utc is not None
-        return (f"{cert.host}'s enrolment bundle was redeemed already, on {entry.redeemed_utc:%Y-%m-%d %H:%M} UTC "
-                f"from {entry.redeemed_from}: this is a copy of it (if that was not {cert.host}'s agent, enrol "
-                f"{cert.host} again: jetwise hosts add)")
-    if not current and not removed:
-        return f"a certificate of {cert.host}, which this controller has not enrolled"
-    if not current or der_of(current[-1].cert_pem) != cert.der:
-        return (f"a replaced certificate of {cert.host}: the host was enrolled again since; enrol this agent with "
-                "the new bundle")
-    return None
-
-
-class _Gate(asyncio.Protocol):
-    """A connection before its TLS handshake, which the controller makes itself to say why one fails."""
-
-    def __init__(self, controller: Controller) -> None:
-        self.controller = controller
-        self.early = bytearray()  # what arrived once TLS was up, before the link took the connection
-        self.transport: asyncio.Transport | None = None
+    controller: ClassVar[Controller]
+    address = "tls://?"
+    cert: Certified | None = None
+    who = "a peer"
+    _linked = False  # past the TLS handshake: websockets has the connection
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         transport.pause_reading()  # the TLS handshake reads it
-        self.transport = transport
-        self.controller._started(self.controller._admit(self))
+        self._early = bytearray()  # what arrives once TLS is up, before websockets has the connection
+        peer = transport.get_extra_info("peername")
+        self.address = f"tls://{peer[0]}:{peer[1]}" if peer else "tls://?"
+        self.controller._started(self._tls(transport))
+
+    async def _tls(self, transport: asyncio.Transport) -> None:
+        try:
+            tls = await asyncio.get_running_loop().start_tls(transport, self, self.controller.context,
+                                                             server_side=True, ssl_handshake_timeout=OPEN_S)
+        except (OSError, TimeoutError, ssl.SSLError) as exc:
+            self.controller._refused(Refusal(self.address, handshake_words(exc)))
+            transport.abort()
+            return
+        if tls is not None:
+            self.cert, self._linked = certified(tls.get_extra_info("ssl_object")), True
+            self.who = self.controller.who(self.cert)
+            super().connection_made(tls)  # websockets' WebSocket handshake, then `Controller._serve`
+            if self._early:
+                super().data_received(bytes(self._early))
 
     def data_received(self, data: bytes) -> None:
-        self.early += data
+        if self._linked:
+            super().data_received(data)
+        else:
+            self._early += data
 
-
-class _AgentConnection(ServerConnection):
-    """A WebSocket connection, with what its TLS handshake proved."""
-
-    def __init__(self, protocol: ServerProtocol, server: Server, *, address: str, cert: Certified | None) -> None:
-        super().__init__(protocol, server, **{k: v for k, v in CONNECTION_OPTIONS.items() if k != "max_size"})
-        self.address, self.cert = address, cert
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self._linked:
+            return
+        if self.response is None or self.response.status_code != 101:  # no WebSocket handshake: said, cut off
+            self.controller._refused(Refusal(self.address, "it speaks no WebSocket (not Jetwise's link)", self.who))
+        super().connection_lost(exc)
 
 
 class Controller:
@@ -204,38 +145,38 @@ class Controller:
                  said: Callable[[str], None] | None = None) -> None:
         self.roster = roster
         self.context = context(ssl.Purpose.CLIENT_AUTH, roster.file.authority_pem, roster.controller)
-        self.refusals: list[Refusal] = []
-        self.refusals_more = 0  # refusals beyond `KEPT_REFUSALS`, counted
+        self._refusals = Refusals()
+        self.refusals = self._refusals.kept  # said, in order: at most `KEPT_REFUSALS`, further ones counted
         self._said = said
-        self._seen: set[tuple[str, str]] = set()
         self._agents: dict[str, _Agent] = {}
         self._test: _Test | None = None
-        self._numbers = itertools.count()
         self._tasks: set[asyncio.Task[None]] = set()
         self._lock = threading.Lock()
         self._checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jetwise-link-check")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="jetwise-controller", daemon=True)
         self._host, self._port = host, port
-        self._server: asyncio.Server | None = None
         self._links: Server | None = None
 
     # listening ---------------------------------------------------------------------------------------------------
 
     def __enter__(self) -> Controller:
         self._thread.start()
-        self._server = asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(timeout=60)
-        self._port = int(self._server.sockets[0].getsockname()[1])
+        self._links = asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(timeout=60)
+        self._port = int(self._links.sockets[0].getsockname()[1])
         return self
 
-    async def _listen(self) -> asyncio.Server:
-        """The listener, whose connections make their TLS handshake at the gate before they become links."""
-        async def gated() -> asyncio.Server:
-            return await asyncio.get_running_loop().create_server(lambda: _Gate(self), self._host, self._port)
+    async def _listen(self) -> Server:
+        controller = self
 
-        self._links = await Server(gated, self._serve, _LOG)  # the links' bookkeeping, around the gated listener
+        class Connection(_AgentConnection):
+            pass
+
+        Connection.controller = controller
+        links = await serve(self._serve, self._host, self._port, create_connection=Connection, compression=None,
+                            server_header=None, open_timeout=OPEN_S, **CONNECTION_OPTIONS)
         self._started(self._watch_roster())
-        return self._links.server
+        return links
 
     async def _watch_roster(self) -> None:
         """A host removed (`jetwise hosts remove`, in another process) while the controller runs: within
@@ -261,91 +202,38 @@ class Controller:
         host = socket.getfqdn() if self._host in ("0.0.0.0", "::", "") else self._host
         return f"tls://{host}:{self._port}"
 
-    async def _admit(self, gate: _Gate) -> None:
-        """The TLS handshake of a new connection, then its link; a failed handshake said."""
-        assert gate.transport is not None
-        peer = gate.transport.get_extra_info("peername")
-        address = f"tls://{peer[0]}:{peer[1]}" if peer else "tls://?"
-        try:
-            tls = await asyncio.get_running_loop().start_tls(gate.transport, gate, self.context, server_side=True,
-                                                             ssl_handshake_timeout=OPEN_S)
-        except (OSError, TimeoutError, ssl.SSLError) as exc:
-            self._refused(Refusal(address, handshake_words(exc)))
-            gate.transport.abort()
-            return
-        if tls is None:
-            return
-        assert self._links is not None
-        connection = _AgentConnection(ServerProtocol(max_size=MAX_MESSAGE_BYTES), self._links, address=address,
-                                      cert=certified(tls.get_extra_info("ssl_object")))
-        tls.set_protocol(connection)
-        connection.connection_made(tls)  # starts `_serve`
-        if gate.early:
-            connection.data_received(bytes(gate.early))
+    def who(self, cert: Certified | None) -> str:
+        """Who a peer proving itself with `cert` is, as a refusal names it."""
+        if cert is None:
+            return "a peer"
+        return f"the agent {cert.host}" if not_answered(self.roster, cert) is None else \
+            f"a peer holding {cert.host}'s certificate"
 
     def _refused(self, refusal: Refusal) -> None:
-        refusal = Refusal(refusal.peer, shown(refusal.why), refusal.who)  # a peer's words in it, escaped and bounded
+        said = self._refusals.to_say(refusal)
+        if said is None:
+            return
+        _LOG.warning(said.words)
         with self._lock:
-            key = (refusal.peer.rsplit(":", 1)[0], refusal.why)
-            if key in self._seen:  # a peer that tries again and again: said once
-                return
-            if len(self.refusals) >= KEPT_REFUSALS:  # counted, not kept: no peer grows the controller
-                self.refusals_more += 1
-                if self.refusals_more > 1:
-                    return
-                refusal = Refusal(refusal.peer, f"{KEPT_REFUSALS} refusals are said already: further ones are counted, "
-                                                "not said", refusal.who)
-            else:
-                self._seen.add(key)
-                self.refusals.append(refusal)
             test = self._test
-        _LOG.warning(refusal.words)
         if test is not None:  # the test says it, on the console and in its log
-            test.inbox("", refusal)
+            test.inbox("", said)
         elif self._said is not None:
-            self._said(refusal.words)
-
-    def _redeemed(self, host: str, hello: Hello, address: str) -> tuple[str | None, str | None]:
-        """The certificate of the key `host`'s agent made, when its Hello redeems its bundle; or why it is refused."""
-        entry = next(e for e in reversed(self.roster.hosts()) if e.name == host)
-        if entry.redeemed_utc is None and hello.request_pem is None:
-            return None, "its bundle is not redeemed, and it asks for no certificate of its own key"
-        if entry.redeemed_utc is not None and hello.request_pem is not None:
-            return None, "it asks to redeem a bundle redeemed already"
-        if hello.request_pem is None:
-            return None, None
-        try:
-            return self.roster.redeem(host, hello.request_pem, address), None
-        except RequestError as exc:
-            return None, str(exc)
+            self._said(said.words)
 
     # a link -------------------------------------------------------------------------------------------------------
 
     async def _serve(self, connection: ServerConnection) -> None:
         assert isinstance(connection, _AgentConnection)
-        address, cert = connection.address, connection.cert
-        refused = not_answered(self.roster, cert)
-        who = f"the agent {cert.host}" if cert is not None and refused is None else \
-            f"a peer holding {cert.host}'s certificate" if cert is not None else "a peer"
-        try:
-            async with asyncio.timeout(OPEN_S):
-                await connection.handshake(server_header=None)
-        except Exception:  # a peer that speaks no WebSocket: said, cut off
-            _LOG.debug("no WebSocket handshake from %s", address, exc_info=True)
-        if connection.protocol.state is not State.OPEN:
-            self._refused(Refusal(address, "it speaks no WebSocket (not Jetwise's link)", who))
-            connection.transport.abort()
-            return
+        address, cert, who = connection.address, connection.cert, connection.who
         agent: _Agent | None = None
-        peer = Peer(connection, self._loop, lost=lambda _words: None,
-                    silent=f"it answered nothing for {SILENT_S:g} s (its agent frozen, or its network cut)")
+        peer = Peer(connection, self._loop)
         gone = ""
         try:
-            agent = await self._welcome(connection, peer, cert, refused, address, who)
+            agent = await self._welcome(connection, peer, cert, address, who)
             if agent is None:
                 return
             async for text in connection:
-                peer.heard()
                 if agent.unchecked(len(text)) > UNCHECKED_BYTES:
                     self._refuse_agent(agent, f"it sent more than {UNCHECKED_BYTES // (1024 * 1024)} MiB faster than "
                                               "the controller could check it (a flood)")
@@ -357,18 +245,23 @@ class Controller:
                 await asyncio.sleep(0)  # one link's backlog read off in one go would hold back the others'
             gone = "its agent closed the connection"
         except ConnectionClosed as exc:
-            gone = peer.silenced or closed_words(exc, "its agent")
-            if exc.sent is not None and exc.sent.code != CloseCode.NORMAL_CLOSURE and exc.rcvd is None and \
-                    (agent is None or not agent.refused):
+            gone = closed_words(exc, "its agent")
+            if exc.sent is not None and exc.sent.code not in (CloseCode.NORMAL_CLOSURE, CloseCode.INTERNAL_ERROR) \
+                    and exc.rcvd is None and (agent is None or not agent.refused):
                 self._refused(Refusal(address, gone, who))  # the link itself refused it: too large, not WebSocket
         finally:
             if agent is not None:
-                self._left(agent, peer, gone)
-            await self._closed(connection, peer)
+                self._left(agent, gone)
+            try:  # its refusal, or its last word, written before websockets closes what is left of it
+                await asyncio.wait_for(connection.wait_closed(), OPEN_S)
+            except TimeoutError:
+                connection.transport.abort()
+            peer.stop()
 
-    async def _welcome(self, connection: ServerConnection, peer: Peer, cert: Certified | None, refused: str | None,
-                       address: str, who: str) -> _Agent | None:
+    async def _welcome(self, connection: ServerConnection, peer: Peer, cert: Certified | None, address: str,
+                       who: str) -> _Agent | None:
         """The agent's first word, checked against its certificate: registered and welcomed, or refused."""
+        refused = not_answered(self.roster, cert)
         if refused is not None:
             self._refuse(peer, address, who, refused)
             return None
@@ -385,30 +278,13 @@ class Controller:
         except MalformedError as exc:
             self._refuse(peer, address, who, str(exc))
             return None
-        peer.heard()
-        if not isinstance(first, Hello):
-            why = f"its first message was '{first.kind}', not hello"
-        elif first.host != cert.host:
-            why = f"it names {shown(first.host, HOST_CHARS)}, and its certificate is {cert.host}'s"
-        elif first.protocol != PROTOCOL_VERSION:
-            why = (f"it speaks event protocol {first.protocol}, the controller {PROTOCOL_VERSION}: run the same "
-                   "Jetwise version on both")
-        else:
-            why = None
-        cert_pem = None
-        if why is None:  # its certificate judged again as it is admitted: the roster may have changed since it connected
-            self.roster.refresh()
-            why = not_answered(self.roster, cert)
-        if why is None and isinstance(first, Hello):
-            cert_pem, why = self._redeemed(cert.host, first, address)
+        known, cert_pem, why = admitted(self.roster, cert, first, address)
         with self._lock:
             there = self._agents.get(cert.host)
             if why is None and there is not None:
                 why = (f"{cert.host}'s agent is connected already from {there.peer.address}: a second one with its "
                        "certificate is refused (a copied bundle or key)")
             if why is None:
-                # known from now on by the certificate of the key it made, when it redeemed its bundle with this hello
-                known = cert if cert_pem is None else Certified(cert.role, cert.host, der_of(cert_pem))
                 agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who, known)
                 test = self._test
         if why is not None:
@@ -422,35 +298,30 @@ class Controller:
         """A message of `agent`'s, validated (in the checking thread) and filed under its certificate's host; one
         that is not the link's, or out of turn, refused and its link closed."""
         agent.unchecked(-len(text))
+        test = self._test
         if agent.refused:
             return
         try:
             def of_its_test(said: dict[str, Any]) -> None:  # before the message costs a validation
-                test = self._test
                 if "test_id" in said and (test is None or agent.host not in test.hosts or said["test_id"] != test.test_id):
                     raise MalformedError(f"a '{said['kind']}' message of test {shown(said['test_id'], 100)}, which it "
                                          "is not running")
 
-            message = from_agent(text, of_its_test)
-            if isinstance(message, ClockReading):
-                self._loop.call_soon_threadsafe(self._clock_read, agent, message)
-                return
+            message = from_agent(text, of_its_test, None if test is None else test.instances.get(agent.host))
             if isinstance(message, Hello):
                 raise MalformedError("a second hello")
-            test = self._test
-            if test is None or agent.host not in test.hosts or message.test_id != test.test_id:
-                raise MalformedError(f"a '{message.kind}' message of test {message.test_id}, which it is not running")
         except MalformedError as exc:
             self._refuse_agent(agent, str(exc))
             return
-        test.inbox(agent.host, message)
+        if isinstance(message, ClockReading):
+            self._loop.call_soon_threadsafe(self._clock_read, agent, message)
+        else:  # a test's message, of this test (`of_its_test`)
+            assert test is not None
+            test.inbox(agent.host, message)
 
     def _clock_read(self, agent: _Agent, reading: ClockReading) -> None:
-        waiting = agent.clocks.pop(reading.number, None)
-        if waiting is None:
+        if not agent.clock.answered(reading):
             self._refuse_agent(agent, "a clock reading the controller did not ask for")
-        elif not waiting.done():
-            waiting.set_result(reading.time_s)
 
     def _refuse_agent(self, agent: _Agent, why: str) -> None:
         if not agent.refused:
@@ -461,22 +332,14 @@ class Controller:
         self._refused(Refusal(address, why, who))
         peer.refuse(why)
 
-    def _left(self, agent: _Agent, peer: Peer, gone: str) -> None:
+    def _left(self, agent: _Agent, gone: str) -> None:
         with self._lock:
             if self._agents.get(agent.host) is agent:
                 del self._agents[agent.host]
             test = self._test
-        for waiting in agent.clocks.values():
-            waiting.cancel()
+        agent.clock.cancel()
         if test is not None and agent.host in test.hosts:  # after every message of its that waits to be checked
             self._checking.submit(test.inbox, agent.host, Gone(gone))
-
-    async def _closed(self, connection: ServerConnection, peer: Peer) -> None:
-        try:
-            await asyncio.wait_for(connection.wait_closed(), OPEN_S)
-        except TimeoutError:
-            connection.transport.abort()
-        peer.stop()
 
     # for a test ---------------------------------------------------------------------------------------------------
 
@@ -485,11 +348,11 @@ class Controller:
         with self._lock:
             return {host: agent.peer.address for host, agent in self._agents.items()}
 
-    def begin(self, test_id: str, hosts: list[str], inbox: Inbox) -> None:
-        """Hand each message of `hosts`' for `test_id`, each link of theirs that ends, and each refusal to `inbox`
-        (called in the link's thread) until `end`."""
+    def begin(self, test_id: str, instances: dict[str, int], inbox: Inbox) -> None:
+        """Hand each message for `test_id` of the hosts `instances` names (with the number of databases each runs in
+        it), each link of theirs that ends, and each refusal to `inbox` (called in the link's thread) until `end`."""
         with self._lock:
-            self._test = _Test(test_id, frozenset(hosts), inbox)
+            self._test = _Test(test_id, dict(instances), inbox)
 
     def end(self) -> None:
         with self._lock:
@@ -513,32 +376,16 @@ class Controller:
     def clock_offset(self, host: str) -> float | None:
         """The controller's clock minus `host`'s, from the reading of the least round trip; None when it does not
         answer in time."""
+        with self._lock:
+            agent = self._agents.get(host)
+        if agent is None:
+            return None
         try:
-            return asyncio.run_coroutine_threadsafe(self._clock(host), self._loop).result(
+            return asyncio.run_coroutine_threadsafe(
+                agent.clock.offset(agent.peer, lambda: self._agents.get(host) is agent), self._loop).result(
                 timeout=CLOCK_READINGS * CLOCK_WAIT_S + 1)
         except (TimeoutError, asyncio.CancelledError, ConnectionError):
             return None
-
-    async def _clock(self, host: str) -> float | None:
-        agent = self._agents.get(host)
-        if agent is None:
-            return None
-        readings = []
-        for _ in range(CLOCK_READINGS):
-            if self._agents.get(host) is not agent:  # its link ended: no more readings to wait for
-                break
-            number = next(self._numbers)
-            waiting = agent.clocks[number] = self._loop.create_future()
-            asked = time.time()
-            agent.peer.send(ClockQuestion(number=number))
-            try:
-                theirs = await asyncio.wait_for(waiting, CLOCK_WAIT_S)
-            except (TimeoutError, asyncio.CancelledError):
-                agent.clocks.pop(number, None)
-                continue
-            answered = time.time()
-            readings.append((answered - asked, (asked + answered) / 2 - theirs))
-        return min(readings)[1] if readings else None
 
     # waiting for the agents ---------------------------------------------------------------------------------------
 
@@ -584,12 +431,11 @@ class Controller:
             agents = list(self._agents.values())
         for agent in agents:
             agent.peer.close(1000, "the controller closed the test")
-        if self._server is not None:
-            self._server.close()
-        pending = [task for task in self._tasks if not task.done()]
-        if self._links is not None:
-            pending += list(self._links.handler_tasks)
-        if pending:
-            await asyncio.wait(pending, timeout=5)
-        for task in pending:
+        if self._links is not None:  # each link closes as its agent answers, within the closing handshake's deadline
+            self._links.close(close_connections=False)
+            try:
+                await asyncio.wait_for(self._links.wait_closed(), 5)
+            except TimeoutError:
+                _LOG.debug("a link did not close within 5 s of the test's end")
+        for task in self._tasks:
             task.cancel()

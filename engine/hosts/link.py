@@ -1,18 +1,18 @@
 """The link between the controller and an agent: one WebSocket over mutual TLS, typed messages of data both ways.
 
-Each end sends its messages in order from any thread (`Peer.send`), through one task that writes them, and keeps the
-connection alive by itself: a ping every `BEAT_S`, answered by the other end's link (its event loop's own task, never
-the run's threads), so a busy server answers while a dead or frozen one does not; no pong nor message for `SILENT_S`
-and the other end is lost. Every wait has a deadline: the TLS and WebSocket handshakes (`OPEN_S`), the first word
-(`OPEN_S`), the closing handshake (`CLOSE_S`). A message larger than `MAX_MESSAGE_BYTES` closes the connection
-(WebSocket's 1009); one that does not validate, or comes out of turn, is refused (1008) with the reason said.
+Each end sends its messages in order from any thread (`Peer.send`), through one task that writes them. websockets
+keeps the connection alive (`CONNECTION_OPTIONS`): a ping every `BEAT_S`, answered by the other end's link (its event
+loop, never the run's threads), so a busy server answers while a dead or frozen one does not; a ping unanswered for
+`SILENT_S` and the other end is lost (websockets closes the link with 1011, said as `closed_words` says it). Every wait
+has a deadline: the TLS and WebSocket handshakes (`OPEN_S`), the first word (`OPEN_S`), the closing handshake
+(`CLOSE_S`). A message larger than `MAX_MESSAGE_BYTES` closes the connection (WebSocket's 1009); one that does not
+validate, or comes out of turn, is refused (1008) with the reason said.
 """
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +25,13 @@ from websockets.frames import CloseCode
 
 from engine.hosts.messages import MAX_MESSAGE_BYTES, Refusal
 
-BEAT_S = 0.5  # how often each end pings the other
-SILENT_S = 3.0  # no pong nor message for this long: the other end is lost (ended, frozen, its network cut)
+BEAT_S = 0.25  # how often each end pings the other
+SILENT_S = 3.0  # a ping unanswered this long: the other end is lost (ended, frozen, its network cut)
 OPEN_S = 10.0  # the TLS and WebSocket handshakes, and the first word after them, each within this
-CLOSE_S = 1.0  # the closing handshake: a peer that does not answer it is cut off after this
+CLOSE_S = 0.4  # the closing handshake: a peer that does not answer it (a lost one's included) is cut off after this
 SCHEME = "wss"
-CONNECTION_OPTIONS: dict[str, Any] = {  # both ends: no keepalive of websockets' own (the link's is below), no queue cap
-    "max_size": MAX_MESSAGE_BYTES, "ping_interval": None, "ping_timeout": None, "close_timeout": CLOSE_S,
+CONNECTION_OPTIONS: dict[str, Any] = {  # both ends: websockets' keepalive at the link's pace, no queue cap
+    "max_size": MAX_MESSAGE_BYTES, "ping_interval": BEAT_S, "ping_timeout": SILENT_S, "close_timeout": CLOSE_S,
     "max_queue": None}  # a message waiting to be read never holds back the pongs behind it
 
 
@@ -65,6 +65,8 @@ def closed_words(exc: ConnectionClosed | None, who: str) -> str:
         return f"its connection closed without a word ({who} ended, or its network is cut)"
     if exc.sent is not None and exc.sent.code == CloseCode.MESSAGE_TOO_BIG:
         return f"it sent a message larger than {MAX_MESSAGE_BYTES // (1024 * 1024)} MiB"
+    if exc.rcvd is None and exc.sent is not None and exc.sent.code == CloseCode.INTERNAL_ERROR:  # websockets' keepalive
+        return f"it answered nothing for {SILENT_S:g} s: {who} frozen, or its network cut"
     if exc.rcvd is None and exc.sent is not None and exc.sent.code != CloseCode.NORMAL_CLOSURE:
         return f"it broke the WebSocket protocol ({exc.sent.reason or exc.sent.code})"
     frame = exc.rcvd or exc.sent
@@ -73,17 +75,13 @@ def closed_words(exc: ConnectionClosed | None, who: str) -> str:
 
 
 class Peer:
-    """One end of a link: messages to the other end, sent in order from any thread, and the link kept alive."""
+    """One end of a link: messages to the other end, sent in order from any thread."""
 
-    def __init__(self, ws: Connection, loop: asyncio.AbstractEventLoop, *, lost: Callable[[str], None],
-                 silent: str) -> None:
+    def __init__(self, ws: Connection, loop: asyncio.AbstractEventLoop) -> None:
         self.ws, self.loop = ws, loop
         self.address = "tls://{}:{}".format(*ws.remote_address[:2])
         self._outbox: asyncio.Queue[str | tuple[int, str]] = asyncio.Queue()
-        self._answered = loop.time()
-        self._lost, self._silent = lost, silent
-        self.silenced: str | None = None  # why the other end was lost, once it answered nothing for `SILENT_S`
-        self._tasks = [loop.create_task(self._send_all()), loop.create_task(self._keepalive())]
+        self._sending = loop.create_task(self._send_all())
 
     def send(self, message: BaseModel) -> None:
         """Send `message` after those sent before it (from any thread); nothing once the link is closed."""
@@ -98,10 +96,6 @@ class Peer:
         self.send(Refusal(reason=reason))
         self.close(CloseCode.POLICY_VIOLATION, reason)
 
-    def heard(self) -> None:
-        """The other end said something: it is alive, however long ago its last pong came."""
-        self._answered = self.loop.time()
-
     async def _send_all(self) -> None:
         try:
             while True:
@@ -113,25 +107,6 @@ class Peer:
         except ConnectionClosed:
             return
 
-    async def _keepalive(self) -> None:
-        while True:
-            await asyncio.sleep(BEAT_S)
-            if self.loop.time() - self._answered > SILENT_S:
-                self.silenced = self._silent
-                self._lost(self._silent)
-                self.ws.transport.abort()  # no closing handshake with a peer that answers nothing
-                return
-            try:
-                pong = await self.ws.ping()
-            except ConnectionClosed:
-                return
-            pong.add_done_callback(self._ponged)  # type: ignore[attr-defined]
-
-    def _ponged(self, pong: asyncio.Future[float]) -> None:
-        if not pong.cancelled() and pong.exception() is None:
-            self.heard()
-
     def stop(self) -> None:
-        """End the link's own tasks (in the link's event loop)."""
-        for task in self._tasks:
-            task.cancel()
+        """End the link's own task (in the link's event loop)."""
+        self._sending.cancel()

@@ -25,13 +25,22 @@ T = TypeVar("T")
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024  # a server's result with its histograms fits many times over; more is refused
 # Each kind of an agent's message has its size and its number of JSON values (objects, arrays, figures, words): a
 # message past them is refused before it is validated at all, so no message costs the controller more than its kind's
-# worth of checking (pydantic gathers every error of a message it cannot take, about 1.3 KB each). A Performance
-# test's sample holds about 1,700 values and 200 more per database, its result 500 and 120 more per database: at
-# the 256 databases a server may have, these leave room several times over.
+# worth of checking (pydantic gathers an error for each value it cannot take, about 0.6 KB each). A Performance test's
+# sample holds about 1,700 values and 200 more per database, its result 500 and 120 more per database (a tune's, 1,443
+# for 8 databases): a test's own server is held to `VALUES_EACH_TEST`, and `VALUES_PER_INSTANCE` more for each database
+# it runs, which leaves room many times over; `KIND_VALUES` bounds them all, at the 256 databases a server may have.
 KIND_BYTES = {"hello": 8 * 1024, "clock_reading": 1024, "ready": 1024, "event": 4 * 1024 * 1024,
               "ended": MAX_MESSAGE_BYTES}
 KIND_VALUES = {"hello": 32, "clock_reading": 16, "ready": 16, "event": 400_000, "ended": 2_000_000}
+VALUES_EACH_TEST, VALUES_PER_INSTANCE = 10_000, 500
 
+
+def most_values(kind: str, instances: int | None = None) -> int:
+    """The most JSON values a message of `kind` may hold: from a server of `instances` databases in the test, or any."""
+    most = KIND_VALUES[kind]
+    if instances is None or kind not in ("event", "ended"):
+        return most
+    return min(most, VALUES_EACH_TEST + VALUES_PER_INSTANCE * instances)
 
 class _Message(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -166,10 +175,10 @@ def _read(adapter: TypeAdapter[T], text: str | bytes) -> T:
         raise MalformedError(f"a message that is not the link's ({said})") from None
 
 
-def sniffed(text: str | bytes) -> dict[str, Any]:
-    """An agent's message as plain JSON, once its kind's size and number of values are known to fit
-    (`KIND_BYTES`, `KIND_VALUES`): what it is before it is validated (`from_agent`), or `MalformedError` saying why it
-    is none."""
+def sniffed(text: str | bytes, instances: int | None = None) -> dict[str, Any]:
+    """An agent's message as plain JSON, once its kind's size and number of values are known to fit (`KIND_BYTES`,
+    `most_values`, of a server in the test with `instances` databases): what it is before it is validated
+    (`from_agent`), or `MalformedError` saying why it is none."""
     if isinstance(text, bytes):
         raise MalformedError("a binary message (the link speaks JSON text)")
     try:
@@ -183,12 +192,14 @@ def sniffed(text: str | bytes) -> dict[str, Any]:
         raise MalformedError(f"a message that is not the link's (a '{kind[:40]!s}', which no agent sends)")
     if len(text) > KIND_BYTES[kind]:
         raise MalformedError(f"a '{kind}' of {len(text):,} bytes, where one is at most {KIND_BYTES[kind]:,}")
-    values, most, stack = 0, KIND_VALUES[kind], [data]
+    values, most, stack = 0, most_values(kind, instances), [data]
     while stack:
         item = stack.pop()
         values += 1
         if values > most:
-            raise MalformedError(f"a '{kind}' of more than {most:,} values, where one has fewer")
+            of = "" if instances is None or most == KIND_VALUES[kind] else \
+                f" from a server of {instances} database{'s' if instances != 1 else ''} in the test"
+            raise MalformedError(f"a '{kind}' of more than {most:,} values, where one{of} has fewer")
         if isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):
@@ -197,11 +208,12 @@ def sniffed(text: str | bytes) -> dict[str, Any]:
     return data
 
 
-def from_agent(text: str | bytes, admit: Callable[[dict[str, Any]], None] | None = None) -> FromAgent:
+def from_agent(text: str | bytes, admit: Callable[[dict[str, Any]], None] | None = None,
+               instances: int | None = None) -> FromAgent:
     """An agent's message, validated (`MalformedError` saying why it is none): first its kind's size and number of
-    values (`sniffed`), then what `admit` asks of it as plain JSON (raising `MalformedError` to refuse it unvalidated),
-    then the model."""
-    data = sniffed(text)
+    values (`sniffed`, of a server in the test with `instances` databases), then what `admit` asks of it as plain JSON
+    (raising `MalformedError` to refuse it unvalidated), then the model."""
+    data = sniffed(text, instances)
     if admit is not None:
         admit(data)
     return _read(_FROM_AGENT, text)

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from engine.hosts.admission import Refusal
 from engine.hosts.checks import SampleCheck, shown
-from engine.hosts.controller import Controller, Gone, Refusal
+from engine.hosts.controller import Controller, Gone
 from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stop
 from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
@@ -186,7 +187,8 @@ class _HostsRun:
         runner.emit(PhaseEvent(phase=Phase.PREPARING, message=f"Preparing the databases on {len(self.servers)} servers"))
         if self.source.word is not None and runner.sweep is not None:
             self.source.word.begin(runner.sweep, self.config.sample_interval_s, self._tell)
-        self.controller.begin(runner.run_id, list(self.servers), self._arrived)
+        self.controller.begin(runner.run_id, {host: len(server.instances) for host, server in self.servers.items()},
+                              self._arrived)
         try:
             missing = [host for host in self.servers if host not in self.controller.agents()]
             for host in missing:

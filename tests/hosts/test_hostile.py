@@ -99,6 +99,13 @@ def test_one_agent_s_key_makes_the_controller_run_nothing_and_speaks_for_no_othe
                 answered = b""
             assert answered == b""  # closed, answered nothing
 
+        # TLS with the thief's key, then no WebSocket: an HTTP request of another protocol
+        tls = context(ssl.Purpose.SERVER_AUTH, authority, thief)
+        with socket.create_connection(("127.0.0.1", int(address.rsplit(":", 1)[1])), source_address=(THIEF, 0)) as raw, \
+                tls.wrap_socket(raw, server_hostname=None) as wrapped:
+            wrapped.sendall(b"POST /run HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"Upgrade" not in wrapped.recv(4096)  # no link: an HTTP error at most, then closed
+
         # a removed host's key
         roster.remove(THIEF)
         heard = say(address, authority, thief, _hello())
@@ -116,6 +123,8 @@ def test_one_agent_s_key_makes_the_controller_run_nothing_and_speaks_for_no_othe
     assert any(w.startswith(f"refused tls://{THIEF}:") and "no certificate" in w for w in words), words
     assert any(w.startswith(f"refused tls://{THIEF}:") and "another authority" in w for w in words), words
     assert any(w.startswith(f"refused tls://{THIEF}:") and "no TLS (plaintext)" in w for w in words), words
+    assert any(w.startswith(f"refused the agent {THIEF} from tls://{THIEF}:") and "it speaks no WebSocket" in w
+               for w in words), words
     assert any("'go'" in w for w in words), words  # a controller's word from an agent: not the link's
 
 
