@@ -129,9 +129,9 @@ def _total_table(result: RunResult) -> Table:
     rows = []
     for instance in result.instances:
         total = total_row(instance)
-        combined = {("db_read", "avg_latency_ms"): total["db_read_latency"], ("db_read", "rate"): total["db_reads"],
-                    ("db_read", "avg_bytes"): total["db_read_bytes"], ("log_read", "avg_latency_ms"): total["log_read_latency"],
-                    ("log_read", "rate"): total["log_reads"], ("log_read", "avg_bytes"): total["log_read_bytes"]}
+        combined = {("db_read", "avg_latency_ms"): total.db_read_latency, ("db_read", "rate"): total.db_reads,
+                    ("db_read", "avg_bytes"): total.db_read_bytes, ("log_read", "avg_latency_ms"): total.log_read_latency,
+                    ("log_read", "rate"): total.log_reads, ("log_read", "avg_bytes"): total.log_read_bytes}
         rows.append((instance.name, [number(combined.get((stream, what), _value(instance, stream, what)))
                                      for _, stream, what in TRANSACTIONAL]))
     return Table("Total I/O Performance", "disk-subsystem-total", [name for name, _, _ in TRANSACTIONAL], rows)

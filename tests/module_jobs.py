@@ -148,6 +148,7 @@ JOBS: dict[str, dict[str, str]] = {
         "jetstress_model.py": "A run laid out as Jetstress's own result files lay it out",
         "jetstress_scan.py": "A Database Checksum's or Backup's tables as Jetstress's result files lay them out",
         "jetstress_xml.py": "The XML result file in Jetstress's shape",
+        "names.py": "How the templates read a report's typed model, by its fields' names",
         "palette.py": "The colours Jetwise draws with, in one place",
         "pdf_identity.py": "A report's PDF is the same bytes whenever it is exported",
         "recovery.py": "A Soft Recovery run in the report",

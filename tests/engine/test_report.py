@@ -310,8 +310,8 @@ def test_the_session_table_and_curves_leave_out_a_run_with_no_measured_time(tmp_
     charts_svg = charts(bundle)
     assert charts_svg["session_iops"].count("<circle") == 2  # the 0.1-s run is not a point of the load curve
     model_rows = report_model(bundle)
-    assert model_rows["unmeasured_runs"] == {"run-broken"}
-    assert model_rows["advice"].status == "io_errors"
+    assert model_rows.unmeasured_runs == {"run-broken"}
+    assert model_rows.advice.status == "io_errors"
 
 
 def test_a_chart_legend_covers_no_line():
