@@ -26,8 +26,9 @@ from engine.results.criterion_schema import Criterion
 from engine.results.schema import RunResult, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
+from engine.tuning.carried import BestCarried, Broken, Carried
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
-from engine.tuning.why import Basis, BestCarried, Broken, Carried, FromCurve, NoneKept, Why
+from engine.tuning.why import Basis, FromCurve, NoneKept, Why
 
 
 @dataclass(frozen=True)
