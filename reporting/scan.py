@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.model.config import TestType
 from engine.results.note_schema import CORRECTABLE_WORDS
-from engine.results.sample_file import Samples
+from engine.results.sample_read import Samples
 from engine.results.scans import megabytes, own_reads_per_s
 from engine.results.schema import DatabaseScan, InstanceResult, RunResult, ScanResult
 from engine.workload.errors import PAGE, ese_error, title

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.results.sample_file import Samples
+from engine.results.sample_read import Samples
 from engine.results.schema import Sweep, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import measured_bracket

@@ -71,6 +71,7 @@ JOBS: dict[str, dict[str, str]] = {
         "results/recovery.py": "A Soft Recovery test's result",
         "results/recovery_schema.py": "A Soft Recovery test's replay, as the result document keeps it (`RunResult.recovery`)",
         "results/sample_file.py": "A run's interval samples on disk, compact enough for a day on 48 databases",
+        "results/sample_read.py": "A run's samples read back, from its file or from memory",
         "results/scan_schema.py": "A Database Checksum or Database Backup test's scan",
         "results/scans.py": "A Database Checksum or Database Backup test's result",
         "results/schema.py": "The run schema",

@@ -17,7 +17,8 @@ from engine.model.config import TestConfig
 from engine.results.counters import cache_figures, stream_figures
 from engine.results.figures import merge_streams, percentile_figures
 from engine.results.note_schema import RunNote
-from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
+from engine.results.sample_file import SAMPLES_DB
+from engine.results.sample_read import SampleFile, SampleList, Samples
 from engine.results.schema import (
     ErrorGroup,
     HostFigures,

@@ -9,7 +9,7 @@ from engine.results import verdict
 from engine.results.document import build_result
 from engine.results.note_schema import PAGE_FAULT_WORDS, RunNote
 from engine.results.reasons import grouped_reasons
-from engine.results.sample_file import SampleList
+from engine.results.sample_read import SampleList
 from engine.results.schema import HostInfo, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge
 from reporting.bundle import RunBundle

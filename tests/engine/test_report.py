@@ -17,7 +17,7 @@ from engine.io.pages import ErrorKind
 from engine.model.config import default_config
 from engine.results.document import build_result
 from engine.results.recovery import FILES_REPLAYED, failing_instances
-from engine.results.sample_file import SampleList
+from engine.results.sample_read import SampleList
 from engine.results.schema import Failure, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge, make_criterion, maximum_note
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
