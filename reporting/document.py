@@ -22,27 +22,16 @@ from engine.model.derive import thread_weight_words
 from engine.model.profile import OperationMix
 from engine.model.units import format_bytes, seconds_words, sentence
 from engine.model.validation import cache_design, cache_holds_database
+from engine.results.criterion_schema import Criterion, unit_after
 from engine.results.figures import database_bytes
+from engine.results.host_schema import HostInfo, HostPerformance, Spread
 from engine.results.reasons import grouped_reasons
 from engine.results.recovery import failing_instances, unreached
-from engine.results.schema import (
-    Criterion,
-    ErrorGroup,
-    Figures,
-    HostInfo,
-    HostPerformance,
-    InstanceResult,
-    Outcome,
-    RunKind,
-    RunResult,
-    RunTimes,
-    Spread,
-    Summary,
-    Sweep,
-    unit_after,
-)
+from engine.results.sample_schema import Figures
+from engine.results.schema import ErrorGroup, InstanceResult, Outcome, RunKind, RunResult, RunTimes, Summary
 from engine.results.servers import PaperAggregate, RecoveryShare, ScanShare, paper_aggregate, recovery_shares, scan_shares
 from engine.results.spikes import spike_sentences
+from engine.results.sweep_schema import Sweep
 from engine.results.verdict import (
     UnmeasuredCriterion,
     cache_served,

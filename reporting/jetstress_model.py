@@ -16,7 +16,9 @@ from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
 from engine.results.figures import database_bytes
-from engine.results.schema import Figures, Outcome, RunResult, Spread
+from engine.results.host_schema import Spread
+from engine.results.sample_schema import Figures
+from engine.results.schema import Outcome, RunResult
 from engine.version import __version__
 from reporting import jetstress_scan
 from reporting.document import total_row

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
 from engine.results.scans import megabytes
-from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
+from engine.results.schema import Outcome, RunResult
 from reporting.names import PART
 
 RECOVERY_TITLE = "Soft Recovery"

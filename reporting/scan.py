@@ -13,8 +13,9 @@ from dataclasses import dataclass, field, replace
 from engine.model.config import TestType
 from engine.results.note_schema import CORRECTABLE_WORDS
 from engine.results.sample_read import Samples
+from engine.results.scan_schema import DatabaseScan, ScanResult
 from engine.results.scans import megabytes, own_reads_per_s
-from engine.results.schema import DatabaseScan, InstanceResult, RunResult, ScanResult
+from engine.results.schema import InstanceResult, RunResult
 from engine.workload.errors import PAGE, ese_error, title
 from reporting import palette
 from reporting.charts import Line, line_chart

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from engine.model.config import TestConfig
 from engine.results.sample_read import Samples
-from engine.results.schema import Sweep, SweepStep
+from engine.results.sweep_schema import Sweep, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import measured_bracket
 from engine.tuning.advisor import Advice

@@ -32,7 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.results.counters import Counters, StreamCounters, window_of
-from engine.results.schema import Figures, IntervalSample, SamplePhase
+from engine.results.sample_schema import Figures, IntervalSample, SamplePhase
 from engine.workload.histogram import packed
 from engine.workload.stats import CACHE_COUNTERS, STREAMS, InstanceInterval
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.results.counters import Counters, StreamCounters
+from engine.results.host_schema import HostFigures
 from engine.results.sample_file import (
     COUNTERS,
     FIGURES,
@@ -26,7 +27,7 @@ from engine.results.sample_file import (
     STREAM_FIELDS,
     is_sample_file,
 )
-from engine.results.schema import HostFigures, IntervalSample, LatencyHistograms
+from engine.results.sample_schema import IntervalSample, LatencyHistograms
 from engine.workload.histogram import add_sparse, new_counts, to_sparse, unpacked
 from engine.workload.stats import DB_READ, DB_WRITE, STREAMS
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from engine.model.config import TestConfig
 from engine.results.criterion_schema import Criterion
-from engine.results.schema import Figures, Outcome, RunResult
+from engine.results.sample_schema import Figures
+from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import cache_hit_percent, cache_served, iops_floor, too_short, was_measured
 from engine.tuning.notes import Returned, Stepped, StorageErrors, Unused, merged
 from engine.tuning.why import Again, Longer, Said, Stall

@@ -16,9 +16,11 @@ from engine.io.config_file import save_config
 from engine.io.pages import ErrorKind
 from engine.model.config import default_config
 from engine.results.document import build_result
+from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.recovery import FILES_REPLAYED, failing_instances
 from engine.results.sample_read import SampleList
-from engine.results.schema import Failure, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import Failure, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge, make_criterion, maximum_note
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats

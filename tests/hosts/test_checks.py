@@ -12,7 +12,7 @@ import pytest
 from engine.hosts.checks import SampleCheck, out_of_range, shown
 from engine.hosts.messages import KIND_VALUES, MalformedError, PartEvent, from_agent, sniffed
 from engine.protocol import IntervalEvent
-from engine.results.schema import IntervalSample
+from engine.results.sample_schema import IntervalSample
 
 
 def _sample(interval: int, duration_s: float = 1.0, instances: tuple[str, ...] = ("Instance 1",)) -> IntervalSample:
