@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.io.files import database_file_path, database_files
+from engine.io.file_names import database_file_path, database_files
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import file_in_the_way, link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.io.capacity import volume_name
-from engine.io.files import backup_file_path, database_file_path, database_files
+from engine.io.file_names import backup_file_path, database_file_path, database_files
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
 from engine.model.units import counted

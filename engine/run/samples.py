@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine.io.files import database_sizes
+from engine.io.file_names import database_sizes
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams
 from engine.results.host_schema import HostInfo
