@@ -17,7 +17,9 @@ from pydantic import AwareDatetime, BaseModel, Field, TypeAdapter
 
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
-from engine.results.schema import HostInfo, IntervalSample, Outcome, RunResult
+from engine.results.host_schema import HostInfo
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import Outcome, RunResult
 from engine.results.suite import SuiteRecord
 from engine.version import __version__
 
@@ -106,7 +108,7 @@ class StartEvent(BaseModel):
 
 
 class IntervalEvent(BaseModel):
-    """One sample interval, in the shape every part reads (`engine.results.schema.IntervalSample`)."""
+    """One sample interval, in the shape every part reads (`engine.results.sample_schema.IntervalSample`)."""
 
     event: Literal["interval"] = "interval"
     sample: IntervalSample

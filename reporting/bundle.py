@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from engine.model.config import TestConfig
 from engine.model.validation import problems_from_validation_error
 from engine.results.document import CONFIG_FILE, LOG_FILE, RESULT_FILE, read_host, read_result, read_samples
-from engine.results.sample_file import SampleList, Samples
+from engine.results.sample_read import SampleList, Samples
 from engine.results.schema import RunResult
 from engine.run.samples import rebuild_result
 from engine.run.suite import SUITE_FILE

@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.io.safety import replacing
+from engine.results.recovery_schema import InstanceRecovery
+from engine.results.sample_schema import Figures, IntervalSample
+from engine.results.scan_schema import DatabaseScan
 from engine.results.scans import megabytes
-from engine.results.schema import DatabaseScan, Figures, InstanceRecovery, IntervalSample, RunResult
+from engine.results.schema import RunResult
 from engine.workload.histogram import percentiles_ms
 from reporting.bundle import RunBundle
 

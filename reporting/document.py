@@ -1,6 +1,6 @@
 """The printable report of a run: the Jetstress sections in their order, and what Jetstress lacks.
 
-`report_model` gathers every figure the template shows, from the run's `RunBundle`;
+`report_model` gathers every figure the template shows (a typed `ReportModel`), from the run's `RunBundle`;
 `render_html` renders resources/templates/report.html.j2 (a Database Checksum or Backup run:
 scan_report.html.j2, see `reporting.scan`; a Soft Recovery run: recovery_report.html.j2, see
 `reporting.recovery`) with the charts as inline SVG (or as image references, for the PDF renderer).
@@ -8,6 +8,7 @@ scan_report.html.j2, see `reporting.scan`; a Soft Recovery run: recovery_report.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -18,24 +19,39 @@ import markupsafe
 
 from engine.model.config import TestConfig, TestType
 from engine.model.derive import thread_weight_words
+from engine.model.profile import OperationMix
 from engine.model.units import format_bytes, seconds_words, sentence
 from engine.model.validation import cache_design, cache_holds_database
+from engine.results.criterion_schema import Criterion, unit_after
 from engine.results.figures import database_bytes
+from engine.results.host_schema import HostInfo, HostPerformance, Spread
 from engine.results.reasons import grouped_reasons
-from engine.results.recovery import failing_instances
-from engine.results.schema import Figures, Outcome, RunKind, unit_after
-from engine.results.servers import paper_aggregate, recovery_shares, scan_shares
+from engine.results.recovery import failing_instances, unreached
+from engine.results.sample_schema import Figures
+from engine.results.schema import ErrorGroup, InstanceResult, Outcome, RunKind, RunResult, RunTimes, Summary
+from engine.results.servers import PaperAggregate, RecoveryShare, ScanShare, paper_aggregate, recovery_shares, scan_shares
 from engine.results.spikes import spike_sentences
-from engine.results.verdict import cache_served, iops_floor, is_count, judged_criteria, maximum_note, unmeasured_criteria, was_measured
-from engine.store.rows import marks_devices
+from engine.results.sweep_schema import Sweep
+from engine.results.verdict import (
+    UnmeasuredCriterion,
+    cache_served,
+    iops_floor,
+    is_count,
+    judged_criteria,
+    maximum_note,
+    unmeasured_criteria,
+    was_measured,
+)
+from engine.store.rows import RunRow, marks_devices
 from engine.tuning.advisor import Advice, advise_session
 from engine.version import __version__
 from reporting import palette
 from reporting.bundle import RunBundle
 from reporting.charts import Level, Line, line_chart
-from reporting.recovery import RECOVERY_TITLE, recovery_model
-from reporting.scan import SCAN_TITLES, scan_charts, scan_model
-from reporting.sweep import step_marks, sweep_charts, sweep_model, target_levels
+from reporting.names import PART, template_names
+from reporting.recovery import RECOVERY_TITLE, RecoveryModel, recovery_model
+from reporting.scan import SCAN_TITLES, ScanModel, scan_charts, scan_model
+from reporting.sweep import SweepModel, step_marks, sweep_charts, sweep_model, target_levels
 
 STREAM_TITLES = {
     "db_read": "Database reads", "db_write": "Database writes", "log_write": "Log writes",
@@ -45,9 +61,19 @@ STREAM_TITLES = {
 TEST_TITLES = {**SCAN_TITLES, TestType.SOFT_RECOVERY: RECOVERY_TITLE}
 
 
-def total_row(row: Figures) -> dict[str, float]:
+@dataclass(frozen=True)
+class TotalIo:
     """The Jetstress "Total I/O" row: database reads with maintenance reads, log reads with replication."""
 
+    db_read_latency: float
+    db_reads: float
+    db_read_bytes: float
+    log_read_latency: float
+    log_reads: float
+    log_read_bytes: float
+
+
+def total_row(row: Figures) -> TotalIo:
     def combine(a: str, b: str, what: str) -> float:
         rate_a, rate_b = row.rate(a), row.rate(b)
         total = rate_a + rate_b
@@ -55,14 +81,10 @@ def total_row(row: Figures) -> dict[str, float]:
             return 0.0
         return (rate_a * row.stream_value(a, what) + rate_b * row.stream_value(b, what)) / total
 
-    return {
-        "db_read_latency": combine("db_read", "bdm_read", "avg_latency_ms"),
-        "db_reads": row.db_reads_per_s + row.bdm_reads_per_s,
-        "db_read_bytes": combine("db_read", "bdm_read", "avg_bytes"),
-        "log_read_latency": combine("log_read", "log_replication_read", "avg_latency_ms"),
-        "log_reads": row.log_reads_per_s + row.log_replication_reads_per_s,
-        "log_read_bytes": combine("log_read", "log_replication_read", "avg_bytes"),
-    }
+    return TotalIo(combine("db_read", "bdm_read", "avg_latency_ms"), row.db_reads_per_s + row.bdm_reads_per_s,
+                   combine("db_read", "bdm_read", "avg_bytes"), combine("log_read", "log_replication_read", "avg_latency_ms"),
+                   row.log_reads_per_s + row.log_replication_reads_per_s,
+                   combine("log_read", "log_replication_read", "avg_bytes"))
 
 
 def _load_words(load: float) -> str:
@@ -136,60 +158,91 @@ def session_advice(bundle: RunBundle) -> Advice | None:
     return advise_session(bundle.result.configuration, bundle.session_results, device=bundle.result.device)
 
 
-def report_model(bundle: RunBundle) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ReportModel:
+    """Every figure a run's report shows, from its `RunBundle`; the templates read each field by its name."""
+
+    result: RunResult
+    summary: Summary
+    failed_on: list[str]
+    spikes: list[str]
+    config: TestConfig
+    mix: OperationMix
+    times: RunTimes
+    host: HostInfo
+    instances: list[InstanceResult]
+    paper: PaperAggregate
+    scan_shares: list[ScanShare]
+    recovery_shares: list[RecoveryShare]
+    totals: list[TotalIo]  # an instance's each
+    criteria: list[Criterion]
+    maximum_note: str
+    measured: bool
+    cache_held: bool
+    cache_design: str
+    unmeasured: list[UnmeasuredCriterion]
+    unmeasured_runs: set[str]  # the session's runs with no measured time, by id
+    error_groups: list[ErrorGroup]
+    failing: list[str]
+    host_performance: HostPerformance
+    host_rows: list[tuple[str, Spread]]
+    database_bytes: tuple[int | None, int | None]
+    floor: float
+    stream_titles: dict[str, str]
+    session: str | None
+    session_runs: list[RunRow]
+    devices_marked: bool
+    later_runs: list[str]
+    advice: Advice | None
+    sweep: Sweep | None
+    session_sweeps: dict[str, int]  # the session's load sweeps' steps, by run id
+    log: list[str]
+    folder: str
+    version: str
+    aborted: bool
+    tuning_run: bool
+    test_title: str
+    report_heading: str
+    unreached: set[str]  # the criteria a stop left unreached
+    sweep_part: SweepModel | None = field(metadata=PART)
+    scan_part: ScanModel | None = field(metadata=PART)
+    recovery_part: RecoveryModel | None = field(metadata=PART)
+
+
+def report_model(bundle: RunBundle, *, for_print: bool = False) -> ReportModel:
+    """The model of the run's report; on paper, its folder named as `on_paper` names it."""
     result = bundle.result
     config = result.configuration
     summary = result.summary
     advice = session_advice(bundle)
-    scan = scan_model(result) if config.scans else {}
-    recovery = recovery_model(result) if config.recovers else {"unreached": set()}
     title = TEST_TITLES.get(config.test_type, config.test_type.value.capitalize())
-    return {
-        "result": result,
-        "summary": summary,
-        "failed_on": grouped_reasons(result),
-        "spikes": spike_sentences(summary),
-        "config": config,
-        "mix": config.operation_mix,
-        "times": result.times,
-        "host": result.host,
-        "instances": result.instances,
-        "paper": paper_aggregate(result),
-        "scan_shares": scan_shares(result),
-        "recovery_shares": recovery_shares(result),
-        "totals": [dict(name=r.name, **total_row(r)) for r in result.instances],
-        "criteria": judged_criteria(result),
-        "maximum_note": maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",
-        "measured": was_measured(result),
-        "cache_held": cache_served(result),
-        "cache_design": held_words(config),
-        "unmeasured": unmeasured_criteria(result),
-        "unmeasured_runs": {r.run_id for r in bundle.session_results if not was_measured(r)},
-        "error_groups": result.error_groups,
-        "failing": failing_instances(result),
-        "host_performance": result.host_performance,
-        "host_rows": result.host_performance.rows(None if config.scans else summary.database_page_fault_stalls_per_s),
-        "database_bytes": database_bytes(result),
-        "floor": iops_floor(config),
-        "stream_titles": STREAM_TITLES,
-        "session": bundle.session,
-        "session_runs": bundle.session_runs,
-        "devices_marked": marks_devices(bundle.session_runs),
-        "later_runs": bundle.later_runs,
-        "advice": advice,
-        **sweep_model(result.sweep, advice),
-        "session_sweeps": {r.run_id: len(r.sweep.steps) for r in bundle.session_results if r.sweep is not None},
-        "log": bundle.log,
-        "folder": str(Path(bundle.folder).absolute()) if bundle.folder else "",
-        "version": __version__,
-        "aborted": summary.verdict == Outcome.ABORTED,
-        "tuning_run": summary.run_kind == RunKind.TUNING,
-        "is_scan": config.scans,
-        "test_title": title,
-        "report_heading": f"Jetwise {title} Test Report" if config.test_type in TEST_TITLES else "Jetwise Test Report",
-        **scan,
-        **recovery,
-    }
+    folder = Path(bundle.folder) if bundle.folder else None
+    return ReportModel(
+        result=result, summary=summary, failed_on=grouped_reasons(result), spikes=spike_sentences(summary),
+        config=config, mix=config.operation_mix, times=result.times, host=result.host, instances=result.instances,
+        paper=paper_aggregate(result), scan_shares=scan_shares(result), recovery_shares=recovery_shares(result),
+        totals=[total_row(r) for r in result.instances],
+        criteria=judged_criteria(result),
+        maximum_note=maximum_note(result) if result.instances and was_measured(result) and not config.scans else "",
+        measured=was_measured(result), cache_held=cache_served(result), cache_design=held_words(config),
+        unmeasured=unmeasured_criteria(result),
+        unmeasured_runs={r.run_id for r in bundle.session_results if not was_measured(r)},
+        error_groups=result.error_groups, failing=failing_instances(result), host_performance=result.host_performance,
+        host_rows=result.host_performance.rows(None if config.scans else summary.database_page_fault_stalls_per_s),
+        database_bytes=database_bytes(result), floor=iops_floor(config), stream_titles=STREAM_TITLES,
+        session=bundle.session, session_runs=bundle.session_runs, devices_marked=marks_devices(bundle.session_runs),
+        later_runs=bundle.later_runs, advice=advice, sweep=result.sweep,
+        session_sweeps={r.run_id: len(r.sweep.steps) for r in bundle.session_results if r.sweep is not None},
+        log=[on_paper(line, folder, for_print) for line in bundle.log],
+        folder=on_paper(str(folder.absolute()) if folder else "", folder, for_print),
+        version=__version__, aborted=summary.verdict == Outcome.ABORTED, tuning_run=summary.run_kind == RunKind.TUNING,
+        test_title=title,
+        report_heading=f"Jetwise {title} Test Report" if config.test_type in TEST_TITLES else "Jetwise Test Report",
+        unreached=unreached(result) if config.recovers else set(),
+        sweep_part=sweep_model(result.sweep, advice),
+        scan_part=scan_model(result) if config.scans else None,
+        recovery_part=recovery_model(result) if config.recovers else None,
+    )
 
 
 def _breakable_path(path: str, for_print: bool) -> str:
@@ -253,11 +306,8 @@ def on_paper(text: str, folder: Path | None, for_print: bool) -> str:
 
 def _render(bundle: RunBundle, env: jinja2.Environment, *, for_print: bool, **layout: Any) -> str:
     svgs = charts(bundle)
-    model = report_model(bundle)
-    folder = Path(bundle.folder) if bundle.folder else None
-    model |= {"folder": on_paper(model["folder"], folder, for_print),
-              "log": [on_paper(line, folder, for_print) for line in model["log"]]}
-    return _template_for(bundle, env).render(**{**model, **layout}, charts=svgs, for_print=for_print,
+    names = template_names(report_model(bundle, for_print=for_print))
+    return _template_for(bundle, env).render(**{**names, **layout}, charts=svgs, for_print=for_print,
                                              palette=palette, chart_markup={k: markupsafe.Markup(v) for k, v in svgs.items()})
 
 

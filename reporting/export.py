@@ -18,7 +18,8 @@ from typing import Any
 
 from engine.io.safety import replacing
 from engine.results.counters import Counters, added, window_of
-from engine.results.schema import HostFigures, IntervalSample
+from engine.results.host_schema import HostFigures
+from engine.results.sample_schema import IntervalSample
 from engine.results.sums import LatencySum
 from reporting.bundle import ReportError, RunBundle
 from reporting.csv_export import CSV_COLUMNS, sample_rows

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from engine.model.config import TestType, ThreadWeight
 from engine.results.figures import database_bytes
-from engine.results.schema import Figures, Outcome, RunResult, Spread
+from engine.results.host_schema import Spread
+from engine.results.sample_schema import Figures
+from engine.results.schema import Outcome, RunResult
 from engine.version import __version__
 from reporting import jetstress_scan
 from reporting.document import total_row
@@ -129,9 +131,9 @@ def _total_table(result: RunResult) -> Table:
     rows = []
     for instance in result.instances:
         total = total_row(instance)
-        combined = {("db_read", "avg_latency_ms"): total["db_read_latency"], ("db_read", "rate"): total["db_reads"],
-                    ("db_read", "avg_bytes"): total["db_read_bytes"], ("log_read", "avg_latency_ms"): total["log_read_latency"],
-                    ("log_read", "rate"): total["log_reads"], ("log_read", "avg_bytes"): total["log_read_bytes"]}
+        combined = {("db_read", "avg_latency_ms"): total.db_read_latency, ("db_read", "rate"): total.db_reads,
+                    ("db_read", "avg_bytes"): total.db_read_bytes, ("log_read", "avg_latency_ms"): total.log_read_latency,
+                    ("log_read", "rate"): total.log_reads, ("log_read", "avg_bytes"): total.log_read_bytes}
         rows.append((instance.name, [number(combined.get((stream, what), _value(instance, stream, what)))
                                      for _, stream, what in TRANSACTIONAL]))
     return Table("Total I/O Performance", "disk-subsystem-total", [name for name, _, _ in TRANSACTIONAL], rows)

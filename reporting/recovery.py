@@ -9,11 +9,12 @@ engine process was killed, or the run ended before its workers replied) generate
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
 
-from engine.results.recovery import unreached
+from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
 from engine.results.scans import megabytes
-from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
+from engine.results.schema import Outcome, RunResult
+from reporting.names import PART
 
 RECOVERY_TITLE = "Soft Recovery"
 
@@ -36,11 +37,20 @@ def _state(row: InstanceRecovery) -> str:
     return "stopped"
 
 
-def _row(row: InstanceRecovery) -> dict[str, Any]:
-    return {
-        "r": row, "state": _state(row), "log_mbytes_per_s": megabytes(row.log_bytes_per_s),
-        "generated_short": row.log_files_generated < row.log_files, "replayed_short": row.log_files_replayed < row.log_files,
-    }
+@dataclass(frozen=True)
+class RecoveryRow:
+    """An instance's recovery and how it ended."""
+
+    r: InstanceRecovery
+    state: str
+    log_mbytes_per_s: float
+    generated_short: bool  # it generated fewer log files than it was to
+    replayed_short: bool
+
+
+def _row(row: InstanceRecovery) -> RecoveryRow:
+    return RecoveryRow(row, _state(row), megabytes(row.log_bytes_per_s), row.log_files_generated < row.log_files,
+                       row.log_files_replayed < row.log_files)
 
 
 def _stage(recovery: RecoveryResult, outcome: Outcome) -> str:
@@ -58,26 +68,45 @@ def _stage(recovery: RecoveryResult, outcome: Outcome) -> str:
     return "replayed"
 
 
-def recovery_model(result: RunResult) -> dict[str, Any]:
-    """What the Soft Recovery report shows, from the run's result; `recovery` is None when none was written."""
-    recovery = result.recovery
-    model: dict[str, Any] = {
-        "recovery": recovery,
-        "unreached": unreached(result),  # shown as such, not as a failure of the storage
-    }
-    if recovery is None:
-        return model
+@dataclass(frozen=True)
+class ReplayFigures:
+    """What the Soft Recovery report shows of the recovery a run wrote."""
+
+    recovery_rows: list[RecoveryRow]
+    recovery_stage: str
+    files_total: int
+    files_generated: int
+    files_replayed: int
+    replaying_instances: int
+    replay_average_s: float | None  # None: no log file was replayed
+    replay_within_limit: bool
+    unfinished: list[str]
+
+
+@dataclass(frozen=True)
+class RecoveryModel:
+    """What the Soft Recovery report shows, from the run's result; `recovery` None when none was written."""
+
+    recovery: RecoveryResult | None
+    figures: ReplayFigures | None = field(metadata=PART)
+
+
+def replay_figures(recovery: RecoveryResult, outcome: Outcome) -> ReplayFigures:
     rows = recovery.instances
     replayed = recovery.log_files_replayed
-    model.update({
-        "recovery_rows": [_row(r) for r in rows],
-        "recovery_stage": _stage(recovery, result.verdict),
-        "files_total": sum(r.log_files for r in rows),
-        "files_generated": sum(r.log_files_generated for r in rows),
-        "files_replayed": replayed,
-        "replaying_instances": sum(1 for r in rows if r.log_files_replayed),
-        "replay_average_s": recovery.seconds_per_log_file if replayed else None,
-        "replay_within_limit": bool(replayed) and recovery.seconds_per_log_file <= recovery.limit_s,
-        "unfinished": [r.instance for r in rows if not r.complete],
-    })
-    return model
+    return ReplayFigures(
+        recovery_rows=[_row(r) for r in rows],
+        recovery_stage=_stage(recovery, outcome),
+        files_total=sum(r.log_files for r in rows),
+        files_generated=sum(r.log_files_generated for r in rows),
+        files_replayed=replayed,
+        replaying_instances=sum(1 for r in rows if r.log_files_replayed),
+        replay_average_s=recovery.seconds_per_log_file if replayed else None,
+        replay_within_limit=bool(replayed) and recovery.seconds_per_log_file <= recovery.limit_s,
+        unfinished=[r.instance for r in rows if not r.complete],
+    )
+
+
+def recovery_model(result: RunResult) -> RecoveryModel:
+    recovery = result.recovery
+    return RecoveryModel(recovery, None if recovery is None else replay_figures(recovery, result.verdict))

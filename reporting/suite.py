@@ -27,8 +27,8 @@ from engine.version import __version__
 from reporting import palette
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.document import environment, on_paper, render_section, section_charts
-from reporting.recovery import recovery_model
-from reporting.scan import scan_model
+from reporting.recovery import replay_figures
+from reporting.scan import scan_figures
 
 NOT_RUN = "not run"
 REPORT_FILE = "esrp-report.html"  # the combined report `jetwise suite` leaves in the suite's folder
@@ -185,10 +185,9 @@ def _key_figure(result: RunResult) -> dict[str, Any]:
         return {"kind": "iops", "achieved": result.summary.achieved_transactional_iops if was_measured(result) else None,
                 "target": result.summary.target_transactional_iops, "host_bound": result.summary.host_bound}
     if result.configuration.scans:
-        scan = scan_model(result)
-        return {"kind": "scan", "per_server": scan["scan_sum"]["mbytes_per_s"] if scan["scan"] else None}
-    recovery = recovery_model(result)
-    return {"kind": "replay", "average_s": recovery.get("replay_average_s"),
+        return {"kind": "scan", "per_server": scan_figures(result.scan).scan_sum.mbytes_per_s if result.scan else None}
+    return {"kind": "replay", "average_s": replay_figures(result.recovery, result.verdict).replay_average_s
+            if result.recovery else None,
             "limit_s": result.recovery.limit_s if result.recovery else result.configuration.replay_limit_s}
 
 
@@ -228,10 +227,10 @@ def _esrp_figures(suite: SuiteBundle) -> dict[str, Any]:
     checksum, recovery = results.get(TestType.DATABASE_CHECKSUM), results.get(TestType.SOFT_RECOVERY)
     return {
         "performance": performance.summary if performance else None,
-        "backup": scan_model(backup) if backup and backup.scan else None,
-        "checksum": scan_model(checksum) if checksum and checksum.scan else None,
+        "backup": scan_figures(backup.scan) if backup and backup.scan else None,
+        "checksum": scan_figures(checksum.scan) if checksum and checksum.scan else None,
         "stress": results.get(TestType.STRESS),
-        "recovery": recovery_model(recovery) if recovery and recovery.recovery else None,
+        "recovery": replay_figures(recovery.recovery, recovery.verdict) if recovery and recovery.recovery else None,
     }
 
 

@@ -8,11 +8,11 @@ the storage's limit, and is drawn apart from the steps that kept or broke the th
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.results.sample_file import Samples
-from engine.results.schema import Sweep, SweepStep
+from engine.results.sample_read import Samples
+from engine.results.sweep_schema import Sweep, SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import measured_bracket
 from engine.tuning.advisor import Advice
@@ -66,24 +66,42 @@ def _setting(threads: int, sluggish: int) -> str:
     return f"{threads}÷{sluggish}"
 
 
-def sweep_model(sweep: Sweep | None, advice: Advice | None) -> dict[str, Any]:
-    """What the report's Load Sweep section shows; for a run at one setting, nothing (`sweep` None)."""
+@dataclass(frozen=True)
+class StepRow:
+    """A step of the sweep in the table, numbered from 1, with what came of it."""
+
+    step: SweepStep
+    number: int
+    load: float
+    outcome: str
+    detail: str
+    kind: str  # kept, broke or aside (`KINDS`)
+    judged: bool
+
+
+@dataclass(frozen=True)
+class SweepModel:
+    """What the report's Load Sweep section shows of a sweep."""
+
+    sweep_rows: list[StepRow]
+    sweep_key: str
+    judged_step: SweepStep | None
+    bracket: tuple[SweepStep, SweepStep] | None
+    chosen: Advice | None
+    chosen_words: dict[str, str]
+
+
+def sweep_model(sweep: Sweep | None, advice: Advice | None) -> SweepModel | None:
+    """The report's Load Sweep section; for a run at one setting, none."""
     if sweep is None:
-        return {"sweep": None}
-    return {
-        "sweep": sweep, "sweep_rows": step_rows(sweep), "sweep_key": chart_key(sweep), "judged_step": judged(sweep),
-        "bracket": bracket(sweep), "chosen": chosen(advice), "chosen_words": CHOSEN,
-    }
+        return None
+    return SweepModel(step_rows(sweep), chart_key(sweep), judged(sweep), bracket(sweep), chosen(advice), CHOSEN)
 
 
-def step_rows(sweep: Sweep) -> list[dict[str, Any]]:
+def step_rows(sweep: Sweep) -> list[StepRow]:
     """The table's rows, in the order the sweep ran them."""
-    return [
-        {"step": s, "number": s.step + 1, "load": s.effective_load, "outcome": words, "detail": detail, "kind": _kind(s),
-         "judged": s.step == sweep.judged_step}
-        for s in sweep.steps
-        for words, detail in [outcome(s)]
-    ]
+    return [StepRow(s, s.step + 1, s.effective_load, words, detail, _kind(s), s.step == sweep.judged_step)
+            for s in sweep.steps for words, detail in [outcome(s)]]
 
 
 def chart_key(sweep: Sweep) -> str:

@@ -11,12 +11,27 @@ from engine.model.config import MaximumLatency
 from engine.model.profile import ExchangeVersion, ThreadWeight
 from engine.results.base import UtcTime
 from engine.results.counters import from_figures
+from reporting.document import ReportModel
+from reporting.recovery import RecoveryRow, ReplayFigures
+from reporting.scan import DamagedRow, DiskRow, ScanFigures, ScanModel, ScanRow, ScanSum
+from reporting.sweep import SweepModel
 from ui.shell import MainWindow
 from ui.widgets.fitting import WrappingRadioButton
 
 MaximumLatency.SINGLE_IO  # a configuration names it (--maximum-latency single-io); the schema reads older results as it
 from_figures  # the schema reads an older version's samples with it (schema modules are not searched)
 UtcTime  # the schema's moments (schema modules are not searched)
+# the report's templates read these fields by name (reporting.names)
+ReportModel.failed_on, ReportModel.cache_held, ReportModel.unmeasured_runs, ReportModel.host_rows, ReportModel.stream_titles
+ReportModel.devices_marked, ReportModel.session_sweeps, ReportModel.tuning_run, ReportModel.test_title, ReportModel.report_heading
+ReportModel.sweep_part, ReportModel.scan_part, ReportModel.recovery_part
+RecoveryRow.log_mbytes_per_s, RecoveryRow.generated_short, RecoveryRow.replayed_short
+ReplayFigures.recovery_rows, ReplayFigures.recovery_stage, ReplayFigures.files_total, ReplayFigures.files_generated
+ReplayFigures.files_replayed, ReplayFigures.replaying_instances, ReplayFigures.replay_within_limit
+ScanRow.file_mbytes, ScanRow.read_mbytes, ScanSum.file_mbytes, ScanSum.read_mbytes, ScanSum.log_damaged_in
+DamagedRow.ese, DiskRow.max_latency, ScanModel.scan_title, ScanModel.correctable_note, ScanModel.scan_notes, ScanModel.read_kib
+ScanFigures.scan_rows, ScanFigures.scan_volumes, ScanFigures.damaged_more, ScanFigures.incomplete, ScanFigures.per_database_mbytes_per_s
+SweepModel.sweep_rows, SweepModel.sweep_key, SweepModel.chosen_words
 MainWindow.dragEnterEvent  # Qt calls its overrides
 MainWindow.closeEvent
 MainWindow.dropEvent

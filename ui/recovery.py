@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
 from engine.model.derive import achieved_words
 from engine.model.units import format_duration, sentence
-from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult, RunResult
+from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
+from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import was_measured
 
 

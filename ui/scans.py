@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
 from engine.model.units import seconds_words
+from engine.results.sample_schema import IntervalSample
+from engine.results.scan_schema import ScanResult
 from engine.results.scans import megabytes
-from engine.results.schema import IntervalSample, RunResult, ScanResult
+from engine.results.schema import RunResult
 
 TYPE_WORDS = {
     TestType.PERFORMANCE: "Performance",

@@ -27,8 +27,9 @@ from engine.protocol import (
 )
 from engine.results.clock import MeasuredClock
 from engine.results.reasons import grouped_reasons
+from engine.results.recovery_schema import RecoveryResult
 from engine.results.scans import megabytes, row_words
-from engine.results.schema import RecoveryResult, RunResult
+from engine.results.schema import RunResult
 from engine.results.servers import FIGURES, paper_aggregate
 from engine.results.spikes import spike_sentences
 from engine.results.verdict import judged_maximum_ms, maximum_note, was_measured

@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.results.schema import IntervalSample
+from engine.results.sample_schema import IntervalSample
 
 SHOWN_CHARS = 300  # the most of a peer's words a line shows
 EARLY_S = 0.5  # a sample may arrive this much before its interval ends by the controller's clock: the clocks' error

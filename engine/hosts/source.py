@@ -36,17 +36,11 @@ from engine.model.host_names import file_name_of, on_server
 from engine.model.validation import Problem, check_rules
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
 from engine.results.counters import added
-from engine.results.schema import (
-    HostFigures,
-    HostInfo,
-    IntervalSample,
-    Outcome,
-    RecoveryResult,
-    RunResult,
-    RunTimes,
-    ScanResult,
-    ServerResult,
-)
+from engine.results.host_schema import HostFigures, HostInfo
+from engine.results.recovery_schema import RecoveryResult
+from engine.results.sample_schema import IntervalSample
+from engine.results.scan_schema import ScanResult
+from engine.results.schema import Outcome, RunResult, RunTimes, ServerResult
 from engine.results.sweep_schema import SweepEnd, SweepStep
 from engine.run.gate import SweepLead, Told
 from engine.run.host import host_info

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import database_files
+from engine.io.file_names import database_files
 from engine.io.pages import FormatError, read_database_header
 from engine.model.config import MIN_DATABASE_PAGES, PAGE_SIZE_BYTES, TestConfig
 from engine.model.units import MIB, format_bytes

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.io.files import backup_file_path, creating_path, database_files, remove_jetwise_files, unfinished_creation
+from engine.io.file_names import backup_file_path, database_files
+from engine.io.files import creating_path, remove_jetwise_files, unfinished_creation
 from engine.io.flush_file import flush_map_path
 from engine.io.locks import FolderLocks, folder_problem
 from engine.io.pages import is_jetwise_file

@@ -1,11 +1,12 @@
-"""Database and log files: create, resume, attach, and refuse anything that is not ours.
+"""Database files: create, resume, attach, and refuse anything that is not ours (log files: `engine.io.log_files`;
+every file's name: `engine.io.file_names`).
 
 Jetwise never opens an existing file for writing before it has read a valid
 Jetwise header from it, never truncates (no O_TRUNC / CREATE_ALWAYS anywhere) and
 only deletes files it recognises as its own.
 
 A new database or log file is made at its creating name (`Jetwise001.jwdb.creating`), given its header, flushed,
-and only then given its name, never over a file there (`_made_whole`). A failure in between (a full volume, an error)
+and only then given its name, never over a file there (`made_whole`). A failure in between (a full volume, an error)
 removes it, so a database's or log's name never holds a header-less file Jetwise made: no later run is held up by it.
 A kill in that instant can leave the creating file, empty or with its header; that name is Jetwise's alone, so
 `clean` lists it and the next creation of that file takes it over (`unfinished_creation`).
@@ -27,24 +28,19 @@ from engine.io.pages import (
     DamagedHeaderError,
     DatabaseHeader,
     FormatError,
-    LogFileHeader,
     is_jetwise_file,
     new_database_id,
     now_ns,
     pack_database_header,
-    pack_log_header,
     read_database_header,
-    read_log_header,
 )
 from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.io.safety import link_problem
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, TestConfig
+from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume
-SMALL_LOG_SECTOR_BYTES = 512
-PREFORMAT_CHUNK_BYTES = 32 * 1024  # a log file is preformatted in pieces of this size
 
 
 class FileSafetyError(Exception):
@@ -53,35 +49,6 @@ class FileSafetyError(Exception):
 
 class CreationInterruptedError(Exception):
     """Database creation stopped on request; the file resumes next time."""
-
-
-def _numbered(index: int, part: int) -> str:
-    """Jetwise001 for instance 1's first database file, Jetwise001-2 for its second (Jetstress: 001001, 001002)."""
-    return f"Jetwise{index + 1:03d}" + (f"-{part + 1}" if part else "")
-
-
-def database_file_path(folder: Path, index: int, part: int = 0) -> Path:
-    return folder / f"{_numbered(index, part)}.jwdb"
-
-
-def database_files(spec: DatabaseSpec, index: int) -> list[Path]:
-    """Instance `index`'s database files, one in each of its database folders, the first first."""
-    return [database_file_path(folder, index, part) for part, folder in enumerate(spec.database_paths)]
-
-
-def database_sizes(config: TestConfig) -> dict[str, int | None]:
-    """Each instance's database files' length now, together (None where one is missing or cannot be read)."""
-    sizes: dict[str, int | None] = {}
-    for index, spec in enumerate(config.databases):
-        try:
-            sizes[config.instance_name(index)] = sum(path.stat().st_size for path in database_files(spec, index))
-        except OSError:
-            sizes[config.instance_name(index)] = None
-    return sizes
-
-
-def log_file_path(folder: Path, index: int, slot: int) -> Path:
-    return folder / f"Jetwise{index + 1:03d}.{slot:02d}.jwlog"
 
 
 CREATING_SUFFIX = ".creating"
@@ -104,7 +71,7 @@ def unfinished_creation(path: Path) -> bool:
     return empty or is_jetwise_file(path)
 
 
-def _made_whole(backend: IoBackend, path: Path, write_head: Callable[[IoFile], object], *, unbuffered: bool,
+def made_whole(backend: IoBackend, path: Path, write_head: Callable[[IoFile], object], *, unbuffered: bool,
                 write_through: bool) -> None:
     """Make `path` with its header, or leave nothing: made at its creating name, written by `write_head`, flushed,
     then named `path`; any failure on the way (a full volume, an error, a Stop) removes it. A creating file an
@@ -240,7 +207,7 @@ def _create(
     buffer = backend.allocate(PAGE_SIZE_BYTES)
     try:
         pack_database_header(buffer.view, header)
-        _made_whole(backend, path, lambda handle: handle.write_from(buffer, 0), unbuffered=unbuffered,
+        made_whole(backend, path, lambda handle: handle.write_from(buffer, 0), unbuffered=unbuffered,
                     write_through=False)
     finally:
         buffer.release()
@@ -308,75 +275,6 @@ def persist_header(handle: IoFile, head_buffer: AlignedBuffer, header: DatabaseH
     return updated
 
 
-def prepare_logs(
-    backend: IoBackend,
-    folder: Path,
-    index: int,
-    db_id: bytes,
-    *,
-    unbuffered: bool,
-    sector_bytes: int = SECTOR_BYTES,
-    count: int = LOG_FILES_PER_DATABASE,
-) -> list[Path]:
-    """Make the instance's `count` preformatted 1 MiB log files (a circular set of 16, or a Soft Recovery's
-    files to replay), sealed in `sector_bytes` sectors (the size the log is written in, which the header
-    records, so a checksum pass reads them back whole).
-
-    Existing files are reused only when they carry a Jetwise log header.
-    """
-    paths: list[Path] = []
-    writer = BlockWriter(db_id)
-    buffer = backend.allocate(LOG_FILE_SIZE_BYTES)
-    try:
-        for slot in range(count):
-            path = log_file_path(folder, index, slot)
-            header = LogFileHeader(db_id, LOG_FILE_SIZE_BYTES, slot, sector_bytes, now_ns())
-            pack_log_header(buffer.view, header)
-            for at in range(SECTOR_BYTES, LOG_FILE_SIZE_BYTES, PREFORMAT_CHUNK_BYTES):
-                length = min(PREFORMAT_CHUNK_BYTES, LOG_FILE_SIZE_BYTES - at)
-                writer.fill_log_write(buffer.view[at:], length, 0, at, sector_bytes)
-            if path.exists():
-                try:
-                    read_log_header(path)
-                except FormatError as exc:
-                    raise FileSafetyError(f"{exc}; Jetwise does not write into files it did not create") from exc
-                with backend.open_file(path, create=False, writable=True, unbuffered=unbuffered, write_through=True) as handle:
-                    handle.write_from(buffer, 0)
-            else:
-                _made_whole(backend, path, lambda handle: handle.write_from(buffer, 0), unbuffered=unbuffered,
-                            write_through=True)
-            paths.append(path)
-    finally:
-        buffer.release()
-    return paths
-
-
-def existing_logs(folder: Path, index: int, db_id: bytes, limit: int = LOG_FILES_PER_DATABASE) -> list[tuple[Path, LogFileHeader]]:
-    """The instance's log files as a test left them, at most `limit`, to be read back (never written): those
-    that carry a Jetwise log header of this database (the circular 16, and the files a Soft Recovery generated
-    beyond them). A foreign file or another database's log raises FileSafetyError."""
-    found = []
-    for slot in range(limit):
-        path = log_file_path(folder, index, slot)
-        if not path.exists():
-            if slot >= LOG_FILES_PER_DATABASE:
-                break  # past the circular set, the files a Soft Recovery made end at the first missing one
-            continue
-        try:
-            header = read_log_header(path)
-        except FormatError as exc:
-            raise FileSafetyError(f"{exc}; Jetwise reads back only the log files it wrote") from exc
-        if header.db_id != db_id:
-            raise FileSafetyError(f"{path} is a log of another database than the one beside it; "
-                                  "Jetwise checks a database's logs only with their own database")
-        found.append((path, header))
-    return found
-
-
-def backup_file_path(folder: Path, index: int, part: int = 0) -> Path:
-    return folder / f"{_numbered(index, part)}.jwbak"
-
-
 def prepare_backup_file(path: Path) -> None:
     """Make room for a new backup copy at `path`: an earlier Jetwise backup there (its header says so) is
     deleted; any other file is refused."""
@@ -404,23 +302,3 @@ def remove_jetwise_files(paths: list[Path]) -> list[Path]:
         else:
             kept.append(path)
     return kept
-
-
-def log_sector_bytes(backend: IoBackend, log_path: Path, *, unbuffered: bool) -> int:
-    """The smallest unit the instance's log can be written in: 512 bytes where the
-    device takes 512-byte unbuffered writes, else 4 KiB (as ESE uses the sector size).
-
-    Probed with one 512-byte write into the data area of a Jetwise log file (never
-    into its header), since the answer depends on the device under the folder.
-    """
-    if not unbuffered:
-        return SMALL_LOG_SECTOR_BYTES
-    buffer = backend.allocate(SECTOR_BYTES)
-    try:
-        with backend.open_file(log_path, create=False, writable=True, unbuffered=True, write_through=True) as handle:
-            handle.write_from(buffer, SECTOR_BYTES + SMALL_LOG_SECTOR_BYTES, SMALL_LOG_SECTOR_BYTES)
-    except (OSError, ValueError):
-        return SECTOR_BYTES
-    finally:
-        buffer.release()
-    return SMALL_LOG_SECTOR_BYTES

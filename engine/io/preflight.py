@@ -14,9 +14,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 
-from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, existing_logs, log_file_path
+from engine.io.file_names import backup_file_path, database_file_path, database_files, log_file_path
+from engine.io.files import FileSafetyError
 from engine.io.flush_file import foreign_flush_map
 from engine.io.locks import folder_problem
+from engine.io.log_files import existing_logs
 from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.safety import destination_problem, file_in_the_way, link_problem, make_folders, system_folder_problem

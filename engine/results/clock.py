@@ -7,7 +7,7 @@ read it here."""
 
 from __future__ import annotations
 
-from engine.results.schema import IntervalSample
+from engine.results.sample_schema import IntervalSample
 
 
 class MeasuredClock:

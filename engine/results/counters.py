@@ -34,7 +34,7 @@ from engine.workload.stats import (
 RATIO_WEIGHT = 10_000  # references an older sample's cache hit ratio stands for
 
 if TYPE_CHECKING:
-    from engine.results.schema import Figures
+    from engine.results.sample_schema import Figures
 
 
 class StreamCounters(Schema):

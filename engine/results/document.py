@@ -10,26 +10,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine.io.files import database_file_path, database_files
+from engine.io.file_names import database_file_path, database_files
 from engine.io.locks import LOCK_FILE
 from engine.io.safety import file_in_the_way, link_problem, system_folder_problem, write_text
 from engine.model.config import TestConfig
 from engine.results.counters import cache_figures, stream_figures
 from engine.results.figures import merge_streams, percentile_figures
+from engine.results.host_schema import HostFigures, HostInfo, HostPerformance
 from engine.results.note_schema import RunNote
-from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleList, Samples
-from engine.results.schema import (
-    ErrorGroup,
-    HostFigures,
-    HostInfo,
-    HostPerformance,
-    InstanceResult,
-    IntervalSample,
-    RunKind,
-    RunResult,
-    RunTimes,
-    Summary,
-)
+from engine.results.sample_file import SAMPLES_DB
+from engine.results.sample_read import SampleFile, SampleList, Samples
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import ErrorGroup, InstanceResult, RunKind, RunResult, RunTimes, Summary
 from engine.results.verdict import Verdict
 from engine.version import TOOL_NAME, __version__
 from engine.workload.errors import ErrorTally, KindCount, ese_error, patch_words

@@ -8,7 +8,8 @@ and the worst instance; the Pass/Fail criteria table keeps every instance's row.
 from __future__ import annotations
 
 from engine.results import verdict
-from engine.results.schema import Criterion, RunResult, number
+from engine.results.criterion_schema import Criterion, number
+from engine.results.schema import RunResult
 from engine.results.verdict import LATENCY_NAMES, STALLS_CRITERION
 
 GROUPED_FROM = 3  # instances failing one criterion, from which they are said in one line

@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.model.config import TestConfig
-from engine.results.schema import Criterion, Failure, InstanceRecovery, Outcome, RecoveryResult, RunResult
+from engine.results.criterion_schema import Criterion
+from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
+from engine.results.schema import Failure, Outcome, RunResult
 from engine.results.verdict import Verdict, failure_of, make_criterion
 from engine.workload.recovery import RecoveryTally
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.io.capacity import volume_name
-from engine.io.files import backup_file_path, database_file_path, database_files
+from engine.io.file_names import backup_file_path, database_file_path, database_files
 from engine.io.pages import ErrorKind
 from engine.model.config import TestConfig, TestType
 from engine.model.units import counted
-from engine.results.schema import Criterion, DamagedPage, DatabaseScan, Failure, Figures, Outcome, ScanResult
+from engine.results.criterion_schema import Criterion
+from engine.results.sample_schema import Figures
+from engine.results.scan_schema import DamagedPage, DatabaseScan, ScanResult
+from engine.results.schema import Failure, Outcome
 from engine.results.verdict import Verdict, failure_of, make_criterion
 from engine.workload.errors import PAGE, ese_error, title
 from engine.workload.scan import NEVER_WRITES, ScanTally

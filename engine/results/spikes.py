@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from engine.results.schema import Criterion, Figures, LatencySpike, Summary
+from engine.results.criterion_schema import Criterion
+from engine.results.sample_schema import Figures
+from engine.results.schema import LatencySpike, Summary
 
 # (the failing criterion's name, the figures' field, the words for the I/O)
 WATCHED = (

@@ -3,7 +3,7 @@ result."""
 
 from __future__ import annotations
 
-from engine.results.schema import LatencyHistograms
+from engine.results.sample_schema import LatencyHistograms
 from engine.workload.histogram import Counts, add_sparse, new_counts, to_sparse
 
 

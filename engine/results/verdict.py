@@ -33,7 +33,8 @@ from engine.model.validation import (
     larger_than_cache_words,
     storage_read_percent,
 )
-from engine.results.schema import Criterion, Failure, InstanceResult, Outcome, RunResult, number
+from engine.results.criterion_schema import Criterion, number
+from engine.results.schema import Failure, InstanceResult, Outcome, RunResult
 from engine.workload.errors import ErrorTally, describe, ese_error, ese_words
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES, DB_READ, DB_WRITE, LOG_WRITE, PAGE_FAULT_STALLS, StreamStats
 

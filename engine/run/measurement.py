@@ -21,30 +21,19 @@ from engine.protocol import EmitFn, IntervalEvent, Phase
 from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
 from engine.results.figures import interval_counters
+from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.jetstress_log import StallSamples, cache_line, closing_lines
 from engine.results.maxima import HighestAverages
 from engine.results.note_schema import JudgedWhy, RunNote
 from engine.results.recovery import judge_recovery, recovery_result
+from engine.results.recovery_schema import RecoveryResult
+from engine.results.sample_schema import Figures, IntervalSample, LatencyHistograms, SamplePhase
+from engine.results.scan_schema import ScanResult
 from engine.results.scans import judge_scan, row_words, scan_result
-from engine.results.schema import (
-    Figures,
-    HostFigures,
-    HostInfo,
-    IntervalSample,
-    LatencyHistograms,
-    Outcome,
-    RecoveryResult,
-    RunKind,
-    RunResult,
-    RunTimes,
-    SamplePhase,
-    ScanResult,
-    ServerResult,
-    Sweep,
-)
+from engine.results.schema import Outcome, RunKind, RunResult, RunTimes, ServerResult
 from engine.results.servers import judged_across
 from engine.results.spikes import WATCHED, LatencySpikes, spike_words
-from engine.results.sweep_schema import SweepEnd
+from engine.results.sweep_schema import Sweep, SweepEnd
 from engine.results.verdict import judge, judged_window
 from engine.run.gate import SweepLead
 from engine.run.scan_plan import scan_plan

@@ -21,9 +21,10 @@ from engine.io.preflight import validate_config
 from engine.model.config import TestConfig
 from engine.model.validation import Problem
 from engine.protocol import PHASE_WORDS, WORK_PHASES, Phase, PhaseEvent
+from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
-from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.results.schema import RunTimes
 from engine.run.gate import SweepLead
 from engine.run.host import HostSampler, host_info
 from engine.run.measurement import Measurement, RunEnd, stopped_reason

@@ -21,10 +21,11 @@ from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, RunEvent, StartEvent
 from engine.results.document import new_run_id, output_folder_problem, run_id_of
+from engine.results.host_schema import HostInfo
 from engine.results.jetstress_log import opening_lines
 from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
-from engine.results.schema import HostInfo, RunResult
+from engine.results.schema import RunResult
 from engine.run.gate import StartGate, SweepLead
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.pool import WorkerPoolSource

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine.io.files import database_sizes
+from engine.io.file_names import database_sizes
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.results.figures import merge_streams
+from engine.results.host_schema import HostInfo
 from engine.results.maxima import HighestAverages
 from engine.results.note_schema import RunNote
-from engine.results.schema import HostInfo, IntervalSample, RunResult, RunTimes
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import RunResult, RunTimes
 from engine.results.sums import LatencySum
 from engine.results.verdict import Verdict, judge
 from engine.run.measurement import Measurement, RunEnd

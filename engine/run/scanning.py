@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.io.files import backup_file_path, existing_logs, log_sector_bytes, prepare_backup_file, prepare_logs
+from engine.io.file_names import backup_file_path
+from engine.io.files import prepare_backup_file
+from engine.io.log_files import existing_logs, log_sector_bytes, prepare_logs
 from engine.io.pages import SECTOR_BYTES, FormatError, read_database_header
 from engine.io.platform import IoBackend
 from engine.io.safety import make_folders

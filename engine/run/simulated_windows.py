@@ -17,8 +17,8 @@ from datetime import datetime
 
 from engine.protocol import Phase, PhaseEvent
 from engine.results.counters import Counters
+from engine.results.host_schema import HostFigures
 from engine.results.sample_file import WINDOW_S
-from engine.results.schema import HostFigures
 from engine.run.measurement import Measurement
 from engine.run.runner import Runner
 from engine.workload.stats import InstanceInterval

@@ -26,9 +26,10 @@ from datetime import UTC, datetime, timedelta
 from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
 from engine.model.growth import INSERT_LOG_BYTES
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
+from engine.results.host_schema import HostFigures
 from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
-from engine.results.schema import HostFigures, RunTimes
+from engine.results.schema import RunTimes
 from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.scan_plan import scan_groups

@@ -27,8 +27,9 @@ from engine.model.config import PAGE_SIZE_BYTES, TestConfig
 from engine.model.growth import growth_bytes_per_transaction
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
+from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.note_schema import RunNote
-from engine.results.schema import HostFigures, HostInfo, RunTimes
+from engine.results.schema import RunTimes
 from engine.run.gate import StartGate, SweepLead, wait_at
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 
 from engine.model.config import TestConfig
 from engine.results.counters import stream_figures
+from engine.results.host_schema import HostFigures
 from engine.results.maxima import HighestAverages
-from engine.results.schema import Figures, HostFigures, SamplePhase, SweepStep
-from engine.results.sweep_schema import SweepEnd
+from engine.results.sample_schema import Figures, SamplePhase
+from engine.results.sweep_schema import SweepEnd, SweepStep
 from engine.results.verdict import ACTIVITY_CRITERIA, CACHE_HIT_CRITERION, STORAGE_SHARE_CRITERION, judge
 from engine.run.gate import SweepLead
 from engine.run.settling import MeasureWindow, SettleRule, drift

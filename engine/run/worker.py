@@ -25,12 +25,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from engine.io.files import (
-    CreationInterruptedError,
-    CreationProgress,
-    database_files,
-    prepare_database,
-)
+from engine.io.file_names import database_files
+from engine.io.files import CreationInterruptedError, CreationProgress, prepare_database
 from engine.io.pages import DatabaseHeader
 from engine.io.platform import IoBackend, default_backend
 from engine.io.safety import make_folders

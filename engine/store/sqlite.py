@@ -30,7 +30,8 @@ import psutil
 from engine.io.safety import make_folders
 from engine.model.config import TestConfig
 from engine.results.document import read_result
-from engine.results.schema import IntervalSample, RunResult
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import RunResult
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.paths import DATA_DIR_ENV, default_store_path
 from engine.store.rows import RunRow, SessionRow, _storage, design_of, session_name_problem

@@ -37,6 +37,7 @@ from engine.model.derive import MICROSOFT_IOPS_PER_THREAD, default_thread_count
 from engine.model.validation import cache_design, cache_holds_database
 from engine.results.schema import RunResult
 from engine.results.verdict import iops_floor
+from engine.tuning.carried import Broken, Capacity, Carried
 from engine.tuning.curve import curve, read_curve, sweeps_of, swept_most
 from engine.tuning.evidence import (
     RunPoint,
@@ -52,26 +53,8 @@ from engine.tuning.evidence import (
 from engine.tuning.fit import fit, load_for_iops, load_for_latency
 from engine.tuning.host_bound import held_back, host_held, lower_bound
 from engine.tuning.most import host_limited, read_most
-from engine.tuning.why import (
-    Broken,
-    Capacity,
-    Carried,
-    FirstRun,
-    Fitted,
-    FixStorage,
-    LargerThanCache,
-    OutOfReach,
-    Passed,
-    Returned,
-    Said,
-    Stepped,
-    Unused,
-    Why,
-    dump,
-    merged,
-    note_from,
-    why_from,
-)
+from engine.tuning.notes import Returned, Stepped, Unused, merged, note_from
+from engine.tuning.why import FirstRun, Fitted, FixStorage, LargerThanCache, OutOfReach, Passed, Said, Why, dump, why_from
 
 LATENCY_SAFETY = 0.85  # aim for predicted read latency under this share of its limit
 MAX_THREADS_PER_CORE = 32

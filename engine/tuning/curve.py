@@ -23,11 +23,13 @@ from dataclasses import dataclass
 
 from engine.model.config import TestConfig
 from engine.results.criterion_schema import Criterion
-from engine.results.schema import RunResult, SweepStep
+from engine.results.schema import RunResult
+from engine.results.sweep_schema import SweepStep
 from engine.run.steps import as_step
 from engine.run.sweep import MAX_SLUGGISH, Load, Step, ladder
+from engine.tuning.carried import BestCarried, Broken, Carried
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
-from engine.tuning.why import Basis, BestCarried, Broken, Carried, FromCurve, NoneKept, Why
+from engine.tuning.why import Basis, FromCurve, NoneKept, Why
 
 
 @dataclass(frozen=True)

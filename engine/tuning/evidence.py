@@ -19,9 +19,11 @@ from typing import Any
 
 from engine.model.config import TestConfig
 from engine.results.criterion_schema import Criterion
-from engine.results.schema import Figures, Outcome, RunResult
+from engine.results.sample_schema import Figures
+from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import cache_hit_percent, cache_served, iops_floor, too_short, was_measured
-from engine.tuning.why import Again, Longer, Returned, Said, Stall, Stepped, StorageErrors, Unused, merged
+from engine.tuning.notes import Returned, Stepped, StorageErrors, Unused, merged
+from engine.tuning.why import Again, Longer, Said, Stall
 
 SPIKY_AVERAGE_SHARE = 0.5  # a failed maximum beside averages under this share of their limits: a stall, not the load
 

@@ -18,9 +18,10 @@ from engine.model.config import TestConfig
 from engine.results.schema import Outcome, RunResult
 from engine.results.verdict import cache_served, iops_floor, was_measured
 from engine.run.sweep import Load
+from engine.tuning.carried import Carried
 from engine.tuning.curve import curve
 from engine.tuning.evidence import RunPoint, failed_on_io_errors
-from engine.tuning.why import Carried, HostHeld
+from engine.tuning.why import HostHeld
 
 
 @dataclass(frozen=True)

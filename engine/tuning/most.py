@@ -17,8 +17,9 @@ from collections.abc import Sequence
 
 from engine.model.config import TestConfig
 from engine.run.sweep import EXPAND, MAX_SLUGGISH, Load, heaviest_threads, ladder
+from engine.tuning.carried import Most, MostSoFar
 from engine.tuning.curve import CurvePoint, Reading
-from engine.tuning.why import Most, MostSoFar, NoneKept
+from engine.tuning.why import NoneKept
 
 
 def read_most(config: TestConfig, points: Sequence[CurvePoint], cpu_count: int) -> Reading:

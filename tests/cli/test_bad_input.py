@@ -30,7 +30,7 @@ from app.cli.console import ConsoleRenderer
 from engine.hosts.roster import ROSTER_FILE, RosterFile
 from engine.hosts.trust import issue, new_authority
 from engine.io.config_file import save_config
-from engine.io.files import prepare_logs
+from engine.io.log_files import prepare_logs
 from engine.io.pages import new_database_id
 from engine.io.platform import default_backend
 from engine.io.safety import make_folders, write_text

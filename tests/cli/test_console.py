@@ -77,7 +77,7 @@ def test_the_measure_counter_counts_from_the_start_of_measuring_not_of_the_warm_
 
 def test_a_sweep_s_measure_counter_starts_again_at_each_step_once_it_settled():
     from engine.results.clock import MeasuredClock
-    from engine.results.schema import IntervalSample
+    from engine.results.sample_schema import IntervalSample
 
     clock = MeasuredClock()
     phases = [("warmup", 0)] * 3 + [("measure", 0)] * 4 + [("warmup", 1)] * 2 + [("measure", 1)] * 2

@@ -11,7 +11,7 @@ import pytest
 
 from engine.results.counters import added
 from engine.results.document import read_samples
-from engine.results.schema import IntervalSample
+from engine.results.sample_schema import IntervalSample
 from engine.results.sums import LatencySum
 from engine.workload.histogram import percentiles_ms
 from tests.cli.test_cli import jetwise

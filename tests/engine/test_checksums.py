@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.io.files import database_file_path
+from engine.io.file_names import database_file_path
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.run.runner import Runner

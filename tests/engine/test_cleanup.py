@@ -4,7 +4,9 @@ without a Jetwise header, whatever its name, and a link are left alone."""
 from __future__ import annotations
 
 from engine.io.cleanup import leftover_files, remove_leftovers
-from engine.io.files import creating_path, database_file_path, log_file_path, prepare_database, prepare_logs
+from engine.io.file_names import database_file_path, log_file_path
+from engine.io.files import creating_path, prepare_database
+from engine.io.log_files import prepare_logs
 from engine.io.platform import default_backend
 from engine.model.config import DatabaseSource
 from tests.conftest import small_config

@@ -11,7 +11,9 @@ import pytest
 
 from engine.io import preflight
 from engine.io.config_file import load_config, save_config
-from engine.io.files import database_file_path, log_file_path, prepare_database, prepare_logs
+from engine.io.file_names import database_file_path, log_file_path
+from engine.io.files import prepare_database
+from engine.io.log_files import prepare_logs
 from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config

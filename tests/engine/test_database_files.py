@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from engine.io.cleanup import leftover_files
-from engine.io.files import FileSafetyError, backup_file_path, database_file_path, database_files, prepare_database
+from engine.io.file_names import backup_file_path, database_file_path, database_files
+from engine.io.files import FileSafetyError, prepare_database
 from engine.io.pages import page_fault, page_sequence, read_database_header
 from engine.io.parts import PART_SHIFT, part_base, split_page
 from engine.io.platform import default_backend

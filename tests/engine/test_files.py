@@ -9,15 +9,9 @@ import zlib
 
 import pytest
 
-from engine.io.files import (
-    CreationInterruptedError,
-    FileSafetyError,
-    creating_path,
-    log_file_path,
-    prepare_database,
-    prepare_logs,
-    remove_jetwise_files,
-)
+from engine.io.file_names import log_file_path
+from engine.io.files import CreationInterruptedError, FileSafetyError, creating_path, prepare_database, remove_jetwise_files
+from engine.io.log_files import prepare_logs
 from engine.io.pages import SECTOR_BYTES, page_fault, read_database_header, read_log_header, verify_checksum
 from engine.io.platform import default_backend
 from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.io.files import database_file_path, prepare_database
+from engine.io.file_names import database_file_path
+from engine.io.files import prepare_database
 from engine.io.pages import page_fault, read_database_header
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, default_config

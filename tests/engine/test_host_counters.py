@@ -11,8 +11,9 @@ import pytest
 
 from engine.io.platform import pdh
 from engine.results.host_schema import HostFigures, HostPerformance, Spread
-from engine.results.sample_file import SampleFile, SampleWriter
-from engine.results.schema import Figures, IntervalSample
+from engine.results.sample_file import SampleWriter
+from engine.results.sample_read import SampleFile
+from engine.results.sample_schema import Figures, IntervalSample
 
 # The values a Windows server gave, from the paper's Performance report (its first sample's, say).
 WINDOWS = {

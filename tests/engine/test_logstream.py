@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io.files import log_sector_bytes, prepare_logs
+from engine.io.log_files import log_sector_bytes, prepare_logs
 from engine.io.pages import LOG_SECTOR_MAGIC
 from engine.io.platform import default_backend
 from engine.workload.context import InstanceContext, RunClock

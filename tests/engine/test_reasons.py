@@ -7,10 +7,11 @@ import json
 from engine.model.config import default_config
 from engine.results import verdict
 from engine.results.document import build_result
+from engine.results.host_schema import HostInfo
 from engine.results.note_schema import PAGE_FAULT_WORDS, RunNote
 from engine.results.reasons import grouped_reasons
-from engine.results.sample_file import SampleList
-from engine.results.schema import HostInfo, RunKind, RunResult, RunTimes
+from engine.results.sample_read import SampleList
+from engine.results.schema import RunKind, RunResult, RunTimes
 from engine.results.verdict import judge
 from reporting.bundle import RunBundle
 from reporting.document import render_html

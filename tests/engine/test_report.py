@@ -16,9 +16,11 @@ from engine.io.config_file import save_config
 from engine.io.pages import ErrorKind
 from engine.model.config import default_config
 from engine.results.document import build_result
+from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.recovery import FILES_REPLAYED, failing_instances
-from engine.results.sample_file import SampleList
-from engine.results.schema import Failure, HostFigures, HostInfo, IntervalSample, Outcome, RunKind, RunResult, RunTimes
+from engine.results.sample_read import SampleList
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import Failure, Outcome, RunKind, RunResult, RunTimes
 from engine.results.verdict import judge, make_criterion, maximum_note
 from engine.workload.errors import STOP_REASON, ErrorTally, IoProblem
 from engine.workload.stats import BDM_READ, DB_READ, DB_WRITE, LOG_REPLICATION_READ, LOG_WRITE, StreamStats
@@ -310,8 +312,8 @@ def test_the_session_table_and_curves_leave_out_a_run_with_no_measured_time(tmp_
     charts_svg = charts(bundle)
     assert charts_svg["session_iops"].count("<circle") == 2  # the 0.1-s run is not a point of the load curve
     model_rows = report_model(bundle)
-    assert model_rows["unmeasured_runs"] == {"run-broken"}
-    assert model_rows["advice"].status == "io_errors"
+    assert model_rows.unmeasured_runs == {"run-broken"}
+    assert model_rows.advice.status == "io_errors"
 
 
 def test_a_chart_legend_covers_no_line():

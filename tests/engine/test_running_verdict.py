@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from engine.results.counters import histograms_of
 from engine.results.figures import interval_counters
-from engine.results.schema import HostFigures, IntervalSample, LatencyHistograms
+from engine.results.host_schema import HostFigures
+from engine.results.sample_schema import IntervalSample, LatencyHistograms
 from engine.run.samples import RunningVerdict
 from engine.workload.histogram import bucket_index
 from engine.workload.stats import InstanceInterval

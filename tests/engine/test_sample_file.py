@@ -15,8 +15,10 @@ from engine.io.pages import ErrorKind
 from engine.results.counters import added, histograms_of
 from engine.results.document import read_samples
 from engine.results.figures import interval_counters
-from engine.results.sample_file import SAMPLES_DB, SampleFile, SampleWriter, is_sample_file
-from engine.results.schema import Figures, HostFigures, IntervalSample, LatencyHistograms
+from engine.results.host_schema import HostFigures
+from engine.results.sample_file import SAMPLES_DB, SampleWriter, is_sample_file
+from engine.results.sample_read import SampleFile
+from engine.results.sample_schema import Figures, IntervalSample, LatencyHistograms
 from engine.results.sums import LatencySum
 from engine.workload.errors import IoProblem
 from engine.workload.histogram import bucket_index, packed, percentiles_ms, to_sparse, unpacked

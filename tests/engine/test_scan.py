@@ -8,7 +8,8 @@ import os
 import time
 from pathlib import Path
 
-from engine.io.files import backup_file_path, database_file_path, prepare_database
+from engine.io.file_names import backup_file_path, database_file_path
+from engine.io.files import prepare_database
 from engine.io.pages import ErrorKind
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.io.preflight import validate_config

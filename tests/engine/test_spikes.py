@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from engine.results.schema import Criterion, Figures
+from engine.results.criterion_schema import Criterion
+from engine.results.sample_schema import Figures
 from engine.results.spikes import LatencySpikes, spike_words
 
 LIMITS = {"db_read_max_latency_ms": 100.0, "log_write_max_latency_ms": 100.0}

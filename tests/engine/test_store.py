@@ -12,7 +12,9 @@ import pytest
 
 from engine.model.config import TestConfig, default_config
 from engine.protocol import IntervalEvent, LogEvent, ResultEvent, StartEvent
-from engine.results.schema import Figures, HostFigures, IntervalSample, Outcome, RunResult, Summary
+from engine.results.host_schema import HostFigures
+from engine.results.sample_schema import Figures, IntervalSample
+from engine.results.schema import Outcome, RunResult, Summary
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import ABORTED, Store, StoreError

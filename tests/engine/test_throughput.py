@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine.io.capacity import MIN_RESERVE_BYTES, CapacityError, sized_for_capacity, sized_if_throughput
-from engine.io.files import database_file_path, prepare_database
+from engine.io.file_names import database_file_path
+from engine.io.files import prepare_database
 from engine.io.platform import default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, default_config
 from engine.model.units import MIB

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io.files import database_file_path, log_file_path
+from engine.io.file_names import database_file_path, log_file_path
 from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, ErrorKind
 from engine.model import config as model
 from engine.model.config import PAGE_SIZE_BYTES

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.io.files import database_file_path, log_sector_bytes, prepare_logs
+from engine.io.file_names import database_file_path
+from engine.io.log_files import log_sector_bytes, prepare_logs
 from engine.io.pages import ErrorKind
 from engine.io.platform import default_backend
 from engine.model.config import LOG_DATA_BYTES, PAGE_SIZE_BYTES

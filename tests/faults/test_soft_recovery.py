@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io.files import database_file_path, log_file_path
+from engine.io.file_names import database_file_path, log_file_path
 from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequence, read_database_header, read_log_header
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.model import config as model

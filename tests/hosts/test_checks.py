@@ -22,7 +22,8 @@ from engine.hosts.messages import (
     sniffed,
 )
 from engine.protocol import IntervalEvent
-from engine.results.schema import IntervalSample, RunResult
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import RunResult
 
 
 def _sample(interval: int, duration_s: float = 1.0, instances: tuple[str, ...] = ("Instance 1",)) -> IntervalSample:

@@ -102,7 +102,7 @@ def _counters_are_the_result_s(root: ET.Element, result: RunResult) -> None:
     for instance in result.instances:
         assert list(total[instance.name]) == [name for name, _, _ in TRANSACTIONAL]  # Jetstress's order
         combined = total_row(instance)
-        assert total[instance.name]["I/O Database Reads/sec"] == pytest.approx(combined["db_reads"], abs=0.0005)
+        assert total[instance.name]["I/O Database Reads/sec"] == pytest.approx(combined.db_reads, abs=0.0005)
         assert total[instance.name]["I/O Log Writes Average Latency"] == pytest.approx(instance.log_write_avg_latency_ms, abs=0.0005)
         assert transactional[instance.name]["I/O Database Reads/sec"] == pytest.approx(instance.db_reads_per_s, abs=0.0005)
     maintenance = xml_counters(root, "disk-subsystem-of-dbmaintenance")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.io.files import database_file_path
+from engine.io.file_names import database_file_path
 from engine.model import config as model
 from engine.model.config import PAGE_SIZE_BYTES
 from engine.protocol import Phase, ProgressEvent

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.model.config import default_config
-from engine.results.schema import SweepStep
+from engine.results.sweep_schema import SweepStep
 from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
 from engine.run.sweep import plan_sweep

@@ -5,7 +5,7 @@ error, file, page and byte offset, and what page patching did (a checksum's repo
 from __future__ import annotations
 
 from engine.io.pages import ErrorKind
-from engine.results.schema import DamagedPage, DatabaseScan, ScanResult
+from engine.results.scan_schema import DamagedPage, DatabaseScan, ScanResult
 from engine.tuning.advisor import advise_session
 from engine.workload.errors import PATCHED, IoProblem
 from engine.workload.scan import NEVER_WRITES

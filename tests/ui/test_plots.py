@@ -39,7 +39,7 @@ def test_a_day_of_samples_is_drawn_reduced_and_zooming_shows_every_sample(qtbot)
 def test_no_negative_axis_no_repeated_ticks_and_an_interval_without_reads_is_a_gap(qtbot):
     """The IOPS axis used to reach −100, the time axis to repeat "0:00:01" before data came, and an interval that
     read nothing to draw a 0 ms read latency the storage never gave."""
-    from engine.results.schema import Figures
+    from engine.results.sample_schema import Figures
     from ui.widgets.plots import ElapsedAxis
 
     plots = LivePlots()

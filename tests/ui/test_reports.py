@@ -115,7 +115,8 @@ def test_delete_test_files_asks_says_what_it_frees_and_keeps_what_is_not_jetwise
     result = record_run(window.store, "clean", folder)
     config = result.configuration
     window.runs.config = config
-    from engine.io.files import database_file_path, prepare_database
+    from engine.io.file_names import database_file_path
+    from engine.io.files import prepare_database
     from engine.io.platform import default_backend
     from engine.model.config import DatabaseSource
 

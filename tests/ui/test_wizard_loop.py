@@ -117,7 +117,8 @@ def test_restart_at_refuses_a_page_the_wizard_does_not_have(qtbot, window):
 def test_a_database_to_recreate_is_a_warning_on_its_row_and_next_stays_enabled(qtbot, window, tmp_path):
     """After a run, more mailboxes make the databases larger: the rows say they will be recreated, amber, and
     the engineer goes on (the run recreates Jetwise's own files)."""
-    from engine.io.files import database_file_path, prepare_database
+    from engine.io.file_names import database_file_path
+    from engine.io.files import prepare_database
     from engine.io.platform import default_backend
     from engine.model.config import DatabaseSource
     from tests.conftest import small_config

@@ -16,7 +16,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QWidget
 
 from engine.hosts.roster import Roster, RosterError
-from engine.io.files import database_file_path
+from engine.io.file_names import database_file_path
 from engine.io.preflight import check_environment, make_run_folders
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.units import format_bytes

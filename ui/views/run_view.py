@@ -52,7 +52,8 @@ from engine.protocol import (
     WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
-from engine.results.schema import IntervalSample, RunResult
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.results.verdict import ACTIVITY_CRITERIA, CACHE_HIT_CRITERION, worst_of_each
 from engine.run.samples import RunningVerdict

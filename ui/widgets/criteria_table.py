@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 from engine.model.config import TestConfig
 from engine.model.units import sentence
-from engine.results.schema import Criterion, RunResult, unit_after
+from engine.results.criterion_schema import Criterion, unit_after
+from engine.results.schema import RunResult
 from engine.results.verdict import IOPS_CRITERION, UnmeasuredCriterion, is_count, judged_criteria, unmeasured_criteria
 from ui.widgets.style import verdict_qcolor
 

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
 from engine.model.host_names import on_server
 from engine.model.units import format_duration
+from engine.results.sample_schema import Figures, InstanceFigures
 from engine.results.scans import megabytes
-from engine.results.schema import Figures, InstanceFigures
 from reporting.series import envelope
 from ui.widgets.style import GUIDE, INSTANCE_COLOURS, LOG, READS, TARGET
 

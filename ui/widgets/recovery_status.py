@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QWidget
 from engine.model.config import TestConfig
 from engine.model.units import format_duration
 from engine.protocol import ProgressEvent
-from engine.results.schema import Outcome, RecoveryResult
+from engine.results.recovery_schema import RecoveryResult
+from engine.results.schema import Outcome
 from ui.recovery import RecoveryProgress, average_words, files_words, over_limit
 from ui.widgets.scan_status import status_lines
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE

@@ -9,7 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
-from engine.results.schema import InstanceRecovery, Outcome, RecoveryResult
+from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
+from engine.results.schema import Outcome
 from ui.recovery import files_words, over_limit, row_state
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE, verdict_qcolor
 from ui.widgets.sweep_table import TableBox

@@ -13,8 +13,9 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from engine.model.config import TestConfig
 from engine.model.units import format_duration
 from engine.protocol import ProgressEvent
+from engine.results.sample_schema import IntervalSample
+from engine.results.scan_schema import ScanResult
 from engine.results.scans import megabytes
-from engine.results.schema import IntervalSample, ScanResult
 from ui.scans import ScanProgress, final_words
 from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
 

@@ -9,8 +9,8 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QTableWidgetItem
 
+from engine.results.scan_schema import DatabaseScan, ScanResult
 from engine.results.scans import megabytes
-from engine.results.schema import DatabaseScan, ScanResult
 from engine.workload.errors import PAGE, ese_error, title
 from ui.widgets.style import verdict_qcolor
 from ui.widgets.sweep_table import TableBox

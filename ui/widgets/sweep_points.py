@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.results.schema import HostFigures, IntervalSample, SweepStep
-from engine.results.sweep_schema import tells_of_storage
+from engine.results.host_schema import HostFigures
+from engine.results.sample_schema import IntervalSample
+from engine.results.sweep_schema import SweepStep, tells_of_storage
 from engine.results.verdict import ACTIVITY_CRITERIA
 from engine.run.samples import RunningVerdict
 from engine.run.steps import host_bound

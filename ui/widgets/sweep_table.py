@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
 
-from engine.results.schema import Sweep, SweepStep
+from engine.results.sweep_schema import Sweep, SweepStep
 from ui.widgets.style import NEUTRAL, verdict_qcolor
 
 COLUMNS = ["Step", "Threads", "Sluggish-\nSessions", "Effective\nload", "Transactional\nIOPS", "DB read\navg ms",
