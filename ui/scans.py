@@ -1,4 +1,5 @@
-"""How the window words the test types, and a Database checksum or Database backup test as it runs and once it ended.
+"""How the window words the test types, the servers a test runs across, and a Database checksum or Database backup
+test as it runs and once it ended.
 
 A checksum or a backup (a scan) reads each database through once instead of running
 transactions for a time: the window shows how far the reading got, not IOPS against a
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.host_names import short_names
 from engine.model.units import seconds_words
 from engine.results.sample_schema import IntervalSample
 from engine.results.scan_schema import ScanResult
@@ -43,6 +45,13 @@ def scan_setting(config: TestConfig) -> str:
     if config.test_type == TestType.DATABASE_BACKUP:
         words += f", copied to {config.backup_path}" if config.backup_path is not None else ", read only"
     return words
+
+
+def across_words(hosts: list[str]) -> str:
+    """" across N servers (…)", each server by its short name where the whole names would not fit a small screen's
+    title line (the view's tooltip and the test log name them whole)."""
+    names = hosts if len(", ".join(hosts)) <= 60 else list(short_names(hosts).values())
+    return f" across {len(hosts)} servers ({', '.join(names)})"
 
 
 def setting_words(config: TestConfig) -> str:

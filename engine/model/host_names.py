@@ -32,6 +32,20 @@ def of_server(host: str, named: Mapping[str, T]) -> dict[str, T]:
     return {name.removeprefix(prefix): value for name, value in named.items() if name.startswith(prefix)}
 
 
+def short_names(hosts: list[str]) -> dict[str, str]:
+    """Each host as a narrow view names it: its first label (`exmbx01` of `exmbx01.corp.contoso.com`) where that tells
+    the hosts apart, its whole name where it does not or where it is an address."""
+    def first(host: str) -> str:
+        try:
+            ipaddress.ip_address(host)
+            return host
+        except ValueError:
+            return host.split(".", 1)[0]
+
+    firsts = [first(host) for host in hosts]
+    return {host: short if firsts.count(short) == 1 else host for host, short in zip(hosts, firsts, strict=True)}
+
+
 def file_name_of(host: str) -> str:
     """`host` as a file or folder name: an IPv6 address's colons as dashes (no file name on Windows holds a colon)."""
     return host.replace(":", "-")

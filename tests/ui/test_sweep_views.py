@@ -149,7 +149,7 @@ def test_the_session_view_draws_a_sweeps_steps_and_its_row_at_the_judged_setting
         store.close()
     summary = sweep.result.summary
     assert view.table.item(0, 0).text().endswith("(load sweep)")
-    threads, sluggish = SESSION_COLUMNS.index("Threads"), SESSION_COLUMNS.index("SluggishSessions")
+    threads, sluggish = SESSION_COLUMNS.index("Threads"), SESSION_COLUMNS.index("Sluggish\nSessions")
     assert (view.table.item(0, threads).text(), view.table.item(0, sluggish).text()) == (
         str(summary.threads), str(summary.sluggish_sessions))
     diamonds = [i for i in view.latency_plot.getPlotItem().items if isinstance(i, pg.ScatterPlotItem) and i.opts["symbol"] == "d"]

@@ -44,6 +44,7 @@ from engine.protocol import RunEvent, StartEvent, WaitingEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord, suite_title
+from engine.run.sweep import SweepPlan
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
 from engine.tuning.tuner import MAX_RUNS, Tuner
@@ -51,7 +52,7 @@ from reporting.bundle import ReportError, load_run
 from ui.controllers.engine_process import EngineOutcome, EngineProcess
 from ui.controllers.suite_runs import SuiteRun
 from ui.controllers.wizard_services import TuningModes
-from ui.scans import setting_words, type_words
+from ui.scans import across_words, setting_words, type_words
 from ui.suite import FOLDER_SUFFIX, SuiteSummary
 
 MAX_AUTO_RUNS = MAX_RUNS
@@ -190,16 +191,8 @@ class RunController(QObject):
         engine = self._engine()
         tuner = self.tuner
         plan = tuner.next_sweep() if tuner is not None else None
-        what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{type_words(config.test_type)} test"
         hosts = config.server_names
-        if hosts:
-            what += f" across {len(hosts)} servers ({', '.join(hosts)})"
-        setting = setting_words(config) + (" on each" if hosts else "")
-        if plan is not None:
-            plural = "s" if plan.start.threads != 1 else ""
-            setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
-            setting += ", every server stepping together" if hosts else ""
-        self.display.begin(config, f"{what}: {setting}")
+        self.display.begin(config, run_title(config, tuner, plan))
         self.display.show_suite(None, None)
         swept = [run for run in tuner.runs if run.sweep is not None] if tuner is not None else []
         if tuner is not None and swept:  # the curve this run's setting was read from
@@ -230,7 +223,7 @@ class RunController(QObject):
         output = folder or self._output(f"{FOLDER_SUFFIX}-across-{len(servers)}" if servers else FOLDER_SUFFIX)
         self.suite = SuiteRun(output)
         engine = self._engine()
-        across = f" across {len(servers)} servers ({', '.join(servers)})" if servers else ""
+        across = across_words(servers) if servers else ""
         title = suite_title(performance_s, stress_s)  # a trial is named one from its start
         self.display.begin(config, f"{title}{across}: {setting_words(config)}")
         self.display.show_suite(None, None)
@@ -370,6 +363,20 @@ class RunController(QObject):
             return None
         self.display.append_log(f"{sentence(str(outcome))} without a result; the result was rebuilt from its samples")
         return bundle.result
+
+
+def run_title(config: TestConfig, tuner: Tuner | None, plan: SweepPlan | None) -> str:
+    """What the run view calls a run: its test or auto-tune run, the servers it runs across, its setting or sweep."""
+    what = f"Auto-tune run {len(tuner.runs) + 1}" if tuner is not None else f"{type_words(config.test_type)} test"
+    hosts = config.server_names
+    if hosts:
+        what += across_words(hosts)
+    setting = setting_words(config) + (" on each" if hosts else "")
+    if plan is not None:
+        plural = "s" if plan.start.threads != 1 else ""
+        setting = f"load sweep from {plan.start.threads} thread{plural}, SluggishSessions {plan.start.sluggish}"
+        setting += ", every server stepping together" if hosts else ""
+    return f"{what}: {setting}"
 
 
 def _safe(name: str) -> str:

@@ -21,7 +21,7 @@ from engine.results.document import RESULT_FILE, read_result
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
 from engine.run.suite import SuiteError, read_suite
-from ui.scans import setting_words, type_words
+from ui.scans import across_words, setting_words, type_words
 from ui.suite import SuiteSummary
 
 
@@ -55,7 +55,7 @@ class SuiteRun:
         config = event.record.stage_config(stage.test_type)
         timed = f", {compact_duration(config.duration_s)}" if stage.test_type in TIMED_TEST_TYPES else ""
         hosts = event.record.hosts
-        across = f" across {len(hosts)} servers ({', '.join(hosts)})" if hosts else ""
+        across = across_words(hosts) if hosts else ""
         display.begin(config, f"{type_words(stage.test_type)} test{across}: {setting_words(config)}{timed}", keep_log=True)
         display.show_suite(event.record, event.stage)
 

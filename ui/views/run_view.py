@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -80,11 +81,15 @@ class RunView(QWidget):
         super().__init__()
         self.title = QLabel("Run")
         self.title.setFont(larger_font(4))
+        self.title.setWordWrap(True)  # many servers' long names wrap: the title never sets the window's width
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.phase = QLabel("Starting the engine…")
+        self.phase.setWordWrap(True)
+        self.phase.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.clock = QLabel()
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
-        self.stop = QPushButton("Stop")
+        self.stop = QPushButton("Stop (Esc)")
         self.stop.setShortcut(QKeySequence(Qt.Key.Key_Escape))  # Stop asks before it stops (`MainWindow`)
         self.stop.clicked.connect(self.stop_requested)
         self.stop.setToolTip(STOP_TIPS[False])
@@ -122,8 +127,6 @@ class RunView(QWidget):
         top = ScrollContent()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.suite)
-        top_layout.addLayout(header)
         top_layout.addLayout(status)
         top_layout.addWidget(self.progress)
         top_layout.addWidget(self.scan_status)
@@ -135,12 +138,14 @@ class RunView(QWidget):
         top_layout.addLayout(plots, 1)
         top_layout.addWidget(self.criteria_box)
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(scrolled(top))  # a small screen scrolls the plots and figures; Stop scrolls with the title
+        splitter.addWidget(scrolled(top))  # a small screen scrolls the plots and figures, never the title and Stop
         splitter.addWidget(self.log)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(splitter)
+        layout.addWidget(self.suite)
+        layout.addLayout(header)  # fixed above what scrolls: Stop in reach at any width and any number of servers
+        layout.addWidget(splitter, 1)
         self.config: TestConfig | None = None
         self.running: RunningVerdict | None = None
         self.sweep: LiveSweep | None = None
@@ -157,6 +162,7 @@ class RunView(QWidget):
         self.measuring = MeasuredClock()
         self._errors = []
         self.title.setText(title)
+        self.title.setToolTip(f"{title}\n\n" + "\n".join(config.server_names) if config.servers else "")
         self.phase.setText("Starting the engine…")
         self.clock.setText("")
         self.progress.setRange(0, 0)

@@ -39,10 +39,10 @@ from ui.scans import type_words
 from ui.widgets.style import GUIDE, LIMIT, LOG, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
 from ui.widgets.sweep_points import StepPoint
 
-COLUMNS = ["Run", "Started", "Test", "Measured", "Threads", "SluggishSessions", "Effective load", "Achieved IOPS",
-           "Target IOPS", "DB read ms", "Log write ms", "Verdict", "Reasons"]
+COLUMNS = ["Run", "Started", "Test", "Measured", "Threads", "Sluggish\nSessions", "Effective\nload", "Achieved\nIOPS",
+           "Target\nIOPS", "DB read\nms", "Log write\nms", "Verdict", "Reasons"]  # two lines each: every column in sight
 VERDICT, REASONS = COLUMNS.index("Verdict"), COLUMNS.index("Reasons")
-MEASURED = (COLUMNS.index("Achieved IOPS"), COLUMNS.index("DB read ms"), COLUMNS.index("Log write ms"))
+MEASURED = (COLUMNS.index("Achieved\nIOPS"), COLUMNS.index("DB read\nms"), COLUMNS.index("Log write\nms"))
 
 
 class SessionView(QWidget):
@@ -72,6 +72,9 @@ class SessionView(QWidget):
         self.table.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)  # two to compare
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setSectionResizeMode(REASONS, QHeaderView.ResizeMode.Stretch)
+        # the run's name gives up its width first (its folder and whole name in its tooltip): every column in sight
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.setToolTip("Double-click a run to open its report")
         self.table.cellDoubleClicked.connect(self._on_table_cell_double_clicked)
         self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)

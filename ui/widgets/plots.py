@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
-from engine.model.host_names import on_server
+from engine.model.host_names import on_server, short_names
 from engine.model.units import format_duration
 from engine.results.sample_schema import Figures, InstanceFigures
 from engine.results.scans import megabytes
@@ -145,7 +145,8 @@ class LivePlots(QWidget):
         self.read_curve = self.latency_plot.plot(name="database reads", pen=pg.mkPen(READS, width=2))
         self.log_curve = self.latency_plot.plot(name=None if scan else "log writes", pen=pg.mkPen(LOG, width=2))
         pens = [pg.mkPen(colour, width=1.5) for colour in INSTANCE_COLOURS]
-        self.server_curves = {host: self.iops_plot.plot(name=host, pen=pens[index % len(pens)])
+        legend = short_names(self.servers)  # the legend's line along the top names each server as narrowly as it can
+        self.server_curves = {host: self.iops_plot.plot(name=legend[host], pen=pens[index % len(pens)])
                               for index, host in enumerate(self.servers)}
         if scan:  # nothing is judged against a target or a latency limit
             self._toggle_instances()

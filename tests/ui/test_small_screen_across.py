@@ -1,0 +1,104 @@
+"""The window on a 1024×768 Remote Desktop screen through a test across two and four servers with 30-character host
+names, during an auto-tune: the wizard, the run view with its title and legend, the results and the tuning session
+each no wider than the screen, Stop in the run view's fixed header (never behind a scroll bar) and every column of the
+session's table in sight."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
+
+from engine.model.host_names import on_server, short_names
+from engine.model.profile import ServerPart
+from engine.protocol import IntervalEvent, PhaseEvent
+from engine.results.sample_schema import IntervalSample
+from engine.results.schema import Outcome, ServerResult
+from engine.tuning.tuner import Tuner
+from tests.ui.sweeps import simulated_sweep
+from tests.ui.test_small_screen import SCREEN, _walk_wizard, out_of_reach
+from ui.controllers.runs import run_title
+
+HOSTS = [f"exmbx{n:02}.emea.corp.contosos.com" for n in range(1, 5)]  # 30 characters each
+
+
+def wider_than_the_screen(top: QWidget, where: str) -> list[str]:
+    """Every view in `top` that is wider than what shows it: a scroll area or a table that scrolls sideways."""
+    problems = []
+    for area in top.findChildren(QAbstractScrollArea):
+        if area.isVisibleTo(top) and area.horizontalScrollBar().maximum() > 0:
+            inner = area.widget() if isinstance(area, QScrollArea) else area.viewport()
+            problems.append(f"{where}: {type(area).__name__} {area.objectName()!r} scrolls sideways: "
+                            f"{area.horizontalScrollBar().maximum()} px of {type(inner).__name__} past its right edge")
+    return problems
+
+
+def _stop_in_reach(window, where: str) -> list[str]:
+    stop = window.run_view.stop
+    parent = stop.parentWidget()
+    while parent is not None and parent is not window:
+        if isinstance(parent, QScrollArea):
+            return [f"{where}: Stop lies in a scroll area, where it scrolls away"]
+        parent = parent.parentWidget()
+    shown = QRect(stop.mapTo(window, QPoint(0, 0)), stop.size())
+    if not QRect(QPoint(0, 0), SCREEN).contains(shown) or stop.visibleRegion().boundingRect() != stop.rect():
+        return [f"{where}: Stop lies at {shown.getRect()}, outside the window or hidden"]
+    return [] if "Esc" in stop.text() else [f"{where}: Stop does not say its shortcut ({stop.text()!r})"]
+
+
+def _across_sample(sample: IntervalSample, hosts: list[str]) -> IntervalSample:
+    """A sample of one server's run as every server of the test sends it: each server's instances under its name."""
+    instances = {on_server(host, name): counters for host in hosts for name, counters in sample.instances.items()}
+    return sample.model_copy(update={"instances": instances})
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_a_test_across_servers_with_long_names_fits_a_small_screen_with_stop_always_in_reach(
+        qtbot, window, tmp_path, count):
+    hosts = HOSTS[:count]
+    swept = simulated_sweep(tmp_path / "sweep", window.store, session="across")
+    config = swept.config.model_copy(update={"servers": [ServerPart(host=host) for host in hosts]})
+    window.wizard.load_config(config, session="across")
+    problems = _walk_wizard(qtbot, window, f"Across {count} servers")
+
+    tuner = Tuner(config, [], device="", cpu_count=2)
+    assert tuner.next_run() is not None
+    title = run_title(config, tuner, tuner.next_sweep())
+    assert all(name in title for name in short_names(hosts).values()) and "every server stepping together" in title
+    view = window.run_view
+    view.begin(config, title)
+    window.stack.setCurrentWidget(view)
+    for event in swept.events:
+        if isinstance(event, IntervalEvent):
+            view.on_event(IntervalEvent(sample=_across_sample(event.sample, hosts)))
+        elif isinstance(event, PhaseEvent):
+            view.on_event(event)
+    where = f"The run view of an auto-tune across {count} servers"
+    problems += out_of_reach(window, where) + wider_than_the_screen(window, where) + _stop_in_reach(window, where)
+
+    failed = swept.result.summary.model_copy(update={"verdict": Outcome.FAIL, "reasons": [
+        f"Average database read latency 25.10 ms on {on_server(hosts[-1], 'Instance 1')} is over the 20 ms limit"] * 3})
+    shares = [ServerResult(host=host, summary=swept.result.summary if n else failed, clock_offset_s=0.0,
+                           run_folder=rf"hosts\{host}") for n, host in enumerate(hosts)]
+    across = swept.result.model_copy(update={"servers": shares, "configuration": config,
+                                             "run_id": f"{swept.result.run_id}-across"})
+    window.results_view.show_result(across, None, "Auto-tune run 1 across the servers.")
+    window.stack.setCurrentWidget(window.results_view)
+    where = f"The results of a load sweep across {count} servers"
+    problems += out_of_reach(window, where) + wider_than_the_screen(window, where)
+
+    window.store.begin_run(window.store.session_for("across", config), across.run_id, config, tmp_path / "across")
+    window.store.finish_run(across.run_id, across)
+    window.show_session()
+    where = f"The tuning session with a run across {count} servers"
+    assert window.session_view.table.rowCount() == 2
+    problems += out_of_reach(window, where) + wider_than_the_screen(window, where)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_server_is_named_short_only_where_its_first_label_tells_it_apart():
+    assert short_names(["mbx1.emea.contoso.com", "mbx2.emea.contoso.com"]) == {
+        "mbx1.emea.contoso.com": "mbx1", "mbx2.emea.contoso.com": "mbx2"}
+    assert short_names(["mbx1.emea.contoso.com", "mbx1.apac.contoso.com", "10.0.0.21"]) == {
+        "mbx1.emea.contoso.com": "mbx1.emea.contoso.com", "mbx1.apac.contoso.com": "mbx1.apac.contoso.com",
+        "10.0.0.21": "10.0.0.21"}
