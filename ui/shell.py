@@ -103,7 +103,7 @@ class MainWindow(QMainWindow):
         self.reports.message.connect(self.statusBar().showMessage)
         results = self.results_view
         results.apply_requested.connect(lambda: self.runs.apply_advice(results.suggestion))
-        results.full_length_requested.connect(lambda: self.runs.run_full_length(results.full_length_setting))
+        results.full_length_requested.connect(lambda: self.review_full_length(results.full_length_setting))
         results.new_test_requested.connect(self.new_test)
         results.session_requested.connect(self.show_session)
         results.open_folder_requested.connect(self.reports.open_run_folder)
@@ -216,6 +216,16 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.wizard)
         if self.wizard.currentId() > PAGE_PROFILE:
             self.wizard.restart_at(PAGE_PROFILE)
+
+    def review_full_length(self, setting: tuple[int, int] | None) -> None:
+        """The full-length qualification run at `setting`, on the Review page: what it says is what Start runs."""
+        config = self.runs.full_length(setting)
+        if config is None or self.runs.running:
+            return
+        self.wizard.load_config(config, self.state.session)  # Manual, at that setting and the standard length
+        self.stack.setCurrentWidget(self.wizard)
+        self.wizard.restart_at(PAGE_REVIEW)
+        self.statusBar().showMessage("The full-length test: check it on the Review page, then Start")
 
     def start_from_wizard(self) -> None:
         config = self.state.config()

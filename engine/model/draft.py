@@ -126,6 +126,16 @@ class Draft(Generic[SettingT]):
         self.refusal = list(refusal)
         self.changed.emit()
 
+    def runs_changed(self) -> None:
+        """The session's runs changed (a run ended): the advisor's first setting is asked again."""
+        self._announce(values_changed=False)
+
+    def applied(self, threads: int, sluggish_sessions: int) -> None:
+        """The engineer ran the session's next run at this setting (the advice applied): it is the values' setting
+        from now on, so New test starts from it."""
+        self.data["thread_count"], self.data["sluggish_sessions"] = threads, sluggish_sessions
+        self._announce()
+
     def clear_refusal(self) -> None:
         """What the engine refused for is gone (the checks of the machine pass again)."""
         if self.refusal:

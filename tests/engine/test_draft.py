@@ -149,3 +149,17 @@ def test_another_session_keeps_what_the_engine_refused_the_values_for(tmp_path):
     assert draft.refusal == [refused] and refused in draft.problems()
     draft.set("thread_count", 4)
     assert draft.refusal == []
+
+
+def test_a_run_that_ends_asks_the_advisor_again_and_an_applied_setting_becomes_the_values(tmp_path):
+    advisor = Advisor()
+    draft, heard = _draft(tmp_path, advisor)
+    draft.set_auto_tune(False)
+    assert draft.first_advice() == advisor.setting and len(advisor.asked) == 1
+    assert draft.first_advice() == advisor.setting and len(advisor.asked) == 1  # asked once per change
+    advisor.setting = Setting(18, 1)  # the session's runs changed what it says
+    draft.runs_changed()
+    assert draft.first_advice() == Setting(18, 1) and len(advisor.asked) == 2 and heard[-1] == "changed"
+    draft.applied(18, 3)
+    config = draft.config()
+    assert config is not None and (config.thread_count, config.sluggish_sessions) == (18, 3)

@@ -69,6 +69,24 @@ def test_a_run_reaches_a_verdict_and_the_advice_applied_runs_again_in_the_same_s
     assert window.session_view.table.rowCount() == 2
     assert window.session_view.table.item(1, COLUMNS.index("Threads")).text() == str(advice.threads)
 
+    # New test after the advice applied: the wizard starts from the setting applied, and the Thread tuning page speaks
+    # of the session's runs, not of a first run
+    window.new_test()
+    assert window.wizard.tuning.fields["thread_count"].text() == str(advice.threads)
+    assert window.wizard.tuning.fields["sluggish_sessions"].text() == str(advice.sluggish_sessions)
+    assert "first run" not in window.state.first_advice().rationale, window.state.first_advice().rationale
+    window.wizard.tuning.auto.setChecked(True)
+    assert "first run" not in window.wizard.tuning.suggestion.text(), window.wizard.tuning.suggestion.text()
+    window.wizard.tuning.manual.setChecked(True)
+    while window.wizard.currentId() != PAGE_REVIEW:
+        window.wizard.next()
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=5000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
+    _wait_for_results(qtbot, window)
+    third = window.runs.last_result
+    assert (third.summary.threads, third.summary.sluggish_sessions) == (advice.threads, advice.sluggish_sessions)
+
 
 def test_stop_asks_first_and_ends_the_run_keeping_what_it_measured(qtbot, window, tmp_path, monkeypatch):
     from ui import confirm
@@ -193,7 +211,13 @@ def test_after_a_stopped_run_the_full_length_test_runs_at_the_session_s_passing_
     assert results.full_length.isVisible()
     assert results.full_length.text() == "Run the full-length test with the passing setting (2 threads, SluggishSessions 1)"
 
-    qtbot.mouseClick(results.full_length, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(results.full_length, Qt.MouseButton.LeftButton)  # through Review: what it says, Start runs
+    assert window.stack.currentWidget() is window.wizard and window.wizard.currentId() == PAGE_REVIEW
+    review = window.wizard.review.text.toPlainText()
+    assert "2 threads" in review and "SluggishSessions 1" in review and "2h measured" in review, review
+    finish = window.wizard.button(QWizard.WizardButton.FinishButton)
+    qtbot.waitUntil(finish.isEnabled, timeout=5000)
+    qtbot.mouseClick(finish, Qt.MouseButton.LeftButton)
     stop_once_measuring()
     qualification = window.runs.last_result
     assert qualification.summary.run_kind == "qualification" and qualification.verdict == "aborted"

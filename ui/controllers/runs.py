@@ -275,17 +275,16 @@ class RunController(QObject):
         if advice is None or self.config is None or advice.status not in ("start", "next"):
             return
         self._from_wizard = False
+        self.draft.applied(advice.threads, advice.sluggish_sessions)  # New test starts from it
         self.start_run(self.config.at_setting(advice.threads, advice.sluggish_sessions))
 
-    def run_full_length(self, setting: tuple[int, int] | None) -> None:
-        """A qualification run at `setting` (threads, SluggishSessions): the standard 2 h (Performance) or 24 h
-        (Stress)."""
+    def full_length(self, setting: tuple[int, int] | None) -> TestConfig | None:
+        """The qualification run at `setting` (threads, SluggishSessions) of the last run's design: the standard 2 h
+        (Performance) or 24 h (Stress), for the Review page to show before it starts."""
         if setting is None or self.config is None:
-            return
-        self._from_wizard = False
+            return None
         threads, sluggish = setting
-        self.start_run(self.config.at_setting(threads, sluggish).model_copy(
-            update={"duration_s": self.config.standard_duration_s}))
+        return self.config.at_setting(threads, sluggish).model_copy(update={"duration_s": self.config.standard_duration_s})
 
     def stop(self) -> None:
         if self.tuner is not None:
@@ -315,6 +314,7 @@ class RunController(QObject):
         engine = self.engine
         if engine is not None and engine.session:
             self.draft.session = engine.session  # the engine may have moved the run to a session of its own
+        self.draft.runs_changed()  # the Thread tuning page's advice speaks of the session's runs, this one's too
         suite, self.suite = self.suite, None
         # a suite stopped before its first test began is a suite all the same: its record says where it is
         began = engine is not None and (engine.began or outcome.stop_requested)
