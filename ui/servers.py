@@ -66,13 +66,13 @@ def check_connections(roster: Roster, hosts: list[str], port: int, timeout_s: fl
 class AddServerDialog(QDialog):
     """A server's name, where its agent finds this controller, and where its bundle goes."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, port: int = CONTROLLER_PORT) -> None:
         super().__init__(parent)
         self.setWindowTitle("Add a server")
         form = QFormLayout(self)
         self.host = QLineEdit()
         self.host.setPlaceholderText("mbx1.contoso.com")
-        self.controller = QLineEdit(f"tls://{socket.getfqdn()}:{CONTROLLER_PORT}")
+        self.controller = QLineEdit(f"tls://{socket.getfqdn()}:{port}")  # the port the servers dialog listens on
         self.folder = QLineEdit(str(Path.home()))
         form.addRow("Server (host name or address)", self.host)
         form.addRow("Its agent connects to", self.controller)
@@ -146,8 +146,11 @@ class ServersDialog(QDialog):
         try:
             known = Roster.file_in(hosts_folder())
             hosts = self.roster().hosts() if known is not None else []
+            bundles = [entry.controller for entry in hosts if entry.controller]
+            if bundles and not self.checking:  # Check connections listens where the last bundle sends its agent
+                self.port.setValue(controller_endpoint(bundles[-1])[1])
             authority = f" Authority {self.roster().authority_fingerprint}." if known is not None else ""
-        except (RosterError, KeyStoreError, OSError) as exc:
+        except (RosterError, KeyStoreError, OSError, ValueError) as exc:
             self.say(f"The servers cannot be read: {exc}", error=True)
             hosts, authority = [], ""
         self.intro.setText(f"Each server runs <code>jetwise agent</code>; this window is its controller. Private keys "
@@ -183,7 +186,7 @@ class ServersDialog(QDialog):
     # add, remove, check ----------------------------------------------------------------------------------
 
     def _ask_to_add(self) -> None:
-        asked = AddServerDialog(self)
+        asked = AddServerDialog(self, self.port.value())
         if asked.exec() != QDialog.DialogCode.Accepted:
             return
         self.add(asked.host.text().strip(), asked.controller.text().strip(), Path(asked.folder.text().strip()))

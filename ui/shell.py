@@ -233,6 +233,7 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("last_data_folder", str(Path(config.databases[0].database_path).parent))
         config = self.wizard.servers.with_servers(config)  # across the servers chosen, if any
+        self.runs.across_port = self.wizard.servers.port.value()  # where their bundles tell their agents to connect
         if self.suite.chosen:
             resumed = self.suite.resuming(config) if not config.servers else None  # a suite across servers starts anew
             self.runs.start_suite(config, self.suite.performance_s, self.suite.stress_s,

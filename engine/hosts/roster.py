@@ -52,6 +52,9 @@ class HostEntry(Schema):
     bundle_pem: str | None = Field(None, description="The bundle's one-time certificate, once redeemed: refused.")
     redeemed_utc: UtcTime | None = None
     redeemed_from: str | None = Field(None, description="The address the bundle was redeemed from.")
+    controller: str | None = Field(None, description=(
+        "The controller's address its bundle names (tls://HOST:PORT), where its agent connects; None when enrolled by "
+        "a Jetwise that did not keep it."))
 
 
 class RosterFile(Schema):
@@ -183,7 +186,8 @@ class Roster:
         write_text(bundle, bundle_bytes(Enrolment(host, controller_address, identity, self.file.authority_pem,
                                                   self.file.controller_pem), code).decode(),
                    file_mode=PRIVATE_FILE_MODE)  # its owner's alone
-        self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now))
+        self.file.hosts.append(HostEntry(name=host, cert_pem=identity.cert_pem, enrolled_utc=now,
+                                         controller=controller_address))
         self._save()
         return Enrolled(host, bundle, code, identity.fingerprint)
 

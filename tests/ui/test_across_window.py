@@ -251,7 +251,7 @@ def test_the_wait_for_the_agents_shows_who_connected_and_the_time_left_and_cance
     port = free_port()
     roster = Roster(hosts_folder(), KeyStore())
     data = enrolled(roster, tmp_path, HOSTS[0], f"tls://127.0.0.1:{port}")
-    roster.add(HOSTS[1], "tls://127.0.0.1:1", tmp_path)  # enrolled; its agent never runs
+    roster.add(HOSTS[1], f"tls://127.0.0.1:{port}", tmp_path)  # enrolled; its agent never runs
     window.runs.across_port, window.runs.across_wait_s, window.runs.simulate = port, 600.0, "sas-8x10k"
     agent = start_agent(data, HOSTS[0], once=False)
     config = small_config(tmp_path / "dbs", sample_interval_s=1.0, warmup_s=1.0, duration_s=5.0)

@@ -117,3 +117,28 @@ def test_a_configuration_that_names_servers_chooses_them_and_is_saved_with_them(
     assert page.isComplete() and not page.named
     wizard.load_config(config, session="alone")  # a configuration without servers: this server alone
     assert page.alone.isChecked() and page.selected() == []
+
+
+def test_the_window_listens_on_the_port_the_chosen_servers_bundles_name_and_says_when_they_differ(
+        qtbot, window, tmp_path, monkeypatch, keys):  # noqa: F811
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(tmp_path / "controller"))
+    roster = Roster(hosts_folder(), KeyStore())
+    for host in HOSTS:
+        roster.add(host, "tls://controller.contoso.com:9123", tmp_path)
+    roster.add("mbx3", "tls://controller.contoso.com:9200", tmp_path)
+    choose_servers(qtbot, window, small_config(tmp_path / "dbs"), HOSTS)
+    page = window.wizard.servers
+    assert page.port.value() == 9123  # the bundles' port, not 8786
+    started = []
+    monkeypatch.setattr(window.runs, "start_planned", lambda config: started.append(window.runs.across_port))
+    window.start_from_wizard()
+    assert started == [9123]
+
+    window.wizard.restart_at(PAGE_SERVERS)
+    page.list.findItems("mbx3", Qt.MatchFlag.MatchExactly)[0].setCheckState(Qt.CheckState.Checked)
+    assert not page.isComplete() and "mbx1's on port 9123" in page.problem() and "enrol them again" in page.problem()
+    page.port.setValue(9200)  # set by hand: the engineer's port holds, and the others' bundles are said
+    assert page.port.value() == 9200 and "mbx1's on port 9123, mbx2's on port 9123" in page.problem()
+    page.list.findItems("mbx1", Qt.MatchFlag.MatchExactly)[0].setCheckState(Qt.CheckState.Unchecked)
+    page.list.findItems("mbx2", Qt.MatchFlag.MatchExactly)[0].setCheckState(Qt.CheckState.Unchecked)
+    assert page.isComplete() and page.port.value() == 9200

@@ -12,8 +12,19 @@ page: a test on this server alone is the usual one, and File → Servers… enro
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton, QVBoxLayout
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+)
 
+from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT
+from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec, ServerPart
 from ui.widgets.fitting import WrappingRadioButton
@@ -42,6 +53,13 @@ class ServersPage(WizardPage):
                                        "differ from this server's")
         self.own: dict[str, list[DatabaseSpec]] = {}  # a server's own database and log folders
         self.named: list[str] = []  # the servers a configuration loaded names, chosen once the list shows them
+        self.port = QSpinBox()  # where the window listens for the chosen servers' agents: their bundles' port
+        self.port.setRange(LOWEST_PORT, HIGHEST_PORT)
+        self.port.setValue(CONTROLLER_PORT)
+        self.port.setPrefix("listen for their agents on port ")
+        self.port.setToolTip("The port each chosen server's enrolment bundle tells its agent to connect to")
+        self.ports: dict[str, int | None] = {}  # each enrolled server's bundle's port
+        self._port_set = False  # the engineer set the port: the servers chosen no longer set it
         self.own_words = QLabel()
         self.own_words.setWordWrap(True)
         self.folders_dialog: ServerFoldersDialog | None = None  # open while a server's folders are edited
@@ -51,13 +69,15 @@ class ServersPage(WizardPage):
         note = QLabel("Performance and Stress tests run across the servers; auto-tune across them steps every "
                       "server's load together and reads their summed target (the setting it finds is every server's). "
                       "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
-                      "qualification runs each of its five tests across them. The window listens for the "
-                      "agents on port 8786 and waits up to 2 minutes for them to connect: Review shows who has, with Cancel.")
+                      "qualification runs each of its five tests across them. The window listens for the agents on "
+                      "the port above (the one their bundles name) and waits up to 2 minutes for them to connect: "
+                      "Review shows who has, with Cancel.")
         note.setWordWrap(True)
         layout = QVBoxLayout(self)
         buttons = QHBoxLayout()
         buttons.addWidget(self.manage)
         buttons.addWidget(self.folders_button)
+        buttons.addWidget(self.port)
         buttons.addStretch(1)
         for choice in (self.alone, self.across, self.list):
             layout.addWidget(choice)
@@ -67,6 +87,7 @@ class ServersPage(WizardPage):
         self.alone.toggled.connect(self._changed)
         self.list.itemChanged.connect(lambda _item: self._changed())
         self.list.currentItemChanged.connect(lambda _now, _before: self._changed())
+        self.port.valueChanged.connect(self._on_port_value_changed)
         self.manage.clicked.connect(self._manage)
         self.folders_button.clicked.connect(self._folders)
 
@@ -89,10 +110,11 @@ class ServersPage(WizardPage):
         """The enrolled servers, each still chosen if it was (or named by the configuration loaded)."""
         chosen = set(self._checked()) | set(self.named)
         try:
-            names = self.services.enrolled_servers()
+            self.ports = self.services.enrolled_servers()
             failed = ""
         except ServiceError as exc:
-            names, failed = [], str(exc)
+            self.ports, failed = {}, str(exc)
+        names = list(self.ports)
         self.list.blockSignals(True)
         self.list.clear()
         for name in names:
@@ -148,7 +170,22 @@ class ServersPage(WizardPage):
         self.services.manage_servers(self)
         self.reload()
 
+    def _on_port_value_changed(self) -> None:
+        self._port_set = not self.port.signalsBlocked()
+        self._changed()
+
+    def _bundles_port(self) -> int | None:
+        """The port the chosen servers' bundles name (the last enrolled's where they differ), if they name one."""
+        named = [port for host, port in self.ports.items() if host in self.selected() and port is not None]
+        return named[-1] if named else None
+
     def _changed(self) -> None:
+        bundles = self._bundles_port()
+        if bundles is not None and not self._port_set and bundles != self.port.value():
+            self.port.blockSignals(True)
+            self.port.setValue(bundles)
+            self.port.blockSignals(False)
+        self.port.setEnabled(self.across.isChecked())
         if not self.across.isChecked():
             self.named = []
         elif self.list.count():  # the servers the list shows are chosen there now
@@ -177,6 +214,11 @@ class ServersPage(WizardPage):
                     "others.")
         if not self.selected():
             return "Choose the servers the test runs across."
+        elsewhere = [f"{host}'s on port {port}" for host, port in self.ports.items()
+                     if host in self.selected() and port is not None and port != self.port.value()]
+        if elsewhere:
+            return (f"Their bundles tell their agents to connect elsewhere ({', '.join(elsewhere)}): listen on that "
+                    "port, or enrol them again for this one (Manage servers…).")
         config = self.state.config()
         for host in self.selected():
             if config is not None and host in self.own and len(self.own[host]) != config.database_count:

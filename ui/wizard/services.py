@@ -83,8 +83,9 @@ class WizardServices(Protocol):
         """The ESRP suites in the window's runs folder that did not run through, latest first."""
         ...
 
-    def enrolled_servers(self) -> list[str]:
-        """The servers enrolled with this controller (File → Servers…), by name (raises ServiceError)."""
+    def enrolled_servers(self) -> dict[str, int | None]:
+        """The servers enrolled with this controller (File → Servers…), by name, each with the port its bundle tells its
+        agent to connect to (None when its enrolment did not keep it); raises ServiceError."""
         ...
 
     def manage_servers(self, parent: QWidget) -> None:
