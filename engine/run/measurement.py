@@ -377,7 +377,8 @@ class Measurement:
             own_cache, own_errors, own_highest = of_server(host, cache), of_server(host, errors), of_server(host, highest)
             verdict = judge(config, own, measured_s, cache=own_cache, aborted_reason=aborted, errors=own_errors,
                             highest=own_highest)
-            verdict = judged_window(verdict, config, measured_s)
+            if self.steps is None:  # a sweep's share is judged on its judged step's window, as the sweep is
+                verdict = judged_window(verdict, config, measured_s)
             summary = build_result(
                 run_id="", config=config, verdict=verdict, instances=own, cache=own_cache, measured_s=measured_s,
                 host=HostInfo(), host_samples=[], times=RunTimes(), unbuffered_io=end.unbuffered_io, io_detail="",
