@@ -107,7 +107,7 @@ def charts(bundle: RunBundle) -> dict[str, str]:
         out["iops"] = line_chart(
             "Transactional IOPS per interval", "IOPS",
             [Line("achieved", xs, series["transactional_iops"], palette.READS)],
-            target_levels(config, f"target {config.target_transactional_iops:,.0f}"),
+            target_levels(config, f"target {config.test_target_iops:,.0f}"),
             marks=marks,
         )
         out["latency"] = line_chart(

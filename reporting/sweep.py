@@ -141,7 +141,7 @@ def sweep_charts(sweep: Sweep, config: TestConfig, advice: Advice | None) -> dic
         marks.append(Mark(picked.threads / max(1, picked.sluggish_sessions),
                           f"advisor: {_setting(picked.threads, picked.sluggish_sessions)}", "#333", dashed=False))
     read_limit = config.active_thresholds.db_read_avg_latency_ms
-    target = config.target_transactional_iops
+    target = config.test_target_iops  # the summed steps' across servers
     return {
         "sweep_latency": line_chart(
             "Load sweep: database read latency against effective load", "ms",
@@ -159,8 +159,9 @@ def sweep_charts(sweep: Sweep, config: TestConfig, advice: Advice | None) -> dic
 
 
 def target_levels(config: TestConfig, words: str) -> list[Level]:
-    """The target line of an IOPS chart: none in the disk throughput scenario, which has no target."""
-    return [] if config.seeks_maximum else [Level(config.target_transactional_iops, words, palette.TARGET)]
+    """The target line of an IOPS chart: the whole test's (every server's together, as its IOPS are summed across
+    servers); none in the disk throughput scenario, which has no target."""
+    return [] if config.seeks_maximum else [Level(config.test_target_iops, words, palette.TARGET)]  # across servers: all of theirs
 
 
 def _load_words(load: float) -> str:

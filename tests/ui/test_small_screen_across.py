@@ -15,9 +15,11 @@ from engine.protocol import IntervalEvent, PhaseEvent
 from engine.results.sample_schema import IntervalSample
 from engine.results.schema import Outcome, ServerResult
 from engine.tuning.tuner import Tuner
+from reporting.sweep import target_levels
 from tests.ui.sweeps import simulated_sweep
 from tests.ui.test_small_screen import SCREEN, _walk_wizard, out_of_reach
 from ui.controllers.runs import run_title
+from ui.views.session_view import COLUMNS
 
 HOSTS = [f"exmbx{n:02}.emea.corp.contosos.com" for n in range(1, 5)]  # 30 characters each
 
@@ -92,6 +94,11 @@ def test_a_test_across_servers_with_long_names_fits_a_small_screen_with_stop_alw
     window.show_session()
     where = f"The tuning session with a run across {count} servers"
     assert window.session_view.table.rowCount() == 2
+    # like with like: the run across servers set beside its summed IOPS the whole test's target, in the table and the
+    # report's IOPS charts, not one server's share
+    target = window.session_view.table.item(1, COLUMNS.index("Target\nIOPS")).text()
+    assert target == f"{count * config.target_transactional_iops:,.1f}" == f"{config.test_target_iops:,.1f}"
+    assert [level.value for level in target_levels(config, "target")] == [config.test_target_iops]
     problems += out_of_reach(window, where) + wider_than_the_screen(window, where)
     assert not problems, "\n".join(problems)
 

@@ -173,7 +173,7 @@ class RunView(QWidget):
         self.plots.reset(config.test_target_iops or None, limits.db_read_avg_latency_ms,
                          limits.log_write_avg_latency_ms, scan=config.scans, servers=config.server_names,
                          server_target=config.target_transactional_iops)
-        self.sweep_plots.reset(config.target_transactional_iops or None, limits.db_read_avg_latency_ms)
+        self.sweep_plots.reset(config.test_target_iops or None, limits.db_read_avg_latency_ms)  # summed steps
         self.sweep_plots.hide()
         self.scan_status.setVisible(config.scans)
         self.scan_status.reset(config)

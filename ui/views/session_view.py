@@ -173,7 +173,7 @@ class SessionView(QWidget):
                 seconds_words(result.summary.measured_s) if result is not None else "—",
                 *(("—",) * 3 if config.scans else  # a scan reads each database once: no setting of the load
                   (str(run.threads), str(run.sluggish_sessions), f"{run.threads / run.sluggish_sessions:.2f}")),
-                _num(run.achieved_iops, 1), _num(config.target_transactional_iops or None, 1),
+                _num(run.achieved_iops, 1), _num(config.test_target_iops or None, 1),
                 _num(run.db_read_avg_latency_ms, 2), _num(run.log_write_avg_latency_ms, 2),
                 run.status + (" (host-bound)" if result is not None and result.summary.host_bound else "")
                 + (f" ({run.simulated_on})" if marked and run.simulated_on else ""),
@@ -263,7 +263,7 @@ class SessionView(QWidget):
                                symbolSize=9, name="log writes")
         if config is not None:
             dash = Qt.PenStyle.DashLine
-            current = round(config.target_transactional_iops, 3)
+            current = round(config.test_target_iops, 3)  # like with like: summed across servers, as the IOPS
             for target in ([] if config.seeks_maximum else sorted({*targets, current})):
                 shape = f" ({SYMBOL_WORDS[_symbol(targets, target)]})" if len(targets) > 1 and target in targets else ""
                 pen = pg.mkPen(TARGET, width=2 if target == current else 1, style=dash)
@@ -300,7 +300,7 @@ SYMBOL_WORDS = {"o": "circles", "t": "triangles", "s": "squares", "d": "diamonds
 
 
 def _target(run: RunRow) -> float:
-    return round(run.config.target_transactional_iops, 3)
+    return round(run.config.test_target_iops, 3)
 
 
 def _symbol(targets: list[float], target: float) -> str:

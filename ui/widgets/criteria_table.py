@@ -52,7 +52,7 @@ FAILED_ROW = QColor(253, 236, 236)  # a failed criterion's row, behind its words
 
 def _floor_words(config: TestConfig) -> str:
     """Why the IOPS limit is below the target: the margin Jetstress allows."""
-    return (f"The target of {config.target_transactional_iops:,.1f} transactional IOPS less the "
+    return (f"The target of {config.test_target_iops:,.1f} transactional IOPS less the "
             f"{config.target_margin_percent:g} % margin a run may fall short by and still pass")
 
 
@@ -67,7 +67,7 @@ def _cells(criterion: Criterion | UnmeasuredCriterion, unreached: set[str], conf
     digits = 1 if iops else 0 if isinstance(criterion, Criterion) and is_count(criterion) else 2
     limit = f"{sign} {criterion.limit:,.{digits}f}{unit}"
     if iops and config.target_margin_percent:
-        limit += f" (target {config.target_transactional_iops:,.0f} − {config.target_margin_percent:g} %)"
+        limit += f" (target {config.test_target_iops:,.0f} − {config.target_margin_percent:g} %)"
     if isinstance(criterion, UnmeasuredCriterion):
         return [name, criterion.instance, "not measured", limit, "Not measured"]
     outcome = "Pass" if criterion.passed else NOT_REACHED if criterion.name in unreached else "Fail"
