@@ -62,6 +62,10 @@ def advice_html(advice: Advice, result: RunResult | None) -> str:
                 f"{escape(sentence(advice.rationale))}.")
         if advice.capacity:
             text += f"<br>It carries {escape(advice.capacity.words)}, at {setting}."
+        text += ("<br><b>To measure the storage:</b> stop other work on this server (Task Manager's Details tab shows "
+                 "what takes the CPU) and run again, or run the test from a server with more cores; a test across "
+                 "servers spreads the load over each server's own CPU. Until then this run's figures are the host's "
+                 "limit, not the storage's.")
     elif advice.status == "io_errors":
         text = f"<b>{escape(lead or 'The storage returned I/O errors')}.</b><br>{escape(sentence(advice.rationale))}."
     else:

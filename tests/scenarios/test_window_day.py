@@ -212,6 +212,7 @@ def test_auto_tune_on_a_busy_host_ends_on_what_the_storage_carried_never_below_i
     assert all(r.summary.threads / r.summary.sluggish_sessions >= most.threads / most.sluggish_sessions for r in results)
     text = window.results_view.advice.text()
     assert "CPU, not the storage, set the pace" in text and "at least" in text and "fewer threads" not in text
+    assert "To measure the storage:" in text and "more cores" in text  # what to do next, not a dead end
     assert not window.results_view.apply.isEnabled()  # a heavier setting would only load the CPU more
     assert _reports_for_every_run(window, tmp_path) == len(results)
 

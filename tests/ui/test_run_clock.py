@@ -3,6 +3,8 @@ measuring."""
 
 from __future__ import annotations
 
+import pyqtgraph as pg
+
 from engine.model.config import default_config
 from engine.model.units import format_duration
 from engine.protocol import IntervalEvent
@@ -25,3 +27,9 @@ def test_the_measuring_clock_counts_from_the_start_of_measuring_not_of_the_warm_
     assert said[9].startswith(f"attaining prerequisites (warm-up): {format_duration(10.0)} elapsed, ")
     assert said[10].startswith(f"measuring: {format_duration(1.0)} measured, ")
     assert said[-1] == f"measuring: {format_duration(60.0)} measured, {format_duration(0.0)} remaining"
+    # the live plots mark where the warm-up ends and the measured window begins, once, on both plots
+    marks = [item for item in view.plots.iops_plot.getPlotItem().items
+             if isinstance(item, pg.InfiniteLine) and item.angle == 90]
+    assert [(mark.value(), mark.label.toPlainText()) for mark in marks] == [(10.0, "measuring from here")]
+    assert [item.value() for item in view.plots.latency_plot.getPlotItem().items
+            if isinstance(item, pg.InfiniteLine) and item.angle == 90] == [10.0]

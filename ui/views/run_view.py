@@ -151,6 +151,7 @@ class RunView(QWidget):
         self.sweep: LiveSweep | None = None
         self.measuring = MeasuredClock()  # the seconds measured so far, from the start of measuring
         self._errors: list[str] = []
+        self._warming = False
 
     def begin(self, config: TestConfig, title: str, *, keep_log: bool = False) -> None:
         """A run begins; `keep_log` keeps the log of the runs before it (the tests of a suite). A test across the
@@ -161,6 +162,7 @@ class RunView(QWidget):
         self.sweep = LiveSweep(config)
         self.measuring = MeasuredClock()
         self._errors = []
+        self._warming = False  # the last sample was the warm-up's
         self.title.setText(title)
         self.title.setToolTip(f"{title}\n\n" + "\n".join(config.server_names) if config.servers else "")
         self.phase.setText("Starting the engine…")
@@ -249,6 +251,9 @@ class RunView(QWidget):
         total = sample.elapsed_s + sample.remaining_s
         self.progress.setValue(int(1000 * sample.elapsed_s / max(total, 1e-9)))
         where = "attaining prerequisites (warm-up)" if sample.phase == "warmup" else "measuring"
+        if self._warming and sample.phase == "measure" and sample.step is None:  # the warm-up ends: marked
+            self.plots.mark_step(sample.elapsed_s - sample.duration_s, "measuring from here")
+        self._warming = sample.phase == "warmup"
         if sample.step is not None:
             self._on_step_sample(sample)
             where = f"step {sample.step + 1}, " + ("settling" if sample.phase == "warmup" else "measuring")

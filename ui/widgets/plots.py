@@ -167,7 +167,8 @@ class LivePlots(QWidget):
         self._toggle_instances()
 
     def mark_step(self, elapsed_s: float, words: str) -> None:
-        """A load sweep's step begins here: a dotted line across both plots, named on the IOPS plot."""
+        """A load sweep's step, or the measured window, begins here: a dotted line across both plots, named on the
+        IOPS plot."""
         pen = pg.mkPen(GUIDE, width=1, style=pg.QtCore.Qt.PenStyle.DotLine)
         self.iops_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen, label=words,
                                                labelOpts={"position": 0.95, "color": GUIDE}))
