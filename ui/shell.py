@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         clean = QAction("&Delete test files…", self)
         clean.setToolTip("The databases and log files this test left in its folders, with the space they free")
         clean.triggered.connect(lambda: self.statusBar().showMessage(
-            delete_test_files(self, self.runs.config or self.state.config(), self.runs.running)))
+            delete_test_files(self, self.runs.config or self.state.config(), self.runs.running, self.runs.last_output)))
         file_menu.addAction(clean)
         servers = QAction("Se&rvers…", self)
         servers.setToolTip("The servers a test across servers runs on: add, remove, check their connections")

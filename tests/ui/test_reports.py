@@ -139,3 +139,20 @@ def test_delete_test_files_asks_says_what_it_frees_and_keeps_what_is_not_jetwise
     assert said.startswith("Nothing deleted: ") and "is in use by run 20261128-elsewhere (process " in said and path.is_file()
     action.trigger()
     assert not path.exists() and window.statusBar().currentMessage().startswith("Deleted 1 test file(s): ")
+
+
+def test_delete_test_files_after_a_test_across_servers_says_where_each_server_keeps_them_and_how_to_remove_them(
+        qtbot, window, tmp_path):
+    from engine.model.profile import ServerPart
+
+    result = record_run(window.store, "across-clean", tmp_path / "runs" / "across")
+    own = [spec.model_copy(update={"database_path": tmp_path / "mbx2-db"}) for spec in result.configuration.databases]
+    window.runs.config = result.configuration.model_copy(update={
+        "servers": [ServerPart(host="mbx1"), ServerPart(host="mbx2", databases=own)]})
+    window.runs.last_output = tmp_path / "runs" / "across"
+    action = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "&Delete test files…")
+    action.trigger()  # nothing asked: nothing of it is on this machine to delete
+    said = window.statusBar().currentMessage()
+    assert said.startswith("A test across servers leaves its test files on each server") and "mbx1 in " in said
+    assert f"mbx2 in {tmp_path / 'mbx2-db'}" in said and "jetwise clean" in said
+    assert f"{tmp_path / 'runs' / 'across' / 'hosts'}\\<server>" in said

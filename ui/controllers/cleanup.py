@@ -1,7 +1,10 @@
 """File → Delete test files: the databases, log files and backup copies the test planned (or last run) left in its
-folders, with the space they hold, removed once the engineer confirms (`engine.io.cleanup`)."""
+folders, with the space they hold, removed once the engineer confirms (`engine.io.cleanup`). A test across servers
+left each server's files on that server, where its agent made them: said, with where and how to remove them."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
 
@@ -12,12 +15,19 @@ from engine.model.units import format_bytes
 from ui import confirm
 
 
-def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool) -> str:
-    """Ask, then remove; what the status bar says of it."""
+def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool, output: Path | None = None) -> str:
+    """Ask, then remove; what the status bar says of it (of a test across servers, where each server's files are and
+    how to remove them there: `output`, its last run's folder, holds each server's own configuration)."""
     if running:
         return "A test is running: stop it first; its files are in use"
     if config is None:
         return "No test planned yet: its folders are where its test files would be"
+    if config.servers:  # its files are on its servers; this server may hold none of them
+        own = (f"its config.json in {output / 'hosts'}\\<server>" if output is not None else
+               "its configuration (its part's config.json)")
+        return (f"A test across servers leaves its test files on each server, where its agent made them: "
+                f"{_servers_folders(config)}. On each server run jetwise clean with that server's own configuration "
+                f"({own}): it deletes only files with a Jetwise header, and refuses a running test's")
     files = leftover_files(config)
     if not files.paths:
         return "No Jetwise test files in this test's folders: nothing to delete"
@@ -35,3 +45,14 @@ def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool)
         return f"Nothing deleted: {exc}"
     left = f"; {len(kept):,} left (no longer Jetwise's)" if kept else ""
     return f"Deleted {len(files.paths) - len(kept):,} test file(s): {format_bytes(freed)} freed{left}"
+
+
+def _servers_folders(config: TestConfig) -> str:
+    """Each server of `config` with the folders its test files are in."""
+    def folders(host: str) -> str:
+        own = config.for_server(host)
+        paths = dict.fromkeys([*(path for spec in own.databases for path in spec.database_paths),
+                               *(spec.log_path for spec in own.databases)])
+        return ", ".join(str(path) for path in paths)
+
+    return "; ".join(f"{host} in {folders(host)}" for host in config.server_names)
