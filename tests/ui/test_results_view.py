@@ -17,6 +17,7 @@ from engine.workload.errors import IoProblem
 from engine.workload.stats import DB_READ
 from tests.engine.test_report import _tally, known_result
 from ui.views.results_view import ResultsView
+from ui.wizard import PAGE_REVIEW
 
 
 def test_a_run_stopped_by_a_bad_checksum_at_once_is_judged_on_its_errors_alone(qtbot, tmp_path):
@@ -109,6 +110,9 @@ def test_the_full_length_button_starts_the_standard_length_run_at_the_passing_se
     window.stack.setCurrentWidget(window.results_view)
 
     qtbot.mouseClick(window.results_view.full_length, Qt.MouseButton.LeftButton)
+    assert not started  # the Review page first: what it says is what Start runs
+    assert window.stack.currentWidget() is window.wizard and window.wizard.currentId() == PAGE_REVIEW
+    window.start_from_wizard()
 
     [config] = started
     assert (config.thread_count, config.sluggish_sessions) == (26, 1)

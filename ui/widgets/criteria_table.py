@@ -45,8 +45,13 @@ class CriteriaTable(QTableWidget):
                     item.setBackground(FAILED_ROW)
                 self.setItem(row, column, item)
         self.resizeColumnsToContents()  # the numbers as wide as they need; the criterion's words no wider
+        # at least as tall as its first rows (the failed ones first): a small window scrolls the page, not a table
+        # squeezed to two rows inside it
+        shown = sum(self.rowHeight(row) for row in range(min(len(rows), VISIBLE_ROWS)))
+        self.setMinimumHeight(self.horizontalHeader().sizeHint().height() + shown + 2 * self.frameWidth())
 
 
+VISIBLE_ROWS = 8  # criteria the results page shows without scrolling the table
 FAILED_ROW = QColor(253, 236, 236)  # a failed criterion's row, behind its words
 
 
