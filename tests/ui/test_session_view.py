@@ -253,3 +253,32 @@ def test_a_simulated_run_beside_a_run_on_the_disk_is_marked_in_the_view_and_the_
     # the disk's advice read its own run alone, and said which it set aside
     html = render_html(load_run(disk.run_id, window.store))
     assert "PASS (simulated: flash)" in html and f"run {flash.run_id} ran on the simulated device" in html
+
+
+def test_the_session_curve_joins_the_judged_runs_and_leaves_a_stopped_run_s_partial_point_on_its_own(qtbot, window,
+                                                                                                      tmp_path):
+    import pyqtgraph as pg
+
+    from engine.protocol import IntervalEvent
+
+    record_run(window.store, "curve", tmp_path / "runs" / "a")
+    record_run(window.store, "curve", tmp_path / "runs" / "b")
+    folder = tmp_path / "runs" / "c"  # stopped part-way, once it measured a little: a partial point
+    config = small_config(folder.parent / "data", thread_count=6, duration_s=600.0, warmup_s=1.0)
+    record = RunRecorder(window.store, "curve", folder)
+
+    def emit(event: object) -> None:
+        record(event)  # type: ignore[arg-type]
+        if isinstance(event, IntervalEvent) and event.sample.phase == "measure" and event.sample.interval >= 4:
+            runner.request_stop("stopped by the user")
+
+    runner = runner_for(PROFILES["flash"], config, folder, emit, session="curve")
+    assert runner.run().verdict == "aborted"
+    window.session_view.show_sessions(["curve"], "curve")
+    window.show_session()
+    view = window.session_view
+    assert view.table.rowCount() == 3
+    lines = [item for item in view.iops_plot.getPlotItem().items if isinstance(item, pg.PlotDataItem)]
+    points = [item for item in view.iops_plot.getPlotItem().items if isinstance(item, pg.ScatterPlotItem)]
+    assert [len(line.getData()[0]) for line in lines] == [2]  # the two judged runs, joined
+    assert sum(len(item.data) for item in points) == 3  # every run a point, the stopped one too

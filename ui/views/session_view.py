@@ -244,7 +244,8 @@ class SessionView(QWidget):
         done = [r for r in runs if r.achieved_iops is not None]
         loads = [r.threads / r.sluggish_sessions for r in done]
         brushes = [pg.mkBrush(verdict_colour(r.status)) for r in done]
-        order = sorted(range(len(done)), key=lambda i: loads[i])
+        # the curve joins the judged runs; a stopped run's partial point stands on its own
+        order = sorted((i for i in range(len(done)) if done[i].status != "aborted"), key=lambda i: loads[i])
         xs = [loads[i] for i in order]
         # each run against its own target: a session whose target changed draws each target, its runs by shape
         targets = list(dict.fromkeys(_target(r) for r in done if not r.config.seeks_maximum))
