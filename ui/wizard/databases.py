@@ -274,8 +274,8 @@ class DatabasesPage(WizardPage):
             if item is None:
                 continue
             item.setText("; ".join(text for text, _kind in lines))
-            kinds = {kind for _text, kind in lines}
-            item.setForeground(severity_qcolor("error" if "error" in kinds else "warning" if "warning" in kinds else "ok"))
+            kinds = {kind for _text, kind in lines if not _to_make((_text, kind))}  # a folder to make is no error yet
+            item.setForeground(severity_qcolor("error" if "error" in kinds else "warning" if lines else "ok"))
             item.setToolTip("\n".join(text for text, _kind in lines))
             wrong = words.wrong_columns(row)
             for column, key in enumerate(COLUMNS):
@@ -294,12 +294,13 @@ class DatabasesPage(WizardPage):
         self.recheck.setEnabled(not self.checks.pending)
         self.make.setVisible(words.missing())
         self.make.setEnabled(not self.checks.pending and not self.maker.pending)
-        self._show_summary(bad, held, words.missing())
+        to_make = bool(bad) and all(_to_make(line) for row in bad for line in words.lines(row - 1) if line[1] == "error")
+        self._show_summary(bad, held, words.missing(), to_make=to_make)
 
     def _here(self, field: str) -> bool:
         return placed_at(field, self.context.placed) == f"{self.TITLE} page"
 
-    def _show_summary(self, bad: list[int], held: bool, missing: bool = False) -> None:
+    def _show_summary(self, bad: list[int], held: bool, missing: bool = False, *, to_make: bool = False) -> None:
         config = self.state.config()
         elsewhere = [p for p in errors_only(self.state.problems()) if not self._here(p.field)]
         if config is None and elsewhere:
@@ -313,6 +314,10 @@ class DatabasesPage(WizardPage):
             return
         elif config is not None and self.checks.error is not None:
             text = f"The folders could not be checked: {html.escape(str(self.checks.error))}"
+        elif to_make and not held and not self.made_problems:  # nothing typed wrong: folders not made yet
+            self.summary.setText("The folders do not exist yet: Create folders makes them, each with the folders above "
+                                 "it, then Next.")
+            return
         elif bad:
             text = html.escape(fix_rows_words(bad, missing=missing, held=held, unmade=self.made_problems))
         else:
@@ -329,3 +334,8 @@ class DatabasesPage(WizardPage):
         if self.count.parsed() != (True, len(self.state.data["databases"])):
             return False  # a count typed, not entered yet: the rows are not the ones it asks for
         return not self._rows().bad_rows()
+
+
+def _to_make(line: tuple[str, str]) -> bool:
+    """A row's line that says a folder is missing with the folder above it: Create folders makes it."""
+    return line[1] == "error" and " does not exist (nor does " in line[0]
