@@ -8,7 +8,7 @@ import html
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QLabel, QVBoxLayout
 
-from engine.model.config import ExchangeVersion, Scenario
+from engine.model.config import ExchangeVersion, Scenario, TestConfig
 from engine.model.exchange import GENERATIONS, MESSAGES_ROWS, MESSAGES_STEP, Generation, generation
 from engine.model.options import option
 from engine.model.units import format_bytes
@@ -132,8 +132,17 @@ class ProfilePage(WizardPage):
             f"({config.profile.mailboxes:,} × {config.profile.iops_per_mailbox:g} + {config.profile.headroom_percent:g} %)<br>"
             f"Database size: <b>{format_bytes(config.database_size_bytes)}</b> each, "
             f"{format_bytes(config.database_size_bytes * databases)} in total over {databases} database(s)<br>"
-            f"Log space: {format_bytes(config.log_space_bytes_per_database)} per database (16 × 1 MB circular)"
+            f"Log space: {format_bytes(config.log_space_bytes_per_database)} per database (16 × 1 MB circular){_recycled(config)}"
             + "".join(f"<br><span style='{WARNING_STYLE}'>Warning: {html.escape(problem.message)}.</span>"
                       for problem in self.state.problems()
                       if problem.severity == Severity.WARNING and problem.field in self.fields)
         )
+
+
+def _recycled(config: TestConfig) -> str:
+    """Why a circular log smaller than the checkpoint depth is what the test needs: its writes are the same."""
+    depth = config.generation.checkpoint_depth_bytes
+    if config.recovers or depth <= config.log_space_bytes_per_database:
+        return ""
+    return (f", recycled past the {format_bytes(depth)} checkpoint depth: Exchange would keep about that much log on "
+            "disk; the log's writes, which the test measures, are the same")
