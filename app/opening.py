@@ -150,9 +150,9 @@ class OpenRun:
         output = output or request.output
         if (unusable := unusable_path(output)) is not None:
             raise UsageError(f"the run folder {output} cannot be used: {unusable}")
-        jetstress = JetstressResults(jetstress_folder or output, output)
         store = self.context.store
-        emit = fan_out(RunRecorder(store, self.session, output), AdviceRecorder(store), emit, jetstress)
+        recorder, jetstress = RunRecorder(store, self.session, output), JetstressResults(jetstress_folder or output, output)
+        emit = fan_out(recorder, AdviceRecorder(store), emit, jetstress)
         source = self.source or (ModelSource(self.model) if self.model is not None else None)
         runner = Runner(config, output, emit, source=source, session=self.session, settle=settle, sweep=sweep)
         jetstress.say = runner.log
