@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
-from engine.run.simulation import PROFILES, StorageModel
+from engine.run.sources.model import PROFILES, StorageModel
 from engine.store.sqlite import Store
 
 

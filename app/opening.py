@@ -18,13 +18,13 @@ from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
 from engine.hosts.port import PortInUseError, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Roster, RosterError
-from engine.hosts.source import HostsSource
 from engine.model.config import TestConfig
 from engine.protocol import EmitFn, LogEvent, ResultEvent, RunEvent
 from engine.run.request import RunRequest
 from engine.run.runner import IntervalSource, Runner
-from engine.run.simulation import ModelSource
 from engine.run.sinks import fan_out, log_line
+from engine.run.sources.model import ModelSource
+from engine.run.sources.servers import HostsSource
 from engine.run.suite import Stage, Suite, SuiteRecord
 from engine.run.sweep import SweepPlan, plan_sweep
 from engine.store.paths import hosts_folder

@@ -3,7 +3,7 @@
 Each HOST is an enrolled server (`jetwise hosts add`) whose agent runs its share of CONFIG; FILE (its own Jetwise
 configuration or JetstressConfig.xml) gives that server's own database, log and backup folders, and must be CONFIG in
 everything else (`servers_of`). The run's interval source is their agents
-(`engine.hosts.source.HostsSource`, opened by `app.opening`): every server's measured clock starts at one instant once all
+(`engine.run.sources.servers.HostsSource`, opened by `app.opening`): every server's measured clock starts at one instant once all
 databases are ready, the run's figures are their counters summed, each server's share is judged on its own, and all
 of them stop when one fails or the engineer stops it. Its run folder is a run's, with each server's copy of its own run
 folder under `hosts/`. `jetwise tune` and `jetwise suite` take their servers here too.

@@ -23,7 +23,7 @@ from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem, stamped_folder
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 
 # what a run may change in the configuration it was given
 OVERRIDES = ("duration_s", "warmup_s", "thresholds.maximum_latency", "thresholds.log_interval_s",

@@ -25,7 +25,7 @@ from app.opening import OpenRun
 from engine.model.config import TIMED_TEST_TYPES
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.run.suite import Stage, SuiteError, SuiteRecord, open_suite
 from reporting.bundle import ReportError
 from reporting.suite import write_suite_report

@@ -23,7 +23,7 @@ from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent, RunEvent
 from engine.results.document import new_folder
 from engine.results.schema import RunResult
 from engine.run.runner import InvalidConfigError, Runner
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.run.sweep import SweepPlan
 from engine.tuning.tuner import TuneOutcome, Tuner, shortest_calibration_s
 

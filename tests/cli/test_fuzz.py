@@ -31,7 +31,7 @@ from engine.model.config import TestConfig
 from engine.model.options import options
 from engine.model.validation import check_rules, validate_data
 from engine.protocol import ExitCode
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.store.paths import DATA_DIR_ENV
 from tests.cli.test_bad_input import good_config, good_data
 
