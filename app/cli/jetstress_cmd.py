@@ -23,7 +23,7 @@ from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import run_until_stopped
 from app.cli.tune import tune
 from app.cli.xml_files import databases_from
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
 from app.opening import OpenRun
 from engine.io.config_file import read_config_text
 from engine.io.safety import make_folders
@@ -91,7 +91,6 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if switches.help:
         sys.stdout.write(HELP)
         return ExitCode.PASS
-    simulated_model(switches.simulate)
     output = switches.output or Path.cwd()
     if output.exists() and not output.is_dir():
         raise UsageError(f"/output {output} is a file; give the folder for the result files")

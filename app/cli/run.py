@@ -12,7 +12,7 @@ from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, UsageError
 from app.opening import OpenRun
 from engine.io.cleanup import leftover_files
 from engine.io.files import remove_jetwise_files
@@ -68,7 +68,6 @@ def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.quick == (args.config is not None):
         raise UsageError("give either CONFIG.json or --quick")
-    simulated_model(args.simulate)
     output = args.output or default_output()
     taken = output_folder_problem(output)
     if taken is not None:
@@ -79,6 +78,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     request = request_of(args, _config(args, output), output=output, session=wanted)
     if request is None:
         return ExitCode.INVALID
+    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
     config = request.config
     if args.quick:
         for spec in config.databases:
@@ -87,7 +87,6 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             except OSError as exc:
                 raise UsageError(f"the quick check cannot make its folders in {spec.database_path.parent.parent} "
                                  f"({exc.strerror or exc}); run it from a folder you can write, or give --output") from exc
-    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Run folder: {output}", file=sys.stderr)
     try:
         with opened.sourced():

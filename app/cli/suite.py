@@ -20,7 +20,7 @@ from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
 from app.opening import OpenRun
 from engine.model.config import TIMED_TEST_TYPES
 from engine.model.units import format_duration
@@ -44,20 +44,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
-    simulated_model(args.simulate)
     output = args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}"
     request = request_of(args, load_or_say(args.config, sys.stderr), work="suite", output=output,
                          session=args.session or args.config.stem, performance_s=args.performance_duration,
                          stress_s=args.stress_duration)
     if request is None:
         return ExitCode.INVALID
+    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
     folder = writable_destination("--output", output, folder=True)
     try:
         record = open_suite(request.config, folder, performance_s=args.performance_duration,
                             stress_s=args.stress_duration, simulate=args.simulate)
     except SuiteError as exc:
         raise UsageError(str(exc)) from exc
-    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Suite folder: {folder}", file=sys.stderr)
     if record.finished:
         print("Every stage of this suite has run; its verdicts:", file=sys.stderr)

@@ -13,7 +13,7 @@ from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
 from app.opening import OpenRun
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
@@ -103,7 +103,6 @@ def tune(opened: OpenRun, config: TestConfig) -> TuneOutcome:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.max_runs < 1:
         raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
-    model = simulated_model(args.simulate)
     config = load_or_say(args.config, sys.stderr)
     if config is None:
         return ExitCode.INVALID
@@ -130,7 +129,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     opened = OpenRun(context, request, note=lambda words: say(f"note: {words}"), say=say)
     where = (f"{len(config.servers)} servers ({', '.join(config.server_names)}), stepped together on their shared storage"
              if config.servers else "the configured paths")
-    if model is not None or (config.servers and args.simulate):
+    if args.simulate:
         where += f", on the simulated device '{args.simulate}'"
     say(f"Tuning session '{opened.session}' on {where}: {target_words(config.test_target_iops)}; "
         f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
