@@ -1,6 +1,6 @@
 """What a front end asks to run: one `RunRequest`, from the command line's arguments or the window's request file.
 
-`app.opening.open_run` is the one place that opens a run from it."""
+`app.opening.OpenRun` is the one place that opens a run from it."""
 
 from __future__ import annotations
 
