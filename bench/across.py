@@ -7,7 +7,7 @@ Sixteen agents, each its own process and data folder on its own loopback address
 enrols them; the controller runs in this process (its links and the test's loop, as `jetwise run --hosts` runs
 them). Each server plays a Performance test of `--minutes` in virtual time on the simulated device: every server
 sends its samples as fast as its model makes them, far faster than one a second, so the stream is at its heaviest.
-Measured at the controller (the test is a run whose source is the servers' agents, `engine.hosts.source`): samples
+Measured at the controller (the test is a run whose source is the servers' agents, `engine.run.sources.servers`): samples
 handled per second (taken from the links, written into its copy of each server's folder, added into the one
 measurement), its CPU seconds per 1,000 samples and what that makes of one core at the real rate (one sample per
 server per second), and its peak memory.
@@ -36,12 +36,12 @@ from engine.hosts.keys import KeyStore  # noqa: E402
 from engine.hosts.logs import log_link_to  # noqa: E402
 from engine.hosts.membership import enrol  # noqa: E402
 from engine.hosts.roster import Roster  # noqa: E402
-from engine.hosts.source import HostsSource  # noqa: E402
 from engine.model.config import TestType, default_config  # noqa: E402
 from engine.model.profile import ServerPart  # noqa: E402
 from engine.protocol import IntervalEvent, RunEvent  # noqa: E402
 from engine.run.runner import Runner  # noqa: E402
-from engine.run.simulation import PROFILES, runner_for  # noqa: E402
+from engine.run.sources.model import PROFILES, runner_for  # noqa: E402
+from engine.run.sources.servers import HostsSource  # noqa: E402
 
 PROFILE = "sas-8x10k"
 

@@ -5,7 +5,7 @@ later sizing, 20 % headroom, two copies) on 8 or 24 databases, driven by each ge
 
 - what one database drives per second at the design's target (`engine.run.streams`): the transactions' streams are
   the same, background maintenance is not;
-- on the simulated device (`engine.run.simulation.solve`, the storage model named), the transactional IOPS per
+- on the simulated device (`engine.run.sources.model.solve`, the storage model named), the transactional IOPS per
   database the storage carries while database reads take 10 and 20 ms: the thread count is raised until reads take
   that long, and the IOPS read off between the two counts that bracket it.
 
@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.model.config import ExchangeVersion, TestConfig, default_config
 from engine.model.exchange import generation
-from engine.run.simulation import PROFILES, SEQUENTIAL_READ_COST, StorageModel, solve
+from engine.run.sources.model import PROFILES, SEQUENTIAL_READ_COST, StorageModel, solve
 from engine.run.streams import database_streams, mix_of
 
 MESSAGES_PER_DAY = 150

@@ -43,7 +43,7 @@ from engine.model.config import TestConfig, ThreadWeight, default_config
 from engine.results.figures import database_bytes
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
-from engine.run.simulation import StorageModel, runner_for
+from engine.run.sources.model import StorageModel, runner_for
 
 PAPER = {  # report: (database read latency ms, transfers per thread per second, share waiting on reads)
     "Performance": (17.16, 37.4, 0.386),

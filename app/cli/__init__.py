@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
 
-from app.context import AppContext, UsageError
+from app.context import AppContext, UsageError, WaitStoppedError
 from app.crash import record_crash
 from app.system_libraries import missing_library_words
 from engine.protocol import ExitCode
@@ -139,6 +139,9 @@ def run_cli(argv: Sequence[str]) -> int:
         print(f"\nerror: the input ended before an answer was typed; nothing was done (jetwise {first} --help lists "
               "the options that answer instead)", file=sys.stderr)
         return ExitCode.INVALID
+    except WaitStoppedError as exc:
+        print(exc, file=sys.stderr)
+        return ExitCode.ABORTED
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return ExitCode.ABORTED

@@ -1,6 +1,6 @@
-"""`jetwise engine CONFIG.json --output DIR [--hosts HOST,...]`: a run for a front end in another process; across
-the configuration's servers (or those --hosts names), their agents run it once every one has connected, as
-`jetwise run --hosts` does.
+"""`jetwise engine CONFIG.json --output DIR [--hosts HOST,...]` or `jetwise engine REQUEST.json` (the window's request
+file, `engine.run.request`): a run for a front end in another process; across the configuration's servers (or those
+--hosts names), their agents run it once every one has connected, as `jetwise run --hosts` does.
 
 Events go to stdout as JSON lines, a hello with the protocol version first; a line with
 the stop command on stdin stops the run (a pipe works on Windows, where signals do not).
@@ -13,19 +13,17 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
 
-from app.cli.across import add_host_arguments, servers_of, with_source
+from app.cli.across import add_host_arguments, request_of
 from app.cli.configs import load_checked
 from app.cli.options import add_length_flags, duration_type, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, simulated_model
+from app.context import AppContext, UsageError
+from app.opening import NotBegunError, OpenRun
 from engine.hosts.controller import Arrived
 from engine.io.safety import destination_problem
-from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
@@ -40,20 +38,17 @@ from engine.protocol import (
     WaitingEvent,
     to_json_line,
 )
-from engine.results.schema import RunResult
-from engine.run.runner import IntervalSource, Runner
-from engine.run.suite import Suite, SuiteError, SuiteRecord, open_suite
-from engine.run.sweep import plan_sweep
+from engine.run.request import REQUEST_SUFFIX, RunRequest
+from engine.run.runner import Runner
+from engine.run.suite import Suite, SuiteError, open_suite
 from engine.store.sqlite import StoreError
-from engine.tuning.tuner import calibration_rule
-
-T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", type=path_type, metavar="CONFIG.json")
-    parser.add_argument("--output", type=path_type, required=True, metavar="FOLDER",
-                        help="the run's folder (with --suite, the suite's), made if it is new")
+    parser.add_argument("--output", type=path_type, default=None, metavar="FOLDER",
+                        help="the run's folder (with --suite, the suite's), made if it is new; none with a request "
+                             f"file (*{REQUEST_SUFFIX}, the window's), which says it")
     parser.add_argument("--session", type=session_type, default=None, help="tuning session the run belongs to (default: the file's name)")
     parser.add_argument(
         "--calibrate", type=duration_type(option("duration_s")), default=None, metavar="DURATION",
@@ -115,56 +110,69 @@ def _watch_stdin(runner: Runner | Suite, pipe: bool) -> None:
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
+    if args.output is None and not args.config.name.endswith(REQUEST_SUFFIX):
+        raise UsageError("the following arguments are required: --output ('jetwise engine --help' lists what it takes)")
     stream = _Stream()
     stream(HelloEvent())
+    request = _request(args, stream)
+    if request is None:
+        return ExitCode.INVALID
+    hosts = request.config.server_names
+    try:
+        opened = OpenRun(context, request, note=lambda words: stream.log("warning", words),
+                         say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts))
+    except StoreError as exc:
+        return _refused(stream, Problem("session", str(exc)))
+    except NotBegunError as exc:
+        return _refused(stream, Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: ")))
+    if request.work == "suite":
+        return _suite(opened, stream)
+    try:
+        with opened.sourced():
+            runner = opened.runner(stream)
+            _watch(runner)
+            result = run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
+    except NotBegunError as exc:
+        return _refused(stream, Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: ")))
+    return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
+
+
+def _request(args: argparse.Namespace, stream: _Stream) -> RunRequest | None:
+    """The window's request file, or the request the arguments make of CONFIG; None once its problems are refused."""
+    if args.config.name.endswith(REQUEST_SUFFIX):
+        try:
+            request = RunRequest.model_validate_json(args.config.read_bytes())
+        except (OSError, ValueError) as exc:
+            _refused(stream, Problem("request", f"{args.config} cannot be read: {exc}"))
+            return None
+        if (where := destination_problem(request.output, folder=True)) is not None:
+            _refused(stream, Problem(RUN_FOLDER_FIELD, where))
+            return None
+        return request
     config, problems = load_checked(args.config)
     if (where := destination_problem(args.output, folder=True)) is not None:
         problems = [*problems, Problem(RUN_FOLDER_FIELD, where)]
     if config is None or where is not None:
         stream(RefusalEvent(problems=problems))
-        return ExitCode.INVALID
-    if args.hosts is not None:  # the servers given here, not the file's: said on stderr where one cannot be used
-        across = servers_of(config, args.hosts)
-        if across is None:
-            stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, "a server's configuration cannot be used (the lines "
-                                                               "above say why)")]))
-            return ExitCode.INVALID
-        config = across
-    rule = None
-    sweep = plan_sweep(config, os.cpu_count() or 1) if args.sweep else None
-    if args.calibrate is not None and sweep is None:
-        config, rule = calibration_rule(config, args.calibrate)
-        if config.servers:  # across servers every server's run ends at one instant: of a fixed length
-            rule = None
-    try:
-        session = context.session(args.session or args.config.stem, config, lambda words: stream.log("warning", words))
-    except StoreError as exc:
-        stream(RefusalEvent(problems=[Problem("session", str(exc))]))
-        return ExitCode.INVALID
-    if args.suite:
-        return _suite(args, context, config, stream, session)
-
-    def the_run(source: IntervalSource | None) -> RunResult | None:
-        model = simulated_model(args.simulate) if source is None else None
-        runner = context.runner(config, args.output, stream, session=session, model=model, settle=rule, sweep=sweep,
-                                source=source)
-        if sys.stdin is not None and not sys.stdin.isatty():
-            threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch",
-                             daemon=True).start()
-        return run_or_refuse(runner.request_stop, runner.run, lambda problems: stream(RefusalEvent(problems=problems)))
-
-    result = _sourced(args, config, stream, the_run)
-    if isinstance(result, int):
-        return result
-    return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
+        return None
+    work = "suite" if args.suite else "sweep" if args.sweep else "calibration" if args.calibrate is not None else "test"
+    asked = request_of(args, config, work=work, output=args.output, session=args.session or args.config.stem,
+                         calibration_s=args.calibrate, performance_s=args.performance_duration,
+                         stress_s=args.stress_duration)
+    if asked is None:  # the servers given here, not the file's: said on stderr where one cannot be used
+        _refused(stream, Problem(HOSTS_FIELD, "a server's configuration cannot be used (the lines above say why)"))
+    return asked
 
 
-def _sourced(args: argparse.Namespace, config: TestConfig, stream: _Stream,
-             work: Callable[[IntervalSource | None], T]) -> T | int:
-    """`work` with the run's interval source (`with_source`), the wait for the agents and a refusal on the stream."""
-    hosts = config.server_names
-    return with_source(args, config, work, say=lambda words: stream.log("info", words), arrived=_waiting(stream, hosts),
-                       refused=lambda words: stream(RefusalEvent(problems=[Problem(HOSTS_FIELD, words)])))
+def _refused(stream: _Stream, problem: Problem) -> int:
+    stream(RefusalEvent(problems=[problem]))
+    return ExitCode.INVALID
+
+
+def _watch(runner: Runner | Suite) -> None:
+    """The stop command on stdin stops the run (`_watch_stdin`), when stdin is no console."""
+    if sys.stdin is not None and not sys.stdin.isatty():
+        threading.Thread(target=_watch_stdin, args=(runner, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
 
 
 def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
@@ -175,33 +183,28 @@ def _waiting(stream: _Stream, hosts: list[str]) -> Arrived:
     return arrived
 
 
-def _suite(args: argparse.Namespace, context: AppContext, config: TestConfig, stream: _Stream, session: str) -> int:
+def _suite(opened: OpenRun, stream: _Stream) -> int:
     """The ESRP suite for a front end (across its configuration's servers, each stage a run across them): each stage's
     events, and a suite event before each stage and at the end."""
+    request = opened.request
+    assert request.performance_s is not None and request.stress_s is not None
     try:
-        record = open_suite(config, args.output, performance_s=args.performance_duration, stress_s=args.stress_duration,
-                            simulate=args.simulate)
+        record = open_suite(request.config, request.output, performance_s=request.performance_s,
+                            stress_s=request.stress_s, simulate=request.simulate)
     except SuiteError as exc:
-        stream(RefusalEvent(problems=[Problem(RUN_FOLDER_FIELD, str(exc))]))
-        return ExitCode.INVALID
-    folder = str(args.output)
-
-    def stages(source: IntervalSource | None) -> SuiteRecord | None:
-        model = simulated_model(args.simulate) if source is None else None
-        suite = Suite(record, args.output, lambda stage_config, out: context.runner(
-            stage_config, out, stream, session=session, model=model, source=source),
-            on_stage=lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number, record=record)))
-        if sys.stdin is not None and not sys.stdin.isatty():
-            threading.Thread(target=_watch_stdin, args=(suite, _stdin_is_a_pipe()), name="stdin-watch", daemon=True).start()
-        return run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
-
+        return _refused(stream, Problem(RUN_FOLDER_FIELD, str(exc)))
+    folder = str(request.output)
     try:
-        ran = _sourced(args, config, stream, stages)
+        with opened.sourced():
+            suite = opened.suite(record, stream, lambda number, _stage: stream(SuiteEvent(folder=folder, stage=number,
+                                                                                           record=record)))
+            _watch(suite)
+            ran = run_or_refuse(suite.request_stop, suite.run, lambda problems: stream(RefusalEvent(problems=problems)))
+    except NotBegunError as exc:
+        return _refused(stream, Problem(HOSTS_FIELD, str(exc).removeprefix("--hosts: ")))
     finally:
-        _suite_report(args.output, stream)
+        _suite_report(request.output, stream)
         stream(SuiteEvent(folder=folder, stage=None, record=record))
-    if isinstance(ran, int):
-        return ran
     return ExitCode.INVALID if ran is None else ExitCode.of(record.outcome)
 
 

@@ -21,9 +21,10 @@ from app.cli.cmd_switches import HELP, CmdSwitches, parse_switches
 from app.cli.configs import checked_text, load_xml_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.run import run_until_stopped
-from app.cli.tune import Tuning, tune
+from app.cli.tune import tune
 from app.cli.xml_files import databases_from
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
+from app.opening import OpenRun
 from engine.io.config_file import read_config_text
 from engine.io.safety import make_folders
 from engine.model.config import Scenario, TestConfig, TestType
@@ -32,6 +33,7 @@ from engine.model.jetstress.elements import STRESS_AFTER_S
 from engine.model.validation import Problem
 from engine.protocol import ExitCode
 from engine.results.document import new_folder
+from engine.run.request import RunRequest
 from engine.run.runner import InvalidConfigError
 
 CALIBRATION_S = 180.0  # each auto-tune confirmation run at most, as `jetwise tune` by default
@@ -89,7 +91,6 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if switches.help:
         sys.stdout.write(HELP)
         return ExitCode.PASS
-    model = simulated_model(switches.simulate)
     output = switches.output or Path.cwd()
     if output.exists() and not output.is_dir():
         raise UsageError(f"/output {output} is a file; give the folder for the result files")
@@ -99,11 +100,13 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     if config is None:
         return ExitCode.INVALID
     assert switches.config is not None
-    session = context.session(switches.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
     stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
+    opened = OpenRun(context, RunRequest(config=config, work="tune", output=new_folder(output, f"jetwise-tune-{stamp}"),
+                                         session=switches.config.stem, simulate=switches.simulate,
+                                         calibration_s=CALIBRATION_S, max_runs=MAX_TUNING_RUNS),
+                     note=lambda words: print(f"note: {words}", file=sys.stderr))
     if switches.threads is None and auto_tune and not (config.scans or config.recovers):
-        tuned = _auto_tune(context, config, Tuning(session, new_folder(output, f"jetwise-tune-{stamp}"), model,
-                                                    CALIBRATION_S, MAX_TUNING_RUNS))
+        tuned = _auto_tune(opened, config)
         if isinstance(tuned, int):
             return tuned
         config = tuned
@@ -111,21 +114,20 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
     print(f"Run folder: {folder}; result files in {output}", file=sys.stderr)
     made = not output.exists()
     make_folders(output)
-    runner = context.runner(config, folder, ConsoleRenderer(sys.stderr), session=session, model=model,
-                            jetstress_folder=output)
-    result = run_until_stopped(runner)
+    result = run_until_stopped(opened.runner(ConsoleRenderer(sys.stderr), config=config, output=folder,
+                                             jetstress_folder=output))
     if result is None and made:  # refused before it began: the folder made for it goes again, if still empty
         with contextlib.suppress(OSError):
             output.rmdir()
     return ExitCode.INVALID if result is None else ExitCode.of(result.verdict)
 
 
-def _auto_tune(context: AppContext, config: TestConfig, how: Tuning) -> TestConfig | int:
+def _auto_tune(opened: OpenRun, config: TestConfig) -> TestConfig | int:
     """The configuration at the thread count and SluggishSessions auto-tune found, or the exit code when it found none."""
-    print(f"Auto-tune (no /threads, and the file's SuppressTuning is false): calibration runs in {how.output}",
+    print(f"Auto-tune (no /threads, and the file's SuppressTuning is false): calibration runs in {opened.request.output}",
           file=sys.stderr)
     try:
-        outcome = tune(context, config, how)
+        outcome = tune(opened, config)
     except InvalidConfigError as exc:
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID

@@ -7,12 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, enrolled_roster, servers_of, with_source
+from app.cli.across import add_host_arguments, request_of
 from app.cli.configs import load_or_say, with_changes
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_option_flags, option_values, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError, simulated_model
+from app.context import AppContext, UsageError
+from app.opening import OpenRun
 from engine.io.cleanup import leftover_files
 from engine.io.files import remove_jetwise_files
 from engine.io.safety import make_folders
@@ -21,8 +22,8 @@ from engine.model.derive import quick_config
 from engine.protocol import ExitCode
 from engine.results.document import output_folder_problem, stamped_folder
 from engine.results.schema import RunResult
-from engine.run.runner import IntervalSource, Runner
-from engine.run.simulation import PROFILES
+from engine.run.runner import Runner
+from engine.run.sources.model import PROFILES
 
 # what a run may change in the configuration it was given
 OVERRIDES = ("duration_s", "warmup_s", "thresholds.maximum_latency", "thresholds.log_interval_s",
@@ -67,20 +68,18 @@ def _config(args: argparse.Namespace, output: Path) -> TestConfig | None:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.quick == (args.config is not None):
         raise UsageError("give either CONFIG.json or --quick")
-    model = simulated_model(args.simulate)
     output = args.output or default_output()
     taken = output_folder_problem(output)
     if taken is not None:
         raise UsageError(f"--output {taken}")
     if args.hosts is not None and args.quick:
         raise UsageError("--hosts runs CONFIG.json across servers; --quick runs on this server alone")
-    config = _config(args, output)
-    if config is not None and args.hosts is not None:
-        config = servers_of(config, args.hosts)
-    if config is None:
+    wanted = args.session or ("quick check" if args.quick else args.config.stem)
+    request = request_of(args, _config(args, output), output=output, session=wanted)
+    if request is None:
         return ExitCode.INVALID
-    if config.servers:
-        enrolled_roster(config.server_names)  # every server enrolled, or said before anything is made
+    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
+    config = request.config
     if args.quick:
         for spec in config.databases:
             try:
@@ -88,22 +87,13 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
             except OSError as exc:
                 raise UsageError(f"the quick check cannot make its folders in {spec.database_path.parent.parent} "
                                  f"({exc.strerror or exc}); run it from a folder you can write, or give --output") from exc
-    wanted = args.session or ("quick check" if args.quick else args.config.stem)
-    session = context.session(wanted, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Run folder: {output}", file=sys.stderr)
-
-    def the_run(source: IntervalSource | None) -> RunResult | None:
-        runner = context.runner(config, output, ConsoleRenderer(sys.stderr), session=session,
-                                model=model if source is None else None, source=source)
-        return run_until_stopped(runner)
-
     try:
-        result = with_source(args, config, the_run)
+        with opened.sourced():
+            result = run_until_stopped(opened.runner(ConsoleRenderer(sys.stderr)))
     finally:
         if args.quick:
             remove_quick_data(config)
-    if isinstance(result, int):
-        return result
     if result is None:
         return ExitCode.INVALID
     if args.json:

@@ -15,18 +15,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.across import add_host_arguments, enrolled_roster, servers_of, with_source
+from app.cli.across import add_host_arguments, request_of
 from app.cli.configs import load_or_say
 from app.cli.console import ConsoleRenderer, print_problems
 from app.cli.options import add_length_flags, path_type, session_type
 from app.cli.signals import run_or_refuse
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
+from app.opening import OpenRun
 from engine.model.config import TIMED_TEST_TYPES
 from engine.model.units import format_duration
 from engine.protocol import ExitCode
-from engine.run.runner import IntervalSource
-from engine.run.simulation import PROFILES
-from engine.run.suite import Stage, Suite, SuiteError, SuiteRecord, open_suite
+from engine.run.sources.model import PROFILES
+from engine.run.suite import Stage, SuiteError, SuiteRecord, open_suite
 from reporting.bundle import ReportError
 from reporting.suite import write_suite_report
 
@@ -44,36 +44,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, context: AppContext) -> int:
-    model = simulated_model(args.simulate)
-    config = load_or_say(args.config, sys.stderr)
-    if config is not None and args.hosts is not None:
-        config = servers_of(config, args.hosts)
-    if config is None:
+    output = args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}"
+    request = request_of(args, load_or_say(args.config, sys.stderr), work="suite", output=output,
+                         session=args.session or args.config.stem, performance_s=args.performance_duration,
+                         stress_s=args.stress_duration)
+    if request is None:
         return ExitCode.INVALID
-    folder = writable_destination("--output", args.output or Path.cwd() / "jetwise-runs" / f"suite-{datetime.now():%Y%m%d-%H%M%S}",
-                                folder=True)
+    opened = OpenRun(context, request, note=lambda words: print(f"note: {words}", file=sys.stderr))
+    folder = writable_destination("--output", output, folder=True)
     try:
-        record = open_suite(config, folder, performance_s=args.performance_duration, stress_s=args.stress_duration,
-                            simulate=args.simulate)
+        record = open_suite(request.config, folder, performance_s=args.performance_duration,
+                            stress_s=args.stress_duration, simulate=args.simulate)
     except SuiteError as exc:
         raise UsageError(str(exc)) from exc
-    if config.servers:
-        enrolled_roster(config.server_names)  # every server enrolled, or said before the suite goes on
-    session = context.session(args.session or args.config.stem, config, lambda words: print(f"note: {words}", file=sys.stderr))
     print(f"Suite folder: {folder}", file=sys.stderr)
     if record.finished:
         print("Every stage of this suite has run; its verdicts:", file=sys.stderr)
-    renderer = ConsoleRenderer(sys.stderr)
-
-    def stages(source: IntervalSource | None) -> SuiteRecord | None:
-        suite = Suite(record, folder, lambda stage_config, out: context.runner(
-            stage_config, out, renderer, session=session, model=model if source is None else None, source=source),
-            on_stage=_announce(record))
-        return run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr))
-
-    ran = with_source(args, config, stages)
-    if isinstance(ran, int):
-        return ran
+    with opened.sourced():
+        suite = opened.suite(record, ConsoleRenderer(sys.stderr), _announce(record))
+        ran = run_or_refuse(suite.request_stop, suite.run, lambda problems: print_problems(problems, sys.stderr))
     if ran is None:
         _write_report(folder)
         return ExitCode.INVALID

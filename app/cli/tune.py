@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
-from app.cli.across import add_host_arguments, servers_of, with_source
+from app.cli.across import add_host_arguments, request_of
 from app.cli.configs import load_or_say
 from app.cli.console import print_problems
 from app.cli.options import duration_type, number_type, path_type, session_type
 from app.cli.signals import stop_on_signals
-from app.context import AppContext, UsageError, simulated_model, writable_destination
+from app.context import AppContext, UsageError, writable_destination
+from app.opening import OpenRun
 from engine.model.config import MAX_DURATION_S, TestConfig
 from engine.model.derive import target_words
 from engine.model.options import option
@@ -22,10 +22,10 @@ from engine.model.units import sentence
 from engine.protocol import ExitCode, IntervalEvent, Phase, PhaseEvent, RunEvent
 from engine.results.document import new_folder
 from engine.results.schema import RunResult
-from engine.run.runner import IntervalSource, InvalidConfigError, Runner
-from engine.run.simulation import PROFILES, StorageModel
+from engine.run.runner import InvalidConfigError, Runner
+from engine.run.sources.model import PROFILES
 from engine.run.sweep import SweepPlan
-from engine.tuning.tuner import TuneOutcome, Tuner, calibration_rule, shortest_calibration_s
+from engine.tuning.tuner import TuneOutcome, Tuner, shortest_calibration_s
 
 MIN_CALIBRATION_S = 10.0  # a calibration run settles its latency before it measures: shorter, it measures noise
 
@@ -60,18 +60,6 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-@dataclass(frozen=True)
-class Tuning:
-    """Where and how a tuning session's runs go: its name, the folder of their folders, the storage, their lengths."""
-
-    session: str
-    output: Path
-    model: StorageModel | None
-    calibration_s: float
-    max_runs: int
-    source: IntervalSource | None = None  # a tuning across servers: their agents
-
-
 class _Progress:
     """A tuning run's progress on stderr, a line at a time: its phases, and each step of a load sweep as it begins
     (a sweep on a real disk takes up to eight minutes, which a silent console would not say)."""
@@ -88,24 +76,18 @@ class _Progress:
                   f"{event.sample.sluggish_sessions}", file=sys.stderr)
 
 
-def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
-    """The load sweep and calibration runs of `config`, stopped by a signal; progress said on stderr."""
-    device = how.source.device if how.source is not None else how.model.name if how.model is not None else ""
-    tuner = Tuner(config, context.store.results(how.session), device=device, max_runs=how.max_runs)
+def tune(opened: OpenRun, config: TestConfig) -> TuneOutcome:
+    """The load sweep and calibration runs of `config` on the opened request's source, in its session and folder,
+    stopped by a signal; progress said on stderr."""
+    request = opened.request
+    tuner = Tuner(config, opened.context.store.results(opened.session), device=opened.device, max_runs=request.max_runs)
     current: list[Runner] = []
 
     def run_one(run_config: TestConfig, number: int, sweep: SweepPlan | None) -> RunResult:
-        if sweep is not None:
-            folder = new_folder(how.output, f"calibration-{number:02d}-sweep")
-            runner = context.runner(run_config, folder, _Progress(f"run {number}, the load sweep"), session=how.session, model=how.model,
-                                    sweep=sweep, source=how.source)
-            current[:] = [runner]
-            return runner.run()
-        shaped, rule = calibration_rule(run_config, how.calibration_s)
-        folder = new_folder(how.output, f"calibration-{number:02d}-t{run_config.thread_count}-s{run_config.sluggish_sessions}")
-        runner = context.runner(shaped, folder, _Progress(f"run {number}"), session=how.session, model=how.model,
-                                # across servers every server's run ends at one instant: of a fixed length
-                                settle=rule if how.source is None else None, source=how.source)
+        label = f"run {number}, the load sweep" if sweep is not None else f"run {number}"
+        name = "sweep" if sweep is not None else f"t{run_config.thread_count}-s{run_config.sluggish_sessions}"
+        runner = opened.runner(_Progress(label), config=run_config, output=new_folder(
+            request.output, f"calibration-{number:02d}-{name}"), sweep=sweep, calibration_s=request.calibration_s)
         current[:] = [runner]
         return runner.run()
 
@@ -121,7 +103,6 @@ def tune(context: AppContext, config: TestConfig, how: Tuning) -> TuneOutcome:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.max_runs < 1:
         raise UsageError(f"--max-runs must be at least 1 (got {args.max_runs})")
-    model = simulated_model(args.simulate)
     config = load_or_say(args.config, sys.stderr)
     if config is None:
         return ExitCode.INVALID
@@ -140,31 +121,25 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         raise UsageError(f"--calibration {args.calibration:g} s: a confirmation run takes at least {shortest:g} s here "
                          f"(its warm-up, a settled latency, then the {config.thresholds.minimum_measured_s:g} s a "
                          "verdict needs measured)")
-    if args.hosts is not None:
-        across = servers_of(config, args.hosts)
-        if across is None:
-            return ExitCode.INVALID
-        config = across
-    session = context.session(args.session or args.config.stem, config, lambda words: say(f"note: {words}"))
+    request = request_of(args, config, work="tune", output=output, session=args.session or args.config.stem,
+                         calibration_s=args.calibration, max_runs=args.max_runs)
+    if request is None:
+        return ExitCode.INVALID
+    config = request.config
+    opened = OpenRun(context, request, note=lambda words: say(f"note: {words}"), say=say)
     where = (f"{len(config.servers)} servers ({', '.join(config.server_names)}), stepped together on their shared storage"
              if config.servers else "the configured paths")
-    if model is not None or (config.servers and args.simulate):
+    if args.simulate:
         where += f", on the simulated device '{args.simulate}'"
-    say(f"Tuning session '{session}' on {where}: {target_words(config.test_target_iops)}; "
+    say(f"Tuning session '{opened.session}' on {where}: {target_words(config.test_target_iops)}; "
         f"a load sweep of at most 8 minutes unless the session has one, then confirmation runs of at most "
         f"{args.calibration:g} s; runs in {output}")
-    how = Tuning(session, output, model, args.calibration, args.max_runs)
-
-    def tuning(source: IntervalSource | None) -> TuneOutcome:
-        return tune(context, config, how if source is None else replace(how, model=None, source=source))
-
     try:
-        outcome = with_source(args, config, tuning, say=say)
+        with opened.sourced():
+            outcome = tune(opened, config)
     except InvalidConfigError as exc:  # a calibration run's folder or the machine refused it before it began
         print_problems(exc.problems, sys.stderr)
         return ExitCode.INVALID
-    if isinstance(outcome, int):
-        return outcome
     return said(outcome, config, args.max_runs, args.json)
 
 

@@ -29,7 +29,7 @@ from engine.protocol import RunEvent
 from engine.results.sweep_schema import SweepStep
 from engine.run.gate import Told
 from engine.run.runner import InvalidConfigError
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 
 BEAT_S = 0.5  # how often the part looks for the word to stop
 RUNS_FOLDER = "runs"  # in the agent's data folder: a folder per test, named by its id

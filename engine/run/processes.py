@@ -2,7 +2,7 @@
 
 `WorkerProcesses` owns the multiprocessing side of a run: the processes, their message
 queue, the go and stop events and the shared times. What the messages mean is the
-pool's business (`engine.run.pool`). Workers are started with `spawn` on every
+pool's business (`engine.run.sources.pool`). Workers are started with `spawn` on every
 platform: Windows can start them no other way, and tests then run what ships.
 """
 

@@ -28,10 +28,10 @@ from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.gate import StartGate, SweepLead
 from engine.run.measurement import Measurement, RunEnd
-from engine.run.pool import WorkerPoolSource
 from engine.run.scan_plan import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
+from engine.run.sources.pool import WorkerPoolSource
 from engine.run.streams import target_streams_words
 from engine.run.sweep import SweepPlan
 

@@ -34,7 +34,7 @@ from engine.run.measurement import Measurement, RunEnd
 from engine.run.runner import Runner
 from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream
-from engine.run.simulation import SIMULATED_HOST, ModelSource, StorageModel, solve
+from engine.run.sources.model import SIMULATED_HOST, ModelSource, StorageModel, solve
 from engine.run.streams import mix_of
 from engine.workload.instance import DELETE_LOG_BYTES, REPLACE_LOG_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally

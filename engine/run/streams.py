@@ -1,6 +1,6 @@
 """What one database's workload asks of the storage per transaction and per second: the model's shares of its streams.
 
-The simulated device serves these (`engine.run.simulation`); the test log says them at the design's target, so an
+The simulated device serves these (`engine.run.sources.model`); the test log says them at the design's target, so an
 engineer sees what the Exchange generation chosen drives before the run says what the storage did with it.
 """
 

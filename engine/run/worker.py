@@ -1,7 +1,7 @@
 """A worker process: prepares its share of the database instances and runs them.
 
 Databases are spread over worker processes so one interpreter's lock never caps
-throughput. The parent (`engine.run.pool`) starts each worker with one
+throughput. The parent (`engine.run.sources.pool`) starts each worker with one
 `WorkerChannels` and hears from it only through the typed messages of
 `engine.run.messages`: a hello first, a done last.
 

@@ -9,7 +9,7 @@ from app.cli.console import LINE_EVERY_S, ConsoleRenderer, print_result
 from engine.model.config import default_config
 from engine.model.units import format_duration
 from engine.protocol import IntervalEvent
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 
 
 def _result(tmp_path):

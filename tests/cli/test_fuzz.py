@@ -25,13 +25,13 @@ from hypothesis import strategies as st
 from app.cli import COMMANDS, command_parser, run_cli
 from app.cli import window as window_command
 from app.cli.configs import load_checked
-from app.context import AppContext
+from app.opening import OpenRun
 from engine.io.config_file import save_config
 from engine.model.config import TestConfig
 from engine.model.options import options
 from engine.model.validation import check_rules, validate_data
 from engine.protocol import ExitCode
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.store.paths import DATA_DIR_ENV
 from tests.cli.test_bad_input import good_config, good_data
 
@@ -225,7 +225,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "store"))
-    monkeypatch.setattr(AppContext, "runner", no_runner)
+    monkeypatch.setattr(OpenRun, "runner", no_runner)
     monkeypatch.setattr(window_command, "open_window", window_closed)
     return tmp_path
 

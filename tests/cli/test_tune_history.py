@@ -105,7 +105,7 @@ def test_what_the_storage_carries_is_the_sweep_s_settled_figure_not_the_confirmi
     storage settled at it; the confirming run measures its 30 s from a fresh start, while the model's caches still
     warm (latency lower, IOPS higher): what the storage carries is the sweep's figure, within a few % of the truth."""
     from engine.model.config import TestConfig
-    from engine.run.simulation import PROFILES
+    from engine.run.sources.model import PROFILES
     from tests.engine.steady import steady_iops
 
     config = _sata_config(tmp_path, mailboxes=2000, iops=0.2)

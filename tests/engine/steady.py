@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.model.config import TestConfig
-from engine.run.simulation import OperatingPoint, StorageModel, solve
+from engine.run.sources.model import OperatingPoint, StorageModel, solve
 from engine.run.streams import mix_of
 
 

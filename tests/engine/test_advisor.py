@@ -11,7 +11,7 @@ import pytest
 from engine.model.config import default_config
 from engine.model.profile import MINIMUM_MEASURED_S, ServerPart
 from engine.results.criterion_schema import Criterion
-from engine.run.simulation import PROFILES, runner_for, solve
+from engine.run.sources.model import PROFILES, runner_for, solve
 from engine.run.sweep import plan_sweep
 from engine.tuning.advisor import Advice, advise, capacity_of, setting_for
 from engine.tuning.evidence import RunPoint

@@ -25,7 +25,7 @@ from engine.model.validation import check_rules
 from engine.results.document import LOG_FILE
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from reporting.bundle import load_run
 from reporting.document import render_html
 from tests.conftest import small_config

@@ -17,7 +17,7 @@ from engine.model.validation import validate_data
 from engine.results.document import LOG_FILE
 from engine.results.schema import RunResult
 from engine.run.runner import Runner
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.streams import database_streams
 from engine.tuning.evidence import evidence
 from engine.workload.background import MAINTENANCE_READ_BYTES

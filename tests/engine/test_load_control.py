@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 
-from engine.run import pool
 from engine.run.runner import Runner
+from engine.run.sources import pool
 from engine.workload.load import LoadControl, share
 from tests.conftest import small_config
 

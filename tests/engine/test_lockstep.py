@@ -7,13 +7,13 @@ import itertools
 import math
 from pathlib import Path
 
-from engine.hosts.source import GAP_S, SweepWord
 from engine.model.config import TestConfig, default_config
 from engine.protocol import LogEvent
 from engine.results.document import read_samples
 from engine.results.sweep_schema import SweepStep
 from engine.run.gate import Told
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
+from engine.run.sources.servers import GAP_S, SweepWord
 from engine.run.sweep import SweepPlan, plan_sweep
 
 SATA = PROFILES["sata-2x7k"]

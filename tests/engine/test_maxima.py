@@ -102,7 +102,7 @@ def test_a_highest_average_over_the_limit_fails_and_is_said(tmp_path):
 def test_a_killed_runs_rebuilt_result_finds_the_same_highest_averages_as_the_run(tmp_path):
     from engine.results.document import read_samples
     from engine.run.samples import rebuild_result
-    from engine.run.simulation import PROFILES, runner_for
+    from engine.run.sources.model import PROFILES, runner_for
 
     # measuring starts 37 s in, part-way through a log interval; 10 minutes is forty of them
     config = default_config(tmp_path / "data", databases=2, duration_s=600.0, warmup_s=37.0)

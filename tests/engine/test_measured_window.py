@@ -12,7 +12,7 @@ from engine.model.profile import MINIMUM_MEASURED_S
 from engine.model.validation import Severity, check_rules
 from engine.results.schema import Outcome
 from engine.results.verdict import WINDOW_CRITERION, too_short
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.tuning.advisor import advise_session
 from engine.tuning.evidence import evidence
 from engine.tuning.tuner import calibration_rule, shortest_calibration_s

@@ -16,7 +16,6 @@ from engine.model import config as model
 from engine.model.config import LOG_FILE_SIZE_BYTES
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import RESULT_FILE
-from engine.run import pool
 from engine.run import worker as worker_module
 from engine.run.measurement import Measurement
 from engine.run.messages import (
@@ -38,6 +37,7 @@ from engine.run.messages import (
 )
 from engine.run.processes import UnreadableMessage, WorkerProcesses
 from engine.run.runner import Runner
+from engine.run.sources import pool
 from engine.workload.context import RunClock
 from engine.workload.histogram import bucket_index
 from engine.workload.recovery import RecoveryTally

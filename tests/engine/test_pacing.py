@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine.model.config import ThreadWeight, default_config
-from engine.run.simulation import StorageModel, runner_for
+from engine.run.sources.model import StorageModel, runner_for
 from engine.tuning.evidence import evidence
 from engine.workload.pacing import JETSTRESS_REST_PER_READ_WAIT, cycle_ms, pause_ns, rest_per_read_wait
 

@@ -142,7 +142,7 @@ def test_messages_drained_from_an_exiting_worker_are_all_acted_on(disk_dir):
     from engine.protocol import LogEvent
     from engine.run.measurement import Measurement
     from engine.run.messages import WorkerDone, WorkerHello, WorkerIoError, WorkerLog
-    from engine.run.pool import _PoolRun
+    from engine.run.sources.pool import _PoolRun
 
     events: list = []
     runner = Runner(small_config(disk_dir / "data"), disk_dir / "out", events.append)
@@ -194,7 +194,7 @@ def test_a_new_run_folder_never_shares_a_name_with_one_already_there(tmp_path):
 
 def test_a_run_in_a_folder_jetwise_named_takes_its_id_from_the_folders_name(tmp_path):
     from engine.results.document import run_id_of, stamped_folder
-    from engine.run.simulation import PROFILES, runner_for
+    from engine.run.sources.model import PROFILES, runner_for
 
     config = small_config(tmp_path / "data")
     folder = stamped_folder(tmp_path / "runs" / "SAN tier 2", "t2-s1")

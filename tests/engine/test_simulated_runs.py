@@ -8,7 +8,7 @@ import pytest
 from engine.model.config import default_config
 from engine.results.document import read_samples
 from engine.run.samples import rebuild_result
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.workload.stats import STREAMS
 
 

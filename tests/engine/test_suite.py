@@ -13,7 +13,7 @@ from engine.model.config import TestConfig
 from engine.results.document import read_result
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.suite import PERFORMANCE_S, STAGES, STRESS_S, Stage, Suite, SuiteError, open_suite, read_suite
 from tests.conftest import small_config
 

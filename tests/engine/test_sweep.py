@@ -9,7 +9,7 @@ import pytest
 
 from engine.model.config import TestConfig, default_config
 from engine.model.derive import default_thread_count
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.run.sweep import MAX_STEPS, Load, Step, Sweep, ladder
 from engine.tuning.curve import choose
 from tests.engine.steady import steady_iops

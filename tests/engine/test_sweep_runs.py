@@ -12,7 +12,7 @@ from engine.protocol import LogEvent
 from engine.results.document import read_samples
 from engine.results.schema import Outcome
 from engine.run.samples import rebuild_result
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.sweep import SWEEP_BUDGET_S, plan_sweep
 from engine.tuning.advisor import advise_session
 from engine.tuning.tuner import Tuner

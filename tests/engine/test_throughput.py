@@ -20,7 +20,7 @@ from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, d
 from engine.model.units import MIB
 from engine.results.criterion_schema import Criterion
 from engine.results.verdict import IOPS_CRITERION
-from engine.run.simulation import PROFILES
+from engine.run.sources.model import PROFILES
 from engine.run.sweep import Load, Step, heaviest_threads
 from engine.tuning.advisor import advise_session, capacity_of
 from engine.tuning.curve import CurvePoint

@@ -306,7 +306,7 @@ def test_a_killed_soft_recovery_is_rebuilt_from_its_samples_of_the_log_generatio
 
 
 def test_a_replay_that_ends_before_the_window_is_told_of_it_still_shows_how_far_it_got(tmp_path, monkeypatch):
-    from engine.run import pool
+    from engine.run.sources import pool
 
     announce = pool._PoolRun._announce_replay
 

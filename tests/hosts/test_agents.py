@@ -16,11 +16,11 @@ import pytest
 
 from engine.hosts.controller import Controller
 from engine.hosts.roster import Roster
-from engine.hosts.source import HostsSource
 from engine.model.profile import ServerPart
 from engine.results.document import read_result
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
+from engine.run.sources.servers import HostsSource
 from tests.conftest import small_config
 from tests.hosts.agents import HOSTS, JETWISE, enrolled, free_port, jetwise, start_agent, stop_all
 

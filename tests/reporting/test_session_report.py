@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine.model.config import default_config
-from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sources.model import PROFILES, runner_for
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store
 from reporting.bundle import load_run

@@ -20,7 +20,7 @@ from engine.model.config import TestConfig
 from engine.results.document import RESULT_FILE, read_result
 from engine.results.scans import megabytes
 from engine.results.schema import Outcome
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.suite import PERFORMANCE_S, STRESS_S, SUITE_FILE, Stage, Suite, open_suite, read_suite, write_suite
 from reporting.suite import REPORT_FILE, load_suite, render_suite_html
 from tests.cli.test_cli import JETWISE

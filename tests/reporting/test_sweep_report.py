@@ -11,8 +11,8 @@ import pytest
 
 from engine.model.config import default_config
 from engine.results.sweep_schema import SweepStep
-from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.sweep import plan_sweep
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
 from engine.model.config import default_config
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.store.sqlite import Store
 from engine.tuning.tuner import Tuner, calibration_rule
 from tests.conftest import small_config

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from engine.model.config import TestConfig, default_config
 from engine.results.schema import RunResult
-from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sources.model import PROFILES, runner_for
 from engine.run.sweep import plan_sweep
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store

@@ -8,7 +8,7 @@ from PySide6.QtGui import QPageSize, QTextCursor, QTextDocument, QTextFormat
 
 from engine.model.config import default_config
 from engine.results.sample_read import SampleList
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from reporting.bundle import RunBundle, load_run
 from reporting.document import charts, render_html
 from tests.engine.test_report import known_result

@@ -14,6 +14,7 @@ from engine.io.locks import FolderLocks
 from engine.model.draft import Draft
 from engine.model.validation import Problem
 from engine.protocol import PROTOCOL_VERSION, RefusalEvent
+from engine.run.request import RunRequest
 from tests.conftest import small_config
 from ui.controllers import engine_process
 from ui.controllers.engine_process import EngineProcess
@@ -82,7 +83,7 @@ def _fake_engine(monkeypatch, problems: list[Problem], write: str | None = None,
     refusal = RefusalEvent(problems=problems).model_dump_json()
     code = (
         "import json, pathlib, sys\n"
-        "out = pathlib.Path(sys.argv[sys.argv.index('--output') + 1])\n"
+        "out = pathlib.Path(json.loads(pathlib.Path(sys.argv[-1]).read_text())['output'])\n"
         f"print(json.dumps({{'event': 'hello', 'protocol': {PROTOCOL_VERSION}, 'tool_version': 'fake'}}))\n"
         + (f"print(json.dumps({{'event': 'log', 'time': '2026-11-21T10:00:00+00:00', 'level': 'error', 'message': {log!r}}}))\n"
            if log else "")
@@ -96,7 +97,7 @@ def _fake_engine(monkeypatch, problems: list[Problem], write: str | None = None,
 def _refused(qtbot, tmp_path: Path, output: Path):
     engine = EngineProcess()
     with qtbot.waitSignal(engine.finished, timeout=ENGINE_TIMEOUT_MS) as ended:
-        engine.start(small_config(tmp_path / "data"), output, "s")
+        engine.start(RunRequest(config=small_config(tmp_path / "data"), output=output, session="s"))
     return ended.args[0]
 
 

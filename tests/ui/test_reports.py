@@ -9,8 +9,8 @@ import pytest
 from PySide6.QtGui import QDesktopServices
 
 from engine.results.schema import RunResult
-from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sources.model import PROFILES, runner_for
 from engine.store.recorder import RunRecorder
 from engine.store.sqlite import Store
 from reporting.bundle import load_run

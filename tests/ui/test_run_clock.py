@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from engine.model.config import default_config
 from engine.model.units import format_duration
 from engine.protocol import IntervalEvent
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from ui.views.run_view import RunView
 
 

@@ -7,8 +7,8 @@ import re
 
 from PySide6.QtCore import Qt
 
-from engine.run.simulation import PROFILES, runner_for
 from engine.run.sinks import fan_out
+from engine.run.sources.model import PROFILES, runner_for
 from engine.store.recorder import RunRecorder
 from tests.conftest import small_config
 from tests.pdf_text import pdf_text

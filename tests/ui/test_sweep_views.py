@@ -8,7 +8,7 @@ import pytest
 
 from engine.protocol import IntervalEvent, ResultEvent
 from engine.results.verdict import CACHE_HIT_CRITERION
-from engine.run.simulation import PROFILES, runner_for
+from engine.run.sources.model import PROFILES, runner_for
 from engine.store.sqlite import Store
 from engine.workload.stats import CACHE_HITS, CACHE_MISSES
 from tests.ui.sweeps import simulated_sweep

@@ -15,11 +15,11 @@ from engine.hosts.controller import Controller
 from engine.hosts.keys import KeyStore
 from engine.hosts.membership import enrol, membership_in
 from engine.hosts.roster import Roster
-from engine.hosts.source import HostsSource
 from engine.model.profile import ServerPart
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome
 from engine.run.runner import Runner
+from engine.run.sources.servers import HostsSource
 from tests.conftest import small_config
 from tests.hosts.conftest import key_names
 from tests.windows import windows_only

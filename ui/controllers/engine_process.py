@@ -6,15 +6,14 @@ JSON event per line from its stdout and turns each into a signal. Stop writes `s
 to the engine's stdin; an engine that has not ended 5 s later is killed (an ESRP suite's, 30 s
 later: it writes the combined report once the test running has stopped).
 
-An ESRP suite (`suite`) runs in a folder that holds nothing but the suite: its configuration
-file is written in the temporary folder instead and removed once the engine ends (the suite's
-record keeps the configuration).
+What to run is one `RunRequest` (the configuration, a test, a load sweep, a calibration run or the ESRP suite, its
+simulated device and servers, its folder and session), written as a request file in the temporary folder and removed
+once the engine ends (a run's folder keeps its configuration, a suite's record the suite's).
 
 An engine that refuses the configuration logs each problem as an error, "field: words",
 and ends with exit code 2 before its run begins: the outcome carries those problems, each
-at its field. A run that never began leaves nothing behind: the configuration file the
-window wrote for it, and the folders the window made for it while nothing else is in
-them, are removed; nothing else is ever touched.
+at its field. A run that never began leaves nothing behind: the folders the window made for
+it while nothing else is in them are removed; nothing else is ever touched.
 """
 
 from __future__ import annotations
@@ -27,9 +26,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from engine.io.config_file import save_config
 from engine.io.safety import make_folders
-from engine.model.config import TestConfig
 from engine.model.validation import RUN_FOLDER_FIELD, Problem
 from engine.protocol import (
     PROTOCOL_VERSION,
@@ -41,8 +38,8 @@ from engine.protocol import (
     StartEvent,
     from_json_line,
 )
-from engine.results.document import REQUESTED_CONFIG_FILE
 from engine.results.schema import RunResult
+from engine.run.request import REQUEST_SUFFIX, RunRequest
 
 KILL_AFTER_MS = 5000
 SUITE_KILL_AFTER_MS = 30_000
@@ -90,34 +87,21 @@ class EngineProcess(QObject):
         self.output_dir: Path | None = None
         self.began = False  # the engine said the run begins (its start event)
         self._refusal: list[Problem] = []  # the errors it logged before the run began
-        self._written: list[tuple[Path, bytes]] = []  # the configuration files this window wrote, as written
         self._made: list[Path] = []  # the folders this window made for the run, deepest first
         self._kill_after_ms = KILL_AFTER_MS
-        self._temporary: list[Path] = []  # a suite's configuration files, removed once the engine ends
+        self._temporary: list[Path] = []  # the request files, removed once the engine ends
 
     @property
     def running(self) -> bool:
         return self.process.state() != QProcess.ProcessState.NotRunning
 
-    def start(
-        self,
-        config: TestConfig,
-        output_dir: Path,
-        session: str,
-        *,
-        calibrate_s: float | None = None,
-        sweep: bool = False,
-        simulate: str | None = None,
-        suite: tuple[float, float] | None = None,
-        port: int | None = None,
-        wait_s: float | None = None,
-    ) -> None:
-        """Run `config` with its results in `output_dir`; `suite` (its Performance and Stress lengths) runs the ESRP
-        suite there instead, or resumes the one it holds. A test across servers (the servers `config` names) listens
-        for their agents on `port` for up to `wait_s` (the engine's defaults when None)."""
+    def start(self, request: RunRequest) -> None:
+        """Run `request` (a test, a load sweep, a calibration run, or the ESRP suite in its folder, new or resumed):
+        the window writes it as a request file and the engine reads it."""
         self.began = False
+        output_dir = request.output
         try:
-            config_path = self._write_config(config, output_dir) if suite is None else self._write_suite_config(config)
+            request_path = self._write_request(request)
         except OSError as exc:  # said as the engine says a refusal, once the caller listens
             problem = Problem(RUN_FOLDER_FIELD, f"{output_dir} cannot be written: {exc.strerror or exc}")
             self.stderr_line.emit(problem.located)
@@ -125,65 +109,36 @@ class EngineProcess(QObject):
             QTimer.singleShot(0, lambda: self.finished.emit(outcome))
             return
         program, lead = engine_command()
-        args = [*lead, "engine", str(config_path), "--output", str(output_dir), "--session", session]
-        if sweep:
-            args.append("--sweep")
-        elif calibrate_s is not None:
-            args += ["--calibrate", f"{calibrate_s:g}s"]
-        if simulate is not None:
-            args += ["--simulate", simulate]
-        if config.servers:
-            if port is not None:
-                args += ["--port", str(port)]
-            if wait_s is not None:
-                args += ["--wait", _seconds(wait_s)]
-        if suite is not None:
-            performance_s, stress_s = suite
-            args += ["--suite", "--performance-duration", _seconds(performance_s), "--stress-duration", _seconds(stress_s)]
-        self._kill_after_ms = KILL_AFTER_MS if suite is None else SUITE_KILL_AFTER_MS
+        self._kill_after_ms = KILL_AFTER_MS if request.work != "suite" else SUITE_KILL_AFTER_MS
         self.output_dir = output_dir
         self.result = None
         self.session = None
         self._refusal = []
         self._stop_requested = False
         self.process.setProcessEnvironment(QProcessEnvironment.systemEnvironment())
-        self.process.start(program, args)
+        self.process.start(program, [*lead, "engine", str(request_path)])
 
-    def _write_config(self, config: TestConfig, output_dir: Path) -> Path:
-        """The configuration to run, in the run's folder; the folders made for it and the file, as written, are noted
-        so that a run that never begins leaves nothing (raises OSError, having removed what it made)."""
+    def _write_request(self, request: RunRequest) -> Path:
+        """The request, in the temporary folder; a run's folder made first (a suite's folder takes nothing but the
+        suite, which its engine makes), the folders made noted so that a run that never begins leaves nothing (raises
+        OSError, having removed what it made)."""
         self._made = []
-        missing = output_dir
-        while not missing.exists() and missing.parent != missing:
+        missing = request.output
+        while request.work != "suite" and not missing.exists() and missing.parent != missing:
             self._made.append(missing)
             missing = missing.parent
-        config_path = output_dir / REQUESTED_CONFIG_FILE
-        try:
-            make_folders(output_dir)
-            save_config(config, config_path)
-            self._written = [(config_path, config_path.read_bytes())]
-        except OSError:
-            self._discard_output()
-            raise
-        return config_path
-
-    def _write_suite_config(self, config: TestConfig) -> Path:
-        """The suite's configuration, in the temporary folder: the suite's own folder takes nothing but the suite."""
-        self._made, self._written = [], []
-        return self._write_temporary(config, "jetwise-suite-")
-
-    def _write_temporary(self, config: TestConfig, prefix: str) -> Path:
-        handle, name = tempfile.mkstemp(prefix=prefix, suffix=".json")
+        handle, name = tempfile.mkstemp(prefix="jetwise-", suffix=f"-{REQUEST_SUFFIX}")
         os.close(handle)
         path = Path(name)
+        self._temporary.append(path)
         try:
-            save_config(config, path)
+            if self._made:
+                make_folders(request.output)
+            path.write_text(request.model_dump_json(indent=1), encoding="utf-8")
         except OSError:
-            path.unlink(missing_ok=True)
+            self._discard_output()
             self._remove_temporary()
             raise
-        self._written.append((path, path.read_bytes()))
-        self._temporary.append(path)
         return path
 
     def stop(self) -> None:
@@ -256,19 +211,8 @@ class EngineProcess(QObject):
             self.finished.emit(EngineOutcome(None, self._stop_requested, None, started=False))
 
     def _discard_output(self) -> None:
-        """The run never began: remove what this window wrote for it, recognised as its own; nothing else.
-
-        The configuration file goes if it still holds what the window wrote; each folder the
-        window made goes only while empty (rmdir), deepest first, so a file anyone put there
-        (the engine's, another run's) keeps its folder.
-        """
-        for path, data in self._written:
-            try:
-                if path.read_bytes() == data:
-                    path.unlink()
-            except OSError:
-                pass  # gone already, or unreadable: not ours to judge
-        self._written = []
+        """The run never began: remove the folders this window made for it, each only while empty (rmdir), deepest
+        first, so a file anyone put there (the engine's, another run's) keeps its folder."""
         for folder in self._made:
             try:
                 folder.rmdir()
@@ -281,10 +225,6 @@ class EngineProcess(QObject):
             path.unlink(missing_ok=True)
         self._temporary = []
 
-
-def _seconds(value: float) -> str:
-    """A length as the engine's command line reads it, to the second's fraction: "7200s"."""
-    return f"{int(value)}s" if value == int(value) else f"{value}s"
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from engine.protocol import RunEvent, StartEvent, WaitingEvent
 from engine.results.document import CONFIG_FILE, stamped_folder
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord, suite_title
+from engine.run.request import RunRequest, Work
 from engine.run.sweep import SweepPlan
 from engine.store.sqlite import Store
 from engine.tuning.advisor import Advice, advise_session
@@ -198,9 +199,10 @@ class RunController(QObject):
         if tuner is not None and swept:  # the curve this run's setting was read from
             self.display.show_sweep(swept[-1], tuner.advice)
         self.draft.start_requested()
-        calibrate = self.draft.calibration_s if tuner is not None else None
-        engine.start(config, output, session, calibrate_s=calibrate, sweep=plan is not None, simulate=self.simulate,
-                     port=self.across_port, wait_s=self.across_wait_s)
+        work: Work = "sweep" if plan is not None else "calibration" if tuner is not None else "test"
+        engine.start(RunRequest(config=config, work=work, output=output, session=session, simulate=self.simulate,
+                                calibration_s=self.draft.calibration_s if tuner is not None else None,
+                                port=self.across_port, wait_s=self.across_wait_s))
         if self._from_wizard and hosts:  # Review shows who has connected, with Cancel
             self.message.emit(f"Starting: listening for the agents of {', '.join(hosts)}")
             self.waiting.emit(WaitingEvent(connected=[], waiting=hosts, left_s=self.across_wait_s))
@@ -228,8 +230,9 @@ class RunController(QObject):
         self.display.begin(config, f"{title}{across}: {setting_words(config)}")
         self.display.show_suite(None, None)
         self.draft.start_requested()
-        engine.start(config, output, self.draft.session or "Jetwise", simulate=self.simulate,
-                     suite=(performance_s, stress_s), port=self.across_port, wait_s=self.across_wait_s)
+        engine.start(RunRequest(config=config, work="suite", output=output, session=self.draft.session or "Jetwise",
+                                simulate=self.simulate, performance_s=performance_s, stress_s=stress_s,
+                                port=self.across_port, wait_s=self.across_wait_s))
         if from_wizard:
             self.message.emit(f"Starting: listening for the agents of {', '.join(servers)}" if servers else
                               "Starting: the engine checks the configuration and takes the folders")

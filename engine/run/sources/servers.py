@@ -89,7 +89,7 @@ class HostsSource:
 
     def __init__(self, controller: Controller, *, simulate: str | None = None) -> None:
         self.controller = controller
-        self.simulate = simulate  # each server runs on this simulated device (engine.run.simulation)
+        self.simulate = simulate  # each server runs on this simulated device (engine.run.sources.model)
         self.device = simulate or ""  # every server's: a simulated one, or each server's own storage
         self.name = f"{simulate} on each server" if simulate else "each server's own, through its agent"
         self.word: SweepWord | None = None  # a load sweep's lead, once the run asked for it
