@@ -33,7 +33,7 @@ from engine.hosts.admission import Refusal, Refusals, admitted, handshake_words,
 from engine.hosts.checks import shown
 from engine.hosts.clock import CLOCK_READINGS, CLOCK_WAIT_S, Clock
 from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, Certified, Peer, certified, closed_words
-from engine.hosts.messages import MAX_MESSAGE_BYTES, ClockReading, FromAgent, Hello, MalformedError, Welcome, from_agent
+from engine.hosts.messages import KIND_BYTES, MAX_MESSAGE_BYTES, ClockReading, FromAgent, Hello, MalformedError, Welcome, from_agent
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.hosts.tls import context
 
@@ -41,7 +41,6 @@ from engine.hosts.tls import context
 # filling the controller's memory) is refused; a test's own flood is checked far faster than this fills
 UNCHECKED_BYTES = 4 * MAX_MESSAGE_BYTES
 ROSTER_CHECK_S = 1.0  # how often the controller reads its roster again, for a host removed meanwhile
-HELLO_BYTES = 8 * 1024  # the largest hello: a host name and a certificate request of a few hundred bytes each
 _LOG = logging.getLogger("jetwise.controller")
 
 
@@ -225,12 +224,12 @@ class Controller:
 
     async def _serve(self, connection: ServerConnection) -> None:
         assert isinstance(connection, _AgentConnection)
-        address, cert, who = connection.address, connection.cert, connection.who
+        address, who = connection.address, connection.who
         agent: _Agent | None = None
         peer = Peer(connection, self._loop)
         gone = ""
         try:
-            agent = await self._welcome(connection, peer, cert, address, who)
+            agent = await self._welcome(connection, peer)
             if agent is None:
                 return
             async for text in connection:
@@ -258,39 +257,37 @@ class Controller:
                 connection.transport.abort()
             peer.stop()
 
-    async def _welcome(self, connection: ServerConnection, peer: Peer, cert: Certified | None, address: str,
-                       who: str) -> _Agent | None:
+    async def _welcome(self, connection: _AgentConnection, peer: Peer) -> _Agent | None:
         """The agent's first word, checked against its certificate: registered and welcomed, or refused."""
-        refused = not_answered(self.roster, cert)
-        if refused is not None:
-            self._refuse(peer, address, who, refused)
-            return None
-        assert cert is not None and cert.host is not None
+        cert, address, who = connection.cert, connection.address, connection.who
+        why, cert_pem = not_answered(self.roster, cert), None
         try:
-            text = await asyncio.wait_for(connection.recv(), OPEN_S)
-            if len(text) > HELLO_BYTES:  # a hello is small: nothing larger is validated at all
-                raise MalformedError(f"a first message of {len(text):,} bytes, where a hello is at most {HELLO_BYTES:,}")
-            # validated in the checking thread, never in the loop that keeps every link alive
-            first = await asyncio.get_running_loop().run_in_executor(self._checking, from_agent, text)
-        except TimeoutError:
-            self._refuse(peer, address, who, f"it said nothing within {OPEN_S:g} s of connecting")
-            return None
-        except MalformedError as exc:
-            self._refuse(peer, address, who, str(exc))
-            return None
-        known, cert_pem, why = admitted(self.roster, cert, first, address)
-        with self._lock:
-            there = self._agents.get(cert.host)
-            if why is None and there is not None:
-                why = (f"{cert.host}'s agent is connected already from {there.peer.address}: a second one with its "
-                       "certificate is refused (a copied bundle or key)")
             if why is None:
-                agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who, known)
+                assert cert is not None and cert.host is not None
+                text = await asyncio.wait_for(connection.recv(), OPEN_S)
+                if len(text) > KIND_BYTES["hello"]:  # a hello is small: nothing larger is validated at all
+                    raise MalformedError(f"a first message of {len(text):,} bytes, where a hello is at most "
+                                         f"{KIND_BYTES['hello']:,}")
+                # validated in the checking thread, never in the loop that keeps every link alive
+                first = await asyncio.get_running_loop().run_in_executor(self._checking, from_agent, text)
+                cert, cert_pem, why = admitted(self.roster, cert, first, address)
+        except TimeoutError:
+            why = f"it said nothing within {OPEN_S:g} s of connecting"
+        except MalformedError as exc:
+            why = str(exc)
+        agent = test = None
+        with self._lock:
+            there = self._agents.get(cert.host) if cert is not None and cert.host is not None else None
+            if why is None and there is not None:
+                why = (f"{there.host}'s agent is connected already from {there.peer.address}: a second one with its "
+                       "certificate is refused (a copied bundle or key)")
+            if why is None and cert is not None and cert.host is not None:  # known by the key it made, if it made one
+                agent = self._agents[cert.host] = _Agent(cert.host, peer, address, who, cert)
                 test = self._test
-        if why is not None:
-            self._refuse(peer, address, who, why)
+        if agent is None:
+            self._refuse(peer, address, who, why or "no certificate")
             return None
-        note = "" if test is None or cert.host in test.hosts else "a test is running: this agent joins the next test"
+        note = "" if test is None or agent.host in test.hosts else "a test is running: this agent joins the next test"
         peer.send(Welcome(note=note, cert_pem=cert_pem))
         return agent
 
