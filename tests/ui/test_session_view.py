@@ -282,3 +282,21 @@ def test_the_session_curve_joins_the_judged_runs_and_leaves_a_stopped_run_s_part
     points = [item for item in view.iops_plot.getPlotItem().items if isinstance(item, pg.ScatterPlotItem)]
     assert [len(line.getData()[0]) for line in lines] == [2]  # the two judged runs, joined
     assert sum(len(item.data) for item in points) == 3  # every run a point, the stopped one too
+
+
+def test_a_session_switched_to_the_other_exchange_generation_says_so_on_review_before_start(qtbot, window, tmp_path):
+    from engine.model.config import ExchangeVersion
+    from ui.wizard import PAGE_REVIEW
+
+    first = record_run(window.store, "generations", tmp_path / "runs" / "a")
+    assert first.configuration.profile.exchange.value == "2013"
+    switched = first.configuration.model_copy(update={"profile": first.configuration.profile.model_copy(
+        update={"exchange": ExchangeVersion.EXCHANGE_2010})})
+    window.wizard.load_config(switched, session="generations")
+    window.wizard.restart_at(PAGE_REVIEW)
+    text = window.wizard.review.text.toPlainText()
+    assert "this session's earlier runs drove Exchange 2013" in text and "this test drives Exchange 2010" in text
+    assert "name a new tuning session (for example 'generations, Exchange 2010')" in text
+    window.wizard.load_config(first.configuration, session="generations")  # the same generation again: no word
+    window.wizard.restart_at(PAGE_REVIEW)
+    assert "earlier runs drove" not in window.wizard.review.text.toPlainText()

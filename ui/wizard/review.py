@@ -12,7 +12,8 @@ from pydantic import ValidationError
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
 
-from engine.model.config import TestConfig, TestType
+from engine.model.config import ExchangeVersion, TestConfig, TestType
+from engine.model.exchange import generation
 from engine.model.units import compact_duration, sentence
 from engine.model.validation import (
     AUTO_TUNE_HELD,
@@ -116,6 +117,7 @@ class ReviewPage(WizardPage):
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
         self._targets: dict[str, float] = {}  # each tuning session's target, as its latest run had it
+        self._workloads: dict[str, ExchangeVersion] = {}  # each tuning session's Exchange workload, its latest run's
         self.checks = BackgroundCheck(lambda configs: _check_all(services, configs), self)
         # each chosen server's configuration (its folders) in a test across servers; the wizard tells it the Servers
         # page's (`ServersPage.server_configs`)
@@ -168,9 +170,12 @@ class ReviewPage(WizardPage):
 
     def _look_for_sessions(self) -> None:
         try:
-            self._targets = {session.name: session.target_iops for session in self.context.services.recent_sessions()}
+            sessions = self.context.services.recent_sessions()
         except ServiceError:  # a broken store must not stop a test: the session's target is not compared
-            self._targets = {}
+            sessions = []
+        self._targets = {session.name: session.target_iops for session in sessions}
+        self._workloads = {session.name: session.last_config.profile.exchange for session in sessions
+                           if session.last_config is not None}
 
     def _look_for_suites(self) -> None:
         if self.suite.chosen:
@@ -245,8 +250,9 @@ class ReviewPage(WizardPage):
                 problems.append(Problem("", f"the database and log folders could not be checked: {self.checks.error}"))
         if not self.state.session:
             problems.append(Problem("session", "name the tuning session this run belongs to"))
-        elif config is not None and (mixed := _other_target(config, self.state.session, self._targets)) is not None:
-            problems.append(mixed)
+        elif config is not None:
+            problems += [mixed for mixed in (_other_target(config, self.state.session, self._targets),
+                                             _other_workload(config, self.state.session, self._workloads)) if mixed]
         return sorted(problems, key=lambda p: p.severity != Severity.ERROR)
 
     def refresh(self) -> None:
@@ -315,6 +321,17 @@ def _check_all(services: WizardServices, configs: tuple[TestConfig, ...]) -> Mac
             if problem not in problems and (config.test_type != TestType.DATABASE_BACKUP or problem.field == "backup_path"):
                 problems.append(problem)
     return MachineCheck(problems, found.rows)
+
+
+def _other_workload(config: TestConfig, session: str, workloads: dict[str, ExchangeVersion]) -> Problem | None:
+    """A warning when the session's runs drove the other Exchange generation's workload: its advice would mix them."""
+    earlier = workloads.get(session)
+    if earlier is None or generation(earlier) == config.generation:
+        return None
+    return Problem("session", f"this session's earlier runs drove {generation(earlier).words}, and this test drives "
+                              f"{config.generation.words}: the advisor reads every run of the session as one workload. "
+                              f"To keep the two apart, name a new tuning session (for example '{session}, "
+                              f"Exchange {config.profile.exchange.value}')", Severity.WARNING)
 
 
 def _other_target(config: TestConfig, session: str, targets: dict[str, float]) -> Problem | None:
