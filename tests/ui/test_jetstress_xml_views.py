@@ -102,8 +102,10 @@ def test_an_opened_xml_fills_the_wizard_and_lists_what_it_changed_beside_it(qtbo
     assert "ignored (Jetwise does not model them): MultiHostBreak" in listed
     assert "Manual at 12 threads" in report.headline.text()
     welcome = wizard.welcome
-    assert welcome.open_file.isChecked() and "2 warnings, 1 note" in welcome.loaded.text() and welcome.report.isVisible()
-    assert "2 warnings, 1 note in the import report" in window.statusBar().currentMessage()
+    assert welcome.open_file.isChecked() and "2 warnings, 2 notes" in welcome.loaded.text() and welcome.report.isVisible()
+    assert "2 warnings, 2 notes in the import report" in window.statusBar().currentMessage()
+    # what no JetstressConfig.xml holds is said, with the values used, not restored in silence
+    assert "holds no warm-up and no database cache size: Jetwise's defaults are used, a 1m warm-up" in listed
 
     # the report stays open while the engineer works in the wizard, and nothing typed there is lost
     wizard.next()

@@ -17,6 +17,7 @@ from typing import Any
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
+from engine.model.config import TestConfig
 from engine.model.exchange import generation, version_of_jetstress
 from engine.model.jetstress import values
 from engine.model.jetstress.elements import (
@@ -29,7 +30,7 @@ from engine.model.jetstress.elements import (
 )
 from engine.model.jetstress.merging import with_jetwise_settings
 from engine.model.profile import LOG_INTERVAL_STEP_S
-from engine.model.units import MIB
+from engine.model.units import MIB, compact_duration
 from engine.model.validation import Problem, Severity
 
 
@@ -137,6 +138,8 @@ def read_xml(text: str) -> XmlImport:
     finish_threads(result)
     comments = [c.text or "" for c in root if not isinstance(c.tag, str)]  # ElementTree's comments carry a function as tag
     comment = next((c for c in comments if c.strip().startswith(JETWISE_COMMENT)), "")
+    if not comment:  # what no JetstressConfig.xml holds: said, not restored in silence over what was there
+        result.notes.append(_not_in_the_file())
     if comment:  # a file Jetwise wrote: its Jetstress-only elements hold Jetstress's defaults unless edited since
         written = {name: text for name, text in ELEMENT_DEFAULTS if text is not None}
         found = {name: _text(elements[0]) for section in top.values() for element in section
@@ -317,3 +320,12 @@ def finish_threads(result: XmlImport) -> None:
     if generation(version).threads_per_database and isinstance(threads, int) and databases:
         result.data["thread_count"] = threads * databases
         result.threads_per_database = threads
+
+
+def _not_in_the_file() -> str:
+    fields = TestConfig.model_fields
+    warmup = float(fields["warmup_s"].default)
+    least, most = float(fields["database_cache_min_mb"].default), float(fields["database_cache_max_mb"].default)
+    return (f"a JetstressConfig.xml holds no warm-up and no database cache size: Jetwise's defaults are used, a "
+            f"{compact_duration(warmup)} warm-up and a {least:,.0f} MB to {most:,.0f} MB cache for the server (Jetstress's "
+            "own); set them in More settings, or save a Jetwise configuration, which keeps them")
