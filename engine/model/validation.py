@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from engine.model.config import FROM_FILE, PAGE_SIZE_BYTES, TestConfig
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.options import BOUND_ERRORS, option_at
-from engine.model.units import as_typed, format_bytes
+from engine.model.units import MIB, as_typed, format_bytes
 
 
 class Severity(StrEnum):
@@ -286,4 +286,13 @@ def _outsized(config: TestConfig) -> list[Problem]:
             f"{p.mailbox_size_mb:,} MB over {config.database_file_count} databases), more than "
             f"{format_bytes(PLAUSIBLE_DATABASE_BYTES)}: Microsoft plans an Exchange database at 2 TB at most with "
             "database copies; check the mailbox size and count, or add databases", Severity.WARNING))
+    planned = p.mailboxes * p.mailbox_size_mb * MIB / config.database_file_count
+    if config.database_size_mb is not None and not config.seeks_maximum and config.database_size_bytes < planned / 10:
+        problems.append(Problem(
+            "database_size_mb",
+            f"each database is {format_bytes(config.database_size_bytes)}, "
+            f"{100 * config.database_size_bytes / planned:.2g} % of the {format_bytes(planned)} the profile plans for "
+            f"it ({p.mailboxes:,} mailboxes × {p.mailbox_size_mb:,} MB over {config.database_file_count} databases): "
+            "the test measures a database far smaller than production's, its reads nearer each other; without a set "
+            "size the profile sizes it", Severity.WARNING))
     return problems

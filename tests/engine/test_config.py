@@ -347,7 +347,13 @@ def test_a_profile_no_exchange_server_is_planned_at_is_said_at_its_fields_but_no
     assert said["profile.mailbox_size_mb"].severity == "warning"
     assert "each database would be 47,683,715.3 TB" in said["profile.mailbox_size_mb"].message
     planned = default_config(tmp_path, databases=2, profile={"mailboxes": 5000, "iops_per_mailbox": 0.1})
-    assert not {"profile.mailboxes", "profile.mailbox_size_mb"} & {p.field for p in check_rules(planned)}
+    assert not {"profile.mailboxes", "profile.mailbox_size_mb", "database_size_mb"} & {p.field for p in check_rules(planned)}
+    # a database set far below what the profile plans for it: said, not refused
+    small = planned.model_copy(update={"database_size_mb": 1024.0})
+    [remark] = [p for p in check_rules(small) if p.field == "database_size_mb"]
+    assert remark.severity == "warning" and remark.message.startswith("each database is 1.0 GB, 0.04 % of the 2.4 TB")
+    assert not [p for p in check_rules(small.model_copy(update={"database_size_mb": 500_000.0}))
+                if p.field == "database_size_mb"]
 
 
 def test_a_rule_across_fields_is_placed_at_its_field_by_the_rule_not_by_its_words(tmp_path):
