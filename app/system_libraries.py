@@ -1,9 +1,14 @@
 """What to install when Qt cannot load: the system library an ImportError names, and the Debian or Ubuntu package
-that has it (a Windows or macOS Qt brings its own)."""
+that has it (a Windows or macOS Qt brings its own); and, before the window opens on a Linux desktop, what Qt's xcb
+platform lacks (Qt itself would abort with its own words)."""
 
 from __future__ import annotations
 
+import ctypes
+import os
 import re
+import sys
+from pathlib import Path
 
 # The libraries Qt's offscreen and xcb platforms load on Linux, and the packages they come in.
 PACKAGES = {
@@ -22,7 +27,22 @@ PACKAGES = {
 ALL = "libgl1 libegl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0"
 
 
-def missing_library_words(exc: ImportError) -> str:
+def display_problem() -> str | None:
+    """Why Qt's xcb platform (a Linux desktop's) cannot load here, in words with the package to install; None when it
+    can, or when the window shows on another platform."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM", "xcb").split(":")[0] != "xcb":
+        return None
+    import PySide6
+
+    plugin = Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+    try:
+        ctypes.CDLL(str(plugin))  # the loader names the first library it lacks; Qt would abort the process instead
+    except OSError as exc:
+        return missing_library_words(exc) if plugin.is_file() else None
+    return None
+
+
+def missing_library_words(exc: ImportError | OSError) -> str:
     """`exc` in words, with the package to install for the library it names (or every one Qt needs)."""
     found = re.search(r"(lib[\w.+-]+?\.so)(?:\.\d+)*", str(exc))
     package = PACKAGES.get(found.group(1)) if found else None

@@ -22,7 +22,7 @@ from typing import NoReturn
 
 from app.context import AppContext, UsageError, WaitStoppedError
 from app.crash import record_crash
-from app.system_libraries import missing_library_words
+from app.system_libraries import display_problem, missing_library_words
 from engine.protocol import ExitCode
 from engine.store.sqlite import StoreError
 from engine.version import __version__
@@ -104,6 +104,10 @@ def open_window(config: Path | None = None, *, start: bool = False) -> int:
     except ImportError as exc:  # Qt's system libraries are missing
         print(f"error: the window cannot start: {missing_library_words(exc)}; on a headless machine use: jetwise run "
               "--quick", file=sys.stderr)
+        return ExitCode.ABORTED
+    if (problem := display_problem()) is not None:  # Qt's desktop platform cannot load: said before Qt aborts
+        print(f"error: the window cannot start: {problem}; on a headless machine use: jetwise run --quick",
+              file=sys.stderr)
         return ExitCode.ABORTED
     return window_main([], config, start=start)
 
