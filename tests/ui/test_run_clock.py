@@ -33,3 +33,20 @@ def test_the_measuring_clock_counts_from_the_start_of_measuring_not_of_the_warm_
     assert [(mark.value(), mark.label.toPlainText()) for mark in marks] == [(10.0, "measuring from here")]
     assert [item.value() for item in view.plots.latency_plot.getPlotItem().items
             if isinstance(item, pg.InfiniteLine) and item.angle == 90] == [10.0]
+
+
+def test_a_failing_criterion_beyond_the_six_the_running_verdict_shows_is_said_below_them(qtbot, tmp_path):
+    view = RunView()
+    qtbot.addWidget(view)
+    for number, profile in enumerate(({}, {"mailboxes": 10, "mailbox_size_mb": 10})):  # the second: the cache holds it
+        events = []
+        config = default_config(tmp_path / f"data{number}", duration_s=30.0, warmup_s=5.0, profile=profile)
+        runner_for(PROFILES["flash"], config, tmp_path / f"run{number}", events.append).run()
+        view.begin(config, f"Run {number + 1}")
+        for event in events:
+            view.on_event(event)
+        if number == 0:
+            assert view.others.isHidden()  # every criterion kept: nothing more to say
+    # a criterion none of the six shows fails: said below them, not hidden
+    assert not view.others.isHidden() and view.others.text().startswith("✗ Also failing: "), view.others.text()
+    assert "Database reads the storage serves (by design)" in view.others.text()

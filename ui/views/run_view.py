@@ -114,6 +114,11 @@ class RunView(QWidget):
             label.setWordWrap(True)  # a long instance name must not set the window's minimum width
             self.criteria[key] = label
             self.criteria_grid.addWidget(label, row // 3, row % 3)
+        self.others = QLabel()  # a failing criterion beyond the six shown, said below them
+        self.others.setWordWrap(True)
+        self.others.setStyleSheet(FAIL_STYLE)
+        self.others.hide()
+        self.criteria_grid.addWidget(self.others, 2, 0, 1, 3)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(5000)
@@ -186,6 +191,7 @@ class RunView(QWidget):
         for key, label in self.criteria.items():
             label.setText(f"{RUNNING_NAMES[key]}: —")
             label.setStyleSheet("")
+        self.others.hide()
 
     def on_event(self, event: RunEvent) -> None:
         match event:
@@ -337,7 +343,13 @@ class RunView(QWidget):
         if self.running is None or self.running.measured_s <= 0:
             return
         verdict = self.running.verdict()
-        worst = {RUNNING_CRITERIA[name]: c for name, c in worst_of_each(verdict.criteria).items() if name in RUNNING_CRITERIA}
+        each = worst_of_each(verdict.criteria)
+        worst = {RUNNING_CRITERIA[name]: c for name, c in each.items() if name in RUNNING_CRITERIA}
+        others = [c for name, c in each.items() if name not in RUNNING_CRITERIA and not c.passed]
+        self.others.setText("✗ Also failing: " + "; ".join(  # whatever else fails is said too, never hidden
+            f"{c.instance + ': ' if c.instance else ''}{sentence(c.name)} {c.value:,.2f}{c.unit_after} "
+            f"({'≤' if c.comparison == '<=' else '≥'} {c.limit:,.1f}{c.unit_after})" for c in others) if others else "")
+        self.others.setVisible(bool(others))
         # no database read completed on any instance yet: its latency is not judged, and the page says why
         unread = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
         for key, label in self.criteria.items():
