@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from pydantic import ValidationError
 
 from engine.model.config import FROM_FILE, PAGE_SIZE_BYTES, TestConfig
+from engine.model.exchange import MESSAGES_ROWS, MESSAGES_STEP
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.options import BOUND_ERRORS, option_at
 from engine.model.units import MIB, as_typed, format_bytes
@@ -286,6 +287,14 @@ def _outsized(config: TestConfig) -> list[Problem]:
             f"{p.mailbox_size_mb:,} MB over {config.database_file_count} databases), more than "
             f"{format_bytes(PLAUSIBLE_DATABASE_BYTES)}: Microsoft plans an Exchange database at 2 TB at most with "
             "database copies; check the mailbox size and count, or add databases", Severity.WARNING))
+    busiest = MESSAGES_ROWS * MESSAGES_STEP
+    heaviest = config.generation.iops_per_mailbox(busiest, copies=False)
+    if not config.seeks_maximum and p.iops_per_mailbox > 2 * heaviest:
+        problems.append(Problem(
+            "profile.iops_per_mailbox",
+            f"{p.iops_per_mailbox:g} IOPS per mailbox is more than twice what the heaviest mailbox asks of "
+            f"{config.generation.words} ({heaviest:g} at {busiest} messages a day): check the IOPS per mailbox",
+            Severity.WARNING))
     planned = p.mailboxes * p.mailbox_size_mb * MIB / config.database_file_count
     if config.database_size_mb is not None and not config.seeks_maximum and config.database_size_bytes < planned / 10:
         problems.append(Problem(

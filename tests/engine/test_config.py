@@ -349,6 +349,10 @@ def test_a_profile_no_exchange_server_is_planned_at_is_said_at_its_fields_but_no
     planned = default_config(tmp_path, databases=2, profile={"mailboxes": 5000, "iops_per_mailbox": 0.1})
     assert not {"profile.mailboxes", "profile.mailbox_size_mb", "database_size_mb"} & {p.field for p in check_rules(planned)}
     # a database set far below what the profile plans for it: said, not refused
+    [heavy] = [p for p in check_rules(config) if p.field == "profile.iops_per_mailbox"]  # 100 IOPS a mailbox
+    assert heavy.severity == "warning" and heavy.message.startswith("100 IOPS per mailbox is more than twice what the "
+                                                                    "heaviest mailbox asks of Exchange 2013")
+    assert "(0.335 at 500 messages a day)" in heavy.message
     small = planned.model_copy(update={"database_size_mb": 1024.0})
     [remark] = [p for p in check_rules(small) if p.field == "database_size_mb"]
     assert remark.severity == "warning" and remark.message.startswith("each database is 1.0 GB, 0.04 % of the 2.4 TB")
