@@ -5,6 +5,8 @@ session's table in sight."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
@@ -20,6 +22,7 @@ from tests.ui.sweeps import simulated_sweep
 from tests.ui.test_small_screen import SCREEN, _walk_wizard, out_of_reach
 from ui.controllers.runs import run_title
 from ui.views.session_view import COLUMNS
+from ui.widgets.fitting import ScrollContent
 
 HOSTS = [f"exmbx{n:02}.emea.corp.contosos.com" for n in range(1, 5)]  # 30 characters each
 
@@ -32,6 +35,23 @@ def wider_than_the_screen(top: QWidget, where: str) -> list[str]:
             inner = area.widget() if isinstance(area, QScrollArea) else area.viewport()
             problems.append(f"{where}: {type(area).__name__} {area.objectName()!r} scrolls sideways: "
                             f"{area.horizontalScrollBar().maximum()} px of {type(inner).__name__} past its right edge")
+    return problems
+
+
+def overlapping(top: QWidget, where: str) -> list[str]:
+    """What a page that scrolls squeezes over its neighbour: each shown item of its column below the one before."""
+    problems = []
+    for content in top.findChildren(ScrollContent):
+        layout = content.layout()
+        if not content.isVisibleTo(top) or layout is None:
+            continue
+        shown = [layout.itemAt(i) for i in range(layout.count())]
+        shown = [item for item in shown if item is not None and not item.isEmpty()]
+        for above, below in itertools.pairwise(shown):
+            if below.geometry().top() < above.geometry().bottom():
+                name = type(below.widget()).__name__ if below.widget() else "a row"
+                problems.append(f"{where}: {name} is drawn over what is above it ({below.geometry().getRect()} "
+                                f"over {above.geometry().getRect()})")
     return problems
 
 
@@ -87,7 +107,7 @@ def test_a_test_across_servers_with_long_names_fits_a_small_screen_with_stop_alw
     window.results_view.show_result(across, None, "Auto-tune run 1 across the servers.")
     window.stack.setCurrentWidget(window.results_view)
     where = f"The results of a load sweep across {count} servers"
-    problems += out_of_reach(window, where) + wider_than_the_screen(window, where)
+    problems += out_of_reach(window, where) + wider_than_the_screen(window, where) + overlapping(window, where)
 
     window.store.begin_run(window.store.session_for("across", config), across.run_id, config, tmp_path / "across")
     window.store.finish_run(across.run_id, across)

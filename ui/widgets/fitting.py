@@ -30,7 +30,17 @@ class ScrollContent(QWidget):
 
     def heightForWidth(self, width: int) -> int:
         layout = self.layout()
-        return layout.totalMinimumHeightForWidth(width) if layout is not None else super().heightForWidth(width)
+        if layout is None:
+            return super().heightForWidth(width)
+        # Qt's minimum leaves out what words wrapped at this width need (a label's, a titled box's): each item's height
+        # for the width where it has one, else its minimum, so no item is squeezed over the next
+        margins = layout.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        items = [item for item in (layout.itemAt(i) for i in range(layout.count())) if item is not None and not item.isEmpty()]
+        needed = sum(max(item.minimumSize().height(), item.heightForWidth(inner) if item.hasHeightForWidth() else 0)
+                     for item in items)
+        needed += max(0, layout.spacing()) * max(0, len(items) - 1) + margins.top() + margins.bottom()
+        return max(layout.totalMinimumHeightForWidth(width), needed)
 
 
 def scrolled(content: ScrollContent) -> QScrollArea:

@@ -83,8 +83,8 @@ class RecoveryTable(TableBox):
                 self.table.setItem(index, column, item)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.show()  # shown first: a hidden box's layout keeps the height it had
         self.fit_rows(VISIBLE_ROWS)
-        self.show()
 
     @staticmethod
     def _colour(item: QTableWidgetItem, name: str, row: InstanceRecovery, limit_s: float, outcome: Outcome) -> None:

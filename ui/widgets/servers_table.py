@@ -98,5 +98,5 @@ class ServersTable(TableBox):
                 table.setItem(row, column, item)
         table.resizeColumnsToContents()
         table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        self.show()  # shown first: a hidden box's layout keeps the height it had
         self.fit_rows(VISIBLE_ROWS)
-        self.show()

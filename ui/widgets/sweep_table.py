@@ -62,6 +62,8 @@ class TableBox(QGroupBox):
     def fit_rows(self, visible: int) -> None:
         """As tall as its rows, up to `visible` of them: a few rows leave no empty table below them."""
         table = self.table
+        table.ensurePolished()  # the style's row and header heights, not the defaults before it is shown
+        table.resizeRowsToContents()
         rows = sum(table.rowHeight(r) for r in range(min(table.rowCount(), visible)))
         scroll = table.horizontalScrollBar().sizeHint().height()
         table.setFixedHeight(table.horizontalHeader().sizeHint().height() + rows + 2 * table.frameWidth() + scroll)
