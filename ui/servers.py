@@ -74,6 +74,12 @@ class AddServerDialog(QDialog):
         self.host.setPlaceholderText("mbx1.contoso.com")
         self.controller = QLineEdit(f"tls://{socket.getfqdn()}:{port}")  # the port the servers dialog listens on
         self.folder = QLineEdit(str(Path.home()))
+        self.setMinimumWidth(640)  # an address and a folder read whole, not cut at the field's edge
+        note = QLabel(f"The bundle ({BUNDLE_SUFFIX}) holds the server's one-time certificate: copy it to the server and "
+                      "run jetwise agent --enrol with it there, typing the code shown next. Its agent connects to the "
+                      "address below, so give one that server reaches this one at.")
+        note.setWordWrap(True)
+        form.addRow(note)
         form.addRow("Server (host name or address)", self.host)
         form.addRow("Its agent connects to", self.controller)
         form.addRow(f"Write its bundle ({BUNDLE_SUFFIX}) in", self.folder)

@@ -7,8 +7,10 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import (
     QFrame,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLayoutItem,
     QRadioButton,
     QScrollArea,
     QSizePolicy,
@@ -32,13 +34,17 @@ class ScrollContent(QWidget):
         layout = self.layout()
         if layout is None:
             return super().heightForWidth(width)
-        # Qt's minimum leaves out what words wrapped at this width need (a label's, a titled box's): each item's height
-        # for the width where it has one, else its minimum, so no item is squeezed over the next
+        # Qt's minimum leaves out what words wrapped at this width need (a label's, a titled box's): such an item's
+        # height for the width, every other item's minimum (a plot's), so no item is squeezed over the next
         margins = layout.contentsMargins()
         inner = width - margins.left() - margins.right()
         items = [item for item in (layout.itemAt(i) for i in range(layout.count())) if item is not None and not item.isEmpty()]
-        needed = sum(max(item.minimumSize().height(), item.heightForWidth(inner) if item.hasHeightForWidth() else 0)
-                     for item in items)
+
+        def least(item: QLayoutItem) -> int:
+            worded = isinstance(item.widget(), QLabel | QGroupBox) and item.hasHeightForWidth()
+            return max(item.minimumSize().height(), item.heightForWidth(inner) if worded else 0)
+
+        needed = sum(least(item) for item in items)
         needed += max(0, layout.spacing()) * max(0, len(items) - 1) + margins.top() + margins.bottom()
         return max(layout.totalMinimumHeightForWidth(width), needed)
 

@@ -121,6 +121,7 @@ class LivePlots(QWidget):
         own share of the target (`server_target`)."""
         self.scan = scan
         self.servers = list(servers)
+        self.marks = 0  # steps and the measured window marked so far
         self.server_rates = {host: Series() for host in self.servers}
         self.iops = Series()
         self.read = Series()
@@ -155,12 +156,12 @@ class LivePlots(QWidget):
         if target is not None:
             line = pg.InfiniteLine(target, angle=0, pen=pg.mkPen(TARGET, width=2, style=dash),
                                    label=f"{'all servers’ ' if self.servers else ''}target {target:,.0f}",
-                                   labelOpts={"position": 0.5, "color": TARGET})
+                                   labelOpts={"position": 0.15, "color": TARGET})  # clear of the legend, top right
             self.iops_plot.addItem(line)
         if self.servers and server_target:
             self.iops_plot.addItem(pg.InfiniteLine(server_target, angle=0, pen=pg.mkPen(TARGET, width=1, style=dash),
                                                    label=f"each server’s target {server_target:,.0f}",
-                                                   labelOpts={"position": 0.2, "color": TARGET}))
+                                                   labelOpts={"position": 0.15, "color": TARGET}))
         for value, colour, words in ((read_limit, READS, "read limit"), (log_limit, LOG, "log limit")):
             self.latency_plot.addItem(pg.InfiniteLine(value, angle=0, pen=pg.mkPen(colour, width=1, style=dash),
                                                       label=f"{words} {value:g} ms", labelOpts={"position": 0.08, "color": colour}))
@@ -170,8 +171,9 @@ class LivePlots(QWidget):
         """A load sweep's step, or the measured window, begins here: a dotted line across both plots, named on the
         IOPS plot."""
         pen = pg.mkPen(GUIDE, width=1, style=pg.QtCore.Qt.PenStyle.DotLine)
+        self.marks += 1  # each mark's name a line below the one before's: close steps' names stay apart
         self.iops_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen, label=words,
-                                               labelOpts={"position": 0.95, "color": GUIDE}))
+                                               labelOpts={"position": 0.95 - 0.1 * (self.marks % 2), "color": GUIDE}))
         self.latency_plot.addItem(pg.InfiniteLine(elapsed_s, angle=90, pen=pen))
 
     def _rate(self, figures: Figures) -> float:
