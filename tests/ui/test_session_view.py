@@ -300,3 +300,22 @@ def test_a_session_switched_to_the_other_exchange_generation_says_so_on_review_b
     window.wizard.load_config(first.configuration, session="generations")  # the same generation again: no word
     window.wizard.restart_at(PAGE_REVIEW)
     assert "earlier runs drove" not in window.wizard.review.text.toPlainText()
+
+
+def test_a_saved_configuration_opened_again_goes_on_in_the_session_it_was_saved_from(qtbot, window, tmp_path,
+                                                                                      monkeypatch):
+    """Two sessions of one storage design: opened, the file used to go on in the latest, whichever it came from."""
+    from PySide6.QtWidgets import QFileDialog
+
+    older = record_run(window.store, "older", tmp_path / "runs" / "a")
+    record_run(window.store, "newer", tmp_path / "runs" / "b")
+    assert window.store.session_of_design(older.configuration) == "newer"
+    window.wizard.load_config(older.configuration, session="older")
+    saved = tmp_path / "older.json"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *_a, **_k: (str(saved), ""))
+    window.files.save_json()
+    window.wizard.load_config(older.configuration, session="newer")  # the window goes on in another session
+    assert window.load_config_file(saved) and window.state.session == "older"
+    other = tmp_path / "elsewhere.json"  # a file saved from no session of this window: the latest of its design
+    other.write_text(saved.read_text(encoding="utf-8"), encoding="utf-8")
+    assert window.load_config_file(other) and window.state.session == "newer"

@@ -116,8 +116,8 @@ class ConfigFiles(QObject):
         config, problems = validate_data(text)
         if config is None:
             return self._refuse(f"{path} is not a valid Jetwise configuration:\n\n{_listed(problems)}")
-        # the latest session that tests this storage design is continued
-        self._wizard.load_config(config, session=self._store.session_of_design(config) or path.stem)
+        # the tuning session it was saved from, where it still tests this design; else the latest that does
+        self._wizard.load_config(config, session=self._session_of(path, config))
         self._loaded(path)
         self.message.emit(f"Loaded {path}")
         return True
@@ -217,7 +217,17 @@ class ConfigFiles(QObject):
         except OSError as exc:
             self._not_written(path, exc)
             return None
+        if self._state.session:  # opened again, it goes on in the session it was saved from
+            self._settings.setValue(f"saved_in_session/{_key(path)}", self._state.session)
         return config, path
+
+    def _session_of(self, path: Path, config: TestConfig) -> str:
+        """The tuning session a configuration file opened goes on in: the one it was saved from while that tests its
+        storage design; else the latest session that does; else one named after the file."""
+        saved = str(self._settings.value(f"saved_in_session/{_key(path)}") or "")
+        if saved and self._store.session(saved) is not None and self._store.resolve_session(saved, config)[0] == saved:
+            return saved
+        return self._store.session_of_design(config) or path.stem
 
     def _valid_config(self) -> TestConfig | None:
         """The wizard's configuration, across the servers chosen on the Servers page (None, said, with problems)."""
@@ -244,6 +254,11 @@ class ConfigFiles(QObject):
 
     def _not_written(self, path: Path, exc: OSError) -> None:
         QMessageBox.warning(self._window, "Not saved", f"{path} cannot be written: {exc.strerror or exc}")
+
+
+def _key(path: Path) -> str:
+    """`path` as a settings key: the resolved file, its slashes (a settings group's separator) as dashes."""
+    return str(path.resolve()).replace("/", "-").replace("\\", "-")
 
 
 def _listed(problems: list[Problem]) -> str:
