@@ -11,13 +11,17 @@ import pytest
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractScrollArea, QScrollArea, QWidget
 
+from engine.hosts.keys import KeyStore
+from engine.hosts.roster import Roster
 from engine.model.host_names import on_server, short_names
 from engine.model.profile import ServerPart
 from engine.protocol import IntervalEvent, PhaseEvent
 from engine.results.sample_schema import IntervalSample
 from engine.results.schema import Outcome, ServerResult
+from engine.store.paths import hosts_folder
 from engine.tuning.tuner import Tuner
 from reporting.sweep import target_levels
+from tests.hosts.conftest import keys  # noqa: F401 — the fixture that removes the test's keys afterwards
 from tests.ui.sweeps import simulated_sweep
 from tests.ui.test_small_screen import SCREEN, _walk_wizard, out_of_reach
 from ui.controllers.runs import run_title
@@ -76,12 +80,17 @@ def _across_sample(sample: IntervalSample, hosts: list[str]) -> IntervalSample:
 
 @pytest.mark.parametrize("count", [2, 4])
 def test_a_test_across_servers_with_long_names_fits_a_small_screen_with_stop_always_in_reach(
-        qtbot, window, tmp_path, count):
+        qtbot, window, tmp_path, monkeypatch, keys, count):  # noqa: F811
     hosts = HOSTS[:count]
+    monkeypatch.setenv("JETWISE_DATA_DIR", str(tmp_path / "controller"))  # enrolled: the Servers page shows them
+    roster = Roster(hosts_folder(), KeyStore())
+    for host in hosts:
+        roster.add(host, "tls://controller.emea.corp.contosos.com:8786", tmp_path)
     swept = simulated_sweep(tmp_path / "sweep", window.store, session="across")
     config = swept.config.model_copy(update={"servers": [ServerPart(host=host) for host in hosts]})
     window.wizard.load_config(config, session="across")
-    problems = _walk_wizard(qtbot, window, f"Across {count} servers")
+    assert window.wizard.servers.wanted() and window.wizard.servers.selected() == hosts
+    problems = _walk_wizard(qtbot, window, f"Across {count} servers")  # the Servers page with them chosen too
 
     tuner = Tuner(config, [], device="", cpu_count=2)
     assert tuner.next_run() is not None
