@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from engine.hosts.enrolment import BUNDLE_SUFFIX
 from engine.hosts.keys import KeyStore, KeyStoreError
 from engine.hosts.logs import CONTROLLER_LOG, log_link_to
-from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, controller_endpoint, controller_on
+from engine.hosts.port import HIGHEST_PORT, LOWEST_PORT, bundle_port, controller_endpoint, controller_on
 from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.model.host_names import host_problem
@@ -152,11 +152,11 @@ class ServersDialog(QDialog):
         try:
             known = Roster.file_in(hosts_folder())
             hosts = self.roster().hosts() if known is not None else []
-            bundles = [entry.controller for entry in hosts if entry.controller]
-            if bundles and not self.checking:  # Check connections listens where the last bundle sends its agent
-                self.port.setValue(controller_endpoint(bundles[-1])[1])
+            ports = [port for entry in hosts if (port := bundle_port(entry.controller)) is not None]
+            if ports and not self.checking:  # Check connections listens where the last bundle sends its agent
+                self.port.setValue(ports[-1])
             authority = f" Authority {self.roster().authority_fingerprint}." if known is not None else ""
-        except (RosterError, KeyStoreError, OSError, ValueError) as exc:
+        except (RosterError, KeyStoreError, OSError) as exc:
             self.say(f"The servers cannot be read: {exc}", error=True)
             hosts, authority = [], ""
         self.intro.setText(f"Each server runs <code>jetwise agent</code>; this window is its controller. Private keys "

@@ -14,9 +14,9 @@ from engine.hosts.messages import Hello
 from engine.hosts.roster import Roster
 from engine.hosts.tls import refused_by
 from engine.hosts.trust import RequestError
+from engine.model.host_names import LONGEST_NAME
 from engine.protocol import PROTOCOL_VERSION
 
-HOST_CHARS = 253  # the longest host name (a DNS name's length): the most of one a refusal shows
 KEPT_REFUSALS = 100  # refusals the controller keeps to say again; more are counted (`Refusals.more`)
 
 
@@ -115,7 +115,7 @@ def admitted(roster: Roster, cert: Certified, first: object, address: str) -> tu
     if not isinstance(first, Hello):
         return cert, None, f"its first message was '{getattr(first, 'kind', '?')}', not hello"
     if first.host != cert.host:
-        return cert, None, f"it names {shown(first.host, HOST_CHARS)}, and its certificate is {cert.host}'s"
+        return cert, None, f"it names {shown(first.host, LONGEST_NAME)}, and its certificate is {cert.host}'s"
     if first.protocol != PROTOCOL_VERSION:
         return cert, None, (f"it speaks event protocol {first.protocol}, the controller {PROTOCOL_VERSION}: run the "
                             "same Jetwise version on both")

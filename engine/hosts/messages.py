@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from engine.model.config import TestConfig
+from engine.model.host_names import LONGEST_NAME
 from engine.protocol import ServerRunEvent
 from engine.results.schema import RunResult
 from engine.results.sweep_schema import SweepEnd
@@ -57,7 +58,7 @@ class Hello(_Message):
     certificate request of the key it made, which redeems its bundle."""
 
     kind: Literal["hello"] = "hello"
-    host: str = Field(max_length=253)  # a host name's length at most (a DNS name's)
+    host: str = Field(max_length=LONGEST_NAME)  # a host name's length at most (a DNS name's)
     protocol: int
     request_pem: str | None = Field(None, max_length=4096)
 

@@ -29,6 +29,14 @@ def port_problem(port: int) -> str | None:
     return f"give a port from {LOWEST_PORT} to {HIGHEST_PORT} (got {port})"
 
 
+def bundle_port(address: str | None) -> int | None:
+    """The port an enrolment bundle's controller address names (where its agent connects); None without one."""
+    try:
+        return controller_endpoint(address)[1] if address else None
+    except ValueError:
+        return None
+
+
 def controller_endpoint(address: str) -> tuple[str, int]:
     """The host and port of `address`, where an agent finds its controller: tls://HOST:PORT, or HOST:PORT; a
     ValueError says why `address` is none, as `jetwise hosts add --controller` and the agent both read it."""

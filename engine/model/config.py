@@ -350,9 +350,13 @@ class TestConfig(ConfigPart):
         if self.database_size_mb is not None:
             size = self.database_size_mb * MIB
         else:
-            p = self.profile
-            size = p.mailboxes * p.mailbox_size_mb * MIB / self.database_file_count * self.capacity_percent / 100.0
+            size = self.planned_database_bytes * self.capacity_percent / 100.0
         return max(MIN_DATABASE_PAGES, int(size // PAGE_SIZE_BYTES))
+
+    @property
+    def planned_database_bytes(self) -> float:
+        """A database file's production size as the mailbox profile plans it: its mailboxes' share, at full capacity."""
+        return self.profile.mailboxes * self.profile.mailbox_size_mb * MIB / self.database_file_count
 
     @property
     def database_size_bytes(self) -> int:

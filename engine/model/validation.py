@@ -19,7 +19,7 @@ from engine.model.config import FROM_FILE, PAGE_SIZE_BYTES, TestConfig
 from engine.model.exchange import MESSAGES_ROWS, MESSAGES_STEP
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.options import BOUND_ERRORS, option_at
-from engine.model.units import MIB, as_typed, format_bytes
+from engine.model.units import as_typed, format_bytes
 
 
 class Severity(StrEnum):
@@ -295,7 +295,7 @@ def _outsized(config: TestConfig) -> list[Problem]:
             f"{p.iops_per_mailbox:g} IOPS per mailbox is more than twice what the heaviest mailbox asks of "
             f"{config.generation.words} ({heaviest:g} at {busiest} messages a day): check the IOPS per mailbox",
             Severity.WARNING))
-    planned = p.mailboxes * p.mailbox_size_mb * MIB / config.database_file_count
+    planned = config.planned_database_bytes
     if config.database_size_mb is not None and not config.seeks_maximum and config.database_size_bytes < planned / 10:
         problems.append(Problem(
             "database_size_mb",

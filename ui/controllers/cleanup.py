@@ -50,9 +50,8 @@ def delete_test_files(parent: QWidget, config: TestConfig | None, running: bool,
 def _servers_folders(config: TestConfig) -> str:
     """Each server of `config` with the folders its test files are in."""
     def folders(host: str) -> str:
-        own = config.for_server(host)
-        paths = dict.fromkeys([*(path for spec in own.databases for path in spec.database_paths),
-                               *(spec.log_path for spec in own.databases)])
-        return ", ".join(str(path) for path in paths)
+        own = config.for_server(host).databases
+        return ", ".join(str(path) for path in dict.fromkeys(
+            path for index, spec in enumerate(own) for _field, path, _file in spec.folders(index)))
 
     return "; ".join(f"{host} in {folders(host)}" for host in config.server_names)

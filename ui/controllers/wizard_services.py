@@ -15,7 +15,7 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QWidget
 
-from engine.hosts.port import controller_endpoint
+from engine.hosts.port import bundle_port
 from engine.hosts.roster import Roster, RosterError
 from engine.io.file_names import database_file_path
 from engine.io.preflight import check_environment, make_run_folders
@@ -102,18 +102,11 @@ class StoreServices:
             kept = Roster.file_in(hosts_folder())
         except (RosterError, OSError, ValueError) as exc:
             raise ServiceError(f"the servers cannot be read: {exc}") from exc
-        return {} if kept is None else {entry.name: _port_of(entry.controller) for entry in kept.hosts
+        return {} if kept is None else {entry.name: bundle_port(entry.controller) for entry in kept.hosts
                                         if entry.removed_utc is None}
 
     def manage_servers(self, parent: QWidget) -> None:
         ServersDialog(parent).exec()
-
-
-def _port_of(address: str | None) -> int | None:
-    try:
-        return controller_endpoint(address)[1] if address else None
-    except ValueError:
-        return None
 
 
 def make_folders(config: TestConfig) -> list[str]:

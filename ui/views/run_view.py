@@ -53,6 +53,7 @@ from engine.protocol import (
     WaitingEvent,
 )
 from engine.results.clock import MeasuredClock
+from engine.results.criterion_schema import Criterion
 from engine.results.sample_schema import IntervalSample
 from engine.results.schema import RunResult
 from engine.results.suite import SuiteRecord
@@ -346,9 +347,8 @@ class RunView(QWidget):
         each = worst_of_each(verdict.criteria)
         worst = {RUNNING_CRITERIA[name]: c for name, c in each.items() if name in RUNNING_CRITERIA}
         others = [c for name, c in each.items() if name not in RUNNING_CRITERIA and not c.passed]
-        self.others.setText("✗ Also failing: " + "; ".join(  # whatever else fails is said too, never hidden
-            f"{c.instance + ': ' if c.instance else ''}{sentence(c.name)} {c.value:,.2f}{c.unit_after} "
-            f"({'≤' if c.comparison == '<=' else '≥'} {c.limit:,.1f}{c.unit_after})" for c in others) if others else "")
+        # whatever else fails is said too, never hidden
+        self.others.setText("✗ Also failing: " + "; ".join(map(_running_words, others)) if others else "")
         self.others.setVisible(bool(others))
         # no database read completed on any instance yet: its latency is not judged, and the page says why
         unread = any(c.name == ACTIVITY_CRITERIA[0] and not c.passed for c in verdict.criteria)
@@ -359,12 +359,15 @@ class RunView(QWidget):
                 label.setText(f"{RUNNING_NAMES[key]}:{why}")
                 label.setStyleSheet("")
                 continue
-            sign = "≤" if shown.comparison == "<=" else "≥"
-            unit = shown.unit_after
-            where = f"{shown.instance}: " if shown.instance else ""
-            label.setText(f"{'✓' if shown.passed else '✗'} {where}{sentence(shown.name)}: "
-                          f"{shown.value:,.2f}{unit} ({sign} {shown.limit:,.1f}{unit})")
+            label.setText(f"{'✓' if shown.passed else '✗'} {_running_words(shown)}")
             label.setStyleSheet(PASS_STYLE if shown.passed else FAIL_STYLE)
+
+
+def _running_words(criterion: Criterion) -> str:
+    """A criterion of the running verdict: where, what, its value and its limit."""
+    sign, unit = "≤" if criterion.comparison == "<=" else "≥", criterion.unit_after
+    where = f"{criterion.instance}: " if criterion.instance else ""
+    return f"{where}{sentence(criterion.name)}: {criterion.value:,.2f}{unit} ({sign} {criterion.limit:,.1f}{unit})"
 
 
 STOP_TIPS = {False: "Stop the run (Esc; it asks first): it ends within a couple of seconds and keeps what it measured",

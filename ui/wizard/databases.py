@@ -39,7 +39,7 @@ from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.folder_patterns import FolderPatterns
 from ui.wizard.problems import field_words, placed_at
 from ui.wizard.rows import COLUMNS, Line, RowWords, cell_text, cell_value, fix_rows_words
-from ui.wizard.services import MachineCheck
+from ui.wizard.services import MachineCheck, folder_to_make
 from ui.workers import BackgroundCheck
 
 SOURCES = {"create": "Create new databases", "attach": "Attach existing Jetwise databases"}
@@ -338,4 +338,4 @@ class DatabasesPage(WizardPage):
 
 def _to_make(line: tuple[str, str]) -> bool:
     """A row's line that says a folder is missing with the folder above it: Create folders makes it."""
-    return line[1] == "error" and " does not exist (nor does " in line[0]
+    return line[1] == "error" and folder_to_make(line[0])

@@ -52,7 +52,12 @@ def frees_itself(problem: Problem) -> bool:
 def wants_folders(problem: Problem) -> bool:
     """A database or log folder missing with the folder above it (the run creates only the last one): "Create
     folders" makes them."""
-    return " does not exist (nor does " in problem.message
+    return folder_to_make(problem.message)
+
+
+def folder_to_make(words: str) -> bool:
+    """A check's words that say a folder is missing with the folder above it (`wants_folders`)."""
+    return " does not exist (nor does " in words
 
 
 def agents_missing(problem: Problem) -> bool:
