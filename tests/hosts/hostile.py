@@ -5,19 +5,23 @@ host, messages out of turn, a message larger than the link takes. It records wha
 from __future__ import annotations
 
 import asyncio
+import json
 import pickle
 import ssl
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from engine.hosts.messages import ClockReading, Hello
 from engine.hosts.roster import Roster
 from engine.hosts.tls import context
 from engine.hosts.trust import Identity, key_request
+from engine.protocol import PROTOCOL_VERSION
 
 
 class Touch:
@@ -87,6 +91,48 @@ def say(address: str, authority_pem: str, identity: Identity | None, *said: str 
     else:
         tls = context(ssl.Purpose.SERVER_AUTH, authority_pem, identity)
     return asyncio.run(_say(address, tls, list(said), source, wait_s, until))
+
+
+async def _take_part(address: str, tls: ssl.SSLContext, host: str, says: Callable[[str], Iterator[tuple[float, str]]],
+                     wait_s: float) -> Heard:
+    heard = Heard()
+    try:
+        async with connect(address.replace("tls://", "wss://") + "/", ssl=tls, open_timeout=10, max_size=None,
+                           compression=None, local_addr=(host, 0)) as ws:
+            await ws.send(Hello(host=host, protocol=PROTOCOL_VERSION).model_dump_json())
+
+            async def saying(test_id: str) -> None:
+                for delay_s, text in says(test_id):
+                    await asyncio.sleep(delay_s)
+                    await ws.send(text)
+
+            sayer: asyncio.Task[None] | None = None
+            try:
+                async with asyncio.timeout(wait_s):
+                    async for message in ws:
+                        heard.messages.append(str(message))
+                        data = json.loads(message)
+                        if data["kind"] == "clock":  # its clock, as an agent's answers
+                            await ws.send(ClockReading(number=data["number"], time_s=time.time()).model_dump_json())
+                        elif data["kind"] == "prepare" and sayer is None:
+                            sayer = asyncio.create_task(saying(data["test_id"]))
+            except (TimeoutError, ConnectionClosed):
+                pass
+            if sayer is not None:
+                sayer.cancel()
+            heard.code, heard.reason = ws.close_code, ws.close_reason or ""
+    except Exception as exc:  # what the hostile met, whatever it is, is what the test reads
+        heard.error = f"{type(exc).__name__}: {exc}"
+    return heard
+
+
+def take_part(address: str, authority_pem: str, identity: Identity, host: str,
+              says: Callable[[str], Iterator[tuple[float, str]]], wait_s: float = 60.0) -> Heard:
+    """Connect to the controller at `address` as `host`'s agent holding `identity`, answer its clock as an agent does,
+    and once it is told to prepare a test, say what `says(test_id)` gives, each text after its delay; hear what comes
+    back until the link closes or `wait_s` passes."""
+    tls = context(ssl.Purpose.SERVER_AUTH, authority_pem, identity)
+    return asyncio.run(_take_part(address, tls, host, says, wait_s))
 
 
 def self_signed(host: str = "127.0.0.1") -> ssl.SSLContext:

@@ -34,7 +34,7 @@ from engine.io.platform import UnbufferedProbe
 from engine.model.config import TestConfig
 from engine.model.host_names import file_name_of, on_server
 from engine.model.validation import Problem, check_rules
-from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ResultEvent
+from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent, ResultEvent
 from engine.results.counters import added
 from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.recovery_schema import RecoveryResult
@@ -57,7 +57,8 @@ STOP_WAIT_S = 30.0  # after the word to stop, how long a part gets to end and gi
 RESULT_WAIT_S = 2.0  # a part's last events may follow its result: how long of quiet they get to arrive
 HOSTS_FOLDER = "hosts"  # each server's copy of its run folder, in the test's
 SAMPLE_LATE_S = 10.0  # a server measuring on the storage whose sample of an interval is this late, its link alive, is lost
-READY_QUIET_S = 300.0  # a server preparing its databases that says nothing this long, not ready, is lost
+READY_QUIET_S = 300.0  # a server whose databases' creation moves less than `READY_STEP_BYTES` this long, not ready, is lost
+READY_STEP_BYTES = 1 << 30  # or the rest of what it creates: the least a server's creation counts as progress
 INBOX_MESSAGES = 10_000  # the servers' messages waiting to be handled; more waits in the link (its back-pressure)
 LOGGED_CHARS = 2_000  # the most of a server's line its copy of its run folder keeps
 
@@ -69,6 +70,8 @@ class _Server:
     ended: bool = False  # its part said it ended
     heard: float = field(default_factory=time.monotonic)
     ready: bool = False
+    prepared: tuple[float, int] = (0.0, 0)  # when its databases' creation last moved `READY_STEP_BYTES`, and how far
+    phase: Phase = Phase.VALIDATING  # the last phase its part said
     offset_s: float | None = None
     result: RunResult | None = None
     result_event: bool = False
@@ -162,6 +165,8 @@ class _HostsRun:
         self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / file_name_of(host)),
                                       instances=frozenset(self.config.for_server(host).instance_names))
                         for host in self.config.server_names}
+        self.creates = {host: self.config.for_server(host).database_size_bytes * self.config.for_server(host).database_file_count
+                        for host in self.servers}  # the bytes each server's databases' creation counts to
         self.check = SampleCheck(self.config.sample_interval_s, measurement.total_intervals,
                                  real_time=source.simulate is None)
         self.stopped_at: float | None = None  # when the word to stop went out, in the controller's time.time()
@@ -193,6 +198,7 @@ class _HostsRun:
                 if server.out:
                     continue
                 server.offset_s = self.controller.clock_offset(server.name)
+                server.prepared = (time.monotonic(), 0)
                 self.controller.send(server.name, Prepare(test_id=runner.run_id, config=self.config.for_server(server.name),
                                                           simulate=self.source.simulate, sweep=runner.sweep))
             self._loop()
@@ -233,9 +239,8 @@ class _HostsRun:
             except queue.Empty:
                 pass
             for server in self._pending() if self.started_at is None else ():
-                if not server.ready and time.monotonic() - server.heard > READY_QUIET_S:
-                    self._out(server, "lost", f"it said nothing for {READY_QUIET_S:g} s while it prepared its "
-                                              "databases, and is not ready")
+                if not server.ready and time.monotonic() - server.prepared[0] > READY_QUIET_S:
+                    self._out(server, "lost", self._not_ready(server))
             self._lose_the_late()
             if self.runner.stop_reason is not None and self.stop_sent is None:
                 self._stop_all(self.runner.stop_reason, by_user=True)
@@ -297,6 +302,9 @@ class _HostsRun:
             clock = f"{server.offset_s * 1000:+.1f} ms from" if server.offset_s is not None else "not read: taken as"
             self.runner.log(f"{name}: databases ready (its clock is {clock} the controller's)")
         elif isinstance(message, Ended):
+            if message.result is not None and self.started_at is None and self.stop_sent is None:
+                self._reject(server, "a result before the test started")
+                return
             server.ended = True
             self._ended(server, message)
         else:  # a Hello or a clock reading reach no test
@@ -330,7 +338,12 @@ class _HostsRun:
             self._add_whole()
         elif isinstance(event, ResultEvent):
             server.result_event = True
-        elif isinstance(event, (PhaseEvent, LogEvent)):  # its words, escaped and bounded wherever they are shown
+        elif isinstance(event, ProgressEvent) and not server.ready:
+            self._preparing(server, event)
+        elif isinstance(event, PhaseEvent) and (why := self._out_of_turn(server, event.phase)) is not None:
+            self._reject(server, why)
+            return
+        if isinstance(event, (PhaseEvent, LogEvent)):  # its words, escaped and bounded wherever they are shown
             event = event.model_copy(update={"message": shown(event.message, LOGGED_CHARS)})
             if isinstance(event, PhaseEvent) and event.phase not in (Phase.VALIDATING, Phase.FINISHING, Phase.DONE):
                 self.runner.log(f"{server.name}: {shown(event.message)}")
@@ -340,6 +353,32 @@ class _HostsRun:
             server.folder(event)
         except SinkFailedError as exc:
             self.runner.request_stop(f"the controller cannot keep {server.name}'s samples: {exc.reason}")
+
+    def _preparing(self, server: _Server, event: ProgressEvent) -> None:
+        """A server's databases' creation moved: it counts once it moved `READY_STEP_BYTES` (or the rest it creates),
+        so a server that never gets ready is lost however much else it says."""
+        _at, done = server.prepared
+        step = min(READY_STEP_BYTES, self.creates[server.name] - done)
+        if event.phase == Phase.PREPARING and step > 0 and min(event.done_bytes, self.creates[server.name]) >= done + step:
+            server.prepared = (time.monotonic(), done + step)
+
+    def _not_ready(self, server: _Server) -> str:
+        step = min(READY_STEP_BYTES, self.creates[server.name] - server.prepared[1])
+        if step <= 0:
+            return f"it created its databases and was not ready {READY_QUIET_S:g} s later"
+        amount = f"{step / (1 << 30):g} GiB" if step >= 1 << 30 else f"{step / (1 << 20):,.0f} MiB"
+        return f"its databases' creation did not move {amount} in {READY_QUIET_S:g} s, and it is not ready"
+
+    def _out_of_turn(self, server: _Server, phase: Phase) -> str | None:
+        """Why a server's part saying `phase` now is out of turn: its phases go forward, and its test's work begins at
+        the test's start instant; None when it is in turn."""
+        order = list(Phase)
+        if order.index(phase) < order.index(server.phase):
+            return f"a phase '{phase.value}' after '{server.phase.value}' (a part's phases go forward)"
+        if self.started_at is None and phase in (Phase.WARMING_UP, Phase.MEASURING, Phase.REPLAYING):
+            return f"a phase '{phase.value}' before the test started"
+        server.phase = phase
+        return None
 
     def _aligned(self, server: _Server, sample: IntervalSample) -> IntervalSample:
         """A sample at the controller's time: the server's clock plus its offset."""
