@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationInfo, model_validator
 
-from engine.model.exchange import Generation, generation
+from engine.model.exchange import CHECKPOINT_DEPTH_COPIES, CHECKPOINT_DEPTH_STANDALONE, Generation, generation
 from engine.model.fields import FieldError
 from engine.model.host_names import on_server
 from engine.model.profile import (
@@ -127,6 +127,12 @@ class TestConfig(ConfigPart):
         True, title="Run background database maintenance",
         description="Sequential database maintenance reads beside the transactions.",
         json_schema_extra=cli("--background-maintenance"),
+    )
+    dbm_throttling_ms: int = Field(
+        100, ge=0, le=60_000, title="Database maintenance throttle (ms)",
+        description="Exchange 2013 and later: maintenance sleeps this long before each batch it reads, as ESE's "
+        "database scan does (Jetstress 2013's DBMThrottling); Exchange 2010 holds its measured rate.",
+        json_schema_extra=cli("--dbm-throttling", unit="ms"),
     )
     continue_on_errors: bool = Field(
         False, title="Continue despite I/O errors",
@@ -279,6 +285,17 @@ class TestConfig(ConfigPart):
     def generation(self) -> Generation:
         """The Exchange generation whose workload the test drives (`engine.model.exchange`)."""
         return generation(self.profile.exchange)
+
+    @property
+    def checkpoint_depth_bytes(self) -> int:
+        """The log a dirty page may be behind before the flushers write it: the design's, by its copies."""
+        return CHECKPOINT_DEPTH_COPIES if self.copies_per_database > 1 else CHECKPOINT_DEPTH_STANDALONE
+
+    def maintenance_bytes_per_s(self, read_ms: float) -> float:
+        """Background maintenance's bytes a second per database when its batch reads take `read_ms` (0 when off)."""
+        if not self.background_maintenance:
+            return 0.0
+        return self.generation.maintenance_bytes_per_s(self.dbm_throttling_ms, read_ms)
 
     @property
     def database_count(self) -> int:

@@ -17,7 +17,7 @@ from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
 from engine.model.config import PAGE_SIZE_BYTES, TestConfig, ThreadWeight
 from engine.model.derive import thread_weight_words
-from engine.model.units import format_bytes
+from engine.model.units import MIB, format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, RunEvent, StartEvent
 from engine.results.document import new_run_id, output_folder_problem, run_id_of
@@ -170,6 +170,11 @@ class Runner:
         self.log(f"{kind} test begins: {config.database_count} database(s), "
                  f"{config.thread_count} thread(s), SluggishSessions {config.sluggish_sessions}")
         self.log(f"Exchange version: {config.generation.words}")
+        if config.background_maintenance:
+            self.log(f"Background maintenance: {config.generation.maintenance_words(config.dbm_throttling_ms)}")
+        self.log(f"Checkpoint depth: {config.checkpoint_depth_bytes / MIB:g} MB, "
+                 + ("an active database with copies (Microsoft's table)" if config.copies_per_database > 1 else
+                    "a stand-alone database (ESE's default)"))
         self.log(f"Thread count: {config.generation.thread_words(config.thread_count, config.database_count)}")
         basis = f"; {config.generation.thread_weight_basis}" if config.thread_weight == ThreadWeight.JETSTRESS else ""
         self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}{basis}")

@@ -188,7 +188,7 @@ class OpenEndedWork:
         misses = mix_of(config).misses
         reads = int(records * misses)
         # redone: the records of the last checkpoint depth whose pages were still dirty in the cache at the crash
-        within = min(1.0, config.generation.checkpoint_depth_bytes / (files * LOG_DATA_BYTES))
+        within = min(1.0, config.checkpoint_depth_bytes / (files * LOG_DATA_BYTES))
         redone = int(records * within * (1.0 - misses))
         writes = min(redone, config.database_cache_pages)
         in_flight = min(PREFETCH_DEPTH, model.servers)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.config import TestConfig
-from engine.workload.background import MAINTENANCE_READ_BYTES
 from engine.workload.instance import upper_levels
 
 
@@ -44,11 +43,10 @@ def mix_of(config: TestConfig) -> Mix:
     )
 
 
-def maintenance_reads_per_s(config: TestConfig) -> float:
-    """Background maintenance's 256 KiB reads per second per database at its generation's rate (0 when off)."""
-    if not config.background_maintenance:
-        return 0.0
-    return config.generation.maintenance_bytes_per_s / MAINTENANCE_READ_BYTES
+def maintenance_reads_per_s(config: TestConfig, read_ms: float) -> float:
+    """Background maintenance's batch reads per second per database, as its generation paces them when each takes
+    `read_ms` (0 when off)."""
+    return config.maintenance_bytes_per_s(read_ms) / config.generation.maintenance_batch_bytes
 
 
 @dataclass(frozen=True)
@@ -59,10 +57,11 @@ class DatabaseStreams:
     writes_per_s: float
     log_writes_per_s: float
     maintenance_reads_per_s: float
+    maintenance_read_bytes: int
 
     @property
     def maintenance_mb_s(self) -> float:
-        return self.maintenance_reads_per_s * MAINTENANCE_READ_BYTES / 1e6  # as the sources say it: 1 MB = 10^6 bytes
+        return self.maintenance_reads_per_s * self.maintenance_read_bytes / 1e6  # as the sources say it: 1 MB = 10^6 bytes
 
     @property
     def words(self) -> str:
@@ -72,13 +71,17 @@ class DatabaseStreams:
                    if self.maintenance_reads_per_s else "off"))
 
 
-def database_streams(config: TestConfig, transactional_iops: float) -> DatabaseStreams:
-    """What one database drives per second at `transactional_iops` of its own (database reads + writes)."""
+def database_streams(config: TestConfig, transactional_iops: float, read_ms: float | None = None) -> DatabaseStreams:
+    """What one database drives per second at `transactional_iops` of its own (database reads + writes), its
+    maintenance reads taking `read_ms` each (None: the test's average database read latency threshold, the slowest a
+    passing test reads at)."""
     work = mix_of(config)
     per_transaction = work.reads + work.writes
     transactions = transactional_iops / per_transaction if per_transaction else 0.0
     return DatabaseStreams(transactions * work.reads, transactions * work.writes, transactions * work.log_writes,
-                           maintenance_reads_per_s(config))
+                           maintenance_reads_per_s(config, config.active_thresholds.db_read_avg_latency_ms
+                                                   if read_ms is None else read_ms),
+                           config.generation.maintenance_batch_bytes)
 
 
 def target_streams_words(config: TestConfig) -> str:

@@ -143,8 +143,9 @@ class FirstRun(Schema):
                     f"{self.load[1]} toward the latency limit; the disk throughput scenario has no target, so "
                     "Microsoft's rule has nothing to start from")
         target = "target IOPS" if self.servers <= 1 else f"IOPS of each server's share of the target ({self.servers} servers)"
-        return (f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} {target} (Microsoft's rule), at least one "
-                "per database; latency is unknown until this run measures it")
+        return (f"first run: one thread per {MICROSOFT_IOPS_PER_THREAD} {target} (Microsoft's rule, Jetstress 2010's: "
+                "none for Jetstress 2013 was found), at least one per database; latency is unknown until this run "
+                "measures it")
 
 
 class Passed(Schema):

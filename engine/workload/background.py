@@ -1,11 +1,12 @@
 """Background I/O of an instance: database maintenance and log replication.
 
-Background database maintenance reads the whole database sequentially in 256 KiB
-reads, over and over, paced at the Exchange generation's rate per database (about 4.5 MB/s
-for Exchange 2010, measured in the reference report; about 1 MB/s for Exchange 2013 and later,
-`engine.model.exchange`), and checks every page it reads is the page it should be. A read
-that completes late moves the schedule instead of bursting to catch up, so on a
-disk that falls behind, maintenance backs off rather than adding to the queue.
+Background database maintenance reads the whole database sequentially, over and over, and checks every page it
+reads is the page it should be, paced as the Exchange generation's (`engine.model.exchange`):
+- Exchange 2010: 256 KiB reads held at its rate per database (4.53 MB/s, measured in the reference report). A read
+  that completes late moves the schedule instead of bursting to catch up, so on a disk that falls behind,
+  maintenance backs off rather than adding to the queue.
+- Exchange 2013 and later: as ESE's database scan paces itself (`dbscan.cxx`, `DBMScan::DoOnePass_`): a sleep of the
+  throttle (DBMThrottling, ms), then one batch of 512 KiB read, then again; as its reads slow, so does it.
 
 Log replication stands in for the database copies: each log file the instance
 closes is read back sequentially in 256 KiB reads, once per extra copy, as a copy
@@ -28,7 +29,6 @@ from engine.workload.context import InstanceContext, check_log_sectors, check_pa
 from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import BDM_READ, LOG_REPLICATION_READ, ThreadMeter
 
-MAINTENANCE_READ_BYTES = 256 * 1024
 REPLICATION_READ_BYTES = 256 * 1024
 
 
@@ -42,7 +42,7 @@ class Maintenance:
         db_paths: list[Path],
         db_id: bytes,
         part_pages: list[int],
-        bytes_per_s: float,
+        pace: tuple[float | None, int, int],
     ) -> None:
         self.name = ctx.name
         self._ctx = ctx
@@ -50,16 +50,16 @@ class Maintenance:
         self._meter = meter
         self._db_id = db_id
         self._part_pages = part_pages
-        self._bytes_per_s = bytes_per_s
+        self._rate, self._batch, self._throttle_ms = pace  # a held byte rate (or None: ESE's sleep), batch, sleep
         self.thread = threading.Thread(target=self._run, name=f"{ctx.name} maintenance", daemon=True)
 
     def _run(self) -> None:
         clock = self._ctx.clock
         stop = clock.stop
-        chunk = MAINTENANCE_READ_BYTES // PAGE_SIZE_BYTES
-        buffer = self._ctx.backend.allocate(MAINTENANCE_READ_BYTES)
+        chunk = self._batch // PAGE_SIZE_BYTES
+        buffer = self._ctx.backend.allocate(self._batch)
         view = buffer.view
-        ns_per_byte = 1e9 / self._bytes_per_s
+        ns_per_byte = None if self._rate is None else 1e9 / self._rate
         part, page = 0, 1  # page 0 of each file is its header
         due = perf_ns()
         passes = 0
@@ -67,7 +67,10 @@ class Maintenance:
         try:
             while not stop.is_set():
                 now = perf_ns()
-                if now < due and stop.wait((due - now) / 1e9):
+                if ns_per_byte is None:  # ESE's scan: its sleep before each batch, however long its reads took
+                    if stop.wait(self._throttle_ms / 1000.0):
+                        break
+                elif now < due and stop.wait((due - now) / 1e9):
                     break
                 count = min(chunk, self._part_pages[part] - page)
                 length = count * PAGE_SIZE_BYTES
@@ -77,11 +80,12 @@ class Maintenance:
                     if done >= clock.stop_at_ns:
                         break
                     check_pages(self._ctx, self._meter, BDM_READ, view, self._db_id, first, count)
-                slot = int(length * ns_per_byte)
-                due += slot
-                now = perf_ns()
-                if due < now:
-                    due = now + slot  # fell behind: back off a slot rather than burst to catch up
+                if ns_per_byte is not None:
+                    slot = int(length * ns_per_byte)
+                    due += slot
+                    now = perf_ns()
+                    if due < now:
+                        due = now + slot  # fell behind: back off a slot rather than burst to catch up
                 page += count
                 if page >= self._part_pages[part]:
                     part, page = (part + 1) % len(self._part_pages), 1

@@ -114,7 +114,7 @@ class Instance:
         self._config = config
         self._clock = clock
         self.db: IoFile = open_database(backend, plan.db_paths, writable=True, unbuffered=unbuffered)
-        self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), config.generation.checkpoint_depth_bytes)
+        self.cache = DatabaseCache(*config.instance_cache_pages(plan.index), config.checkpoint_depth_bytes)
         self.levels = upper_levels(plan.leaves)
         self.meters: list[ThreadMeter] = []
         first_sequence = time.time_ns()
@@ -147,7 +147,8 @@ class Instance:
         self.maintenance: Maintenance | None = None
         if config.background_maintenance:
             self.maintenance = Maintenance(ctx, self._meter(), plan.db_paths, plan.db_id, plan.part_pages,
-                                           config.generation.maintenance_bytes_per_s)
+                                           (config.generation.maintenance_rate, config.generation.maintenance_batch_bytes,
+                                            config.dbm_throttling_ms))
         self.load = LoadControl(plan.threads, config.sluggish_sessions)
         self.transaction_threads = [
             threading.Thread(

@@ -99,7 +99,7 @@ class Replay:
         self.say = say
         self.progress = progress
         pages, start, stop = config.instance_cache_pages(plan.index)
-        self.cache = DatabaseCache(pages, start, stop, config.generation.checkpoint_depth_bytes)
+        self.cache = DatabaseCache(pages, start, stop, config.checkpoint_depth_bytes)
         # Records go in batches small enough that a batch's pages cannot reach the cache's cold end before they are applied.
         self.batch = max(1, (self.cache.capacity - stop) // 2)
         self.current: dict[int, int] = {}  # page -> the newest sequence it holds, on disk or dirty in the cache

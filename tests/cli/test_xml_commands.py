@@ -72,7 +72,7 @@ def test_an_exported_configuration_runs_as_xml_and_imports_back_the_same(tmp_pat
     xml = tmp_path / "for-jetstress.xml"
     done = jetwise("export-xml", str(config_path), "-o", str(xml), cwd=tmp_path)
     assert done.returncode == ExitCode.PASS, done.stderr
-    assert "for Jetstress 2013 (15.01)" in done.stderr and "note: Jetstress's MailboxIops is the figure tested" in done.stderr
+    assert "for Jetstress 2013 (15.00.0995.000)" in done.stderr and "note: Jetstress's MailboxIops is the figure tested" in done.stderr
     text = xml.read_bytes().decode("utf-8")
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\r\n<configuration ')
     again = jetwise("export-xml", str(config_path), "-o", str(xml), cwd=tmp_path)

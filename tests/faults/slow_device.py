@@ -21,7 +21,7 @@ from pathlib import Path
 from engine.io.platform import AlignedBuffer, IoFile
 from tests.faults.pass_through import PassThroughBackend, PassThroughFile
 
-SLOWED_UP_TO = 256 * 1024  # page reads, flush writes and maintenance reads; creation's chunks are larger
+SLOWED_UP_TO = 512 * 1024  # page reads, flush writes and maintenance's batches; creation's 4 MiB chunks are larger
 _queues: dict[str, tuple[threading.Lock, int]] = {}  # per process: the lock file's path -> (thread lock, its fd)
 _made = threading.Lock()
 

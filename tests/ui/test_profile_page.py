@@ -16,19 +16,26 @@ def test_the_page_shows_the_exchange_version_and_changes_it_with_its_table(qtbot
     page = window.wizard.profile
     field = page.fields["profile.exchange"]
     assert window.state.data["profile"]["exchange"] == "2013"  # the current one, for a new test
-    assert field.combo.currentText() == "Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013 (15.01)"
-    assert "Jetstress 2013 (15.01)'s workload (background maintenance 1.00 MB/s per database" in page.readout.text()
+    assert field.combo.currentText() == "Exchange 2013, 2016, 2019 and Subscription Edition: Jetstress 2013 (15.00.0995.000)"
+    assert ("Jetstress 2013 (15.00.0995.000)'s workload (background maintenance 512 KiB batches paced by DBMThrottling "
+            "per database") in page.readout.text()
     # a log smaller than the checkpoint depth, and why that is what the test needs
-    assert "(16 × 1 MB circular), recycled past the 100.0 MB checkpoint depth" in page.readout.text()
+    assert "(16 × 1 MB circular), recycled past the 20.0 MB checkpoint depth" in page.readout.text()  # stand-alone
     assert "100 messages/day: 0.067 IOPS, 6 MB of database cache" in _labels(page)
+    # 2013's per-mailbox figures stand unsupported, said where they are shown; the field takes the engineer's own
+    assert _labels(page)[0].endswith("— unsupported figures)…")
+    assert "Per-mailbox figures of the picker: unsupported: Microsoft's Exchange 2013 sizing table" in page.readout.text()
+    page.fields["profile.iops_per_mailbox"].set_value(0.09)
+    assert window.state.data["profile"]["iops_per_mailbox"] == 0.09
     field.combo.setCurrentIndex(field.combo.findData("2010"))
     assert window.state.data["profile"]["exchange"] == "2010"
     assert field.combo.currentText() == "Exchange 2010: Jetstress 2010 (14.01)"
     assert "Jetstress 2010 (14.01)'s workload (background maintenance 4.53 MB/s per database" in page.readout.text()
-    assert "recycled past" not in page.readout.text()  # 2010's 8 MB depth fits in its 16 MB log
+    assert "recycled past the 20.0 MB checkpoint depth" in page.readout.text()  # the design's depth, not the version's
     labels = _labels(page)
     assert "100 messages/day: 0.120 IOPS (stand-alone), 0.100 (with copies), 6 MB of database cache" in labels
     assert not any("0.067" in label for label in labels)
+    assert "unsupported" not in labels[0] and "Microsoft's Exchange 2010 mailbox profile table (stated)" in page.readout.text()
     field.combo.setCurrentIndex(field.combo.findData("2013"))
     assert window.state.data["profile"]["exchange"] == "2013"
     assert "100 messages/day: 0.067 IOPS, 6 MB of database cache" in _labels(page)

@@ -421,5 +421,5 @@ def test_reviews_auto_tune_line_names_where_auto_tune_starts_for_the_session_nam
                              "SluggishSessions 1, run at the planned length")
     review.session.setText("a new design")  # a session with no runs: auto-tune starts afresh
     assert line().startswith("Auto-tune (calibration runs until a setting passes), starting at 9 threads, "
-                             "SluggishSessions 1 (first run: one thread per 135 target IOPS (Microsoft's rule)")
+                             "SluggishSessions 1 (first run: one thread per 135 target IOPS (Microsoft's rule, Jetstress 2010's")
     assert window.runs.first_setting(window.state.config()).threads == 9  # what Start runs

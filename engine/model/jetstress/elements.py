@@ -73,7 +73,7 @@ JET_SYSTEM_PARAMS: tuple[tuple[str, str | None], ...] = (
     ("CircularLog", "1"),
     ("LogFileSize", "1024"),  # KB
     ("MaxVerPages", "8192"),
-    ("DBMThrottling", "100"),
+    ("DBMThrottling", None),  # ms: maintenance's sleep before each batch (`TestConfig.dbm_throttling_ms`)
 )
 
 ELEMENT_DEFAULTS = TEST_DESIGN_INFO + EXCHANGE_PROFILE + JET_SYSTEM_PARAMS
@@ -99,7 +99,7 @@ MODELLED = frozenset({
     "LogFilesToChecksum", "MaximumChecksumBuffers", "MaximumChecksumThreads",
     "LogInterval", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
     "ThroughputPercentage", "DatabaseSizing", "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops",
-    "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize",
+    "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize", "DBMThrottling",
 })
 
 # The comment in which a written file carries the Jetwise settings Jetstress has no element for.

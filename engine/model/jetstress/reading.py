@@ -308,6 +308,9 @@ def _system(reader: _Reader, params: dict[str, list[ET.Element]], result: XmlImp
         number = reader.value(params, "JetSystemParams", name, values.whole, words)
         if number is not None and number != supported:
             result.warn(f"JetSystemParams/{name}", f"is {number}; {words}, as Jetstress 2013's")
+    throttle = reader.value(params, "JetSystemParams", "DBMThrottling", values.whole, "maintenance sleeps 100 ms a batch")
+    if throttle is not None:
+        result.data["dbm_throttling_ms"] = throttle
 
 
 def finish_threads(result: XmlImport) -> None:

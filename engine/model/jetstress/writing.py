@@ -75,6 +75,7 @@ def _values(config: TestConfig, auto_tune: bool) -> dict[str, str]:
         "MailboxQuota": str(config.profile.mailbox_size_mb),
         "MailboxIops": number(config.profile.iops_per_mailbox * config.profile.headroom_factor),
         "DatabaseCopyCount": str(config.copies_per_database),
+        "DBMThrottling": str(config.dbm_throttling_ms),
     }
 
 

@@ -119,7 +119,6 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
     rest = rest_per_read_wait(config.thread_weight)
-    maintenance = maintenance_reads_per_s(config) * config.database_count
 
     def at(read_ms: float) -> OperatingPoint:
         # latency -> throughput (the threads' side)
@@ -139,6 +138,8 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
         cached = min(writes, model.write_cache_iops)
         disk_writes = (writes - cached) + 0.5 * cached  # destaged writes coalesce
         logs = tx * work.log_writes
+        # maintenance in 256 KiB reads, each `SEQUENTIAL_READ_COST`; ESE's pace (2013 and later) slows as reads do
+        maintenance = config.maintenance_bytes_per_s(read_ms * 1.2) * config.database_count / 262_144
         demand = (reads + disk_writes + SEQUENTIAL_READ_COST * maintenance) * model.service_ms
         if model.logs_share_servers:
             demand += logs * model.log_write_ms
@@ -277,8 +278,8 @@ class ModelSource:
                     spans)
         fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4, spans)
         if config.background_maintenance:
-            fill_stream(rng, part.stream(BDM_READ), maintenance_reads_per_s(config) * seconds, 262_144, read_ms * 1.2,
-                        spread, spans)
+            fill_stream(rng, part.stream(BDM_READ), maintenance_reads_per_s(config, read_ms * 1.2) * seconds,
+                        config.generation.maintenance_batch_bytes, read_ms * 1.2, spread, spans)
         if config.copies_per_database > 1:
             log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
             fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4, spans)
