@@ -22,6 +22,8 @@ JOBS: dict[str, dict[str, str]] = {
         "hosts/port.py": "The controller's port: its range, and one another program holds said plainly",
         "hosts/roster.py": "The controller's servers: its authority and each agent enrolled or removed",
         "run/sources/servers.py": "A test across servers as a run: the servers' agents its interval source",
+        "run/sources/joined.py": "A test across servers' intervals put together from every server's",
+        "run/sources/sweep_word.py": "A load sweep across servers in lockstep: each step's word",
         "hosts/tls.py": "Mutual TLS on every link, from a key held in memory",
         "hosts/trust.py": "The certificates of a test across servers, and an agent's request for its own",
         "io/capacity.py": "The disk throughput scenario's database size, as Jetstress sizes it",

@@ -215,7 +215,7 @@ def print_servers(result: RunResult, stream: TextIO) -> None:
 
     for share in result.servers:
         if share.summary is None:
-            print(f"  {share.host:<18} {'NONE':<8} nothing measured" + (f" ({share.ended})" if share.ended else ""),
+            print(f"  {share.host:<18} {'NONE':<8} nothing measured" + (f" ({share.how_it_ended})" if share.end else ""),
                   file=stream)
         else:
             row(share.host, share.summary.verdict.value.upper(), {key: getattr(share.summary, key) for key in FIGURES})

@@ -5,19 +5,28 @@ against the test as the controller runs it (`SampleCheck`): an interval the test
 before its interval has ended by the controller's clock (for a run on the storage: a simulated device plays its run
 ahead of time), as long as the controller's interval (only a server's last sample, as its part ends, may be shorter),
 naming only the instances that server runs, and every figure finite and not negative. The test's timing is the
-controller's own: no server's `duration_s` stands for the test's or another server's. Whatever a server says that a
-log, the console, a report or the window shows is shown escaped and bounded (`shown`), so no line break or control
-character of a peer writes a line in another's name, and no peer's words are longer than a line.
+controller's own: no server's `duration_s` stands for the test's or another server's. A part's phases go forward, its
+test's work only from the test's start (`phase_problem`), and a server not ready is preparing only while its
+databases' creation moves (`Preparation`): no wait of a test is without a deadline, however much a server says.
+Whatever a server says that a log, the console, a report or the window shows is shown escaped and bounded (`shown`),
+so no line break or control character of a peer writes a line in another's name, and no peer's words are longer than
+a line.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from engine.protocol import Phase
 from engine.results.sample_schema import IntervalSample
+from engine.results.schema import RunResult
 
+READY_QUIET_S = 300.0  # a server whose databases' creation moves less than `READY_STEP_BYTES` this long, not ready, is lost
+READY_STEP_BYTES = 1 << 30  # or the rest of what it creates: the least a server's creation counts as progress
+WORK_PHASES = (Phase.WARMING_UP, Phase.MEASURING, Phase.REPLAYING)  # a part's, from the test's start instant
 SHOWN_CHARS = 300  # the most of a peer's words a line shows
 EARLY_S = 0.5  # a sample may arrive this much before its interval ends by the controller's clock: the clocks' error
 DURATION_SLACK = 1e-6  # a full interval's length, as each server's clock counts it exactly
@@ -90,6 +99,24 @@ class SampleCheck:
             return f"a sample whose figure {shown(where, 120)}"
         return None
 
+    def overdue(self, last: int, now: float, late_s: float) -> str | None:
+        """Why a server measuring on the storage whose last sample was for interval `last` is lost at `now`: no sample
+        for the next interval `late_s` after it ended by the controller's clock; None while it is not."""
+        assert self.started_at is not None
+        ended = math.floor((now - late_s - self.started_at) / self.interval_s) - 1
+        due = last + 1
+        if due <= min(ended, self.total_intervals - 1):
+            return f"it sent no sample for interval {due:,}, {late_s:g} s after that interval ended by the controller's clock"
+        return None
+
+    def result_problem(self, result: RunResult, instances: Iterable[str], *, stopped: bool) -> str | None:
+        """Why a server's part's `result` does not fit the test (`instances` the instance names it runs; `stopped`:
+        the word to stop went out); None when it does."""
+        if self.started_at is None and not stopped:
+            return "a result before the test started"
+        unknown = sorted({row.name for row in result.instances} - set(instances))
+        return f"a result naming instance {shown(unknown[0], 80)}, which it does not run" if unknown else None
+
     def short(self, sample: IntervalSample) -> bool:
         """Whether `sample` is shorter than the interval: a part's last, as it stops."""
         return sample.duration_s < self.interval_s - DURATION_SLACK
@@ -101,3 +128,42 @@ class SampleCheck:
             return self.interval_s
         begins = self.started_at + index * self.interval_s
         return min(self.interval_s, max(1e-9, stopped_at - begins))
+
+
+def phase_problem(phase: Phase, after: Phase, started: bool) -> str | None:
+    """Why a server's part saying `phase` after `after` is out of turn (`started`: the test's start instant has come);
+    None when it is in turn."""
+    order = list(Phase)
+    if order.index(phase) < order.index(after):
+        return f"a phase '{phase.value}' after '{after.value}' (a part's phases go forward)"
+    if not started and phase in WORK_PHASES:
+        return f"a phase '{phase.value}' before the test started"
+    return None
+
+
+@dataclass
+class Preparation:
+    """A server's databases' creation as its progress says, up to the `creates` bytes its part creates: it moved when
+    it moved `READY_STEP_BYTES` more (or the rest)."""
+
+    creates: int
+    at: float = field(default_factory=time.monotonic)  # when it last moved
+    done: int = 0  # how far it had moved then
+
+    def _step(self) -> int:
+        return min(READY_STEP_BYTES, self.creates - self.done)
+
+    def progress(self, phase: Phase, done_bytes: int) -> None:
+        step = self._step()
+        if phase == Phase.PREPARING and step > 0 and min(done_bytes, self.creates) >= self.done + step:
+            self.at, self.done = time.monotonic(), self.done + step
+
+    def stalled(self) -> str | None:
+        """Why a server that is not ready is lost, once its creation did not move for `READY_QUIET_S`; else None."""
+        if time.monotonic() - self.at <= READY_QUIET_S:
+            return None
+        step = self._step()
+        if step <= 0:
+            return f"it created its databases and was not ready {READY_QUIET_S:g} s later"
+        amount = f"{step / (1 << 30):g} GiB" if step >= 1 << 30 else f"{step / (1 << 20):,.0f} MiB"
+        return f"its databases' creation did not move {amount} in {READY_QUIET_S:g} s, and it is not ready"

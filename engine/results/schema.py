@@ -54,12 +54,13 @@ from engine.results.sweep_schema import Sweep
 # its page patching, a hung read or write) and the configuration's hung I/O threshold; an older run found none of them.
 # Documents of an older version read with the defaults: no run kind, no errors by kind, no sweep, no scan, no recovery,
 # no spikes, no servers.
-RESULT_SCHEMA_VERSION = 17
+RESULT_SCHEMA_VERSION = 18
 FIRST_AVERAGED_MAXIMA = 8  # a result before it judged each maximum on the slowest single I/O
 FIRST_SHARED_CACHE = 9  # a result before it gave each database the whole database cache
 FIRST_JETSTRESS_THREADS = 10  # a result before it ran threads that waited on their reads and commits only
 FIRST_GROWING_DATABASES = 12  # a result before its databases grew: they ended the size they began
 FIRST_DEVICE = 16  # a result before it named its device: a simulated one's is in its notes, when it says one
+FIRST_TYPED_END = 18  # a result before a server's end had its kind: "HOW: words" in one field
 UNNAMED_DEVICE = "simulated"  # the device of a simulated run of an older version that names none
 
 
@@ -199,13 +200,45 @@ class RunTimes(_Schema):
     collection_end_utc: UtcTime | None = None
 
 
+class ServerEnd(StrEnum):
+    """How a server's part ended when not with the test."""
+
+    LOST = "lost"  # its link ended, or it went silent past a deadline
+    REFUSED = "refused"  # it refused its part (its configuration, on its machine)
+    REJECTED = "rejected"  # the controller refused a message of it that does not fit the test
+    ERROR = "error"  # its run ended in error
+    ABORTED = "aborted"  # its run was aborted
+
+    def said_of(self, host: str) -> str:
+        """This end, said of `host`: "HOST was lost"."""
+        return {ServerEnd.LOST: f"{host} was lost", ServerEnd.REFUSED: f"{host} refused its part",
+                ServerEnd.REJECTED: f"{host} was refused", ServerEnd.ERROR: f"{host}'s run ended in error",
+                ServerEnd.ABORTED: f"{host}'s run was aborted"}[self]
+
+
 class ServerResult(_Schema):
     """One server of a test across servers: its share of the test, measured and judged on its own instances'
     counters as a test on it alone is (the paper's Individual Server Metrics)."""
 
     host: str
     summary: Summary | None = Field(None, description="None: nothing of it was measured (lost or refused before).")
-    ended: str = Field("", description="How its part ended when not with the test: lost, refused, in error; its words.")
+    end: ServerEnd | None = Field(None, description="How its part ended when not with the test; None: with it.")
+    ended: str = Field("", description="Why its part ended so, in words.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _end_of_its_time(cls, data: Any) -> Any:
+        """A share of a result before `FIRST_TYPED_END` said its end as "HOW: words": its kind and its words."""
+        if isinstance(data, dict) and data.get("end") is None and isinstance(ended := data.get("ended"), str):
+            how, _, words = ended.partition(": ")
+            if how in ServerEnd.__members__.values() and words:
+                return {**data, "end": how, "ended": words}
+        return data
+
+    @property
+    def how_it_ended(self) -> str:
+        """How its part ended when not with the test, and why, in words ("lost: its agent is not connected")."""
+        return f"{self.end.value}: {self.ended}" if self.end is not None else ""
     clock_offset_s: float | None = Field(None, description="The controller's clock minus the server's, at the start.")
     run_folder: str = Field("", description="Its copy of the server's run folder, in the test's (hosts/HOST).")
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.model.host_names import on_server
+from engine.results.recovery_schema import RecoveryResult
+from engine.results.scan_schema import ScanResult
 from engine.results.scans import megabytes
 from engine.results.schema import Failure, Outcome, RunResult, Summary
 
@@ -49,7 +51,7 @@ def judged_across(result: RunResult) -> RunResult:
     for share in result.servers:
         if share.summary is None:
             outcome = Outcome.ABORTED
-            failures.append(Failure(words=f"{share.host} gave nothing measured" + (f" ({share.ended})" if share.ended else "")))
+            failures.append(Failure(words=f"{share.host} gave nothing measured" + (f" ({share.how_it_ended})" if share.end else "")))
         elif share.summary.verdict == Outcome.FAIL:
             outcome = Outcome.FAIL if outcome == Outcome.PASS else outcome
             failures.append(Failure(words=f"{share.host} failed its share: " + "; ".join(share.summary.reasons)))
@@ -125,3 +127,25 @@ def recovery_shares(result: RunResult) -> list[RecoveryShare]:
                                   recovery.log_files_to_replay * len(mine.instances), mine.log_files_replayed,
                                   mine.seconds_per_log_file, recovery.limit_s))
     return rows
+
+
+def merged_scan(results: dict[str, RunResult]) -> ScanResult | None:
+    """The servers' scans as one: every database each read, named by its server; None when none scanned."""
+    scans = {host: r.scan for host, r in results.items() if r.scan is not None}
+    if not scans:
+        return None
+    first = next(iter(scans.values()))
+    return first.model_copy(update={
+        "databases": [d.model_copy(update={"instance": on_server(host, d.instance)}) for host, scan in scans.items()
+                      for d in scan.databases],
+        "seconds": max(scan.seconds for scan in scans.values())})
+
+
+def merged_recovery(results: dict[str, RunResult]) -> RecoveryResult | None:
+    """The servers' Soft Recoveries as one: every instance each generated and replayed, named by its server."""
+    recoveries = {host: r.recovery for host, r in results.items() if r.recovery is not None}
+    if not recoveries:
+        return None
+    first = next(iter(recoveries.values()))
+    return first.model_copy(update={"instances": [i.model_copy(update={"instance": on_server(host, i.instance)})
+                                                  for host, recovery in recoveries.items() for i in recovery.instances]})

@@ -13,7 +13,7 @@ from engine.results.document import read_samples
 from engine.results.sweep_schema import SweepStep
 from engine.run.gate import Told
 from engine.run.sources.model import PROFILES, runner_for
-from engine.run.sources.servers import GAP_S, SweepWord
+from engine.run.sources.sweep_word import GAP_S, SweepWord
 from engine.run.sweep import SweepPlan, plan_sweep
 
 SATA = PROFILES["sata-2x7k"]

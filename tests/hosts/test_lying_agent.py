@@ -71,7 +71,7 @@ def test_a_server_s_lie_that_the_schema_accepts_is_refused_by_the_test_and_ends_
     assert any(f"{LIAR} {how} (" in reason and why in reason for reason in result.summary.reasons), \
         result.summary.reasons
     [share] = [s for s in result.servers if s.host == LIAR]
-    assert share.ended.startswith("lost: " if lie == "mute" else "rejected: ") and why in share.ended
+    assert share.end == ("lost" if lie == "mute" else "rejected") and why in share.ended
     log = (output / "test.log").read_text(encoding="utf-8")
     assert why in log and why in err, log  # the console says what the log says
     if lie != "mute":  # refused, and said so: who, from where

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.hosts import checks
 from engine.hosts.controller import Controller
 from engine.hosts.messages import Ended, PartEvent, Ready
 from engine.hosts.roster import Roster
@@ -21,7 +22,6 @@ from engine.protocol import LogEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import read_result
 from engine.results.schema import Outcome, RunResult
 from engine.run.runner import Runner
-from engine.run.sources import servers
 from engine.run.sources.servers import HostsSource
 from tests.conftest import small_config
 from tests.hosts.agents import free_port
@@ -112,23 +112,23 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_a_server_that_speaks_out_of_turn_is_refused_or_lost_and_the_test_ends_naming_it(
         tmp_path, keys, monkeypatch, case):
-    monkeypatch.setattr(servers, "READY_QUIET_S", 2.0)
+    monkeypatch.setattr(checks, "READY_QUIET_S", 2.0)
     result, log, heard = _test_with(tmp_path, keys, globals()[case])
     how, why = CASES[case]
     assert result.summary.verdict == Outcome.ABORTED
     assert any(f"{THIEF} was {how} (" in reason and why in reason for reason in result.summary.reasons), \
         result.summary.reasons
     [share] = result.servers
-    assert share.ended == f"{'lost' if how == 'lost' else 'rejected'}: {why}"
+    assert share.end == ("lost" if how == "lost" else "rejected") and share.ended == why
     assert why in log
     if how == "refused":  # and told so, its link closed
         assert heard.code == 1008 and why in heard.reason, heard
 
 
 def test_a_server_whose_creation_moves_is_not_lost_for_it_however_long_it_takes(tmp_path, keys, monkeypatch):
-    monkeypatch.setattr(servers, "READY_QUIET_S", 2.0)
-    monkeypatch.setattr(servers, "READY_STEP_BYTES", MIB)
+    monkeypatch.setattr(checks, "READY_QUIET_S", 2.0)
+    monkeypatch.setattr(checks, "READY_STEP_BYTES", MIB)
     result, log, _heard = _test_with(tmp_path, keys, control)
     assert "databases ready" in log and "creation did not move" not in log  # 4 s of creation, 2 s of quiet allowed
     [share] = result.servers  # then it sent no sample: lost for that, after the test started
-    assert share.ended.startswith("lost: it sent no sample for interval 0"), share.ended
+    assert share.end == "lost" and share.ended.startswith("it sent no sample for interval 0"), share

@@ -86,7 +86,7 @@ def test_a_windows_agent_runs_its_part_of_a_test_across_servers_on_real_files(tm
         across = config.model_copy(update={"servers": [ServerPart(host="127.0.0.2")]})
         result = Runner(across, tmp_path / "test", lambda _event: None, source=HostsSource(controller)).run()
     share = result.servers[0]
-    assert not share.ended and share.summary is not None and share.summary.verdict in (Outcome.PASS, Outcome.FAIL)
+    assert share.end is None and share.summary is not None and share.summary.verdict in (Outcome.PASS, Outcome.FAIL)
     own, copy = runs / result.run_id, tmp_path / "test" / "hosts" / "127.0.0.2"
     assert read_result(own) == read_result(copy)
     assert len(read_samples(own)) == len(read_samples(copy)) >= 4  # a warm-up second and three measured

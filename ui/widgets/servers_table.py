@@ -40,7 +40,7 @@ def load_rows(result: RunResult) -> list[list[str]]:
     rows = []
     for share in result.servers:
         if share.summary is None:
-            rows.append([share.host, "NONE", f"nothing measured{f': {share.ended}' if share.ended else ''}",
+            rows.append([share.host, "NONE", f"nothing measured{f': {share.how_it_ended}' if share.end else ''}",
                          *[""] * (len(FIGURES) - 1)])
         else:
             rows.append([share.host, share.summary.verdict.value.upper(), *summary_cells(share.summary)])
