@@ -28,6 +28,7 @@ from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.gate import StartGate, SweepLead
 from engine.run.measurement import Measurement, RunEnd
+from engine.run.played import played_mix
 from engine.run.scan_plan import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem
@@ -178,7 +179,7 @@ class Runner:
         self.log(f"Thread count: {config.generation.thread_words(config.thread_count, config.database_count)}")
         basis = f"; {config.generation.thread_weight_basis}" if config.thread_weight == ThreadWeight.JETSTRESS else ""
         self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}{basis}")
-        self.log(target_streams_words(config))
+        self.log(target_streams_words(config, played_mix(config)))  # as the model's own cache plays the design
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"

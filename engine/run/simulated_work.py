@@ -31,11 +31,11 @@ from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import RunTimes
 from engine.run.measurement import Measurement, RunEnd
+from engine.run.played import played_mix
 from engine.run.runner import Runner
 from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream
 from engine.run.sources.model import SIMULATED_HOST, ModelSource, StorageModel, solve
-from engine.run.streams import mix_of
 from engine.workload.instance import DELETE_LOG_BYTES, REPLACE_LOG_BYTES
 from engine.workload.recovery import PREFETCH_DEPTH, REPLAY_LOG_READ_BYTES, RecoveryTally
 from engine.workload.scan import ScanTally
@@ -142,7 +142,7 @@ class OpenEndedWork:
         point = solve(model, config)
         rng = random.Random(config.seed if config.seed is not None else 1)
         target = config.log_files_to_replay * LOG_DATA_BYTES
-        work = mix_of(config)
+        work = played_mix(config)
         rate = sum(point.transactions_per_s) * work.log_writes * 4800 / config.database_count  # log bytes/s per instance
         generated = [0] * config.database_count
         ended: dict[int, float] = {}
@@ -185,7 +185,7 @@ class OpenEndedWork:
                         + mix.replace_percent * REPLACE_LOG_BYTES) / updates
         files = tally.log_files_generated
         records = int(files * LOG_DATA_BYTES / record_bytes)
-        misses = mix_of(config).misses
+        misses = played_mix(config).misses
         reads = int(records * misses)
         # redone: the records of the last checkpoint depth whose pages were still dirty in the cache at the crash
         within = min(1.0, config.checkpoint_depth_bytes / (files * LOG_DATA_BYTES))

@@ -22,6 +22,7 @@ class Mix:
     commit_waits: float  # log writes a transaction thread waits for, per transaction
     hits: float  # cache hits per transaction
     misses: float
+    pages_per_write: float = 1.045  # a flush write's pages: dirty neighbours coalesced into it
 
 
 def mix_of(config: TestConfig) -> Mix:
@@ -71,11 +72,12 @@ class DatabaseStreams:
                    if self.maintenance_reads_per_s else "off"))
 
 
-def database_streams(config: TestConfig, transactional_iops: float, read_ms: float | None = None) -> DatabaseStreams:
+def database_streams(config: TestConfig, transactional_iops: float, read_ms: float | None = None,
+                     work: Mix | None = None) -> DatabaseStreams:
     """What one database drives per second at `transactional_iops` of its own (database reads + writes), its
     maintenance reads taking `read_ms` each (None: the test's average database read latency threshold, the slowest a
-    passing test reads at)."""
-    work = mix_of(config)
+    passing test reads at), by `work`'s shares (None: the formula's, `mix_of`)."""
+    work = work if work is not None else mix_of(config)
     per_transaction = work.reads + work.writes
     transactions = transactional_iops / per_transaction if per_transaction else 0.0
     return DatabaseStreams(transactions * work.reads, transactions * work.writes, transactions * work.log_writes,
@@ -84,10 +86,10 @@ def database_streams(config: TestConfig, transactional_iops: float, read_ms: flo
                            config.generation.maintenance_batch_bytes)
 
 
-def target_streams_words(config: TestConfig) -> str:
-    """The test log's line: what each database's workload drives at the design's target (its maintenance alone in the
-    disk throughput scenario, which has no target)."""
-    streams = database_streams(config, config.target_transactional_iops / config.database_count)
+def target_streams_words(config: TestConfig, work: Mix) -> str:
+    """The test log's line: what each database's workload drives at the design's target by `work`'s shares (its
+    maintenance alone in the disk throughput scenario, which has no target)."""
+    streams = database_streams(config, config.target_transactional_iops / config.database_count, work=work)
     if config.seeks_maximum:
         maintenance = streams.words.partition("; ")[2]
         return f"Workload per database ({config.generation.jetstress}'s): {maintenance}"

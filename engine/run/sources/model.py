@@ -32,12 +32,13 @@ from engine.results.note_schema import RunNote
 from engine.results.schema import RunTimes
 from engine.run.gate import StartGate, SweepLead, wait_at
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
+from engine.run.played import played_mix
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulated_draws import fill_stream
 from engine.run.simulated_windows import play, plays_windows
 from engine.run.steps import at_load
-from engine.run.streams import Mix, maintenance_reads_per_s, mix_of
+from engine.run.streams import Mix, maintenance_reads_per_s
 from engine.run.sweep import SweepPlan
 from engine.workload.pacing import cycle_ms, rest_per_read_wait
 from engine.workload.stats import (
@@ -115,7 +116,7 @@ def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> flo
 
 def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
     """The steady state where the threads' cycle and the storage's latency agree."""
-    work = mix_of(config)
+    work = played_mix(config)
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
     sluggish = config.sluggish_sessions
     rest = rest_per_read_wait(config.thread_weight)
@@ -203,7 +204,7 @@ class ModelSource:
         self.grown = {}
         runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
-        work = mix_of(config)
+        work = played_mix(config)
         names = measurement.names
         interval_s = config.sample_interval_s
         start = datetime.now(UTC)
@@ -274,8 +275,8 @@ class ModelSource:
         part = InstanceInterval(name)
         spread = max(model.service_cv, 1.0 - model.service_ms / max(point.read_ms, model.service_ms) * 0.5)
         fill_stream(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread, spans)
-        fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * 1.045, point.write_ms * ramp * noise, spread,
-                    spans)
+        fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * work.pages_per_write,
+                    point.write_ms * ramp * noise, spread, spans)
         fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4, spans)
         if config.background_maintenance:
             fill_stream(rng, part.stream(BDM_READ), maintenance_reads_per_s(config, read_ms * 1.2) * seconds,
