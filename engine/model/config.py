@@ -8,8 +8,9 @@ against the model's own rules are in `engine.model.validation`, against the mach
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationInfo, model_validator
 
@@ -36,6 +37,8 @@ from engine.model.profile import (
     cli,
 )
 from engine.model.units import MIB
+
+T = TypeVar("T")
 
 __all__ = [  # the parts in engine.model.profile are read through here too
     "FLUSH_START_SHARE", "FLUSH_STOP_SHARE", "FROM_FILE", "LOG_DATA_BYTES", "LOG_FILES_PER_DATABASE",
@@ -445,8 +448,19 @@ class TestConfig(ConfigPart):
     @property
     def instance_names(self) -> list[str]:
         """Every instance of the test by name: this server's, or across servers each server's, named by its server."""
-        own = [self.instance_name(index) for index in range(self.database_count)]
-        return [on_server(host, name) for host in self.server_names for name in own] or own
+        return list(self.instance_servers) or [self.instance_name(index) for index in range(self.database_count)]
+
+    @property
+    def instance_servers(self) -> dict[str, tuple[str, str]]:
+        """Across servers, each instance of the test by its name in the test ("HOST Instance N"): its server, and its
+        name on that server; empty for a test on this server alone."""
+        own = [self.instance_name(index) for index in range(self.database_count)]  # every server runs as many
+        return {on_server(host, name): (host, name) for host in self.server_names for name in own}
+
+    def of_server(self, host: str, named: Mapping[str, T]) -> dict[str, T]:
+        """What `named` (by the instances' names in the test) holds of `host`'s instances, by their names on it."""
+        return {own: named[name] for name, (server, own) in self.instance_servers.items()
+                if server == host and name in named}
 
     @property
     def test_target_iops(self) -> float:

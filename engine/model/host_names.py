@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
-from typing import TypeVar
 
 from engine.model.units import as_typed
 
 LONGEST_NAME = 253  # RFC 1123: a host name's characters, dots included
 LONGEST_LABEL = 63
 _LABEL = re.compile(r"[A-Za-z0-9-]+")
-T = TypeVar("T")
 WHAT_A_HOST_IS = ("give an RFC 1123 host name such as mbx1.contoso.com (labels of letters, digits and hyphens, "
                   "separated by dots) or an IPv4 or IPv6 address such as 10.0.0.21 or fd00::21")
 
@@ -24,12 +21,6 @@ WHAT_A_HOST_IS = ("give an RFC 1123 host name such as mbx1.contoso.com (labels o
 def on_server(host: str, name: str) -> str:
     """An instance's name in a test across servers: "HOST Instance N" (a host name holds no space)."""
     return f"{host} {name}"
-
-
-def of_server(host: str, named: Mapping[str, T]) -> dict[str, T]:
-    """What `named` holds of `host`'s instances in a test across servers, by each one's name on that server."""
-    prefix = on_server(host, "")
-    return {name.removeprefix(prefix): value for name, value in named.items() if name.startswith(prefix)}
 
 
 def short_names(hosts: list[str]) -> dict[str, str]:

@@ -87,19 +87,16 @@ class RecoveryShare:
     limit: float
 
 
-def _of(host: str, name: str) -> bool:
-    return name.startswith(on_server(host, ""))
-
-
 def scan_shares(result: RunResult) -> list[ScanShare]:
     """A checksum or backup across servers: a row per server (what it read, how long, how fast), then the servers
     together (reads summed, the longest time, the rates summed: they read at once); none for another test."""
     scan = result.scan
     if scan is None or not result.servers:
         return []
-    rows = []
+    rows, servers = [], result.configuration.instance_servers
     for share in result.servers:
-        mine = scan.model_copy(update={"databases": [d for d in scan.databases if _of(share.host, d.instance)]})
+        mine = scan.model_copy(update={"databases": [d for d in scan.databases
+                                                     if servers.get(d.instance, ("",))[0] == share.host]})
         if not mine.databases:
             continue
         rows.append(ScanShare(share.host, share.summary.verdict if share.summary else None, len(mine.databases),
@@ -118,9 +115,10 @@ def recovery_shares(result: RunResult) -> list[RecoveryShare]:
     recovery = result.recovery
     if recovery is None or not result.servers:
         return []
-    rows = []
+    rows, servers = [], result.configuration.instance_servers
     for share in result.servers:
-        mine = recovery.model_copy(update={"instances": [i for i in recovery.instances if _of(share.host, i.instance)]})
+        mine = recovery.model_copy(update={"instances": [i for i in recovery.instances
+                                                         if servers.get(i.instance, ("",))[0] == share.host]})
         if not mine.instances:
             continue
         rows.append(RecoveryShare(share.host, share.summary.verdict if share.summary else None,

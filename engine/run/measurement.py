@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from engine.model.config import TestConfig
-from engine.model.host_names import of_server
 from engine.protocol import EmitFn, IntervalEvent, Phase
 from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
@@ -369,12 +368,13 @@ class Measurement:
         shares = []
         for host in test_config.server_names:
             config = test_config.for_server(host)
-            own = of_server(host, streams)
+            own = test_config.of_server(host, streams)
             share = said.get(host) or ServerResult(host=host)
             if share.summary is not None or not own or measured_s <= 0:  # a scan's or a replay's: the server's own
                 shares.append(share)
                 continue
-            own_cache, own_errors, own_highest = of_server(host, cache), of_server(host, errors), of_server(host, highest)
+            own_cache, own_errors = test_config.of_server(host, cache), test_config.of_server(host, errors)
+            own_highest = test_config.of_server(host, highest)
             verdict = judge(config, own, measured_s, cache=own_cache, aborted_reason=aborted, errors=own_errors,
                             highest=own_highest)
             if self.steps is None:  # a sweep's share is judged on its judged step's window, as the sweep is

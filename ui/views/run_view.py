@@ -179,7 +179,7 @@ class RunView(QWidget):
             self.log.clear()
         limits = config.active_thresholds
         self.plots.reset(config.test_target_iops or None, limits.db_read_avg_latency_ms,
-                         limits.log_write_avg_latency_ms, scan=config.scans, servers=config.server_names,
+                         limits.log_write_avg_latency_ms, scan=config.scans, servers=config.instance_servers,
                          server_target=config.target_transactional_iops)
         self.sweep_plots.reset(config.test_target_iops or None, limits.db_read_avg_latency_ms)  # summed steps
         self.sweep_plots.hide()

@@ -9,13 +9,13 @@ never disappears): a 24-hour run of one-second samples redraws quickly
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QVBoxLayout, QWidget
 
-from engine.model.host_names import on_server, short_names
+from engine.model.host_names import short_names
 from engine.model.units import format_duration
 from engine.results.sample_schema import Figures, InstanceFigures
 from engine.results.scans import megabytes
@@ -115,12 +115,14 @@ class LivePlots(QWidget):
         self.reset()
 
     def reset(self, target: float | None = None, read_limit: float = 20.0, log_limit: float = 10.0, *,
-              scan: bool = False, servers: Sequence[str] = (), server_target: float | None = None) -> None:
+              scan: bool = False, servers: Mapping[str, tuple[str, str]] | None = None,
+              server_target: float | None = None) -> None:
         """Empty plots for a run; a scan's (`scan`) show read throughput and read latency, with no target nor limits.
-        A test across `servers` draws each server's line too (its instances, "HOST Instance N", summed) against its
-        own share of the target (`server_target`)."""
+        A test across servers (`servers`: each instance's server, `TestConfig.instance_servers`) draws each server's
+        line too (its instances summed) against its own share of the target (`server_target`)."""
         self.scan = scan
-        self.servers = list(servers)
+        self.server_of = {name: host for name, (host, _own) in (servers or {}).items()}
+        self.servers = list(dict.fromkeys(self.server_of.values()))
         self.marks = 0  # steps and the measured window marked so far
         self.server_rates = {host: Series() for host in self.servers}
         self.iops = Series()
@@ -186,7 +188,7 @@ class LivePlots(QWidget):
         if not self.scan:
             self.log.append(elapsed_s, _latency(summary.log_writes_per_s, summary.log_write_avg_latency_ms))
         for host, series in self.server_rates.items() if instances else ():  # a simulated window's inner seconds: none
-            series.append(elapsed_s, sum(self._rate(row) for row in instances if row.name.startswith(on_server(host, ""))))
+            series.append(elapsed_s, sum(self._rate(row) for row in instances if self.server_of.get(row.name) == host))
         for row in instances:
             self.instance_iops.setdefault(row.name, Series(compact=True)).append(elapsed_s, self._rate(row))
             self.instance_read.setdefault(row.name, Series(compact=True)).append(

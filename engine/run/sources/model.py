@@ -193,16 +193,18 @@ class ModelSource:
     def run(self, runner: Runner, measurement: Measurement, probes: dict[Path, UnbufferedProbe]) -> RunEnd:
         config, model = runner.config, self.model
         runner.log(f"SIMULATED DEVICE: {model.description}; no disk I/O is done and these figures come from a model")
+        gone = False  # stopped at the gate: its test never started, and no phase of its work is said
         if runner.gate is not None:
             runner.log("The databases are ready; waiting for the other servers of the test")
-            wait_at(runner.gate, lambda: runner.stop_reason is not None)
+            gone = not wait_at(runner.gate, lambda: runner.stop_reason is not None)
         if config.open_ended:  # a scan or a Soft Recovery: the model's sequential reads and replay play it
             from engine.run.simulated_work import OpenEndedWork  # it builds on this module
 
             return OpenEndedWork(self).run(runner, measurement)
         rng = random.Random(config.seed if config.seed is not None else 1)
         self.grown = {}
-        runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
+        if not gone:
+            runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
         work = played_mix(config)
         names = measurement.names
@@ -240,8 +242,8 @@ class ModelSource:
         measured_s = max(0, index - measurement.warmup_intervals) * interval_s
         aborted = None
         if runner.stop_reason is not None:
-            aborted = stopped_reason(runner.stop_reason, Phase.MEASURING if measured_s > 0 else Phase.WARMING_UP,
-                                     measured_s)
+            phase = Phase.MEASURING if measured_s > 0 else Phase.PREPARING if gone else Phase.WARMING_UP
+            aborted = stopped_reason(runner.stop_reason, phase, measured_s)
         warm_s = measurement.warmup_intervals * interval_s
         end = start + timedelta(seconds=index * interval_s)
         return RunEnd(

@@ -283,7 +283,8 @@ class _HostsRun:
         elif isinstance(event, ProgressEvent):
             server.preparation.progress(event.phase, event.done_bytes)
         elif isinstance(event, PhaseEvent):
-            if (why := phase_problem(event.phase, server.phase, self.check.started_at is not None)) is not None:
+            started = self.check.started_at is not None or self.stop_sent is not None  # a part stopping says its way out
+            if (why := phase_problem(event.phase, server.phase, started)) is not None:
                 self._reject(server, why)
                 return
             server.phase = event.phase
@@ -361,8 +362,7 @@ class _HostsRun:
         self._add_whole()
 
     def _drain(self) -> None:
-        """Every message that arrived is handled, and each part's last events get `RESULT_WAIT_S` of quiet to
-        arrive."""
+        """Every message that arrived is handled; each part's last events get `RESULT_WAIT_S` of quiet to arrive."""
         while any(s.result is not None and not s.result_event for s in self.servers.values()) or not self.inbox.empty():
             try:
                 self._take_guarded(self.inbox.get(timeout=0.05))
