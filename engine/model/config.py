@@ -133,8 +133,9 @@ class TestConfig(ConfigPart):
     )
     dbm_throttling_ms: int = Field(
         100, ge=0, le=60_000, title="Database maintenance throttle (ms)",
-        description="Exchange 2013 and later: maintenance sleeps this long before each batch it reads, as ESE's "
-        "database scan does (Jetstress 2013's DBMThrottling); Exchange 2010 holds its measured rate.",
+        description="Exchange 2013 and later: background maintenance sleeps this many milliseconds before each "
+        "512 KiB batch it reads, as ESE's database scan does (Jetstress 2013's DBMThrottling); Exchange 2010 holds "
+        "its measured rate.",
         json_schema_extra=cli("--dbm-throttling", unit="ms"),
     )
     continue_on_errors: bool = Field(
