@@ -6,8 +6,9 @@ before its interval has ended by the controller's clock (for a run on the storag
 ahead of time), as long as the controller's interval (only a server's last sample, as its part ends, may be shorter),
 naming only the instances that server runs, and every figure finite and not negative. The test's timing is the
 controller's own: no server's `duration_s` stands for the test's or another server's. A part's phases go forward, its
-test's work only from the test's start (`phase_problem`), and a server not ready is preparing only while its
-databases' creation moves (`Preparation`): no wait of a test is without a deadline, however much a server says.
+test's work only from the test's start (`phase_problem`); a server not ready is preparing only while its databases'
+creation moves, and a scan's or a replay's part is working only while its work does (`Progress`): no wait of a test
+is without a deadline, however much a server says.
 Whatever a server says that a log, the console, a report or the window shows is shown escaped and bounded (`shown`),
 so no line break or control character of a peer writes a line in another's name, and no peer's words are longer than
 a line.
@@ -142,27 +143,38 @@ def phase_problem(phase: Phase, after: Phase, started: bool) -> str | None:
 
 
 @dataclass
-class Preparation:
-    """A server's databases' creation as its progress says, up to the `creates` bytes its part creates: it moved when
-    it moved `READY_STEP_BYTES` more (or the rest)."""
+class Progress:
+    """A server's part moving, as it says: its databases' creation before it is ready (`creates` the bytes it creates:
+    it moved when it moved `READY_STEP_BYTES` more, or the rest), or a scan's or a replay's work once the test started
+    (`creates` None: when a sample counted, or its progress moved at all within the total it says, as a slow replay
+    that still passes its limit moves little)."""
 
-    creates: int
+    creates: int | None
     at: float = field(default_factory=time.monotonic)  # when it last moved
     done: int = 0  # how far it had moved then
 
-    def _step(self) -> int:
-        return min(READY_STEP_BYTES, self.creates - self.done)
+    def _step(self, creates: int) -> int:
+        return min(READY_STEP_BYTES, creates - self.done)
 
-    def progress(self, phase: Phase, done_bytes: int) -> None:
-        step = self._step()
+    def progress(self, phase: Phase, done_bytes: int, total_bytes: int) -> None:
+        if self.creates is None:  # a scan's or a replay's work
+            if phase in WORK_PHASES and self.done < done_bytes <= total_bytes:
+                self.at, self.done = time.monotonic(), done_bytes
+            return
+        step = self._step(self.creates)
         if phase == Phase.PREPARING and step > 0 and min(done_bytes, self.creates) >= self.done + step:
             self.at, self.done = time.monotonic(), self.done + step
 
+    def sampled(self) -> None:
+        self.at = time.monotonic()
+
     def stalled(self) -> str | None:
-        """Why a server that is not ready is lost, once its creation did not move for `READY_QUIET_S`; else None."""
+        """Why the server is lost, once its part did not move for `READY_QUIET_S`; else None."""
         if time.monotonic() - self.at <= READY_QUIET_S:
             return None
-        step = self._step()
+        if self.creates is None:
+            return f"its scan or replay moved nothing for {READY_QUIET_S:g} s: no sample, and no progress"
+        step = self._step(self.creates)
         if step <= 0:
             return f"it created its databases and was not ready {READY_QUIET_S:g} s later"
         amount = f"{step / (1 << 30):g} GiB" if step >= 1 << 30 else f"{step / (1 << 20):,.0f} MiB"

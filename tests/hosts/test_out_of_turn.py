@@ -74,18 +74,22 @@ def result_first(test_id: str) -> Iterator[tuple[float, str]]:
     yield 0.0, Ended(test_id=test_id, result=result).model_dump_json()
 
 
+def ready_then_silent(test_id: str) -> Iterator[tuple[float, str]]:  # ready, then nothing: its link alive
+    yield 0.0, Ready(test_id=test_id).model_dump_json()
+
+
 def control(test_id: str) -> Iterator[tuple[float, str]]:  # its creation moves 1 MiB each 0.5 s, 4 s in all, then ready
     for n in range(8):
         yield 0.5, _progress(test_id, (n + 1) * MIB, 8 * MIB)
     yield 0.1, Ready(test_id=test_id).model_dump_json()
 
 
-def _test_with(tmp_path: Path, keys: object, says: object) -> tuple[RunResult, str, Heard]:
+def _test_with(tmp_path: Path, keys: object, says: object, **overrides: object) -> tuple[RunResult, str, Heard]:
     port = free_port()
     roster = Roster(tmp_path / "hosts", keys)  # type: ignore[arg-type]
     roster.add(THIEF, f"tls://127.0.0.1:{port}", tmp_path)
     thief = stolen(roster, THIEF)
-    config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=4.0)
+    config = small_config(tmp_path / "databases", sample_interval_s=1.0, warmup_s=1.0, duration_s=4.0, **overrides)
     config = config.model_copy(update={"servers": [ServerPart(host=THIEF, databases=config.databases)]})
     heard: list[Heard] = []
     with Controller(roster, host="127.0.0.1", port=port) as controller:
@@ -95,7 +99,7 @@ def _test_with(tmp_path: Path, keys: object, says: object) -> tuple[RunResult, s
         controller.wait_for([THIEF], timeout_s=30)
         output = tmp_path / "test"
         result = Runner(config, output, lambda _event: None, source=HostsSource(controller)).run()
-        peer.join(timeout=60)
+    peer.join(timeout=60)  # its link closed with the controller
     assert read_result(output).summary.verdict == result.summary.verdict  # the result it left in its run folder
     return result, (output / "test.log").read_text(encoding="utf-8"), heard[0]
 
@@ -132,3 +136,14 @@ def test_a_server_whose_creation_moves_is_not_lost_for_it_however_long_it_takes(
     assert "databases ready" in log and "creation did not move" not in log  # 4 s of creation, 2 s of quiet allowed
     [share] = result.servers  # then it sent no sample: lost for that, after the test started
     assert share.end == "lost" and share.ended.startswith("it sent no sample for interval 0"), share
+
+
+def test_a_server_whose_scan_moves_nothing_once_the_test_started_is_lost(tmp_path, keys, monkeypatch):
+    """A Database Checksum's part ends when its reading is done, in its own time: it is working only while its samples
+    come or its progress moves, so one that says it is ready and then nothing, its link alive, is lost."""
+    monkeypatch.setattr(checks, "READY_QUIET_S", 2.0)
+    result, log, _heard = _test_with(tmp_path, keys, ready_then_silent, test_type="database_checksum")
+    why = "its scan or replay moved nothing for 2 s: no sample, and no progress"
+    [share] = result.servers
+    assert result.summary.verdict == Outcome.ABORTED and share.end == "lost" and share.ended == why, share
+    assert "the test starts on all of them" in log and why in log

@@ -92,6 +92,13 @@ class Joined:
             self.next_interval = last + 1
 
 
+def at_controller_time(sample: IntervalSample, offset_s: float | None) -> IntervalSample:
+    """A server's sample at the controller's time: the server's clock plus its offset (None: not read)."""
+    if sample.time_utc is None or not offset_s:
+        return sample
+    return sample.model_copy(update={"time_utc": sample.time_utc + timedelta(seconds=offset_s)})
+
+
 def window_end(live: list[Sending], index: int) -> int | None:
     """The last interval of what starts at `index` on every server in `live`: `index` itself, or a simulated window's
     last sample (the one with its instances' counters) when every server played the same window; None until every

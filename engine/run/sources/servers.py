@@ -16,11 +16,11 @@ from __future__ import annotations
 import queue
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.hosts.admission import Refusal
-from engine.hosts.checks import Preparation, SampleCheck, phase_problem, shown
+from engine.hosts.checks import Progress, SampleCheck, phase_problem, shown
 from engine.hosts.controller import Controller, Gone
 from engine.hosts.messages import Ended, FromAgent, Go, Lead, PartEvent, Prepare, Ready, Stop
 from engine.io.platform import UnbufferedProbe
@@ -37,7 +37,7 @@ from engine.run.host import host_info
 from engine.run.measurement import Measurement, RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.sinks import RunFolderWriter, SinkFailedError
-from engine.run.sources.joined import Joined
+from engine.run.sources.joined import Joined, at_controller_time
 from engine.run.sources.sweep_word import SweepWord
 
 LEAD_S = 1.0  # the start instant is this far after the last server arrived: time for the word to reach every one
@@ -56,7 +56,7 @@ class _Server:
     ended: bool = False  # its part said it ended
     heard: float = field(default_factory=time.monotonic)
     ready: bool = False
-    preparation: Preparation = field(default_factory=lambda: Preparation(0))
+    moving: Progress = field(default_factory=lambda: Progress(0))  # its creation, then a scan's or a replay's work
     phase: Phase = Phase.VALIDATING  # the last phase its part said
     offset_s: float | None = None
     result: RunResult | None = None
@@ -116,7 +116,7 @@ class _HostsRun:
         self.dropped = 0  # refusals that found the inbox full: counted, not said
         self.servers = {host: _Server(host, RunFolderWriter(runner.output_dir / HOSTS_FOLDER / file_name_of(host)),
                                       instances=frozenset(part.instance_names),
-                                      preparation=Preparation(part.database_size_bytes * part.database_file_count))
+                                      moving=Progress(part.database_size_bytes * part.database_file_count))
                         for host, part in ((host, self.config.for_server(host)) for host in self.config.server_names)}
         self.check = SampleCheck(self.config.sample_interval_s, measurement.total_intervals,
                                  real_time=source.simulate is None)
@@ -143,7 +143,7 @@ class _HostsRun:
                 if server.out:
                     continue
                 server.offset_s = self.controller.clock_offset(server.name)
-                server.preparation.at = time.monotonic()
+                server.moving.at = time.monotonic()
                 self.controller.send(server.name, Prepare(test_id=runner.run_id, config=self.config.for_server(server.name),
                                                           simulate=self.source.simulate, sweep=runner.sweep))
             self._loop()
@@ -182,8 +182,9 @@ class _HostsRun:
                 self._take_guarded(self.inbox.get(timeout=0.1))
             except queue.Empty:
                 pass
-            for server in self._pending() if self.check.started_at is None else ():
-                if not server.ready and (why := server.preparation.stalled()) is not None:
+            working = self.config.open_ended and self.check.real_time and self.stop_sent is None  # its own end, its own time
+            for server in self._pending():
+                if (not server.ready if self.check.started_at is None else working) and (why := server.moving.stalled()):
                     self._out(server, ServerEnd.LOST, why)
             self._lose_the_late()
             if self.runner.stop_reason is not None and self.stop_sent is None:
@@ -275,13 +276,14 @@ class _HostsRun:
                 return
             server.last = sample.interval
             server.short_s = sample.duration_s if self.check.short(sample) else None
-            event = IntervalEvent(sample=self._aligned(server, sample))
+            event = IntervalEvent(sample=at_controller_time(sample, server.offset_s))
             server.samples[sample.interval] = event.sample
+            server.moving.sampled()
             self._add_whole()
         elif isinstance(event, ResultEvent):
             server.result_event = True
         elif isinstance(event, ProgressEvent):
-            server.preparation.progress(event.phase, event.done_bytes)
+            server.moving.progress(event.phase, event.done_bytes, event.total_bytes)
         elif isinstance(event, PhaseEvent):
             started = self.check.started_at is not None or self.stop_sent is not None  # a part stopping says its way out
             if (why := phase_problem(event.phase, server.phase, started)) is not None:
@@ -298,12 +300,6 @@ class _HostsRun:
             server.folder(event)
         except SinkFailedError as exc:
             self.runner.request_stop(f"the controller cannot keep {server.name}'s samples: {exc.reason}")
-
-    def _aligned(self, server: _Server, sample: IntervalSample) -> IntervalSample:
-        """A sample at the controller's time: the server's clock plus its offset."""
-        if sample.time_utc is None or not server.offset_s:
-            return sample
-        return sample.model_copy(update={"time_utc": sample.time_utc + timedelta(seconds=server.offset_s)})
 
     def _add_whole(self) -> None:
         self.joined.add([s for s in self.servers.values() if not s.out], self.stopped_at)
@@ -322,7 +318,8 @@ class _HostsRun:
         warm = self.measurement.warmup_intervals > 0 or self.measurement.window.settle is not None
         self.runner.emit(PhaseEvent(phase=Phase.WARMING_UP if warm else Phase.MEASURING,
                                     message="Warming up on every server" if warm else "Measuring on every server"))
-        for server in self.servers.values():  # the instant in each server's own clock
+        for server in self.servers.values():  # the instant in each server's own clock; its work watched from there
+            server.moving = Progress(None)
             self.controller.send(server.name, Go(test_id=self.runner.run_id, at_s=at - (server.offset_s or 0.0)))
 
     def _out(self, server: _Server, how: ServerEnd, why: str) -> None:
