@@ -23,13 +23,12 @@ from functools import lru_cache
 from engine.model.config import TestConfig
 from engine.model.growth import INSERT_LOG_BYTES, SPLIT_CHANCE
 from engine.run.streams import Mix, mix_of
-from engine.workload.cache import HIT, DatabaseCache
+from engine.workload.cache import HIT, WARM_SHARE, DatabaseCache
 from engine.workload.instance import DELETE_LOG_BYTES, REPLACE_LOG_BYTES, SPAN_CHANCE, upper_levels
 
 PLAYED_CACHE_PAGES = 2048  # the most cache a play holds; a larger one is scaled down, its database with it
 PLAYED_DEPTH_BYTES = 48 * 2**20  # the deepest checkpoint a play runs (about 20,000 updates); a deeper one is scaled
 PLAYED_TRANSACTIONS = 30_000  # counted, once the cache is warm and the checkpoint has come round twice
-WARM_SHARE = 0.9  # warm: this share of the pages the cache can hold of the database are resident
 
 
 def played_mix(config: TestConfig) -> Mix:
@@ -37,10 +36,11 @@ def played_mix(config: TestConfig) -> Mix:
     each covers), hits and misses played; log writes and commit waits the formula's."""
     pages, start, stop = config.instance_cache_pages(0)
     mix = config.operation_mix
-    played = _played(max(1, config.database_pages - 1), pages, start, stop, config.checkpoint_depth_bytes,
+    leaves = max(1, config.database_pages - 1)
+    played = _played(leaves, pages, start, stop, config.checkpoint_depth_bytes,
                      round(mix.insert_percent * 100), round(mix.delete_percent * 100), round(mix.replace_percent * 100))
     reads, writes, pages_per_write, misses, references = played
-    levels = upper_levels(max(1, config.database_pages - 1))
+    levels = upper_levels(leaves)
     return replace(mix_of(config), reads=reads, writes=writes, pages_per_write=pages_per_write, misses=misses,
                    hits=levels + references - misses)
 
