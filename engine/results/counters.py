@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import Field
 
 from engine.results.base import Schema
+from engine.workload.errors import ErrorTally, KindCount
 from engine.workload.histogram import to_sparse
 from engine.workload.stats import (
     CACHE_HITS,
@@ -56,7 +57,7 @@ class Counters(Schema):
     streams: dict[str, StreamCounters] = Field(default_factory=dict, description="The streams that saw any I/O.")
     cache: list[int] = Field(default_factory=lambda: [0, 0, 0],
                              description="Database cache hits, misses and page fault stalls.")
-    errors: list[dict[str, Any]] = Field(default_factory=list, description=(
+    errors: list[KindCount] = Field(default_factory=list, description=(
         "I/O errors by kind: each kind's count, when the first was met (ns) and where (engine.workload.errors)."))
     cache_pages: int | None = Field(None, description="Pages the database cache held as the span ended.")
     span_s: float | None = Field(None, description=(
@@ -66,16 +67,16 @@ class Counters(Schema):
     @classmethod
     def of(cls, part: InstanceInterval, *, span_s: float | None = None, details: bool = True) -> Counters:
         """`part`'s counters; without `details` (the server's seconds) no histograms, errors by kind or cache size."""
-        wire = part.to_wire()
-        if not details:
-            for stream in wire["streams"].values():
-                stream["hist"] = {}
-            wire.update(errors=[], cache_pages=None)
-        return cls.model_validate({**wire, "span_s": span_s})
+        streams = {name: StreamCounters(count=s.count, bytes=s.bytes, sum_ns=s.sum_ns, max_ns=s.max_ns, errors=s.errors,
+                                        hist=to_sparse(s.hist) if details else {})
+                   for name, s in part.streams.items() if s.count or s.errors}
+        return cls(streams=streams, cache=list(part.cache), errors=part.errors.copied() if details else [],
+                   cache_pages=part.cache_pages if details else None, span_s=span_s)
 
     def part(self, name: str = "") -> InstanceInterval:
         """The counters to add up (`InstanceInterval.merge`)."""
-        return InstanceInterval.from_wire(name, self.model_dump())
+        streams = {stream: StreamStats.of(counters, counters.hist) for stream, counters in self.streams.items()}
+        return InstanceInterval(name, streams, list(self.cache), ErrorTally.of(self.errors), self.cache_pages)
 
     def seconds(self, interval_s: float) -> float:
         return interval_s if self.span_s is None else self.span_s

@@ -24,12 +24,13 @@ SQLite application id.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import sqlite3
 import time
 from datetime import datetime
 from pathlib import Path
+
+from pydantic_core import to_json
 
 from engine.results.counters import Counters, StreamCounters, window_of
 from engine.results.sample_schema import Figures, IntervalSample, SamplePhase
@@ -188,7 +189,7 @@ class SampleWriter:
                       sample: IntervalSample) -> tuple[object, ...]:
         blobs = [packed(stats.hist) if (stats := counters.streams.get(stream)) is not None and stats.hist else None
                  for stream in STREAMS]
-        errors = json.dumps(counters.errors) if counters.errors else None
+        errors = to_json(counters.errors).decode() if counters.errors else None
         return (self._window, self._names[name], first, sample.interval, PHASES.index(sample.phase), sample.step,
                 seconds, *_counter_values(counters), counters.cache_pages, errors, *blobs, *spread)
 

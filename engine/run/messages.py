@@ -7,8 +7,8 @@ and a `WorkerDone` last. The runner refuses a worker that speaks another version
 Windows a worker process imports Jetwise afresh, so an installation changed under a
 running test could otherwise feed it counters it misreads.
 
-Messages are small frozen dataclasses with slots: they pickle as their field values, and the
-interval counters keep the compact wire form of `engine.workload.stats`.
+Messages are small frozen dataclasses with slots: they pickle as their field values, the
+interval counters as the run counts them (`engine.workload.stats.InstanceInterval`).
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from multiprocessing.sharedctypes import Synchronized, SynchronizedArray
 from multiprocessing.synchronize import Event
-from typing import Any
 
 from engine.io.platform import IoBackend
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval
 
-MESSAGE_VERSION = 4  # raise it whenever a message or its fields change
+MESSAGE_VERSION = 5  # raise it whenever a message or its fields change
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +54,11 @@ class WorkerReady:
 
 @dataclass(frozen=True, slots=True)
 class IntervalCounters:
-    """One interval's counters of each of the worker's instances, in wire form (`InstanceInterval.to_wire`)."""
+    """One interval's counters of each of the worker's instances."""
 
     worker_id: int
     index: int
-    counters: dict[str, dict[str, Any]]
+    counters: dict[str, InstanceInterval]
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +161,11 @@ class WorkerChannels:
     load: SynchronizedArray[int]
 
 
-def interval_parts(names: list[str], payloads: dict[int, dict[str, Any]]) -> dict[str, InstanceInterval]:
+def interval_parts(names: list[str], payloads: dict[int, dict[str, InstanceInterval]]) -> dict[str, InstanceInterval]:
     """Every instance's counters of one interval from the workers' payloads (an instance no worker sent: empty)."""
     merged = {name: InstanceInterval(name) for name in names}
     for payload in payloads.values():
-        for name, wire in payload.items():
-            merged[name] = InstanceInterval.from_wire(name, wire)
+        merged.update(payload)
     return merged
 
 

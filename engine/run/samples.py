@@ -101,7 +101,7 @@ def rebuild_result(
         first, last = first or sample, sample
         for name, counters in sample.instances.items():
             if name in errors:
-                errors[name].merge(ErrorTally.from_wire(counters.errors))
+                errors[name].merge(ErrorTally.of(counters.errors))
         if sample.phase != "measure":
             continue
         if collecting is None or sample.step != step:  # a sweep: the last step measured is judged, at its setting

@@ -335,11 +335,10 @@ class _Worker:
 
     def _send_interval(self, index: int, buckets: dict[str, list[IntervalBucket]],
                        cache_pages: dict[str, int] | None = None) -> None:
-        payload: dict[str, dict[str, Any]] = {}
+        payload: dict[str, InstanceInterval] = {}
         for name, items in buckets.items():
-            merged = InstanceInterval(name, cache_pages=(cache_pages or {}).get(name))
+            merged = payload[name] = InstanceInterval(name, cache_pages=(cache_pages or {}).get(name))
             merged.add_buckets(items)
-            payload[name] = merged.to_wire()
         self.send(IntervalCounters(self.worker_id, index, payload))
 
 

@@ -12,9 +12,9 @@ once, a bounded number, and the first of every kind whatever the bound.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Final, Literal
 
 from engine.io.pages import ErrorKind
 
@@ -129,18 +129,6 @@ class IoProblem:
         return (f"{self.title} ({ese_words(code, name)}) {doing} {self.unit} {self.number} of {self.path} "
                 f"at byte offset {self.offset:,}: {why}{patch}")
 
-    def to_wire(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "stream": self.stream, "path": self.path, "unit": self.unit,
-                "number": self.number, "offset": self.offset, "found": self.found, "detail": self.detail,
-                "patched": self.patched, "not_patched": self.not_patched}
-
-    @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> IoProblem:
-        unit: Unit = LOG_SECTOR if data["unit"] == LOG_SECTOR else PAGE
-        return cls(ErrorKind(data["kind"]), str(data["stream"]), str(data["path"]), unit, int(data["number"]),
-                   int(data["offset"]), str(data.get("found", "")), str(data.get("detail", "")),
-                   bool(data.get("patched", False)), str(data.get("not_patched", "")))
-
 
 @dataclass
 class KindCount:
@@ -148,11 +136,12 @@ class KindCount:
     page patching mended (`patched`)."""
 
     count: int
-    first: IoProblem
     first_ns: int
+    first: IoProblem
     patched: int = 0
 
 
+@dataclass(slots=True)
 class ErrorTally:
     """An instance's I/O errors by kind and by what was read (page or log sector): counted, with the first of each.
 
@@ -160,32 +149,36 @@ class ErrorTally:
     grows only when an error is met, by one entry per kind at the most.
     """
 
-    __slots__ = ("groups",)
+    groups: dict[tuple[ErrorKind, str], KindCount] = field(default_factory=dict)
 
-    def __init__(self) -> None:
-        self.groups: dict[tuple[ErrorKind, str], KindCount] = {}
+    @classmethod
+    def of(cls, groups: Iterable[KindCount]) -> ErrorTally:
+        """The groups a sample carries (`engine.results.counters.Counters.errors`), to add up; each copied."""
+        tally = cls()
+        for group in groups:
+            tally.add_group(group)
+        return tally
 
     def __bool__(self) -> bool:
         return bool(self.groups)
 
     def add(self, problem: IoProblem, t_ns: int) -> None:
-        group = self.groups.get((problem.kind, problem.unit))
-        if group is None:
-            self.groups[(problem.kind, problem.unit)] = KindCount(1, problem, t_ns, int(problem.patched))
-        else:
-            group.count += 1
-            group.patched += problem.patched
+        self.add_group(KindCount(count=1, first_ns=t_ns, first=problem, patched=int(problem.patched)))
 
     def merge(self, other: ErrorTally) -> None:
-        for key, theirs in other.groups.items():
-            mine = self.groups.get(key)
-            if mine is None:
-                self.groups[key] = KindCount(theirs.count, theirs.first, theirs.first_ns, theirs.patched)
-                continue
-            mine.count += theirs.count
-            mine.patched += theirs.patched
-            if theirs.first_ns < mine.first_ns:
-                mine.first, mine.first_ns = theirs.first, theirs.first_ns
+        for group in other.groups.values():
+            self.add_group(group)
+
+    def add_group(self, theirs: KindCount) -> None:
+        key = (theirs.first.kind, theirs.first.unit)
+        mine = self.groups.get(key)
+        if mine is None:
+            self.groups[key] = replace(theirs)
+            return
+        mine.count += theirs.count
+        mine.patched += theirs.patched
+        if theirs.first_ns < mine.first_ns:
+            mine.first, mine.first_ns = theirs.first, theirs.first_ns
 
     @property
     def total(self) -> int:
@@ -202,18 +195,9 @@ class ErrorTally:
         """The groups in the order their first error was met."""
         return sorted(self.groups.values(), key=lambda group: group.first_ns)
 
-    def to_wire(self) -> list[dict[str, Any]]:
-        return [{"count": g.count, "first_ns": g.first_ns, "first": g.first.to_wire(), "patched": g.patched}
-                for g in self.groups.values()]
-
-    @classmethod
-    def from_wire(cls, items: Iterable[Mapping[str, Any]]) -> ErrorTally:
-        tally = cls()
-        for item in items:
-            first = IoProblem.from_wire(item["first"])
-            tally.groups[(first.kind, first.unit)] = KindCount(int(item["count"]), first, int(item["first_ns"]),
-                                                               int(item.get("patched", 0)))
-        return tally
+    def copied(self) -> list[KindCount]:
+        """The groups, each copied: a sample's (`engine.results.counters.Counters.errors`)."""
+        return [replace(group) for group in self.groups.values()]
 
 
 def patch_words(group: KindCount) -> str:

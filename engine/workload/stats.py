@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.workload.errors import ErrorTally
-from engine.workload.histogram import add_sparse, new_counts, percentiles_ms, to_sparse
+from engine.workload.histogram import Counts, add_sparse, new_counts, percentiles_ms
 
 DB_READ = "db_read"
 DB_WRITE = "db_write"
@@ -58,18 +58,24 @@ def avg_bytes(stats: Counted) -> float:
     return stats.bytes / stats.count if stats.count else 0.0
 
 
+@dataclass(slots=True)
 class StreamStats:
     """Operations, bytes, latency sum/max and histogram of one I/O stream."""
 
-    __slots__ = ("bytes", "count", "errors", "hist", "max_ns", "sum_ns")
+    count: int = 0
+    bytes: int = 0
+    sum_ns: int = 0
+    max_ns: int = 0
+    errors: int = 0
+    hist: Counts = field(default_factory=new_counts)
 
-    def __init__(self) -> None:
-        self.count = 0
-        self.bytes = 0
-        self.sum_ns = 0
-        self.max_ns = 0
-        self.errors = 0
-        self.hist = new_counts()
+    @classmethod
+    def of(cls, counted: Counted, hist: Mapping[int, int]) -> StreamStats:
+        """A stream's counters as a sample carries them (`engine.results.counters.StreamCounters`), to add up."""
+        stats = cls()
+        stats.merge_counts(counted)
+        add_sparse(stats.hist, hist)
+        return stats
 
     def merge(self, other: StreamStats) -> None:
         self.merge_counts(other)
@@ -77,7 +83,7 @@ class StreamStats:
         for index, value in other.hist.items():
             mine[index] += value
 
-    def merge_counts(self, other: StreamStats) -> None:
+    def merge_counts(self, other: Counted) -> None:
         """Add another's counts, latency sum and maximum, not its histogram (for figures that take no percentile)."""
         self.count += other.count
         self.bytes += other.bytes
@@ -85,27 +91,6 @@ class StreamStats:
         self.errors += other.errors
         if other.max_ns > self.max_ns:
             self.max_ns = other.max_ns
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "count": self.count,
-            "bytes": self.bytes,
-            "sum_ns": self.sum_ns,
-            "max_ns": self.max_ns,
-            "errors": self.errors,
-            "hist": to_sparse(self.hist),
-        }
-
-    @classmethod
-    def from_wire(cls, data: Mapping[str, Any]) -> StreamStats:
-        stats = cls()
-        stats.count = int(data["count"])
-        stats.bytes = int(data["bytes"])
-        stats.sum_ns = int(data["sum_ns"])
-        stats.max_ns = int(data["max_ns"])
-        stats.errors = int(data["errors"])
-        add_sparse(stats.hist, data["hist"])
-        return stats
 
     def avg_latency_ms(self) -> float:
         return avg_latency_ms(self)
@@ -225,20 +210,6 @@ class InstanceInterval:
         mine = self.cache
         for index, value in enumerate(counts):
             mine[index] += value
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "streams": {name: s.to_wire() for name, s in self.streams.items() if s.count or s.errors},
-            "cache": list(self.cache),
-            "errors": self.errors.to_wire(),
-            **({} if self.cache_pages is None else {"cache_pages": self.cache_pages}),
-        }
-
-    @classmethod
-    def from_wire(cls, instance: str, data: Mapping[str, Any]) -> InstanceInterval:
-        streams = {name: StreamStats.from_wire(item) for name, item in data["streams"].items()}
-        return cls(instance, streams, [int(v) for v in data["cache"]], ErrorTally.from_wire(data.get("errors", [])),
-                   data.get("cache_pages"))
 
 
 def split_totals(

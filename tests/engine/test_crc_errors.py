@@ -8,6 +8,7 @@ import errno
 import itertools
 import os
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from engine.io.files import prepare_database
 from engine.io.pages import FLUSH_STATE_AT, ErrorKind, page_fault
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
 from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource
+from engine.results.counters import Counters
 from engine.workload.context import failed_io
 from engine.workload.errors import PATCHED, ErrorTally, IoProblem, describe
 from engine.workload.flushmap import Written
@@ -143,7 +145,7 @@ def test_patched_counts_go_with_their_kind_across_the_wire_and_into_its_words():
     early.add(good, t_ns=1)
     late.add(bad, t_ns=2)
     late.add(good, t_ns=3)
-    early.merge(ErrorTally.from_wire(late.to_wire()))
+    early.merge(ErrorTally.of(Counters.model_validate_json(Counters(errors=late.copied()).model_dump_json()).errors))
     [group] = early.ordered()
     assert (group.count, group.patched, group.first.number, group.first.patched) == (3, 2, 7, True)
     assert describe(group).startswith("3 CRC errors (ESE -1021 JET_errDiskReadVerificationFailure) in database pages, "
@@ -151,4 +153,5 @@ def test_patched_counts_go_with_their_kind_across_the_wire_and_into_its_words():
     only = ErrorTally()
     only.add(bad, t_ns=1)
     assert ", not patched: writing it again failed: x; the first at page 9" in describe(only.ordered()[0])
-    assert IoProblem.from_wire({k: v for k, v in good.to_wire().items() if "patch" not in k}).patched is False  # older
+    older = {"count": 1, "first_ns": 1, "first": {k: v for k, v in asdict(good).items() if "patch" not in k}}
+    assert Counters.model_validate({"errors": [older]}).errors[0].first.patched is False  # an older sample

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine.io.pages import ErrorKind
+from engine.results.counters import Counters
 from engine.workload.errors import ErrorLines, ErrorTally, IoProblem
 from engine.workload.stats import InstanceInterval
 
@@ -38,8 +39,8 @@ def test_counts_by_kind_merge_keep_the_earliest_first_and_cross_the_wire():
     part = InstanceInterval("Instance 1")
     part.errors.merge(late)
     part.errors.merge(early)
-    back = InstanceInterval.from_wire("Instance 1", part.to_wire()).errors
+    back = Counters.model_validate_json(Counters.of(part).model_dump_json()).part().errors
     assert back.by_kind() == {"bad_checksum": 3, "uninitialised": 1} and back.total == 4
     assert [(g.first.kind, g.first.number, g.count) for g in back.ordered()] == [
         (ErrorKind.CHECKSUM, 7, 3), (ErrorKind.UNINITIALISED, 8, 1)]
-    assert InstanceInterval.from_wire("Instance 1", {"streams": {}, "cache": [0, 0, 0]}).errors.total == 0  # an older worker
+    assert Counters.model_validate({"streams": {}, "cache": [0, 0, 0]}).part().errors.total == 0  # an older sample

@@ -46,12 +46,12 @@ from engine.workload.stats import InstanceInterval, StreamStats, ThreadMeter
 from tests.conftest import small_config
 
 
-def _counters() -> dict[str, dict[str, typing.Any]]:
+def _counters() -> dict[str, InstanceInterval]:
     reads = StreamStats()
     reads.count, reads.bytes, reads.sum_ns, reads.max_ns = 3, 3 * 32768, 450_000, 200_000
     reads.hist[40] = 2
     reads.hist[900] = 1
-    return {"Instance 1": InstanceInterval("Instance 1", {"db_read": reads}, [5, 1, 0, 0]).to_wire()}
+    return {"Instance 1": InstanceInterval("Instance 1", {"db_read": reads}, [5, 1, 0, 0])}
 
 
 EVERY_KIND: list[WorkerMessage] = [
@@ -84,7 +84,7 @@ def test_every_message_kind_crosses_a_process_queue_unchanged():
     assert received == EVERY_KIND
     assert [type(m) for m in received] == [type(m) for m in EVERY_KIND]
     assert all(not hasattr(m, "__dict__") for m in received)  # slotted: small to pickle, cheap to build
-    reads = InstanceInterval.from_wire("Instance 1", received[3].counters["Instance 1"]).streams["db_read"]
+    reads = received[3].counters["Instance 1"].streams["db_read"]
     assert (reads.count, reads.max_ns, reads.hist[40], reads.hist[900]) == (3, 200_000, 2, 1)
 
 

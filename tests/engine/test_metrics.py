@@ -1,3 +1,4 @@
+from engine.results.counters import Counters
 from engine.workload.context import record
 from engine.workload.stats import CACHE_HITS, DB_READ, InstanceInterval, StreamStats, ThreadMeter
 
@@ -24,6 +25,11 @@ def test_a_bucket_taken_while_current_is_not_handed_over_twice():
     assert [b.index for b in meter.take(2)] == [2]
 
 
+def _across(part: InstanceInterval) -> InstanceInterval:
+    """`part` as a sample carries it in JSON (a samples file, a server's message), read back to add up."""
+    return Counters.model_validate_json(Counters.of(part).model_dump_json()).part(part.instance)
+
+
 def test_wire_round_trip_keeps_every_counter():
     stats = StreamStats()
     for latency in (1_000, 2_000, 150_000):
@@ -32,11 +38,11 @@ def test_wire_round_trip_keeps_every_counter():
         stats.sum_ns += latency
         stats.max_ns = max(stats.max_ns, latency)
     stats.errors = 2
-    back = StreamStats.from_wire(stats.to_wire())
+    merged = _across(InstanceInterval("Instance 1", {DB_READ: stats}, [5, 2, 1]))
+    back = merged.streams[DB_READ]
     assert (back.count, back.bytes, back.sum_ns, back.max_ns, back.errors) == (3, 98304, 153_000, 150_000, 2)
-    merged = InstanceInterval.from_wire("Instance 1", {"streams": {DB_READ: stats.to_wire()}, "cache": [5, 2, 1]})
     assert merged.streams[DB_READ].avg_latency_ms() == 0.051
-    again = InstanceInterval.from_wire("Instance 1", merged.to_wire())
+    again = _across(merged)
     assert again.cache == [5, 2, 1]
     again.merge(merged)
     assert again.cache == [10, 4, 2] and again.streams[DB_READ].count == 6

@@ -74,7 +74,7 @@ def test_every_second_of_the_server_and_each_instance_in_windows_that_keep_the_c
         kept = added(s.instances[name] for s in back if s.instances)
         every = added(s.instances[name] for s in samples)
         assert kept == every
-        assert kept.errors[0]["count"] == 1 and kept.errors[0]["first"]["kind"] == ErrorKind.CHECKSUM.value
+        assert kept.errors[0].count == 1 and kept.errors[0].first.kind is ErrorKind.CHECKSUM
     second = [s.instance_figures() for s in back if s.instances][1][1]
     assert second.name == "Instance 2" and second.span_s == 11.0
     assert second.db_read_max_latency_ms == pytest.approx((2.0 + 1.4) * 3)  # the window's slowest read

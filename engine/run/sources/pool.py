@@ -13,7 +13,7 @@ import traceback
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.platform.lifetime import contain_children
@@ -50,6 +50,7 @@ from engine.run.progress import ProgressMeter
 from engine.run.scan_plan import scan_groups
 from engine.run.work_ends import WorkEnds
 from engine.run.worker import assign_groups
+from engine.workload.stats import InstanceInterval
 
 if TYPE_CHECKING:
     from engine.run.runner import Runner
@@ -105,7 +106,7 @@ class _PoolRun:
         self.window = measurement.window
         workers = config.worker_processes or os.cpu_count() or 1
         self.assignments = assign_groups(scan_groups(config), workers)  # a checksum's volume whole in one worker
-        self.pending: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
+        self.pending: dict[int, dict[int, dict[str, InstanceInterval]]] = defaultdict(dict)
         self.next_interval = 0
         self.sampler = HostSampler()
         self.t0_ns = 0
@@ -306,7 +307,7 @@ class _PoolRun:
         self.workers.end_at(end)
         return True
 
-    def _on_interval(self, worker_id: int, index: int, payload: dict[str, Any], worker_count: int) -> None:
+    def _on_interval(self, worker_id: int, index: int, payload: dict[str, InstanceInterval], worker_count: int) -> None:
         if index >= self.measurement.total_intervals:
             return  # past an end a settling run decided after the workers had already measured on
         if index < self.next_interval:
@@ -323,7 +324,7 @@ class _PoolRun:
         start = self.t0_ns + index * self.interval_ns
         return start, min(stop for stop in (start + self.interval_ns, self.stop_at_ns, self.ends.end_ns) if stop is not None)
 
-    def _emit_interval(self, index: int, parts: dict[int, dict[str, Any]]) -> None:
+    def _emit_interval(self, index: int, parts: dict[int, dict[str, InstanceInterval]]) -> None:
         start, end = self._interval_span(index)
         settled = self.measurement.add(
             index,
