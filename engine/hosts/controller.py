@@ -1,7 +1,7 @@
 """The controller: it listens for its agents over mutual TLS, one WebSocket link each (`engine.hosts.link`), in a thread
 of the controller's own process.
 
-websockets serves the links (`serve`); each connection makes its TLS handshake itself (`_AgentConnection`), so every
+websockets serves the links (`serve`); each connection makes its TLS handshake itself (`engine.hosts.handshake`), so every
 refusal is said with who, from which address and why (`engine.hosts.admission`, and `said` as it happens): no TLS, no
 certificate, another authority's, a removed host's. It answers only an agent's certificate of its own authority for a
 host enrolled now, under that certificate's host name: a message is filed under the host the certificate names, never
@@ -22,17 +22,18 @@ import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
-from engine.hosts.admission import Refusal, Refusals, admitted, handshake_words, not_answered
+from engine.hosts.admission import Refusal, Refusals, admitted, not_answered
 from engine.hosts.checks import shown
 from engine.hosts.clock import CLOCK_READINGS, CLOCK_WAIT_S, Clock
-from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, Certified, Peer, certified, closed_words
+from engine.hosts.handshake import AgentConnection, connection_of
+from engine.hosts.link import CONNECTION_OPTIONS, OPEN_S, Certified, Peer, closed_words
 from engine.hosts.messages import KIND_BYTES, MAX_MESSAGE_BYTES, ClockReading, FromAgent, Hello, MalformedError, Welcome, from_agent
 from engine.hosts.roster import CONTROLLER_PORT, Roster
 from engine.hosts.tls import context
@@ -89,53 +90,6 @@ class HostsMissingError(RuntimeError):
     """Not every enrolled host's agent connected in time: which, in words."""
 
 
-class _AgentConnection(ServerConnection):
-    """A WebSocket connection whose TLS handshake its controller makes itself, to say why one fails; with what that
-    handshake proved (`address`, `cert`, `who` it is as a refusal names it)."""
-
-    controller: ClassVar[Controller]
-    address = "tls://?"
-    cert: Certified | None = None
-    who = "a peer"
-    _linked = False  # past the TLS handshake: websockets has the connection
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        transport.pause_reading()  # the TLS handshake reads it
-        self._early = bytearray()  # what arrives once TLS is up, before websockets has the connection
-        peer = transport.get_extra_info("peername")
-        self.address = f"tls://{peer[0]}:{peer[1]}" if peer else "tls://?"
-        self.controller._started(self._tls(transport))
-
-    async def _tls(self, transport: asyncio.Transport) -> None:
-        try:
-            tls = await asyncio.get_running_loop().start_tls(transport, self, self.controller.context,
-                                                             server_side=True, ssl_handshake_timeout=OPEN_S)
-        except (OSError, TimeoutError, ssl.SSLError) as exc:
-            self.controller._refused(Refusal(self.address, handshake_words(exc)))
-            transport.abort()
-            return
-        if tls is not None:
-            self.cert, self._linked = certified(tls.get_extra_info("ssl_object")), True
-            self.who = self.controller.who(self.cert)
-            super().connection_made(tls)  # websockets' WebSocket handshake, then `Controller._serve`
-            if self._early:
-                super().data_received(bytes(self._early))
-
-    def data_received(self, data: bytes) -> None:
-        if self._linked:
-            super().data_received(data)
-        else:
-            self._early += data
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self._linked:
-            return
-        if self.response is None or self.response.status_code != 101:  # no WebSocket handshake: said, cut off
-            self.controller._refused(Refusal(self.address, "it speaks no WebSocket (not Jetwise's link)", self.who))
-        super().connection_lost(exc)
-
-
 class Controller:
     """The controller's end of every agent's link, in a thread of this process. `said` is told each refusal as it
     happens (in the link's thread)."""
@@ -166,15 +120,9 @@ class Controller:
         return self
 
     async def _listen(self) -> Server:
-        controller = self
-
-        class Connection(_AgentConnection):
-            pass
-
-        Connection.controller = controller
-        links = await serve(self._serve, self._host, self._port, create_connection=Connection, compression=None,
+        links = await serve(self._serve, self._host, self._port, create_connection=connection_of(self), compression=None,
                             server_header=None, open_timeout=OPEN_S, **CONNECTION_OPTIONS)
-        self._started(self._watch_roster())
+        self.spawn(self._watch_roster())
         return links
 
     async def _watch_roster(self) -> None:
@@ -191,7 +139,7 @@ class Controller:
                 if why is not None:
                     self._refuse_agent(agent, why)
 
-    def _started(self, work: Coroutine[object, object, None]) -> None:
+    def spawn(self, work: Coroutine[object, object, None]) -> None:
         task = self._loop.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -208,7 +156,7 @@ class Controller:
         return f"the agent {cert.host}" if not_answered(self.roster, cert) is None else \
             f"a peer holding {cert.host}'s certificate"
 
-    def _refused(self, refusal: Refusal) -> None:
+    def refused(self, refusal: Refusal) -> None:
         said = self._refusals.to_say(refusal)
         if said is None:
             return
@@ -223,7 +171,7 @@ class Controller:
     # a link -------------------------------------------------------------------------------------------------------
 
     async def _serve(self, connection: ServerConnection) -> None:
-        assert isinstance(connection, _AgentConnection)
+        assert isinstance(connection, AgentConnection)
         address, who = connection.address, connection.who
         agent: _Agent | None = None
         peer = Peer(connection, self._loop)
@@ -247,7 +195,7 @@ class Controller:
             gone = closed_words(exc, "its agent")
             if exc.sent is not None and exc.sent.code not in (CloseCode.NORMAL_CLOSURE, CloseCode.INTERNAL_ERROR) \
                     and exc.rcvd is None and (agent is None or not agent.refused):
-                self._refused(Refusal(address, gone, who))  # the link itself refused it: too large, not WebSocket
+                self.refused(Refusal(address, gone, who))  # the link itself refused it: too large, not WebSocket
         finally:
             if agent is not None:
                 self._left(agent, gone)
@@ -257,7 +205,7 @@ class Controller:
                 connection.transport.abort()
             peer.stop()
 
-    async def _welcome(self, connection: _AgentConnection, peer: Peer) -> _Agent | None:
+    async def _welcome(self, connection: AgentConnection, peer: Peer) -> _Agent | None:
         """The agent's first word, checked against its certificate: registered and welcomed, or refused."""
         cert, address, who = connection.cert, connection.address, connection.who
         why, cert_pem = not_answered(self.roster, cert), None
@@ -326,7 +274,7 @@ class Controller:
             self._refuse(agent.peer, agent.address, agent.who, why)
 
     def _refuse(self, peer: Peer, address: str, who: str, why: str) -> None:
-        self._refused(Refusal(address, why, who))
+        self.refused(Refusal(address, why, who))
         peer.refuse(why)
 
     def _left(self, agent: _Agent, gone: str) -> None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from engine.model.config import TestConfig
-from engine.protocol import EmitFn, IntervalEvent, Phase
+from engine.protocol import EmitFn, IntervalEvent
 from engine.results.counters import Counters, histograms_of
 from engine.results.document import build_result
 from engine.results.figures import interval_counters
@@ -25,9 +24,7 @@ from engine.results.jetstress_log import StallSamples, cache_line, closing_lines
 from engine.results.maxima import HighestAverages
 from engine.results.note_schema import JudgedWhy, RunNote
 from engine.results.recovery import judge_recovery, recovery_result
-from engine.results.recovery_schema import RecoveryResult
 from engine.results.sample_schema import Figures, IntervalSample, LatencyHistograms, SamplePhase
-from engine.results.scan_schema import ScanResult
 from engine.results.scans import judge_scan, row_words, scan_result
 from engine.results.schema import Outcome, RunKind, RunResult, RunTimes, ServerResult
 from engine.results.servers import judged_across
@@ -35,47 +32,15 @@ from engine.results.spikes import WATCHED, LatencySpikes, spike_words
 from engine.results.sweep_schema import Sweep, SweepEnd
 from engine.results.verdict import judge, judged_window
 from engine.run.gate import SweepLead
+from engine.run.run_end import RunEnd
 from engine.run.scan_plan import scan_plan
 from engine.run.settling import MeasureWindow, SettleRule, interval_counts
 from engine.run.steps import SweepSteps, at_load, host_bound
 from engine.run.sweep import Load, SweepPlan
 from engine.workload.errors import ErrorTally
-from engine.workload.recovery import RecoveryTally
-from engine.workload.scan import ScanTally
 from engine.workload.stats import InstanceInterval, StreamStats, split_totals
 
 LogFn = Callable[[str, str], None]
-
-
-@dataclass
-class RunEnd:
-    """How a source's run ended, and the facts the result needs beside the totals."""
-
-    measured_s: float
-    aborted_reason: str | None = None
-    failures: list[str] = field(default_factory=list)
-    host: HostInfo = field(default_factory=HostInfo)
-    times: RunTimes = field(default_factory=RunTimes)
-    unbuffered_io: bool = True
-    io_detail: str = ""
-    notes: list[RunNote] = field(default_factory=list)
-    scans: dict[int, ScanTally] = field(default_factory=dict)  # a Checksum or Backup test: each database's scan
-    recoveries: dict[int, RecoveryTally] = field(default_factory=dict)  # a Soft Recovery test: each instance's replay
-    database_bytes: dict[str, tuple[int | None, int | None]] = field(default_factory=dict)  # each file's before, after
-    servers: list[ServerResult] = field(default_factory=list)  # a test across servers: what its source says of each
-    # a test across servers' scan or replay, as its servers reported theirs (each instance named by its server): a
-    # source that reads no database itself gives them whole
-    scan: ScanResult | None = None
-    recovery: RecoveryResult | None = None
-
-
-def stopped_reason(reason: str, phase: Phase, measured_s: float, *, replaying: bool = False) -> str:
-    """A stopped run's aborted reason, whatever drove it: what stopped it, and where in the run."""
-    where = {
-        Phase.PREPARING: "while preparing the databases",
-        Phase.WARMING_UP: "during warm-up, before measurement began",
-    }.get(phase, "while replaying the log files" if replaying else f"after {measured_s:.1f} s of measurement")
-    return f"Run aborted: {reason} {where}"
 
 
 # A scan (Checksum, Backup) lasts as long as the databases take to read, a Soft Recovery as long as its logs take to

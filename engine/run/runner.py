@@ -27,8 +27,9 @@ from engine.results.recovery import recovery_words
 from engine.results.scans import scan_words
 from engine.results.schema import RunResult
 from engine.run.gate import StartGate, SweepLead
-from engine.run.measurement import Measurement, RunEnd
+from engine.run.measurement import Measurement
 from engine.run.played import played_mix
+from engine.run.run_end import RunEnd
 from engine.run.scan_plan import scan_order_words
 from engine.run.settling import SettleRule
 from engine.run.sinks import RunFolderWriter, SinkFailedError, fan_out, output_space_problem

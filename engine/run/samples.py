@@ -24,7 +24,8 @@ from engine.results.sample_schema import IntervalSample
 from engine.results.schema import RunResult, RunTimes
 from engine.results.sums import LatencySum
 from engine.results.verdict import Verdict, judge
-from engine.run.measurement import Measurement, RunEnd
+from engine.run.measurement import Measurement
+from engine.run.run_end import RunEnd
 from engine.run.settling import SettleRule
 from engine.run.steps import at_load
 from engine.run.sweep import Load

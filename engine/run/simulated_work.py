@@ -30,8 +30,9 @@ from engine.results.host_schema import HostFigures
 from engine.results.note_schema import RunNote
 from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import RunTimes
-from engine.run.measurement import Measurement, RunEnd
+from engine.run.measurement import Measurement
 from engine.run.played import played_mix
+from engine.run.run_end import RunEnd
 from engine.run.runner import Runner
 from engine.run.scan_plan import scan_groups
 from engine.run.simulated_draws import fill_stream

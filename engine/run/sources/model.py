@@ -31,8 +31,9 @@ from engine.results.host_schema import HostFigures, HostInfo
 from engine.results.note_schema import RunNote
 from engine.results.schema import RunTimes
 from engine.run.gate import StartGate, SweepLead, wait_at
-from engine.run.measurement import Measurement, RunEnd, stopped_reason
+from engine.run.measurement import Measurement
 from engine.run.played import played_mix
+from engine.run.run_end import RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
 from engine.run.simulated_draws import fill_stream

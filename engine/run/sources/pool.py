@@ -27,7 +27,7 @@ from engine.results.scans import SCAN_PHASE_WORDS
 from engine.results.schema import RunTimes
 from engine.run.gate import SweepLead
 from engine.run.host import HostSampler, host_info
-from engine.run.measurement import Measurement, RunEnd, stopped_reason
+from engine.run.measurement import Measurement
 from engine.run.messages import (
     MESSAGE_VERSION,
     DatabaseProgress,
@@ -47,6 +47,7 @@ from engine.run.messages import (
 )
 from engine.run.processes import WorkerProcesses
 from engine.run.progress import ProgressMeter
+from engine.run.run_end import RunEnd, stopped_reason
 from engine.run.scan_plan import scan_groups
 from engine.run.work_ends import WorkEnds
 from engine.run.worker import assign_groups

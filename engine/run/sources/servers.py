@@ -34,7 +34,8 @@ from engine.results.schema import Outcome, RunResult, RunTimes, ServerEnd, Serve
 from engine.results.servers import merged_recovery, merged_scan
 from engine.run.gate import SweepLead, Told
 from engine.run.host import host_info
-from engine.run.measurement import Measurement, RunEnd, stopped_reason
+from engine.run.measurement import Measurement
+from engine.run.run_end import RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.sinks import RunFolderWriter, SinkFailedError
 from engine.run.sources.joined import Joined, at_controller_time
