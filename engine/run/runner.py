@@ -180,7 +180,8 @@ class Runner:
         self.log(f"Thread count: {config.generation.thread_words(config.thread_count, config.database_count)}")
         basis = f"; {config.generation.thread_weight_basis}" if config.thread_weight == ThreadWeight.JETSTRESS else ""
         self.log(f"Thread weight: {thread_weight_words(config.thread_weight)}{basis}")
-        self.log(target_streams_words(config, played_mix(config)))  # as the model's own cache plays the design
+        # a simulated device drives the model's own cache as it plays the design; the storage, the formula's estimate
+        self.log(target_streams_words(config, played_mix(config) if self.source.device else None))
         pages = config.database_cache_pages
         start, stop = config.flush_thresholds_pages
         scaled = "" if config.capacity_percent == 100 else f", scaled to {config.capacity_percent:g} % capacity"

@@ -86,9 +86,9 @@ def database_streams(config: TestConfig, transactional_iops: float, read_ms: flo
                            config.generation.maintenance_batch_bytes)
 
 
-def target_streams_words(config: TestConfig, work: Mix) -> str:
-    """The test log's line: what each database's workload drives at the design's target by `work`'s shares (its
-    maintenance alone in the disk throughput scenario, which has no target)."""
+def target_streams_words(config: TestConfig, work: Mix | None = None) -> str:
+    """The test log's line: what each database's workload drives at the design's target by `work`'s shares (None: the
+    formula's, `mix_of`); its maintenance alone in the disk throughput scenario, which has no target."""
     streams = database_streams(config, config.target_transactional_iops / config.database_count, work=work)
     if config.seeks_maximum:
         maintenance = streams.words.partition("; ")[2]
