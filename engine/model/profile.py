@@ -26,16 +26,8 @@ def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", dur
     choice (any case), each standing for one of its values. `engine.model.options`
     reads these back for the CLI and the wizard.
     """
-    extra: dict[str, Any] = {"flag": flag} if flag else {}
-    if unit:
-        extra["unit"] = unit
-    if default_words:
-        extra["default_words"] = default_words
-    if duration:
-        extra["duration"] = True
-    if aliases:
-        extra["aliases"] = aliases
-    return extra
+    extra = {"flag": flag, "unit": unit, "default_words": default_words, "duration": duration, "aliases": aliases}
+    return {key: value for key, value in extra.items() if value}
 
 
 def _numeric(annotation: Any) -> bool:
@@ -91,26 +83,14 @@ class MailboxProfile(ConfigPart):
         json_schema_extra=cli("--mailboxes", unit="mailboxes"),
     )
     iops_per_mailbox: float = Field(
-        0.1,
-        gt=0,
-        le=100,
-        title="IOPS per mailbox",
-        description="Transactional I/O per second each mailbox generates.",
+        0.1, gt=0, le=100, title="IOPS per mailbox", description="Transactional I/O per second each mailbox generates.",
         json_schema_extra=cli("--iops-per-mailbox", unit="IOPS"),
     )
-    mailbox_size_mb: int = Field(
-        1024,
-        gt=0,
-        le=1024 * 1024,
-        title="Mailbox size (MB)",
-        description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
-        json_schema_extra=cli("--mailbox-size-mb", unit="MB"),
-    )
+    mailbox_size_mb: int = Field(1024, gt=0, le=1024 * 1024, title="Mailbox size (MB)",
+                                 description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
+                                 json_schema_extra=cli("--mailbox-size-mb", unit="MB"))
     headroom_percent: float = Field(
-        20.0,
-        ge=0,
-        le=500,
-        title="Headroom (%)",
+        20.0, ge=0, le=500, title="Headroom (%)",
         description="Extra IOPS on top of the design figure; the ESRP papers test with 20 %.",
         json_schema_extra=cli("--headroom-percent", unit="%"),
     )
@@ -221,9 +201,7 @@ class OperationMix(ConfigPart):
     def _sums_to_100(self) -> OperationMix:
         total = self.insert_percent + self.delete_percent + self.replace_percent + self.read_percent
         if not math.isclose(total, 100.0, abs_tol=1e-6):
-            raise ValueError(
-                f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %"
-            )
+            raise ValueError(f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %")
         return self
 
     @property
@@ -269,12 +247,10 @@ MAX_MORE_DATABASE_FILES = 15  # an instance holds at most 16 database files
 class DatabaseSpec(ConfigPart):
     """Where one database instance keeps its database files and its log files."""
 
-    database_path: Path = Field(
-        title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
-    )
-    log_path: Path = Field(
-        title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
-    )
+    database_path: Path = Field(title="Database path", description="Folder for the database file.",
+                                json_schema_extra=cli("--db-path"))
+    log_path: Path = Field(title="Log path", description="Folder for the instance's log files.",
+                           json_schema_extra=cli("--log-path"))
     more_database_paths: list[Path] = Field(
         default_factory=list, max_length=MAX_MORE_DATABASE_FILES, title="More database paths",
         description="Folders for the instance's further database files, one each (Jetstress's DatabasePaths after the "
