@@ -169,10 +169,8 @@ class Store:
         design = design_of(config)
         with self._transaction() as db:
             if existing is None:
-                db.execute(
-                    "INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
-                    (name, _now(), json.dumps(design), config.target_transactional_iops),
-                )
+                db.execute("INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
+                           (name, _now(), json.dumps(design), config.target_transactional_iops))
             else:
                 db.execute("UPDATE sessions SET design_json = ?, target_iops = ? WHERE id = ?",
                            (json.dumps(design), config.target_transactional_iops, existing.id))
@@ -252,10 +250,8 @@ class Store:
                 lost.append(row["run_id"])
         with self._transaction() as db:
             for run_id in lost:
-                db.execute(
-                    "UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
-                    (ABORTED, _now(), json.dumps([reason]), run_id),
-                )
+                db.execute("UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
+                           (ABORTED, _now(), json.dumps([reason]), run_id))
         return [r["run_id"] for r in abandoned]
 
     def runs(self, session: str | None = None) -> list[RunRow]:
@@ -331,23 +327,14 @@ class Store:
 
     @staticmethod
     def _run_row(row: sqlite3.Row) -> RunRow:
-        return RunRow(
-            id=row["id"],
-            run_id=row["run_id"],
-            session=row["session_name"],
-            started_utc=_moment(row["started_utc"]),
-            ended_utc=None if row["ended_utc"] is None else _moment(row["ended_utc"]),
-            status=row["status"],
-            threads=row["threads"],
-            sluggish_sessions=row["sluggish_sessions"],
-            output_dir=row["output_dir"],
-            achieved_iops=row["achieved_iops"],
-            db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
-            log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
-            reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
-            config=TestConfig.model_validate_json(row["config_json"]),
-            device=row["device"],
-        )
+        return RunRow(id=row["id"], run_id=row["run_id"], session=row["session_name"],
+                      started_utc=_moment(row["started_utc"]),
+                      ended_utc=None if row["ended_utc"] is None else _moment(row["ended_utc"]), status=row["status"],
+                      threads=row["threads"], sluggish_sessions=row["sluggish_sessions"], output_dir=row["output_dir"],
+                      achieved_iops=row["achieved_iops"], db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
+                      log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
+                      reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
+                      config=TestConfig.model_validate_json(row["config_json"]), device=row["device"])
 
 
 def _folder_result(output_dir: str | None, run_id: str) -> RunResult | None:

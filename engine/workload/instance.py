@@ -97,17 +97,8 @@ class InstancePlan:
 class Instance:
     """One database instance in a worker process and every thread that drives its I/O."""
 
-    def __init__(
-        self,
-        backend: IoBackend,
-        plan: InstancePlan,
-        config: TestConfig,
-        clock: RunClock,
-        errors: ErrorSink,
-        say: Say,
-        *,
-        unbuffered: bool,
-    ) -> None:
+    def __init__(self, backend: IoBackend, plan: InstancePlan, config: TestConfig, clock: RunClock, errors: ErrorSink,
+                 say: Say, *, unbuffered: bool) -> None:
         self.plan = plan
         self.name = plan.name
         self._backend = backend
