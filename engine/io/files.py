@@ -152,10 +152,8 @@ def prepare_database(backend: IoBackend, path: Path, pages_planned: int, source:
         return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     if source == DatabaseSource.ATTACH:
         if not header.complete:
-            raise FileSafetyError(
-                f"{path} is incomplete ({header.pages_created} of {header.pages_planned} pages); "
-                f"choose 'create' to resume its creation"
-            )
+            raise FileSafetyError(f"{path} is incomplete ({header.pages_created} of {header.pages_planned} pages); "
+                                  f"choose 'create' to resume its creation")
         log(f"Attaching {path} ({header.pages_planned} pages)")
         return header
     if header.pages_planned != pages_planned:

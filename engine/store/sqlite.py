@@ -109,10 +109,8 @@ class Store:
     def migrate(self) -> None:
         version = self.version
         if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
-                f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder"
-            )
+            raise StoreError(f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
+                             f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder")
         for number in range(version, SCHEMA_VERSION):
             with self._transaction() as db:
                 for statement in MIGRATIONS[number].split(";"):
@@ -152,10 +150,8 @@ class Store:
             candidate = f"{name} ({number})"
         if candidate == name:
             return name, None
-        return candidate, (
-            f"tuning session '{name}' tests other database or log folders or another copy count; "
-            f"this run goes into tuning session '{candidate}'"
-        )
+        return candidate, (f"tuning session '{name}' tests other database or log folders or another copy count; "
+                           f"this run goes into tuning session '{candidate}'")
 
     def session_of_design(self, config: TestConfig) -> str | None:
         """The most recently created session that tests `config`'s storage design, if any."""
