@@ -194,8 +194,7 @@ class Store:
                 "INSERT INTO runs (run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
                 "output_dir, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, session.id, _now(), RUNNING, config.thread_count, config.sluggish_sessions,
-                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()),
-            )
+                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()))
 
     def _run_key(self, run_id: str) -> int:
         row = self._db.execute("SELECT id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -214,8 +213,7 @@ class Store:
                 "threads = ?, sluggish_sessions = ?, device = ? WHERE run_id = ?",
                 (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
                  summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
-                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, result.device, run_id),
-            )
+                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, result.device, run_id))
 
     def keep_advice(self, run_id: str, advice: dict[str, Any]) -> None:
         """The advisor's word on the run's session as the run ended (`Advice.to_dict`), kept with the run."""

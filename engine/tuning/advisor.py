@@ -283,8 +283,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
             Passed(load=(best.threads, best.sluggish_sessions), iops=best.achieved_iops, target=target,
                    read_ms=best.read_ms),
             max_passing_iops=most.achieved_iops,
-            capacity=capacity_of(config, most.achieved_iops, at_least=most.host_bound),
-        )
+            capacity=capacity_of(config, most.achieved_iops, at_least=most.host_bound))
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
         servers = max(1, len(config.servers))
@@ -304,8 +303,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
                                      iops=failed.achieved_iops),
                        best=Carried(iops=best.achieved_iops, load=(best.threads, best.sluggish_sessions))),
             max_passing_iops=best.achieved_iops,
-            capacity=capacity_of(config, best.achieved_iops),
-        )
+            capacity=capacity_of(config, best.achieved_iops))
 
     model = fit(measured)
     # bounds the runs set: no more load than a latency failure, no less than a pass that fell short

@@ -146,8 +146,7 @@ class Replication:
                     break
                 done = timed_io(
                     self._ctx, self._meter, LOG_REPLICATION_READ, handle, buffer, offset, REPLICATION_READ_BYTES,
-                    unit=LOG_SECTOR, block_bytes=self._sector_bytes,
-                )
+                    unit=LOG_SECTOR, block_bytes=self._sector_bytes)
                 if done is None:
                     break
                 if done >= clock.stop_at_ns:
@@ -156,8 +155,7 @@ class Replication:
                     break
                 check_log_sectors(
                     self._ctx, self._meter, LOG_REPLICATION_READ, buffer.view, path, self._db_id, generation, offset,
-                    REPLICATION_READ_BYTES, self._sector_bytes,
-                )
+                    REPLICATION_READ_BYTES, self._sector_bytes)
         return True
 
     def _recycled(self, generation: int) -> bool:

@@ -40,8 +40,7 @@ CONSOLE_GRACE_S = 4.5  # Windows ends the process 5 s after a close event; the r
 class IO_COUNTERS(ctypes.Structure):  # noqa: N801 (the Win32 name)
     _fields_ = [(name, ctypes.c_ulonglong) for name in (
         "ReadOperationCount", "WriteOperationCount", "OtherOperationCount",
-        "ReadTransferCount", "WriteTransferCount", "OtherTransferCount",
-    )]
+        "ReadTransferCount", "WriteTransferCount", "OtherTransferCount")]
 
 
 class JOBOBJECT_BASIC_LIMIT_INFORMATION(ctypes.Structure):  # noqa: N801

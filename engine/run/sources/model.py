@@ -88,8 +88,7 @@ PROFILES: dict[str, StorageModel] = {
         StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0),
         StorageModel("flash-busy-host", "an NVMe flash device on a host whose other work leaves its CPU room for about "
                      "2,000 transactional IOPS", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0,
-                     host_iops=2000.0),
-    )
+                     host_iops=2000.0))
 }
 
 
@@ -254,8 +253,7 @@ class ModelSource:
             io_detail="simulated device",
             notes=[self.note],
             database_bytes={name: (config.database_size_bytes, config.database_size_bytes + round(self.grown.get(name, 0.0)))
-                            for name in names},
-        )
+                            for name in names})
 
     def instance_interval(
         self, config: TestConfig, name: str, point: OperatingPoint, work: Mix, index: int, ramp: float,
