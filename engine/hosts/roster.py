@@ -20,15 +20,7 @@ from pydantic import Field
 
 from engine.hosts.enrolment import Enrolment, bundle_bytes, bundle_name, is_bundle, one_time_code
 from engine.hosts.keys import KeyStore, KeyStoreError
-from engine.hosts.trust import (
-    Identity,
-    certify,
-    fingerprint,
-    issue,
-    key_id,
-    new_authority,
-    requested_key,
-)
+from engine.hosts.trust import Identity, certify, fingerprint, issue, key_id, new_authority, requested_key
 from engine.io.safety import PRIVATE_FILE_MODE, make_folders, write_text
 from engine.model.host_names import host_problem
 from engine.results.base import Schema, UtcTime

@@ -119,20 +119,10 @@ class CreationProgress:
 ProgressCallback = Callable[[CreationProgress], None]
 
 
-def prepare_database(
-    backend: IoBackend,
-    path: Path,
-    pages_planned: int,
-    source: DatabaseSource,
-    *,
-    unbuffered: bool,
-    progress: ProgressCallback | None = None,
-    should_stop: Callable[[], bool] = lambda: False,
-    log: Callable[[str], None] = lambda _text: None,
-    first: DatabaseHeader | None = None,
-    part: int = 0,
-    as_it_is: bool = False,
-) -> DatabaseHeader:
+def prepare_database(backend: IoBackend, path: Path, pages_planned: int, source: DatabaseSource, *, unbuffered: bool,
+                     progress: ProgressCallback | None = None, should_stop: Callable[[], bool] = lambda: False,
+                     log: Callable[[str], None] = lambda _text: None, first: DatabaseHeader | None = None,
+                     part: int = 0, as_it_is: bool = False) -> DatabaseHeader:
     """Create, resume or attach the database file at `path` and return its header; `as_it_is` (a scan) takes a Jetwise
     database whose header is damaged as it stands (`_as_it_stands`), for the scan to report the damage.
 
@@ -162,10 +152,8 @@ def prepare_database(
         return _create(backend, path, pages_planned, unbuffered, progress, should_stop, log, db_id, part)
     if source == DatabaseSource.ATTACH:
         if not header.complete:
-            raise FileSafetyError(
-                f"{path} is incomplete ({header.pages_created} of {header.pages_planned} pages); "
-                f"choose 'create' to resume its creation"
-            )
+            raise FileSafetyError(f"{path} is incomplete ({header.pages_created} of {header.pages_planned} pages); "
+                                  f"choose 'create' to resume its creation")
         log(f"Attaching {path} ({header.pages_planned} pages)")
         return header
     if header.pages_planned != pages_planned:
@@ -215,14 +203,8 @@ def _create(
     return _fill(backend, path, header, unbuffered, progress, should_stop)
 
 
-def _fill(
-    backend: IoBackend,
-    path: Path,
-    header: DatabaseHeader,
-    unbuffered: bool,
-    progress: ProgressCallback | None,
-    should_stop: Callable[[], bool],
-) -> DatabaseHeader:
+def _fill(backend: IoBackend, path: Path, header: DatabaseHeader, unbuffered: bool, progress: ProgressCallback | None,
+          should_stop: Callable[[], bool]) -> DatabaseHeader:
     """Write pages from `header.pages_created` on in large sequential writes."""
     writer = BlockWriter(header.db_id)
     chunk = backend.allocate(CREATE_CHUNK_PAGES * PAGE_SIZE_BYTES)

@@ -106,12 +106,8 @@ class FolderLocks:
 
     def __init__(self, folders: Iterable[Path], run_id: str) -> None:
         self.folders = list(dict.fromkeys(Path(os.path.abspath(f)) for f in folders))
-        self.holder = Holder(
-            pid=os.getpid(),
-            host=socket.gethostname(),
-            started=datetime.now().astimezone().isoformat(timespec="seconds"),
-            run_id=run_id,
-        )
+        self.holder = Holder(pid=os.getpid(), host=socket.gethostname(),
+                             started=datetime.now().astimezone().isoformat(timespec="seconds"), run_id=run_id)
         self._held: list[tuple[Path, int]] = []
         self._made: list[Path] = []
 

@@ -16,16 +16,8 @@ SMALL_LOG_SECTOR_BYTES = 512
 PREFORMAT_CHUNK_BYTES = 32 * 1024  # a log file is preformatted in pieces of this size
 
 
-def prepare_logs(
-    backend: IoBackend,
-    folder: Path,
-    index: int,
-    db_id: bytes,
-    *,
-    unbuffered: bool,
-    sector_bytes: int = SECTOR_BYTES,
-    count: int = LOG_FILES_PER_DATABASE,
-) -> list[Path]:
+def prepare_logs(backend: IoBackend, folder: Path, index: int, db_id: bytes, *, unbuffered: bool,
+                 sector_bytes: int = SECTOR_BYTES, count: int = LOG_FILES_PER_DATABASE) -> list[Path]:
     """Make the instance's `count` preformatted 1 MiB log files (a circular set of 16, or a Soft Recovery's
     files to replay), sealed in `sector_bytes` sectors (the size the log is written in, which the header
     records, so a checksum pass reads them back whole).

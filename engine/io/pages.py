@@ -147,10 +147,8 @@ class BlockWriter:
             stamp(buf, sector * SECTOR_BYTES, page_no, seq, sector)
         struct.pack_into("<I", buf, _CHECKSUM_OFFSET, crc32(buf[_CHECKSUMMED_FROM:page_bytes]))
 
-    def fill_log_write(
-        self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int,
-        records: list[LogRecord] | tuple[()] = (),
-    ) -> None:
+    def fill_log_write(self, buf: memoryview, length: int, generation: int, file_offset: int, sector_bytes: int,
+                       records: list[LogRecord] | tuple[()] = ()) -> None:
         """Fill `buf[0:length]` with whole log sectors bound for `file_offset` of log `generation`.
 
         Each sector carries its header, its record directory (the `records` that end in it,
@@ -292,10 +290,8 @@ def pack_database_header(buf: memoryview, header: DatabaseHeader) -> None:
     """Write a database file header into `buf` (one sector, zero-padded)."""
     buf[:SECTOR_BYTES] = bytes(SECTOR_BYTES)
     _HEADER.pack_into(buf, 0, DB_FILE_MAGIC, FORMAT_VERSION, Kind.DB_FILE_HEADER, 0, header.db_id, header.part, 0)
-    _DB_FILE_BODY.pack_into(
-        buf, HEADER_BYTES, header.page_bytes, header.pages_planned, header.pages_created,
-        header.created_ns, 0,
-    )
+    _DB_FILE_BODY.pack_into(buf, HEADER_BYTES, header.page_bytes, header.pages_planned, header.pages_created,
+                            header.created_ns, 0)
     struct.pack_into("<I", buf, _CHECKSUM_OFFSET, crc32(buf[_CHECKSUMMED_FROM:SECTOR_BYTES]))
 
 

@@ -209,19 +209,10 @@ def _walk(model: type[BaseModel], prefix: str) -> list[Option]:
         if info.default_factory is not None:
             default = None
         found.append(
-            Option(
-                path=path,
-                title=info.title or name,
-                description=info.description or "",
-                kind=kind,
-                default=default,
-                flag=typing.cast("str | None", extra.get("flag")),
-                unit=str(extra.get("unit", "")),
-                choices=choices,
-                default_words=str(extra.get("default_words", "")),
-                aliases=tuple(typing.cast("dict[str, str]", extra.get("aliases", {})).items()),
-                **_bounds(info),
-            )
+            Option(path=path, title=info.title or name, description=info.description or "", kind=kind, default=default,
+                   flag=typing.cast("str | None", extra.get("flag")), unit=str(extra.get("unit", "")), choices=choices,
+                   default_words=str(extra.get("default_words", "")),
+                   aliases=tuple(typing.cast("dict[str, str]", extra.get("aliases", {})).items()), **_bounds(info))
         )
     return found
 

@@ -26,16 +26,8 @@ def cli(flag: str | None = None, *, unit: str = "", default_words: str = "", dur
     choice (any case), each standing for one of its values. `engine.model.options`
     reads these back for the CLI and the wizard.
     """
-    extra: dict[str, Any] = {"flag": flag} if flag else {}
-    if unit:
-        extra["unit"] = unit
-    if default_words:
-        extra["default_words"] = default_words
-    if duration:
-        extra["duration"] = True
-    if aliases:
-        extra["aliases"] = aliases
-    return extra
+    extra = {"flag": flag, "unit": unit, "default_words": default_words, "duration": duration, "aliases": aliases}
+    return {key: value for key, value in extra.items() if value}
 
 
 def _numeric(annotation: Any) -> bool:
@@ -82,38 +74,22 @@ class MailboxProfile(ConfigPart):
         description="2013: Exchange 2013, 2016, 2019 or Subscription Edition, qualified with Jetstress 2013 (about 1 MB/s "
         "of background maintenance per database, a 100 MB checkpoint depth, a thread count for the server); 2010: "
         "Exchange 2010 and Jetstress 2010's workload (4.5 MB/s of maintenance, its calibrated checkpoint depth).",
-        json_schema_extra=cli("--exchange", aliases=EXCHANGE_ALIASES),
-    )
+        json_schema_extra=cli("--exchange", aliases=EXCHANGE_ALIASES))
 
     # The upper bounds keep the database size arithmetic in floating point's range; no server comes near them.
     mailboxes: int = Field(
         1000, gt=0, le=1_000_000_000, title="Mailboxes", description="Number of mailboxes this server hosts.",
-        json_schema_extra=cli("--mailboxes", unit="mailboxes"),
-    )
+        json_schema_extra=cli("--mailboxes", unit="mailboxes"))
     iops_per_mailbox: float = Field(
-        0.1,
-        gt=0,
-        le=100,
-        title="IOPS per mailbox",
-        description="Transactional I/O per second each mailbox generates.",
-        json_schema_extra=cli("--iops-per-mailbox", unit="IOPS"),
-    )
-    mailbox_size_mb: int = Field(
-        1024,
-        gt=0,
-        le=1024 * 1024,
-        title="Mailbox size (MB)",
-        description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
-        json_schema_extra=cli("--mailbox-size-mb", unit="MB"),
-    )
+        0.1, gt=0, le=100, title="IOPS per mailbox", description="Transactional I/O per second each mailbox generates.",
+        json_schema_extra=cli("--iops-per-mailbox", unit="IOPS"))
+    mailbox_size_mb: int = Field(1024, gt=0, le=1024 * 1024, title="Mailbox size (MB)",
+                                 description="Mailbox quota in MB (1 MB = 1,048,576 bytes, as Windows counts).",
+                                 json_schema_extra=cli("--mailbox-size-mb", unit="MB"))
     headroom_percent: float = Field(
-        20.0,
-        ge=0,
-        le=500,
-        title="Headroom (%)",
+        20.0, ge=0, le=500, title="Headroom (%)",
         description="Extra IOPS on top of the design figure; the ESRP papers test with 20 %.",
-        json_schema_extra=cli("--headroom-percent", unit="%"),
-    )
+        json_schema_extra=cli("--headroom-percent", unit="%"))
 
     @property
     def headroom_factor(self) -> float:
@@ -185,20 +161,17 @@ class Thresholds(ConfigPart):
         MaximumLatency.INTERVAL_AVERAGE, title="Maximum latency judged on",
         description="interval-average: an instance's highest average over one log interval, as Jetstress's "
         "performance counters give it; single-io: its slowest single I/O, stricter than Jetstress.",
-        json_schema_extra=cli("--maximum-latency"),
-    )
+        json_schema_extra=cli("--maximum-latency"))
     log_interval_s: float = Field(
         15.0, ge=LOG_INTERVAL_STEP_S, le=3600, multiple_of=LOG_INTERVAL_STEP_S, title="Log interval (s)",
         description="The interval a maximum latency is averaged over, in whole 15 s steps (Jetstress's LogInterval, "
         "15 s by default).",
-        json_schema_extra=cli("--log-interval", unit="s"),
-    )
+        json_schema_extra=cli("--log-interval", unit="s"))
     minimum_measured_s: float = Field(
         MINIMUM_MEASURED_S, ge=0, le=86400, title="Shortest measured window judged (s)",
         description="A Performance or Stress run measured for less ends FAIL, not enough measured, however its IOPS "
         "and latency looked: two log intervals at least (0: judge any length, to rehearse the paths).",
-        json_schema_extra=cli("--minimum-measured", unit="s", duration=True),
-    )
+        json_schema_extra=cli("--minimum-measured", unit="s", duration=True))
 
     @property
     def averaged_maxima(self) -> bool:
@@ -221,9 +194,7 @@ class OperationMix(ConfigPart):
     def _sums_to_100(self) -> OperationMix:
         total = self.insert_percent + self.delete_percent + self.replace_percent + self.read_percent
         if not math.isclose(total, 100.0, abs_tol=1e-6):
-            raise ValueError(
-                f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %"
-            )
+            raise ValueError(f"inserts + deletes + replaces + reads make {total:g} %; they must make 100 %")
         return self
 
     @property
@@ -269,12 +240,10 @@ MAX_MORE_DATABASE_FILES = 15  # an instance holds at most 16 database files
 class DatabaseSpec(ConfigPart):
     """Where one database instance keeps its database files and its log files."""
 
-    database_path: Path = Field(
-        title="Database path", description="Folder for the database file.", json_schema_extra=cli("--db-path")
-    )
-    log_path: Path = Field(
-        title="Log path", description="Folder for the instance's log files.", json_schema_extra=cli("--log-path")
-    )
+    database_path: Path = Field(title="Database path", description="Folder for the database file.",
+                                json_schema_extra=cli("--db-path"))
+    log_path: Path = Field(title="Log path", description="Folder for the instance's log files.",
+                           json_schema_extra=cli("--log-path"))
     more_database_paths: list[Path] = Field(
         default_factory=list, max_length=MAX_MORE_DATABASE_FILES, title="More database paths",
         description="Folders for the instance's further database files, one each (Jetstress's DatabasePaths after the "

@@ -199,8 +199,7 @@ def _error_group(instance: str, group: KindCount) -> ErrorGroup:
     return ErrorGroup(
         instance=instance, kind=first.kind, unit=first.unit, title=first.title, ese_error=code, ese_name=name,
         count=group.count, first_stream=first.stream, first_file=first.path, first_number=first.number,
-        first_offset=first.offset, first_message=str(first), patched=group.patched, patch=patch_words(group),
-    )
+        first_offset=first.offset, first_message=str(first), patched=group.patched, patch=patch_words(group))
 
 
 def write_result(document: RunResult, folder: Path) -> Path:

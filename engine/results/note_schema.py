@@ -18,8 +18,7 @@ JudgedWhy = Literal["unfinished", "no_reads", "heaviest_kept", "lightest"]
 _JUDGED_WORDS: dict[JudgedWhy, str] = {
     "unfinished": "unfinished", "no_reads": "it made no database reads, or nearly all were cache hits",
     "heaviest_kept": "the heaviest that kept every latency threshold",
-    "lightest": "no step kept every latency threshold; the lightest",
-}
+    "lightest": "no step kept every latency threshold; the lightest"}
 
 
 class RunNote(Schema):

@@ -134,11 +134,9 @@ def row_words(row: DatabaseScan) -> str:
 
 def damage_words(row: DatabaseScan) -> str:
     """A database's damaged pages in one line: how many of each kind, with ESE's error, and where the first was."""
-    kinds = [
-        (ErrorKind.CHECKSUM, row.bad_pages), (ErrorKind.WRONG_NUMBER, row.wrong_page_number_pages),
-        (ErrorKind.UNINITIALISED, row.uninitialised_pages), (ErrorKind.DISK_IO, row.unreadable_pages),
-        (ErrorKind.CRC_ERROR, row.crc_error_pages), (ErrorKind.LOST_FLUSH, row.lost_flush_pages),
-    ]
+    kinds = [(ErrorKind.CHECKSUM, row.bad_pages), (ErrorKind.WRONG_NUMBER, row.wrong_page_number_pages),
+             (ErrorKind.UNINITIALISED, row.uninitialised_pages), (ErrorKind.DISK_IO, row.unreadable_pages),
+             (ErrorKind.CRC_ERROR, row.crc_error_pages), (ErrorKind.LOST_FLUSH, row.lost_flush_pages)]
     parts = [f"{count:,} {title(kind, PAGE)} (ESE {ese_error(kind, PAGE)[0]})"
              + (f" not patched, as {NEVER_WRITES}" if kind is ErrorKind.CRC_ERROR else "")
              for kind, count in kinds if count]

@@ -18,10 +18,8 @@ from engine.results.sample_schema import Figures
 from engine.results.schema import LatencySpike, Summary
 
 # (the failing criterion's name, the figures' field, the words for the I/O)
-WATCHED = (
-    ("maximum database read latency", "db_read_max_latency_ms", "Database reads"),
-    ("maximum log write latency", "log_write_max_latency_ms", "Log writes"),
-)
+WATCHED = (("maximum database read latency", "db_read_max_latency_ms", "Database reads"),
+           ("maximum log write latency", "log_write_max_latency_ms", "Log writes"))
 FEW = 0.01  # at most this share of the samples (and at least one) is a few spikes, worth a second run
 
 

@@ -193,17 +193,10 @@ class Verdict:
         return head + ": " + "; ".join(self.reasons)
 
 
-def judge(
-    config: TestConfig,
-    instances: Mapping[str, Mapping[str, StreamStats]],
-    measured_s: float,
-    *,
-    cache: Mapping[str, Sequence[int]] | None = None,
-    aborted_reason: str | None = None,
-    failure_reasons: list[str] | None = None,
-    errors: Mapping[str, ErrorTally] | None = None,
-    highest: Mapping[str, Mapping[str, float]] | None,
-) -> Verdict:
+def judge(config: TestConfig, instances: Mapping[str, Mapping[str, StreamStats]], measured_s: float, *,
+          cache: Mapping[str, Sequence[int]] | None = None, aborted_reason: str | None = None,
+          failure_reasons: list[str] | None = None, errors: Mapping[str, ErrorTally] | None = None,
+          highest: Mapping[str, Mapping[str, float]] | None) -> Verdict:
     """Judge a run from each instance's streams over the measured window and its I/O errors by kind
     (`errors`, over the whole run; without them, the streams' error counts alone). `highest` is each
     instance's highest log-interval average per stream (`HighestAverages`); without it, or when the

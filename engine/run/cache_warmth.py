@@ -26,19 +26,11 @@ class CacheWarmth:
         for instance in self.instances:
             target = instance.cache_target_pages
             share = min(1.0, instance.cache.resident_pages / target)
+            held = format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)
             if instance.name not in self.warm and share >= WARM_SHARE:
                 self.warm.add(instance.name)
-                self.log(
-                    f"{instance.name}: database cache {share:.0%} full "
-                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)}) after {seconds:g} s"
-                )
-            if intervals_done == self.warmup_intervals:
-                if share >= WARM_SHARE:
-                    continue
-                self.log(
-                    f"{instance.name}: database cache only {share:.0%} full "
-                    f"({format_bytes(instance.cache.resident_pages * PAGE_SIZE_BYTES)} of "
-                    f"{format_bytes(target * PAGE_SIZE_BYTES)}) when measurement began; "
-                    "a longer warm-up gives a steadier start",
-                    "warning",
-                )
+                self.log(f"{instance.name}: database cache {share:.0%} full ({held}) after {seconds:g} s")
+            if intervals_done == self.warmup_intervals and share < WARM_SHARE:
+                self.log(f"{instance.name}: database cache only {share:.0%} full ({held} of "
+                         f"{format_bytes(target * PAGE_SIZE_BYTES)}) when measurement began; "
+                         "a longer warm-up gives a steadier start", "warning")

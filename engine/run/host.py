@@ -53,8 +53,6 @@ class HostSampler:
         self.counters = memory_counters()
 
     def sample(self) -> dict[str, float | None]:
-        return {
-            "cpu_percent": float(psutil.cpu_percent(interval=None)),
-            "available_memory_mb": psutil.virtual_memory().available / (1024 * 1024),
-            **(self.counters.read() if self.counters is not None else {}),
-        }
+        return {"cpu_percent": float(psutil.cpu_percent(interval=None)),
+                "available_memory_mb": psutil.virtual_memory().available / (1024 * 1024),
+                **(self.counters.read() if self.counters is not None else {})}

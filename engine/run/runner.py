@@ -74,21 +74,10 @@ class Runner:
     store's recorder and the front end, so every front end gets the same artefacts.
     """
 
-    def __init__(
-        self,
-        config: TestConfig,
-        output_dir: Path,
-        emit: EmitFn,
-        *,
-        source: IntervalSource | None = None,
-        backend: IoBackend | None = None,
-        run_id: str | None = None,
-        settle: SettleRule | None = None,
-        session: str | None = None,
-        sweep: SweepPlan | None = None,
-        gate: StartGate | None = None,
-        lead: SweepLead | None = None,
-    ) -> None:
+    def __init__(self, config: TestConfig, output_dir: Path, emit: EmitFn, *, source: IntervalSource | None = None,
+                 backend: IoBackend | None = None, run_id: str | None = None, settle: SettleRule | None = None,
+                 session: str | None = None, sweep: SweepPlan | None = None, gate: StartGate | None = None,
+                 lead: SweepLead | None = None) -> None:
         self.config = config
         self.gate = gate  # a test across servers: the measured clock starts when every server's run has arrived
         self.settle = settle

@@ -56,10 +56,8 @@ def instance_logs(
     return paths, sector
 
 
-def make_scans(
-    backend: IoBackend, config: TestConfig, plans: list[InstancePlan], clock: RunClock, *, unbuffered: bool,
-    errors: ErrorSink, say: Say, progress_of: Callable[[int], ProgressFn],
-) -> list[Scan]:
+def make_scans(backend: IoBackend, config: TestConfig, plans: list[InstancePlan], clock: RunClock, *, unbuffered: bool,
+               errors: ErrorSink, say: Say, progress_of: Callable[[int], ProgressFn]) -> list[Scan]:
     """A scan for each of the worker's databases: a checksum reads its logs after it, a backup may copy it."""
     checksum = config.test_type == TestType.DATABASE_CHECKSUM
     groups, depth = scan_plan(config)

@@ -77,12 +77,8 @@ class MeasureWindow:
             self.warmup_intervals = done
             self.total_intervals = min(self.total_intervals, done + rule.measure_samples)
             if settled:
-                return (
-                    f"Latency settled after {done} samples (read latency and IOPS within "
-                    f"{rule.max_drift:.0%} over the last {rule.window}); judging the next {rule.measure_samples}"
-                )
-            return (
-                f"Latency did not settle within {done} samples; judging the last {rule.measure_samples} "
-                "samples of the allowed time"
-            )
+                return (f"Latency settled after {done} samples (read latency and IOPS within "
+                        f"{rule.max_drift:.0%} over the last {rule.window}); judging the next {rule.measure_samples}")
+            return (f"Latency did not settle within {done} samples; judging the last {rule.measure_samples} "
+                    "samples of the allowed time")
         return None

@@ -129,8 +129,7 @@ class OpenEndedWork:
                 pages_total=db_bytes[i] // PAGE_SIZE_BYTES, pages_seen=in_database // PAGE_SIZE_BYTES, bytes_read=in_database,
                 log_files=log_files if logs else 0,
                 log_sectors_seen=max(0, done[i] - db_bytes[i]) // 4096,
-                database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total[i], began_s=began[i] or 0.0,
-            )
+                database_seconds=in_db_busy[i], seconds=busy[i], complete=done[i] >= total[i], began_s=began[i] or 0.0)
         notes = [RunNote(what="no_backup_copy")] if config.backup_path is not None else []
         # the scan ends when its last group does, within its last interval
         longest = max(sum(scans[i].seconds for i in group) for group in groups)

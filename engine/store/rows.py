@@ -23,10 +23,8 @@ def design_of(config: TestConfig) -> dict[str, Any]:
     runs again), so those runs stay in the session and each is judged against its own
     target. Other folders or another copy count are another storage design.
     """
-    return {
-        "databases": [spec.model_dump(mode="json") for spec in config.databases],
-        "copies_per_database": config.copies_per_database,
-    }
+    return {"databases": [spec.model_dump(mode="json") for spec in config.databases],
+            "copies_per_database": config.copies_per_database}
 
 
 def _storage(design: Mapping[str, Any]) -> dict[str, Any]:

@@ -109,10 +109,8 @@ class Store:
     def migrate(self) -> None:
         version = self.version
         if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
-                f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder"
-            )
+            raise StoreError(f"the run store {self.path} was written by a newer Jetwise (schema {version}, this one "
+                             f"reads up to {SCHEMA_VERSION}); update Jetwise or set {DATA_DIR_ENV} to another folder")
         for number in range(version, SCHEMA_VERSION):
             with self._transaction() as db:
                 for statement in MIGRATIONS[number].split(";"):
@@ -152,10 +150,8 @@ class Store:
             candidate = f"{name} ({number})"
         if candidate == name:
             return name, None
-        return candidate, (
-            f"tuning session '{name}' tests other database or log folders or another copy count; "
-            f"this run goes into tuning session '{candidate}'"
-        )
+        return candidate, (f"tuning session '{name}' tests other database or log folders or another copy count; "
+                           f"this run goes into tuning session '{candidate}'")
 
     def session_of_design(self, config: TestConfig) -> str | None:
         """The most recently created session that tests `config`'s storage design, if any."""
@@ -169,10 +165,8 @@ class Store:
         design = design_of(config)
         with self._transaction() as db:
             if existing is None:
-                db.execute(
-                    "INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
-                    (name, _now(), json.dumps(design), config.target_transactional_iops),
-                )
+                db.execute("INSERT INTO sessions (name, created_utc, design_json, target_iops) VALUES (?, ?, ?, ?)",
+                           (name, _now(), json.dumps(design), config.target_transactional_iops))
             else:
                 db.execute("UPDATE sessions SET design_json = ?, target_iops = ? WHERE id = ?",
                            (json.dumps(design), config.target_transactional_iops, existing.id))
@@ -200,8 +194,7 @@ class Store:
                 "INSERT INTO runs (run_id, session_id, started_utc, status, threads, sluggish_sessions, config_json, "
                 "output_dir, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (run_id, session.id, _now(), RUNNING, config.thread_count, config.sluggish_sessions,
-                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()),
-            )
+                 config.model_dump_json(), str(output_dir), os.getpid(), socket.gethostname()))
 
     def _run_key(self, run_id: str) -> int:
         row = self._db.execute("SELECT id FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -220,8 +213,7 @@ class Store:
                 "threads = ?, sluggish_sessions = ?, device = ? WHERE run_id = ?",
                 (_now(), summary.verdict.value, result.model_dump_json(), summary.achieved_transactional_iops,
                  summary.db_read_avg_latency_ms, summary.log_write_avg_latency_ms,
-                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, result.device, run_id),
-            )
+                 json.dumps(summary.reasons), summary.threads, summary.sluggish_sessions, result.device, run_id))
 
     def keep_advice(self, run_id: str, advice: dict[str, Any]) -> None:
         """The advisor's word on the run's session as the run ended (`Advice.to_dict`), kept with the run."""
@@ -252,10 +244,8 @@ class Store:
                 lost.append(row["run_id"])
         with self._transaction() as db:
             for run_id in lost:
-                db.execute(
-                    "UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
-                    (ABORTED, _now(), json.dumps([reason]), run_id),
-                )
+                db.execute("UPDATE runs SET status = ?, ended_utc = ?, reasons_json = ?, pid = NULL WHERE run_id = ?",
+                           (ABORTED, _now(), json.dumps([reason]), run_id))
         return [r["run_id"] for r in abandoned]
 
     def runs(self, session: str | None = None) -> list[RunRow]:
@@ -331,23 +321,14 @@ class Store:
 
     @staticmethod
     def _run_row(row: sqlite3.Row) -> RunRow:
-        return RunRow(
-            id=row["id"],
-            run_id=row["run_id"],
-            session=row["session_name"],
-            started_utc=_moment(row["started_utc"]),
-            ended_utc=None if row["ended_utc"] is None else _moment(row["ended_utc"]),
-            status=row["status"],
-            threads=row["threads"],
-            sluggish_sessions=row["sluggish_sessions"],
-            output_dir=row["output_dir"],
-            achieved_iops=row["achieved_iops"],
-            db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
-            log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
-            reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
-            config=TestConfig.model_validate_json(row["config_json"]),
-            device=row["device"],
-        )
+        return RunRow(id=row["id"], run_id=row["run_id"], session=row["session_name"],
+                      started_utc=_moment(row["started_utc"]),
+                      ended_utc=None if row["ended_utc"] is None else _moment(row["ended_utc"]), status=row["status"],
+                      threads=row["threads"], sluggish_sessions=row["sluggish_sessions"], output_dir=row["output_dir"],
+                      achieved_iops=row["achieved_iops"], db_read_avg_latency_ms=row["db_read_avg_latency_ms"],
+                      log_write_avg_latency_ms=row["log_write_avg_latency_ms"],
+                      reasons=json.loads(row["reasons_json"]) if row["reasons_json"] else [],
+                      config=TestConfig.model_validate_json(row["config_json"]), device=row["device"])
 
 
 def _folder_result(output_dir: str | None, run_id: str) -> RunResult | None:

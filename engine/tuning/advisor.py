@@ -121,12 +121,9 @@ def advise_host_bound(config: TestConfig, run: RunResult, results: Sequence[RunR
     _points, notes = evidence(config, [r for r in results if r is not run], device)
     s = run.summary
     threads, sluggish = (bound.load.threads, bound.load.sluggish) if bound else (s.threads, s.sluggish_sessions)
-    return Advice(
-        "host_bound", threads, sluggish, None, None, None, host_held(config, run, bound),
-        max_passing_iops=bound.iops if bound else None,
-        capacity=capacity_of(config, bound.iops, at_least=True) if bound else None,
-        notes=notes,
-    )
+    return Advice("host_bound", threads, sluggish, None, None, None, host_held(config, run, bound),
+                  max_passing_iops=bound.iops if bound else None,
+                  capacity=capacity_of(config, bound.iops, at_least=True) if bound else None, notes=notes)
 
 
 def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint]) -> Advice:
@@ -135,11 +132,9 @@ def advise_from_curve(config: TestConfig, results: Sequence[RunResult], points: 
     load = reading.load
     carried = reading.max_passing_iops
     status: Literal["next", "unreachable"] = "unreachable" if reading.status == "unreachable" else "next"
-    return Advice(
-        status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.why,
-        max_passing_iops=carried,
-        capacity=capacity_of(config, carried) if status == "unreachable" and carried else None,
-    )
+    return Advice(status, load.threads, load.sluggish, reading.iops, reading.read_ms, reading.log_ms, reading.why,
+                  max_passing_iops=carried,
+                  capacity=capacity_of(config, carried) if status == "unreachable" and carried else None)
 
 
 def advise_most(config: TestConfig, results: Sequence[RunResult], points: Sequence[RunPoint], cpu_count: int) -> Advice:
@@ -288,8 +283,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
             Passed(load=(best.threads, best.sluggish_sessions), iops=best.achieved_iops, target=target,
                    read_ms=best.read_ms),
             max_passing_iops=most.achieved_iops,
-            capacity=capacity_of(config, most.achieved_iops, at_least=most.host_bound),
-        )
+            capacity=capacity_of(config, most.achieved_iops, at_least=most.host_bound))
     measured = [r for r in runs if r.achieved_iops > 0 and r.read_ms > 0]
     if not measured:
         servers = max(1, len(config.servers))
@@ -309,8 +303,7 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
                                      iops=failed.achieved_iops),
                        best=Carried(iops=best.achieved_iops, load=(best.threads, best.sluggish_sessions))),
             max_passing_iops=best.achieved_iops,
-            capacity=capacity_of(config, best.achieved_iops),
-        )
+            capacity=capacity_of(config, best.achieved_iops))
 
     model = fit(measured)
     # bounds the runs set: no more load than a latency failure, no less than a pass that fell short
@@ -335,18 +328,13 @@ def advise(config: TestConfig, runs: Sequence[RunPoint], cpu_count: int = 1) -> 
     threads, sluggish = setting_for(max(load, 1e-3), databases)
     threads, sluggish = _unseen(threads, sluggish, measured, databases, floor_load, ceiling, notes)
     effective = threads / sluggish
-    return Advice(
-        "next", threads, sluggish, model.iops(effective), model.read_ms(effective), model.log_ms,
-        Fitted(reaches=reaches, read_ms=read_ms, load=(threads, sluggish)),
-        max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None),
-        notes=notes,
-    )
+    return Advice("next", threads, sluggish, model.iops(effective), model.read_ms(effective), model.log_ms,
+                  Fitted(reaches=reaches, read_ms=read_ms, load=(threads, sluggish)),
+                  max_passing_iops=max((r.achieved_iops for r in latency_passing), default=None), notes=notes)
 
 
-def _unseen(
-    threads: int, sluggish: int, runs: Sequence[RunPoint], databases: int, floor_load: float, ceiling: float,
-    notes: list[Unused | Stepped | Said],
-) -> tuple[int, int]:
+def _unseen(threads: int, sluggish: int, runs: Sequence[RunPoint], databases: int, floor_load: float, ceiling: float,
+            notes: list[Unused | Stepped | Said]) -> tuple[int, int]:
     """Step off a setting already tried: towards more load after a shortfall, less after a latency failure."""
     seen = {(r.threads, r.sluggish_sessions): r for r in runs}
     for _ in range(50):

@@ -58,18 +58,11 @@ class RunPoint:
         iops_ok = summary.achieved_transactional_iops >= iops_floor(config)
         failure = next((c for c in criteria if c.instance is not None and not c.passed), None)
         rows: Sequence[Figures] = result.instances or [summary]
-        return cls(
-            threads=summary.threads,
-            sluggish_sessions=summary.sluggish_sessions,
-            achieved_iops=summary.achieved_transactional_iops,
-            read_ms=max(r.db_read_avg_latency_ms for r in rows),
-            log_ms=max(r.log_write_avg_latency_ms for r in rows),
-            latency_passed=latency_ok,
-            iops_passed=iops_ok,
-            passed=latency_ok and iops_ok and errors_ok,
-            latency_failure=failure,
-            host_bound=summary.host_bound,
-        )
+        return cls(threads=summary.threads, sluggish_sessions=summary.sluggish_sessions,
+                   achieved_iops=summary.achieved_transactional_iops,
+                   read_ms=max(r.db_read_avg_latency_ms for r in rows),
+                   log_ms=max(r.log_write_avg_latency_ms for r in rows), latency_passed=latency_ok, iops_passed=iops_ok,
+                   passed=latency_ok and iops_ok and errors_ok, latency_failure=failure, host_bound=summary.host_bound)
 
 
 def evidence(config: TestConfig, results: Iterable[RunResult | None], device: str

@@ -136,15 +136,8 @@ class Tuner:
     profile): the session's runs of another device are set aside, said in the advice's notes.
     """
 
-    def __init__(
-        self,
-        config: TestConfig,
-        history: list[RunResult] | None = None,
-        *,
-        device: str,
-        max_runs: int = MAX_RUNS,
-        cpu_count: int | None = None,
-    ) -> None:
+    def __init__(self, config: TestConfig, history: list[RunResult] | None = None, *, device: str,
+                 max_runs: int = MAX_RUNS, cpu_count: int | None = None) -> None:
         self.config = config
         self.device = device
         self.max_runs = max_runs
@@ -257,12 +250,9 @@ class Tuner:
                 best = max(passing, key=lambda point: point.achieved_iops)
                 recommendation = (best.threads, best.sluggish_sessions)
         best_iops = advice.max_passing_iops
-        return TuneOutcome(
-            status, [run_summary(r) for r in self.runs], advice, recommendation,
-            best_iops if best_iops is not None and math.isfinite(best_iops) else None,
-            [step for r in self.runs for step in step_summary(r)],
-            sweep_words(self.runs),
-        )
+        return TuneOutcome(status, [run_summary(r) for r in self.runs], advice, recommendation,
+                           best_iops if best_iops is not None and math.isfinite(best_iops) else None,
+                           [step for r in self.runs for step in step_summary(r)], sweep_words(self.runs))
 
 
 def run_line(number: int, result: RunResult) -> str:

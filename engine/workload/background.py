@@ -35,15 +35,8 @@ REPLICATION_READ_BYTES = 256 * 1024
 class Maintenance:
     """Sequential, paced reads through an instance's database files, one after another."""
 
-    def __init__(
-        self,
-        ctx: InstanceContext,
-        meter: ThreadMeter,
-        db_paths: list[Path],
-        db_id: bytes,
-        part_pages: list[int],
-        pace: tuple[float | None, int, int],
-    ) -> None:
+    def __init__(self, ctx: InstanceContext, meter: ThreadMeter, db_paths: list[Path], db_id: bytes,
+                 part_pages: list[int], pace: tuple[float | None, int, int]) -> None:
         self.name = ctx.name
         self._ctx = ctx
         self._file = open_database(ctx.backend, db_paths, writable=False, unbuffered=ctx.unbuffered)
@@ -104,16 +97,8 @@ class Maintenance:
 class Replication:
     """Reads each closed log file back once per extra copy, and checks every sector it reads."""
 
-    def __init__(
-        self,
-        ctx: InstanceContext,
-        meter: ThreadMeter,
-        log_paths: list[Path],
-        db_id: bytes,
-        sector_bytes: int,
-        extra_copies: int,
-        newest_generation: Callable[[], int],
-    ) -> None:
+    def __init__(self, ctx: InstanceContext, meter: ThreadMeter, log_paths: list[Path], db_id: bytes, sector_bytes: int,
+                 extra_copies: int, newest_generation: Callable[[], int]) -> None:
         self.name = ctx.name
         self._ctx = ctx
         self._files = [
@@ -161,8 +146,7 @@ class Replication:
                     break
                 done = timed_io(
                     self._ctx, self._meter, LOG_REPLICATION_READ, handle, buffer, offset, REPLICATION_READ_BYTES,
-                    unit=LOG_SECTOR, block_bytes=self._sector_bytes,
-                )
+                    unit=LOG_SECTOR, block_bytes=self._sector_bytes)
                 if done is None:
                     break
                 if done >= clock.stop_at_ns:
@@ -171,8 +155,7 @@ class Replication:
                     break
                 check_log_sectors(
                     self._ctx, self._meter, LOG_REPLICATION_READ, buffer.view, path, self._db_id, generation, offset,
-                    REPLICATION_READ_BYTES, self._sector_bytes,
-                )
+                    REPLICATION_READ_BYTES, self._sector_bytes)
         return True
 
     def _recycled(self, generation: int) -> bool:

@@ -47,10 +47,8 @@ class DatabaseCache:
         checkpoint_depth_bytes: int,
     ) -> None:
         if not 0 < flush_start_pages < flush_stop_pages <= capacity_pages:
-            raise ValueError(
-                f"flush thresholds must satisfy 0 < start ({flush_start_pages}) < stop "
-                f"({flush_stop_pages}) <= capacity ({capacity_pages})"
-            )
+            raise ValueError(f"flush thresholds must satisfy 0 < start ({flush_start_pages}) < stop "
+                             f"({flush_stop_pages}) <= capacity ({capacity_pages})")
         self.capacity = capacity_pages
         self.flush_start = flush_start_pages
         self.flush_stop = flush_stop_pages

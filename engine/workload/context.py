@@ -8,14 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.io.pages import (
-    SECTOR_BYTES,
-    ErrorKind,
-    Fault,
-    log_header_fault,
-    log_sector_fault,
-    page_fault,
-)
+from engine.io.pages import SECTOR_BYTES, ErrorKind, Fault, log_header_fault, log_sector_fault, page_fault
 from engine.io.parts import split_page
 from engine.io.platform import DEFAULT_ALIGNMENT, AlignedBuffer, IoBackend, IoFile, is_data_error
 from engine.model.config import PAGE_SIZE_BYTES
@@ -134,18 +127,8 @@ def unreadable_block(handle: IoFile, offset: int, length: int, block_bytes: int)
     return offset
 
 
-def timed_io(
-    ctx: InstanceContext,
-    meter: ThreadMeter,
-    stream: str,
-    handle: IoFile,
-    buffer: AlignedBuffer,
-    offset: int,
-    length: int,
-    *,
-    unit: Unit = PAGE,
-    block_bytes: int = PAGE_SIZE_BYTES,
-) -> int | None:
+def timed_io(ctx: InstanceContext, meter: ThreadMeter, stream: str, handle: IoFile, buffer: AlignedBuffer, offset: int,
+             length: int, *, unit: Unit = PAGE, block_bytes: int = PAGE_SIZE_BYTES) -> int | None:
     """Read or write (by the stream) `length` bytes of `buffer` at `offset` and count it in its interval.
 
     Returns its completion time, or None when it failed (the error is counted by kind and
@@ -196,18 +179,8 @@ def check_pages(
             report(ctx, meter, problem)
 
 
-def check_log_sectors(
-    ctx: InstanceContext,
-    meter: ThreadMeter,
-    stream: str,
-    view: memoryview,
-    path: str,
-    db_id: bytes,
-    generation: int,
-    file_offset: int,
-    length: int,
-    sector_bytes: int,
-) -> None:
+def check_log_sectors(ctx: InstanceContext, meter: ThreadMeter, stream: str, view: memoryview, path: str, db_id: bytes,
+                      generation: int, file_offset: int, length: int, sector_bytes: int) -> None:
     """Check each log sector read into `view` from `file_offset` of a log file holding `generation`:
     the file's header sector when the read starts there, then every sector of log data."""
     verify = ctx.verify_checksum

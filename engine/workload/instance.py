@@ -97,17 +97,8 @@ class InstancePlan:
 class Instance:
     """One database instance in a worker process and every thread that drives its I/O."""
 
-    def __init__(
-        self,
-        backend: IoBackend,
-        plan: InstancePlan,
-        config: TestConfig,
-        clock: RunClock,
-        errors: ErrorSink,
-        say: Say,
-        *,
-        unbuffered: bool,
-    ) -> None:
+    def __init__(self, backend: IoBackend, plan: InstancePlan, config: TestConfig, clock: RunClock, errors: ErrorSink,
+                 say: Say, *, unbuffered: bool) -> None:
         self.plan = plan
         self.name = plan.name
         self._backend = backend
@@ -129,18 +120,15 @@ class Instance:
         patcher = PagePatcher(backend, self.db, db_paths, plan.db_id, self.written, self._sequence, seed + 6007)
         ctx = self._ctx = InstanceContext(
             backend, plan.name, clock, errors, say, unbuffered, config.verify_checksum, db_paths[0], db_paths[1:],
-            patcher.patch,
-        )
+            patcher.patch)
         self.replication: Replication | None = None
         if config.copies_per_database > 1:
             self.replication = Replication(
                 ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes, config.copies_per_database - 1,
-                lambda: self.log.newest_generation,
-            )
+                lambda: self.log.newest_generation)
         self.log = LogWriter(
             ctx, self._meter(), plan.log_paths, plan.db_id, plan.log_sector_bytes,
-            on_close=self.replication.log_closed if self.replication else None, circular=not config.recovers,
-        )
+            on_close=self.replication.log_closed if self.replication else None, circular=not config.recovers)
         growth_meter = self._meter()
         self.growths = [Growth(ctx, growth_meter, backend, self.db, part, plan.index * 7 + 1 + part)
                         for part in range(len(plan.db_paths))]
@@ -153,8 +141,7 @@ class Instance:
         self.transaction_threads = [
             threading.Thread(
                 target=self._transactions, args=(self._meter(), seed + n, n), name=f"{plan.name} thread {n + 1}",
-                daemon=True,
-            )
+                daemon=True)
             for n in range(plan.threads)
         ]
         # ESE issues flush writes asynchronously; one flusher per transaction thread gives it the same depth.

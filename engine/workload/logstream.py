@@ -44,17 +44,8 @@ LAZY_FLUSH_S = 0.1
 
 
 class LogWriter:
-    def __init__(
-        self,
-        ctx: InstanceContext,
-        meter: ThreadMeter,
-        paths: list[Path],
-        db_id: bytes,
-        sector_bytes: int,
-        on_close: Callable[[int], None] | None = None,
-        *,
-        circular: bool = True,
-    ) -> None:
+    def __init__(self, ctx: InstanceContext, meter: ThreadMeter, paths: list[Path], db_id: bytes, sector_bytes: int,
+                 on_close: Callable[[int], None] | None = None, *, circular: bool = True) -> None:
         if LOG_DATA_BYTES % sector_bytes or LOG_MAX_WRITE_BYTES % sector_bytes:
             raise ValueError(f"log sector size {sector_bytes} does not divide the log file")
         self.name = ctx.name

@@ -87,10 +87,8 @@ class RecoveryTally:
 class Replay:
     """The soft recovery of one instance, run on the caller's thread (`run`)."""
 
-    def __init__(
-        self, backend: IoBackend, plan: InstancePlan, config: TestConfig, tally: RecoveryTally, *,
-        unbuffered: bool, should_stop: StopFn, say: Say, progress: ProgressFn,
-    ) -> None:
+    def __init__(self, backend: IoBackend, plan: InstancePlan, config: TestConfig, tally: RecoveryTally, *,
+                 unbuffered: bool, should_stop: StopFn, say: Say, progress: ProgressFn) -> None:
         self.backend = backend
         self.plan = plan
         self.tally = tally

@@ -107,20 +107,8 @@ class ScanTally:
 class Scan:
     """The scan of one database (and, for a checksum, its logs), on a thread of its own."""
 
-    def __init__(
-        self,
-        backend: IoBackend,
-        target: ScanTarget,
-        clock: RunClock,
-        read_bytes: int,
-        *,
-        unbuffered: bool,
-        errors: ErrorSink,
-        say: Say,
-        progress: ProgressFn,
-        depth: int = 1,
-        after: Scan | None = None,
-    ) -> None:
+    def __init__(self, backend: IoBackend, target: ScanTarget, clock: RunClock, read_bytes: int, *, unbuffered: bool,
+                 errors: ErrorSink, say: Say, progress: ProgressFn, depth: int = 1, after: Scan | None = None) -> None:
         if read_bytes % PAGE_SIZE_BYTES:
             raise ValueError(f"a scan reads whole pages: {read_bytes} is not a multiple of {PAGE_SIZE_BYTES}")
         self.target = target

@@ -119,15 +119,7 @@ class IoBackend(ABC):
         return DEFAULT_ALIGNMENT
 
     @abstractmethod
-    def open_file(
-        self,
-        path: Path,
-        *,
-        create: bool,
-        writable: bool,
-        unbuffered: bool,
-        write_through: bool,
-    ) -> IoFile:
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
         """Open `path`. With `create`, the file must not exist yet (never truncates)."""
 
     @abstractmethod

@@ -31,19 +31,16 @@ CTRL_CLOSE_EVENT = 2
 CTRL_LOGOFF_EVENT = 5
 CTRL_SHUTDOWN_EVENT = 6
 
-CONSOLE_REASONS: dict[int, str] = {
-    CTRL_CLOSE_EVENT: "stopped because the console window that started it was closed",
-    CTRL_LOGOFF_EVENT: "stopped because the user who started it logged off",
-    CTRL_SHUTDOWN_EVENT: "stopped because Windows is shutting down",
-}
+CONSOLE_REASONS: dict[int, str] = {CTRL_CLOSE_EVENT: "stopped because the console window that started it was closed",
+                                   CTRL_LOGOFF_EVENT: "stopped because the user who started it logged off",
+                                   CTRL_SHUTDOWN_EVENT: "stopped because Windows is shutting down"}
 CONSOLE_GRACE_S = 4.5  # Windows ends the process 5 s after a close event; the result must be written by then
 
 
 class IO_COUNTERS(ctypes.Structure):  # noqa: N801 (the Win32 name)
     _fields_ = [(name, ctypes.c_ulonglong) for name in (
         "ReadOperationCount", "WriteOperationCount", "OtherOperationCount",
-        "ReadTransferCount", "WriteTransferCount", "OtherTransferCount",
-    )]
+        "ReadTransferCount", "WriteTransferCount", "OtherTransferCount")]
 
 
 class JOBOBJECT_BASIC_LIMIT_INFORMATION(ctypes.Structure):  # noqa: N801

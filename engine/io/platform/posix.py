@@ -54,19 +54,19 @@ class PosixFile(IoFile):
         self.path = path
         self._fd = fd
 
-    def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+    def _transfer(self, call: Callable[[int, list[memoryview], int], int], what: str, buffer: AlignedBuffer,
+                  offset: int, length: int | None) -> int:
         view = buffer.view if length is None else buffer.view[:length]
-        done = os.preadv(self._fd, [view], offset)
+        done = call(self._fd, [view], offset)
         if done != len(view):
-            raise _short("read", done, len(view), offset, str(self.path))
+            raise _short(what, done, len(view), offset, str(self.path))
         return done
 
+    def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
+        return self._transfer(os.preadv, "read", buffer, offset, length)
+
     def write_from(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
-        view = buffer.view if length is None else buffer.view[:length]
-        done = os.pwritev(self._fd, [view], offset)
-        if done != len(view):
-            raise _short("write", done, len(view), offset, str(self.path))
-        return done
+        return self._transfer(os.pwritev, "write", buffer, offset, length)
 
     def reader(self, buffer: AlignedBuffer) -> Callable[[int], int]:
         return _bound(os.preadv, self._fd, buffer, "read", str(self.path))
@@ -86,18 +86,8 @@ class PosixFile(IoFile):
 class PosixBackend(IoBackend):
     name = "posix"
 
-    def open_file(
-        self,
-        path: Path,
-        *,
-        create: bool,
-        writable: bool,
-        unbuffered: bool,
-        write_through: bool,
-    ) -> IoFile:
-        flags = open_flags(
-            create=create, writable=writable, unbuffered=unbuffered, write_through=write_through
-        )
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        flags = open_flags(create=create, writable=writable, unbuffered=unbuffered, write_through=write_through)
         fd = os.open(path, flags, 0o644)
         if unbuffered and not hasattr(os, "O_DIRECT") and sys.platform == "darwin":
             import fcntl
@@ -112,9 +102,7 @@ class PosixBackend(IoBackend):
         buffer = self.allocate(self.alignment)
         try:
             buffer.mm.write(os.urandom(self.alignment))
-            handle = self.open_file(
-                scratch, create=True, writable=True, unbuffered=True, write_through=True
-            )
+            handle = self.open_file(scratch, create=True, writable=True, unbuffered=True, write_through=True)
         except OSError as exc:
             buffer.release()
             if exc.errno == errno.EINVAL:

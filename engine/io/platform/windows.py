@@ -56,11 +56,8 @@ _ERROR_MAP: dict[int, tuple[int, str]] = {
     ERROR_HANDLE_EOF: (errno.EIO, "read past the end of the file"),
     ERROR_FILE_EXISTS: (errno.EEXIST, "the file already exists"),
     ERROR_ALREADY_EXISTS: (errno.EEXIST, "the file already exists"),
-    ERROR_INVALID_PARAMETER: (
-        errno.EINVAL,
-        "unbuffered I/O was refused: offset, length or buffer is not sector-aligned, "
-        "or the volume does not allow unbuffered I/O",
-    ),
+    ERROR_INVALID_PARAMETER: (errno.EINVAL, "unbuffered I/O was refused: offset, length or buffer is not "
+                              "sector-aligned, or the volume does not allow unbuffered I/O"),
     ERROR_DISK_FULL: (errno.ENOSPC, "the disk is full"),
     ERROR_IO_DEVICE: (errno.EIO, "the device reported an I/O error"),
 }
@@ -76,14 +73,8 @@ def map_error(winerror: int, path: Path | str, operation: str) -> OSError:
 
 def create_flags(*, unbuffered: bool, write_through: bool, random_access: bool = False) -> int:
     """dwFlagsAndAttributes for CreateFileW."""
-    flags = FILE_ATTRIBUTE_NORMAL
-    if unbuffered:
-        flags |= FILE_FLAG_NO_BUFFERING
-    if write_through:
-        flags |= FILE_FLAG_WRITE_THROUGH
-    if random_access:
-        flags |= FILE_FLAG_RANDOM_ACCESS
-    return flags
+    return (FILE_ATTRIBUTE_NORMAL | (FILE_FLAG_NO_BUFFERING if unbuffered else 0)
+            | (FILE_FLAG_WRITE_THROUGH if write_through else 0) | (FILE_FLAG_RANDOM_ACCESS if random_access else 0))
 
 
 def desired_access(*, writable: bool) -> int:
@@ -108,10 +99,8 @@ def check_alignment(*, offset: int, length: int, address: int, sector_bytes: int
         raise ValueError(f"sector size {sector_bytes} is not a power of two")
     for what, value in (("offset", offset), ("length", length), ("buffer address", address)):
         if value % sector_bytes:
-            raise ValueError(
-                f"unbuffered I/O needs the {what} ({value}) to be a multiple of the "
-                f"{sector_bytes}-byte sector"
-            )
+            raise ValueError(f"unbuffered I/O needs the {what} ({value}) to be a multiple of the "
+                             f"{sector_bytes}-byte sector")
 
 
 def effective_alignment(sector_bytes: int) -> int:
@@ -120,21 +109,13 @@ def effective_alignment(sector_bytes: int) -> int:
 
 
 class OVERLAPPED(ctypes.Structure):
-    _fields_ = [
-        ("Internal", ctypes.c_size_t),
-        ("InternalHigh", ctypes.c_size_t),
-        ("Offset", DWORD),
-        ("OffsetHigh", DWORD),
-        ("hEvent", HANDLE),
-    ]
+    _fields_ = [("Internal", ctypes.c_size_t), ("InternalHigh", ctypes.c_size_t), ("Offset", DWORD),
+                ("OffsetHigh", DWORD), ("hEvent", HANDLE)]
 
 
 def overlapped_at(offset: int) -> OVERLAPPED:
     low, high = split_offset(offset)
-    ov = OVERLAPPED()
-    ov.Offset = low
-    ov.OffsetHigh = high
-    return ov
+    return OVERLAPPED(Offset=low, OffsetHigh=high)
 
 
 class WindowsFile(IoFile):
@@ -199,24 +180,10 @@ class WindowsBackend(IoBackend):
             return 4096
         return int(per_sector.value) or 4096
 
-    def open_file(
-        self,
-        path: Path,
-        *,
-        create: bool,
-        writable: bool,
-        unbuffered: bool,
-        write_through: bool,
-    ) -> IoFile:
-        handle = self._k32.CreateFileW(
-            str(path),
-            desired_access(writable=writable),
-            FILE_SHARE_READ | FILE_SHARE_WRITE,
-            None,
-            creation_disposition(create=create),
-            create_flags(unbuffered=unbuffered, write_through=write_through, random_access=True),
-            None,
-        )
+    def open_file(self, path: Path, *, create: bool, writable: bool, unbuffered: bool, write_through: bool) -> IoFile:
+        flags = create_flags(unbuffered=unbuffered, write_through=write_through, random_access=True)
+        handle = self._k32.CreateFileW(str(path), desired_access(writable=writable), FILE_SHARE_READ | FILE_SHARE_WRITE,
+                                       None, creation_disposition(create=create), flags, None)
         if handle in (None, INVALID_HANDLE_VALUE):
             raise map_error(k32.last_error(), path, "open")
         return WindowsFile(path, handle, self._k32, self.sector_bytes(path) if unbuffered else None)
@@ -225,15 +192,8 @@ class WindowsBackend(IoBackend):
         scratch = directory / f".jetwise-probe-{uuid.uuid4().hex}.tmp"
         sector = self.sector_bytes(directory)
         alignment = effective_alignment(sector)
-        handle = self._k32.CreateFileW(
-            str(scratch),
-            desired_access(writable=True),
-            0,
-            None,
-            CREATE_NEW,
-            create_flags(unbuffered=True, write_through=True) | FILE_FLAG_DELETE_ON_CLOSE,
-            None,
-        )
+        flags = create_flags(unbuffered=True, write_through=True) | FILE_FLAG_DELETE_ON_CLOSE
+        handle = self._k32.CreateFileW(str(scratch), desired_access(writable=True), 0, None, CREATE_NEW, flags, None)
         if handle in (None, INVALID_HANDLE_VALUE):
             error = k32.last_error()
             if error == ERROR_INVALID_PARAMETER:

@@ -99,8 +99,7 @@ MODELLED = frozenset({
     "LogFilesToChecksum", "MaximumChecksumBuffers", "MaximumChecksumThreads",
     "LogInterval", "OperationMix", "SluggishSessions", "Thresholds", "ThreadCount", "DatabaseSource",
     "ThroughputPercentage", "DatabaseSizing", "CapacityPercentage", "MailboxCount", "MailboxQuota", "MailboxIops",
-    "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize", "DBMThrottling",
-})
+    "DatabaseCopyCount", "EseInstances", "DatabasePageSize", "LogFileSize", "DBMThrottling"})
 
 # The comment in which a written file carries the Jetwise settings Jetstress has no element for.
 JETWISE_COMMENT = "Jetwise settings:"

@@ -101,6 +101,14 @@ class _Reader:
             self.result.warn(f"{section}/{name}", f"{text[:60]!r} is not {values.WHAT.get(convert, 'a value')}; {default_words}")
             return None
 
+    def put(self, data: dict[str, Any], key: str, parent: dict[str, list[ET.Element]], section: str, name: str,
+            convert: Callable[[str], Any], default_words: str) -> Any:
+        """`value`, kept in `data` at `key` when there is one."""
+        found = self.value(parent, section, name, convert, default_words)
+        if found is not None:
+            data[key] = found
+        return found
+
 
 def _root(text: str) -> ET.Element:
     # A file from a customer's share is untrusted: defusedxml refuses a document type, and with it every entity
@@ -158,28 +166,22 @@ def _test_design(reader: _Reader, design: dict[str, list[ET.Element]], result: X
         if len(words) > 500:
             result.warn(f"{section}/Description", "is longer than 500 characters; the first 500 are kept")
         data["description"] = words[:500]
-    duration = reader.value(design, section, "Duration", values.duration, "Jetwise's default duration is used")
-    if duration is not None:
-        data["duration_s"] = duration
-        if data["test_type"] == "performance" and duration > STRESS_AFTER_S:
-            data["test_type"] = "stress"
-            result.notes.append("a Performance test longer than 6 hours runs as a Stress test (Lenient thresholds), "
-                                "as in Jetstress")
+    duration = reader.put(data, "duration_s", design, section, "Duration", values.duration,
+                          "Jetwise's default duration is used")
+    if duration is not None and data["test_type"] == "performance" and duration > STRESS_AFTER_S:
+        data["test_type"] = "stress"
+        result.notes.append("a Performance test longer than 6 hours runs as a Stress test (Lenient thresholds), "
+                            "as in Jetstress")
     for name, key in (("VerifyChecksum", "verify_checksum"), ("ContinueOnErrors", "continue_on_errors")):
-        flag = reader.value(design, section, name, values.boolean, "the default is used")
-        if flag is not None:
-            data[key] = flag
+        reader.put(data, key, design, section, name, values.boolean, "the default is used")
     maintenance = "RunDatabaseMaintenanceSoftRecovery" if data["test_type"] == "soft_recovery" else "RunDatabaseMaintenancePerformance"
-    flag = reader.value(design, section, maintenance, values.boolean, "background maintenance stays on")
-    if flag is not None:
-        data["background_maintenance"] = flag
+    reader.put(data, "background_maintenance", design, section, maintenance, values.boolean,
+               "background maintenance stays on")
     suppress = reader.value(design, section, "SuppressTuning", values.boolean, "auto-tune is used")
     result.auto_tune = not suppress
     for name, key in (("LogFilesToReplay", "log_files_to_replay"), ("LogFilesToChecksum", "log_files_to_checksum"),
                       ("SluggishSessions", "sluggish_sessions"), ("MaximumChecksumThreads", "checksum_threads")):
-        number = reader.value(design, section, name, values.whole, "the default is used")
-        if number is not None:
-            data[key] = number
+        reader.put(data, key, design, section, name, values.whole, "the default is used")
     buffers = reader.value(design, section, "MaximumChecksumBuffers", values.whole, "the default is used")
     if buffers is not None:
         data["checksum_buffers_mb"] = buffers / MIB  # bytes in the file
@@ -249,29 +251,19 @@ def _profile(reader: _Reader, profile: dict[str, list[ET.Element]], result: XmlI
     mailbox: dict[str, Any] = {"headroom_percent": 0.0}  # Jetstress's MailboxIops is the figure tested, headroom included
     for name, key, convert in (("MailboxCount", "mailboxes", values.whole), ("MailboxQuota", "mailbox_size_mb", values.whole),
                                ("MailboxIops", "iops_per_mailbox", values.number)):
-        number = reader.value(profile, section, name, convert, "Jetwise's default is used")
-        if number is not None:
-            mailbox[key] = number
+        reader.put(mailbox, key, profile, section, name, convert, "Jetwise's default is used")
     data["profile"] = mailbox
-    threads = reader.value(profile, section, "ThreadCount", values.whole, "")
-    if threads is not None:
-        data["thread_count"] = threads
-    source = reader.value(profile, section, "DatabaseSource", values.source, "new databases are created")
-    if source is not None:
-        data["database_source"] = source
-    scenario = reader.value(profile, section, "DatabaseSizing", values.sizing, "the mailbox profile scenario is used")
-    if scenario is not None:
-        data["scenario"] = scenario
-        if scenario == "disk_throughput":
-            text = _text(profile["DatabaseSizing"][0])
-            result.notes.append(f"DatabaseSizing {text[:40]!r}: the disk subsystem throughput scenario (no target; tuning "
-                                "finds the most transactional IOPS that pass)")
+    reader.put(data, "thread_count", profile, section, "ThreadCount", values.whole, "")
+    reader.put(data, "database_source", profile, section, "DatabaseSource", values.source, "new databases are created")
+    sizing = "the mailbox profile scenario is used"
+    if reader.put(data, "scenario", profile, section, "DatabaseSizing", values.sizing, sizing) == "disk_throughput":
+        text = _text(profile["DatabaseSizing"][0])
+        result.notes.append(f"DatabaseSizing {text[:40]!r}: the disk subsystem throughput scenario (no target; tuning "
+                            "finds the most transactional IOPS that pass)")
     for name, key, convert in (("CapacityPercentage", "capacity_percent", values.number),
                                ("ThroughputPercentage", "throughput_percent", values.number),
                                ("DatabaseCopyCount", "copies_per_database", values.whole)):
-        number = reader.value(profile, section, name, convert, "the default is used")
-        if number is not None:
-            data[key] = number
+        reader.put(data, key, profile, section, name, convert, "the default is used")
     _instances(profile.get("EseInstances", []), result)
 
 
@@ -308,9 +300,8 @@ def _system(reader: _Reader, params: dict[str, list[ET.Element]], result: XmlImp
         number = reader.value(params, "JetSystemParams", name, values.whole, words)
         if number is not None and number != supported:
             result.warn(f"JetSystemParams/{name}", f"is {number}; {words}, as Jetstress 2013's")
-    throttle = reader.value(params, "JetSystemParams", "DBMThrottling", values.whole, "maintenance sleeps 100 ms a batch")
-    if throttle is not None:
-        result.data["dbm_throttling_ms"] = throttle
+    reader.put(result.data, "dbm_throttling_ms", params, "JetSystemParams", "DBMThrottling", values.whole,
+               "maintenance sleeps 100 ms a batch")
 
 
 def finish_threads(result: XmlImport) -> None:

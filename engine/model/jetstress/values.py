@@ -77,5 +77,4 @@ def source(text: str) -> str:
 WHAT: dict[Callable[[str], Any], str] = {
     kind: "Performance, Stress, DatabaseBackup or SoftRecovery", source: "New or Open",
     boolean: "true or false", number: "a number", whole: "a whole number",
-    duration: "a duration such as P0Y0M0DT2H0M0S",
-}
+    duration: "a duration such as P0Y0M0DT2H0M0S"}

@@ -89,8 +89,7 @@ PROFILES: dict[str, StorageModel] = {
         StorageModel("flash", "an NVMe flash device", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0),
         StorageModel("flash-busy-host", "an NVMe flash device on a host whose other work leaves its CPU room for about "
                      "2,000 transactional IOPS", 32, 0.12, 0.3, 0.05, logs_share_servers=False, stream_mb_s=100.0,
-                     host_iops=2000.0),
-    )
+                     host_iops=2000.0))
 }
 
 
@@ -233,10 +232,8 @@ class ModelSource:
             if index >= measurement.warmup_intervals and not measuring:
                 measuring = True
                 runner.emit(PhaseEvent(phase=Phase.MEASURING, message="Measuring (simulated)"))
-            measurement.add(
-                index, parts, duration_s=interval_s, elapsed_s=elapsed,
-                time_utc=start + timedelta(seconds=elapsed), host=host,
-            )
+            measurement.add(index, parts, duration_s=interval_s, elapsed_s=elapsed,
+                            time_utc=start + timedelta(seconds=elapsed), host=host)
             index += 1
             while measurement.steps is not None and measurement.steps.awaiting and runner.stop_reason is None:
                 time.sleep(LEAD_POLL_S)  # virtual time: a sweep in lockstep waits for its lead's word, not plays on
@@ -251,18 +248,13 @@ class ModelSource:
             measured_s=measured_s,
             aborted_reason=aborted,
             host=SIMULATED_HOST,
-            times=RunTimes(
-                test_start_utc=start,
-                test_end_utc=end,
-                collection_start_utc=start + timedelta(seconds=warm_s),
-                collection_end_utc=end,
-            ),
+            times=RunTimes(test_start_utc=start, test_end_utc=end,
+                           collection_start_utc=start + timedelta(seconds=warm_s), collection_end_utc=end),
             unbuffered_io=True,
             io_detail="simulated device",
             notes=[self.note],
             database_bytes={name: (config.database_size_bytes, config.database_size_bytes + round(self.grown.get(name, 0.0)))
-                            for name in names},
-        )
+                            for name in names})
 
     def instance_interval(
         self, config: TestConfig, name: str, point: OperatingPoint, work: Mix, index: int, ramp: float,
@@ -293,19 +285,9 @@ class ModelSource:
         return part
 
 
-def runner_for(
-    model: StorageModel | None,
-    config: TestConfig,
-    output_dir: Path,
-    emit: EmitFn,
-    *,
-    run_id: str | None = None,
-    settle: SettleRule | None = None,
-    session: str | None = None,
-    sweep: SweepPlan | None = None,
-    gate: StartGate | None = None,
-    lead: SweepLead | None = None,
-) -> Runner:
+def runner_for(model: StorageModel | None, config: TestConfig, output_dir: Path, emit: EmitFn, *,
+               run_id: str | None = None, settle: SettleRule | None = None, session: str | None = None,
+               sweep: SweepPlan | None = None, gate: StartGate | None = None, lead: SweepLead | None = None) -> Runner:
     """A runner on the simulated device when `model` is given, else on the configured disks."""
     source = ModelSource(model) if model is not None else None
     return Runner(config, output_dir, emit, source=source, run_id=run_id, settle=settle, session=session, sweep=sweep,

@@ -90,10 +90,8 @@ class WorkerPoolSource:
 class _PoolRun:
     """The mechanics of one worker-pool run: processes, messages, the clock."""
 
-    def __init__(
-        self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str,
-        backend: IoBackend | None = None,
-    ) -> None:
+    def __init__(self, runner: Runner, measurement: Measurement, unbuffered: bool, representative: bool, io_detail: str,
+                 backend: IoBackend | None = None) -> None:
         self.runner = runner
         self.backend = backend
         self.measurement = measurement
@@ -327,14 +325,9 @@ class _PoolRun:
 
     def _emit_interval(self, index: int, parts: dict[int, dict[str, InstanceInterval]]) -> None:
         start, end = self._interval_span(index)
-        settled = self.measurement.add(
-            index,
-            interval_parts(self.measurement.names, parts),
-            duration_s=max(1e-9, (end - start) / 1e9),
-            elapsed_s=(end - self.t0_ns) / 1e9,
-            time_utc=self._wall(end),
-            host=HostFigures.model_validate(self.sampler.sample()),
-        )
+        settled = self.measurement.add(index, interval_parts(self.measurement.names, parts),
+                                       duration_s=max(1e-9, (end - start) / 1e9), elapsed_s=(end - self.t0_ns) / 1e9,
+                                       time_utc=self._wall(end), host=HostFigures.model_validate(self.sampler.sample()))
         if settled:
             self.workers.end_at(self.t0_ns + self.measurement.total_intervals * self.interval_ns)
         load = self.measurement.load
@@ -358,12 +351,9 @@ class _PoolRun:
         aborted_reason = f"Run aborted{by}: {self.engine_error}" if self.engine_error is not None else None
         if aborted_reason is None and runner.stop_reason is not None and (self.stop_at_ns is not None or not measured):
             aborted_reason = stopped_reason(runner.stop_reason, self.phase, measured_s, replaying=self.ends.replaying)
-        times = RunTimes(
-            test_start_utc=self.wall0,
-            test_end_utc=datetime.now(UTC),
-            collection_start_utc=self._wall(measure_start) if measured else None,
-            collection_end_utc=self._wall(end) if measured else None,
-        )
+        times = RunTimes(test_start_utc=self.wall0, test_end_utc=datetime.now(UTC),
+                         collection_start_utc=self._wall(measure_start) if measured else None,
+                         collection_end_utc=self._wall(end) if measured else None)
         notes = [] if self.representative else [RunNote(what="not_unbuffered", device=self.io_detail)]
         return RunEnd(measured_s=measured_s, aborted_reason=aborted_reason, failures=list(self.failures),
                       host=HostInfo.model_validate(host_info()), times=times, unbuffered_io=self.representative,
