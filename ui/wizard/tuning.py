@@ -17,7 +17,7 @@ from engine.tuning.tuner import shortest_calibration_s
 from ui.scans import type_words
 from ui.suite import TITLE as SUITE_TITLE
 from ui.widgets.fields import FieldEdit
-from ui.widgets.style import NOTE_BACKGROUND
+from ui.widgets.style import NOTE_STYLE, laid_out, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.scan_options import kind_of
 
@@ -50,19 +50,9 @@ class TuningPage(WizardPage):
         self.calibration.set_value("3m")
         self.calibration.changed.connect(self.completeChanged)
         form.addRow("Confirmation run (at most):", self.calibration)
-        self.suggestion = QLabel()
-        self.suggestion.setWordWrap(True)
-        self.scan_note = QLabel()
-        self.scan_note.setWordWrap(True)
-        self.scan_note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
-        self.scan_note.hide()
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.scan_note)
-        layout.addWidget(self.auto)
-        layout.addWidget(self.manual)
-        layout.addLayout(form)
-        layout.addWidget(self.suggestion)
-        layout.addStretch(1)
+        self.suggestion = wrapped()
+        self.scan_note = wrapped(style=NOTE_STYLE, hidden=True)
+        laid_out(QVBoxLayout(self), self.scan_note, self.auto, self.manual, form, self.suggestion, 1)
         self.refresh()
 
     def _on_auto_toggled(self) -> None:
