@@ -17,7 +17,7 @@ from engine.tuning.tuner import shortest_calibration_s
 from ui.scans import type_words
 from ui.suite import TITLE as SUITE_TITLE
 from ui.widgets.fields import FieldEdit
-from ui.widgets.style import NOTE_STYLE, laid_out, wrapped
+from ui.widgets.style import NOTE_STYLE, laid_out, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.scan_options import kind_of
 
@@ -30,12 +30,13 @@ class TuningPage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
-        self.auto = QRadioButton("Auto-tune: a load sweep toward the latency limit, then a run that confirms the setting")
-        self.manual = QRadioButton("Manual: use this thread count and SluggishSessions")
-        self.auto.setToolTip("The sweep steps the load from Microsoft's rule, each step judged once latency has settled (at most "
-                             "8 minutes); the advisor reads the setting off the measured curve and a calibration run "
-                             "confirms it")
-        self.manual.setToolTip("Run one test at exactly this setting")
+        self.auto = tipped(QRadioButton("Auto-tune: a load sweep toward the latency limit, then a run that confirms "
+                                        "the setting"),
+                           "The sweep steps the load from Microsoft's rule, each step judged once latency has settled "
+                           "(at most 8 minutes); the advisor reads the setting off the measured curve and a calibration "
+                           "run confirms it")
+        self.manual = tipped(QRadioButton("Manual: use this thread count and SluggishSessions"),
+                             "Run one test at exactly this setting")
         group = QButtonGroup(self)
         group.addButton(self.auto)
         group.addButton(self.manual)
