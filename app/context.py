@@ -12,7 +12,7 @@ from pathlib import Path
 from engine.io.safety import destination_problem
 from engine.model.config import TestConfig
 from engine.run.sources.model import PROFILES, StorageModel
-from engine.store.sqlite import Store
+from engine.store.sqlite import Store, StoreError
 
 
 class UsageError(Exception):
@@ -66,6 +66,16 @@ class AppContext:
         if self._store is None:
             self._store = Store(self._store_path)
         return self._store
+
+    def store_for(self, run: str) -> Store | None:
+        """The run store, or None where it cannot be opened and `run` is a run folder, which reads without it (only
+        its session's other runs are missing)."""
+        try:
+            return self.store
+        except StoreError:
+            if not Path(run).is_dir():
+                raise
+            return None
 
     def close(self) -> None:
         if self._store is not None:

@@ -41,6 +41,7 @@ from engine.hosts.roster import CONTROLLER_PORT, Enrolled, Roster, RosterError
 from engine.hosts.trust import fingerprint
 from engine.model.host_names import host_problem
 from engine.store.paths import hosts_folder
+from ui.widgets.style import laid_out, wrapped
 from ui.workers import BackgroundCheck
 
 CHECK_S = 60.0  # how long a connection check listens for the agents
@@ -70,16 +71,13 @@ class AddServerDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Add a server")
         form = QFormLayout(self)
-        self.host = QLineEdit()
-        self.host.setPlaceholderText("mbx1.contoso.com")
+        self.host = QLineEdit(placeholderText="mbx1.contoso.com")
         self.controller = QLineEdit(f"tls://{socket.getfqdn()}:{port}")  # the port the servers dialog listens on
         self.folder = QLineEdit(str(Path.home()))
         self.setMinimumWidth(640)  # an address and a folder read whole, not cut at the field's edge
-        note = QLabel(f"The bundle ({BUNDLE_SUFFIX}) holds the server's one-time certificate: copy it to the server and "
-                      "run jetwise agent --enrol with it there, typing the code shown next. Its agent connects to the "
-                      "address below, so give one that server reaches this one at.")
-        note.setWordWrap(True)
-        form.addRow(note)
+        form.addRow(wrapped(f"The bundle ({BUNDLE_SUFFIX}) holds the server's one-time certificate: copy it to the "
+                            "server and run jetwise agent --enrol with it there, typing the code shown next. Its agent "
+                            "connects to the address below, so give one that server reaches this one at."))
         form.addRow("Server (host name or address)", self.host)
         form.addRow("Its agent connects to", self.controller)
         form.addRow(f"Write its bundle ({BUNDLE_SUFFIX}) in", self.folder)
@@ -98,10 +96,7 @@ class ServersDialog(QDialog):
         self.resize(980, 420)
         self.keys = KeyStore()
         self.status: dict[str, str] = {}  # each server's connection, as the last check found it
-        layout = QVBoxLayout(self)
-        self.intro = QLabel()
-        self.intro.setWordWrap(True)
-        layout.addWidget(self.intro)
+        self.intro = wrapped()
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["Server", "Enrolled (UTC)", "Certificate fingerprint", "Connection"])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -112,25 +107,14 @@ class ServersDialog(QDialog):
         for column in (0, 1, 3):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        layout.addWidget(self.table)
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.message)
-        row = QHBoxLayout()
+        self.message = QLabel(wordWrap=True, textInteractionFlags=Qt.TextInteractionFlag.TextSelectableByMouse)
         self.add_button = QPushButton("Add server…")
         self.remove_button = QPushButton("Remove")
         self.check_button = QPushButton("Check connections")
-        self.port = QSpinBox()
-        self.port.setRange(LOWEST_PORT, HIGHEST_PORT)
-        self.port.setValue(CONTROLLER_PORT)
-        self.port.setPrefix("listen on port ")
+        self.port = QSpinBox(minimum=LOWEST_PORT, maximum=HIGHEST_PORT, value=CONTROLLER_PORT, prefix="listen on port ")
         close = QPushButton("Close")
-        for widget in (self.add_button, self.remove_button, self.check_button, self.port):
-            row.addWidget(widget)
-        row.addStretch(1)
-        row.addWidget(close)
-        layout.addLayout(row)
+        row = laid_out(QHBoxLayout(), self.add_button, self.remove_button, self.check_button, self.port, 1, close)
+        laid_out(QVBoxLayout(self), self.intro, self.table, self.message, row)
         self.add_button.clicked.connect(self._ask_to_add)
         self.remove_button.clicked.connect(self._ask_to_remove)
         self.check_button.clicked.connect(self._on_check_button_clicked)

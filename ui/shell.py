@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -132,45 +133,43 @@ class MainWindow(QMainWindow):
     # menus ---------------------------------------------------------------------------
 
     def _menus(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        for text, shortcut, slot in (
-            ("&New test", QKeySequence.StandardKey.New, self.new_test),
-            ("&Open configuration…", QKeySequence.StandardKey.Open, self.files.open_config),
-            ("&Save configuration…", QKeySequence.StandardKey.Save, self.files.save_json),
-            ("Save as &Jetstress XML…", None, self.files.save_xml),
-        ):
-            action = QAction(text, self)
-            if shortcut is not None:
-                action.setShortcut(shortcut)
-            action.triggered.connect(slot)
-            file_menu.addAction(action)
-        file_menu.addSeparator()
-        clean = QAction("&Delete test files…", self)
-        clean.setToolTip("The databases and log files this test left in its folders, with the space they free")
-        clean.triggered.connect(lambda: self.statusBar().showMessage(
-            delete_test_files(self, self.runs.config or self.state.config(), self.runs.running, self.runs.last_output)))
-        file_menu.addAction(clean)
-        servers = QAction("Se&rvers…", self)
-        servers.setToolTip("The servers a test across servers runs on: add, remove, check their connections")
-        servers.triggered.connect(self.show_servers)
-        file_menu.addAction(servers)
-        file_menu.addSeparator()
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
-        view_menu = self.menuBar().addMenu("&View")
-        session = QAction("Tuning &session", self)
-        session.setShortcut("Ctrl+H")
-        session.triggered.connect(self.show_session)
-        view_menu.addAction(session)
-        help_menu = self.menuBar().addMenu("&Help")
-        where = QAction("&Where Jetwise keeps things…", self)
-        where.triggered.connect(lambda: show_places(self, self.runs.runs_root, self.store.path))
-        help_menu.addAction(where)
-        about = QAction("&About Jetwise", self)
-        about.triggered.connect(self.about)
-        help_menu.addAction(about)
+        """The menus, each a list of its actions (words, shortcut, what it does, tooltip), None a separator."""
+        def clean() -> None:
+            config = self.runs.config or self.state.config()
+            self.statusBar().showMessage(delete_test_files(self, config, self.runs.running, self.runs.last_output))
+
+        key = QKeySequence.StandardKey
+        menus: dict[str, list[tuple[str, QKeySequence.StandardKey | str | None, Callable[[], object], str] | None]] = {
+            "&File": [("&New test", key.New, self.new_test, ""),
+                      ("&Open configuration…", key.Open, self.files.open_config, ""),
+                      ("&Save configuration…", key.Save, self.files.save_json, ""),
+                      ("Save as &Jetstress XML…", None, self.files.save_xml, ""),
+                      None,
+                      ("&Delete test files…", None, clean,
+                       "The databases and log files this test left in its folders, with the space they free"),
+                      ("Se&rvers…", None, self.show_servers,
+                       "The servers a test across servers runs on: add, remove, check their connections"),
+                      None,
+                      ("&Quit", key.Quit, self.close, "")],
+            "&View": [("Tuning &session", "Ctrl+H", self.show_session, "")],
+            "&Help": [("&Where Jetwise keeps things…", None,
+                       lambda: show_places(self, self.runs.runs_root, self.store.path), ""),
+                      ("&About Jetwise", None, self.about, "")],
+        }
+        for title, entries in menus.items():
+            menu = self.menuBar().addMenu(title)
+            for entry in entries:
+                if entry is None:
+                    menu.addSeparator()
+                    continue
+                text, shortcut, slot, tip = entry
+                action = QAction(text, self)
+                if shortcut is not None:
+                    action.setShortcut(shortcut)
+                if tip:
+                    action.setToolTip(tip)
+                action.triggered.connect(slot)
+                menu.addAction(action)
 
     def show_servers(self) -> ServersDialog:
         """The servers of a test across servers, shown without blocking the window."""

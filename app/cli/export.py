@@ -16,7 +16,6 @@ from app.cli.report import run_reference
 from app.context import AppContext, UsageError
 from engine.model.units import parse_duration_s
 from engine.protocol import ExitCode
-from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, load_run
 from reporting.export import FORMATS, export
 
@@ -47,13 +46,7 @@ def _interval(text: str) -> float:
 def run(args: argparse.Namespace, context: AppContext) -> int:
     if args.output is not None:
         _check_output(args.output, args.force)  # before the run is read: a mistyped --output is said at once
-    store: Store | None
-    try:
-        store = context.store
-    except StoreError:
-        if not Path(args.run).is_dir():
-            raise
-        store = None  # a run folder reads without the store
+    store = context.store_for(args.run)
     try:
         bundle = load_run(args.run, store)
         name = Path(args.run).name if Path(args.run).is_dir() else bundle.result.run_id  # the whole id, when part was typed

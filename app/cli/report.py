@@ -23,7 +23,6 @@ from engine.protocol import ExitCode
 from engine.results.document import RESULT_FILE, RUN_FILES
 from engine.results.sample_file import SAMPLES_DB
 from engine.run.suite import SUITE_FILE
-from engine.store.sqlite import Store, StoreError
 from reporting.bundle import ReportError, RunBundle, load_run
 from reporting.csv_export import write_csv, write_stages_csv
 from reporting.document import render_html
@@ -52,14 +51,7 @@ def run(args: argparse.Namespace, context: AppContext) -> int:
         print(f"error: {args.run} is a test across servers that an earlier Jetwise kept in another form, which this one "
               "cannot report: its combined report (report.html) stays beside it", file=sys.stderr)
         return ExitCode.INVALID
-    store: Store | None = None
-    if not suite:  # a suite's report reads its folder alone
-        try:
-            store = context.store
-        except StoreError:
-            if not Path(args.run).is_dir():
-                raise
-            store = None  # a run folder reads without the store; only its session's other runs are missing
+    store = None if suite else context.store_for(args.run)  # a suite's report reads its folder alone
     for flag, target in (("--html", args.html), ("--pdf", args.pdf), ("--csv", args.csv)):
         if target is not None:
             file_to_write(flag, target)

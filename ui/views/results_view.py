@@ -61,7 +61,7 @@ from ui.widgets.fitting import scrolled_body
 from ui.widgets.recovery_table import RecoveryTable
 from ui.widgets.scan_table import ScanTable
 from ui.widgets.servers_table import ServersTable
-from ui.widgets.style import verdict_colour
+from ui.widgets.style import laid_out, tip_button, verdict_colour
 from ui.widgets.suite_table import SuiteTable
 from ui.widgets.sweep_table import SweepTable
 
@@ -86,29 +86,23 @@ class ResultsView(QWidget):
         font.setBold(True)
         self.verdict.setFont(font)
         self.verdict.setWordWrap(True)  # a suite's title beside its verdict must not set the window's minimum width
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        self.reasons = QLabel()
-        self.reasons.setWordWrap(True)
-        self.reasons.setTextFormat(Qt.TextFormat.RichText)
+        self.headline = QLabel(wordWrap=True)
+        self.reasons = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.table = CriteriaTable()
         self.servers = ServersTable()  # a test across servers: each server's share and the servers together
         self.sweep = SweepTable()
         self.scan = ScanTable()
         self.recovery = RecoveryTable()
         self.suite_table = SuiteTable()
-        self.back = QPushButton(f"Back to the {TITLE}")
-        self.back.setToolTip("The suite's five tests and its combined report")
-        self.back.clicked.connect(self.suite_requested)
+        self.back = tip_button(f"Back to the {TITLE}", "The suite's five tests and its combined report",
+                               self.suite_requested)
         self.back.hide()
-        self.apply = QPushButton("Apply and run again")
-        self.apply.setToolTip("Start the next run of this tuning session with the suggested setting")
-        self.apply.clicked.connect(self.apply_requested)
+        self.apply = tip_button("Apply and run again", "Start the next run of this tuning session with the suggested "
+                                "setting", self.apply_requested)
         self.apply.setEnabled(False)
-        self.full_length = QPushButton("Run the full-length test with this setting")
-        self.full_length.setToolTip("A qualification run of the standard length (2 h Performance, 24 h Stress) "
-                                    "at this run's thread count and SluggishSessions")
-        self.full_length.clicked.connect(self.full_length_requested)
+        self.full_length = tip_button("Run the full-length test with this setting", "A qualification run of the "
+                                      "standard length (2 h Performance, 24 h Stress) at this run's thread count and "
+                                      "SluggishSessions", self.full_length_requested)
         self.full_length.hide()
         self.advice_box = AdviceBox("Advisor", [self.apply, self.full_length])  # hidden until a run has advice
         self.advice = self.advice_box.words
@@ -123,30 +117,17 @@ class ResultsView(QWidget):
             ("Open run folder", self.open_folder_requested, "The result document, samples and test log of this run"),
             ("New test", self.new_test_requested, "Back to the wizard; nothing is lost"),
         ):
-            button = QPushButton(text)
-            button.setToolTip(tip)
-            button.clicked.connect(signal)
+            button = tip_button(text, tip, signal)
             buttons.addWidget(button)
             if signal not in (self.session_requested, self.new_test_requested):
                 button.setEnabled(False)
                 self.run_buttons.append(button)
         buttons.addStretch(1)
         layout, outer = scrolled_body(self)  # a small screen scrolls the tables; the buttons stay in sight
-        top = QHBoxLayout()
-        top.addWidget(self.back)
-        top.addStretch(1)
-        layout.addLayout(top)
-        layout.addWidget(self.verdict)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.reasons)
-        layout.addWidget(self.servers)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.sweep, 1)
-        layout.addWidget(self.scan)
-        layout.addWidget(self.recovery)
-        layout.addWidget(self.suite_table)
-        layout.addStretch()  # below a scan's table, which is as tall as its rows; the tables above take it otherwise
-        layout.addWidget(self.advice_box)
+        # the stretch below a scan's table, which is as tall as its rows; the tables above take it otherwise
+        laid_out(layout, laid_out(QHBoxLayout(), self.back, 1), self.verdict, self.headline, self.reasons,
+                 self.servers, (self.table, 1), (self.sweep, 1), self.scan, self.recovery, self.suite_table, 0,
+                 self.advice_box)
         outer.addLayout(buttons)
         self.suggestion: Advice | None = None
         self.full_length_setting: tuple[int, int] | None = None  # (threads, SluggishSessions) the button would run

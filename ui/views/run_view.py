@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QProgressBar,
-    QPushButton,
     QSizePolicy,
     QSplitter,
     QVBoxLayout,
@@ -64,7 +63,7 @@ from ui.widgets.fitting import ScrollContent, scrolled
 from ui.widgets.plots import LivePlots
 from ui.widgets.recovery_status import RecoveryStatus
 from ui.widgets.scan_status import ScanStatus
-from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
+from ui.widgets.style import FAIL_STYLE, PASS_STYLE, laid_out, larger_font, tip_button, tipped, wrapped
 from ui.widgets.suite_progress import SuiteProgress
 from ui.widgets.sweep_plots import SweepPlots
 from ui.widgets.sweep_points import LiveSweep, StepPoint
@@ -80,28 +79,19 @@ class RunView(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.title = QLabel("Run")
+        self.title = QLabel("Run", wordWrap=True)  # many servers' long names wrap: the title never sets the window's width
         self.title.setFont(larger_font(4))
-        self.title.setWordWrap(True)  # many servers' long names wrap: the title never sets the window's width
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.phase = QLabel("Starting the engine…")
-        self.phase.setWordWrap(True)
+        self.phase = QLabel("Starting the engine…", wordWrap=True)
         self.phase.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.clock = QLabel()
-        self.progress = QProgressBar()
-        self.progress.setTextVisible(True)
-        self.stop = QPushButton("Stop (Esc)")
+        self.progress = QProgressBar(textVisible=True)
+        self.stop = tip_button("Stop (Esc)", STOP_TIPS[False], self.stop_requested)
         self.stop.setShortcut(QKeySequence(Qt.Key.Key_Escape))  # Stop asks before it stops (`MainWindow`)
-        self.stop.clicked.connect(self.stop_requested)
-        self.stop.setToolTip(STOP_TIPS[False])
         self.suite = SuiteProgress()
-        self.iterations = QLabel()
-        self.iterations.setWordWrap(True)
-        self.iterations.setToolTip("Each auto-tune calibration run as it completes")
-        self.iterations.hide()
+        self.iterations = wrapped(tip="Each auto-tune calibration run as it completes", hidden=True)
         self.plots = LivePlots()
-        self.sweep_plots = SweepPlots()
-        self.sweep_plots.setToolTip("The load sweep's curve: one point per step, drawn as each step completes")
+        self.sweep_plots = tipped(SweepPlots(), "The load sweep's curve: one point per step, drawn as each step completes")
         self.sweep_plots.hide()
         self.scan_status = ScanStatus()
         self.scan_status.hide()
@@ -111,47 +101,25 @@ class RunView(QWidget):
         self.criteria_grid = QGridLayout(self.criteria_box)
         self.criteria: dict[str, QLabel] = {}
         for row, key in enumerate(RUNNING_NAMES):
-            label = QLabel(f"{RUNNING_NAMES[key]}: —")
-            label.setWordWrap(True)  # a long instance name must not set the window's minimum width
-            self.criteria[key] = label
+            # a long instance name must not set the window's minimum width
+            label = self.criteria[key] = wrapped(f"{RUNNING_NAMES[key]}: —")
             self.criteria_grid.addWidget(label, row // 3, row % 3)
-        self.others = QLabel()  # a failing criterion beyond the six shown, said below them
-        self.others.setWordWrap(True)
-        self.others.setStyleSheet(FAIL_STYLE)
-        self.others.hide()
+        self.others = wrapped(style=FAIL_STYLE, hidden=True)  # a failing criterion beyond the six shown, said below them
         self.criteria_grid.addWidget(self.others, 2, 0, 1, 3)
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setMaximumBlockCount(5000)
-        self.log.setToolTip("The engine's test log")
-        header = QHBoxLayout()
-        header.addWidget(self.title, 1)
-        header.addWidget(self.stop)
-        status = QHBoxLayout()
-        status.addWidget(self.phase, 1)
-        status.addWidget(self.clock)
+        self.log = tipped(QPlainTextEdit(readOnly=True, maximumBlockCount=5000), "The engine's test log")
         top = ScrollContent()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addLayout(status)
-        top_layout.addWidget(self.progress)
-        top_layout.addWidget(self.scan_status)
-        top_layout.addWidget(self.recovery_status)
-        top_layout.addWidget(self.iterations)
-        plots = QHBoxLayout()
-        plots.addWidget(self.plots, 3)
-        plots.addWidget(self.sweep_plots, 2)
-        top_layout.addLayout(plots, 1)
-        top_layout.addWidget(self.criteria_box)
+        plots = laid_out(QHBoxLayout(), (self.plots, 3), (self.sweep_plots, 2))
+        status = laid_out(QHBoxLayout(), (self.phase, 1), self.clock)
+        laid_out(QVBoxLayout(top), status, self.progress, self.scan_status, self.recovery_status, self.iterations,
+                 (plots, 1), self.criteria_box).setContentsMargins(0, 0, 0, 0)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(scrolled(top))  # a small screen scrolls the plots and figures, never the title and Stop
         splitter.addWidget(self.log)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.suite)
-        layout.addLayout(header)  # fixed above what scrolls: Stop in reach at any width and any number of servers
-        layout.addWidget(splitter, 1)
+        header = laid_out(QHBoxLayout(), (self.title, 1), self.stop)
+        # the header fixed above what scrolls: Stop in reach at any width and any number of servers
+        laid_out(QVBoxLayout(self), self.suite, header, (splitter, 1))
         self.config: TestConfig | None = None
         self.running: RunningVerdict | None = None
         self.sweep: LiveSweep | None = None

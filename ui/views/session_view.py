@@ -36,7 +36,19 @@ from engine.results.schema import RunResult
 from engine.results.verdict import was_measured
 from engine.store.rows import RunRow, marks_devices
 from ui.scans import type_words
-from ui.widgets.style import GUIDE, LIMIT, LOG, NEUTRAL, TARGET, verdict_colour, verdict_qcolor
+from ui.widgets.style import (
+    GUIDE,
+    LIMIT,
+    LOG,
+    NEUTRAL,
+    TARGET,
+    laid_out,
+    read_only_table,
+    tip_button,
+    tipped,
+    verdict_colour,
+    verdict_qcolor,
+)
 from ui.widgets.sweep_points import StepPoint
 
 COLUMNS = ["Run", "Started", "Test", "Measured", "Threads", "Sluggish\nSessions", "Effective\nload", "Achieved\nIOPS",
@@ -60,14 +72,9 @@ class SessionView(QWidget):
         super().__init__()
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 14pt; font-weight: bold;")
-        self.chooser = QComboBox()
-        self.chooser.setToolTip("Every tuning session in the run store, the latest first")
-        self.chooser.setMinimumContentsLength(24)
+        self.chooser = tipped(QComboBox(minimumContentsLength=24), "Every tuning session in the run store, the latest first")
         self.chooser.activated.connect(self._on_chooser_activated)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = tipped(read_only_table(COLUMNS), "Double-click a run to open its report")
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.ExtendedSelection)  # two to compare
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
@@ -75,7 +82,6 @@ class SessionView(QWidget):
         # the run's name gives up its width first (its folder and whole name in its tooltip): every column in sight
         self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.table.setToolTip("Double-click a run to open its report")
         self.table.cellDoubleClicked.connect(self._on_table_cell_double_clicked)
         self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
         self.iops_plot = pg.PlotWidget(title="IOPS against effective load (threads / SluggishSessions)")
@@ -88,53 +94,30 @@ class SessionView(QWidget):
             plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.getAxis("left").enableAutoSIPrefix(False)
             plot.setMinimumHeight(200)
-        self.open_report = QPushButton("Open report")
-        self.open_report.setToolTip("The full report of the selected run in the browser (HTML)")
-        self.open_report.clicked.connect(self._on_open_report_clicked)
+        self.open_report = tip_button("Open report", "The full report of the selected run in the browser (HTML)",
+                                      self._on_open_report_clicked)
         # the printable report of any run of the store, a killed one's too, where no browser is set up (Server Core)
-        self.export_pdf = QPushButton("Export PDF…")
-        self.export_pdf.setToolTip("The report of the selected run as a PDF, A4 or Letter")
-        self.export_pdf.clicked.connect(lambda: self._for_selected(self.pdf_requested))
-        self.print_report = QPushButton("Print…")
-        self.print_report.setToolTip("The report of the selected run on a printer")
-        self.print_report.clicked.connect(lambda: self._for_selected(self.print_requested))
-        self.delete_run = QPushButton("Delete run…")
-        self.delete_run.setToolTip("The selected run out of the store, with the files Jetwise wrote in its folder")
-        self.delete_run.clicked.connect(lambda: self._for_selected(self.delete_run_requested))
-        self.compare = QPushButton("Compare…")
-        self.compare.setToolTip("The two selected runs side by side (Ctrl+click a second row)")
-        self.compare.clicked.connect(self._on_compare_clicked)
+        self.export_pdf = tip_button("Export PDF…", "The report of the selected run as a PDF, A4 or Letter",
+                                     lambda: self._for_selected(self.pdf_requested))
+        self.print_report = tip_button("Print…", "The report of the selected run on a printer",
+                                       lambda: self._for_selected(self.print_requested))
+        self.delete_run = tip_button("Delete run…", "The selected run out of the store, with the files Jetwise wrote "
+                                     "in its folder", lambda: self._for_selected(self.delete_run_requested))
+        self.compare = tip_button("Compare…", "The two selected runs side by side (Ctrl+click a second row)",
+                                  self._on_compare_clicked)
         self.rename = QPushButton("Rename session…")
         self.rename.clicked.connect(lambda: self.rename_requested.emit(self.chooser.currentText()))
-        self.delete_session = QPushButton("Delete session…")
-        self.delete_session.setToolTip("This session and its runs out of the store, with the files Jetwise wrote in "
-                                       "their folders")
-        self.delete_session.clicked.connect(lambda: self.delete_session_requested.emit(self.chooser.currentText()))
+        self.delete_session = tip_button("Delete session…", "This session and its runs out of the store, with the "
+                                         "files Jetwise wrote in their folders",
+                                         lambda: self.delete_session_requested.emit(self.chooser.currentText()))
         self.run_buttons = (self.open_report, self.export_pdf, self.print_report, self.delete_run)
         for button in (*self.run_buttons, self.compare):
             button.setEnabled(False)
-        back = QPushButton("Back")
-        back.setToolTip("Back to the page this view was opened from")
-        back.clicked.connect(self.back_requested)
-        heading = QHBoxLayout()
-        heading.addWidget(self.title, 1)
-        heading.addWidget(QLabel("Session:"))
-        heading.addWidget(self.chooser)
-        plots = QHBoxLayout()
-        plots.addWidget(self.iops_plot)
-        plots.addWidget(self.latency_plot)
-        buttons = QHBoxLayout()
-        for button in (*self.run_buttons, self.compare):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.rename)
-        buttons.addWidget(self.delete_session)
-        buttons.addWidget(back)
-        layout = QVBoxLayout(self)
-        layout.addLayout(heading)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(plots, 1)
-        layout.addLayout(buttons)
+        back = tip_button("Back", "Back to the page this view was opened from", self.back_requested)
+        heading = laid_out(QHBoxLayout(), (self.title, 1), QLabel("Session:"), self.chooser)
+        plots = laid_out(QHBoxLayout(), self.iops_plot, self.latency_plot)
+        buttons = laid_out(QHBoxLayout(), *self.run_buttons, self.compare, 1, self.rename, self.delete_session, back)
+        laid_out(QVBoxLayout(self), heading, (self.table, 1), (plots, 1), buttons)
         self.runs: list[RunRow] = []
 
     def show_sessions(self, names: list[str], current: str | None) -> None:

@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import UTC
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTableWidgetItem, QVBoxLayout, QWidget
 
 from engine.model.units import seconds_words
 from engine.results.reasons import grouped_reasons
 from engine.results.schema import RunResult
 from ui.scans import type_words
+from ui.widgets.style import laid_out, read_only_table
 
 DIFFERS = QColor(255, 244, 214)
 
@@ -46,24 +47,18 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle(f"Runs compared: {first.run_id} and {second.run_id}")
         rows = comparison_rows(first, second)
-        self.table = QTableWidget(len(rows), 3)
-        self.table.setHorizontalHeaderLabels(["", "First run", "Second run"])
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = read_only_table(["", "First run", "Second run"], len(rows))
         for row, (name, one, two) in enumerate(rows):
             for column, text in enumerate((name, one, two)):
                 item = QTableWidgetItem(text)
                 if column and one != two and name != "Run":
                     item.setBackground(DIFFERS)
                 self.table.setItem(row, column, item)
-        self.table.setWordWrap(True)
         self.table.resizeColumnsToContents()
         for column in (1, 2):  # a long reason wraps in its cell rather than pushing the other run out of view
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), 340))
         self.table.resizeRowsToContents()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table)
-        layout.addWidget(buttons)
+        laid_out(QVBoxLayout(self), self.table, buttons)
         self.resize(900, 520)

@@ -19,14 +19,13 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from engine.model.options import Option
 from engine.model.units import compact_duration, parse_duration_s
-from ui.widgets.style import ERROR_BORDER_STYLE, ERROR_STYLE
+from ui.widgets.style import ERROR_BORDER_STYLE, ERROR_STYLE, laid_out, tip_button, wrapped
 
 _THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?")
 _UNITLESS = ("duration", "bool", "choice")  # their text says the unit (2h, on, a name)
@@ -43,21 +42,13 @@ class OptionField(QWidget):
         self.editor = editor
         self.unit = QLabel(unit)
         self.unit.setMinimumWidth(60)
-        self.error = QLabel()
-        self.error.setStyleSheet(ERROR_STYLE)
-        self.error.setWordWrap(True)
-        self.error.hide()
+        self.error = wrapped(style=ERROR_STYLE, hidden=True)
         self._message = ""  # what is wrong with the value, shown while the field is enabled
-        row = self.row = QHBoxLayout()
+        row = self.row = laid_out(QHBoxLayout(), editor, self.unit, 1)
         row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(editor)
-        row.addWidget(self.unit)
-        row.addStretch(1)
-        column = QVBoxLayout(self)
+        column = laid_out(QVBoxLayout(self), row, self.error)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
-        column.addLayout(row)
-        column.addWidget(self.error)
         self.setFocusProxy(editor)
 
     def set_value(self, value: object, quiet: bool = False) -> None:
@@ -94,8 +85,7 @@ class FieldEdit(OptionField):
 
     def __init__(self, kind: str = "text", unit: str = "", tooltip: str = "", placeholder: str = "",
                  *, optional: bool = False, allow_zero: bool = False) -> None:
-        self.edit = QLineEdit()
-        self.edit.setPlaceholderText(placeholder)
+        self.edit = QLineEdit(placeholderText=placeholder)
         widest = 480 if kind == "text" else 240  # a sentence, or a number
         room = self.edit.fontMetrics().horizontalAdvance(placeholder) + 24  # the placeholder says what empty means
         self.edit.setMinimumWidth(min(widest, max(room, 320 if kind == "text" else 0)))
@@ -193,14 +183,11 @@ class FolderField(OptionField):
     """An optional folder, typed or chosen with Browse; empty reads as None (the option's default: no folder)."""
 
     def __init__(self, tooltip: str = "", placeholder: str = "") -> None:
-        self.edit = QLineEdit()
-        self.edit.setPlaceholderText(placeholder)
+        self.edit = QLineEdit(placeholderText=placeholder)
         self.edit.setMinimumWidth(max(320, self.edit.fontMetrics().horizontalAdvance(placeholder) + 24))
         self.edit.setMaximumWidth(480)
         super().__init__(self.edit, "", tooltip)
-        self.browse = QPushButton("Browse…")
-        self.browse.setToolTip("Choose the folder")
-        self.browse.clicked.connect(self._on_browse_clicked)
+        self.browse = tip_button("Browse…", "Choose the folder", self._on_browse_clicked)
         self.row.insertWidget(1, self.browse)
         self.edit.textChanged.connect(self.changed)
 
@@ -225,8 +212,7 @@ class DurationChoice(OptionField):
     """A duration typed (2h, 30m, 45s, 1:30:00) or picked from the usual ones."""
 
     def __init__(self, presets: list[str], tooltip: str = "", *, allow_zero: bool = False) -> None:
-        self.combo = QComboBox()
-        self.combo.setEditable(True)
+        self.combo = QComboBox(editable=True)
         self.combo.addItems(presets)
         super().__init__(self.combo, "", tooltip)
         self.allow_zero = allow_zero

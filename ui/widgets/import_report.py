@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QTextBrowser, QVBoxLayout, QWidget
 
 from engine.model.validation import Problem, Severity
-from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
+from ui.widgets.style import ERROR_STYLE, WARNING_STYLE, laid_out
 
 _LABELS = {Severity.ERROR: ("Error", ERROR_STYLE), Severity.WARNING: ("Warning", WARNING_STYLE), Severity.NOTE: ("Note", "")}
 
@@ -24,17 +24,11 @@ class ImportReport(QDialog):
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self.setModal(False)
-        self.headline = QLabel()
-        self.headline.setWordWrap(True)
-        self.headline.setTextFormat(Qt.TextFormat.RichText)
-        self.text = QTextBrowser()
-        self.text.setOpenLinks(False)
+        self.headline = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
+        self.text = QTextBrowser(openLinks=False)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.text, 1)
-        layout.addWidget(buttons)
+        laid_out(QVBoxLayout(self), self.headline, (self.text, 1), buttons)
         self.resize(720, 440)
 
     def show_report(self, title: str, headline: str, said: list[Problem]) -> None:

@@ -20,7 +20,7 @@ from engine.model.units import format_duration
 from engine.results.sample_schema import Figures, InstanceFigures
 from engine.results.scans import megabytes
 from reporting.series import envelope
-from ui.widgets.style import GUIDE, INSTANCE_COLOURS, LOG, READS, TARGET
+from ui.widgets.style import GUIDE, INSTANCE_COLOURS, LOG, READS, TARGET, laid_out, tipped
 
 pg.setConfigOptions(antialias=False, background="w", foreground="k")
 
@@ -102,16 +102,13 @@ class LivePlots(QWidget):
         super().__init__()
         self.iops_plot = _plot("Transactional IOPS", "IOPS")
         self.latency_plot = _plot("Average latency per interval", "ms")
-        self.per_instance = QCheckBox("Show each instance")
-        self.per_instance.setToolTip("Add one database read latency and one IOPS curve per database instance")
+        self.per_instance = tipped(QCheckBox("Show each instance"), "Add one database read latency and one IOPS "
+                                   "curve per database instance")
         self.per_instance.toggled.connect(self._toggle_instances)
         for plot in (self.iops_plot, self.latency_plot):
             plot.getPlotItem().getViewBox().sigXRangeChanged.connect(self._zoomed)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.per_instance)
-        layout.addWidget(self.iops_plot, 1)
-        layout.addWidget(self.latency_plot, 1)
+        laid_out(QVBoxLayout(self), self.per_instance, (self.iops_plot, 1),
+                 (self.latency_plot, 1)).setContentsMargins(0, 0, 0, 0)
         self.reset()
 
     def reset(self, target: float | None = None, read_limit: float = 20.0, log_limit: float = 10.0, *,

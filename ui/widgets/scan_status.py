@@ -17,7 +17,7 @@ from engine.results.sample_schema import IntervalSample
 from engine.results.scan_schema import ScanResult
 from engine.results.scans import megabytes
 from ui.scans import ScanProgress, final_words
-from ui.widgets.style import FAIL_STYLE, PASS_STYLE, larger_font
+from ui.widgets.style import FAIL_STYLE, PASS_STYLE, laid_out, larger_font, wrapped
 
 MIN_RATE_SPAN_S = 0.4  # progress comes twice a second: a rate over less says little
 
@@ -86,18 +86,11 @@ class ScanStatus(QWidget):
 
 def status_lines(widget: QWidget, figures_tip: str, counts_tip: str) -> tuple[QLabel, QLabel]:
     """A running test's status on `widget`: its figures in large type, and its counts beneath."""
-    figures = QLabel()
+    figures = wrapped(tip=figures_tip)
     figures.setFont(larger_font(6))
-    figures.setWordWrap(True)
-    figures.setToolTip(figures_tip)
-    counts = QLabel()
-    counts.setWordWrap(True)
+    counts = wrapped(tip=counts_tip)
     counts.setFont(larger_font(2, bold=False))
-    counts.setToolTip(counts_tip)
-    layout = QVBoxLayout(widget)
-    layout.setContentsMargins(0, 4, 0, 4)
-    layout.addWidget(figures)
-    layout.addWidget(counts)
+    laid_out(QVBoxLayout(widget), figures, counts).setContentsMargins(0, 4, 0, 4)
     return figures, counts
 
 

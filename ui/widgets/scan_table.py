@@ -58,9 +58,7 @@ class ScanTable(TableBox):
     def __init__(self) -> None:
         super().__init__("Databases read", COLUMNS, "Each database's pages by what the scan found in them, what it "
                                                     "read and how fast (MB are MiB, as Jetstress counts them)")
-        self.damaged = QLabel()
-        self.damaged.setWordWrap(True)
-        self.damaged.setTextFormat(Qt.TextFormat.RichText)
+        self.damaged = QLabel(wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.box_layout.addWidget(self.damaged)
         self.columns: list[str] = list(COLUMNS)
 

@@ -6,9 +6,17 @@ the printed report and its charts say pass, fail, aborted and warning alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+from PySide6.QtCore import SignalInstance
 from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QBoxLayout, QLabel, QLayout, QPushButton, QTableWidget, QWidget
 
 from reporting import palette
+
+WidgetT = TypeVar("WidgetT", bound=QWidget)
+BoxT = TypeVar("BoxT", bound=QBoxLayout)
 
 NEUTRAL = "#333333"  # a verdict the palette does not know (a run still going)
 NOTE_BACKGROUND = "#eef3fa"  # a note that says a page or a figure does not apply to the test planned
@@ -26,6 +34,7 @@ WARNING_STYLE = f"color: {palette.WARNING};"
 PASS_STYLE = f"color: {palette.PASS}; font-weight: bold;"
 FAIL_STYLE = f"color: {palette.FAIL}; font-weight: bold;"
 ERROR_BORDER_STYLE = f"border: 1px solid {palette.FAIL};"
+NOTE_STYLE = f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}"
 
 _SEVERITY = {"error": palette.FAIL, "warning": palette.WARNING, "ok": palette.PASS}
 
@@ -50,3 +59,51 @@ def larger_font(points: int, *, bold: bool = True) -> QFont:
     font.setPointSize(font.pointSize() + points)
     font.setBold(bold)
     return font
+
+
+def tipped(widget: WidgetT, tip: str) -> WidgetT:
+    """`widget` with `tip` as its tooltip."""
+    widget.setToolTip(tip)
+    return widget
+
+
+def tip_button(text: str, tip: str, clicked: Callable[[], object] | SignalInstance) -> QPushButton:
+    """A push button that says in its tooltip what it does, and does it when clicked."""
+    pushed = tipped(QPushButton(text), tip)
+    pushed.clicked.connect(clicked)
+    return pushed
+
+
+def wrapped(text: str = "", *, style: str = "", tip: str = "", hidden: bool = False) -> QLabel:
+    """A label whose words wrap to the width it is given, in `style`, with `tip`; hidden until shown."""
+    label = QLabel(text, wordWrap=True)
+    if style:
+        label.setStyleSheet(style)
+    if tip:
+        label.setToolTip(tip)
+    if hidden:
+        label.hide()
+    return label
+
+
+def read_only_table(columns: list[str], rows: int = 0) -> QTableWidget:
+    """A table of figures to read, not edit, with its column headings and no row numbers."""
+    table = QTableWidget(rows, len(columns))
+    table.setHorizontalHeaderLabels(columns)
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+    return table
+
+
+def laid_out(layout: BoxT, *items: QWidget | QLayout | int | tuple[QWidget | QLayout, int]) -> BoxT:
+    """`layout` with `items` added in turn: a widget or a layout, either with its stretch in a pair, or a number, a
+    stretch of that factor."""
+    for item in items:
+        thing, stretch = item if isinstance(item, tuple) else (item, 0)
+        if isinstance(thing, int):
+            layout.addStretch(thing)
+        elif isinstance(thing, QLayout):
+            layout.addLayout(thing, stretch)
+        else:
+            layout.addWidget(thing, stretch)
+    return layout

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout
 from engine.results.suite import STAGES, SuiteRecord
 from ui.scans import type_words
 from ui.suite import NOT_RUN, lengths_words, stage_title, stage_verdict
-from ui.widgets.style import NOTE_BACKGROUND, larger_font, verdict_colour
+from ui.widgets.style import NOTE_BACKGROUND, laid_out, larger_font, tipped, verdict_colour
 
 MARKS = {"pass": "✓", "fail": "✗", "aborted": "■"}
 
@@ -22,21 +22,12 @@ class SuiteProgress(QFrame):
         self.setStyleSheet(f"QFrame#suite {{ background: {NOTE_BACKGROUND}; }}")
         self.title = QLabel()
         self.title.setFont(larger_font(6))
-        self.where = QLabel()
-        self.where.setWordWrap(True)
-        self.stages: list[QLabel] = []
-        row = QHBoxLayout()
+        self.where = QLabel(wordWrap=True)
+        self.stages = [tipped(QLabel(f"{number + 1}. {type_words(kind)}"), "Its verdict once it ends; the tests after "
+                              "it wait for it") for number, kind in enumerate(STAGES)]
+        row = laid_out(QHBoxLayout(), *self.stages, 1)
         row.setSpacing(24)
-        for number, kind in enumerate(STAGES):
-            label = QLabel(f"{number + 1}. {type_words(kind)}")
-            label.setToolTip("Its verdict once it ends; the tests after it wait for it")
-            self.stages.append(label)
-            row.addWidget(label)
-        row.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
-        layout.addLayout(row)
-        layout.addWidget(self.where)
+        laid_out(QVBoxLayout(self), self.title, row, self.where)
         self.hide()
 
     def show_stage(self, record: SuiteRecord | None, stage: int | None) -> None:

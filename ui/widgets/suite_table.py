@@ -3,14 +3,11 @@ with the combined report, each test's own results, the suite's folder, and Resum
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from PySide6.QtCore import Qt, Signal, SignalInstance
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
@@ -21,7 +18,7 @@ from PySide6.QtWidgets import (
 from engine.results.reasons import grouped_reasons
 from ui.scans import type_words
 from ui.suite import NOT_RUN, TITLE, SuiteSummary, stage_verdict
-from ui.widgets.style import verdict_qcolor
+from ui.widgets.style import laid_out, read_only_table, tip_button, tipped, verdict_qcolor
 
 COLUMNS = ("Test", "Verdict", "Key figure", "Why")
 
@@ -38,39 +35,27 @@ class SuiteTable(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table = tipped(read_only_table(list(COLUMNS)), "Double-click a test for its own results")
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QTableWidget.SelectionMode.SingleSelection)
         self.table.setWordWrap(False)  # a long reason is cut short in its cell and read whole in its tooltip
-        self.table.setToolTip("Double-click a test for its own results")
         self.table.itemSelectionChanged.connect(self._on_table_item_selection_changed)
         self.table.cellDoubleClicked.connect(lambda row, _column: self._open(row))
-        self.note = QLabel()
-        self.note.setWordWrap(True)
-        self.note.setTextFormat(Qt.TextFormat.PlainText)
-        self.report = _button("Open ESRP report", "The combined report of the five tests in the browser (HTML): the "
-                              "summary an ESRP submission publishes, then each test's own report", self.report_requested)
-        self.pdf = _button("Export PDF", "The combined report as a PDF: the summary, then each test's own report",
-                           self.pdf_requested)
-        self.print = _button("Print…", "Print the combined report", self.print_requested)
-        self.stage = _button("Show this test's results", "The verdict, criteria and tables of the test selected, with "
-                             "its own report", lambda: self._open(self.table.currentRow()))
-        self.folder = _button("Open suite folder", "The suite's record, each test's run folder and the ESRP report",
-                              self.folder_requested)
-        self.resume = _button("Resume", "Run on from the first test without a verdict, in the same folder",
-                              self.resume_requested)
-        buttons = QHBoxLayout()
-        for button in (self.resume, self.report, self.pdf, self.print, self.stage, self.folder):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
-        layout.addWidget(self.note)
-        layout.addLayout(buttons)
+        self.note = QLabel(wordWrap=True, textFormat=Qt.TextFormat.PlainText)
+        self.report = tip_button("Open ESRP report", "The combined report of the five tests in the browser (HTML): "
+                                 "the summary an ESRP submission publishes, then each test's own report",
+                                 self.report_requested)
+        self.pdf = tip_button("Export PDF", "The combined report as a PDF: the summary, then each test's own report",
+                              self.pdf_requested)
+        self.print = tip_button("Print…", "Print the combined report", self.print_requested)
+        self.stage = tip_button("Show this test's results", "The verdict, criteria and tables of the test selected, "
+                                "with its own report", lambda: self._open(self.table.currentRow()))
+        self.folder = tip_button("Open suite folder", "The suite's record, each test's run folder and the ESRP report",
+                                 self.folder_requested)
+        self.resume = tip_button("Resume", "Run on from the first test without a verdict, in the same folder",
+                                 self.resume_requested)
+        buttons = laid_out(QHBoxLayout(), self.resume, self.report, self.pdf, self.print, self.stage, self.folder, 1)
+        laid_out(QVBoxLayout(self), self.table, self.note, buttons).setContentsMargins(0, 0, 0, 0)
         self.summary: SuiteSummary | None = None
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # as tall as its rows
         self.hide()
@@ -112,9 +97,3 @@ class SuiteTable(QWidget):
         if self.summary is not None and self.summary.shown(row):
             self.stage_requested.emit(row)
 
-
-def _button(text: str, tip: str, clicked: Callable[[], object] | SignalInstance) -> QPushButton:
-    button = QPushButton(text)
-    button.setToolTip(tip)
-    button.clicked.connect(clicked)
-    return button

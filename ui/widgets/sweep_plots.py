@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from engine.tuning.advisor import Advice
-from ui.widgets.style import GUIDE, LIMIT, NEUTRAL, TARGET, verdict_colour
+from ui.widgets.style import GUIDE, LIMIT, NEUTRAL, TARGET, laid_out, verdict_colour
 from ui.widgets.sweep_points import StepPoint, bracket
 
 LOAD_AXIS = "effective load (threads ÷ SluggishSessions)"
@@ -68,19 +68,12 @@ class SweepPlots(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
-        self.key = QLabel(KEY)
-        self.key.setWordWrap(True)
-        self.key.setTextFormat(Qt.TextFormat.RichText)
+        self.caption = QLabel(wordWrap=True)
+        self.key = QLabel(KEY, wordWrap=True, textFormat=Qt.TextFormat.RichText)
         self.iops_plot = _plot("Transactional IOPS per step", "IOPS")
         self.latency_plot = _plot("Database read latency per step", "ms")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.key)
-        layout.addWidget(self.iops_plot, 1)
-        layout.addWidget(self.latency_plot, 1)
+        laid_out(QVBoxLayout(self), self.caption, self.key, (self.iops_plot, 1),
+                 (self.latency_plot, 1)).setContentsMargins(0, 0, 0, 0)
         self.target: float | None = None
         self.read_limit = 20.0
         self.points: list[StepPoint] = []

@@ -6,10 +6,10 @@ The step the run's verdict judges is in bold and named above the table, with why
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QGroupBox, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QGroupBox, QHeaderView, QTableWidgetItem, QVBoxLayout
 
 from engine.results.sweep_schema import Sweep, SweepStep
-from ui.widgets.style import NEUTRAL, verdict_qcolor
+from ui.widgets.style import NEUTRAL, read_only_table, tipped, verdict_qcolor, wrapped
 
 COLUMNS = ["Step", "Threads", "Sluggish-\nSessions", "Effective\nload", "Transactional\nIOPS", "DB read\navg ms",
            "DB read\nmax ms", "Log write\navg ms", "Log write\nmax ms", "Page-fault\nstalls/s", "CPU %", "Outcome"]
@@ -36,24 +36,13 @@ def step_cells(step: SweepStep) -> list[str]:
             f"{step.page_fault_stalls_per_s:.2f}", f"{step.cpu_percent:.0f}", step_outcome(step)]
 
 
-def read_only_table(columns: list[str]) -> QTableWidget:
-    """A table of figures to read, not edit, with its column headings and no row numbers."""
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(columns)
-    table.verticalHeader().setVisible(False)
-    table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-    return table
-
-
 class TableBox(QGroupBox):
     """A titled table of figures with a line or two above it; hidden until there is something to show."""
 
     def __init__(self, title: str, columns: list[str], tooltip: str) -> None:
         super().__init__(title)
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.table = read_only_table(columns)
-        self.table.setToolTip(tooltip)
+        self.summary = wrapped()
+        self.table = tipped(read_only_table(columns), tooltip)
         self.box_layout = QVBoxLayout(self)
         self.box_layout.addWidget(self.summary)
         self.box_layout.addWidget(self.table, 1)

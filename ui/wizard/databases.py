@@ -34,7 +34,7 @@ from engine.model.config import TestConfig
 from engine.model.options import option
 from engine.model.validation import errors_only
 from ui.widgets.fields import FieldEdit, bounds_problem, field_for, tooltip_of
-from ui.widgets.style import ERROR_STYLE, severity_qcolor
+from ui.widgets.style import ERROR_STYLE, laid_out, severity_qcolor, tip_button, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.folder_patterns import FolderPatterns
 from ui.wizard.problems import field_words, placed_at
@@ -59,10 +59,9 @@ class DatabasesPage(WizardPage):
         self.count.changed.connect(self._on_count_typed)
         self.count.edit.editingFinished.connect(self._on_count_entered)
         self.copies = self.bind("copies_per_database", field_for(option("copies_per_database")))
-        self.source = QComboBox()
+        self.source = tipped(QComboBox(), "Create (or resume) the databases, or attach ones a previous run created")
         for value in option("database_source").choices:
             self.source.addItem(SOURCES.get(value, value), value)
-        self.source.setToolTip("Create (or resume) the databases, or attach ones a previous run created")
         self.patterns = FolderPatterns()
         self.db_pattern, self.log_pattern = self.patterns.db_pattern, self.patterns.log_pattern
         self.fill_button = self.patterns.fill_button
@@ -76,7 +75,6 @@ class DatabasesPage(WizardPage):
         self.table.horizontalHeader().setSectionResizeMode(checks, QHeaderView.ResizeMode.Stretch)
         for column, width in enumerate((220, 220, 180)):
             self.table.setColumnWidth(column, width)
-        self.table.setWordWrap(True)
         self.table.itemChanged.connect(self._table_edited)
         self.editors.update({"databases": self.count, "database_source": self.source,
                              **{f"databases[].{key}": self.table for key in COLUMNS}})
@@ -84,18 +82,15 @@ class DatabasesPage(WizardPage):
         browse_log = QPushButton("Browse log folder…")
         browse_db.clicked.connect(lambda: self._browse(0))
         browse_log.clicked.connect(lambda: self._browse(COLUMNS.index("log_path")))
-        self.recheck = QPushButton("Check again")
-        self.recheck.setToolTip("Check every row against the machine again: after a folder was made or space freed "
-                                "outside Jetwise, or a run that held a folder ended")
-        self.recheck.clicked.connect(lambda: self._ask(again=True))
+        self.recheck = tip_button("Check again", "Check every row against the machine again: after a folder was made "
+                                  "or space freed outside Jetwise, or a run that held a folder ended",
+                                  lambda: self._ask(again=True))
         self.recheck.hide()
-        self.make = QPushButton("Create folders")
-        self.make.setToolTip("Make every database and log folder that is missing, with the folders above it")
-        self.make.clicked.connect(self._on_make_clicked)
+        self.make = tip_button("Create folders", "Make every database and log folder that is missing, with the "
+                               "folders above it", self._on_make_clicked)
         self.make.hide()
         self.made_problems: list[str] = []  # what Create folders could not make, said under the rows
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
+        self.summary = wrapped()
         top = QGridLayout()
         for column, (words, widget) in enumerate(((counted.label, self.count),
                                                   (option("copies_per_database").label, self.copies),
@@ -103,17 +98,8 @@ class DatabasesPage(WizardPage):
             top.addWidget(QLabel(f"{words}:"), 0, 2 * column, Qt.AlignmentFlag.AlignTop)
             top.addWidget(widget, 0, 2 * column + 1, Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.patterns, 1, 0, 1, 6)
-        buttons = QHBoxLayout()
-        buttons.addWidget(browse_db)
-        buttons.addWidget(browse_log)
-        buttons.addStretch(1)
-        buttons.addWidget(self.make)
-        buttons.addWidget(self.recheck)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(buttons)
-        layout.addWidget(self.summary)
+        buttons = laid_out(QHBoxLayout(), browse_db, browse_log, 1, self.make, self.recheck)
+        laid_out(QVBoxLayout(self), top, (self.table, 1), buttons, self.summary)
         self.row_messages: dict[int, list[Line]] = {}  # what each row's Checks cell shows now, for rows with words
         services = context.services
         self.checks = BackgroundCheck(lambda config: services.check_machine(config), self)

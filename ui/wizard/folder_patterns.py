@@ -7,6 +7,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
+from ui.widgets.style import laid_out, tipped
 from ui.wizard.rows import filled
 
 
@@ -15,18 +16,12 @@ class FolderPatterns(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.db_pattern = QLineEdit()
-        self.db_pattern.setPlaceholderText("F:\\DB{n}")
-        self.db_pattern.setToolTip("A folder pattern; {n} becomes the database number")
-        self.log_pattern = QLineEdit()
-        self.log_pattern.setPlaceholderText("L:\\Log{n}")
-        self.log_pattern.setToolTip("A folder pattern; {n} becomes the database number")
+        tip = "A folder pattern; {n} becomes the database number"
+        self.db_pattern = tipped(QLineEdit(placeholderText="F:\\DB{n}"), tip)
+        self.log_pattern = tipped(QLineEdit(placeholderText="L:\\Log{n}"), tip)
         self.fill_button = QPushButton("Fill down")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        for widget, stretch in ((QLabel("Database folders:"), 0), (self.db_pattern, 2), (QLabel("Log folders:"), 0),
-                                (self.log_pattern, 2), (self.fill_button, 0)):
-            layout.addWidget(widget, stretch)
+        laid_out(QHBoxLayout(self), QLabel("Database folders:"), (self.db_pattern, 2), QLabel("Log folders:"),
+                 (self.log_pattern, 2), self.fill_button).setContentsMargins(0, 0, 0, 0)
         self.db_pattern.textChanged.connect(self._on_pattern_changed)
         self.log_pattern.textChanged.connect(self._on_pattern_changed)
         self._on_pattern_changed()

@@ -14,7 +14,7 @@ from engine.model.options import option
 from engine.model.units import format_bytes
 from engine.model.validation import Severity
 from ui.widgets.fields import ChoiceField, OptionField
-from ui.widgets.style import WARNING_STYLE
+from ui.widgets.style import WARNING_STYLE, laid_out, tipped
 from ui.wizard.base import PageContext, WizardPage
 
 THROUGHPUT_TITLE = "Disk subsystem throughput"
@@ -54,26 +54,20 @@ class ProfilePage(WizardPage):
             exchange.label(EXCHANGE_WORDS)
         self.add_field(form, "profile.mailboxes")
         iops = self.add_field(form, "profile.iops_per_mailbox")
-        self.messages = QComboBox()
-        self.messages.setToolTip("Exchange 2010: Microsoft's sizing, 0.06 IOPS per mailbox (stand-alone) or 0.05 (with "
-                                 "database copies) and 3 MB of database cache for each 50 messages a day. Exchange 2013 "
-                                 "or later: 0.0335 IOPS and 3 MB for each 50, unsupported (Microsoft's 2013 table could "
-                                 "not be read): type the IOPS per mailbox your own sizing gives")
+        self.messages = tipped(QComboBox(), "Exchange 2010: Microsoft's sizing, 0.06 IOPS per mailbox (stand-alone) or "
+                               "0.05 (with database copies) and 3 MB of database cache for each 50 messages a day. "
+                               "Exchange 2013 or later: 0.0335 IOPS and 3 MB for each 50, unsupported (Microsoft's 2013 "
+                               "table could not be read): type the IOPS per mailbox your own sizing gives")
         self._messages_of: Generation | None = None  # the version whose table the picker shows
         self.messages.activated.connect(lambda _i: self._profile_picked(iops))
         form.addRow("", self.messages)
         for path in ("profile.mailbox_size_mb", "profile.headroom_percent", "capacity_percent", "throughput_percent"):
             self.add_field(form, path)
         self.form = form
-        self.readout = QLabel()
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        self.readout.setWordWrap(True)
+        self.readout = QLabel(textFormat=Qt.TextFormat.RichText, wordWrap=True)
         box = QGroupBox("What this means")
         QVBoxLayout(box).addWidget(self.readout)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(box)
-        layout.addStretch(1)
+        laid_out(QVBoxLayout(self), form, box, 1)
 
     def _profile_picked(self, iops: OptionField) -> None:
         values = self.messages.currentData()

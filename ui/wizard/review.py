@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QTextBrowser, QVBoxLayout, QWizard
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWizard
 
 from engine.model.config import ExchangeVersion, TestConfig, TestType
 from engine.model.exchange import generation
@@ -26,7 +26,7 @@ from engine.model.validation import (
 )
 from engine.protocol import WaitingEvent
 from engine.tuning.tuner import calibration_rule
-from ui.widgets.style import ERROR_STYLE, WARNING_STYLE
+from ui.widgets.style import ERROR_STYLE, WARNING_STYLE, laid_out, tip_button, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.problems import plan_html, problems_html, review_html
 from ui.wizard.scan_options import backup_folder_problems
@@ -64,56 +64,34 @@ class ReviewPage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
-        self.text = QTextBrowser()
-        self.text.setOpenLinks(False)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
-        self.session = QLineEdit()
-        self.session.setToolTip("The tuning session this run belongs to: one storage design, many runs")
+        self.text = QTextBrowser(openLinks=False)
+        self.status = wrapped()
+        self.session = tipped(QLineEdit(), "The tuning session this run belongs to: one storage design, many runs")
         self.session.textChanged.connect(self._on_session_text_changed)
         self.state.session_changed.connect(self._on_state_session_changed)
-        save = QPushButton("Save configuration…")
-        save.setToolTip("Save this configuration as a Jetwise JSON file")
-        save.clicked.connect(self.save_requested)
-        save_xml = QPushButton("Save as Jetstress XML…")
-        save_xml.setToolTip("Save this configuration as a JetstressConfig.xml that Jetstress 2013 opens")
-        save_xml.clicked.connect(self.save_xml_requested)
-        self.recheck = QPushButton("Check again")
-        self.recheck.setToolTip("A folder another run holds is free once that run ends: check the folders again")
-        self.recheck.clicked.connect(lambda: self._ask(again=True))
+        save = tip_button("Save configuration…", "Save this configuration as a Jetwise JSON file", self.save_requested)
+        save_xml = tip_button("Save as Jetstress XML…", "Save this configuration as a JetstressConfig.xml that "
+                              "Jetstress 2013 opens", self.save_xml_requested)
+        self.recheck = tip_button("Check again", "A folder another run holds is free once that run ends: check the "
+                                  "folders again", lambda: self._ask(again=True))
         self.recheck.hide()
-        self.resume = QCheckBox()
-        self.resume.setToolTip("Run the tests the unfinished suite lacks, in its folder; untick it for a new suite")
+        self.resume = tipped(QCheckBox(), "Run the tests the unfinished suite lacks, in its folder; untick it for a "
+                             "new suite")
         self.resume.setChecked(self.suite.resume)
         self.resume.toggled.connect(self.suite.set_resume)
         self.resume.hide()
-        self.wait_words = QLabel()  # a test across servers waiting for its agents: who connected, the time left
-        self.wait_words.setWordWrap(True)
-        self.cancel = QPushButton("Cancel")
-        self.cancel.setToolTip("Stop waiting for the agents: no test begins, and Start tries again")
-        self.cancel.clicked.connect(self.cancel_requested)
+        # a test across servers waiting for its agents: who connected, the time left
+        self.wait_words = wrapped(hidden=True)
+        self.cancel = tip_button("Cancel", "Stop waiting for the agents: no test begins, and Start tries again",
+                                 self.cancel_requested)
+        self.cancel.hide()
         self._wait: WaitingEvent | None = None
         self._wait_ends = 0.0  # time.monotonic() when the wait gives up
-        self._tick = QTimer(self)
-        self._tick.setInterval(1000)
+        self._tick = QTimer(self, interval=1000)
         self._tick.timeout.connect(self._show_wait)
-        waiting = QHBoxLayout()
-        waiting.addWidget(self.wait_words, 1)
-        waiting.addWidget(self.cancel)
-        self.wait_words.hide()
-        self.cancel.hide()
-        row = QHBoxLayout()
-        row.addWidget(QLabel("Tuning session:"))
-        row.addWidget(self.session, 1)
-        row.addWidget(self.recheck)
-        row.addWidget(save)
-        row.addWidget(save_xml)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.text, 1)
-        layout.addWidget(self.resume)
-        layout.addLayout(waiting)
-        layout.addWidget(self.status)
-        layout.addLayout(row)
+        waiting = laid_out(QHBoxLayout(), (self.wait_words, 1), self.cancel)
+        row = laid_out(QHBoxLayout(), QLabel("Tuning session:"), (self.session, 1), self.recheck, save, save_xml)
+        laid_out(QVBoxLayout(self), (self.text, 1), self.resume, waiting, self.status, row)
         self.setButtonText(QWizard.WizardButton.FinishButton, "Start")
         services = context.services
         self._targets: dict[str, float] = {}  # each tuning session's target, as its latest run had it

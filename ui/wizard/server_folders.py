@@ -19,8 +19,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QHeaderView,
-    QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
 from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec
 from engine.model.validation import check_rules, errors_only
+from ui.widgets.style import laid_out, tip_button, wrapped
 from ui.wizard.folder_patterns import FolderPatterns
 
 COLUMNS = ("database_path", "log_path")
@@ -65,29 +64,22 @@ class ServerFoldersDialog(QDialog):
         super().__init__(parent)
         self.host, self.config = host, config
         self.setWindowTitle(f"Database and log folders on {host}")
-        intro = QLabel(f"Each database of this test, and its folders on {host}. This machine cannot see {host}'s disks: "
-                       f"its agent checks the folders when the test starts, and says what it cannot use.")
-        intro.setWordWrap(True)
+        intro = wrapped(f"Each database of this test, and its folders on {host}. This machine cannot see {host}'s "
+                        "disks: its agent checks the folders when the test starts, and says what it cannot use.")
         self.patterns = FolderPatterns()
         self.patterns.fill_button.clicked.connect(self._fill_down)
-        self.made = QLabel(f"Folders missing on {host} are created there, with the folders above them, by its agent "
-                           "when the test prepares.")
-        self.made.setWordWrap(True)
+        self.made = wrapped(f"Folders missing on {host} are created there, with the folders above them, by its agent "
+                            "when the test prepares.")
         self.table = QTableWidget(config.database_count, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(["Database folder", "Log folder"])
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.same = QPushButton("Same as this server")
-        self.same.setToolTip("The folders this test uses on this server")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.same = tip_button("Same as this server", "The folders this test uses on this server",
+                               lambda: self._fill(config.databases))
+        self.message = wrapped(style="color: #b00020")
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        layout = QVBoxLayout(self)
-        for widget in (intro, self.patterns, self.table, self.same, self.made, self.message, self.buttons):
-            layout.addWidget(widget)
+        laid_out(QVBoxLayout(self), intro, self.patterns, self.table, self.same, self.made, self.message, self.buttons)
         self._fill(current if current is not None and len(current) == config.database_count else config.databases)
         self.table.itemChanged.connect(lambda _item: self._check())
-        self.same.clicked.connect(lambda: self._fill(config.databases))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.resize(760, 420)

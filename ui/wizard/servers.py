@@ -14,10 +14,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHBoxLayout,
-    QLabel,
     QListWidget,
     QListWidgetItem,
-    QPushButton,
     QRadioButton,
     QSpinBox,
     QVBoxLayout,
@@ -28,6 +26,7 @@ from engine.hosts.roster import CONTROLLER_PORT
 from engine.model.config import TestConfig
 from engine.model.profile import DatabaseSpec, ServerPart
 from ui.widgets.fitting import WrappingRadioButton
+from ui.widgets.style import laid_out, tip_button, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.server_folders import ServerFoldersDialog, differs
 from ui.wizard.services import ServiceError
@@ -46,50 +45,34 @@ class ServersPage(WizardPage):
                                           "databases through its agent, in these folders or its own)")
         self.alone.setChecked(True)
         self.list = QListWidget()
-        self.manage = QPushButton("Manage servers…")
-        self.manage.setToolTip("Add a server (its enrolment bundle and one-time code), remove one, check the connections")
-        self.folders_button = QPushButton("Folders on the chosen server…")
-        self.folders_button.setToolTip("The database and log folders of the server chosen in the list, where its disks "
-                                       "differ from this server's")
+        self.manage = tip_button("Manage servers…", "Add a server (its enrolment bundle and one-time code), remove "
+                                 "one, check the connections", self._manage)
+        self.folders_button = tip_button("Folders on the chosen server…", "The database and log folders of the server "
+                                         "chosen in the list, where its disks differ from this server's", self._folders)
         self.own: dict[str, list[DatabaseSpec]] = {}  # a server's own database and log folders
         self.named: list[str] = []  # the servers a configuration loaded names, chosen once the list shows them
-        self.port = QSpinBox()  # where the window listens for the chosen servers' agents: their bundles' port
-        self.port.setRange(LOWEST_PORT, HIGHEST_PORT)
-        self.port.setValue(CONTROLLER_PORT)
-        self.port.setPrefix("listen for their agents on port ")
-        self.port.setToolTip("The port each chosen server's enrolment bundle tells its agent to connect to")
+        # where the window listens for the chosen servers' agents: their bundles' port
+        self.port = tipped(QSpinBox(minimum=LOWEST_PORT, maximum=HIGHEST_PORT, value=CONTROLLER_PORT,
+                                    prefix="listen for their agents on port "),
+                           "The port each chosen server's enrolment bundle tells its agent to connect to")
         self.ports: dict[str, int | None] = {}  # each enrolled server's bundle's port
         self._port_set = False  # the engineer set the port: the servers chosen no longer set it
-        self.own_words = QLabel()
-        self.own_words.setWordWrap(True)
+        self.own_words = wrapped()
         self.folders_dialog: ServerFoldersDialog | None = None  # open while a server's folders are edited
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = wrapped()
         self._failed = ""  # why the servers cannot be read, if they cannot
-        note = QLabel("Performance and Stress tests run across the servers; auto-tune across them steps every "
-                      "server's load together and reads their summed target (the setting it finds is every server's). "
-                      "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
-                      "qualification runs each of its five tests across them. The window listens for the agents on "
-                      "the port above (the one their bundles name) and waits up to 2 minutes for them to connect: "
-                      "Review shows who has, with Cancel.")
-        note.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.manage)
-        buttons.addWidget(self.folders_button)
-        buttons.addWidget(self.port)
-        buttons.addStretch(1)
-        for choice in (self.alone, self.across, self.list):
-            layout.addWidget(choice)
-        layout.addLayout(buttons)
-        for words in (self.own_words, self.message, note):
-            layout.addWidget(words)
+        note = wrapped("Performance and Stress tests run across the servers; auto-tune across them steps every "
+                       "server's load together and reads their summed target (the setting it finds is every server's). "
+                       "A checksum, a backup or a Soft Recovery runs on each server's databases at once; the ESRP "
+                       "qualification runs each of its five tests across them. The window listens for the agents on "
+                       "the port above (the one their bundles name) and waits up to 2 minutes for them to connect: "
+                       "Review shows who has, with Cancel.")
+        buttons = laid_out(QHBoxLayout(), self.manage, self.folders_button, self.port, 1)
+        laid_out(QVBoxLayout(self), self.alone, self.across, self.list, buttons, self.own_words, self.message, note)
         self.alone.toggled.connect(self._changed)
         self.list.itemChanged.connect(lambda _item: self._changed())
         self.list.currentItemChanged.connect(lambda _now, _before: self._changed())
         self.port.valueChanged.connect(self._on_port_value_changed)
-        self.manage.clicked.connect(self._manage)
-        self.folders_button.clicked.connect(self._folders)
 
     def selected(self) -> list[str]:
         """The servers the test runs across; empty for this server alone."""

@@ -3,7 +3,7 @@ the settings most tests leave alone."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QButtonGroup, QFormLayout, QLabel, QRadioButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QFormLayout, QRadioButton, QVBoxLayout, QWidget
 
 from engine.model.config import SCAN_TEST_TYPES, TestConfig, TestType
 from engine.model.options import option
@@ -11,7 +11,7 @@ from engine.model.units import compact_duration
 from engine.model.validation import Problem, Severity
 from ui.widgets.fields import DurationChoice, FolderField, bounds_problem, tooltip_of, zero_allowed
 from ui.widgets.fitting import WrappingRadioButton, scrolled_body
-from ui.widgets.style import NOTE_BACKGROUND, WARNING_STYLE
+from ui.widgets.style import NOTE_STYLE, WARNING_STYLE, laid_out, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.more_settings import more_settings
 from ui.wizard.scan_options import KINDS, SCAN_NOTE, applies, backup_folder_problems, kind_label, kind_of, recovery_note
@@ -40,13 +40,11 @@ class TestTypePage(WizardPage):
         column = QVBoxLayout(kinds)
         column.setContentsMargins(0, 0, 0, 0)
         for kind, _line, tip in KINDS:
-            button = self.buttons[kind] = WrappingRadioButton(kind_label(kind, self.state.data["thresholds"]))
-            button.setToolTip(tip)
+            button = self.buttons[kind] = tipped(WrappingRadioButton(kind_label(kind, self.state.data["thresholds"])), tip)
             group.addButton(button)
             column.addWidget(button)
             button.toggled.connect(lambda on, chosen=kind: self._choose(chosen) if on else None)
-        self.esrp = WrappingRadioButton(LABEL)
-        self.esrp.setToolTip(TOOLTIP)
+        self.esrp = tipped(WrappingRadioButton(LABEL), TOOLTIP)
         group.addButton(self.esrp)
         column.addWidget(self.esrp)
         self.esrp.toggled.connect(lambda on: self._choose(None) if on else None)
@@ -71,22 +69,14 @@ class TestTypePage(WizardPage):
         form.addRow(f"{folder.label}:", self.bind("backup_path", self.backup_folder))
         self.add_field(form, "log_files_to_replay")
         self.add_field(form, "replay_limit_s").unit.setText("s per log file")
-        self.scan_note = _note(SCAN_NOTE)
-        self.recovery_note = _note(recovery_note(None))
-        self.suite_note = _note(note(self.suite.performance_s, self.suite.stress_s))
-        self.window_note = QLabel()  # a duration shorter than a verdict needs: said under the length, not refused
-        self.window_note.setWordWrap(True)
-        self.window_note.hide()
+        # a note on what the chosen test does with the page's settings, hidden until that test is chosen
+        self.scan_note = wrapped(SCAN_NOTE, style=NOTE_STYLE, hidden=True)
+        self.recovery_note = wrapped(recovery_note(None), style=NOTE_STYLE, hidden=True)
+        self.suite_note = wrapped(note(self.suite.performance_s, self.suite.stress_s), style=NOTE_STYLE, hidden=True)
+        self.window_note = wrapped(hidden=True)  # a duration shorter than a verdict needs: said under the length
         self.more = more_settings(self, context.more_settings)
         layout, _page = scrolled_body(self)  # More settings open is taller than a small screen
-        layout.addWidget(kinds)
-        layout.addWidget(self.scan_note)
-        layout.addWidget(self.recovery_note)
-        layout.addWidget(self.suite_note)
-        layout.addLayout(form)
-        layout.addWidget(self.window_note)
-        layout.addWidget(self.more)
-        layout.addStretch(1)
+        laid_out(layout, kinds, self.scan_note, self.recovery_note, self.suite_note, form, self.window_note, self.more, 1)
         self.folder_checks = BackgroundCheck(lambda config: context.services.check_machine(config), self)
         self.folder_checks.finished.connect(self.refresh)
         self._auto_held = False  # auto-tune was on when a Soft recovery was chosen: another test gets it back
@@ -197,15 +187,6 @@ class TestTypePage(WizardPage):
         self.window_note.setVisible(bool(short) and not suite and "duration_s" not in messages)
         if any(path in messages for path in self.fields if path not in self.OPTIONS):
             self.more.expand()  # a setting in the closed section keeps Next disabled: show why
-
-
-def _note(text: str) -> QLabel:
-    """A note on what the chosen test does with the page's settings, hidden until that test is chosen."""
-    note = QLabel(text)
-    note.setWordWrap(True)
-    note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
-    note.hide()
-    return note
 
 
 def _backup_check_key(config: TestConfig | None) -> str | None:

@@ -17,7 +17,7 @@ from engine.tuning.tuner import shortest_calibration_s
 from ui.scans import type_words
 from ui.suite import TITLE as SUITE_TITLE
 from ui.widgets.fields import FieldEdit
-from ui.widgets.style import NOTE_BACKGROUND
+from ui.widgets.style import NOTE_STYLE, laid_out, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.scan_options import kind_of
 
@@ -30,12 +30,13 @@ class TuningPage(WizardPage):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context)
-        self.auto = QRadioButton("Auto-tune: a load sweep toward the latency limit, then a run that confirms the setting")
-        self.manual = QRadioButton("Manual: use this thread count and SluggishSessions")
-        self.auto.setToolTip("The sweep steps the load from Microsoft's rule, each step judged once latency has settled (at most "
-                             "8 minutes); the advisor reads the setting off the measured curve and a calibration run "
-                             "confirms it")
-        self.manual.setToolTip("Run one test at exactly this setting")
+        self.auto = tipped(QRadioButton("Auto-tune: a load sweep toward the latency limit, then a run that confirms "
+                                        "the setting"),
+                           "The sweep steps the load from Microsoft's rule, each step judged once latency has settled "
+                           "(at most 8 minutes); the advisor reads the setting off the measured curve and a calibration "
+                           "run confirms it")
+        self.manual = tipped(QRadioButton("Manual: use this thread count and SluggishSessions"),
+                             "Run one test at exactly this setting")
         group = QButtonGroup(self)
         group.addButton(self.auto)
         group.addButton(self.manual)
@@ -50,19 +51,9 @@ class TuningPage(WizardPage):
         self.calibration.set_value("3m")
         self.calibration.changed.connect(self.completeChanged)
         form.addRow("Confirmation run (at most):", self.calibration)
-        self.suggestion = QLabel()
-        self.suggestion.setWordWrap(True)
-        self.scan_note = QLabel()
-        self.scan_note.setWordWrap(True)
-        self.scan_note.setStyleSheet(f"QLabel {{ background: {NOTE_BACKGROUND}; padding: 6px; }}")
-        self.scan_note.hide()
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.scan_note)
-        layout.addWidget(self.auto)
-        layout.addWidget(self.manual)
-        layout.addLayout(form)
-        layout.addWidget(self.suggestion)
-        layout.addStretch(1)
+        self.suggestion = wrapped()
+        self.scan_note = wrapped(style=NOTE_STYLE, hidden=True)
+        laid_out(QVBoxLayout(self), self.scan_note, self.auto, self.manual, form, self.suggestion, 1)
         self.refresh()
 
     def _on_auto_toggled(self) -> None:

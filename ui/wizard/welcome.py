@@ -22,7 +22,7 @@ from engine.model.config import Scenario
 from engine.model.derive import target_words
 from ui.scans import setting_words, type_words
 from ui.widgets.fitting import WrappingRadioButton
-from ui.widgets.style import ERROR_STYLE
+from ui.widgets.style import ERROR_STYLE, laid_out, tipped, wrapped
 from ui.wizard.base import PageContext, WizardPage
 from ui.wizard.services import ServiceError, SessionSummary
 
@@ -64,42 +64,30 @@ class WelcomePage(WizardPage):
             group.addButton(button)
         self.browse = QPushButton("Open configuration…")
         self.browse.clicked.connect(self.open_requested)
-        self.loaded = QLabel()
-        self.loaded.setWordWrap(True)
-        self.report = QLabel()
-        self.report.setTextFormat(Qt.TextFormat.RichText)
+        self.loaded = wrapped()
+        self.report = QLabel(textFormat=Qt.TextFormat.RichText)
         self.report.linkActivated.connect(self.report_requested)
         self.report.hide()
-        self.sessions = QListWidget()
-        self.sessions.setToolTip("Recent tuning sessions with the verdict of their last run; click one (or press Enter) to continue it")
+        self.sessions = tipped(QListWidget(), "Recent tuning sessions with the verdict of their last run; click one "
+                               "(or press Enter) to continue it")
         self.sessions.itemClicked.connect(self._session_chosen)
         self.sessions.itemActivated.connect(self._session_chosen)
         self.no_sessions = QLabel("No tuning sessions yet. Each test started here begins one (or continues the "
-                                  "session that tests the same storage design), and it is listed here to continue.")
-        self.no_sessions.setWordWrap(True)
-        self.no_sessions.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+                                  "session that tests the same storage design), and it is listed here to continue.",
+                                  wordWrap=True, alignment=Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.session_list = QStackedWidget()  # the list, or the words that say it is empty
         self.session_list.addWidget(self.sessions)
         self.session_list.addWidget(self.no_sessions)
         self.resume.toggled.connect(self._on_resume_toggled)
-        self.reason = QLabel()
-        self.reason.setWordWrap(True)
+        self.reason = wrapped()
         self.scenarios = self._scenario_box()
         self.chosen: str | None = None  # the session whose last run's configuration the draft holds
         self._summaries: dict[str, SessionSummary] = {}
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.new_test)
-        layout.addWidget(self.open_file)
         row = QHBoxLayout()
         row.addSpacing(24)
-        row.addWidget(self.browse)
-        row.addWidget(self.loaded, 1)
-        row.addWidget(self.report)
-        layout.addLayout(row)
-        layout.addWidget(self.resume)
-        layout.addWidget(self.session_list, 1)
-        layout.addWidget(self.reason)
-        layout.addWidget(self.scenarios)
+        laid_out(row, self.browse, (self.loaded, 1), self.report)
+        laid_out(QVBoxLayout(self), self.new_test, self.open_file, row, self.resume, (self.session_list, 1),
+                 self.reason, self.scenarios)
         self.fill_sessions()
         self._show_reason()
 

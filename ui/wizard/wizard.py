@@ -49,6 +49,13 @@ class TestWizard(QWizard):
         self.pages: list[WizardPage] = [page_class(context) for page_class in PAGES]
         for page_id, page in enumerate(self.pages):
             self.setPage(page_id, page)
+        self.welcome = self._page(WelcomePage)
+        self.profile = self._page(ProfilePage)
+        self.tuning = self._page(TuningPage)
+        self.databases = self._page(DatabasesPage)
+        self.servers = self._page(ServersPage)
+        self.test_type = self._page(TestTypePage)
+        self.review = self._page(ReviewPage)
         self.review.servers = self.servers.server_configs  # Review names each chosen server and its folders
         self._hidden = False
         self.currentIdChanged.connect(self._on_current_id_changed)
@@ -94,34 +101,6 @@ class TestWizard(QWizard):
 
     def _page(self, kind: type[PageT]) -> PageT:
         return next(page for page in self.pages if isinstance(page, kind))
-
-    @property
-    def welcome(self) -> WelcomePage:
-        return self._page(WelcomePage)
-
-    @property
-    def profile(self) -> ProfilePage:
-        return self._page(ProfilePage)
-
-    @property
-    def tuning(self) -> TuningPage:
-        return self._page(TuningPage)
-
-    @property
-    def databases(self) -> DatabasesPage:
-        return self._page(DatabasesPage)
-
-    @property
-    def servers(self) -> ServersPage:
-        return self._page(ServersPage)
-
-    @property
-    def test_type(self) -> TestTypePage:
-        return self._page(TestTypePage)
-
-    @property
-    def review(self) -> ReviewPage:
-        return self._page(ReviewPage)
 
     def load_config(self, config: TestConfig, session: str = "", *, auto_tune: bool = False,
                     databases: list[dict[str, str]] | None = None) -> None:
