@@ -50,7 +50,7 @@ from bench.fio_compare import run_fio
 from engine.io.flush_file import close_clean, flush_map_path, open_for_run
 from engine.io.pages import FLUSH_STATE_AT, SECTOR_BYTES, BlockWriter
 from engine.io.platform import default_backend
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.cache import MAX_COALESCED_PAGES
 from engine.workload.context import InstanceContext, RunClock, check_pages, page_problem
 from engine.workload.flushmap import GROUPS, Written

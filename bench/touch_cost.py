@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.io.platform import default_backend
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 
 READ_BYTES = 64 * 1024
 MODES = ("nothing", "spin", "crc", "copy")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
 from engine.model.derive import achieved_words
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES
 from engine.model.units import format_duration, sentence
 from engine.results.recovery_schema import InstanceRecovery, RecoveryResult
 from engine.results.schema import Outcome, RunResult

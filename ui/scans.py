@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.config import TestConfig, TestType
 from engine.model.host_names import short_names
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES
 from engine.model.units import seconds_words
 from engine.results.sample_schema import IntervalSample
 from engine.results.scan_schema import ScanResult

@@ -18,7 +18,8 @@ from pathlib import Path, PureWindowsPath
 
 from engine.io.file_names import database_files
 from engine.io.pages import FormatError, read_database_header
-from engine.model.config import MIN_DATABASE_PAGES, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import MIN_DATABASE_PAGES, PAGE_SIZE_BYTES
 from engine.model.units import MIB, format_bytes
 
 RESERVE_SHARE = 0.01  # of each volume's free space, kept free

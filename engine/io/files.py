@@ -37,7 +37,8 @@ from engine.io.pages import (
 from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
 from engine.io.safety import link_problem
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource
+from engine.model.config import DatabaseSource
+from engine.model.sizing import PAGE_SIZE_BYTES
 
 CREATE_CHUNK_PAGES = 128  # 4 MiB per sequential write
 HEADER_UPDATE_EVERY_PAGES = 2048  # persist progress every 64 MiB, so creation can resume

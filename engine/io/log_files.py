@@ -10,7 +10,7 @@ from engine.io.file_names import log_file_path
 from engine.io.files import FileSafetyError, made_whole
 from engine.io.pages import SECTOR_BYTES, BlockWriter, FormatError, LogFileHeader, now_ns, pack_log_header, read_log_header
 from engine.io.platform import IoBackend
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE
 
 SMALL_LOG_SECTOR_BYTES = 512
 PREFORMAT_CHUNK_BYTES = 32 * 1024  # a log file is preformatted in pieces of this size

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 
 # An instance with several database files numbers their pages in one space: the file's part in the high bits, its
 # page in the low. A page's number says which file holds it; an instance of one file numbers its pages as they lie.

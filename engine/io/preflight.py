@@ -22,16 +22,9 @@ from engine.io.log_files import existing_logs
 from engine.io.pages import DamagedHeaderError, DatabaseHeader, FormatError, read_database_header, read_log_header
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.safety import destination_problem, file_in_the_way, link_problem, make_folders, system_folder_problem
-from engine.model.config import (
-    LOG_FILE_SIZE_BYTES,
-    LOG_FILES_PER_DATABASE,
-    PAGE_SIZE_BYTES,
-    DatabaseSource,
-    DatabaseSpec,
-    TestConfig,
-    TestType,
-)
+from engine.model.config import DatabaseSource, DatabaseSpec, TestConfig, TestType
 from engine.model.growth import growth_bound_bytes, growth_words
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES
 from engine.model.units import format_bytes
 from engine.model.validation import Problem, Severity, check_rules
 

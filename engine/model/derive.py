@@ -9,7 +9,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from engine.model.config import MAX_THREADS, PAGE_SIZE_BYTES, DatabaseSpec, MailboxProfile, TestConfig, ThreadWeight
+from engine.model.config import MAX_THREADS, DatabaseSpec, MailboxProfile, TestConfig, ThreadWeight
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import MIB
 
 MICROSOFT_IOPS_PER_THREAD = 135

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
 from engine.model.derive import MICROSOFT_IOPS_PER_THREAD
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.model.units import compact_duration
 
 SPLIT_CHANCE = 0.0725  # inserts that split their leaf: about 4.5 % of flush writes are two pages

@@ -15,10 +15,11 @@ from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
-from engine.model.config import FROM_FILE, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import FROM_FILE, TestConfig
 from engine.model.exchange import MESSAGES_ROWS, MESSAGES_STEP
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.options import BOUND_ERRORS, option_at
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import as_typed, format_bytes
 
 

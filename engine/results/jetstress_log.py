@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.schema import RunResult
 from engine.workload.cache import WARM_SHARE
 

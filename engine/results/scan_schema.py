@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from engine.io.pages import ErrorKind
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.base import Schema
 
 

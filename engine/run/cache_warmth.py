@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import format_bytes
 from engine.workload.cache import WARM_SHARE
 from engine.workload.instance import Instance

@@ -17,7 +17,8 @@ import traceback
 from collections.abc import Callable
 
 from engine.io.platform import IoBackend
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES
 from engine.run.messages import DatabaseProgress, LogsGenerated, RecoveryReport, WorkerMessage
 from engine.workload.context import Say
 from engine.workload.instance import Instance, InstancePlan

@@ -15,8 +15,9 @@ from typing import Protocol
 from engine.io.locks import FolderInUseError, FolderLocks
 from engine.io.platform import IoBackend, UnbufferedProbe, default_backend
 from engine.io.preflight import run_folders
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig, ThreadWeight
+from engine.model.config import TestConfig, ThreadWeight
 from engine.model.derive import thread_weight_words
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import MIB, format_bytes
 from engine.model.validation import Problem, Severity, errors_only
 from engine.protocol import PHASE_WORDS, EmitFn, LogEvent, Phase, PhaseEvent, ResultEvent, RunEvent, StartEvent

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from engine.io.file_names import database_sizes
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.figures import merge_streams
 from engine.results.host_schema import HostInfo
 from engine.results.maxima import HighestAverages

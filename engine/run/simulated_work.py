@@ -23,8 +23,9 @@ import random
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES, TestConfig, TestType
+from engine.model.config import TestConfig, TestType
 from engine.model.growth import INSERT_LOG_BYTES
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, PAGE_SIZE_BYTES
 from engine.protocol import PHASE_WORDS, Phase, PhaseEvent
 from engine.results.host_schema import HostFigures
 from engine.results.note_schema import RunNote

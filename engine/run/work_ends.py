@@ -9,7 +9,8 @@ lengths as it began and as it ended say how much it grew them (`engine.workload.
 from __future__ import annotations
 
 from engine.io.file_names import database_sizes
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES
 from engine.workload.recovery import RecoveryTally
 from engine.workload.scan import ScanTally
 

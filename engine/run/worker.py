@@ -31,7 +31,8 @@ from engine.io.pages import DatabaseHeader
 from engine.io.platform import IoBackend, default_backend
 from engine.io.safety import make_folders
 from engine.io.watch import FileWatch
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import format_bytes
 from engine.run.cache_warmth import CacheWarmth
 from engine.run.messages import (

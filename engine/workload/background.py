@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.io.parts import open_database, part_base
-from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.workload.context import InstanceContext, check_log_sectors, check_pages, perf_ns, timed_io
 from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import BDM_READ, LOG_REPLICATION_READ, ThreadMeter

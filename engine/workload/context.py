@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from engine.io.pages import SECTOR_BYTES, ErrorKind, Fault, log_header_fault, log_sector_fault, page_fault
 from engine.io.parts import split_page
 from engine.io.platform import DEFAULT_ALIGNMENT, AlignedBuffer, IoBackend, IoFile, is_data_error
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem, Unit
 from engine.workload.flushmap import Written
 from engine.workload.histogram import bucket_index

@@ -22,8 +22,8 @@ from engine.io.files import persist_header
 from engine.io.pages import SECTOR_BYTES, BlockWriter, DatabaseHeader, read_database_header
 from engine.io.parts import part_base
 from engine.io.platform import IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
 from engine.model.growth import EXTENSION_PAGES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.context import InstanceContext, failed_io, report
 from engine.workload.errors import PAGE
 from engine.workload.stats import DB_WRITE, ThreadMeter

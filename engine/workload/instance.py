@@ -31,8 +31,9 @@ from engine.io.flush_file import close_clean, open_for_run
 from engine.io.pages import BlockWriter
 from engine.io.parts import open_database, part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
 from engine.model.growth import INSERT_LOG_BYTES, SPLIT_CHANCE, end_share
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.background import Maintenance, Replication
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, MISS_STALLED, DatabaseCache
 from engine.workload.context import (

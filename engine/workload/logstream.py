@@ -30,7 +30,7 @@ from pathlib import Path
 
 from engine.io.pages import BlockWriter, LogRecord
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import LOG_DATA_BYTES, LOG_HEADER_BYTES
+from engine.model.sizing import LOG_DATA_BYTES, LOG_HEADER_BYTES
 from engine.workload.context import InstanceContext, timed_io
 from engine.workload.errors import LOG_SECTOR
 from engine.workload.stats import LOG_WRITE, ThreadMeter

@@ -21,7 +21,7 @@ from dataclasses import replace
 from engine.io.pages import BlockWriter, page_fault
 from engine.io.parts import part_base
 from engine.io.platform import IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.errors import PAGE, IoProblem, title
 from engine.workload.flushmap import Written
 

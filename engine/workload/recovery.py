@@ -42,7 +42,8 @@ from engine.io.pages import (
 )
 from engine.io.parts import open_database, split_page
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.workload.cache import HIT, MAX_COALESCED_PAGES, DatabaseCache
 from engine.workload.context import Say, read_failure
 from engine.workload.errors import LOG_SECTOR, PAGE, Unit, ese_error

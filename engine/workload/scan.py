@@ -39,7 +39,7 @@ from engine.io.pages import (
 )
 from engine.io.parts import part_base
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.workload.context import ErrorSink, InstanceContext, RunClock, Say, failed_io, timed_io
 from engine.workload.context import report as report_problem
 from engine.workload.errors import LOG_SECTOR, PAGE, IoProblem

@@ -10,7 +10,7 @@ from pathlib import Path
 from engine.io.config_file import load_config
 from engine.io.file_names import backup_file_path, database_file_path
 from engine.io.pages import is_jetwise_file, read_database_header
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.document import read_result
 from tests.cli.test_cli import _init_small, jetwise
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.io.file_names import database_file_path
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.run.runner import Runner
 from tests.conftest import small_config

@@ -18,9 +18,10 @@ from engine.io.platform import UnbufferedProbe
 from engine.io.platform.posix import PosixBackend
 from engine.io.preflight import missing_root, validate_config
 from engine.model import config as config_module
-from engine.model.config import PAGE_SIZE_BYTES, SCHEMA_VERSION, DatabaseSource, TestConfig, default_config
+from engine.model.config import SCHEMA_VERSION, DatabaseSource, TestConfig, default_config
 from engine.model.fields import FieldAddress, FieldError
 from engine.model.growth import growth_bound_bytes
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import parse_duration_s
 from engine.model.validation import check_rules, validate_data
 

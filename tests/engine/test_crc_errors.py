@@ -16,7 +16,8 @@ import pytest
 from engine.io.files import prepare_database
 from engine.io.pages import FLUSH_STATE_AT, ErrorKind, page_fault
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource
+from engine.model.config import DatabaseSource
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.counters import Counters
 from engine.workload.context import failed_io
 from engine.workload.errors import PATCHED, ErrorTally, IoProblem, describe

@@ -18,9 +18,10 @@ from engine.io.pages import page_fault, page_sequence, read_database_header
 from engine.io.parts import PART_SHIFT, part_base, split_page
 from engine.io.platform import default_backend
 from engine.model import config as model
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, TestConfig
+from engine.model.config import DatabaseSource, TestConfig
 from engine.model.jetstress.loading import config_from_xml
 from engine.model.jetstress.writing import write_xml
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.validation import check_rules
 from engine.results.document import LOG_FILE
 from engine.results.schema import Outcome

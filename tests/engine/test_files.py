@@ -14,7 +14,8 @@ from engine.io.files import CreationInterruptedError, FileSafetyError, creating_
 from engine.io.log_files import prepare_logs
 from engine.io.pages import SECTOR_BYTES, page_fault, read_database_header, read_log_header, verify_checksum
 from engine.io.platform import default_backend
-from engine.model.config import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES, DatabaseSource
+from engine.model.config import DatabaseSource
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 
 BACKEND = default_backend()
 PAGES = 300  # more than two creation chunks

@@ -14,9 +14,10 @@ from engine.io.file_names import database_file_path
 from engine.io.files import prepare_database
 from engine.io.pages import page_fault, read_database_header
 from engine.io.platform import AlignedBuffer, IoFile, default_backend
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, default_config
+from engine.model.config import DatabaseSource, default_config
 from engine.model.config import TestType as Kind
 from engine.model.growth import EXTENSION_PAGES, growth_bound_bytes, growth_bytes_per_transaction, growth_words
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.figures import database_bytes
 from engine.results.jetstress_log import StallSamples
 from engine.run.runner import Runner

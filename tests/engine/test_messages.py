@@ -13,7 +13,7 @@ import pytest
 
 from engine.io.platform import default_backend
 from engine.model import config as model
-from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.model.sizing import LOG_FILE_SIZE_BYTES
 from engine.protocol import IntervalEvent, LogEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import RESULT_FILE
 from engine.run import worker as worker_module

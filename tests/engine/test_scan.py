@@ -14,7 +14,8 @@ from engine.io.pages import ErrorKind
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.io.preflight import validate_config
 from engine.model import config as model
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource
+from engine.model.config import DatabaseSource
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.validation import Severity
 from engine.workload.context import RunClock
 from engine.workload.errors import IoProblem

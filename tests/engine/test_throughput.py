@@ -16,7 +16,8 @@ from engine.io.capacity import MIN_RESERVE_BYTES, CapacityError, sized_for_capac
 from engine.io.file_names import database_file_path
 from engine.io.files import prepare_database
 from engine.io.platform import default_backend
-from engine.model.config import PAGE_SIZE_BYTES, DatabaseSource, DatabaseSpec, default_config
+from engine.model.config import DatabaseSource, DatabaseSpec, default_config
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.units import MIB
 from engine.results.criterion_schema import Criterion
 from engine.results.verdict import IOPS_CRITERION

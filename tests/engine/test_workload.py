@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.model.sizing import LOG_FILE_SIZE_BYTES
 from engine.results.document import LOG_FILE
 from engine.run.runner import Runner
 from engine.workload.instance import upper_levels

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, note
 
 

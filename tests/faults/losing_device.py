@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, is_flush, note
 
 

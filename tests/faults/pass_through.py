@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 
 FLUSH_UP_TO = 8 * PAGE_SIZE_BYTES  # a flush writes at most 8 coalesced pages; creation and growth write more at once
 

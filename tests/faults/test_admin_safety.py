@@ -19,7 +19,7 @@ import pytest
 from engine.io.locks import LOCK_FILE, FolderLocks
 from engine.io.platform import AlignedBuffer, IoFile
 from engine.io.safety import UnsafePathError, link_problem, replaced_by, system_folder_problem, write_text
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.results.document import output_folder_problem
 from engine.run.runner import Runner

@@ -12,7 +12,7 @@ import pytest
 from engine.io.file_names import database_file_path, log_file_path
 from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, ErrorKind
 from engine.model import config as model
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.protocol import Phase, ProgressEvent
 from engine.results.document import read_result, read_samples
 from engine.results.schema import Outcome

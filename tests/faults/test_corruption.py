@@ -19,7 +19,7 @@ from engine.io.file_names import database_file_path
 from engine.io.log_files import log_sector_bytes, prepare_logs
 from engine.io.pages import ErrorKind
 from engine.io.platform import default_backend
-from engine.model.config import LOG_DATA_BYTES, PAGE_SIZE_BYTES
+from engine.model.sizing import LOG_DATA_BYTES, PAGE_SIZE_BYTES
 from engine.protocol import LogEvent
 from engine.results.document import RESULT_FILE, read_result, read_samples
 from engine.results.schema import RESULT_SCHEMA_VERSION

@@ -18,7 +18,8 @@ import pytest
 
 from app.cli.console import print_result
 from engine.io.pages import ErrorKind
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.protocol import IntervalEvent, LogEvent
 from engine.results.schema import Outcome, RunResult
 from engine.run.runner import Runner

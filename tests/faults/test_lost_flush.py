@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from engine.io.pages import ErrorKind
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.schema import Outcome, RunResult
 from engine.run.runner import Runner
 from tests.conftest import small_config

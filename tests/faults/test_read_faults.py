@@ -21,7 +21,8 @@ import pytest
 from engine.io.file_names import database_file_path
 from engine.io.pages import ErrorKind
 from engine.model import config as model
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.results.schema import Outcome, RunResult
 from engine.run.runner import Runner
 from engine.workload.errors import PATCHED, STOP_REASON

@@ -14,7 +14,7 @@ from engine.io.file_names import database_file_path, log_file_path
 from engine.io.pages import HEADER_BYTES, SECTOR_BYTES, log_records, page_sequence, read_database_header, read_log_header
 from engine.io.platform import AlignedBuffer, IoBackend, IoFile, UnbufferedProbe, default_backend
 from engine.model import config as model
-from engine.model.config import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
+from engine.model.sizing import LOG_DATA_BYTES, LOG_FILE_SIZE_BYTES, PAGE_SIZE_BYTES
 from engine.protocol import IntervalEvent, Phase, PhaseEvent, ProgressEvent
 from engine.results.document import read_samples
 from engine.results.schema import Outcome

@@ -14,7 +14,7 @@ import itertools
 from pathlib import Path
 
 from engine.io.platform import AlignedBuffer, IoFile
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from tests.faults.pass_through import PassThroughBackend, PassThroughFile, note
 
 DISTANCE = 100  # the page whose content comes back lies this many pages on, round the file's pages past its header

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.model import config as model
-from engine.model.config import LOG_FILE_SIZE_BYTES
+from engine.model.sizing import LOG_FILE_SIZE_BYTES
 from engine.protocol import LogEvent, Phase, ProgressEvent
 from engine.results.document import RESULT_FILE
 from engine.results.scans import megabytes

@@ -15,7 +15,7 @@ import pytest
 
 from engine.io.file_names import database_file_path
 from engine.model import config as model
-from engine.model.config import PAGE_SIZE_BYTES
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.protocol import Phase, ProgressEvent
 from engine.results.note_schema import CORRECTABLE_WORDS
 from engine.results.scans import megabytes, own_reads_per_s

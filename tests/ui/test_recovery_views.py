@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QWizard
 
 from engine.model import config as model
-from engine.model.config import LOG_DATA_BYTES
+from engine.model.sizing import LOG_DATA_BYTES
 from engine.model.units import format_duration
 from engine.protocol import PHASE_WORDS, Phase, ProgressEvent
 from engine.results.recovery import judge_recovery, recovery_result

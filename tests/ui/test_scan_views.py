@@ -156,7 +156,7 @@ def test_a_backup_copies_each_database_and_stop_shows_the_aborted_scan(qtbot, wi
 
 def test_the_pages_backed_up_keep_up_with_the_progress_the_bar_shows(tmp_path):
     """A backup's samples lag its progress: "75 % · 583.3 MB/s" used to stand beside "0 of 12,800 pages backed up"."""
-    from engine.model.config import PAGE_SIZE_BYTES
+    from engine.model.sizing import PAGE_SIZE_BYTES
     from ui.scans import ScanProgress
 
     config = small_config(tmp_path / "data", test_type="database_backup")

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE, MailboxProfile, TestConfig, TestType
+from engine.model.config import MailboxProfile, TestConfig, TestType
 from engine.model.derive import cache_words, target_words, thread_weight_words
 from engine.model.fields import FieldAddress
 from engine.model.options import option_at
+from engine.model.sizing import LOG_FILE_SIZE_BYTES, LOG_FILES_PER_DATABASE
 from engine.model.units import compact_duration, format_bytes, sentence
 from engine.model.validation import HOSTS_FIELD, RUN_FOLDER_FIELD, Problem, Severity
 from engine.results.verdict import maximum_basis

@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, SCAN_TEST_TYPES, TestType
+from engine.model.config import SCAN_TEST_TYPES, TestType
+from engine.model.sizing import LOG_FILE_SIZE_BYTES
 from engine.model.validation import Problem
 from ui.scans import type_words
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
-from engine.model.config import LOG_FILE_SIZE_BYTES, TestConfig, TestType
+from engine.model.config import TestConfig, TestType
+from engine.model.sizing import LOG_FILE_SIZE_BYTES
 from engine.model.units import compact_duration
 from engine.results.suite import STAGES, is_trial, suite_title, trial_words
 from engine.run.suite import FoundSuite

@@ -23,8 +23,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from engine.io.platform import UnbufferedProbe
-from engine.model.config import PAGE_SIZE_BYTES, TestConfig
+from engine.model.config import TestConfig
 from engine.model.growth import growth_bytes_per_transaction
+from engine.model.sizing import PAGE_SIZE_BYTES
 from engine.model.validation import Problem, check_rules
 from engine.protocol import EmitFn, Phase, PhaseEvent
 from engine.results.host_schema import HostFigures, HostInfo
