@@ -35,7 +35,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.io.files import database_file_path, prepare_database
+from engine.io.file_names import database_file_path
+from engine.io.files import prepare_database
 from engine.io.platform import default_backend
 from engine.model.config import DatabaseSource, TestConfig
 from engine.model.sizing import PAGE_SIZE_BYTES

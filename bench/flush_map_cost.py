@@ -303,7 +303,8 @@ assert Path(engine.__file__).resolve().is_relative_to(tree), f"{engine.__file__}
 ask = json.loads(sys.argv[1])
 folders = [Path(folder) for folder in ask["folders"]]
 if ask["do"] == "prepare":
-    from engine.io.files import database_file_path, prepare_database
+    from engine.io.file_names import database_file_path
+    from engine.io.files import prepare_database
     from engine.io.platform import default_backend
     from engine.model.config import DatabaseSource
     backend = default_backend()

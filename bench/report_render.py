@@ -23,8 +23,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.results.counters import Counters, StreamCounters
-from engine.results.sample_file import SampleList
-from engine.results.schema import HostFigures, IntervalSample
+from engine.results.host_schema import HostFigures
+from engine.results.sample_read import SampleList
+from engine.results.sample_schema import IntervalSample
 from reporting.bundle import RunBundle
 from reporting.document import render_html
 from tests.engine.test_report import known_result

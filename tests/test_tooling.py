@@ -32,3 +32,14 @@ def test_no_dead_code():
 def test_engine_app_and_ui_type_check_strictly():
     done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_benchmark_imports_what_the_tree_has():
+    """A benchmark names the modules it measures: one the tree moved or split is found here, not on a benchmark day."""
+    scripts = sorted((ROOT / "bench").glob("*.py"))
+    code = "import importlib.util, sys\nfor path in sys.argv[1:]:\n" \
+           "    spec = importlib.util.spec_from_file_location('bench_' + path.rsplit('/', 1)[-1][:-3], path)\n" \
+           "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+    done = subprocess.run([sys.executable, "-c", code, *map(str, scripts)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert scripts and done.returncode == 0, done.stderr[-2000:]
