@@ -62,6 +62,7 @@ JOBS: dict[str, dict[str, str]] = {
         "model/options.py": "The options an engineer sets, read once from the configuration model",
         "model/profile.py": "The parts of a test configuration: profile, limits, databases",
         "model/sizing.py": "How large a test's files and database cache are, from its configuration",
+        "model/test_kind.py": "What a test's type and scenario make of it: target, thresholds, length, its work",
         "model/units.py": "Parsing and formatting of durations, sizes and typed values",
         "model/validation.py": "Validation: every problem at once, each tied to its field",
         "protocol.py": "The contract between the engine and its front ends",

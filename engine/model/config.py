@@ -37,6 +37,7 @@ from engine.model.profile import (
     cli,
 )
 from engine.model.sizing import Sizing
+from engine.model.test_kind import TestKind
 
 T = TypeVar("T")
 
@@ -58,7 +59,7 @@ HUNG_IO_MIN_S = 11.0
 HUNG_IO_MAX_S = 30 * 60.0
 
 
-class TestConfig(ConfigPart, Sizing):
+class TestConfig(ConfigPart, TestKind, Sizing):
     """Everything that defines one Jetwise test run."""
 
     __test__ = False  # a domain name, not a pytest test class
@@ -286,60 +287,9 @@ class TestConfig(ConfigPart, Sizing):
             return 0.0
         return self.generation.maintenance_bytes_per_s(self.dbm_throttling_ms, read_ms)
 
-    @property
-    def seeks_maximum(self) -> bool:
-        """The disk throughput scenario: no target; tuning looks for the most transactional IOPS that pass."""
-        return self.scenario == Scenario.DISK_THROUGHPUT
-
-    @property
-    def target_transactional_iops(self) -> float:
-        """The profile's target; 0 in the disk throughput scenario, which has none (any throughput meets it)."""
-        return 0.0 if self.seeks_maximum else self.profile.target_iops
-
-    @property
-    def active_thresholds(self) -> ThresholdSet:
-        return self.thresholds.lenient if self.test_type == TestType.STRESS else self.thresholds.strict
-
-    @property
-    def standard_duration_s(self) -> float:
-        """The qualification length of this test type: 2 h Performance, 24 h Stress."""
-        return 86400.0 if self.test_type == TestType.STRESS else 7200.0
-
-    @property
-    def scans(self) -> bool:
-        """The test reads each database through once (Checksum, Backup) instead of running transactions."""
-        return self.test_type in SCAN_TEST_TYPES
-
-    @property
-    def recovers(self) -> bool:
-        """The test generates log files under load, then replays them (Soft Recovery)."""
-        return self.test_type == TestType.SOFT_RECOVERY
-
-    @property
-    def io_error_words(self) -> str:
-        """How the test meets an I/O error, as the test log, the Review page and the report say it."""
-        first = ("it continues despite I/O errors, each of which still fails it" if self.continue_on_errors
-                 else "the test stops at its first I/O error, which fails it")
-        return (f"{first}; an I/O the storage has not completed {self.hung_io_threshold_s:g} s after it was issued is "
-                "a hung I/O, an error of its own")
-
-    @property
-    def open_ended(self) -> bool:
-        """The test lasts as long as its work takes (a scan, or a soft recovery's log generation), not a duration."""
-        return self.scans or self.recovers
-
     def at_setting(self, threads: int, sluggish_sessions: int) -> TestConfig:
         """This test at another thread count and SluggishSessions, all else the same (not validated again)."""
         return self.model_copy(update={"thread_count": threads, "sluggish_sessions": sluggish_sessions})
-
-    @property
-    def scan_read_bytes(self) -> int:
-        kib = self.backup_read_kib if self.test_type == TestType.DATABASE_BACKUP else self.checksum_read_kib
-        return kib * 1024
-
-    @property
-    def threshold_set_name(self) -> str:
-        return "Lenient" if self.test_type == TestType.STRESS else "Strict"
 
     def threads_for_database(self, index: int) -> int:
         """Threads given to database `index` (0-based): the global count spread evenly."""
