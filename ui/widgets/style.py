@@ -75,7 +75,7 @@ def tip_button(text: str, tip: str, clicked: Callable[[], object] | SignalInstan
 
 
 def wrapped(text: str = "", *, style: str = "", tip: str = "", hidden: bool = False) -> QLabel:
-    """A label whose words wrap to the width it is given, in `style`, with `tip`; hidden until shown."""
+    """A label whose words wrap to the width it is given, in `style`, with `tip`; with `hidden`, hidden until shown."""
     label = QLabel(text, wordWrap=True)
     if style:
         label.setStyleSheet(style)
