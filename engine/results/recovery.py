@@ -10,7 +10,6 @@ than the limit to play one log file (Jetstress's "average time to play one log f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
 
 from engine.model.config import TestConfig
 from engine.results.criterion_schema import Criterion
@@ -29,12 +28,31 @@ def recovery_result(config: TestConfig, tallies: Mapping[int, RecoveryTally]) ->
     rows = []
     for index, spec in enumerate(config.databases):
         tally = tallies.get(index) or RecoveryTally(log_files=config.log_files_to_replay)
-        same = {name: value for name, value in asdict(tally).items() if name in InstanceRecovery.model_fields}
-        rows.append(InstanceRecovery(**{**same, "log_files": tally.log_files or config.log_files_to_replay},
-                                     instance=config.instance_name(index), log_path=str(spec.log_path),
-                                     log_read_avg_ms=_avg_ms(tally.log_read_ns, tally.log_reads),
-                                     page_read_avg_ms=_avg_ms(tally.page_read_ns, tally.page_reads),
-                                     page_write_avg_ms=_avg_ms(tally.page_write_ns, tally.page_writes)))
+        rows.append(InstanceRecovery(
+            instance=config.instance_name(index),
+            log_path=str(spec.log_path),
+            log_files=tally.log_files or config.log_files_to_replay,
+            log_files_generated=tally.log_files_generated,
+            log_files_replayed=tally.log_files_replayed,
+            generation_seconds=tally.generation_seconds,
+            replay_seconds=tally.replay_seconds,
+            records=tally.records,
+            pages_redone=tally.pages_redone,
+            pages_current=tally.pages_current,
+            log_reads=tally.log_reads,
+            log_bytes_read=tally.log_bytes_read,
+            log_read_avg_ms=_avg_ms(tally.log_read_ns, tally.log_reads),
+            page_reads=tally.page_reads,
+            page_read_avg_ms=_avg_ms(tally.page_read_ns, tally.page_reads),
+            page_writes=tally.page_writes,
+            pages_written=tally.pages_written,
+            page_write_avg_ms=_avg_ms(tally.page_write_ns, tally.page_writes),
+            pages_verified=tally.pages_verified,
+            damaged=tally.damaged,
+            lost_flushes=tally.lost_flushes,
+            complete=tally.complete,
+            failure=tally.failure,
+        ))
     return RecoveryResult(log_files_to_replay=config.log_files_to_replay, limit_s=config.replay_limit_s, instances=rows)
 
 

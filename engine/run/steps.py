@@ -18,10 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.model.config import TestConfig
-from engine.model.profile import ThresholdSet
 from engine.results.counters import stream_figures
 from engine.results.host_schema import HostFigures
 from engine.results.maxima import HighestAverages
@@ -190,14 +188,26 @@ class SweepSteps:
             server.merge(part)
         stalls = sum(part.cache[PAGE_FAULT_STALLS] for part in step.totals.values())
         cpu = [h.cpu_percent for h in step.hosts]
-        # each latency a threshold names, at the worst instance
-        worst: dict[str, Any] = {name: max((r[name] for r in rows), default=0.0) for name in ThresholdSet.model_fields}
-        return SweepStep(**worst, step=step.number, threads=step.load.threads, sluggish_sessions=step.load.sluggish,
-                         first_interval=step.first, last_interval=index, settled=step.settled, measured_s=seconds,
-                         transactional_iops=stream_figures(server.streams, seconds)["transactional_iops"],
-                         page_fault_stalls_per_s=stalls / seconds if seconds > 0 else 0.0,
-                         cpu_percent=sum(cpu) / len(cpu) if cpu else 0.0, host_bound=host_bound(step.hosts),
-                         latency_ok=not failures, broke=failures[0] if failures else None, no_reads=no_reads)
+        return SweepStep(
+            step=step.number,
+            threads=step.load.threads,
+            sluggish_sessions=step.load.sluggish,
+            first_interval=step.first,
+            last_interval=index,
+            settled=step.settled,
+            measured_s=seconds,
+            transactional_iops=stream_figures(server.streams, seconds)["transactional_iops"],
+            db_read_avg_latency_ms=max((r["db_read_avg_latency_ms"] for r in rows), default=0.0),
+            db_read_max_latency_ms=max((r["db_read_max_latency_ms"] for r in rows), default=0.0),
+            log_write_avg_latency_ms=max((r["log_write_avg_latency_ms"] for r in rows), default=0.0),
+            log_write_max_latency_ms=max((r["log_write_max_latency_ms"] for r in rows), default=0.0),
+            page_fault_stalls_per_s=stalls / seconds if seconds > 0 else 0.0,
+            cpu_percent=sum(cpu) / len(cpu) if cpu else 0.0,
+            host_bound=host_bound(step.hosts),
+            latency_ok=not failures,
+            broke=failures[0] if failures else None,
+            no_reads=no_reads,
+        )
 
     def judged(self) -> StepWindow | None:
         """The step whose window the run's verdict judges: the heaviest that kept every latency threshold (one the
