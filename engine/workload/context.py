@@ -128,11 +128,13 @@ def unreadable_block(handle: IoFile, offset: int, length: int, block_bytes: int)
 
 
 def timed_io(ctx: InstanceContext, meter: ThreadMeter, stream: str, handle: IoFile, buffer: AlignedBuffer, offset: int,
-             length: int, *, unit: Unit = PAGE, block_bytes: int = PAGE_SIZE_BYTES) -> int | None:
+             length: int, *, unit: Unit = PAGE, block_bytes: int = PAGE_SIZE_BYTES,
+             failed: Callable[[IoProblem], None] | None = None) -> int | None:
     """Read or write (by the stream) `length` bytes of `buffer` at `offset` and count it in its interval.
 
     Returns its completion time, or None when it failed (the error is counted by kind and
-    reported). A completion at or after the run's end is returned but not counted.
+    reported, or handed to `failed` to report when its caller will). A completion at or after the run's end is
+    returned but not counted.
     """
     io = handle.write_from if stream.endswith("write") else handle.read_into
     t1 = perf_ns()
@@ -141,7 +143,11 @@ def timed_io(ctx: InstanceContext, meter: ThreadMeter, stream: str, handle: IoFi
         io(buffer, offset, length)
     except OSError as exc:
         meter.pending = None
-        report(ctx, meter, failed_io(stream, handle, offset, length, unit, block_bytes, exc))
+        problem = failed_io(stream, handle, offset, length, unit, block_bytes, exc)
+        if failed is None:
+            report(ctx, meter, problem)
+        else:
+            failed(problem)
         return None
     t2 = perf_ns()
     meter.pending = None

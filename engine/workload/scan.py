@@ -8,8 +8,8 @@ sector. A backup may write what it read to a copy of the database (`copies`).
 
 Reader threads keep `depth` reads in flight while the scan thread checks the buffers read
 before (both release the interpreter's lock in the read and in the CRC), so checking
-costs the disk almost nothing; a read's pages are checked when it completes, in whatever
-order. Each database has its own scan. A scan given another (`after`) starts when that one
+costs the disk almost nothing; reads are checked, and their errors reported, in the file's
+order, whatever order they complete in. Each database has its own scan. A scan given another (`after`) starts when that one
 ends: a checksum checks the databases of one volume one after another, as Jetstress does
 (`engine.run.scanning`). A damaged page is counted by kind (`ScanTally`),
 in the interval's I/O errors (so the samples and the report's error table carry it) and
@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from engine.io.flush_file import clean_states, flush_map_path
 from engine.io.pages import (
@@ -85,7 +86,7 @@ class ScanTally:
     pages_total: int = 0  # pages in the file, its header page included
     pages_seen: int = 0
     pages_damaged: dict[str, int] = field(default_factory=dict)  # by ErrorKind
-    first_damaged: list[tuple[int, int, str]] = field(default_factory=list)  # page, byte offset, ErrorKind
+    first_damaged: list[tuple[int, int, str]] = field(default_factory=list)  # page, byte offset, ErrorKind; in page order
     bytes_read: int = 0
     log_files: int = 0
     log_sectors_seen: int = 0
@@ -104,6 +105,15 @@ class ScanTally:
             self.first_damaged.append((page, offset, kind.value))
 
 
+class Read(NamedTuple):
+    """A read of a scan, as it completed: its error, if it failed."""
+
+    buffer: AlignedBuffer
+    offset: int
+    length: int
+    failure: IoProblem | None
+
+
 class Scan:
     """The scan of one database (and, for a checksum, its logs), on a thread of its own."""
 
@@ -116,8 +126,8 @@ class Scan:
         self.read_bytes = read_bytes
         self.depth = max(1, depth)  # reads in flight
         self.after = after  # the scan this one waits for (the one before it on its volume)
-        # the byte offsets in the file being read where a read met a CRC error: added by the readers, looked up (never
-        # iterated, which a reader's add would break) by the checker
+        # the byte offsets in the file being read where a read met a CRC error: added and looked up by the checker, which
+        # reports each failed read's error before it checks the read's pages
         self._data_errors: set[int] = set()
         self.ctx = InstanceContext(backend, target.name, clock, errors, say, unbuffered, True, str(target.db_path),
                                    patch=self._not_patched)
@@ -221,7 +231,10 @@ class Scan:
                     copy = backend.open_file(target.copies[part], create=True, writable=True,
                                              unbuffered=ctx.unbuffered, write_through=False)
                 self._file_bytes = handle.size_bytes()
-                for buffer, offset, length, read in self._pipeline(handle, buffers, total):
+                for buffer, offset, length, failure in self._pipeline(handle, buffers, total):
+                    read = failure is None
+                    if failure is not None:
+                        report_problem(ctx, self.check_meter, failure)
                     self._check_pages(buffer.view, offset, length, read, part, path, handle)
                     if copy is not None and read:
                         copy.write_from(buffer, offset, length)
@@ -238,13 +251,14 @@ class Scan:
             for buffer in buffers:
                 buffer.release()
 
-    def _pipeline(self, handle: IoFile, buffers: list[AlignedBuffer], total: int) -> Iterator[tuple[AlignedBuffer, int, int, bool]]:
-        """Yield each read of `handle` as it completes, (buffer, offset, length, read ok), with `depth` reads in
-        flight: each reader thread takes the next offset in the file, so the file is read front to back."""
+    def _pipeline(self, handle: IoFile, buffers: list[AlignedBuffer], total: int) -> Iterator[Read]:
+        """Yield each read of `handle` in file order, with `depth` reads in flight: each reader thread takes the next
+        offset in the file, and a read that completes before one issued ahead of it waits for it. A read that failed
+        carries its error, which the checker reports: the errors of a scan are met in the file's order."""
         free: queue.Queue[AlignedBuffer] = queue.Queue()
         for buffer in buffers:
             free.put(buffer)
-        full: queue.Queue[tuple[AlignedBuffer, int, int, bool] | None] = queue.Queue()
+        full: queue.Queue[Read | None] = queue.Queue()
         abandoned = threading.Event()
         offsets = iter(range(0, total, self.read_bytes))
         taking = threading.Lock()
@@ -261,8 +275,9 @@ class Scan:
                         free.put(buffer)
                         break
                     length = min(self.read_bytes, total - offset)
-                    done = timed_io(self.ctx, meter, DB_READ, handle, buffer, offset, length)
-                    full.put((buffer, offset, length, done is not None))
+                    failures: list[IoProblem] = []
+                    timed_io(self.ctx, meter, DB_READ, handle, buffer, offset, length, failed=failures.append)
+                    full.put(Read(buffer, offset, length, failures[0] if failures else None))
             finally:
                 full.put(None)
 
@@ -271,14 +286,22 @@ class Scan:
         for reader in readers:
             reader.start()
         ended = 0
+        waiting: dict[int, Read] = {}  # reads completed before one issued ahead of them, by offset
+        due = 0  # the offset of the next read to yield
         try:
             while ended < len(readers):
                 item = full.get()
                 if item is None:
                     ended += 1
                     continue
-                yield item
-                free.put(item[0])
+                waiting[item.offset] = item
+                while due in waiting:
+                    ready = waiting.pop(due)
+                    due += self.read_bytes
+                    yield ready
+                    free.put(ready.buffer)
+            for offset in sorted(waiting):  # beyond a read a reader never finished (it failed): still checked, in order
+                yield waiting.pop(offset)
         finally:
             abandoned.set()
             for _ in readers:  # a reader waiting for a buffer gets one, sees it is abandoned, and ends

@@ -5,7 +5,8 @@ until the page is written again, as a drive fails a pending sector's reads with 
 write remaps it. Windows reports it as ERROR_CRC (23), which ESE names -1021 JET_errDiskReadVerificationFailure; on
 POSIX the device raises EBADMSG, Linux's "bad CRC" (`engine.io.platform.DATA_ERRNOS`). The bad pages are the page
 numbers `pages` of every database file, and, on cue, the page of one single-page database read in `every` (up to
-`most` of them a file; that read is the first to fail).
+`most` of them a file; that read is the first to fail). `late`: the read of a file's first bad page fails only once a
+read of a later one has (or after `LATE_WAIT_S`), as a drive that retries one sector longer than another.
 
 `ledger` receives, across the run's worker processes: "bad path page" when a page goes bad, "failed path offset
 length" for each read that fails, "mended path page" when a write remaps a bad page. POSIX only: the tests that use
@@ -25,14 +26,18 @@ from engine.io.platform import AlignedBuffer, IoFile
 from engine.model.sizing import PAGE_SIZE_BYTES
 from tests.faults.pass_through import PassThroughBackend, PassThroughFile, io_size, note
 
+LATE_WAIT_S = 10.0
+
 
 class CrcDevice(PassThroughBackend):
-    def __init__(self, ledger: Path, *, pages: tuple[int, ...] = (), every: int = 0, most: int = 0) -> None:
+    def __init__(self, ledger: Path, *, pages: tuple[int, ...] = (), every: int = 0, most: int = 0,
+                 late: bool = False) -> None:
         super().__init__()
         self.ledger = ledger
         self.pages = pages
         self.every = every
         self.most = most
+        self.late = late
         self.name = f"CRC device (pages {list(pages)} and one read in {every}, up to {most} a file, fail with EBADMSG)"
         self._surfaces: dict[str, _Surface] = {}
 
@@ -56,6 +61,7 @@ class _Surface:
         self.cued = 0
         self.reads = itertools.count(1)
         self.lock = threading.Lock()
+        self.later_failed = threading.Event()
 
     def read(self, offset: int, size: int) -> bool:
         """True when the read fails: it covers a bad page, or it is the single-page read a page goes bad at."""
@@ -73,6 +79,16 @@ class _Surface:
             note(self.device.ledger, f"failed {self.path} {offset} {size}")
             return True
 
+    def failing(self, offset: int, size: int) -> None:
+        """A read that fails, as late as the device fails it: the first bad page's after a later one's."""
+        if not self.device.late:
+            return
+        first, count = offset // PAGE_SIZE_BYTES, max(1, size // PAGE_SIZE_BYTES)
+        if min(self.device.pages) in range(first, first + count):
+            self.later_failed.wait(LATE_WAIT_S)
+        else:
+            self.later_failed.set()
+
     def written(self, offset: int, size: int) -> None:
         first, count = offset // PAGE_SIZE_BYTES, size // PAGE_SIZE_BYTES
         with self.lock:
@@ -88,6 +104,7 @@ class _CrcFile(PassThroughFile):
 
     def read_into(self, buffer: AlignedBuffer, offset: int, length: int | None = None) -> int:
         if self._surface.read(offset, io_size(buffer, length)):
+            self._surface.failing(offset, io_size(buffer, length))
             raise OSError(errno.EBADMSG, os.strerror(errno.EBADMSG), str(self.path))
         return super().read_into(buffer, offset, length)
 

@@ -169,6 +169,20 @@ def test_a_test_that_continues_despite_errors_meets_each_crc_page_once_and_its_p
     assert checked.scan is not None and [row.flush_map for row in checked.scan.databases] == ["", ""]
 
 
+def test_a_checksum_names_its_crc_errors_in_the_files_order_when_a_later_pages_read_fails_first(tmp_path, control):
+    from tests.faults.crc_device import CrcDevice, CrcLedger
+
+    config = small_config(control, test_type=model.TestType.DATABASE_CHECKSUM)
+    ledger = tmp_path / "crc.txt"
+    found = _checksum(control, tmp_path / "checksum", CrcDevice(ledger, pages=(17, 130), late=True))
+    failed = [offset // PAGE for _path, offset, size in CrcLedger(ledger).failed if size > PAGE]
+    assert len(failed) == 2 * config.database_count  # one read over each bad page of each database failed
+    assert found.scan is not None
+    for row in found.scan.databases:
+        assert [(d.page, d.kind) for d in row.first_damaged] == [(17, ErrorKind.CRC_ERROR), (130, ErrorKind.CRC_ERROR)]
+    assert [(group.count, group.first_number) for group in found.error_groups] == [(2, 17)] * config.database_count
+
+
 def test_a_checksum_finds_a_crc_error_by_page_and_offset_and_never_writes_into_the_database(tmp_path, control):
     from tests.faults.crc_device import CrcDevice, CrcLedger
 
