@@ -144,7 +144,8 @@ class OpenEndedWork:
         rng = random.Random(config.seed if config.seed is not None else 1)
         target = config.log_files_to_replay * LOG_DATA_BYTES
         work = played_mix(config)
-        rate = sum(point.transactions_per_s) * work.log_writes * 4800 / config.database_count  # log bytes/s per instance
+        logged = [tx * log.writes * log.bytes_per_write for tx, log in zip(point.transactions_per_s, point.logs, strict=True)]
+        rate = sum(logged) / config.database_count  # log bytes/s per instance
         generated = [0] * config.database_count
         ended: dict[int, float] = {}
 

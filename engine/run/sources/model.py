@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from engine.results.schema import RunTimes
 from engine.run.gate import StartGate, SweepLead, wait_at
 from engine.run.measurement import Measurement
 from engine.run.played import played_mix
+from engine.run.played_log import LogPlay, played_log
 from engine.run.run_end import RunEnd, stopped_reason
 from engine.run.runner import Runner
 from engine.run.settling import SettleRule
@@ -58,6 +59,7 @@ SIMULATED_HOST = HostInfo(machine_name="simulated device", operating_system="sim
 CPU_MS_PER_TRANSACTION = 0.05
 SEQUENTIAL_READ_COST = 0.35  # a 256 KiB sequential read costs this share of a random read's service time
 LEAD_POLL_S = 0.02  # how often a simulated sweep in lockstep looks for its lead's word
+LOG_ROUNDS = 2  # the log played at the point, and the point found again with its waits: twice agrees within 1 %
 BUSY_HOST_CPU_PERCENT = 60.0  # a busy host's CPU with no test running; saturated (99 %) at its `host_iops`
 
 
@@ -104,6 +106,7 @@ class OperatingPoint:
     log_ms: float
     utilisation: float
     cpu_percent: float = 0.0  # the host's CPU: saturated where a busy host's limit held the threads back
+    logs: tuple[LogPlay, ...] = ()  # per instance, its log as its writer plays it at this point (`played_log`)
 
 
 def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> float:
@@ -116,17 +119,43 @@ def _wait(utilisation: float, servers: int, service_ms: float, cv: float) -> flo
 
 
 def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
-    """The steady state where the threads' cycle and the storage's latency agree."""
+    """The steady state where the threads' cycle, the storage's latency and the log's group commit agree: the point
+    with the formula's commit waits, then each instance's log played there and the point found again with its waits,
+    twice (`LOG_ROUNDS`)."""
     work = played_mix(config)
     threads = [config.threads_for_database(i) for i in range(config.database_count)]
+    logs: tuple[LogPlay, ...] = ()
+    point = _point(model, config, work, threads, logs)
+    for _ in range(LOG_ROUNDS):
+        commits = _commit_ms(model, work, logs, len(threads))
+        logs = tuple(played_log(config, n, n * 1000.0 / max(tx, 1e-9) - commit, point.log_ms)
+                     for n, tx, commit in zip(threads, point.transactions_per_s, commits, strict=True))
+        point = _point(model, config, work, threads, logs)
+    return replace(point, logs=logs)
+
+
+def _commit_ms(model: StorageModel, work: Mix, logs: tuple[LogPlay, ...], instances: int) -> list[float]:
+    """What a transaction waits for its commit, per instance: the formula's log write per forced commit until the log
+    is played, then the played wait."""
+    if not logs:
+        return [work.commit_waits * model.log_write_ms] * instances
+    return [work.commit_waits * log.commit_wait_ms for log in logs]
+
+
+def _point(model: StorageModel, config: TestConfig, work: Mix, threads: list[int],
+           logs: tuple[LogPlay, ...]) -> OperatingPoint:
+    """The fixed point of the threads' cycle and the storage's latency, each instance's commit wait and log writes
+    per transaction given (`logs`; none: the formula's)."""
     sluggish = config.sluggish_sessions
     rest = rest_per_read_wait(config.thread_weight)
+    commits = _commit_ms(model, work, logs, len(threads))
+    log_writes = [log.writes for log in logs] if logs else [work.log_writes] * len(threads)
 
     def at(read_ms: float) -> OperatingPoint:
         # latency -> throughput (the threads' side)
         log_ms = model.log_write_ms
-        cycle = cycle_ms(work.reads * read_ms, work.commit_waits * log_ms + CPU_MS_PER_TRANSACTION, rest, sluggish)
-        per_instance = [t * 1000.0 / cycle for t in threads]
+        per_instance = [t * 1000.0 / cycle_ms(work.reads * read_ms, commit + CPU_MS_PER_TRANSACTION, rest, sluggish)
+                        for t, commit in zip(threads, commits, strict=True)]
         tx = sum(per_instance)
         cpu = 0.0
         if model.host_iops:  # the host's CPU, busy with other work, drives no more than its limit
@@ -139,18 +168,18 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
         reads, writes = tx * work.reads, tx * work.writes
         cached = min(writes, model.write_cache_iops)
         disk_writes = (writes - cached) + 0.5 * cached  # destaged writes coalesce
-        logs = tx * work.log_writes
+        logs_per_s = sum(t * each for t, each in zip(per_instance, log_writes, strict=True))
         # maintenance in 256 KiB reads, each `SEQUENTIAL_READ_COST`; ESE's pace (2013 and later) slows as reads do
         maintenance = config.maintenance_bytes_per_s(read_ms * 1.2) * config.database_count / 262_144
         demand = (reads + disk_writes + SEQUENTIAL_READ_COST * maintenance) * model.service_ms
         if model.logs_share_servers:
-            demand += logs * model.log_write_ms
+            demand += logs_per_s * model.log_write_ms
         utilisation = demand / 1000.0 / model.servers
         queue = _wait(utilisation, model.servers, model.service_ms, model.service_cv)
         implied = model.service_ms + queue
         if model.iops_ceiling:
             slot = 1000.0 / model.iops_ceiling
-            load = (reads + writes + logs) / model.iops_ceiling
+            load = (reads + writes + logs_per_s) / model.iops_ceiling
             implied += _wait(load, 1, slot, 0.0) * 2  # a token bucket queues every I/O
         write_ms = (0.3 if cached >= writes else implied)
         log_total = log_ms + (queue if model.logs_share_servers else 0.0)
@@ -165,7 +194,7 @@ def solve(model: StorageModel, config: TestConfig) -> OperatingPoint:
             high = mid
     point = at(high)
     return OperatingPoint(point.transactions_per_s, high, point.write_ms, point.log_ms, point.utilisation,
-                          point.cpu_percent)
+                          point.cpu_percent, logs)
 
 
 class ModelSource:
@@ -273,12 +302,13 @@ class ModelSource:
         fill_stream(rng, part.stream(DB_READ), tx * work.reads, PAGE_SIZE_BYTES * 1.01, read_ms, spread, spans)
         fill_stream(rng, part.stream(DB_WRITE), tx * work.writes, PAGE_SIZE_BYTES * work.pages_per_write,
                     point.write_ms * ramp * noise, spread, spans)
-        fill_stream(rng, part.stream(LOG_WRITE), tx * work.log_writes, 4800, point.log_ms * noise, 0.4, spans)
+        log = point.logs[index]
+        fill_stream(rng, part.stream(LOG_WRITE), tx * log.writes, log.bytes_per_write, point.log_ms * noise, 0.4, spans)
         if config.background_maintenance:
             fill_stream(rng, part.stream(BDM_READ), maintenance_reads_per_s(config, read_ms * 1.2) * seconds,
                         config.generation.maintenance_batch_bytes, read_ms * 1.2, spread, spans)
         if config.copies_per_database > 1:
-            log_bytes = tx * work.log_writes * 4800 * (config.copies_per_database - 1)
+            log_bytes = tx * log.writes * log.bytes_per_write * (config.copies_per_database - 1)
             fill_stream(rng, part.stream(LOG_REPLICATION_READ), log_bytes / 262_144, 262_144, point.log_ms * 2, 0.4, spans)
         part.cache[CACHE_HITS] = round(tx * work.hits)
         part.cache[CACHE_MISSES] = round(tx * work.misses)
