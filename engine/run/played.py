@@ -6,7 +6,7 @@ its checkpoint at the design's depth, fed the transactions' own page references 
 uniformly, the mix's updates and their log records, inserts' splits, reads' spans onto the next leaf), with no I/O and
 no threads. Where the formula and the model part, a database the cache nearly holds (its pages the checkpoint writes
 once for many updates), the simulated device follows the model and a comparison with the formula shows it. The log's
-writes per transaction stay the formula's: group commit is a matter of timing, which a play without threads has not.
+writes are played apart, at the device's operating point (`engine.run.played_log`): group commit is a matter of timing.
 
 The play is scaled: a cache of at most `PLAYED_CACHE_PAGES` and a checkpoint of at most `PLAYED_DEPTH_BYTES`, the
 database, the flush thresholds and the other scaled with them, so that the cache's share of the database and the
@@ -33,7 +33,8 @@ PLAYED_TRANSACTIONS = 30_000  # counted, once the cache is warm and the checkpoi
 
 def played_mix(config: TestConfig) -> Mix:
     """A transaction's I/O on average as one instance's cache plays the design: reads, flush writes (and the pages
-    each covers), hits and misses played; log writes and commit waits the formula's."""
+    each covers), hits and misses played; log writes and commit waits the formula's (the simulated device plays its log
+    at its operating point: `engine.run.played_log`)."""
     pages, start, stop = config.instance_cache_pages(0)
     mix = config.operation_mix
     leaves = max(1, config.database_pages - 1)

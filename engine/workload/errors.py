@@ -163,17 +163,19 @@ class ErrorTally:
         return bool(self.groups)
 
     def add(self, problem: IoProblem, t_ns: int) -> None:
-        self.add_group(KindCount(count=1, first_ns=t_ns, first=problem, patched=int(problem.patched)))
+        self.add_group(KindCount(count=1, first_ns=t_ns, first=problem, patched=int(problem.patched)), keep=True)
 
     def merge(self, other: ErrorTally) -> None:
         for group in other.groups.values():
             self.add_group(group)
 
-    def add_group(self, theirs: KindCount) -> None:
+    def add_group(self, theirs: KindCount, *, keep: bool = False) -> None:
+        """Count a group of errors in: a kind new to the tally is a copy of `theirs`, or `theirs` itself with `keep`
+        (made for this tally, held by nothing else)."""
         key = (theirs.first.kind, theirs.first.unit)
         mine = self.groups.get(key)
         if mine is None:
-            self.groups[key] = replace(theirs)
+            self.groups[key] = theirs if keep else replace(theirs)
             return
         mine.count += theirs.count
         mine.patched += theirs.patched

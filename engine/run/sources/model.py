@@ -236,6 +236,10 @@ class ModelSource:
         if not gone:
             runner.emit(PhaseEvent(phase=Phase.WARMING_UP, message="Attaining prerequisites (simulated)"))
         point = solve(model, config if measurement.load is None else at_load(config, measurement.load))
+        log = point.logs[0]
+        runner.log(f"{config.instance_name(0)}'s log as its writer's rule plays it on this device (played, group "
+                   f"commit): {log.writes:.3f} log writes per transaction of {log.bytes_per_write:,.0f} bytes, a waiting "
+                   f"commit {log.commit_wait_ms:.2f} ms")
         work = played_mix(config)
         names = measurement.names
         interval_s = config.sample_interval_s

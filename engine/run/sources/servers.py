@@ -54,10 +54,10 @@ LOGGED_CHARS = 2_000  # the most of a server's line its copy of its run folder k
 class _Server:
     name: str
     folder: RunFolderWriter
+    moving: Progress  # its creation, then a scan's or a replay's work
     ended: bool = False  # its part said it ended
     heard: float = field(default_factory=time.monotonic)
     ready: bool = False
-    moving: Progress = field(default_factory=lambda: Progress(0))  # its creation, then a scan's or a replay's work
     phase: Phase = Phase.VALIDATING  # the last phase its part said
     offset_s: float | None = None
     result: RunResult | None = None
