@@ -115,7 +115,7 @@ JOBS: dict[str, dict[str, str]] = {
         "run/steps.py": "A load sweep as its intervals come",
         "run/streams.py": "What one database's workload asks of the storage per transaction and per second",
         "run/played.py": "A transaction's I/O as the workload model's own cache plays it",
-        "run/played_log.py": "An instance's log as its writer's own rule plays it: group commit, for the simulated device",
+        "run/played_log.py": "An instance's log as its writer's own rule plays it: group commit",
         "run/suite.py": "The ESRP qualification suite",
         "run/sweep.py": "A load sweep's schedule",
         "run/work_ends.py": "When an open-ended test's work is done",
