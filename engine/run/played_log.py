@@ -43,7 +43,7 @@ class LogPlay:
 
 def played_log(config: TestConfig, threads: int, other_ms: float, log_ms: float) -> LogPlay:
     """The log of an instance whose `threads` each spend `other_ms` per transaction besides their commit's wait, on a
-    log whose writes take `log_ms` each (the figures rounded to three places, so that close ones play once)."""
+    log whose writes take `log_ms` each (the figures rounded to three significant figures, so that close ones play once)."""
     mix = config.operation_mix
     return _played(max(1, threads), _rounded(other_ms), _rounded(log_ms), round(mix.insert_percent * 100),
                    round(mix.delete_percent * 100), round(mix.replace_percent * 100),
